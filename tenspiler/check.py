@@ -1,0 +1,369 @@
+"""Differential check of generated code against the compiled original C source.
+
+The C file (``Function.source``) is compiled with the system C compiler into a shared
+library (``cc -O2 -shared -fPIC``) inside a fresh temporary directory under the caller's
+``workdir`` (never next to the user's source) and called through :mod:`ctypes`; the
+generated module is executed in a fresh namespace; the values the generated function returns
+are compared with the C function's final state (:func:`outputs_of`).
+
+Input format (shared with the loop-IR interpreter): parameter name → Python int/float for a
+scalar parameter, 1-D array-like for a pointer parameter (long enough for the kernel).
+Final-state format: ``{"return": value or None, <pointer param>: final array}`` with int64
+arrays for ``int`` / ``unsigned char`` elements and float64 arrays for ``float`` /
+``double``.
+
+C ``int`` is 32 bits: inputs must be small enough that the kernel does not overflow (signed
+overflow is undefined behaviour in C, while the generated code computes in int64).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, assert_never
+
+import numpy as np
+
+from tenspiler.codegen import GeneratedCode, returned_outputs
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.ir.printer import show_output
+from tenspiler.ir.terms import ArrayOutput, Output, ProgramSummary, ScalarOutput
+
+#: Tolerances for float outputs (``np.allclose``); integer outputs must be equal.
+RTOL = 1e-5
+ATOL = 1e-6
+
+#: ctypes type and NumPy buffer dtype of each C dtype.
+CTYPES: dict[DType, type[Any]] = {
+    DType.INT: ctypes.c_int,
+    DType.UINT8: ctypes.c_ubyte,
+    DType.FLOAT: ctypes.c_float,
+    DType.DOUBLE: ctypes.c_double,
+}
+_BUFFER: dict[DType, type[np.generic]] = {
+    DType.INT: np.int32,
+    DType.UINT8: np.uint8,
+    DType.FLOAT: np.float32,
+    DType.DOUBLE: np.float64,
+}
+
+_ENTRY_PREFIX = "tenspiler_check_"
+
+#: Compiler flags. The entry wrapper declares each pointer parameter with the element type
+#: of the loop IR (``int *`` …); ``-Werror=incompatible-pointer-types`` turns a kernel whose
+#: real element type differs (``long *``, ``int64_t *``) into a compile error instead of a
+#: call with a wrongly sized buffer.
+CFLAGS = ("-O2", "-shared", "-fPIC", "-Werror=incompatible-pointer-types")
+
+
+@dataclass(frozen=True)
+class CKernel:
+    """A compiled C kernel.
+
+    Attributes:
+        name: the C function's name.
+        library: path of the shared library (inside the temporary directory).
+        func: the ctypes function (a wrapper with external linkage that calls ``name``, so
+            ``static`` and ``inline`` kernels can be called too), argtypes/restype set.
+    """
+
+    name: str
+    library: Path
+    func: Any
+    _lib: ctypes.CDLL
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of :func:`differential_check`.
+
+    Attributes:
+        backend: the backend whose code was checked.
+        n_inputs: number of inputs run.
+        n_passed: inputs on which every returned value matched the C function's.
+        first_failure: description of the first mismatch (input number, output, both
+            values), or ``None``.
+        ok: ``n_passed == n_inputs``.
+    """
+
+    backend: str
+    n_inputs: int
+    n_passed: int
+    first_failure: str | None
+    ok: bool
+
+
+def _c_param_type(dtype: DType, pointer: bool) -> str:
+    return f"{dtype.c_name} *" if pointer else f"{dtype.c_name} "
+
+
+def _wrapper_source(fn: Function) -> str:
+    """A function with external linkage that forwards to ``fn`` (which may be static)."""
+    params = (
+        ", ".join(
+            _c_param_type(p.type.elem, True) + f"p{i}"
+            if isinstance(p.type, PointerType)
+            else _c_param_type(p.type.dtype, False) + f"p{i}"
+            for i, p in enumerate(fn.params)
+        )
+        or "void"
+    )
+    args = ", ".join(f"p{i}" for i in range(len(fn.params)))
+    ret = fn.return_dtype.c_name if fn.return_dtype is not None else "void"
+    call = f"{fn.name}({args});"
+    body = f"return {call}" if fn.return_dtype is not None else call
+    return f"\n\n{ret} {_ENTRY_PREFIX}{fn.name}({params}) {{ {body} }}\n"
+
+
+def compile_c(fn: Function, workdir: Path) -> CKernel:
+    """Compile ``fn.source`` into a shared library and load ``fn.name`` from it.
+
+    The compiler is ``$CC`` or ``cc``, run as ``cc -O2 -shared -fPIC
+    -Werror=incompatible-pointer-types -o kernel.so kernel.c -lm`` in a new temporary
+    directory under ``workdir``. The source gets an appended wrapper with external linkage
+    that calls ``fn.name`` (so ``static``/``inline`` kernels work).
+
+    Raises:
+        CodegenError: no source text, no C compiler, or the compilation failed (the message
+            carries the compiler's stderr).
+    """
+    if not fn.source.strip():
+        raise CodegenError(f"no C source text for {fn.name}; cannot compile it for --check")
+    cc = os.environ.get("CC", "cc")
+    if shutil.which(cc) is None:
+        raise CodegenError(f"C compiler {cc!r} not found; cannot compile {fn.name}")
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"cc-{fn.name}-", dir=workdir))
+    src = tmp / "kernel.c"
+    lib = tmp / "kernel.so"
+    src.write_text(fn.source + _wrapper_source(fn))
+    proc = subprocess.run(
+        [cc, *CFLAGS, "-o", str(lib), str(src), "-lm"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise CodegenError(
+            f"compiling {fn.name} with {cc} failed (exit {proc.returncode}):\n{proc.stderr}"
+        )
+    handle = ctypes.CDLL(str(lib))
+    func = getattr(handle, _ENTRY_PREFIX + fn.name)
+    func.argtypes = [
+        ctypes.POINTER(CTYPES[p.type.elem])
+        if isinstance(p.type, PointerType)
+        else CTYPES[p.type.dtype]
+        for p in fn.params
+    ]
+    func.restype = CTYPES[fn.return_dtype] if fn.return_dtype is not None else None
+    return CKernel(fn.name, lib, func, handle)
+
+
+def _to_buffer(name: str, value: object, dtype: DType) -> np.ndarray:
+    """Copy an input array into a fresh C-typed buffer; refuse values the C type cannot hold."""
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"input {name!r}: expected a 1-D array, got shape {arr.shape}")
+    if not dtype.is_float:
+        integral = np.issubdtype(arr.dtype, np.integer) or bool(np.all(np.trunc(arr) == arr))
+        if not integral:
+            raise ValueError(f"input {name!r}: non-integer values for a {dtype.c_name} array")
+        info = np.iinfo(_BUFFER[dtype])
+        if arr.size and (np.min(arr) < info.min or np.max(arr) > info.max):
+            raise ValueError(f"input {name!r}: values outside the range of C {dtype.c_name}")
+    return np.array(arr, dtype=_BUFFER[dtype], copy=True, order="C")
+
+
+def _to_scalar(name: str, value: object, dtype: DType) -> int | float:
+    if dtype.is_float:
+        return float(value)  # type: ignore[arg-type]
+    v = int(value)  # type: ignore[call-overload]
+    info = np.iinfo(_BUFFER[dtype])
+    if not info.min <= v <= info.max:
+        raise ValueError(f"input {name!r}: {v} is outside the range of C {dtype.c_name}")
+    return v
+
+
+def run_c(kernel: CKernel, fn: Function, inputs: Mapping[str, object]) -> dict[str, object]:
+    """Call the compiled kernel on copies of ``inputs``.
+
+    Returns:
+        ``{"return": value or None, <pointer param>: final array}`` — the return value as a
+        Python int/float, every pointer parameter's final contents as int64 (``int``,
+        ``unsigned char``) or float64 (``float``, ``double``) arrays.
+
+    Raises:
+        KeyError: a parameter has no input.
+        ValueError: an input does not fit its C type (not 1-D, out of range).
+    """
+    args: list[object] = []
+    buffers: dict[str, np.ndarray] = {}
+    for p in fn.params:
+        if p.name not in inputs:
+            raise KeyError(f"no input for parameter {p.name!r} of {fn.name}")
+        match p.type:
+            case PointerType(elem):
+                buf = _to_buffer(p.name, inputs[p.name], elem)
+                buffers[p.name] = buf
+                args.append(buf.ctypes.data_as(ctypes.POINTER(CTYPES[elem])))
+            case ScalarType(dtype):
+                args.append(_to_scalar(p.name, inputs[p.name], dtype))
+            case _:
+                assert_never(p.type)
+    ret = kernel.func(*args)
+    state: dict[str, object] = {"return": None}
+    if fn.return_dtype is not None:
+        state["return"] = float(ret) if fn.return_dtype.is_float else int(ret)
+    for name, buf in buffers.items():
+        state[name] = buf.astype(np.float64 if buf.dtype.kind == "f" else np.int64)
+    return state
+
+
+def run_generated(code: GeneratedCode, inputs: Mapping[str, object]) -> object:
+    """Execute the generated module in a fresh namespace and call its entry on ``inputs``.
+
+    Arguments are passed positionally in ``code.params`` order (keywords when ``params`` is
+    empty). Returns whatever the entry returns.
+
+    Raises:
+        CodegenError: ``code`` is not Python.
+    """
+    if code.language != "python":
+        raise CodegenError(f"cannot run {code.language} code from backend {code.backend!r}")
+    namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{code.entry}"}
+    exec(compile(code.text, f"<{code.backend}:{code.entry}>", "exec"), namespace)
+    entry = namespace[code.entry]
+    if code.params:
+        return entry(*(inputs[p] for p in code.params))
+    return entry(**inputs)
+
+
+def outputs_of(fn: Function, ps: ProgramSummary, final_state: Mapping[str, object]) -> tuple:
+    """The values the generated function returns, picked from a final state
+    ``{"return": v, <array>: final array}``, in summary order (:func:`returned_outputs`)."""
+    out: list[object] = []
+    for o in returned_outputs(ps):
+        match o:
+            case ArrayOutput(array):
+                out.append(final_state[array])
+            case ScalarOutput():
+                out.append(final_state["return"])
+            case _:
+                assert_never(o)
+    return tuple(out)
+
+
+def _output_dtype(fn: Function, o: Output) -> DType:
+    if isinstance(o, ArrayOutput):
+        t = fn.param(o.array).type
+        assert isinstance(t, PointerType)
+        return t.elem
+    assert fn.return_dtype is not None
+    return fn.return_dtype
+
+
+def _same(expected: object, got: object, dtype: DType) -> bool:
+    e, g = np.asarray(expected), np.asarray(got)
+    if e.shape != g.shape:
+        return False
+    if dtype.is_float:
+        return bool(np.allclose(g.astype(np.float64), e, rtol=RTOL, atol=ATOL, equal_nan=True))
+    if not np.issubdtype(g.dtype, np.integer) and not np.all(np.trunc(g) == g):
+        return False
+    return bool(np.array_equal(e.astype(np.int64), g.astype(np.int64)))
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, np.ndarray):
+        return np.array2string(v, threshold=20, separator=", ")
+    return repr(v)
+
+
+def _fmt_inputs(inputs: Mapping[str, object]) -> str:
+    return ", ".join(
+        f"{k}={_fmt(np.asarray(v)) if not np.isscalar(v) else _fmt(v)}" for k, v in inputs.items()
+    )
+
+
+def _snapshot(inputs: Mapping[str, object]) -> dict[str, object]:
+    return {k: np.array(v, copy=True) if not np.isscalar(v) else v for k, v in inputs.items()}
+
+
+def _check_one(
+    fn: Function,
+    ps: ProgramSummary,
+    code: GeneratedCode,
+    kernel: CKernel,
+    inputs: Mapping[str, object],
+) -> str | None:
+    """``None`` when the generated code agrees with C on ``inputs``, else what differs."""
+    state = run_c(kernel, fn, inputs)
+    outputs = returned_outputs(ps)
+    written = {o.array for o in outputs if isinstance(o, ArrayOutput)}
+    for p in fn.arrays:
+        if p.name not in written and not _same(inputs[p.name], state[p.name], p.type.elem):  # type: ignore[union-attr]
+            return f"C modified {p.name!r} but the summary has no output for it"
+    expected = outputs_of(fn, ps, state)
+
+    given = _snapshot(inputs)
+    try:
+        got = run_generated(code, given)
+    except Exception as e:  # the generated code must not raise on valid inputs
+        return f"{code.backend} code raised {type(e).__name__}: {e}"
+    if len(outputs) == 0:
+        got_values: object = () if got is None else got
+    else:
+        got_values = (got,) if len(outputs) == 1 else got
+    if not isinstance(got_values, tuple) or len(got_values) != len(outputs):
+        return f"{code.backend} code returned {got!r}, expected {len(outputs)} value(s)"
+    for k, v in given.items():
+        if not np.array_equal(np.asarray(v), np.asarray(inputs[k])):
+            return f"{code.backend} code modified its input {k!r}"
+    for o, e, g in zip(outputs, expected, got_values, strict=True):
+        if not _same(e, g, _output_dtype(fn, o)):
+            return f"{show_output(o)}: C gave {_fmt(e)}, {code.backend} gave {_fmt(g)}"
+    return None
+
+
+def differential_check(
+    fn: Function,
+    ps: ProgramSummary,
+    code: GeneratedCode,
+    inputs_list: Sequence[Mapping[str, object]],
+    workdir: Path,
+) -> CheckResult:
+    """Run the compiled C function and the generated code on each input and compare.
+
+    Compared: every value the generated code returns (:func:`outputs_of`), whole arrays
+    including the elements outside the written range; also, arrays without an output in
+    ``ps`` must be left unchanged by the C function. Integer outputs must be equal; float
+    outputs must satisfy ``np.allclose(got, expected, rtol=1e-5, atol=1e-6)`` (the C code
+    computes in float32 and may sum in a different order). An exception in the generated
+    code, a wrong number of results, or a modified input counts as a mismatch.
+
+    Raises:
+        ValueError: ``inputs_list`` is empty (a check on no inputs proves nothing), or an
+            input does not fit its C type.
+        CodegenError: the C source does not compile.
+    """
+    if not inputs_list:
+        raise ValueError("differential_check needs at least one input")
+    kernel = compile_c(fn, workdir)
+    passed = 0
+    first: str | None = None
+    for i, inputs in enumerate(inputs_list):
+        problem = _check_one(fn, ps, code, kernel, inputs)
+        if problem is None:
+            passed += 1
+        elif first is None:
+            first = f"input #{i} ({_fmt_inputs(inputs)}): {problem}"
+    n = len(inputs_list)
+    return CheckResult(code.backend, n, passed, first, passed == n)

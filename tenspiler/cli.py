@@ -1,0 +1,115 @@
+"""Command line: ``lift FILE --to BACKEND[,BACKEND...]`` and ``lift recheck CERT``.
+
+Exit codes (DESIGN.md, "The user-facing contract"): 0 verified and emitted; 1 not lifted
+(no verified summary within the budget, or an op outside TensIR); 2 bad input
+(``file:line:col: message`` on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from tenspiler import __version__
+from tenspiler.codegen import backend_names
+
+
+def _lift_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="lift",
+        description="Lift a legacy C kernel to verified tensor code (TensIR, proved with cvc5).",
+        epilog="Other commands: 'lift recheck CERT.smt2' re-checks a certificate with cvc5.",
+    )
+    p.add_argument("file", help="C source file")
+    p.add_argument("--function", metavar="NAME", help="function to lift (default: the last non-static one)")
+    p.add_argument(
+        "--to", default="numpy", metavar="BACKEND[,BACKEND...]",
+        help=f"target(s), comma-separated; known: {', '.join(backend_names())} (default: numpy)",
+    )
+    p.add_argument("-o", "--output", metavar="DIR", help="write generated code and the certificate into DIR")
+    p.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="synthesis budget in seconds (default 60)")
+    p.add_argument("--proof-timeout", type=float, default=10.0, metavar="S", help="seconds per VC clause (default 10)")
+    p.add_argument("--check", action="store_true", help="compile the C with cc -O2 and compare it with the generated code on random inputs")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random program states (default 0)")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress of each phase on stderr")
+    p.add_argument("--version", action="version", version=f"tenspiler {__version__}")
+    return p
+
+
+def _recheck_main(argv: Sequence[str]) -> int:
+    from tenspiler.verify.certificate import is_valid, recheck
+
+    p = argparse.ArgumentParser(prog="lift recheck", description="Re-check SMT-LIB certificates with a fresh cvc5.")
+    p.add_argument("certificates", nargs="+", metavar="CERT")
+    args = p.parse_args(argv)
+    status = 0
+    for c in args.certificates:
+        try:
+            answers = recheck(c)
+        except (OSError, ValueError) as err:
+            print(f"{c}: error: {err}", file=sys.stderr)
+            status = 2
+            continue
+        ok = is_valid(answers)
+        print(f"{c}: {' '.join(answers)} -> {'valid' if ok else 'NOT VALID'}")
+        if not ok:
+            status = max(status, 1)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "recheck":
+        return _recheck_main(argv[1:])
+    args = _lift_parser().parse_args(argv)
+    from tenspiler.pipeline import lift_file
+
+    backends = [b.strip() for b in args.to.split(",") if b.strip()]
+    say = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
+    res = lift_file(
+        args.file, backends, function=args.function, out_dir=args.output,
+        timeout=args.timeout, proof_timeout=args.proof_timeout, check=args.check,
+        force=args.force, seed=args.seed, progress=say,
+    )
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+    if res.status != "verified":
+        label = "error" if res.status == "error" else "not lifted"
+        print(res.message if res.status == "error" else f"{args.file}: {label}: {res.message}", file=sys.stderr)
+        return res.exit_code
+    if not args.json:
+        _print_human(res)
+    return 0
+
+
+def _print_human(res) -> None:  # type: ignore[no-untyped-def]
+    print(f"# {res.function}: verified (cvc5: unsat for every VC clause)")
+    print("# program summary (TensIR):")
+    for line in (res.summary or "").splitlines():
+        print(f"#   {line}")
+    print("# loop invariant:")
+    for inv in res.invariants:
+        print(f"#   {inv}")
+    print("# assumptions:")
+    for a in res.assumptions:
+        print(f"#   - {a}")
+    print("# timings: " + ", ".join(f"{k} {v:.3f} s" for k, v in res.timings.items()))
+    print(f"# certificate: {res.certificate}   (re-check: lift recheck {res.certificate})")
+    if res.check:
+        for b, c in res.check.items():
+            print(f"# check [{b}]: {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} random inputs vs cc -O2")
+    if res.outputs:
+        for b, path in res.outputs.items():
+            print(f"# {b}: written to {path}")
+    else:
+        for b, text in res.code.items():
+            print(f"# ---- {b} ----")
+            print(text, end="")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""Code generation: the backend registry and what every backend shares.
+
+A backend turns a verified :class:`~tenspiler.ir.terms.ProgramSummary` of a
+:class:`~tenspiler.frontend.loop_ir.Function` into source text (:class:`GeneratedCode`). Each
+backend is a *table of rules* keyed by :func:`op_key` (one key per TensIR node type, and per
+operator for the arithmetic nodes, e.g. ``"take"``, ``"tensor_tensor(/)"``) plus a little glue
+(imports, header, dtype conversions); backends are registered by name (``register_backend``)
+and looked up with :func:`get_backend` — never ``if target == ...`` (STYLE.md, guideline 3).
+
+Partial lowering: :meth:`Backend.supports` says whether the backend has a rule for every node
+of one term, so a caller can hand a backend only the outputs (or subterms) it supports and
+keep the rest in host code. :func:`missing_ops` lists the keys a rule table lacks for a term;
+:func:`no_rule_error` builds the :class:`~tenspiler.errors.CodegenError` naming the op.
+
+Importing this package registers the built-in backends (``"numpy"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass
+from typing import Protocol, assert_never, runtime_checkable
+
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import Function
+from tenspiler.ir.printer import show
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Lit,
+    Output,
+    ProgramSummary,
+    ReduceMax,
+    ReduceSum,
+    Scalar,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    Size,
+    Slice,
+    Tail,
+    Take,
+    Tensor,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+    children,
+)
+
+__all__ = [
+    "Backend",
+    "GeneratedCode",
+    "backend_names",
+    "get_backend",
+    "missing_ops",
+    "no_rule_error",
+    "op_key",
+    "operands",
+    "output_term",
+    "register_backend",
+    "returned_outputs",
+]
+
+
+@dataclass(frozen=True)
+class GeneratedCode:
+    """Source text produced by a backend.
+
+    Attributes:
+        backend: registry name of the backend (``"numpy"``).
+        language: ``"python"`` for the Python-hosted backends.
+        filename_suffix: suffix of the file the text should be written to (``".py"``).
+        text: the whole module / translation unit, ending with a newline.
+        entry: name of the generated function (the C function's name).
+        params: the C parameter names, in the order ``entry`` takes them positionally
+            (``()`` when unknown; callers then pass keyword arguments).
+    """
+
+    backend: str
+    language: str
+    filename_suffix: str
+    text: str
+    entry: str
+    params: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A code generator registered under :attr:`name`."""
+
+    name: str
+
+    def supports(self, term: Term) -> bool:
+        """True when the backend has a rule for every node of ``term``."""
+        ...
+
+    def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        """Code computing the :func:`returned_outputs` of ``ps`` for the kernel ``fn``.
+
+        Raises:
+            CodegenError: an op of ``ps`` has no rule in this backend (the message names
+                the op key and the output), or ``ps`` does not fit ``fn`` (unknown
+                parameter, an output array that is not a pointer parameter).
+        """
+        ...
+
+
+_REGISTRY: dict[str, Backend] = {}
+
+
+def register_backend(backend: Backend) -> None:
+    """Add ``backend`` to the registry under ``backend.name``.
+
+    Raises:
+        ValueError: a backend of that name is already registered.
+    """
+    if backend.name in _REGISTRY:
+        raise ValueError(f"a backend named {backend.name!r} is already registered")
+    _REGISTRY[backend.name] = backend
+
+
+def get_backend(name: str) -> Backend:
+    """The backend registered as ``name``.
+
+    Raises:
+        CodegenError: no such backend; the message lists the known names, sorted.
+    """
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(backend_names()) or "(none)"
+        raise CodegenError(f"unknown backend {name!r}; known backends: {known}") from None
+
+
+def backend_names() -> list[str]:
+    """Names of the registered backends, sorted."""
+    return sorted(_REGISTRY)
+
+
+# ---------------------------------------------------------------- rule keys
+
+
+def op_key(t: Term) -> str:
+    """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
+
+    ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, and for the arithmetic nodes the op in
+    parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
+    ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
+    """
+    match t:
+        case ScalarVar():
+            return "scalar_var"
+        case TensorVar():
+            return "tensor_var"
+        case Lit():
+            return "lit"
+        case Size():
+            return "size"
+        case Take():
+            return "take"
+        case Tail():
+            return "tail"
+        case Slice():
+            return "slice"
+        case ReduceSum():
+            return "reduce_sum"
+        case ReduceMax():
+            return "reduce_max"
+        case ScalarOp(op):
+            return f"scalar_op({op})"
+        case TensorTensor(op):
+            return f"tensor_tensor({op})"
+        case TensorScalar(op, scalar_left=left):
+            return f"scalar_tensor({op})" if left else f"tensor_scalar({op})"
+        case _:
+            assert_never(t)
+
+
+def operands(t: ScalarOp | TensorTensor | TensorScalar) -> tuple[Term, Term]:
+    """The two operands of an arithmetic node in evaluation order (left, right);
+    ``scalar_tensor(s, t, op)`` gives ``(s, t)``."""
+    match t:
+        case ScalarOp(_, left, right) | TensorTensor(_, left, right):
+            return left, right
+        case TensorScalar(_, tensor, scalar, scalar_left):
+            return (scalar, tensor) if scalar_left else (tensor, scalar)
+        case _:
+            assert_never(t)
+
+
+def missing_ops(t: Term, rules: Container[str]) -> list[str]:
+    """Keys of the nodes of ``t`` that have no entry in ``rules`` (sorted, unique)."""
+    out: set[str] = set()
+
+    def walk(u: Term) -> None:
+        if op_key(u) not in rules:
+            out.add(op_key(u))
+        for c in children(u):
+            walk(c)
+
+    walk(t)
+    return sorted(out)
+
+
+def no_rule_error(backend: str, t: Term, rules: Container[str]) -> CodegenError:
+    """The error for a term some of whose ops have no rule in ``backend``."""
+    keys = missing_ops(t, rules)
+    return CodegenError(f"backend {backend!r} has no rule for {', '.join(keys)} (in {show(t)})")
+
+
+def returned_outputs(ps: ProgramSummary) -> tuple[Output, ...]:
+    """The outputs a generated function returns, in summary order.
+
+    Every :class:`ArrayOutput` and the :class:`ScalarOutput` named ``"return"``; a
+    ``ScalarOutput`` for a local variable is not observable by the C caller and is left out.
+    """
+    return tuple(o for o in ps.outputs if isinstance(o, ArrayOutput) or o.name == "return")
+
+
+def output_term(o: Output) -> Scalar | Tensor:
+    """The TensIR value of an output."""
+    match o:
+        case ArrayOutput(value=v):
+            return v
+        case ScalarOutput(value=v):
+            return v
+        case _:
+            assert_never(o)
+
+
+# Built-in backends register themselves on import; keep these imports last (they use the
+# registry defined above).
+from tenspiler.codegen import numpy_backend as numpy_backend  # noqa: E402

@@ -1,0 +1,589 @@
+"""The NumPy backend: a rule table from TensIR ops to NumPy snippets, plus glue.
+
+:data:`RULES` maps each :func:`~tenspiler.codegen.op_key` to a named rule
+``rule(term, args, ctx) -> str`` that gets the already-rendered operands (``args``: the
+children in :func:`~tenspiler.ir.terms.children` order, or for the arithmetic nodes the two
+operands in evaluation order, already converted to the node's dtype) and returns a Python
+expression. Binary rules return a parenthesised expression; every other rule returns an atom
+(a name, call, subscript or literal), so expressions compose without a precedence table.
+
+The glue (:class:`NumpyBackend`) writes the module: docstring with the contract, imports,
+the C helpers actually used, input conversions, one statement per output and the return.
+
+Semantics are those of :mod:`tenspiler.ir.semantics` (C: integer ``/`` truncates toward zero,
+``%`` has the sign of the dividend; see ``c_div`` and ``np_binop``). Representation of each
+:class:`~tenspiler.frontend.loop_ir.DType` in generated code (:data:`REPR`): ``INT`` and
+``UINT8`` compute in int64 (``UINT8`` is stored back modulo 256 into uint8), ``FLOAT`` in
+float32, ``DOUBLE`` in float64.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, assert_never
+
+from tenspiler.codegen import (
+    GeneratedCode,
+    missing_ops,
+    no_rule_error,
+    op_key,
+    operands,
+    output_term,
+    register_backend,
+    returned_outputs,
+)
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.ir.printer import show, show_output
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Output,
+    ProgramSummary,
+    ReduceMax,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+    children,
+    free_vars,
+    is_tensor,
+)
+
+#: NumPy dtype name that values of each DType are computed in.
+REPR: dict[DType, str] = {
+    DType.INT: "int64",
+    DType.UINT8: "int64",
+    DType.FLOAT: "float32",
+    DType.DOUBLE: "float64",
+}
+
+#: NumPy dtype name of a returned array whose C element type is the key.
+STORED: dict[DType, str] = {
+    DType.INT: "int64",
+    DType.UINT8: "uint8",
+    DType.FLOAT: "float32",
+    DType.DOUBLE: "float64",
+}
+
+#: Module-level names of the generated module; a parameter with one of these names (or a
+#: Python keyword as its name) is renamed with a trailing underscore.
+HELPER_NAMES = ("np", "_c_div", "_c_idiv", "_c_imod")
+
+#: Text of the C-semantics helpers; a helper is emitted only when used.
+HELPERS: dict[str, str] = {
+    "_c_div": '''\
+def _c_div(x, y):
+    """C integer division, elementwise on int64 arrays: truncates toward zero (C11 6.5.5)."""
+    q = np.abs(x) // np.abs(y)
+    return np.where((x >= 0) == (y > 0), q, -q)
+''',
+    "_c_idiv": '''\
+def _c_idiv(x, y):
+    """C integer division of two integers: truncates toward zero (C11 6.5.5)."""
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y > 0) else -q
+''',
+    "_c_imod": '''\
+def _c_imod(x, y):
+    """C integer remainder of two integers: has the sign of x; x == _c_idiv(x, y) * y + r."""
+    return x - y * _c_idiv(x, y)
+''',
+}
+
+#: Helpers a helper calls.
+HELPER_DEPS: dict[str, tuple[str, ...]] = {"_c_imod": ("_c_idiv",)}
+
+
+@dataclass
+class EmitContext:
+    """What rules need besides the term: parameter names and types; helpers used so far.
+
+    Attributes:
+        names: C parameter name → Python name in the generated function.
+        param_dtypes: C parameter name → its scalar dtype or pointer element dtype.
+        helpers: helper functions the emitted code calls (filled in by the rules).
+    """
+
+    names: Mapping[str, str]
+    param_dtypes: Mapping[str, DType]
+    helpers: set[str] = field(default_factory=set)
+
+    def use(self, helper: str) -> str:
+        self.helpers.add(helper)
+        return helper
+
+
+Rule = Callable[[Term, Sequence[str], EmitContext], str]
+
+
+# ---------------------------------------------------------------- dtype conversions
+
+
+def convert(expr: str, src: DType, dst: DType, *, tensor: bool) -> str:
+    """``expr`` (a value computed as ``src``) converted to ``dst``'s computation type.
+
+    C conversions as in ``semantics.np_cast``: integer → real is exact, real → integer
+    truncates toward zero, ``float`` ↔ ``double`` rounds. No wrap for ``UINT8`` here (values
+    computed as ``UINT8`` live in int64); wrapping happens on stores (:func:`store_value`).
+    ``expr`` must be an atom or parenthesised when ``tensor``.
+    """
+    s, d = REPR[src], REPR[dst]
+    if s == d:
+        return expr
+    if dst.is_float:
+        return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({_bare(expr)})"
+    return f"np.trunc({_bare(expr)}).astype(np.int64)" if tensor else f"int({_bare(expr)})"
+
+
+def store_value(expr: str, src: DType, elem: DType) -> str:
+    """A tensor value of dtype ``src`` converted for storing into an array of ``elem``
+    (C conversion on assignment: ``unsigned char`` wraps modulo 256)."""
+    v = convert(expr, src, elem, tensor=True)
+    return f"np.mod({_bare(v)}, 256)" if elem == DType.UINT8 else _bare(v)
+
+
+def return_value(expr: str, src: DType, ret: DType) -> str:
+    """A scalar of dtype ``src`` converted to the C return type, as a Python int/float."""
+    e = _bare(expr)
+    match ret:
+        case DType.INT:
+            return f"int({e})"
+        case DType.UINT8:
+            return f"int({e}) % 256"
+        case DType.FLOAT:
+            return f"float({e})" if src == DType.FLOAT else f"float(np.float32({e}))"
+        case DType.DOUBLE:
+            return f"float({e})"
+        case _:
+            assert_never(ret)
+
+
+def _bare(expr: str) -> str:
+    """``expr`` without one pair of outer parentheses, when they enclose all of it."""
+    if not (expr.startswith("(") and expr.endswith(")")):
+        return expr
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and i < len(expr) - 1:
+            return expr
+    return expr[1:-1]
+
+
+# ---------------------------------------------------------------- rules: leaves
+
+
+def var_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``ScalarVar`` / ``TensorVar`` → the parameter, converted if the term's dtype differs
+    from the declared C type."""
+    assert isinstance(t, ScalarVar | TensorVar)
+    return convert(ctx.names[t.name], ctx.param_dtypes[t.name], t.dtype, tensor=is_tensor(t))
+
+
+def lit_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``Lit`` → a Python literal (``np.float32(...)`` for ``float``)."""
+    value, dtype = t.value, t.dtype  # type: ignore[union-attr]
+    if not dtype.is_float:
+        return str(int(value))
+    f = float(value)
+    if math.isnan(f):
+        text = "np.nan"
+    elif math.isinf(f):
+        text = "-np.inf" if f < 0 else "np.inf"
+    else:
+        text = repr(f)
+    return f"np.float32({text})" if dtype == DType.FLOAT else text
+
+
+# ---------------------------------------------------------------- rules: access ops
+
+
+def size_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``size(t)`` → ``t.shape[0]``."""
+    return f"{args[0]}.shape[0]"
+
+
+def take_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``take(t, n)`` (first ``n`` elements) → ``t[:n]``."""
+    return f"{args[0]}[:{_bare(args[1])}]"
+
+
+def tail_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``tail(t, n)`` (elements after the first ``n``) → ``t[n:]``."""
+    return f"{args[0]}[{_bare(args[1])}:]"
+
+
+def slice_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``slice(t, lo, hi)`` → ``t[lo:hi]``."""
+    return f"{args[0]}[{_bare(args[1])}:{_bare(args[2])}]"
+
+
+# ---------------------------------------------------------------- rules: reductions
+
+
+def reduce_sum_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``reduce_sum(t)`` → ``np.sum(t, dtype=...)`` (0 for an empty tensor; integer sums
+    stay int64, the accumulator has the node's dtype)."""
+    return f"np.sum({_bare(args[0])}, dtype=np.{REPR[t.dtype]})"  # type: ignore[union-attr]
+
+
+def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``reduce_max(t)`` → ``np.max(t)`` (undefined for an empty tensor)."""
+    assert isinstance(t, ReduceMax)
+    return convert(f"np.max({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False)
+
+
+# ---------------------------------------------------------------- rules: arithmetic
+
+
+def add_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    return f"({args[0]} + {args[1]})"
+
+
+def sub_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    return f"({args[0]} - {args[1]})"
+
+
+def mul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    return f"({args[0]} * {args[1]})"
+
+
+def div_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``/``: true division on reals; C truncating division on integers (``_c_div`` on
+    arrays, ``_c_idiv`` on scalars), as ``semantics.np_binop`` / ``py_binop``."""
+    x, y = _bare(args[0]), _bare(args[1])
+    if t.dtype.is_float:  # type: ignore[union-attr]
+        return f"({args[0]} / {args[1]})"
+    helper = ctx.use("_c_div") if is_tensor(t) else ctx.use("_c_idiv")
+    return f"{helper}({x}, {y})"
+
+
+def mod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``%``: ``np.fmod`` (sign of the dividend, like C) on arrays and reals; ``_c_imod`` on
+    integer scalars."""
+    x, y = _bare(args[0]), _bare(args[1])
+    if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
+        return f"np.fmod({x}, {y})"
+    return f"{ctx.use('_c_imod')}({x}, {y})"
+
+
+BINOP_RULES: dict[str, Rule] = {
+    "+": add_rule,
+    "-": sub_rule,
+    "*": mul_rule,
+    "/": div_rule,
+    "%": mod_rule,
+}
+
+#: The rule table: one entry per TensIR node type, and per operator for arithmetic nodes.
+RULES: dict[str, Rule] = {
+    "scalar_var": var_rule,
+    "tensor_var": var_rule,
+    "lit": lit_rule,
+    "size": size_rule,
+    "take": take_rule,
+    "tail": tail_rule,
+    "slice": slice_rule,
+    "reduce_sum": reduce_sum_rule,
+    "reduce_max": reduce_max_rule,
+    **{
+        f"{node}({op})": rule
+        for node in ("scalar_op", "tensor_tensor", "tensor_scalar", "scalar_tensor")
+        for op, rule in BINOP_RULES.items()
+    },
+}
+
+
+# ---------------------------------------------------------------- the backend
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name = base
+    while name in taken or keyword.iskeyword(name):
+        name += "_"
+    taken.add(name)
+    return name
+
+
+def _param_dtype(fn: Function, name: str) -> DType:
+    t = fn.param(name).type
+    match t:
+        case PointerType(elem):
+            return elem
+        case ScalarType(dtype):
+            return dtype
+        case _:
+            assert_never(t)
+
+
+class NumpyBackend:
+    """Generates a NumPy module for a verified summary. Registered as ``"numpy"``.
+
+    Subclasses (other array libraries) override :attr:`rules` entries and the glue methods.
+    """
+
+    name = "numpy"
+    rules: ClassVar[Mapping[str, Rule]] = RULES
+
+    def supports(self, term: Term) -> bool:
+        return not missing_ops(term, self.rules)
+
+    # ------------------------------------------------------------ rendering
+
+    def render(self, t: Term, ctx: EmitContext) -> str:
+        """Python expression for ``t``.
+
+        Raises:
+            CodegenError: some op of ``t`` has no rule (the message names it).
+        """
+        rule = self.rules.get(op_key(t))
+        if rule is None:
+            raise no_rule_error(self.name, t, self.rules)
+        if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
+            args = [
+                convert(self.render(c, ctx), c.dtype, t.dtype, tensor=is_tensor(c))
+                for c in operands(t)
+            ]
+        else:
+            args = [self.render(c, ctx) for c in children(t)]
+        return rule(t, args, ctx)
+
+    # ------------------------------------------------------------ glue
+
+    def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        outputs = returned_outputs(ps)
+        self._validate(fn, ps, outputs)
+
+        taken = set(HELPER_NAMES)
+        names = {p.name: _fresh(p.name, taken) for p in fn.params}
+        ctx = EmitContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params})
+
+        used: set[str] = set()
+        statements: list[str] = []
+        results: list[str] = []
+        returns_doc: list[str] = []
+        for o in outputs:
+            used |= _output_vars(o)
+            stmts, result, doc = self._emit_output(fn, o, ctx, taken)
+            statements.append("\n".join(stmts))
+            results.append(result)
+            returns_doc.append(doc)
+
+        conversions = [
+            self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in used
+        ]
+        if not results:
+            ret = "return None"
+        elif len(results) == 1:
+            ret = f"return {results[0]}"
+        else:
+            ret = f"return {', '.join(results)}"
+
+        signature = f"{fn.name}({', '.join(names[p.name] for p in fn.params)})"
+        body = [
+            "\n".join([self._function_doc(fn, names, returns_doc), *conversions]),
+            *statements,
+            ret,
+        ]
+        body_text = "\n\n".join(_indent(b) for b in body if b)
+        helpers = self._helpers(ctx.helpers)
+        text = "\n\n\n".join(
+            [
+                self._module_doc(fn, ps, signature) + "\n\nimport numpy as np",
+                *helpers,
+                f"def {signature}:\n{body_text}",
+            ]
+        )
+        return GeneratedCode(
+            backend=self.name,
+            language="python",
+            filename_suffix=".py",
+            text=text.rstrip("\n") + "\n",
+            entry=fn.name,
+            params=tuple(p.name for p in fn.params),
+        )
+
+    def _validate(self, fn: Function, ps: ProgramSummary, outputs: Sequence[Output]) -> None:
+        if ps.function != fn.name:
+            raise CodegenError(f"summary of {ps.function!r} given for function {fn.name!r}")
+        kinds = {p.name: isinstance(p.type, PointerType) for p in fn.params}
+        seen: set[str] = set()
+        for o in outputs:
+            terms: list[Term] = [output_term(o)]
+            if isinstance(o, ArrayOutput):
+                if not kinds.get(o.array, False):
+                    raise CodegenError(
+                        f"output {show_output(o)}: {o.array!r} is not a pointer parameter of {fn.name}"
+                    )
+                if o.array in seen:
+                    raise CodegenError(f"two outputs for array {o.array!r} in {ps.function}")
+                seen.add(o.array)
+                terms += [o.lo, o.hi]
+            elif fn.return_dtype is None:
+                raise CodegenError(f"output {show_output(o)}: {fn.name} returns void")
+            for t in terms:
+                if missing_ops(t, self.rules):
+                    raise no_rule_error(self.name, t, self.rules)
+                _check_vars(fn, o, t, kinds)
+
+    def _emit_output(
+        self, fn: Function, o: Output, ctx: EmitContext, taken: set[str]
+    ) -> tuple[list[str], str, str]:
+        """Statements computing ``o``, the name holding its result, its docstring line."""
+        comment = f"# {show_output(o)}"
+        match o:
+            case ArrayOutput(array, lo, hi, value):
+                elem = _param_dtype(fn, array)
+                src = ctx.names[array]
+                out = _fresh(f"{array}_new", taken)
+                copy = (
+                    f"{src}.copy()"
+                    if REPR[elem] == STORED[elem]
+                    else f"{src}.astype(np.{STORED[elem]})"
+                )
+                bounds = f"{_bare(self.render(lo, ctx))}:{_bare(self.render(hi, ctx))}"
+                v = store_value(self.render(value, ctx), value.dtype, elem)
+                doc = (
+                    f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
+                    f"`{array}[{show(lo)}:{show(hi)}]` replaced"
+                )
+                return [comment, f"{out} = {copy}", f"{out}[{bounds}] = {v}"], out, doc
+            case ScalarOutput(_, value):
+                ret = fn.return_dtype
+                assert ret is not None
+                out = _fresh("result", taken)
+                v = return_value(self.render(value, ctx), value.dtype, ret)
+                kind = "float" if ret.is_float else "int"
+                return (
+                    [comment, f"{out} = {v}"],
+                    out,
+                    f"return value: Python {kind} (C {ret.c_name})",
+                )
+            case _:
+                assert_never(o)
+
+    def _convert_param(self, fn: Function, name: str, py: str) -> str:
+        p = fn.param(name)
+        match p.type:
+            case PointerType(elem):
+                return f"{py} = np.asarray({py}, dtype=np.{REPR[elem]})"
+            case ScalarType(dtype):
+                return (
+                    f"{py} = int({py})" if not dtype.is_float else f"{py} = np.{REPR[dtype]}({py})"
+                )
+            case _:
+                assert_never(p.type)
+
+    def _helpers(self, used: set[str]) -> list[str]:
+        closure = set(used)
+        for h in used:
+            closure.update(HELPER_DEPS.get(h, ()))
+        return [HELPERS[h].rstrip("\n") for h in HELPERS if h in closure]
+
+    def _module_doc(self, fn: Function, ps: ProgramSummary, signature: str) -> str:
+        summary = "\n".join(f"    {show_output(o)}" for o in ps.outputs) or "    (no outputs)"
+        return f'''\
+"""NumPy code for the C function `{fn.name}`, generated by tenspiler from its verified
+program summary (TensIR):
+
+{summary}
+
+Contract:
+- `{signature}` takes the C parameters in the C order: a pointer parameter
+  takes a 1-D array (any array-like), a scalar parameter a Python or NumPy number.
+- It never modifies its inputs. It returns, for each output of the summary in order:
+  for `return = v` the value as a Python int or float; for `x[lo:hi] = v` a new full-length
+  copy of the input array `x` with `[lo:hi]` replaced by `v` (other elements keep their
+  input values). One output is returned bare, several as a tuple, none as None.
+  Outputs for local variables are not returned (the C caller cannot observe them).
+- dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined
+  behaviour, so the wider type is sound); `unsigned char` is computed in int64 and stored
+  back modulo 256 (C conversion); `float` in float32; `double` in float64. Returned arrays
+  are int64 / uint8 / float32 / float64 for int / unsigned char / float / double elements.
+- C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend.
+- Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
+  of its array, and integer divisors are non-zero.
+- Needs only NumPy. A parameter named like a Python keyword or one of this module's names
+  gets a trailing underscore.
+"""'''
+
+    def _function_doc(self, fn: Function, names: Mapping[str, str], returns: list[str]) -> str:
+        params = []
+        for p in fn.params:
+            match p.type:
+                case PointerType(elem):
+                    ctype = f"{elem.c_name} *"
+                case ScalarType(dtype):
+                    ctype = f"{dtype.c_name} "
+                case _:
+                    assert_never(p.type)
+            alias = f" (C `{p.name}`)" if names[p.name] != p.name else ""
+            params.append(f"    {names[p.name]}: C `{ctype}{p.name}`{alias}")
+        rets = [f"    {r}" for r in returns] or ["    None"]
+        lines = [
+            f'"""Equivalent of the C function `{fn.name}` (see the module docstring).',
+            "",
+            "Args:",
+            *params,
+            "",
+            "Returns:" if len(returns) <= 1 else "Returns (a tuple, in this order):",
+            *rets,
+            '"""',
+        ]
+        return "\n".join(lines)
+
+
+def _check_vars(fn: Function, o: Output, t: Term, kinds: Mapping[str, bool]) -> None:
+    """Every free variable of ``t`` is a parameter of the right kind."""
+    for name in sorted(free_vars(t)):
+        if name not in kinds:
+            raise CodegenError(f"output {show_output(o)}: {name!r} is not a parameter of {fn.name}")
+    bad = _kind_mismatch(t, kinds)
+    if bad is not None:
+        raise CodegenError(f"output {show_output(o)}: {bad}")
+
+
+def _kind_mismatch(t: Term, kinds: Mapping[str, bool]) -> str | None:
+    if isinstance(t, TensorVar) and not kinds[t.name]:
+        return f"{t.name!r} is used as a tensor but is a scalar parameter"
+    if isinstance(t, ScalarVar) and kinds[t.name]:
+        return f"{t.name!r} is used as a scalar but is a pointer parameter"
+    for c in children(t):
+        bad = _kind_mismatch(c, kinds)
+        if bad is not None:
+            return bad
+    return None
+
+
+def _output_vars(o: Output) -> set[str]:
+    if isinstance(o, ArrayOutput):
+        return {o.array} | free_vars(o.lo) | free_vars(o.hi) | free_vars(o.value)
+    return free_vars(o.value)
+
+
+def _indent(block: str) -> str:
+    return "\n".join(f"    {line}" if line else "" for line in block.split("\n"))
+
+
+NUMPY = NumpyBackend()
+register_backend(NUMPY)
+
+__all__ = [
+    "HELPERS",
+    "NUMPY",
+    "REPR",
+    "RULES",
+    "STORED",
+    "EmitContext",
+    "NumpyBackend",
+    "Rule",
+    "convert",
+    "return_value",
+    "store_value",
+]

@@ -1,0 +1,1132 @@
+"""C frontend: parse a kernel with pycparser and lower it to the loop IR.
+
+The C preprocessor is *not* run. Comments are blanked, ``#include``/``#pragma``/``#define``
+(and other non-conditional directive) lines become empty lines, and typedefs for
+``uint8_t``, ``int8_t``, ``int32_t``, ``int64_t`` and ``size_t`` are prepended on one line
+followed by a ``# 1`` line marker, so every location is the exact ``line:col`` of the user's
+file. Conditional directives (``#if``, ``#ifdef``, ...) are refused: blanking them would
+silently compile both branches.
+
+Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
+
+* parameters: scalars ``int``/``long``/``short``/``unsigned``/``int32_t``/``int64_t``/
+  ``size_t`` (all :attr:`DType.INT`, mathematical integers), ``float``, ``double``,
+  ``unsigned char``/``uint8_t``; arrays ``T *p`` / ``T p[]`` of those. ``const`` and
+  ``restrict`` are ignored (distinct array parameters are assumed not to alias).
+* locals: scalar declarations (with or without initialiser, several declarators).
+* counted ``for`` loops ``for (i = E0; i < E1; i++)`` (also ``int i = E0``, ``i <= E1``,
+  ``E1 > i``, ``E1 >= i``, ``++i``, ``i += 1``, ``i = i + 1``) with ``i`` a local int
+  that the body does not assign and ``E1`` not reading anything the body writes.
+* statements ``x = E``, ``a[E] = E``, compound ``op=`` for ``+ - * / %``, ``x++``/``x--``
+  (also on array elements), a final ``return E;``/``return;``, empty statements, blocks.
+* expressions: integer and floating literals, scalar variables, ``a[E]``, unary ``-``/``+``,
+  binary ``+ - * / %``, casts to the scalar types above, and calls to helper functions of
+  the same file whose body only declares/assigns scalars and ends with ``return E;``
+  (inlined by substitution; helper parameters must be scalars).
+
+C's usual arithmetic conversions and integer promotion are made explicit with
+:class:`~tenspiler.frontend.loop_ir.Cast` nodes; conversions of literals are folded with
+:func:`tenspiler.ir.semantics.py_cast`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn, TypeAlias
+
+from pycparser import c_ast, c_generator, c_parser
+
+from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    BinOpName,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Param,
+    PointerType,
+    Return,
+    ScalarType,
+    Stmt,
+    Store,
+    Type,
+    Unary,
+    Var,
+)
+from tenspiler.ir.semantics import py_cast
+
+__all__ = ["parse_c_file", "parse_c_source"]
+
+
+# ---------------------------------------------------------------- public API
+
+
+def parse_c_file(path: str | Path, function: str | None = None) -> Function:
+    """Parse the C file at ``path`` and lower one of its functions to the loop IR.
+
+    Args:
+        path: a C source file (not preprocessed; see the module docstring).
+        function: name of the kernel; default: the last non-``static`` function defined
+            (with a body) in the file.
+
+    Returns:
+        The kernel as a :class:`~tenspiler.frontend.loop_ir.Function` whose locations name
+        ``str(path)``.
+
+    Raises:
+        LiftError: unreadable file, syntax error, unknown ``function``, or any construct
+            outside the accepted subset; the message is ``file:line:col: what``.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LiftError(f"cannot read {p}: {e}") from e
+    return parse_c_source(text, str(path), function)
+
+
+def parse_c_source(text: str, filename: str = "<string>", function: str | None = None) -> Function:
+    """Parse C source ``text`` and lower one of its functions to the loop IR.
+
+    Same contract as :func:`parse_c_file`; ``filename`` is only used in locations and
+    messages.
+    """
+    text = text.replace("\r\n", "\n")
+    prepared, macros = _prepare(text, filename)
+    parser = c_parser.CParser()
+    try:
+        ast = parser.parse(_PRELUDE + prepared, filename)
+    except c_parser.ParseError as e:
+        raise _syntax_error(str(e), parser, filename, text) from None
+    unit = _Unit(filename, text, macros)
+    return unit.lower(ast.ext[len(_PRELUDE_TYPEDEFS) :], function)
+
+
+# ---------------------------------------------------------------- text preparation
+
+#: Typedefs made known to pycparser; prepended on one line followed by a ``# 1`` marker.
+_PRELUDE_TYPEDEFS: tuple[tuple[str, str], ...] = (
+    ("uint8_t", "unsigned char"),
+    ("int8_t", "signed char"),
+    ("int32_t", "int"),
+    ("int64_t", "long"),
+    ("size_t", "unsigned long"),
+)
+_PRELUDE = " ".join(f"typedef {c} {n};" for n, c in _PRELUDE_TYPEDEFS) + "\n# 1\n"
+
+#: What the prelude typedef names mean (``None``: refused when used).
+_BUILTIN_TYPEDEFS: dict[str, DType | None] = {
+    "uint8_t": DType.UINT8,
+    "int8_t": None,
+    "int32_t": DType.INT,
+    "int64_t": DType.INT,
+    "size_t": DType.INT,
+}
+
+_CONDITIONAL_DIRECTIVES = frozenset({"if", "ifdef", "ifndef", "elif", "else", "endif"})
+_DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(\w*)[ \t]*(\w*)")
+
+
+def _prepare(text: str, filename: str) -> tuple[str, frozenset[str]]:
+    """Blank comments and preprocessor lines (keeping every line and column).
+
+    Returns the text for pycparser and the names ``#define``-d in the file.
+    """
+    lines = _blank_comments(text, filename).split("\n")
+    macros: set[str] = set()
+    i = 0
+    while i < len(lines):
+        m = _DIRECTIVE_RE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        directive = m.group(1)
+        if directive in _CONDITIONAL_DIRECTIVES:
+            col = lines[i].index("#") + 1
+            raise LiftError(
+                f"preprocessor conditional '#{directive}' is not supported "
+                "(the C preprocessor is not run)",
+                SourceLoc(filename, i + 1, col),
+            )
+        if directive == "define" and m.group(2):
+            macros.add(m.group(2))
+        # Blank the directive and its backslash-continued lines.
+        while True:
+            cont = lines[i].rstrip().endswith("\\")
+            lines[i] = ""
+            i += 1
+            if not cont or i >= len(lines):
+                break
+    return "\n".join(lines), frozenset(macros)
+
+
+def _blank_comments(text: str, filename: str) -> str:
+    """Replace ``/* */`` and ``//`` comments by spaces, keeping newlines."""
+    out = list(text)
+    i, n = 0, len(text)
+    line, line_start = 1, 0
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, line_start = line + 1, i + 1
+            i += 1
+        elif c in "\"'":
+            i += 1
+            while i < n and text[i] != c and text[i] != "\n":
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    out[i] = " "
+                    i += 1  # continued comment: keep the newline
+                    line, line_start = line + 1, i + 1
+                else:
+                    out[i] = " "
+                i += 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise LiftError(
+                    "unterminated comment", SourceLoc(filename, line, i - line_start + 1)
+                )
+            for j in range(i, end + 2):
+                if text[j] == "\n":
+                    line, line_start = line + 1, j + 1
+                else:
+                    out[j] = " "
+            i = end + 2
+        else:
+            i += 1
+    return "".join(out)
+
+
+_PARSE_ERROR_RE = re.compile(r"(\d+)(?::(\d+))?: (.*)", re.DOTALL)
+
+
+def _syntax_error(msg: str, parser: c_parser.CParser, filename: str, text: str) -> LiftError:
+    """Turn a pycparser ``ParseError`` message into a located :class:`LiftError`."""
+    body = msg[len(filename) + 1 :] if msg.startswith(filename + ":") else msg
+    m = _PARSE_ERROR_RE.fullmatch(body)
+    if m is not None:
+        loc = SourceLoc(filename, int(m.group(1)), int(m.group(2) or 1))
+        what = m.group(3)
+    else:
+        what = body.strip()
+        loc = _current_token_loc(parser, filename) or _end_loc(filename, text)
+    if what.startswith("before: "):
+        return LiftError(f"syntax error before '{what[len('before: ') :]}'", loc)
+    if what == "At end of input":
+        return LiftError("syntax error: unexpected end of input", _end_loc(filename, text))
+    return LiftError(f"syntax error: {what}", loc)
+
+
+def _current_token_loc(parser: c_parser.CParser, filename: str) -> SourceLoc | None:
+    """Location of the token pycparser was looking at (its messages sometimes lack one)."""
+    try:
+        stream = parser._tokens  # private, hence the defensive access
+        tok = stream._buffer[stream._index]
+    except (AttributeError, IndexError):
+        return None
+    if tok is None:
+        return None
+    return SourceLoc(filename, tok.lineno, tok.column)
+
+
+def _end_loc(filename: str, text: str) -> SourceLoc:
+    lines = text.rstrip("\n").split("\n")
+    return SourceLoc(filename, len(lines), len(lines[-1]) + 1)
+
+
+# ---------------------------------------------------------------- name bindings
+
+
+@dataclass(frozen=True)
+class _Scalar:
+    """A kernel variable (parameter or local) of scalar type."""
+
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class _Array:
+    """A pointer/array parameter of the kernel."""
+
+    elem: DType
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A helper-function variable during inlining: bound to an expression (``None`` until
+    first assigned)."""
+
+    dtype: DType
+    expr: Expr | None
+
+
+_Binding: TypeAlias = _Scalar | _Array | _Value
+
+
+@dataclass
+class _Env:
+    """Names visible at a program point.
+
+    ``assigned`` holds the kernel scalars definitely assigned on every path reaching the
+    point; ``inlining`` is the stack of helper functions being inlined.
+    """
+
+    scopes: list[dict[str, _Binding]]
+    assigned: set[str] = field(default_factory=set)
+    inlining: tuple[str, ...] = ()
+
+    def lookup(self, name: str) -> _Binding | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def rebind(self, name: str, binding: _Binding) -> None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                scope[name] = binding
+                return
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------- type helpers
+
+_INT_WORDS = frozenset({"int", "long", "short", "signed", "unsigned"})
+_BINOPS: dict[str, BinOpName] = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
+_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+_BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
+_LOGICAL = frozenset({"&&", "||", "!"})
+_COMPOUND_OPS: dict[str, BinOpName] = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
+
+
+def _common_dtype(a: DType, b: DType) -> DType:
+    """C's usual arithmetic conversions (C11 §6.3.1.8) in our type model."""
+    if DType.DOUBLE in (a, b):
+        return DType.DOUBLE
+    if DType.FLOAT in (a, b):
+        return DType.FLOAT
+    return DType.INT  # integer promotion: uint8 → int
+
+
+def _promote(d: DType) -> DType:
+    return DType.INT if d == DType.UINT8 else d
+
+
+def _convert(e: Expr, dtype: DType) -> Expr:
+    """``e`` converted to ``dtype`` (a ``Cast``; folded on literals)."""
+    if e.dtype == dtype:
+        return e
+    if isinstance(e, Const):
+        return Const(py_cast(e.value, dtype), dtype, e.loc)
+    return Cast(e, dtype, e.loc)
+
+
+def _int_literal(text: str) -> int:
+    t = text.rstrip("uUlL")
+    low = t.lower()
+    if low.startswith("0x"):
+        return int(t[2:], 16)
+    if low.startswith("0b"):
+        return int(t[2:], 2)
+    if len(t) > 1 and t.startswith("0"):
+        return int(t, 8)
+    return int(t)
+
+
+def _float_literal(text: str) -> float:
+    t = text.rstrip("fFlL")
+    return float.fromhex(t) if t.lower().startswith("0x") else float(t)
+
+
+def _render(node: c_ast.Node) -> str:
+    return str(c_generator.CGenerator().visit(node))
+
+
+def _vars_read(e: Expr) -> Iterator[tuple[str, SourceLoc | None]]:
+    """Scalar variables and arrays read by ``e``."""
+    match e:
+        case Const():
+            return
+        case Var(name=name, loc=loc):
+            yield name, loc
+        case Load(array=array, index=index, loc=loc):
+            yield array, loc
+            yield from _vars_read(index)
+        case Unary(operand=x) | Cast(operand=x):
+            yield from _vars_read(x)
+        case Binary(left=left, right=right):
+            yield from _vars_read(left)
+            yield from _vars_read(right)
+
+
+def _writes(body: tuple[Stmt, ...]) -> Iterator[tuple[str, SourceLoc | None]]:
+    """Scalar variables and arrays written by ``body`` (with the writing statement's loc)."""
+    for s in body:
+        match s:
+            case Assign(target=target, loc=loc):
+                yield target, loc
+            case Store(array=array, loc=loc):
+                yield array, loc
+            case For(var=var, body=inner, loc=loc):
+                yield var, loc
+                yield from _writes(inner)
+            case Return():
+                pass
+
+
+# ---------------------------------------------------------------- lowering
+
+
+class _Unit:
+    """One translation unit: its helper functions, typedefs and macro names."""
+
+    def __init__(self, filename: str, text: str, macros: frozenset[str]) -> None:
+        self.filename = filename
+        self.text = text
+        self.macros = macros
+        self.funcdefs: dict[str, c_ast.FuncDef] = {}
+        self.prototypes: set[str] = set()
+        self.typedefs: dict[str, c_ast.Node] = {}
+
+    # ----------------------------------------------------------- errors and locations
+
+    def loc(self, node: c_ast.Node | None) -> SourceLoc | None:
+        coord = getattr(node, "coord", None)
+        if coord is None:
+            return None
+        return SourceLoc(self.filename, coord.line, coord.column or 1)
+
+    def fail(self, message: str, node: c_ast.Node | None) -> NoReturn:
+        raise LiftError(message, self.loc(node) or SourceLoc(self.filename, 1, 1))
+
+    # ----------------------------------------------------------- top level
+
+    def lower(self, ext: list[c_ast.Node], function: str | None) -> Function:
+        order: list[str] = []
+        for node in ext:
+            if isinstance(node, c_ast.FuncDef):
+                name = node.decl.name
+                if name in self.funcdefs:
+                    self.fail(f"function '{name}' is defined twice", node)
+                self.funcdefs[name] = node
+                order.append(name)
+            elif isinstance(node, c_ast.Typedef):
+                self.typedefs[node.name] = node.type
+            elif isinstance(node, c_ast.Decl):
+                if isinstance(node.type, c_ast.FuncDecl):
+                    self.prototypes.add(node.name)
+                elif node.name is None and isinstance(
+                    node.type, c_ast.Struct | c_ast.Union | c_ast.Enum
+                ):
+                    continue  # a type declaration; refused where the type is used
+                else:
+                    self.fail("global variables are not supported", node)
+            else:
+                self.fail(f"top-level {_describe(node)} is not supported", node)
+
+        first_line = SourceLoc(self.filename, 1, 1)
+        if function is not None:
+            if function not in self.funcdefs:
+                defined = ", ".join(order) if order else "(none)"
+                raise LiftError(
+                    f"function '{function}' is not defined in {self.filename}; defined: {defined}",
+                    first_line,
+                )
+            chosen = self.funcdefs[function]
+        else:
+            public = [n for n in order if "static" not in self.funcdefs[n].decl.storage]
+            if not public:
+                raise LiftError(f"no non-static function is defined in {self.filename}", first_line)
+            chosen = self.funcdefs[public[-1]]
+        return _Kernel(self, chosen).lower()
+
+    # ----------------------------------------------------------- types
+
+    def resolve_typedefs(self, ty: c_ast.Node) -> c_ast.Node:
+        """Expand a user typedef name (``typedef float real;``) to its type node."""
+        seen: set[str] = set()
+        while (
+            isinstance(ty, c_ast.TypeDecl)
+            and isinstance(ty.type, c_ast.IdentifierType)
+            and len(ty.type.names) == 1
+            and ty.type.names[0] in self.typedefs
+            and ty.type.names[0] not in seen
+        ):
+            seen.add(ty.type.names[0])
+            ty = self.typedefs[ty.type.names[0]]
+        return ty
+
+    def scalar_dtype(self, ty: c_ast.Node, what: str, at: c_ast.Node | None = None) -> DType | None:
+        """DType of a scalar type node; ``None`` for ``void``.
+
+        ``what`` names the use in messages; errors are located at ``at`` (default: the
+        type as written, before typedef expansion).
+        """
+        at = at if at is not None else ty
+        ty = self.resolve_typedefs(ty)
+        match ty:
+            case c_ast.TypeDecl(type=inner, quals=quals):
+                self._check_quals(quals, at)
+                return self._base_dtype(inner, what, at if at is not ty else inner)
+            case c_ast.PtrDecl() | c_ast.ArrayDecl():
+                self.fail(f"pointer type for {what} is not supported", at)
+            case c_ast.FuncDecl():
+                self.fail(f"function type for {what} is not supported", at)
+            case _:
+                self.fail(f"{_describe(ty)} for {what} is not supported", at)
+
+    def _check_quals(self, quals: list[str], at: c_ast.Node) -> None:
+        for q in quals:
+            if q not in ("const", "restrict"):
+                self.fail(f"'{q}' qualifier is not supported", at)
+
+    def _base_dtype(self, inner: c_ast.Node, what: str, at: c_ast.Node) -> DType | None:
+        match inner:
+            case c_ast.IdentifierType(names=names):
+                words = list(names)
+            case c_ast.Struct():
+                self.fail("struct types are not supported", at)
+            case c_ast.Union():
+                self.fail("union types are not supported", at)
+            case c_ast.Enum():
+                self.fail("enum types are not supported", at)
+            case _:
+                self.fail(f"{_describe(inner)} for {what} is not supported", at)
+        spelled = " ".join(words)
+        if len(words) == 1 and words[0] in _BUILTIN_TYPEDEFS:
+            dtype = _BUILTIN_TYPEDEFS[words[0]]
+            if dtype is None:
+                self.fail(f"type '{spelled}' is not supported", at)
+            return dtype
+        if words == ["void"]:
+            return None
+        if words == ["float"]:
+            return DType.FLOAT
+        if words == ["double"]:
+            return DType.DOUBLE
+        if sorted(words) == ["char", "unsigned"]:
+            return DType.UINT8
+        if words and set(words) <= _INT_WORDS:
+            return DType.INT
+        self.fail(f"type '{spelled}' is not supported", at)
+
+    def param_type(self, decl: c_ast.Decl) -> Type:
+        ty = self.resolve_typedefs(decl.type)
+        what = f"parameter '{decl.name}'"
+        if isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl):
+            if isinstance(ty, c_ast.PtrDecl):
+                self._check_quals(ty.quals, ty)
+            elem_ty = self.resolve_typedefs(ty.type)
+            if isinstance(elem_ty, c_ast.PtrDecl):
+                self.fail(f"pointer-to-pointer {what} is not supported", decl)
+            if isinstance(elem_ty, c_ast.ArrayDecl):
+                self.fail(f"multi-dimensional array {what} is not supported", decl)
+            if isinstance(elem_ty, c_ast.FuncDecl):
+                self.fail(f"function pointer {what} is not supported", decl)
+            elem = self.scalar_dtype(ty.type, what, decl)
+            if elem is None:
+                self.fail(f"void pointer {what} is not supported", decl)
+            return PointerType(elem)
+        dtype = self.scalar_dtype(decl.type, what, decl)
+        if dtype is None:
+            self.fail(f"void {what} is not supported", decl)
+        return ScalarType(dtype)
+
+    def params_of(self, fdef: c_ast.FuncDef) -> list[tuple[c_ast.Decl, Type]]:
+        fname = fdef.decl.name
+        if fdef.param_decls:
+            self.fail(f"K&R-style definition of '{fname}' is not supported", fdef)
+        fdecl = fdef.decl.type
+        args = fdecl.args.params if fdecl.args is not None else []
+        if (
+            len(args) == 1
+            and isinstance(args[0], c_ast.Typename)
+            and self.scalar_dtype(args[0].type, "parameter") is None
+        ):
+            return []  # f(void)
+        out: list[tuple[c_ast.Decl, Type]] = []
+        for a in args:
+            if isinstance(a, c_ast.EllipsisParam):
+                self.fail(f"variadic function '{fname}' is not supported", a)
+            if not isinstance(a, c_ast.Decl) or a.name is None:
+                self.fail(f"unnamed parameter of '{fname}' is not supported", a)
+            if any(o.name == a.name for o, _ in out):
+                self.fail(f"duplicate parameter '{a.name}'", a)
+            out.append((a, self.param_type(a)))
+        return out
+
+    def return_dtype(self, fdef: c_ast.FuncDef) -> DType | None:
+        return self.scalar_dtype(fdef.decl.type.type, f"return type of '{fdef.decl.name}'")
+
+    # ----------------------------------------------------------- expressions
+
+    def expr(self, node: c_ast.Node, env: _Env) -> Expr:
+        """Lower a side-effect-free C expression."""
+        loc = self.loc(node)
+        match node:
+            case c_ast.Constant(type=ctype, value=text):
+                if "char" in ctype:
+                    self.fail("character literal is not supported", node)
+                if ctype == "string":
+                    self.fail("string literal is not supported", node)
+                if "long double" in ctype:
+                    self.fail("long double literal is not supported", node)
+                if "double" in ctype:
+                    return Const(_float_literal(text), DType.DOUBLE, loc)
+                if "float" in ctype:
+                    return Const(_float_literal(text), DType.FLOAT, loc)
+                return Const(_int_literal(text), DType.INT, loc)
+            case c_ast.ID(name=name):
+                return self.read_var(name, node, env)
+            case c_ast.ArrayRef():
+                array, elem = self.array_of(node, env)
+                return Load(array, self.index(node.subscript, env), elem, loc)
+            case c_ast.UnaryOp(op=op, expr=operand):
+                return self._unary(op, operand, node, env)
+            case c_ast.BinaryOp(op=op, left=left, right=right):
+                if op in _BINOPS:
+                    for side in (left, right):
+                        if isinstance(side, c_ast.ID) and isinstance(env.lookup(side.name), _Array):
+                            self.fail("pointer arithmetic is not supported", node)
+                    return self.binary(
+                        _BINOPS[op], self.expr(left, env), self.expr(right, env), node
+                    )
+                if op in _COMPARISONS:
+                    self.fail(
+                        f"comparison operator '{op}' outside a for condition is not supported",
+                        node,
+                    )
+                if op in _BITWISE:
+                    self.fail(f"bitwise operator '{op}' is not supported", node)
+                if op in _LOGICAL:
+                    self.fail(f"logical operator '{op}' is not supported", node)
+                self.fail(f"operator '{op}' is not supported", node)
+            case c_ast.Cast(to_type=to_type, expr=operand):
+                dtype = self.scalar_dtype(to_type.type, "a cast")
+                if dtype is None:
+                    self.fail("cast to void is not supported", node)
+                inner = self.expr(operand, env)
+                if inner.dtype == dtype:
+                    return inner
+                if isinstance(inner, Const):
+                    return Const(py_cast(inner.value, dtype), dtype, loc)
+                return Cast(inner, dtype, loc)
+            case c_ast.FuncCall():
+                return self.call(node, env)
+            case c_ast.TernaryOp():
+                self.fail("ternary operator is not supported", node)
+            case c_ast.Assignment():
+                self.fail("assignment inside an expression is not supported", node)
+            case c_ast.ExprList():
+                self.fail("comma operator is not supported", node)
+            case c_ast.StructRef():
+                self.fail("struct member access is not supported", node)
+            case _:
+                self.fail(f"{_describe(node)} is not supported", node)
+
+    def _unary(self, op: str, operand: c_ast.Node, node: c_ast.Node, env: _Env) -> Expr:
+        if op in ("-", "+"):
+            x = self.expr(operand, env)
+            dtype = _promote(x.dtype)
+            x = _convert(x, dtype)
+            return Unary("-", x, dtype, self.loc(node)) if op == "-" else x
+        if op == "&":
+            self.fail("address-of operator '&' is not supported", node)
+        if op == "*":
+            self.fail(f"dereference '{_render(node)}' is not supported", node)
+        if op in ("++", "--", "p++", "p--"):
+            if isinstance(operand, c_ast.ID) and isinstance(env.lookup(operand.name), _Array):
+                self.fail("pointer arithmetic is not supported", node)
+            self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
+        if op in _BITWISE:
+            self.fail(f"bitwise operator '{op}' is not supported", node)
+        if op in _LOGICAL:
+            self.fail(f"logical operator '{op}' is not supported", node)
+        if op == "sizeof":
+            self.fail("sizeof is not supported", node)
+        self.fail(f"operator '{op}' is not supported", node)
+
+    def binary(self, op: BinOpName, left: Expr, right: Expr, node: c_ast.Node) -> Binary:
+        dtype = _common_dtype(left.dtype, right.dtype)
+        if op == "%" and dtype.is_float:
+            self.fail("operator '%' on floating-point operands is not supported", node)
+        return Binary(op, _convert(left, dtype), _convert(right, dtype), dtype, self.loc(node))
+
+    def index(self, node: c_ast.Node, env: _Env) -> Expr:
+        e = self.expr(node, env)
+        if e.dtype.is_float:
+            self.fail("array index must be an integer", node)
+        return _convert(e, DType.INT)
+
+    def read_var(self, name: str, node: c_ast.Node, env: _Env) -> Expr:
+        b = env.lookup(name)
+        match b:
+            case _Scalar(dtype=dtype):
+                if name not in env.assigned:
+                    self.fail(f"'{name}' may be used uninitialised", node)
+                return Var(name, dtype, self.loc(node))
+            case _Value(expr=expr):
+                if expr is None:
+                    self.fail(f"'{name}' may be used uninitialised", node)
+                return expr
+            case _Array():
+                self.fail(f"use of array '{name}' without an index is not supported", node)
+            case None:
+                self.unknown_name(name, node)
+
+    def unknown_name(self, name: str, node: c_ast.Node) -> NoReturn:
+        if name in self.macros:
+            self.fail(f"macro '{name}' is not supported (the C preprocessor is not run)", node)
+        if name in self.funcdefs or name in self.prototypes:
+            self.fail(f"use of function '{name}' as a value is not supported", node)
+        self.fail(f"'{name}' is not declared", node)
+
+    def array_of(self, node: c_ast.ArrayRef, env: _Env) -> tuple[str, DType]:
+        base = node.name
+        if isinstance(base, c_ast.ArrayRef):
+            self.fail("multi-dimensional array access is not supported", node)
+        if not isinstance(base, c_ast.ID):
+            self.fail(f"subscript of '{_render(base)}' is not supported", node)
+        b = env.lookup(base.name)
+        if b is None:
+            self.unknown_name(base.name, base)
+        if not isinstance(b, _Array):
+            self.fail(f"subscript of non-array '{base.name}' is not supported", node)
+        return base.name, b.elem
+
+    # ----------------------------------------------------------- helper inlining
+
+    def call(self, node: c_ast.FuncCall, env: _Env) -> Expr:
+        """Inline a call to a helper function of this file (see module docstring)."""
+        if not isinstance(node.name, c_ast.ID):
+            self.fail("call through an expression is not supported", node)
+        name = node.name.name
+        if env.lookup(name) is not None or name not in self.funcdefs:
+            if name in self.macros:
+                self.fail(f"macro '{name}' is not supported (the C preprocessor is not run)", node)
+            self.fail(f"call to '{name}' is not supported", node)
+        if name in env.inlining:
+            self.fail(f"recursive call to '{name}' is not supported", node)
+        fdef = self.funcdefs[name]
+        ret = self.return_dtype(fdef)
+        if ret is None:
+            self.fail(f"call to void function '{name}' is not supported", node)
+        params = self.params_of(fdef)
+        args = node.args.exprs if node.args is not None else []
+        if len(args) != len(params):
+            self.fail(f"call to '{name}' with {len(args)} arguments; it takes {len(params)}", node)
+        scope: dict[str, _Binding] = {}
+        for (decl, ty), arg in zip(params, args, strict=True):
+            if isinstance(ty, PointerType):
+                self.fail(
+                    f"helper '{name}' has array parameter '{decl.name}'; "
+                    "only scalar parameters are supported",
+                    decl,
+                )
+            scope[decl.name] = _Value(ty.dtype, _convert(self.expr(arg, env), ty.dtype))
+        inner = _Env([scope], inlining=(*env.inlining, name))
+        items = list(fdef.body.block_items or [])
+        while items and isinstance(items[-1], c_ast.EmptyStatement):
+            items.pop()
+        if not items or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
+            self.fail(f"helper function '{name}' must end with 'return E;'", fdef)
+        for item in items[:-1]:
+            self._helper_stmt(item, inner, name)
+        return _convert(self.expr(items[-1].expr, inner), ret)
+
+    def _helper_stmt(self, node: c_ast.Node, env: _Env, helper: str) -> None:
+        if isinstance(node, c_ast.EmptyStatement):
+            return
+        if isinstance(node, c_ast.Decl):
+            for name, dtype, init in self.local_decls(node, env):
+                if env.lookup(name) is not None:
+                    self.fail(f"redeclaration of '{name}' is not supported", node)
+                value = None if init is None else _convert(self.expr(init, env), dtype)
+                env.scopes[-1][name] = _Value(dtype, value)
+            return
+        if isinstance(node, c_ast.Assignment | c_ast.UnaryOp) and _is_update(node):
+            target, value = self.scalar_update(node, env)
+            env.rebind(target, _Value(value.dtype, value))
+            return
+        self.fail(
+            f"{_describe(node)} in helper function '{helper}' is not supported; a helper may "
+            "only declare and assign scalars and end with 'return E;'",
+            node,
+        )
+
+    # ----------------------------------------------------------- declarations / updates
+
+    def local_decls(
+        self, node: c_ast.Decl, env: _Env
+    ) -> Iterator[tuple[str, DType, c_ast.Node | None]]:
+        """The (name, dtype, initialiser) of a local scalar declaration."""
+        for s in node.storage:
+            self.fail(f"'{s}' local variables are not supported", node)
+        ty = self.resolve_typedefs(node.type)
+        if isinstance(ty, c_ast.PtrDecl):
+            self.fail(f"local pointer variable '{node.name}' is not supported", node)
+        if isinstance(ty, c_ast.ArrayDecl):
+            self.fail(f"local array '{node.name}' is not supported", node)
+        if isinstance(ty, c_ast.FuncDecl):
+            self.fail("local function declarations are not supported", node)
+        if node.name is None:
+            self.fail(f"{_describe(ty)} declaration is not supported", node)
+        dtype = self.scalar_dtype(node.type, f"local '{node.name}'", node)
+        if dtype is None:
+            self.fail(f"void local '{node.name}' is not supported", node)
+        if isinstance(node.init, c_ast.InitList):
+            self.fail("initialiser list is not supported", node.init)
+        yield node.name, dtype, node.init
+
+    def update_target(self, node: c_ast.Node, env: _Env) -> c_ast.ID | c_ast.ArrayRef:
+        """The lvalue of an update statement; refused unless a scalar name or ``a[E]``."""
+        lvalue = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
+        match lvalue:
+            case c_ast.ID(name=name):
+                b = env.lookup(name)
+                if b is None:
+                    self.unknown_name(name, lvalue)
+                if isinstance(b, _Array):
+                    if isinstance(node, c_ast.UnaryOp) or node.op != "=":
+                        self.fail("pointer arithmetic is not supported", node)
+                    self.fail(
+                        f"assignment to array parameter '{name}' itself is not supported", node
+                    )
+                return lvalue
+            case c_ast.ArrayRef():
+                return lvalue
+            case c_ast.UnaryOp(op="*"):
+                self.fail(f"dereference '{_render(lvalue)}' is not supported", lvalue)
+            case c_ast.StructRef():
+                self.fail("struct member access is not supported", lvalue)
+            case _:
+                self.fail(f"assignment to '{_render(lvalue)}' is not supported", lvalue)
+
+    def scalar_update(self, node: c_ast.Node, env: _Env) -> tuple[str, Expr]:
+        """``x = E`` / ``x op= E`` / ``x++`` on a scalar: (x, converted new value)."""
+        lvalue = self.update_target(node, env)
+        if not isinstance(lvalue, c_ast.ID):
+            self.fail(
+                f"assignment to '{_render(lvalue)}' in a helper function is not supported", node
+            )
+        b = env.lookup(lvalue.name)
+        assert isinstance(b, _Scalar | _Value)
+        op, rhs = self.update_parts(node, env)
+        value = (
+            rhs
+            if op is None
+            else self.binary(op, self.read_var(lvalue.name, lvalue, env), rhs, node)
+        )
+        return lvalue.name, _convert(value, b.dtype)
+
+    def update_parts(self, node: c_ast.Node, env: _Env) -> tuple[BinOpName | None, Expr]:
+        """The operator (``None`` for ``=``) and right-hand side of an update statement."""
+        if isinstance(node, c_ast.UnaryOp):
+            return ("+" if node.op in ("++", "p++") else "-"), Const(1, DType.INT, self.loc(node))
+        assert isinstance(node, c_ast.Assignment)
+        if node.op == "=":
+            return None, self.expr(node.rvalue, env)
+        if node.op in _COMPOUND_OPS:
+            return _COMPOUND_OPS[node.op], self.expr(node.rvalue, env)
+        if node.op[:-1] in _BITWISE:
+            self.fail(f"bitwise operator '{node.op}' is not supported", node)
+        self.fail(f"operator '{node.op}' is not supported", node)
+
+
+def _is_update(node: c_ast.Node) -> bool:
+    if isinstance(node, c_ast.Assignment):
+        return True
+    return isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")
+
+
+_NODE_NAMES: dict[type[c_ast.Node], str] = {
+    c_ast.While: "while loop",
+    c_ast.DoWhile: "do-while loop",
+    c_ast.If: "if statement",
+    c_ast.Switch: "switch statement",
+    c_ast.Goto: "goto statement",
+    c_ast.Label: "labelled statement",
+    c_ast.Break: "break statement",
+    c_ast.Continue: "continue statement",
+    c_ast.Case: "case label",
+    c_ast.Default: "default label",
+    c_ast.Typedef: "typedef",
+    c_ast.Pragma: "pragma",
+    c_ast.For: "for loop",
+    c_ast.Return: "return statement",
+    c_ast.Compound: "block",
+    c_ast.Decl: "declaration",
+    c_ast.FuncCall: "function call",
+    c_ast.StaticAssert: "_Static_assert",
+    c_ast.InitList: "initialiser list",
+    c_ast.CompoundLiteral: "compound literal",
+    c_ast.Struct: "struct type",
+    c_ast.Union: "union type",
+    c_ast.Enum: "enum type",
+}
+
+
+def _describe(node: c_ast.Node) -> str:
+    name = _NODE_NAMES.get(type(node))
+    if name is not None:
+        return name
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", type(node).__name__).lower()
+
+
+class _Kernel:
+    """Lowering of the chosen function's body to loop-IR statements."""
+
+    def __init__(self, unit: _Unit, fdef: c_ast.FuncDef) -> None:
+        self.unit = unit
+        self.fdef = fdef
+        self.name: str = fdef.decl.name
+        self.locals: dict[str, DType] = {}
+
+    def lower(self) -> Function:
+        u = self.unit
+        params: list[Param] = []
+        scope: dict[str, _Binding] = {}
+        for decl, ty in u.params_of(self.fdef):
+            params.append(Param(decl.name, ty, u.loc(decl)))
+            scope[decl.name] = _Array(ty.elem) if isinstance(ty, PointerType) else _Scalar(ty.dtype)
+        self.return_dtype = u.return_dtype(self.fdef)
+        env = _Env([scope], assigned={p.name for p in params}, inlining=(self.name,))
+        items = list(self.fdef.body.block_items or [])
+        while items and isinstance(items[-1], c_ast.EmptyStatement):
+            items.pop()
+        body: list[Stmt] = []
+        for k, item in enumerate(items):
+            if isinstance(item, c_ast.Return) and k == len(items) - 1:
+                body.append(self.ret(item, env))
+            else:
+                body.extend(self.stmt(item, env))
+        if self.return_dtype is not None and not (body and isinstance(body[-1], Return)):
+            u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
+        return Function(
+            name=self.name,
+            params=tuple(params),
+            return_dtype=self.return_dtype,
+            locals=tuple(self.locals.items()),
+            body=tuple(body),
+            source=u.text,
+            loc=u.loc(self.fdef),
+        )
+
+    def ret(self, node: c_ast.Return, env: _Env) -> Return:
+        u = self.unit
+        if node.expr is None:
+            if self.return_dtype is not None:
+                u.fail(f"'return;' in function '{self.name}' returning a value", node)
+            return Return(None, u.loc(node))
+        if self.return_dtype is None:
+            u.fail(f"returning a value from void function '{self.name}'", node)
+        return Return(_convert(u.expr(node.expr, env), self.return_dtype), u.loc(node))
+
+    def declare(self, name: str, dtype: DType, node: c_ast.Node, env: _Env) -> None:
+        """Add a local to the innermost scope (and to ``Function.locals``)."""
+        if env.lookup(name) is not None:
+            self.unit.fail(f"redeclaration of '{name}' is not supported", node)
+        if name in self.locals and self.locals[name] != dtype:
+            # Declared before in a scope that has ended; reusing the slot needs one dtype.
+            self.unit.fail(f"redeclaration of '{name}' is not supported", node)
+        self.locals.setdefault(name, dtype)
+        env.scopes[-1][name] = _Scalar(dtype)
+        env.assigned.discard(name)
+
+    def block(self, items: list[c_ast.Node], env: _Env) -> list[Stmt]:
+        env.scopes.append({})
+        try:
+            return [s for item in items for s in self.stmt(item, env)]
+        finally:
+            env.scopes.pop()
+
+    def stmt(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
+        u = self.unit
+        loc = u.loc(node)
+        match node:
+            case c_ast.EmptyStatement():
+                return []
+            case c_ast.Compound(block_items=items):
+                return self.block(list(items or []), env)
+            case c_ast.Decl():
+                out: list[Stmt] = []
+                for name, dtype, init in u.local_decls(node, env):
+                    value = None if init is None else _convert(u.expr(init, env), dtype)
+                    self.declare(name, dtype, node, env)
+                    if value is not None:
+                        out.append(Assign(name, value, loc))
+                        env.assigned.add(name)
+                return out
+            case c_ast.Assignment() | c_ast.UnaryOp(op="++" | "--" | "p++" | "p--"):
+                return [self.update(node, env)]
+            case c_ast.For():
+                return [self.for_loop(node, env)]
+            case c_ast.Return():
+                u.fail("return before the end of the function is not supported", node)
+            case c_ast.FuncCall(name=c_ast.ID(name=callee)):
+                if callee in u.funcdefs and env.lookup(callee) is None:
+                    u.fail(f"call to '{callee}' as a statement is not supported", node)
+                u.expr(node, env)  # raises the precise message
+                raise AssertionError("unreachable")  # pragma: no cover
+            case c_ast.Label(name=label):
+                u.fail(f"label '{label}' is not supported", node)
+            case (
+                c_ast.ID()
+                | c_ast.Constant()
+                | c_ast.ArrayRef()
+                | c_ast.BinaryOp()
+                | c_ast.Cast()
+                | c_ast.TernaryOp()
+                | c_ast.ExprList()
+                | c_ast.UnaryOp()
+            ):
+                u.expr(node, env)  # unsupported pieces raise first
+                u.fail(f"expression statement '{_render(node)}' has no effect", node)
+            case _:
+                u.fail(f"{_describe(node)} is not supported", node)
+
+    def update(self, node: c_ast.Node, env: _Env) -> Stmt:
+        u = self.unit
+        lvalue = u.update_target(node, env)
+        if isinstance(lvalue, c_ast.ArrayRef):
+            array, elem = u.array_of(lvalue, env)
+            idx = u.index(lvalue.subscript, env)
+            op, rhs = u.update_parts(node, env)
+            old = Load(array, idx, elem, u.loc(lvalue))
+            value = rhs if op is None else u.binary(op, old, rhs, node)
+            return Store(array, idx, _convert(value, elem), u.loc(node))
+        target, value = u.scalar_update(node, env)
+        env.assigned.add(target)
+        return Assign(target, value, u.loc(node))
+
+    # ----------------------------------------------------------- for loops
+
+    def for_loop(self, node: c_ast.For, env: _Env) -> For:
+        u = self.unit
+        env.scopes.append({})
+        try:
+            var, start = self.for_init(node, env)
+            stop = self.for_cond(node, var, env)
+            self.for_step(node, var)
+            before = set(env.assigned)
+            body = tuple(self.stmt(node.stmt, env))
+            env.assigned = before
+        finally:
+            env.scopes.pop()
+        for name, wloc in _writes(body):
+            if name == var:
+                raise LiftError(f"loop counter '{var}' is assigned in the loop body", wloc)
+        written = {name for name, _ in _writes(body)}
+        for name, rloc in _vars_read(stop):
+            if name == var:
+                raise LiftError(f"loop bound reads the loop counter '{var}'", rloc)
+            if name in written:
+                raise LiftError(f"loop bound reads '{name}', which the loop body writes", rloc)
+        return For(var, start, stop, body, u.loc(node))
+
+    def for_init(self, node: c_ast.For, env: _Env) -> tuple[str, Expr]:
+        u = self.unit
+        init = node.init
+        if init is None:
+            u.fail("for loop without an initialiser is not supported", node)
+        if isinstance(init, c_ast.DeclList):
+            if len(init.decls) != 1:
+                u.fail("for loop declaring several variables is not supported", init)
+            decls = list(u.local_decls(init.decls[0], env))
+            name, dtype, value = decls[0]
+            if value is None:
+                u.fail(f"for loop counter '{name}' has no initial value", init)
+            start = self._counter_start(value, env)
+            if dtype != DType.INT:
+                u.fail(f"loop counter '{name}' must have an integer type", init)
+            self.declare(name, dtype, init.decls[0], env)
+        elif (
+            isinstance(init, c_ast.Assignment)
+            and init.op == "="
+            and isinstance(init.lvalue, c_ast.ID)
+        ):
+            name = init.lvalue.name
+            b = env.lookup(name)
+            if b is None:
+                u.unknown_name(name, init.lvalue)
+            if not isinstance(b, _Scalar) or name not in self.locals:
+                u.fail(f"loop counter '{name}' must be a local int variable", init)
+            if b.dtype != DType.INT:
+                u.fail(f"loop counter '{name}' must have an integer type", init)
+            start = self._counter_start(init.rvalue, env)
+        else:
+            u.fail(f"for loop initialiser '{_render(init)}' is not supported", init)
+        env.assigned.add(name)
+        return name, start
+
+    def _counter_start(self, node: c_ast.Node, env: _Env) -> Expr:
+        e = self.unit.expr(node, env)
+        if e.dtype.is_float:
+            self.unit.fail("loop start must be an integer expression", node)
+        return _convert(e, DType.INT)
+
+    def for_cond(self, node: c_ast.For, var: str, env: _Env) -> Expr:
+        u = self.unit
+        cond = node.cond
+        if cond is None:
+            u.fail("for loop without a condition is not supported", node)
+
+        def is_var(n: c_ast.Node) -> bool:
+            return isinstance(n, c_ast.ID) and n.name == var
+
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=") and is_var(cond.left):
+            bound_node, inclusive = cond.right, cond.op == "<="
+        elif isinstance(cond, c_ast.BinaryOp) and cond.op in (">", ">=") and is_var(cond.right):
+            bound_node, inclusive = cond.left, cond.op == ">="
+        else:
+            u.fail(
+                f"loop condition '{_render(cond)}' is not supported "
+                f"(only {var} < E, {var} <= E, E > {var}, E >= {var})",
+                cond,
+            )
+        bound = u.expr(bound_node, env)
+        if bound.dtype.is_float:
+            u.fail("loop bound must be an integer expression", bound_node)
+        stop = _convert(bound, DType.INT)
+        if inclusive:
+            stop = Binary("+", stop, Const(1, DType.INT, u.loc(cond)), DType.INT, u.loc(cond))
+        return stop
+
+    def for_step(self, node: c_ast.For, var: str) -> None:
+        u = self.unit
+        step = node.next
+        if step is None:
+            u.fail("for loop without a step is not supported", node)
+
+        def is_var(n: c_ast.Node) -> bool:
+            return isinstance(n, c_ast.ID) and n.name == var
+
+        def is_one(n: c_ast.Node) -> bool:
+            return isinstance(n, c_ast.Constant) and n.type == "int" and _int_literal(n.value) == 1
+
+        match step:
+            case c_ast.UnaryOp(op="++" | "p++", expr=x) if is_var(x):
+                return
+            case c_ast.Assignment(op="+=", lvalue=x, rvalue=one) if is_var(x) and is_one(one):
+                return
+            case c_ast.Assignment(
+                op="=", lvalue=x, rvalue=c_ast.BinaryOp(op="+", left=a, right=b)
+            ) if is_var(x) and ((is_var(a) and is_one(b)) or (is_one(a) and is_var(b))):
+                return
+        u.fail(
+            f"loop step '{_render(step)}' is not supported "
+            f"(only {var}++, ++{var}, {var} += 1, {var} = {var} + 1)",
+            step,
+        )

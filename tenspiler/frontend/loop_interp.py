@@ -1,0 +1,242 @@
+"""Concrete interpreter of the loop IR, with exact C semantics.
+
+Arithmetic goes through :func:`tenspiler.ir.semantics.py_binop` and
+:func:`~tenspiler.ir.semantics.py_cast` (the one definition shared with the verifier):
+``INT`` values are unbounded Python ints (a mathematical-integer model of ``int``),
+``FLOAT``/``DOUBLE`` values are Python floats. It is the reference the rest of the pipeline
+is tested against, so it checks what it can: array bounds, uninitialised reads, ill-typed
+stores and a step budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import assert_never
+
+import numpy as np
+
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    PointerType,
+    Return,
+    ScalarType,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
+from tenspiler.ir.semantics import py_binop, py_cast
+
+__all__ = ["run_function"]
+
+Number = int | float
+
+
+def run_function(
+    fn: Function, inputs: Mapping[str, object], max_steps: int = 1_000_000
+) -> dict[str, object]:
+    """Run ``fn`` on concrete ``inputs``.
+
+    Args:
+        fn: the kernel.
+        inputs: exactly one entry per parameter: a Python/NumPy number for a scalar
+            parameter (an integral value for ``INT``, ``0..255`` for ``UINT8``), and a 1-D
+            array-like for a pointer parameter (integral values for ``INT``/``UINT8``
+            elements). Inputs are never mutated.
+        max_steps: budget of executed statements (each ``Assign``/``Store``/``Return`` and
+            each ``For`` iteration counts one).
+
+    Returns:
+        ``{"return": value or None, <array param>: final array, ...}``; arrays are copies,
+        ``np.int64`` for ``INT``/``UINT8`` elements and ``np.float64`` for
+        ``FLOAT``/``DOUBLE``.
+
+    Raises:
+        ValueError: missing/unknown input names or values of the wrong kind.
+        IndexError: an out-of-bounds load or store (message names array and index).
+        tenspiler.ir.semantics.UndefinedBehaviour: division or remainder by zero.
+        RuntimeError: more than ``max_steps`` statements, or a read of an unassigned local.
+        OverflowError: a final ``INT`` array value does not fit in ``np.int64``.
+    """
+    return _Machine(fn, inputs, max_steps).run()
+
+
+class _ReturnSignal(Exception):
+    def __init__(self, value: Number | None) -> None:
+        self.value = value
+
+
+class _Machine:
+    def __init__(self, fn: Function, inputs: Mapping[str, object], max_steps: int) -> None:
+        self.fn = fn
+        self.max_steps = max_steps
+        self.steps = 0
+        names = {p.name for p in fn.params}
+        missing = [p.name for p in fn.params if p.name not in inputs]
+        unknown = sorted(set(inputs) - names)
+        if missing or unknown:
+            raise ValueError(
+                f"inputs of '{fn.name}': missing {missing}, unknown {unknown}; "
+                f"expected exactly {[p.name for p in fn.params]}"
+            )
+        self.scalars: dict[str, Number | None] = {name: None for name, _ in fn.locals}
+        self.arrays: dict[str, list[Number]] = {}
+        self.elem: dict[str, DType] = {}
+        for p in fn.params:
+            value = inputs[p.name]
+            match p.type:
+                case ScalarType(dtype=dtype):
+                    self.scalars[p.name] = _scalar_input(p.name, value, dtype)
+                case PointerType(elem=elem):
+                    self.arrays[p.name] = _array_input(p.name, value, elem)
+                    self.elem[p.name] = elem
+                case _:
+                    assert_never(p.type)
+
+    def run(self) -> dict[str, object]:
+        ret: Number | None = None
+        try:
+            self.block(self.fn.body)
+        except _ReturnSignal as r:
+            ret = r.value
+        out: dict[str, object] = {"return": ret}
+        for name, values in self.arrays.items():
+            dtype = np.float64 if self.elem[name].is_float else np.int64
+            try:
+                out[name] = np.array(values, dtype=dtype)
+            except OverflowError as e:
+                raise OverflowError(
+                    f"a final value of array '{name}' does not fit in {dtype.__name__}"
+                ) from e
+        return out
+
+    # ----------------------------------------------------------- statements
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise RuntimeError(
+                f"'{self.fn.name}' exceeded the step limit of {self.max_steps} statements"
+            )
+
+    def block(self, body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s: Stmt) -> None:
+        match s:
+            case Assign(target=target, value=value):
+                self.tick()
+                self._check_dtype(value, self.fn.dtype_of(target), f"assignment to '{target}'")
+                self.scalars[target] = self.eval(value)
+            case Store(array=array, index=index, value=value):
+                self.tick()
+                data = self._array(array)
+                i = self._index(array, self.eval(index), len(data))
+                self._check_dtype(value, self.elem[array], f"store to '{array}'")
+                data[i] = self.eval(value)
+            case For(var=var, start=start, stop=stop, body=body):
+                # C: var = start; while (var < stop) { body; var++; } -- after the loop
+                # var holds max(start, stop), as in C.
+                self.scalars[var] = self.eval(start)
+                while True:
+                    self.tick()
+                    counter = self.scalars[var]
+                    assert counter is not None
+                    if not counter < self.eval(stop):
+                        break
+                    self.block(body)
+                    counter = self.scalars[var]
+                    assert counter is not None
+                    self.scalars[var] = counter + 1
+            case Return(value=value):
+                self.tick()
+                if value is None:
+                    raise _ReturnSignal(None)
+                if self.fn.return_dtype is not None:
+                    self._check_dtype(value, self.fn.return_dtype, "return value")
+                raise _ReturnSignal(self.eval(value))
+            case _:
+                assert_never(s)
+
+    # ----------------------------------------------------------- expressions
+
+    def eval(self, e: Expr) -> Number:
+        match e:
+            case Const(value=value, dtype=dtype):
+                return py_cast(value, dtype)  # type: ignore[no-any-return]
+            case Var(name=name):
+                if name not in self.scalars:
+                    raise RuntimeError(f"'{name}' is not a scalar variable of '{self.fn.name}'")
+                v = self.scalars[name]
+                if v is None:
+                    raise RuntimeError(f"read of unassigned variable '{name}'")
+                return v
+            case Load(array=array, index=index):
+                data = self._array(array)
+                return data[self._index(array, self.eval(index), len(data))]
+            case Unary(op="-", operand=operand):
+                return -self.eval(operand)
+            case Unary():
+                raise AssertionError(f"unknown unary operator {e.op!r}")
+            case Binary(op=op, left=left, right=right, dtype=dtype):
+                return py_binop(op, self.eval(left), self.eval(right), dtype)  # type: ignore[no-any-return]
+            case Cast(operand=operand, dtype=dtype):
+                return py_cast(self.eval(operand), dtype)  # type: ignore[no-any-return]
+            case _:
+                assert_never(e)
+
+    def _array(self, name: str) -> list[Number]:
+        if name not in self.arrays:
+            raise RuntimeError(f"'{name}' is not an array parameter of '{self.fn.name}'")
+        return self.arrays[name]
+
+    @staticmethod
+    def _index(array: str, index: Number, length: int) -> int:
+        if not isinstance(index, int):
+            raise TypeError(f"non-integer index {index!r} into array '{array}'")
+        if not 0 <= index < length:
+            raise IndexError(f"index {index} out of bounds for array '{array}' of length {length}")
+        return index
+
+    @staticmethod
+    def _check_dtype(value: Expr, expected: DType, what: str) -> None:
+        if value.dtype != expected:
+            raise TypeError(
+                f"ill-typed IR: {what} has dtype {value.dtype.value}, expected {expected.value}"
+            )
+
+
+# ---------------------------------------------------------------- input conversion
+
+
+def _scalar_input(name: str, value: object, dtype: DType) -> Number:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise ValueError(f"input '{name}' must be a number, got {type(value).__name__}")
+    if dtype.is_float:
+        return float(value)
+    return _integral(name, value, dtype)
+
+
+def _integral(name: str, value: object, dtype: DType) -> int:
+    if isinstance(value, float | np.floating) and not float(value).is_integer():
+        raise ValueError(f"input '{name}' must be integral for dtype {dtype.value}, got {value}")
+    v = int(value)  # type: ignore[call-overload]
+    if dtype == DType.UINT8 and not 0 <= v <= 255:
+        raise ValueError(f"input '{name}' must be in [0, 255] for dtype uint8, got {v}")
+    return v
+
+
+def _array_input(name: str, value: object, elem: DType) -> list[Number]:
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"input '{name}' must be a 1-D array, got shape {arr.shape}")
+    return [_scalar_input(f"{name}[{k}]", x, elem) for k, x in enumerate(arr.tolist())]

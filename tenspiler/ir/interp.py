@@ -1,0 +1,104 @@
+"""Reference interpreter of TensIR (NumPy): the executable definition of every op.
+
+Values: 1-D tensors are ``np.ndarray`` (int64 for integer dtypes, float64 for reals);
+scalars are Python ``int`` / ``float``. Arithmetic goes through
+``tenspiler.ir.semantics`` so it is C's (truncating ``/`` and ``%``).
+
+Errors: :class:`IndexError` when an access op is out of range (``take(t, n)`` with
+``n > size(t)`` …), :class:`~tenspiler.ir.semantics.UndefinedBehaviour` on a zero integer
+divisor, :class:`ValueError` for ``reduce_max`` of an empty tensor or a length mismatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir.semantics import UndefinedBehaviour, np_binop, py_binop
+from tenspiler.ir.terms import (
+    Lit,
+    ReduceMax,
+    ReduceSum,
+    ScalarOp,
+    ScalarVar,
+    Size,
+    Slice,
+    Tail,
+    Take,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+)
+
+
+def _as_tensor(v: Any, dtype: DType) -> np.ndarray:
+    return np.asarray(v, dtype=np.float64 if dtype.is_float else np.int64)
+
+
+def _scalar(v: Any, dtype: DType) -> int | float:
+    return float(v) if dtype.is_float else int(v)
+
+
+def _check_range(what: str, lo: int, hi: int, size: int) -> None:
+    if not (0 <= lo <= hi <= size):
+        raise IndexError(f"{what}: range [{lo}, {hi}) outside a tensor of size {size}")
+
+
+def _check_divisor(op: str, divisor: Any, dtype: DType) -> None:
+    if op in ("/", "%") and not dtype.is_float and np.any(np.asarray(divisor) == 0):
+        raise UndefinedBehaviour(f"integer {op} by zero")
+
+
+def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
+    """Value of ``t`` where ``env`` maps each free variable name to its value."""
+    match t:
+        case ScalarVar(name, dtype):
+            return _scalar(env[name], dtype)
+        case TensorVar(name, dtype):
+            return _as_tensor(env[name], dtype)
+        case Lit(value, dtype):
+            return _scalar(value, dtype)
+        case ScalarOp(op, l, r, dtype):
+            x, y = evaluate(l, env), evaluate(r, env)
+            _check_divisor(op, y, dtype)
+            return _scalar(py_binop(op, x, y, dtype), dtype)
+        case ReduceSum(x, dtype):
+            v = evaluate(x, env)
+            return _scalar(np.sum(v) if v.size else 0, dtype)
+        case ReduceMax(x, dtype):
+            v = evaluate(x, env)
+            if v.size == 0:
+                raise ValueError("reduce_max of an empty tensor")
+            return _scalar(np.max(v), dtype)
+        case Size(x):
+            return int(evaluate(x, env).shape[0])
+        case Take(x, n):
+            v, k = evaluate(x, env), evaluate(n, env)
+            _check_range("take", 0, k, v.shape[0])
+            return v[:k]
+        case Tail(x, n):
+            v, k = evaluate(x, env), evaluate(n, env)
+            _check_range("tail", k, v.shape[0], v.shape[0])
+            return v[k:]
+        case Slice(x, lo, hi):
+            v, a, b = evaluate(x, env), evaluate(lo, env), evaluate(hi, env)
+            _check_range("slice", a, b, v.shape[0])
+            return v[a:b]
+        case TensorTensor(op, l, r, dtype):
+            x, y = evaluate(l, env), evaluate(r, env)
+            if x.shape != y.shape:
+                raise ValueError(f"tensor_tensor on sizes {x.shape[0]} and {y.shape[0]}")
+            _check_divisor(op, y, dtype)
+            return _as_tensor(np_binop(op, _as_tensor(x, dtype), _as_tensor(y, dtype), dtype), dtype)
+        case TensorScalar(op, x, s, scalar_left, dtype):
+            v = _as_tensor(evaluate(x, env), dtype)
+            c = _as_tensor(evaluate(s, env), dtype)
+            a, b = (c, v) if scalar_left else (v, c)
+            if v.size:  # a broadcast divisor is used only if there are elements to divide
+                _check_divisor(op, b, dtype)
+            return _as_tensor(np_binop(op, a, b, dtype), dtype)
+    raise TypeError(f"not a TensIR term: {t!r}")

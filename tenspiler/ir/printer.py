@@ -1,0 +1,68 @@
+"""TensIR text in the paper's concrete syntax (Fig. 2), e.g.
+``tensor_tensor(take(a, n), take(b, n), +)``. Golden-tested."""
+
+from __future__ import annotations
+
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Lit,
+    Output,
+    ProgramSummary,
+    ReduceMax,
+    ReduceSum,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    Size,
+    Slice,
+    Tail,
+    Take,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+)
+
+
+def show(t: Term) -> str:
+    match t:
+        case ScalarVar(name) | TensorVar(name):
+            return name
+        case Lit(v):
+            return repr(v) if isinstance(v, float) else str(v)
+        case ScalarOp(op, l, r):
+            return f"({show(l)} {op} {show(r)})"
+        case ReduceSum(x):
+            return f"reduce_sum({show(x)})"
+        case ReduceMax(x):
+            return f"reduce_max({show(x)})"
+        case Size(x):
+            return f"size({show(x)})"
+        case Take(x, n):
+            return f"take({show(x)}, {show(n)})"
+        case Tail(x, n):
+            return f"tail({show(x)}, {show(n)})"
+        case Slice(x, lo, hi):
+            return f"slice({show(x)}, {show(lo)}, {show(hi)})"
+        case TensorTensor(op, l, r):
+            return f"tensor_tensor({show(l)}, {show(r)}, {op})"
+        case TensorScalar(op, x, s, left):
+            return (
+                f"scalar_tensor({show(s)}, {show(x)}, {op})"
+                if left
+                else f"tensor_scalar({show(x)}, {show(s)}, {op})"
+            )
+    raise TypeError(f"not a TensIR term: {t!r}")
+
+
+def show_output(o: Output) -> str:
+    match o:
+        case ArrayOutput(array, lo, hi, value):
+            return f"{array}[{show(lo)}:{show(hi)}] = {show(value)}"
+        case ScalarOutput(name, value):
+            return f"{name} = {show(value)}"
+    raise TypeError(o)
+
+
+def show_summary(ps: ProgramSummary) -> str:
+    return "\n".join(show_output(o) for o in ps.outputs)

@@ -1,0 +1,162 @@
+"""The single definition of scalar arithmetic, shared by every interpreter and encoder.
+
+Each operator is defined three times *side by side* — on Python numbers (the loop-IR
+interpreter), on NumPy arrays (the TensIR reference interpreter and the generated NumPy
+code's helpers) and as SMT-LIB text (verification) — and ``tests/test_semantics.py``
+checks the three against each other (the SMT side with cvc5) on random inputs.
+
+C semantics (C11 §6.5.5, §6.3.1): integer ``/`` truncates toward zero and ``a % b`` has
+the sign of ``a`` with ``(a/b)*b + a%b == a``; division by zero is undefined behaviour
+(callers add a non-zero-divisor assumption). Conversion of a real to an integer truncates
+toward zero; conversion to ``unsigned char`` wraps modulo 256. Floats are modelled as reals.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tenspiler.frontend.loop_ir import BinOpName, DType
+
+
+class UndefinedBehaviour(ArithmeticError):
+    """Raised by the concrete semantics where C has undefined behaviour (x / 0)."""
+
+
+# ---------------------------------------------------------------- Python numbers
+
+
+def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
+    """``x op y`` on Python ints (exact) or floats, with C semantics for ``dtype``."""
+    if op == "+":
+        return x + y
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    if y == 0:
+        raise UndefinedBehaviour(f"{op} by zero")
+    if dtype.is_float:
+        if op == "/":
+            return x / y
+        return math.fmod(x, y)
+    q = abs(x) // abs(y)
+    if (x >= 0) != (y > 0) and q != 0:
+        q = -q
+    if op == "/":
+        return q
+    return x - y * q
+
+
+def py_cast(x: Any, dtype: DType) -> Any:
+    if dtype.is_float:
+        return float(x)
+    v = int(x) if not isinstance(x, float) else math.trunc(x)
+    if dtype == DType.UINT8:
+        return v % 256
+    return v
+
+
+# ---------------------------------------------------------------- NumPy arrays
+
+
+def np_dtype(dtype: DType) -> type[np.generic]:
+    """NumPy dtype used by the reference interpreter and generated code for ``dtype``."""
+    return {
+        DType.INT: np.int64,
+        DType.UINT8: np.uint8,
+        DType.FLOAT: np.float32,
+        DType.DOUBLE: np.float64,
+    }[dtype]
+
+
+def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
+    """Elementwise ``x op y`` on NumPy arrays/scalars already converted to ``dtype``'s
+    computation type (int64 for integers, float64 for reals)."""
+    if op == "+":
+        return np.add(x, y)
+    if op == "-":
+        return np.subtract(x, y)
+    if op == "*":
+        return np.multiply(x, y)
+    if dtype.is_float:
+        return np.divide(x, y) if op == "/" else np.fmod(x, y)
+    if op == "/":
+        return c_div(x, y)
+    return np.fmod(x, y)  # integer fmod is C's %: sign of the dividend
+
+
+def c_div(x: Any, y: Any) -> Any:
+    """C integer division (truncation toward zero) on int64 NumPy arrays; ``y`` ≠ 0."""
+    x = np.asarray(x, dtype=np.int64)
+    y = np.asarray(y, dtype=np.int64)
+    q = np.abs(x) // np.abs(y)
+    return np.where((x >= 0) == (y > 0), q, -q)
+
+
+def np_cast(x: Any, dtype: DType) -> Any:
+    if dtype.is_float:
+        return np.asarray(x, dtype=np.float64)
+    if np.issubdtype(np.asarray(x).dtype, np.floating):
+        x = np.trunc(x)
+    v = np.asarray(x).astype(np.int64)
+    if dtype == DType.UINT8:
+        return np.mod(v, 256)
+    return v
+
+
+# ---------------------------------------------------------------- SMT-LIB text
+
+#: Definitions every SMT-LIB script starts with (C division and remainder on Int).
+SMT_PRELUDE = """\
+; C integer division truncates toward zero (C11 6.5.5); SMT-LIB div/mod are Euclidean.
+(define-fun c_div ((x Int) (y Int)) Int
+  (let ((q (div (abs x) (abs y)))) (ite (= (>= x 0) (> y 0)) q (- q))))
+(define-fun c_mod ((x Int) (y Int)) Int
+  (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
+; C conversion of a real to an integer truncates toward zero.
+(define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
+"""
+
+
+def smt_sort(dtype: DType) -> str:
+    return "Real" if dtype.is_float else "Int"
+
+
+def smt_binop(op: BinOpName, x: str, y: str, dtype: DType) -> str:
+    if op in ("+", "-", "*"):
+        return f"({op} {x} {y})"
+    if dtype.is_float:
+        if op == "/":
+            return f"(/ {x} {y})"
+        raise NotImplementedError("fmod on reals has no SMT encoding here")
+    return f"(c_div {x} {y})" if op == "/" else f"(c_mod {x} {y})"
+
+
+def smt_neg(x: str) -> str:
+    return f"(- {x})"
+
+
+def smt_cast(x: str, src: DType, dst: DType) -> str:
+    if src.is_float == dst.is_float:
+        if dst == DType.UINT8 and src != DType.UINT8:
+            return f"(mod {x} 256)"
+        return x
+    if dst.is_float:
+        return f"(to_real {x})"
+    v = f"(c_trunc {x})"
+    return f"(mod {v} 256)" if dst == DType.UINT8 else v
+
+
+def smt_const(value: int | float, dtype: DType) -> str:
+    if dtype.is_float:
+        from fractions import Fraction
+
+        fr = Fraction(value)
+        num, den = fr.numerator, fr.denominator
+        n = f"{abs(num)}.0" if den == 1 else f"(/ {abs(num)}.0 {den}.0)"
+        return f"(- {n})" if num < 0 else n
+    v = int(value)
+    return f"(- {-v})" if v < 0 else str(v)

@@ -1,0 +1,224 @@
+"""SMT-LIB encoding of TensIR — the proof-side definition of every op.
+
+Pointwise encoding (DESIGN.md, "Verification encoding"): a tensor term is compiled to its
+*value at a symbolic index* ``k`` (slices shift ``k``, scalars broadcast), so an equation
+between tensors becomes a quantified array fact that E-matching handles. Reductions are
+``define-fun-rec`` functions that recurse over the prefix length
+(``rsum(m) = rsum(m-1) + e[m-1]``), so one loop step is exactly one unfolding.
+
+Each reduction function is *closed*: its parameters are the arrays and scalars its element
+expression reads, so the same function serves every clause and the certificate.
+Arithmetic comes from ``tenspiler.ir.semantics`` (C division, conversions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir import semantics as sem
+from tenspiler.ir.terms import (
+    Lit,
+    ReduceMax,
+    ReduceSum,
+    Scalar,
+    ScalarOp,
+    ScalarVar,
+    Size,
+    Slice,
+    Tail,
+    Take,
+    Tensor,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+    free_vars,
+)
+
+
+def array_sort(dtype: DType) -> str:
+    return f"(Array Int {sem.smt_sort(dtype)})"
+
+
+@dataclass
+class SmtEncoder:
+    """Encodes TensIR terms given the SMT names of their free variables.
+
+    Attributes:
+        names: TensIR variable name → SMT term (an array for tensors, a value for scalars).
+        lengths: TensIR tensor variable name → SMT term for its length (only needed by
+            ``size``/``tail`` of a whole variable).
+        definitions: ``define-fun-rec`` commands created so far, shared with sub-encoders.
+    """
+
+    names: Mapping[str, str]
+    lengths: Mapping[str, str] = field(default_factory=dict)
+    definitions: list[str] = field(default_factory=list)
+    _rec_names: dict[str, str] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ scalars
+
+    def scalar(self, t: Scalar) -> str:
+        match t:
+            case ScalarVar(name):
+                return self.names[name]
+            case Lit(value, dtype):
+                return sem.smt_const(value, dtype)
+            case ScalarOp(op, l, r, dtype):
+                return sem.smt_binop(
+                    op, self._conv(self.scalar(l), l.dtype, dtype),
+                    self._conv(self.scalar(r), r.dtype, dtype), dtype,
+                )
+            case Size(x):
+                return self.length(x)
+            case ReduceSum(x, dtype):
+                return self._reduction("rsum", x, dtype)
+            case ReduceMax(x, dtype):
+                return self._reduction("rmax", x, dtype)
+        raise TypeError(f"not a scalar TensIR term: {t!r}")
+
+    # ------------------------------------------------------------ tensors
+
+    def at(self, t: Tensor, k: str) -> str:
+        """Value of element ``k`` (an SMT Int term, 0-based) of tensor ``t``."""
+        match t:
+            case TensorVar(name):
+                return f"(select {self.names[name]} {k})"
+            case Take(x, _):
+                return self.at(x, k)
+            case Tail(x, n):
+                return self.at(x, _add(self.scalar(n), k))
+            case Slice(x, lo, _):
+                return self.at(x, _add(self.scalar(lo), k))
+            case TensorTensor(op, l, r, dtype):
+                return sem.smt_binop(
+                    op, self._conv(self.at(l, k), l.dtype, dtype),
+                    self._conv(self.at(r, k), r.dtype, dtype), dtype,
+                )
+            case TensorScalar(op, x, s, scalar_left, dtype):
+                v = self._conv(self.at(x, k), x.dtype, dtype)
+                c = self._conv(self.scalar(s), s.dtype, dtype)
+                return sem.smt_binop(op, c, v, dtype) if scalar_left else sem.smt_binop(op, v, c, dtype)
+        raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+    def length(self, t: Tensor) -> str:
+        match t:
+            case TensorVar(name):
+                if name not in self.lengths:
+                    raise ValueError(f"length of array '{name}' is not known to the encoding")
+                return self.lengths[name]
+            case Take(_, n):
+                return self.scalar(n)
+            case Tail(x, n):
+                return f"(- {self.length(x)} {self.scalar(n)})"
+            case Slice(_, lo, hi):
+                return f"(- {self.scalar(hi)} {self.scalar(lo)})"
+            case TensorTensor(_, l, _, _):
+                return self.length(l)
+            case TensorScalar(_, x, _, _, _):
+                return self.length(x)
+        raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+    def range_conditions(self, t: Term) -> list[str]:
+        """Side conditions under which the access ops in ``t`` are in range (for
+        ``take``/``slice`` of a variable only the lower bounds are checkable: arrays have
+        no modelled length, their sizes are preconditions)."""
+        out: list[str] = []
+        match t:
+            case Take(_, n):
+                out.append(f"(<= 0 {self.scalar(n)})")
+            case Slice(_, lo, hi):
+                out.append(f"(<= 0 {self.scalar(lo)} {self.scalar(hi)})")
+            case Tail(x, n):
+                out.append(f"(<= 0 {self.scalar(n)} {self.length(x)})")
+            case _:
+                pass
+        from tenspiler.ir.terms import children
+
+        for c in children(t):
+            out += self.range_conditions(c)
+        return out
+
+    # ------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _conv(x: str, src: DType, dst: DType) -> str:
+        if src.is_float == dst.is_float:
+            return x
+        return sem.smt_cast(x, src, dst)
+
+    def _reduction(self, kind: str, x: Tensor, dtype: DType) -> str:
+        """Closed recursive function over the prefix length of ``x``'s elements."""
+        fv = sorted(element_vars(x))
+        params = {v: f"p.{v}" for v in fv}
+        sub = SmtEncoder(params, {}, self.definitions, self._rec_names)
+        elem = sub._conv(sub.at(x, "(- m 1)"), x.dtype, dtype)
+        first = sub._conv(sub.at(x, "0"), x.dtype, dtype)
+        sort = sem.smt_sort(dtype)
+        sig = " ".join(f"({params[v]} {self._sort_of(x, v)})" for v in fv)
+        if kind == "rsum":
+            zero = "0.0" if dtype.is_float else "0"
+            body = f"(ite (<= m 0) {zero} (+ (NAME{_args(params, fv)} (- m 1)) {elem}))"
+        else:
+            prev = f"(NAME{_args(params, fv)} (- m 1))"
+            body = f"(ite (<= m 1) {first} (let ((r {prev}) (e {elem})) (ite (>= r e) r e)))"
+        key = f"{kind}:{sig}:{body}"
+        name = self._rec_names.get(key)
+        if name is None:
+            name = f"{kind}_{len(self._rec_names)}"
+            self._rec_names[key] = name
+            self.definitions.append(
+                f"(define-fun-rec {name} ({sig} (m Int)) {sort}\n  {body.replace('NAME', name)})"
+            )
+        args = "".join(f" {self.names[v]}" for v in fv)
+        return f"({name}{args} {self.length(x)})"
+
+    @staticmethod
+    def _sort_of(x: Term, var: str) -> str:
+        found: dict[str, str] = {}
+
+        def walk(t: Term) -> None:
+            from tenspiler.ir.terms import children
+
+            if isinstance(t, TensorVar) and t.name == var:
+                found[var] = array_sort(t.dtype)
+            elif isinstance(t, ScalarVar) and t.name == var:
+                found[var] = sem.smt_sort(t.dtype)
+            for c in children(t):
+                walk(c)
+
+        walk(x)
+        return found[var]
+
+
+def element_vars(t: Tensor) -> set[str]:
+    """Free variables of the *elements* of ``t`` (not of its length): the parameters of a
+    reduction function, so that prefixes of different lengths share one function."""
+    match t:
+        case TensorVar(name):
+            return {name}
+        case Take(x, _):
+            return element_vars(x)
+        case Tail(x, n):
+            return element_vars(x) | free_vars(n)
+        case Slice(x, lo, _):
+            return element_vars(x) | free_vars(lo)
+        case TensorTensor(_, l, r, _):
+            return element_vars(l) | element_vars(r)
+        case TensorScalar(_, x, s, _, _):
+            return element_vars(x) | free_vars(s)
+    raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+
+def _add(a: str, b: str) -> str:
+    if a == "0":
+        return b
+    if b == "0":
+        return a
+    return f"(+ {a} {b})"
+
+
+def _args(params: Mapping[str, str], fv: list[str]) -> str:
+    return "".join(f" {params[v]}" for v in fv)

@@ -1,0 +1,265 @@
+"""TensIR terms (paper Fig. 2, 1-D core) and program summaries.
+
+Scalar terms: :class:`ScalarVar`, :class:`Lit`, :class:`ScalarOp` (scalar arithmetic with C
+semantics), :class:`ReduceSum`, :class:`ReduceMax`, :class:`Size`.
+Tensor terms (1-D): :class:`TensorVar` (an input array of unknown length), the access ops
+:class:`Take`, :class:`Tail`, :class:`Slice`, and the compute ops :class:`TensorTensor`
+(elementwise, equal lengths) and :class:`TensorScalar` (broadcast a scalar, either order).
+
+Every term carries the dtype of its value; integer arithmetic on ``uint8`` promotes to
+``int`` as in C (``promote``). Meaning: ``tenspiler.ir.interp`` (reference interpreter) and
+``tenspiler.ir.smt`` (SMT encoding), both built on ``tenspiler.ir.semantics``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from tenspiler.frontend.loop_ir import BinOpName, DType
+
+
+def promote(a: DType, b: DType) -> DType:
+    """C usual arithmetic conversions restricted to our dtypes (uint8 → int)."""
+    if DType.DOUBLE in (a, b):
+        return DType.DOUBLE
+    if DType.FLOAT in (a, b):
+        return DType.FLOAT
+    return DType.INT
+
+
+# ---------------------------------------------------------------- scalar terms
+
+
+@dataclass(frozen=True)
+class ScalarVar:
+    """A scalar input: a parameter, a variable's value at loop entry, or a loop bound."""
+
+    name: str
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class Lit:
+    value: int | float
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    op: BinOpName
+    left: Scalar
+    right: Scalar
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class ReduceSum:
+    """Sum of all elements (0 for an empty tensor). Paper Fig. 2 ``reduce_sum``."""
+
+    tensor: Tensor
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class ReduceMax:
+    """Largest element; defined only for non-empty tensors. Paper Fig. 2 ``reduce_max``."""
+
+    tensor: Tensor
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class Size:
+    """Number of elements of a 1-D tensor (``size(t, 0)``)."""
+
+    tensor: Tensor
+    dtype: DType = DType.INT
+
+
+Scalar: TypeAlias = ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size
+
+
+# ---------------------------------------------------------------- tensor terms
+
+
+@dataclass(frozen=True)
+class TensorVar:
+    """An input array (pointer parameter); its length is not known statically."""
+
+    name: str
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class Take:
+    """``take(t, n)``: the first ``n`` elements; requires ``0 ≤ n ≤ size(t)``."""
+
+    tensor: Tensor
+    n: Scalar
+
+    @property
+    def dtype(self) -> DType:
+        return self.tensor.dtype
+
+
+@dataclass(frozen=True)
+class Tail:
+    """``tail(t, n)``: the elements after the first ``n``; requires ``0 ≤ n ≤ size(t)``."""
+
+    tensor: Tensor
+    n: Scalar
+
+    @property
+    def dtype(self) -> DType:
+        return self.tensor.dtype
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``slice(t, lo, hi)``: elements ``lo`` (inclusive) to ``hi`` (exclusive);
+    requires ``0 ≤ lo ≤ hi ≤ size(t)``."""
+
+    tensor: Tensor
+    lo: Scalar
+    hi: Scalar
+
+    @property
+    def dtype(self) -> DType:
+        return self.tensor.dtype
+
+
+@dataclass(frozen=True)
+class TensorTensor:
+    """Elementwise ``left op right`` on tensors of equal length."""
+
+    op: BinOpName
+    left: Tensor
+    right: Tensor
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class TensorScalar:
+    """Elementwise ``t op s`` (or ``s op t`` when ``scalar_left``), ``s`` broadcast."""
+
+    op: BinOpName
+    tensor: Tensor
+    scalar: Scalar
+    scalar_left: bool
+    dtype: DType
+
+
+Tensor: TypeAlias = TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar
+Term: TypeAlias = Scalar | Tensor
+
+TENSOR_TYPES = (TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar)
+
+
+def is_tensor(t: Term) -> bool:
+    return isinstance(t, TENSOR_TYPES)
+
+
+# ---------------------------------------------------------------- program summaries
+
+
+@dataclass(frozen=True)
+class ArrayOutput:
+    """``array[lo:hi] = value``; every other element of ``array`` keeps its initial value."""
+
+    array: str
+    lo: Scalar
+    hi: Scalar
+    value: Tensor
+
+
+@dataclass(frozen=True)
+class ScalarOutput:
+    """A scalar result: the function's return value (``name == "return"``) or a local."""
+
+    name: str
+    value: Scalar
+
+
+Output: TypeAlias = ArrayOutput | ScalarOutput
+
+
+@dataclass(frozen=True)
+class ProgramSummary:
+    """The lifted meaning of a kernel: one TensIR definition per output (paper §4.1, Eq. 1).
+
+    Array inputs are referred to by name and denote their values at function entry.
+    """
+
+    function: str
+    outputs: tuple[Output, ...]
+
+
+# ---------------------------------------------------------------- generic traversal
+
+
+def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
+    """Rebuild ``t`` with ``f`` applied to each direct child (same object if unchanged)."""
+    match t:
+        case ScalarVar() | Lit() | TensorVar():
+            return t
+        case ScalarOp(op, l, r, d):
+            nl, nr = f(l), f(r)
+            return t if (nl is l and nr is r) else ScalarOp(op, nl, nr, d)  # type: ignore[arg-type]
+        case ReduceSum(x, d):
+            nx = f(x)
+            return t if nx is x else ReduceSum(nx, d)  # type: ignore[arg-type]
+        case ReduceMax(x, d):
+            nx = f(x)
+            return t if nx is x else ReduceMax(nx, d)  # type: ignore[arg-type]
+        case Size(x, d):
+            nx = f(x)
+            return t if nx is x else Size(nx, d)  # type: ignore[arg-type]
+        case Take(x, n):
+            nx, nn = f(x), f(n)
+            return t if (nx is x and nn is n) else Take(nx, nn)  # type: ignore[arg-type]
+        case Tail(x, n):
+            nx, nn = f(x), f(n)
+            return t if (nx is x and nn is n) else Tail(nx, nn)  # type: ignore[arg-type]
+        case Slice(x, lo, hi):
+            nx, nl, nh = f(x), f(lo), f(hi)
+            return t if (nx is x and nl is lo and nh is hi) else Slice(nx, nl, nh)  # type: ignore[arg-type]
+        case TensorTensor(op, l, r, d):
+            nl, nr = f(l), f(r)
+            return t if (nl is l and nr is r) else TensorTensor(op, nl, nr, d)  # type: ignore[arg-type]
+        case TensorScalar(op, x, s, left, d):
+            nx, ns = f(x), f(s)
+            return t if (nx is x and ns is s) else TensorScalar(op, nx, ns, left, d)  # type: ignore[arg-type]
+    raise TypeError(f"not a TensIR term: {t!r}")
+
+
+def children(t: Term) -> list[Term]:
+    out: list[Term] = []
+
+    def collect(c: Term) -> Term:
+        out.append(c)
+        return c
+
+    map_children(t, collect)
+    return out
+
+
+def substitute(t: Term, env: Mapping[str, Term]) -> Term:
+    """Replace :class:`ScalarVar` / :class:`TensorVar` leaves named in ``env``."""
+    if isinstance(t, ScalarVar | TensorVar) and t.name in env:
+        return env[t.name]
+    return map_children(t, lambda c: substitute(c, env))
+
+
+def free_vars(t: Term) -> set[str]:
+    if isinstance(t, ScalarVar | TensorVar):
+        return {t.name}
+    out: set[str] = set()
+    for c in children(t):
+        out |= free_vars(c)
+    return out
+
+
+def term_size(t: Term) -> int:
+    return 1 + sum(term_size(c) for c in children(t))

@@ -1,0 +1,238 @@
+"""The compiler as one function of named phases (STYLE.md, guideline 4).
+
+``lift_file``: parse → analyze (VC shape) → synthesize + verify → codegen → [check] →
+write outputs. Each phase is timed (seconds, wall clock). Files are written only after
+every phase succeeded, atomically, and never over existing files unless ``force``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tenspiler import __version__
+from tenspiler.codegen import GeneratedCode, get_backend
+from tenspiler.errors import LiftError, NotLiftable, TenspilerError
+from tenspiler.frontend.c import parse_c_file
+from tenspiler.frontend.loop_ir import Function
+from tenspiler.ir.printer import show_summary
+from tenspiler.synth.concrete import random_examples
+from tenspiler.synth.search import Synthesized, synthesize
+from tenspiler.vc.conditions import invariant_text
+from tenspiler.vc.kernel import LoopKernel, analyze
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class LiftResult:
+    """Everything a lift produced; ``to_json()`` is the ``--json`` contract (DESIGN.md).
+
+    Attributes:
+        status: ``"verified"``, ``"not_lifted"`` or ``"error"`` (bad input).
+        function: the lifted function's name (``None`` if parsing failed).
+        summary: TensIR program summary text, one line per output.
+        invariants: loop invariants in TensIR syntax.
+        assumptions: preconditions the proof relies on.
+        outputs: backend name → path of the written file (empty without ``out_dir``).
+        code: backend name → generated source text.
+        timings: phase name → seconds.
+        certificate: path of the SMT-LIB certificate (each ``check-sat`` answers unsat).
+        check: backend name → differential-check result (with ``check=True``).
+        message: explanation for ``not_lifted`` / ``error``.
+        synthesis: search statistics (trees, candidates, proofs, counterexamples).
+        solver: per-clause cvc5 answers and seconds.
+    """
+
+    status: str
+    function: str | None = None
+    summary: str | None = None
+    invariants: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)
+    code: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    certificate: str | None = None
+    check: dict[str, Any] | None = None
+    message: str = ""
+    synthesis: dict[str, Any] = field(default_factory=dict)
+    solver: list[dict[str, Any]] = field(default_factory=list)
+    version: str = __version__
+
+    @property
+    def exit_code(self) -> int:
+        return {"verified": 0, "not_lifted": 1}.get(self.status, 2)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("code")
+        return d
+
+
+@contextmanager
+def _phase(timings: dict[str, float], name: str, say: Progress) -> Iterator[None]:
+    say(f"[{name}] ...")
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = round(time.perf_counter() - t0, 4)
+        say(f"[{name}] {timings[name]:.3f} s")
+
+
+def default_certificate_dir() -> Path:
+    """``$XDG_CACHE_HOME/tenspiler/certificates`` (``~/.cache/...`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tenspiler" / "certificates"
+
+
+def lift_file(
+    path: str | Path,
+    backends: Sequence[str] = ("numpy",),
+    function: str | None = None,
+    out_dir: str | Path | None = None,
+    timeout: float = 60.0,
+    proof_timeout: float = 10.0,
+    check: bool = False,
+    force: bool = False,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> LiftResult:
+    """Lift one C kernel and emit code for ``backends``.
+
+    Args:
+        path: C source file.
+        backends: registered backend names (``tenspiler.codegen.backend_names()``).
+        function: the function to lift (default: the last non-static one in the file).
+        out_dir: where to write ``<function><suffix>`` per backend and
+            ``<function>.smt2``; ``None`` writes only the certificate, into
+            :func:`default_certificate_dir`.
+        timeout: synthesis budget in seconds; ``proof_timeout``: seconds per VC clause.
+        check: compile the C with ``cc -O2`` and compare it with the generated code on
+            random inputs.
+        force: allow overwriting existing files in ``out_dir``.
+
+    Never raises for bad input or failed lifting: the result's ``status`` and ``message``
+    say what happened (and ``exit_code`` gives the CLI's exit code).
+    """
+    say = progress or (lambda _m: None)
+    res = LiftResult(status="error")
+    try:
+        for b in backends:
+            get_backend(b)
+        with _phase(res.timings, "parse", say):
+            fn = parse_c_file(path, function)
+        res.function = fn.name
+        with _phase(res.timings, "analyze", say):
+            kernel = analyze(fn)
+        with _phase(res.timings, "synthesis", say):
+            syn = synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed, progress=say)
+        res.timings["verification"] = round(syn.proof.seconds, 4)
+        _record_proof(res, kernel, syn)
+        files: dict[Path, str] = {}
+        generated: dict[str, GeneratedCode] = {}
+        with _phase(res.timings, "codegen", say):
+            for b in backends:
+                code = get_backend(b).generate(fn, syn.summary)
+                generated[b] = code
+                res.code[b] = code.text
+        if check:
+            with _phase(res.timings, "check", say):
+                res.check = _differential(fn, kernel, syn, generated, seed)
+            if not all(c["ok"] for c in res.check.values()):
+                res.status = "not_lifted"
+                res.message = "differential check failed: " + "; ".join(
+                    f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]
+                )
+                return res
+        cert_text = syn.proof.certificate()
+        if out_dir is not None:
+            out = Path(out_dir)
+            for b, code in generated.items():
+                files[out / f"{fn.name}{code.filename_suffix}"] = code.text
+            cert_path = out / f"{fn.name}.smt2"
+            files[cert_path] = cert_text
+            for p in files:
+                if p.exists() and not force:
+                    raise LiftError(f"{p} already exists (use --force to overwrite)")
+            _write_all(files)
+            res.outputs = {b: str(out / f"{fn.name}{c.filename_suffix}") for b, c in generated.items()}
+        else:
+            digest = hashlib.sha256(cert_text.encode()).hexdigest()[:16]
+            cert_path = default_certificate_dir() / f"{fn.name}-{digest}.smt2"
+            _write_all({cert_path: cert_text})
+        res.certificate = str(cert_path)
+        res.status = "verified"
+    except LiftError as err:
+        res.status, res.message = "error", str(err)
+    except NotLiftable as err:
+        res.status, res.message = "not_lifted", str(err)
+    except TenspilerError as err:
+        res.status, res.message = "not_lifted", str(err)
+    return res
+
+
+def _record_proof(res: LiftResult, k: LoopKernel, syn: Synthesized) -> None:
+    res.summary = show_summary(syn.summary)
+    res.invariants = [invariant_text(k, syn.candidate)]
+    res.assumptions = [t for t, _ in syn.proof.vc.assumptions]
+    res.solver = [
+        {"clause": name, "answer": r.answer, "seconds": round(r.seconds, 4)}
+        for name, r in syn.proof.results
+    ]
+    st = syn.stats
+    res.synthesis = {
+        "expression_trees": st.trees,
+        "candidates_enumerated": st.enumerated,
+        "concrete_survivors": st.survivors,
+        "proofs_attempted": st.proofs_attempted,
+        "counterexamples": st.counterexamples,
+        "rounds": st.rounds,
+    }
+
+
+def check_examples(k: LoopKernel, seed: int, count: int = 60) -> list[dict[str, Any]]:
+    """Inputs for ``--check``: longer arrays and larger values than the synthesis states
+    (kept small enough that 32-bit C ``int`` arithmetic cannot overflow)."""
+    rng = np.random.default_rng(seed + 1)
+    exs = random_examples(k, rng, count // 2, max_trips=6, magnitude=9)
+    exs += random_examples(k, rng, count - count // 2, max_trips=40, magnitude=100)
+    return [dict(e.inputs) for e in exs]
+
+
+def _differential(
+    fn: Function, k: LoopKernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int
+) -> dict[str, Any]:
+    from tenspiler.check import differential_check
+
+    inputs = check_examples(k, seed)
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="tenspiler-check-") as tmp:
+        for b, code in generated.items():
+            r = differential_check(fn, syn.summary, code, inputs, Path(tmp))
+            out[b] = {
+                "ok": r.ok,
+                "inputs": r.n_inputs,
+                "passed": r.n_passed,
+                "first_failure": r.first_failure,
+            }
+    return out
+
+
+def _write_all(files: dict[Path, str]) -> None:
+    """Write every file atomically (temp file + rename in the same directory)."""
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)

@@ -1,0 +1,140 @@
+"""Concrete program states: random inputs that satisfy the preconditions, and fast
+evaluation of candidates on them (paper §5.2, "restricting program states").
+
+Inputs are dictionaries ``param name → int | float | 1-D np.ndarray``. The source's
+meaning on them comes from the loop-IR interpreter, the candidate's from the TensIR
+reference interpreter — both built on ``tenspiler.ir.semantics``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tenspiler.frontend.loop_interp import run_function
+from tenspiler.frontend.loop_ir import PointerType
+from tenspiler.ir.interp import evaluate
+from tenspiler.ir.semantics import UndefinedBehaviour
+from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
+from tenspiler.vc.conditions import lift_entry_scalar
+from tenspiler.vc.kernel import LoopKernel
+
+#: Tolerances for float outputs (the proof is over reals; the tests run in float64).
+RTOL, ATOL = 1e-6, 1e-9
+
+
+@dataclass(frozen=True)
+class Example:
+    """One program state: inputs and the source's final state on them."""
+
+    inputs: Mapping[str, Any]
+    final: Mapping[str, Any]
+
+
+def trip_bounds(k: LoopKernel, inputs: Mapping[str, Any]) -> tuple[int, int]:
+    start = evaluate(lift_entry_scalar(k.start, k), inputs)
+    stop = evaluate(lift_entry_scalar(k.stop, k), inputs)
+    return int(start), int(stop)
+
+
+def make_example(k: LoopKernel, inputs: Mapping[str, Any]) -> Example | None:
+    """Run the source on ``inputs``; ``None`` if they violate a precondition (negative trip
+    count, out-of-range access, undefined behaviour)."""
+    try:
+        start, stop = trip_bounds(k, inputs)
+        if start > stop:
+            return None
+        return Example(inputs, run_function(k.fn, inputs))
+    except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def random_examples(
+    k: LoopKernel, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9
+) -> list[Example]:
+    """``count`` examples with trip counts spread over ``0..max_trips`` and element values
+    in ``[-magnitude, magnitude]`` (negatives and zeros included)."""
+    fn = k.fn
+    length = max_trips + 8
+    out: list[Example] = []
+    attempts = 0
+    while len(out) < count and attempts < count * 200:
+        attempts += 1
+        inputs: dict[str, Any] = {}
+        for p in fn.params:
+            if isinstance(p.type, PointerType):
+                d = p.type.elem
+                if d.is_float:
+                    inputs[p.name] = np.round(rng.uniform(-magnitude, magnitude, length), 2)
+                elif d.value == "uint8":
+                    inputs[p.name] = rng.integers(0, 256, length).astype(np.int64)
+                else:
+                    inputs[p.name] = rng.integers(-magnitude, magnitude + 1, length).astype(np.int64)
+            else:
+                d = p.type.dtype
+                if d.is_float:
+                    inputs[p.name] = float(np.round(rng.uniform(-magnitude, magnitude), 2))
+                elif d.value == "uint8":
+                    inputs[p.name] = int(rng.integers(0, 256))
+                else:
+                    inputs[p.name] = int(rng.integers(-2, max_trips + 2))
+        ex = make_example(k, inputs)
+        if ex is not None:
+            out.append(ex)
+    return out
+
+
+def summary_outputs(ps: ProgramSummary, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Evaluate a summary: ``{"return": v}`` and each output array's full final value."""
+    out: dict[str, Any] = {}
+    for o in ps.outputs:
+        match o:
+            case ScalarOutput(name, value):
+                out[name] = evaluate(value, inputs)
+            case ArrayOutput(array, lo, hi, value):
+                arr = np.array(inputs[array], copy=True)
+                a, b = evaluate(lo, inputs), evaluate(hi, inputs)
+                v = evaluate(value, inputs)
+                if arr.dtype.kind != "f" and np.asarray(v).dtype.kind == "f":
+                    arr = arr.astype(np.float64)
+                if not (0 <= a <= b <= arr.shape[0]) or np.shape(v) != (b - a,):
+                    raise IndexError(f"{array}[{a}:{b}] does not fit the value's shape {np.shape(v)}")
+                arr[a:b] = v
+                out[array] = arr
+    return out
+
+
+def same(x: Any, y: Any) -> bool:
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != y.shape:
+        return False
+    if x.dtype.kind == "f" or y.dtype.kind == "f":
+        return bool(np.allclose(x, y, rtol=RTOL, atol=ATOL))
+    return bool(np.array_equal(x, y))
+
+
+def mismatch(ps: ProgramSummary, ex: Example, only: str | None = None) -> str | None:
+    """Describe how the summary disagrees with the source on ``ex`` (``None`` if it
+    agrees). ``only`` restricts the comparison to one output."""
+    try:
+        got = summary_outputs(ps, ex.inputs)
+    except (UndefinedBehaviour, IndexError, ValueError, ZeroDivisionError, OverflowError) as exc:
+        return f"the summary cannot be evaluated: {exc}"
+    for name, value in got.items():
+        if only is not None and name != only:
+            continue
+        if not same(value, ex.final[name]):
+            return f"{name}: source gives {_fmt(ex.final[name])}, summary gives {_fmt(value)}"
+    return None
+
+
+def _fmt(v: Any) -> str:
+    a = np.asarray(v)
+    return str(a.tolist()) if a.ndim else str(a.item())
+
+
+def jsonable_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (np.asarray(v).tolist()) for k, v in inputs.items()}

@@ -1,0 +1,266 @@
+"""The synthesis loop (paper §5.5, Fig. 7): bounded search over expression-tree-shaped
+candidates, concrete filtering, unbounded verification, counterexample-guided refinement.
+
+1. Build one expression tree per output hole (written array, loop-carried scalar) and the
+   leaf pools (live slices, loop-invariant scalars, program constants).
+2. Enumerate candidates per hole; keep those that agree with the source on a set of small
+   random program states (bounded synthesis: short arrays, small values).
+3. Verify combinations of survivors with cvc5 (unbounded). A counterexample becomes a new
+   program state (CEGIS); ``unknown``/timeout rejects the candidate.
+4. If no candidate survives, expand the grammar (operators become holes too) and repeat.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tenspiler.errors import NotLiftable, VerificationError
+from tenspiler.ir.printer import show
+from tenspiler.ir.terms import ProgramSummary, Scalar, ScalarOutput, Tensor
+from tenspiler.synth.concrete import Example, make_example, mismatch, random_examples
+from tenspiler.synth.trees import (
+    Pools,
+    Tree,
+    accumulate,
+    enumerate_terms,
+    expression_tree,
+    leaf_pools,
+    reduction_parts,
+    show_tree,
+)
+from tenspiler.vc.conditions import Candidate, lift_entry_scalar, result_term, summary
+from tenspiler.vc.kernel import LoopKernel
+from tenspiler.verify.verifier import Proof, prove
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class SearchStats:
+    """What the search did (reported in ``--json`` under ``synthesis``)."""
+
+    trees: dict[str, str] = field(default_factory=dict)
+    enumerated: int = 0
+    survivors: int = 0
+    proofs_attempted: int = 0
+    counterexamples: int = 0
+    rounds: int = 0
+    rejected: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Synthesized:
+    candidate: Candidate
+    summary: ProgramSummary
+    proof: Proof
+    stats: SearchStats
+
+
+@dataclass
+class _Hole:
+    name: str
+    tree: Tree
+    make: Callable[[object], object]  # wraps an enumerated term into the hole's term
+
+
+def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
+    holes: list[_Hole] = []
+    values = []
+    for a in k.arrays:
+        tree = expression_tree(a.value, k)
+        if tree.kind != "vector":
+            raise NotLiftable(
+                f"the loop stores a value that does not depend on the loop counter into '{a.array}' "
+                "(a fill), which is not in TensIR yet",
+                a.value.loc,
+            )
+        holes.append(_Hole(a.array, tree, lambda t: t))
+        values.append(a.value)
+    for s in k.scalars:
+        sign, f = reduction_parts(s)
+        tree = expression_tree(f, k)
+        if tree.kind != "vector":
+            raise NotLiftable(
+                f"'{s.name}' accumulates a value that does not depend on the loop counter", s.update.loc
+            )
+        init = lift_entry_scalar(s.init, k)
+        holes.append(
+            _Hole(s.name, tree, lambda t, init=init, sign=sign, d=s.dtype: accumulate(init, sign, t, d))  # type: ignore[misc]
+        )
+        values.append(f)
+    return holes, leaf_pools(k, values)
+
+
+def synthesize(
+    k: LoopKernel,
+    timeout: float = 60.0,
+    proof_timeout: float = 10.0,
+    seed: int = 0,
+    n_examples: int = 24,
+    max_enumerate: int = 50_000,
+    max_survivors: int = 6,
+    progress: Progress | None = None,
+) -> Synthesized:
+    """Find a program summary and loop invariant for ``k`` and prove them.
+
+    Args:
+        timeout: overall budget in seconds.
+        proof_timeout: seconds per VC clause (worker killed after it).
+        seed: seed of the random program states (results are deterministic for a seed).
+
+    Raises:
+        NotLiftable: no candidate of the search space was verified within the budget.
+    """
+    say = progress or (lambda _m: None)
+    deadline = time.monotonic() + timeout
+    stats = SearchStats()
+    holes, pools = _holes(k)
+    for h in holes:
+        stats.trees[h.name] = show_tree(h.tree)
+    rng = np.random.default_rng(seed)
+    examples = random_examples(k, rng, n_examples)
+    if not examples:
+        raise NotLiftable("could not generate any input that satisfies the kernel's preconditions")
+    say(f"expression trees: {stats.trees}; {len(examples)} concrete states")
+
+    array_names = {a.array for a in k.arrays}
+    for expanded in (False, True):
+        stats.rounds += 1
+        survivors = _filter(k, holes, pools, examples, expanded, max_enumerate, max_survivors, stats, deadline)
+        if survivors is None:
+            continue
+        say(f"round {stats.rounds}: {stats.survivors} candidates agree with the source on all states")
+        for combo in survivors:
+            if time.monotonic() > deadline:
+                raise NotLiftable(f"synthesis timed out after {timeout:g} s")
+            cand = Candidate(
+                tuple((n, t) for n, t in combo if n not in array_names),  # type: ignore[misc]
+                tuple((n, t) for n, t in combo if n in array_names),  # type: ignore[misc]
+            )
+            bad = next((m for ex in examples if (m := mismatch(summary(k, cand), ex))), None)
+            if bad is not None:
+                continue
+            stats.proofs_attempted += 1
+            say(f"proving candidate {stats.proofs_attempted}: {_show_cand(cand)}")
+            try:
+                proof = prove(k, cand, min(proof_timeout, max(1.0, deadline - time.monotonic())))
+            except VerificationError as err:
+                stats.rejected.append(f"{_show_cand(cand)}: {err}")
+                if err.counterexample:
+                    ex = _example_from_model(k, err.counterexample)
+                    if ex is not None:
+                        stats.counterexamples += 1
+                        examples.append(ex)
+                continue
+            return Synthesized(cand, summary(k, cand), proof, stats)
+    reason = "; ".join(stats.rejected[:3]) if stats.rejected else "no candidate agreed with the source"
+    raise NotLiftable(
+        f"no verified summary found (trees {stats.trees}, {stats.enumerated} candidates enumerated, "
+        f"{stats.proofs_attempted} proofs attempted): {reason}"
+    )
+
+
+def _show_cand(c: Candidate) -> str:
+    return ", ".join(f"{n} = {show(t)}" for n, t in c.scalars + c.arrays)  # type: ignore[arg-type]
+
+
+def _filter(
+    k: LoopKernel,
+    holes: list[_Hole],
+    pools: Pools,
+    examples: list[Example],
+    expanded: bool,
+    max_enumerate: int,
+    max_survivors: int,
+    stats: SearchStats,
+    deadline: float,
+) -> Iterator[tuple[tuple[str, object], ...]] | None:
+    """Per-hole concrete filtering; returns an iterator over surviving combinations."""
+    array_holes = [h for h in holes if h.name in {a.array for a in k.arrays}]
+    scalar_holes = [h for h in holes if h not in array_holes]
+    per_hole: list[list[tuple[str, object]]] = []
+    for h in array_holes:
+        keep: list[tuple[str, object]] = []
+        for n, t in enumerate(enumerate_terms(h.tree, pools, expanded)):
+            if n >= max_enumerate or time.monotonic() > deadline:
+                break
+            stats.enumerated += 1
+            cand = Candidate((), ((h.name, h.make(t)),))  # type: ignore[arg-type]
+            ps = _partial_summary(k, cand, h.name)
+            if all(mismatch(ps, ex, only=h.name) is None for ex in examples):
+                keep.append((h.name, h.make(t)))
+                if len(keep) >= max_survivors:
+                    break
+        if not keep:
+            return None
+        per_hole.append(keep)
+    if scalar_holes:
+        keep_s: list[tuple[tuple[str, object], ...]] = []
+        spaces = [[(h.name, h.make(t)) for t in _take(enumerate_terms(h.tree, pools, expanded), max_enumerate)] for h in scalar_holes]
+        for combo in itertools.product(*spaces):
+            if time.monotonic() > deadline or stats.enumerated >= max_enumerate * 2:
+                break
+            stats.enumerated += 1
+            cand = Candidate(tuple(combo), ())  # type: ignore[arg-type]
+            if k.result is not None:
+                ps = ProgramSummary(k.fn.name, (ScalarOutput("return", result_term(k, cand)),))
+                if any(mismatch(ps, ex, only="return") is not None for ex in examples):
+                    continue
+            keep_s.append(tuple(combo))
+            if len(keep_s) >= max_survivors:
+                break
+        if not keep_s:
+            return None
+        stats.survivors += len(keep_s)
+    else:
+        keep_s = [()]
+    stats.survivors += sum(len(p) for p in per_hole)
+
+    def combos() -> Iterator[tuple[tuple[str, object], ...]]:
+        for arrays in itertools.product(*per_hole):
+            for scal in keep_s:
+                yield tuple(scal) + tuple(arrays)
+
+    return combos()
+
+
+def _take(it: Iterator[object], n: int) -> list[object]:
+    return list(itertools.islice(it, n))
+
+
+def _partial_summary(k: LoopKernel, cand: Candidate, array: str) -> ProgramSummary:
+    full = Candidate((), cand.arrays)
+    k_one = LoopKernel(k.fn, k.pre, k.loop, k.start, k.stop, k.body, (), tuple(a for a in k.arrays if a.array == array), None)
+    return summary(k_one, full)
+
+
+def _example_from_model(k: LoopKernel, model: dict[str, object]) -> Example | None:
+    """Turn a cvc5 model of the entry constants (``x.0``) into a program state."""
+    from tenspiler.frontend.loop_ir import PointerType
+
+    inputs: dict[str, object] = {}
+    length = 16
+    for p in k.fn.params:
+        v = model.get(f"{p.name}.0")
+        if v is None:
+            return None
+        if isinstance(p.type, PointerType):
+            assert isinstance(v, dict)
+            arr = np.full(length, v["default"], dtype=np.float64 if p.type.elem.is_float else np.int64)
+            for i, x in v["entries"].items():
+                if 0 <= i < length:
+                    arr[i] = x
+            inputs[p.name] = arr
+        else:
+            inputs[p.name] = v
+    return make_example(k, inputs)
+
+
+__all__ = ["SearchStats", "Synthesized", "synthesize"]
+
+_ = (Scalar, Tensor)

@@ -1,0 +1,333 @@
+"""Expression trees (paper §5.3) and the candidate space they span (§5.1, §5.4).
+
+The value a loop iteration computes for each output (after symbolic execution of the body)
+is abstracted into a tree whose leaves are *typed holes*: a ``vector`` hole stands for an
+array read at ``i + d`` (a slice of an input), a ``scalar`` hole for a loop-invariant value.
+Internal nodes keep the source's operators. Candidates are TensIR terms of that shape whose
+holes are filled from the *live* values of the loop (vector holes: the slices the loop
+reads; scalar holes: the loop-invariant variables it reads and the program's constants).
+``expanded=True`` also lets every operator vary (the paper's ``expand_holing_grammar``).
+Nothing here knows any kernel by name.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal, TypeAlias, assert_never
+
+from tenspiler.errors import NotLiftable
+from tenspiler.frontend.loop_ir import (
+    BIN_OPS,
+    Assign,
+    Binary,
+    BinOpName,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    For,
+    Load,
+    Return,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
+from tenspiler.ir.terms import (
+    Lit,
+    ReduceSum,
+    Scalar,
+    ScalarOp,
+    ScalarVar,
+    Slice,
+    Take,
+    Tensor,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+    promote,
+)
+from tenspiler.vc.conditions import BOUND, lift_entry_scalar
+from tenspiler.vc.kernel import LoopKernel, ScalarTarget
+from tenspiler.vc.symexec import index_difference
+
+Kind: TypeAlias = Literal["vector", "scalar"]
+
+
+@dataclass(frozen=True)
+class Hole:
+    kind: Kind
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class Node:
+    op: BinOpName
+    left: Tree
+    right: Tree
+    dtype: DType
+    kind: Kind
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: Tree
+    dtype: DType
+    kind: Kind
+
+
+Tree: TypeAlias = Hole | Node | Neg
+
+
+@dataclass(frozen=True)
+class Pools:
+    """Leaf candidates: slices for vector holes, loop-invariant scalars and constants."""
+
+    vectors: tuple[Tensor, ...]
+    scalars: tuple[Scalar, ...]
+
+    def for_hole(self, h: Hole) -> tuple[Term, ...]:
+        pool: tuple[Term, ...] = self.vectors if h.kind == "vector" else self.scalars
+        want_float = h.dtype.is_float
+        return tuple(t for t in pool if t.dtype.is_float == want_float)
+
+
+def show_tree(t: Tree) -> str:
+    """Pre-order text of an abstract tree, as in the paper: ``(+ vec vec)``."""
+    match t:
+        case Hole(kind):
+            return "vec" if kind == "vector" else "sca"
+        case Node(op, l, r):
+            return f"({op} {show_tree(l)} {show_tree(r)})"
+        case Neg(x):
+            return f"(- {show_tree(x)})"
+        case _:
+            assert_never(t)
+
+
+# ---------------------------------------------------------------- extraction
+
+
+def expression_tree(e: Expr, k: LoopKernel, exclude: str | None = None) -> Tree:
+    """Abstract tree of a per-iteration value ``e`` (over the loop-head state)."""
+    carried = {s.name for s in k.scalars}
+    match e:
+        case Load(array, index, dtype, loc):
+            if index_difference(index, Var(k.var, DType.INT)) is None:
+                raise NotLiftable(f"read of '{array}' at an index that is not {k.var} + constant", loc)
+            return Hole("vector", dtype)
+        case Var(name, dtype, loc):
+            if name == k.var:
+                raise NotLiftable(f"the loop counter '{name}' is used as a value", loc)
+            if name in carried and name != exclude:
+                raise NotLiftable(
+                    f"'{name}' carries a value between iterations here (a scan), which TensIR cannot express",
+                    loc,
+                )
+            return Hole("scalar", dtype)
+        case Const(_, dtype):
+            return Hole("scalar", dtype)
+        case Unary(_, x, dtype):
+            inner = expression_tree(x, k, exclude)
+            return Neg(inner, dtype, _kind_of(inner))
+        case Binary(op, l, r, dtype):
+            a, b = expression_tree(l, k, exclude), expression_tree(r, k, exclude)
+            kind: Kind = "vector" if "vector" in (_kind_of(a), _kind_of(b)) else "scalar"
+            return Node(op, a, b, dtype, kind)
+        case Cast(x, dtype, loc):
+            inner = expression_tree(x, k, exclude)
+            if x.dtype == DType.UINT8 and dtype == DType.INT:
+                return inner  # integer promotion: TensIR promotes uint8 arithmetic to int
+            raise NotLiftable(
+                f"conversion from {x.dtype.c_name} to {dtype.c_name} is not in TensIR yet", loc
+            )
+        case _:
+            assert_never(e)
+
+
+def _kind_of(t: Tree) -> Kind:
+    return t.kind
+
+
+def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
+    """Split an accumulator update ``x = x ± F`` (any association of a +/- chain with one
+    ``x`` under a ``+``) into the sign and ``F``."""
+    terms: list[tuple[int, Expr]] = []
+
+    def flatten(e: Expr, sign: int) -> None:
+        match e:
+            case Binary("+", l, r):
+                flatten(l, sign)
+                flatten(r, sign)
+            case Binary("-", l, r):
+                flatten(l, sign)
+                flatten(r, -sign)
+            case _:
+                terms.append((sign, e))
+
+    flatten(s.update, 1)
+    own = [i for i, (_, t) in enumerate(terms) if isinstance(t, Var) and t.name == s.name]
+    if len(own) != 1 or terms[own[0]][0] != 1:
+        raise NotLiftable(
+            f"the update of '{s.name}' is not an accumulation '{s.name} += …' (a reduction)",
+            s.update.loc,
+        )
+    rest = [t for i, t in enumerate(terms) if i != own[0]]
+    if not rest:
+        raise NotLiftable(f"'{s.name}' is assigned to itself", s.update.loc)
+    # F = ±t1 ± t2 …, factored so the overall sign is the first term's
+    sign0 = rest[0][0]
+    f = rest[0][1]
+    for sg, t in rest[1:]:
+        f = Binary("+" if sg == sign0 else "-", f, t, s.dtype, s.update.loc)
+    return ("+" if sign0 == 1 else "-"), f
+
+
+# ---------------------------------------------------------------- pools
+
+
+def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
+    out: list[Const] = []
+
+    def expr(e: Expr) -> None:
+        match e:
+            case Const():
+                out.append(e)
+            case Var():
+                pass
+            case Load(_, i):
+                expr(i)
+            case Unary(_, x) | Cast(x):
+                expr(x)
+            case Binary(_, l, r):
+                expr(l)
+                expr(r)
+            case _:
+                assert_never(e)
+
+    def stmt(s: Stmt) -> None:
+        match s:
+            case Assign(_, v):
+                expr(v)
+            case Store(_, i, v):
+                expr(i)
+                expr(v)
+            case For(_, a, b, body):
+                expr(a)
+                expr(b)
+                for t in body:
+                    stmt(t)
+            case Return(v):
+                if v is not None:
+                    expr(v)
+            case _:
+                assert_never(s)
+
+    for s in stmts:
+        stmt(s)
+    return out
+
+
+def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
+    """Vector pool: each distinct ``array[i + d]`` read in ``values``; scalar pool: the
+    loop-invariant variables read there plus the program's constants (paper §5.4)."""
+    start = lift_entry_scalar(k.start, k)
+    bound = ScalarVar(BOUND, DType.INT)
+    loop_var = Var(k.var, DType.INT)
+    vectors: list[Tensor] = []
+    scalars: list[Scalar] = []
+
+    def visit(e: Expr) -> None:
+        match e:
+            case Load(array, index, dtype):
+                d = index_difference(index, loop_var)
+                assert d is not None
+                v = _slice(TensorVar(array, dtype), start, bound, d)
+                if v not in vectors:
+                    vectors.append(v)
+            case Var(name) if name != k.var and name not in {s.name for s in k.scalars}:
+                t = lift_entry_scalar(k.entry_value(name), k)
+                if t not in scalars:
+                    scalars.append(t)
+            case Var() | Const():
+                pass
+            case Unary(_, x) | Cast(x):
+                visit(x)
+            case Binary(_, l, r):
+                visit(l)
+                visit(r)
+            case _:
+                assert_never(e)
+
+    for e in values:
+        visit(e)
+    for c in program_constants(k.fn.body):
+        lit = Lit(c.value, c.dtype)
+        if lit not in scalars:
+            scalars.append(lit)
+    return Pools(tuple(vectors), tuple(scalars))
+
+
+def _slice(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:
+    if isinstance(start, Lit) and start.value == 0 and d == 0:
+        return Take(a, bound)
+    return Slice(a, _plus(start, d), _plus(bound, d))
+
+
+def _plus(t: Scalar, c: int) -> Scalar:
+    if c == 0:
+        return t
+    if isinstance(t, Lit):
+        return Lit(int(t.value) + c, DType.INT)
+    return ScalarOp("+" if c > 0 else "-", t, Lit(abs(c), DType.INT), DType.INT)
+
+
+# ---------------------------------------------------------------- enumeration
+
+
+def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[Term]:
+    """All TensIR terms of the tree's shape (lazily, leaves in pool order)."""
+    match t:
+        case Hole():
+            yield from pools.for_hole(t)
+        case Neg(x, dtype, kind):
+            for v in enumerate_terms(x, pools, expanded):
+                if kind == "vector":
+                    yield TensorScalar("-", v, Lit(0, _arith(dtype)), True, _arith(dtype))  # type: ignore[arg-type]
+                else:
+                    yield ScalarOp("-", Lit(0, _arith(dtype)), v, _arith(dtype))  # type: ignore[arg-type]
+        case Node(op, l, r, dtype, kind):
+            ops: tuple[BinOpName, ...] = (op, *[o for o in BIN_OPS if o != op]) if expanded else (op,)
+            if dtype.is_float:
+                ops = tuple(o for o in ops if o != "%")
+            lefts = list(enumerate_terms(l, pools, expanded))
+            rights = list(enumerate_terms(r, pools, expanded))
+            for o, a, b in itertools.product(ops, lefts, rights):
+                yield _combine(o, a, b, l.kind, r.kind, _arith(dtype))
+        case _:
+            assert_never(t)
+
+
+def _arith(d: DType) -> DType:
+    return promote(d, d)
+
+
+def _combine(op: BinOpName, a: Term, b: Term, ka: Kind, kb: Kind, dtype: DType) -> Term:
+    if ka == "vector" and kb == "vector":
+        return TensorTensor(op, a, b, dtype)  # type: ignore[arg-type]
+    if ka == "vector":
+        return TensorScalar(op, a, b, False, dtype)  # type: ignore[arg-type]
+    if kb == "vector":
+        return TensorScalar(op, b, a, True, dtype)  # type: ignore[arg-type]
+    return ScalarOp(op, a, b, dtype)  # type: ignore[arg-type]
+
+
+def accumulate(init: Scalar | None, sign: Literal["+", "-"], body: Tensor, dtype: DType) -> Scalar:
+    """``init ± reduce_sum(body)``; ``init`` omitted when it is the literal 0."""
+    red = ReduceSum(body, dtype)
+    if init is None or (isinstance(init, Lit) and init.value == 0):
+        return red if sign == "+" else ScalarOp("-", Lit(0, dtype), red, dtype)
+    return ScalarOp(sign, init, red, dtype)

@@ -1,0 +1,427 @@
+"""Verification conditions of a single-loop kernel (paper §4.1) as SMT-LIB text.
+
+The holes are filled by a :class:`Candidate`: one TensIR term per loop-carried scalar and
+per written array, written over the function-entry values and a bound placeholder
+``BOUND``. The program summary instantiates ``BOUND`` with the loop's stop value, the loop
+invariant with the loop counter (``out == PS(inputs[:i])``, DESIGN.md "Synthesis"):
+
+    inv(i) ≡ start ≤ i ≤ stop
+           ∧ ⋀ scalars x:  x = T_x(i)
+           ∧ ⋀ arrays a:   ∀k. start+c ≤ k < i+c → a[k] = T_a(i)[k - start - c]
+                          ∧ ∀k. ¬(start+c ≤ k < i+c) → a[k] = a₀[k]
+
+Clauses (each proved by checking that its negation is ``unsat``):
+
+* **initiation**: pre ⇒ inv(start) on the loop-entry state;
+* **preservation**: pre ∧ inv(i) ∧ i < stop ∧ (divisors ≠ 0) ⇒ inv(i+1) after the body;
+* **post**: pre ∧ inv(i) ∧ ¬(i < stop) ⇒ the summary holds for the outputs.
+
+Preconditions (``assumptions``) are explicit antecedents and are printed into the
+certificate and the JSON: non-negative trip count, uint8 values in range, non-zero integer
+divisors (C undefined behaviour otherwise), distinct pointer parameters do not alias
+(modelled by separate arrays) and arrays are long enough for every access.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import assert_never
+
+from tenspiler.errors import NotLiftable
+from tenspiler.frontend.loop_ir import (
+    Binary,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    Load,
+    PointerType,
+    Unary,
+    Var,
+)
+from tenspiler.ir import semantics as sem
+from tenspiler.ir.printer import show
+from tenspiler.ir.smt import SmtEncoder, array_sort
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Lit,
+    ProgramSummary,
+    Scalar,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    Tensor,
+    substitute,
+)
+from tenspiler.vc.kernel import LoopKernel, divisors
+from tenspiler.vc.symexec import SymState
+
+BOUND = "__bound__"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Terms for the holes: carried scalar / written array name → TensIR term over the
+    entry values and ``ScalarVar(BOUND)``."""
+
+    scalars: tuple[tuple[str, Scalar], ...]
+    arrays: tuple[tuple[str, Tensor], ...]
+
+    def scalar(self, name: str) -> Scalar:
+        return dict(self.scalars)[name]
+
+    def array(self, name: str) -> Tensor:
+        return dict(self.arrays)[name]
+
+
+@dataclass(frozen=True)
+class Clause:
+    name: str  # "initiation" | "preservation" | "post"
+    hypotheses: tuple[str, ...]
+    goal: str
+
+
+@dataclass(frozen=True)
+class VC:
+    """The verification conditions of one candidate, ready to print as SMT-LIB."""
+
+    declarations: tuple[str, ...]
+    definitions: tuple[str, ...]
+    assumptions: tuple[tuple[str, str], ...]  # (human-readable text, SMT term)
+    clauses: tuple[Clause, ...]
+    comments: tuple[str, ...]
+
+    def script(self, clause: Clause | None = None) -> str:
+        """SMT-LIB script: all clauses (the certificate) or one clause."""
+        lines = [f"; {c}" for c in self.comments]
+        lines += ["(set-logic ALL)", "(set-option :produce-models true)"]
+        lines += ["(set-option :incremental true)", sem.SMT_PRELUDE.rstrip()]
+        lines += list(self.declarations) + list(self.definitions)
+        lines.append("; assumptions (preconditions of the proof)")
+        for text, _ in self.assumptions:
+            lines.append(f";   {text}")
+        for c in self.clauses if clause is None else (clause,):
+            lines.append(f"; clause: {c.name} (expected: unsat)")
+            lines.append("(push 1)")
+            for _, smt in self.assumptions:
+                if smt != "true":
+                    lines.append(f"(assert {smt})")
+            for h in c.hypotheses:
+                lines.append(f"(assert {h})")
+            lines.append(f"(assert (not {c.goal}))")
+            lines.append("(check-sat)")
+            lines.append("(pop 1)")
+        return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- lifting scalars
+
+
+def lift_entry_scalar(e: Expr, k: LoopKernel) -> Scalar:
+    """A loop-IR expression over the function-entry state as a TensIR scalar term."""
+    match e:
+        case Const(v, dtype):
+            return Lit(v, dtype)
+        case Var(name, dtype):
+            return ScalarVar(name, dtype)
+        case Binary(op, l, r, dtype):
+            return ScalarOp(op, lift_entry_scalar(l, k), lift_entry_scalar(r, k), dtype)
+        case Unary(_, x, dtype):
+            return ScalarOp("-", Lit(0, dtype), lift_entry_scalar(x, k), dtype)
+        case Cast(x, dtype):
+            inner = lift_entry_scalar(x, k)
+            if inner.dtype.is_float == dtype.is_float and dtype != DType.UINT8:
+                return inner
+            raise NotLiftable("type conversions are not in TensIR yet", e.loc)
+        case Load():
+            raise NotLiftable("a single array element outside the loop is not in TensIR yet", e.loc)
+        case _:
+            assert_never(e)
+
+
+def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
+    """The program summary: the candidate with ``BOUND`` := the loop's stop value."""
+    stop = lift_entry_scalar(k.stop, k)
+    start = lift_entry_scalar(k.start, k)
+    env = {BOUND: stop}
+    outputs: list[ArrayOutput | ScalarOutput] = []
+    if k.result is not None:
+        outputs.append(ScalarOutput("return", result_term(k, cand)))
+    for a in k.arrays:
+        lo = _plus(start, a.offset)
+        hi = _plus(stop, a.offset)
+        outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
+    return ProgramSummary(k.fn.name, tuple(outputs))
+
+
+def result_term(k: LoopKernel, cand: Candidate) -> Scalar:
+    """The returned expression over the exit state, with carried scalars replaced by their
+    summaries and the loop counter by the stop value."""
+    assert k.result is not None
+    stop = lift_entry_scalar(k.stop, k)
+    carried = {s.name for s in k.scalars}
+
+    def lift(e: Expr) -> Scalar:
+        match e:
+            case Var(name) if name in carried:
+                return substitute(cand.scalar(name), {BOUND: stop})  # type: ignore[return-value]
+            case Var(name) if name == k.var:
+                return stop
+            case Var(name):
+                return lift_entry_scalar(k.entry_value(name), k)
+            case Binary(op, l, r, dtype):
+                return ScalarOp(op, lift(l), lift(r), dtype)
+            case Unary(_, x, dtype):
+                return ScalarOp("-", Lit(0, dtype), lift(x), dtype)
+            case _:
+                return lift_entry_scalar(e, k)
+
+    return lift(k.result)
+
+
+def invariant_text(k: LoopKernel, cand: Candidate) -> str:
+    """The loop invariant in TensIR syntax (for reports)."""
+    i = k.var
+    start = show(lift_entry_scalar(k.start, k))
+    stop = show(lift_entry_scalar(k.stop, k))
+    env = {BOUND: ScalarVar(i, DType.INT)}
+    parts = [f"{start} <= {i} <= {stop}"]
+    for s in k.scalars:
+        parts.append(f"{s.name} == {show(substitute(cand.scalar(s.name), env))}")
+    for a in k.arrays:
+        lo = show(_plus(lift_entry_scalar(k.start, k), a.offset))
+        hi = show(_plus(ScalarVar(i, DType.INT), a.offset))
+        parts.append(f"{a.array}[{lo}:{hi}] == {show(substitute(cand.array(a.array), env))}")
+        parts.append(f"{a.array}[other] == {a.array}_0[other]")
+    return " and ".join(parts)
+
+
+def _plus(t: Scalar, c: int) -> Scalar:
+    if c == 0:
+        return t
+    if isinstance(t, Lit) and not t.dtype.is_float:
+        return Lit(int(t.value) + c, DType.INT)
+    return ScalarOp("+" if c > 0 else "-", t, Lit(abs(c), DType.INT), DType.INT)
+
+
+# ---------------------------------------------------------------- SMT encoding
+
+
+def entry_name(v: str) -> str:
+    return f"{v}.0"
+
+
+def head_name(v: str) -> str:
+    return f"{v}.h"
+
+
+def encode_expr(e: Expr, scalars: Mapping[str, str], arrays: Mapping[str, str]) -> str:
+    """SMT term of a loop-IR expression; ``scalars``/``arrays`` give the SMT names."""
+    match e:
+        case Const(v, dtype):
+            return sem.smt_const(v, dtype)
+        case Var(name):
+            return scalars[name]
+        case Load(array, index):
+            return f"(select {arrays[array]} {encode_expr(index, scalars, arrays)})"
+        case Unary(_, x):
+            return sem.smt_neg(encode_expr(x, scalars, arrays))
+        case Binary(op, l, r, dtype):
+            return sem.smt_binop(
+                op, encode_expr(l, scalars, arrays), encode_expr(r, scalars, arrays), dtype
+            )
+        case Cast(x, dtype):
+            return sem.smt_cast(encode_expr(x, scalars, arrays), x.dtype, dtype)
+        case _:
+            assert_never(e)
+
+
+def build_vc(k: LoopKernel, cand: Candidate) -> VC:
+    """All clauses of ``k``'s verification condition with ``cand`` in the holes."""
+    fn = k.fn
+    decls: list[str] = []
+    entry_scalars: dict[str, str] = {}
+    entry_arrays: dict[str, str] = {}
+    for p in fn.params:
+        if isinstance(p.type, PointerType):
+            entry_arrays[p.name] = entry_name(p.name)
+            decls.append(f"(declare-const {entry_name(p.name)} {array_sort(p.type.elem)})")
+        else:
+            entry_scalars[p.name] = entry_name(p.name)
+            decls.append(f"(declare-const {entry_name(p.name)} {sem.smt_sort(p.type.dtype)})")
+    carried = {s.name: s for s in k.scalars}
+    written = {a.array: a for a in k.arrays}
+    decls.append(f"(declare-const {head_name(k.var)} Int)")
+    for s in k.scalars:
+        decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
+    for a in k.arrays:
+        decls.append(f"(declare-const {head_name(a.array)} {array_sort(a.dtype)})")
+
+    tensir = SmtEncoder({**entry_scalars, **entry_arrays})
+
+    def entry_enc(e: Expr) -> str:
+        return encode_expr(e, entry_scalars, entry_arrays)
+
+    start, stop = entry_enc(k.start), entry_enc(k.stop)
+    start_t = lift_entry_scalar(k.start, k)
+
+    # --- head state: names of every scalar and array at the loop head
+    head_scalars: dict[str, str] = {}
+    for name, _ in fn.locals:
+        if name in carried or name == k.var:
+            head_scalars[name] = head_name(name)
+        elif name in k.pre.scalars:
+            head_scalars[name] = entry_enc(k.pre.scalars[name])
+    for p in fn.scalars:
+        head_scalars[p.name] = (
+            head_name(p.name) if p.name in carried else entry_enc(k.entry_value(p.name))
+        )
+    head_arrays = {
+        a: (head_name(a) if a in written else entry_arrays[a]) for a in entry_arrays
+    }
+
+    def inv(iv: str, scal: Mapping[str, str], arrs: Mapping[str, str]) -> str:
+        tenv = ScalarVar(BOUND, DType.INT)
+        enc = SmtEncoder({**entry_scalars, **entry_arrays, BOUND: iv}, {}, tensir.definitions, tensir._rec_names)
+        parts = [f"(<= {start} {iv})", f"(<= {iv} {stop})"]
+        del tenv
+        for s in k.scalars:
+            parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
+        for a in k.arrays:
+            lo = _add(start, a.offset)
+            hi = _add(iv, a.offset)
+            val = enc.at(cand.array(a.array), f"(- k {lo})")
+            sel = f"(select {arrs[a.array]} k)"
+            parts.append(
+                f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) (= {sel} {val}) "
+                f"(= {sel} (select {entry_arrays[a.array]} k))))"
+            )
+        return "(and " + " ".join(parts) + ")"
+
+    # --- assumptions
+    assumptions: list[tuple[str, str]] = [
+        (f"the loop runs a non-negative number of times: {_src(k.loop.start)} <= {_src(k.loop.stop)}",
+         f"(<= {start} {stop})")
+    ]
+    for p in fn.params:
+        if isinstance(p.type, PointerType) and p.type.elem == DType.UINT8:
+            assumptions.append(
+                (f"elements of {p.name} are unsigned char values in [0, 255]",
+                 f"(forall ((k Int)) (<= 0 (select {entry_name(p.name)} k) 255))")
+            )
+        elif not isinstance(p.type, PointerType) and p.type.dtype == DType.UINT8:
+            assumptions.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
+    for p in fn.params:
+        if isinstance(p.type, PointerType):
+            assumptions.append((f"{p.name} has an element at every index the kernel accesses", "true"))
+    arrays_ = [p.name for p in fn.arrays]
+    if len(arrays_) > 1:
+        assumptions.append(
+            (f"the pointer parameters {', '.join(arrays_)} point to distinct, non-overlapping arrays", "true")
+        )
+    assumptions = [(t, s) for t, s in assumptions]
+    if any(p.type.elem.is_float if isinstance(p.type, PointerType) else p.type.dtype.is_float for p in fn.params):
+        assumptions.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
+
+    # --- initiation
+    init_scal = {s.name: entry_enc(s.init) for s in k.scalars}
+    init_arrs = {a.array: entry_arrays[a.array] for a in k.arrays}
+    pre_div = [f"(not (= {entry_enc(d)} 0))" for e in k.pre.scalars.values() for d in divisors(e)]
+    clauses = [Clause("initiation", tuple(pre_div), inv(start, init_scal, init_arrs))]
+
+    # --- preservation
+    hv = head_name(k.var)
+
+    def head_enc(e: Expr) -> str:
+        return encode_expr(e, head_scalars, head_arrays)
+
+    body: SymState = k.body
+    next_scal = {s.name: head_enc(body.scalars[s.name]) for s in k.scalars}
+    next_arrs: dict[str, str] = {}
+    for a in k.arrays:
+        term = head_name(a.array)
+        for idx, val in body.stores[a.array]:
+            term = f"(store {term} {head_enc(idx)} {head_enc(val)})"
+        next_arrs[a.array] = term
+    body_exprs = list(body.scalars.values()) + [v for st in body.stores.values() for ix, v in st] + [
+        ix for st in body.stores.values() for ix, _ in st
+    ]
+    body_div = [f"(not (= {head_enc(d)} 0))" for e in body_exprs for d in divisors(e)]
+    head_scal = {s.name: head_name(s.name) for s in k.scalars}
+    head_arr = {a.array: head_name(a.array) for a in k.arrays}
+    clauses.append(
+        Clause(
+            "preservation",
+            (inv(hv, head_scal, head_arr), f"(< {hv} {stop})", *body_div),
+            inv(f"(+ {hv} 1)", next_scal, next_arrs),
+        )
+    )
+
+    # --- post-condition
+    ps = summary(k, cand)
+    enc = SmtEncoder({**entry_scalars, **entry_arrays}, {}, tensir.definitions, tensir._rec_names)
+    goals: list[str] = []
+    post_div: list[str] = []
+    for o in ps.outputs:
+        if isinstance(o, ScalarOutput):
+            assert k.result is not None
+            exit_scal = dict(head_scalars)
+            res = encode_expr(k.result, exit_scal, head_arrays)
+            post_div += [f"(not (= {encode_expr(d, exit_scal, head_arrays)} 0))" for d in divisors(k.result)]
+            goals.append(f"(= {res} {enc.scalar(o.value)})")
+        else:
+            lo, hi = enc.scalar(o.lo), enc.scalar(o.hi)
+            sel = f"(select {head_name(o.array)} k)"
+            goals.append(
+                f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) "
+                f"(= {sel} {enc.at(o.value, f'(- k {lo})')}) (= {sel} (select {entry_name(o.array)} k))))"
+            )
+    clauses.append(
+        Clause(
+            "post",
+            (inv(hv, head_scal, head_arr), f"(not (< {hv} {stop}))", *post_div),
+            "(and " + " ".join(goals) + ")" if goals else "true",
+        )
+    )
+    del start_t
+    comments = (
+        f"tenspiler certificate for '{fn.name}' ({fn.loc})",
+        "program summary:",
+        *("  " + line for line in _summary_lines(ps)),
+        "loop invariant:",
+        "  " + invariant_text(k, cand),
+        "Each (check-sat) below must answer unsat: the negated clause has no model.",
+    )
+    return VC(tuple(decls), tuple(tensir.definitions), tuple(assumptions), tuple(clauses), comments)
+
+
+def _summary_lines(ps: ProgramSummary) -> list[str]:
+    from tenspiler.ir.printer import show_summary
+
+    return show_summary(ps).splitlines()
+
+
+def _add(a: str, c: int) -> str:
+    if c == 0:
+        return a
+    return f"(+ {a} {c})" if c > 0 else f"(- {a} {-c})"
+
+
+def _src(e: Expr) -> str:
+    """Short C-like text of a loop-IR expression (for assumption messages)."""
+    match e:
+        case Const(v):
+            return str(v)
+        case Var(name):
+            return name
+        case Load(a, i):
+            return f"{a}[{_src(i)}]"
+        case Unary(_, x):
+            return f"-{_src(x)}"
+        case Binary(op, l, r):
+            return f"({_src(l)} {op} {_src(r)})"
+        case Cast(x, dtype):
+            return f"({dtype.c_name}){_src(x)}"
+        case _:
+            assert_never(e)

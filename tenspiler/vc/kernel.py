@@ -1,0 +1,218 @@
+"""Shape analysis of a kernel: pre-loop code, one counted loop, post-loop code.
+
+``analyze`` turns a loop-IR :class:`~tenspiler.frontend.loop_ir.Function` into a
+:class:`LoopKernel`: the loop's bounds, its transition relation (symbolic execution of the
+body), the loop-carried scalars and the arrays it writes — exactly the holes a program
+summary and loop invariant must fill (paper §4.1). Kernels outside the supported shape raise
+:class:`~tenspiler.errors.NotLiftable` with the offending location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tenspiler.errors import NotLiftable
+from tenspiler.frontend.loop_ir import (
+    Binary,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Return,
+    Var,
+)
+from tenspiler.vc import symexec
+from tenspiler.vc.symexec import SymState
+
+
+@dataclass(frozen=True)
+class ArrayTarget:
+    """An array the loop writes at ``loop_var + offset``; ``value`` is the value stored in
+    one iteration, over the loop-head state."""
+
+    array: str
+    offset: int
+    value: Expr
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class ScalarTarget:
+    """A loop-carried scalar; ``update`` is its value after one iteration (over the head
+    state), ``init`` its value on loop entry (over the function-entry state)."""
+
+    name: str
+    update: Expr
+    init: Expr
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class LoopKernel:
+    """A single-loop kernel.
+
+    Attributes:
+        fn: the function.
+        pre: state after the pre-loop statements, over the function-entry state.
+        loop: the ``For`` statement.
+        start, stop: loop bounds over the function-entry state (``stop`` exclusive).
+        body: state after one iteration, over the loop-head state.
+        scalars: loop-carried scalars (read before written in the body, or read after it).
+        arrays: arrays written by the loop.
+        result: the returned expression over the loop-exit state (``None`` for void).
+    """
+
+    fn: Function
+    pre: SymState
+    loop: For
+    start: Expr
+    stop: Expr
+    body: SymState
+    scalars: tuple[ScalarTarget, ...]
+    arrays: tuple[ArrayTarget, ...]
+    result: Expr | None
+
+    @property
+    def var(self) -> str:
+        return self.loop.var
+
+    def entry_value(self, name: str) -> Expr:
+        """Value of scalar ``name`` on loop entry, over the function-entry state."""
+        return self.pre.scalars.get(name, Var(name, self.fn.dtype_of(name)))
+
+    @property
+    def modified(self) -> set[str]:
+        return {t.name for t in self.scalars} | {a.array for a in self.arrays} | {self.var}
+
+
+def analyze(fn: Function) -> LoopKernel:
+    """Split ``fn`` into pre-loop code, one loop, post-loop code and classify the loop."""
+    loops = [i for i, s in enumerate(fn.body) if isinstance(s, For)]
+    if not loops:
+        raise NotLiftable(f"function '{fn.name}' has no loop to lift", fn.loc)
+    if len(loops) > 1:
+        raise NotLiftable("several top-level loops are not supported yet", fn.body[loops[1]].loc)
+    k = loops[0]
+    loop = fn.body[k]
+    assert isinstance(loop, For)
+    for s in loop.body:
+        if isinstance(s, For):
+            raise NotLiftable("nested loops are not supported yet (they need 2-D TensIR)", s.loc)
+        if isinstance(s, Return):
+            raise NotLiftable("return inside a loop is not supported", s.loc)
+    pre_stmts, post_stmts = fn.body[:k], fn.body[k + 1 :]
+    pre = symexec.execute(pre_stmts)
+    if pre.has_return:
+        raise NotLiftable("return before the loop", loop.loc)
+    if pre.stores:
+        raise NotLiftable("array writes before the loop are not supported yet", pre_stmts[0].loc)
+    start = symexec.substitute(loop.start, pre)
+    stop = symexec.substitute(loop.stop, pre)
+    body = symexec.execute(loop.body)
+
+    assigned = set(body.scalars)
+    post_reads: set[str] = symexec.upward_exposed(post_stmts)
+    exposed = symexec.upward_exposed(loop.body)
+    for name in sorted((symexec.reads(loop.start) | symexec.reads(loop.stop)) & assigned):
+        raise NotLiftable(f"loop bound depends on '{name}', which the loop assigns", loop.loc)
+
+    scalars: list[ScalarTarget] = []
+    for name, _ in fn.locals + tuple((p.name, None) for p in fn.scalars):  # type: ignore[misc]
+        if name not in assigned or name == loop.var:
+            continue
+        if name in exposed or name in post_reads:
+            scalars.append(
+                ScalarTarget(
+                    name,
+                    body.scalars[name],
+                    pre.scalars.get(name, Var(name, fn.dtype_of(name))),
+                    fn.dtype_of(name),
+                )
+            )
+
+    arrays: list[ArrayTarget] = []
+    loop_var = Var(loop.var, DType.INT)
+    for array, stores in body.stores.items():
+        offsets = set()
+        for idx, _ in stores:
+            d = symexec.index_difference(idx, loop_var)
+            if d is None:
+                raise NotLiftable(
+                    f"write to '{array}' at an index that is not {loop.var} + constant",
+                    _loc_of_store(loop, array),
+                )
+            offsets.add(d)
+        if len(offsets) > 1:
+            raise NotLiftable(
+                f"the loop writes '{array}' at several offsets per iteration",
+                _loc_of_store(loop, array),
+            )
+        offset = offsets.pop()
+        arrays.append(ArrayTarget(array, offset, stores[-1][1], fn.dtype_of(array)))
+
+    if post_stmts:
+        post = symexec.execute(post_stmts)
+        if post.stores:
+            raise NotLiftable("array writes after the loop are not supported yet", post_stmts[0].loc)
+        for name in post.scalars:
+            if name in post_reads:
+                pass
+        result = post.returned
+        if result is not None:
+            for ld in symexec.loads(result):
+                raise NotLiftable("reading an array after the loop is not supported yet", ld.loc)
+    else:
+        result = None
+
+    kernel = LoopKernel(fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result)
+    _check_reads(kernel)
+    return kernel
+
+
+def _loc_of_store(loop: For, array: str):  # type: ignore[no-untyped-def]
+    for s in loop.body:
+        if getattr(s, "array", None) == array:
+            return s.loc
+    return loop.loc
+
+
+def _check_reads(k: LoopKernel) -> None:
+    """Reads of arrays the loop writes must see unwritten elements only (no recurrences)."""
+    written = {a.array: a.offset for a in k.arrays}
+    loop_var = Var(k.var, DType.INT)
+    exprs = [a.value for a in k.arrays] + [s.update for s in k.scalars]
+    for e in exprs:
+        for ld in symexec.loads(e):
+            d = symexec.index_difference(ld.index, loop_var)
+            if d is None:
+                raise NotLiftable(
+                    f"read of '{ld.array}' at an index that is not {k.var} + constant", ld.loc
+                )
+            if ld.array in written and d < written[ld.array]:
+                raise NotLiftable(
+                    f"'{ld.array}' is read at an element an earlier iteration wrote "
+                    "(a recurrence, not expressible in TensIR)",
+                    ld.loc,
+                )
+
+
+def is_zero(e: Expr) -> bool:
+    return isinstance(e, Const) and e.value == 0
+
+
+def divisors(e: Expr) -> list[Expr]:
+    """Divisor expressions of every integer ``/`` and ``%`` in ``e`` (C UB if zero)."""
+    match e:
+        case Binary(op, l, r, dtype):
+            own = [r] if op in ("/", "%") and not dtype.is_float else []
+            return divisors(l) + divisors(r) + own
+        case Load(_, index):
+            return divisors(index)
+        case _:
+            from tenspiler.frontend.loop_ir import Cast, Unary
+
+            if isinstance(e, Unary | Cast):
+                return divisors(e.operand)
+            return []

@@ -1,0 +1,228 @@
+"""Symbolic execution of straight-line loop IR.
+
+Executing a block from a *head state* yields, for every scalar the block assigns, an
+expression over the head state, and for every array it writes, the ordered list of stores
+(index, value) applied to the head array. Reads of an array that was written earlier in the
+block are resolved when the indices are provably equal or provably different (their
+difference simplifies to a constant with sympy); otherwise the kernel is refused.
+
+This is the single transition relation used both for expression-tree extraction
+(synthesis, paper §5.3) and for the verification conditions (paper §4.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import assert_never
+
+import sympy
+
+from tenspiler.errors import NotLiftable
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    For,
+    Load,
+    Return,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
+
+
+@dataclass
+class SymState:
+    """Scalar values and pending array stores, both over the head state."""
+
+    scalars: dict[str, Expr] = field(default_factory=dict)
+    stores: dict[str, list[tuple[Expr, Expr]]] = field(default_factory=dict)
+    returned: Expr | None = None
+    has_return: bool = False
+
+    def copy(self) -> SymState:
+        return SymState(
+            dict(self.scalars),
+            {a: list(s) for a, s in self.stores.items()},
+            self.returned,
+            self.has_return,
+        )
+
+
+def to_sympy(e: Expr) -> sympy.Expr | None:
+    """Integer index expression as a sympy expression, ``None`` if not polynomial."""
+    match e:
+        case Const(v):
+            return sympy.Integer(int(v)) if isinstance(v, int) else None
+        case Var(name):
+            return sympy.Symbol(name, integer=True)
+        case Binary(op, l, r) if op in ("+", "-", "*"):
+            a, b = to_sympy(l), to_sympy(r)
+            if a is None or b is None:
+                return None
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        case Unary("-", x):
+            a = to_sympy(x)
+            return None if a is None else -a
+        case Cast(x):
+            return to_sympy(x)
+        case _:
+            return None
+
+
+@lru_cache(maxsize=4096)
+def index_difference(a: Expr, b: Expr) -> int | None:
+    """``a - b`` if it is a constant, else ``None``."""
+    sa, sb = to_sympy(a), to_sympy(b)
+    if sa is None or sb is None:
+        return None
+    d = sympy.expand(sa - sb)
+    return int(d) if d.is_Integer else None
+
+
+def substitute(e: Expr, st: SymState) -> Expr:
+    """Rewrite ``e`` (over the current state) into an expression over the head state."""
+    match e:
+        case Const():
+            return e
+        case Var(name):
+            return st.scalars.get(name, e)
+        case Load(array, index, dtype, loc):
+            idx = substitute(index, st)
+            for s_idx, s_val in reversed(st.stores.get(array, [])):
+                d = index_difference(idx, s_idx)
+                if d == 0:
+                    return s_val
+                if d is None:
+                    raise NotLiftable(
+                        f"cannot tell whether {array}[...] reads the element written earlier "
+                        "in the same iteration",
+                        loc,
+                    )
+            return Load(array, idx, dtype, loc)
+        case Unary(op, x, dtype, loc):
+            return Unary(op, substitute(x, st), dtype, loc)
+        case Binary(op, l, r, dtype, loc):
+            return Binary(op, substitute(l, st), substitute(r, st), dtype, loc)
+        case Cast(x, dtype, loc):
+            return Cast(substitute(x, st), dtype, loc)
+        case _:
+            assert_never(e)
+
+
+def execute(stmts: Iterable[Stmt], st: SymState | None = None) -> SymState:
+    """Symbolically execute straight-line statements (no loops) from ``st``."""
+    st = SymState() if st is None else st.copy()
+    for s in stmts:
+        if st.has_return:
+            raise NotLiftable("statement after return", s.loc)
+        match s:
+            case Assign(target, value):
+                st.scalars[target] = substitute(value, st)
+            case Store(array, index, value):
+                st.stores.setdefault(array, []).append(
+                    (substitute(index, st), substitute(value, st))
+                )
+            case Return(value):
+                st.has_return = True
+                st.returned = None if value is None else substitute(value, st)
+            case For():
+                raise NotLiftable("a loop inside a straight-line block", s.loc)
+            case _:
+                assert_never(s)
+    return st
+
+
+def reads(e: Expr) -> set[str]:
+    """Names of scalar variables and arrays read by ``e``."""
+    match e:
+        case Const():
+            return set()
+        case Var(name):
+            return {name}
+        case Load(array, index):
+            return {array} | reads(index)
+        case Unary(_, x) | Cast(x):
+            return reads(x)
+        case Binary(_, l, r):
+            return reads(l) | reads(r)
+        case _:
+            assert_never(e)
+
+
+def loads(e: Expr) -> list[Load]:
+    """All array loads in ``e``, in left-to-right order."""
+    match e:
+        case Const() | Var():
+            return []
+        case Load(_, index):
+            return [*loads(index), e]
+        case Unary(_, x) | Cast(x):
+            return loads(x)
+        case Binary(_, l, r):
+            return loads(l) + loads(r)
+        case _:
+            assert_never(e)
+
+
+def upward_exposed(stmts: Iterable[Stmt]) -> set[str]:
+    """Scalars read in ``stmts`` before any assignment to them (loop-carried candidates)."""
+    assigned: set[str] = set()
+    exposed: set[str] = set()
+    for s in stmts:
+        match s:
+            case Assign(target, value):
+                exposed |= reads(value) - assigned
+                assigned.add(target)
+            case Store(_, index, value):
+                exposed |= (reads(index) | reads(value)) - assigned
+            case Return(value):
+                if value is not None:
+                    exposed |= reads(value) - assigned
+            case For(_, start, stop, body):
+                exposed |= (reads(start) | reads(stop)) - assigned
+                exposed |= upward_exposed(body) - assigned
+            case _:
+                assert_never(s)
+    return exposed
+
+
+def assigned_scalars(stmts: Iterable[Stmt]) -> set[str]:
+    out: set[str] = set()
+    for s in stmts:
+        match s:
+            case Assign(target):
+                out.add(target)
+            case For(var, _, _, body):
+                out.add(var)
+                out |= assigned_scalars(body)
+            case Store() | Return():
+                pass
+            case _:
+                assert_never(s)
+    return out
+
+
+def stored_arrays(stmts: Iterable[Stmt]) -> set[str]:
+    out: set[str] = set()
+    for s in stmts:
+        match s:
+            case Store(array):
+                out.add(array)
+            case For(_, _, _, body):
+                out |= stored_arrays(body)
+            case Assign() | Return():
+                pass
+            case _:
+                assert_never(s)
+    return out
+
+
+def replace_vars(e: Expr, env: Mapping[str, Expr]) -> Expr:
+    """Substitute scalar variables (no store resolution)."""
+    return substitute(e, SymState(scalars=dict(env)))

@@ -1,0 +1,206 @@
+"""Differential check: generated NumPy code against the compiled original C source."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_codegen_numpy import KERNELS, Kernel, make_fn, tv
+
+from tenspiler.check import (
+    CheckResult,
+    compile_c,
+    differential_check,
+    outputs_of,
+    run_c,
+    run_generated,
+)
+from tenspiler.codegen import get_backend
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir.terms import ArrayOutput, Lit, ProgramSummary, ScalarVar, Take, TensorTensor
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+INT = DType.INT
+n = ScalarVar("n", INT)
+
+
+def inputs_for(k: Kernel, count: int = 40, seed: int = 0) -> list[dict[str, object]]:
+    rng = np.random.default_rng(seed)
+    return [k.inputs(rng) for _ in range(count)]
+
+
+def numpy_code(k: Kernel):  # noqa: ANN201 - GeneratedCode
+    return get_backend("numpy").generate(k.fn, k.ps)
+
+
+# ---------------------------------------------------------------- run_c
+
+
+def test_run_c_vadd_final_state(tmp_path: Path) -> None:
+    k = KERNELS["vadd"]
+    kernel = compile_c(k.fn, tmp_path)
+    a, b, c = np.array([1, 2, 3]), np.array([10, -20, 30]), np.array([5, 5, 5])
+    state = run_c(kernel, k.fn, {"a": a, "b": b, "c": c, "n": 2})
+    assert state["return"] is None
+    assert set(state) == {"return", "a", "b", "c"}
+    assert state["c"].dtype == np.int64  # type: ignore[union-attr]
+    assert state["c"].tolist() == [11, -18, 5]  # type: ignore[union-attr]
+    assert c.tolist() == [5, 5, 5]  # the caller's array is copied, not written
+
+
+def test_run_c_return_types(tmp_path: Path) -> None:
+    dot = KERNELS["dot"]
+    state = run_c(compile_c(dot.fn, tmp_path), dot.fn, {"a": [1, 2], "b": [3, -4], "n": 2})
+    assert state["return"] == -5 and type(state["return"]) is int
+    fdot = KERNELS["fdot"]
+    state = run_c(compile_c(fdot.fn, tmp_path), fdot.fn, {"a": [0.5, 2], "b": [4, 0.25], "n": 2})
+    assert state["return"] == 2.5 and type(state["return"]) is float
+    assert state["a"].dtype == np.float64  # type: ignore[union-attr]
+
+
+def test_run_c_uint8_wraps(tmp_path: Path) -> None:
+    k = KERNELS["add_u8"]
+    state = run_c(compile_c(k.fn, tmp_path), k.fn, {"a": [200], "b": [100], "out": [0], "n": 1})
+    assert state["out"].dtype == np.int64  # type: ignore[union-attr]
+    assert state["out"].tolist() == [44]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", ["vadd", "dot", "vrecip"])
+def test_run_c_agrees_with_generated(name: str, tmp_path: Path) -> None:
+    k = KERNELS[name]
+    kernel = compile_c(k.fn, tmp_path)
+    code = numpy_code(k)
+    for x in inputs_for(k, 10):
+        expected = outputs_of(k.fn, k.ps, run_c(kernel, k.fn, x))
+        got = run_generated(code, x)
+        assert len(expected) == 1
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expected[0]), rtol=1e-6)
+
+
+def test_run_c_rejects_values_outside_the_c_type(tmp_path: Path) -> None:
+    k = KERNELS["vadd"]
+    kernel = compile_c(k.fn, tmp_path)
+    with pytest.raises(ValueError, match="range of C int"):
+        run_c(kernel, k.fn, {"a": [2**31], "b": [0], "c": [0], "n": 1})
+    with pytest.raises(ValueError, match="non-integer"):
+        run_c(kernel, k.fn, {"a": [0.5], "b": [0], "c": [0], "n": 1})
+    with pytest.raises(KeyError, match="'n'"):
+        run_c(kernel, k.fn, {"a": [1], "b": [0], "c": [0]})
+
+
+# ---------------------------------------------------------------- compile_c
+
+
+def test_compile_error_carries_cc_stderr(tmp_path: Path) -> None:
+    fn = make_fn("broken", "int* a, int n", None, "void broken(int *a, int n) { a[0] = ; }\n")
+    with pytest.raises(CodegenError, match="compiling broken") as e:
+        compile_c(fn, tmp_path)
+    assert "error" in str(e.value)
+
+
+def test_compile_uses_a_temp_dir_under_workdir(tmp_path: Path) -> None:
+    kernel = compile_c(KERNELS["vadd"].fn, tmp_path)
+    assert tmp_path in kernel.library.parents
+    assert kernel.library.parent != tmp_path
+
+
+def test_static_kernel_and_helper_functions(tmp_path: Path) -> None:
+    src = (
+        "static int twice(int x) { return 2 * x; }\n"
+        "static void dbl(int *a, int *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = twice(a[i]);\n}\n"
+    )
+    fn = make_fn("dbl", "int* a, int* out, int n", None, src)
+    ps = ProgramSummary(
+        "dbl",
+        (ArrayOutput("out", Lit(0, INT), n, TensorTensor("+", Take(tv("a"), n), Take(tv("a"), n), INT)),),
+    )
+    code = get_backend("numpy").generate(fn, ps)
+    inputs = [{"a": [1, -2, 3], "out": [0, 0, 0], "n": m} for m in range(4)]
+    result = differential_check(fn, ps, code, inputs, tmp_path)
+    assert result.ok, result.first_failure
+
+
+def test_wrong_pointer_element_type_is_a_compile_error(tmp_path: Path) -> None:
+    fn = make_fn("wide", "int* a, int n", None, "void wide(long *a, int n) { a[0] = n; }\n")
+    with pytest.raises(CodegenError, match="incompatible-pointer-types|incompatible pointer"):
+        compile_c(fn, tmp_path)
+
+
+# ---------------------------------------------------------------- differential_check
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_generated_numpy_matches_c(name: str, tmp_path: Path) -> None:
+    k = KERNELS[name]
+    inputs = inputs_for(k)
+    result = differential_check(k.fn, k.ps, numpy_code(k), inputs, tmp_path)
+    assert result == CheckResult("numpy", len(inputs), len(inputs), None, True)
+
+
+def test_wrong_summary_is_caught(tmp_path: Path) -> None:
+    k = KERNELS["divmod_vec"]
+    q, m = k.ps.outputs
+    assert isinstance(m, ArrayOutput)
+    wrong_m = ArrayOutput("m", m.lo, m.hi, TensorTensor("%", Take(tv("b"), n), Take(tv("a"), n), INT))
+    ps = ProgramSummary(k.ps.function, (q, wrong_m))
+    code = get_backend("numpy").generate(k.fn, ps)
+    result = differential_check(k.fn, ps, code, inputs_for(k, 20), tmp_path)
+    assert not result.ok and result.n_passed < result.n_inputs
+    assert result.first_failure is not None
+    assert "m[0:n] = tensor_tensor(take(b, n), take(a, n), %)" in result.first_failure
+    assert "C gave" in result.first_failure
+
+
+def test_array_written_by_c_but_missing_from_summary(tmp_path: Path) -> None:
+    k = KERNELS["divmod_vec"]
+    ps = ProgramSummary(k.ps.function, k.ps.outputs[:1])  # forgets m
+    code = get_backend("numpy").generate(k.fn, ps)
+    inputs = [{"a": [7], "b": [2], "q": [0], "m": [0], "n": 1}]
+    result = differential_check(k.fn, ps, code, inputs, tmp_path)
+    assert not result.ok
+    assert "C modified 'm'" in (result.first_failure or "")
+
+
+def test_generated_code_that_mutates_its_input_fails(tmp_path: Path) -> None:
+    k = KERNELS["vadd"]
+    code = numpy_code(k)
+    evil = code.text.replace("c_new = c.copy()", "c_new = c")
+    assert evil != code.text
+    from dataclasses import replace
+
+    result = differential_check(
+        k.fn, k.ps, replace(code, text=evil), [{"a": [1], "b": [2], "c": [0], "n": 1}], tmp_path
+    )
+    assert not result.ok
+    assert "modified its input 'c'" in (result.first_failure or "")
+
+
+def test_empty_input_list_is_refused(tmp_path: Path) -> None:
+    k = KERNELS["vadd"]
+    with pytest.raises(ValueError, match="at least one input"):
+        differential_check(k.fn, k.ps, numpy_code(k), [], tmp_path)
+
+
+def test_outputs_of_follows_summary_order() -> None:
+    k = KERNELS["divmod_vec"]
+    state = {"return": None, "a": 1, "b": 2, "q": "Q", "m": "M"}
+    assert outputs_of(k.fn, k.ps, state) == ("Q", "M")
+    flipped = ProgramSummary(k.ps.function, k.ps.outputs[::-1])
+    assert outputs_of(k.fn, flipped, state) == ("M", "Q")
+    dot = KERNELS["dot"]
+    assert outputs_of(dot.fn, dot.ps, {"return": 5, "a": 0, "b": 0}) == (5,)
+
+
+def test_parse_c_source_when_available(tmp_path: Path) -> None:
+    c_frontend = pytest.importorskip("tenspiler.frontend.c")
+    k = KERNELS["vadd"]
+    fn = c_frontend.parse_c_source(k.fn.source, "vadd.c")
+    assert [p.name for p in fn.params] == [p.name for p in k.fn.params]
+    code = get_backend("numpy").generate(fn, k.ps)
+    result = differential_check(fn, k.ps, code, inputs_for(k, 10), tmp_path)
+    assert result.ok, result.first_failure

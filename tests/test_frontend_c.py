@@ -1,0 +1,639 @@
+"""Tests of the C frontend (tenspiler.frontend.c)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    Cast,
+    Const,
+    DType,
+    For,
+    Load,
+    PointerType,
+    Return,
+    ScalarType,
+    Store,
+    Unary,
+    Var,
+)
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "c2taco"
+
+#: Corpus kernels outside the accepted subset, with the expected refusal.
+REFUSED = {
+    "darknet/matrix_add_matrix.c": "struct types are not supported",
+    "darknet/scale_matrix.c": "struct types are not supported",
+    "dspstone/mat1x3.c": "local pointer variable 'p_x' is not supported",
+    "dspstone/n_real_updates.c": "local pointer variable 'p_a' is not supported",
+}
+LOCATED = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.+)$")
+
+
+def corpus(rel: str) -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    return CORPUS / rel
+
+
+def corpus_files() -> list[str]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.c"))
+
+
+def i(v: int) -> Const:
+    return Const(v, DType.INT)
+
+
+def iv(name: str) -> Var:
+    return Var(name, DType.INT)
+
+
+def ld(array: str, index: object, dtype: DType = DType.INT) -> Load:
+    return Load(array, index, dtype)  # type: ignore[arg-type]
+
+
+def add(a: object, b: object, dtype: DType = DType.INT) -> Binary:
+    return Binary("+", a, b, dtype)  # type: ignore[arg-type]
+
+
+def mul(a: object, b: object, dtype: DType = DType.INT) -> Binary:
+    return Binary("*", a, b, dtype)  # type: ignore[arg-type]
+
+
+def refused(src: str, function: str | None = None) -> LiftError:
+    with pytest.raises(LiftError) as info:
+        parse_c_source(src, "k.c", function)
+    err = info.value
+    assert err.loc is not None, str(err)
+    assert LOCATED.match(str(err)), str(err)
+    return err
+
+
+# ---------------------------------------------------------------- corpus structure
+
+
+def test_vadd_structure() -> None:
+    fn = parse_c_file(corpus("dsp/vadd.c"))
+    assert fn.name == "vadd"
+    assert [(p.name, p.type) for p in fn.params] == [
+        ("a", PointerType(DType.INT)),
+        ("b", PointerType(DType.INT)),
+        ("c", PointerType(DType.INT)),
+        ("n", ScalarType(DType.INT)),
+    ]
+    assert fn.return_dtype is None
+    assert fn.locals == (("i", DType.INT),)
+    assert fn.body == (
+        For("i", i(0), iv("n"), (Store("c", iv("i"), add(ld("a", iv("i")), ld("b", iv("i")))),)),
+    )
+    loop = fn.body[0]
+    assert loop.loc == SourceLoc(str(corpus("dsp/vadd.c")), 3, 3)
+    assert fn.loc is not None and fn.loc.line == 1
+    assert "c[i] = a[i] + b[i]" in fn.source
+
+
+def test_dot_structure() -> None:
+    fn = parse_c_file(corpus("blas/dot.c"))
+    assert fn.return_dtype == DType.INT
+    assert fn.locals == (("sum", DType.INT), ("i", DType.INT))
+    assert fn.body == (
+        Assign("sum", i(0)),
+        For(
+            "i",
+            i(0),
+            iv("n"),
+            (Assign("sum", add(iv("sum"), mul(ld("a", iv("i")), ld("b", iv("i"))))),),
+        ),
+        Return(iv("sum")),
+    )
+
+
+def test_gemv_nested_loops() -> None:
+    fn = parse_c_file(corpus("blas/gemv.c"))
+    assert fn.locals == (("i", DType.INT), ("sum", DType.INT), ("j", DType.INT))
+    (outer,) = fn.body
+    assert isinstance(outer, For) and outer.stop == iv("M")
+    init, inner, store = outer.body
+    assert init == Assign("sum", i(0))
+    assert isinstance(inner, For) and inner.var == "j" and inner.stop == iv("N")
+    index = add(iv("j"), mul(iv("i"), iv("N")))
+    assert inner.body == (Assign("sum", add(iv("sum"), mul(ld("A", index), ld("x", iv("j"))))),)
+    assert store == Store("y", iv("i"), iv("sum"))
+
+
+def test_lmsfir2_stop_expression() -> None:
+    fn = parse_c_file(corpus("utdsp/lmsfir2.c"))
+    (loop,) = fn.body
+    assert isinstance(loop, For)
+    assert loop.stop == Binary("-", iv("NTAPS"), i(1), DType.INT)
+    assert loop.body == (
+        Store(
+            "coefficient",
+            iv("i"),
+            add(ld("coefficient", iv("i")), mul(ld("input", iv("i")), iv("error"))),
+        ),
+    )
+
+
+def test_compound_assign_on_array_and_declared_counter() -> None:
+    fn = parse_c_file(corpus("darknet/scale_array.c"))
+    assert fn.locals == (("i", DType.INT),)
+    (loop,) = fn.body
+    assert loop == For("i", i(0), iv("n"), (Store("a", iv("i"), mul(ld("a", iv("i")), iv("s"))),))
+
+
+def test_vneg_and_vrecip() -> None:
+    (loop,) = parse_c_file(corpus("dsp/vneg.c")).body
+    assert isinstance(loop, For)
+    assert loop.body == (Store("arr", iv("i"), Unary("-", ld("arr", iv("i")), DType.INT)),)
+    (loop,) = parse_c_file(corpus("dsp/vrecip.c")).body
+    assert isinstance(loop, For)
+    assert loop.body == (Store("arr", iv("i"), Binary("/", i(1), ld("arr", iv("i")), DType.INT)),)
+
+
+@pytest.mark.parametrize("rel", corpus_files())
+def test_every_corpus_file(rel: str) -> None:
+    path = CORPUS / rel
+    if rel in REFUSED:
+        with pytest.raises(LiftError) as info:
+            parse_c_file(path)
+        m = LOCATED.match(str(info.value))
+        assert m is not None, str(info.value)
+        assert m["file"] == str(path)
+        assert m["msg"] == REFUSED[rel]
+        assert info.value.loc is not None and info.value.loc.line > 1
+    else:
+        fn = parse_c_file(path)
+        assert fn.name == path.stem or rel == "darknet/scale_matrix.c"
+        assert any(isinstance(s, For) for s in fn.body)
+        assert all(d == DType.INT for _, d in fn.locals)
+
+
+def test_corpus_listing_is_complete() -> None:
+    files = corpus_files()
+    if not files:
+        pytest.skip("corpus not found")
+    assert set(REFUSED) <= set(files)
+    assert len(files) - len(REFUSED) >= 40
+
+
+# ---------------------------------------------------------------- preprocessing, choice
+
+
+def test_directives_and_comments_keep_locations() -> None:
+    src = (
+        "#include <stdint.h>\n"
+        "#pragma once\n"
+        "/* a comment\n"
+        "   over lines */ #define N 4\n"
+        "// uint8_t kernel\n"
+        "void f(uint8_t *a, size_t n) { // trailing\n"
+        "  for (int32_t i = 0; i < n; i++) a[i] = 1; /* x */\n"
+        "}\n"
+    )
+    fn = parse_c_source(src, "k.c")
+    assert fn.params[0].type == PointerType(DType.UINT8)
+    assert fn.params[1].type == ScalarType(DType.INT)
+    (loop,) = fn.body
+    assert loop.loc == SourceLoc("k.c", 7, 3)
+    assert isinstance(loop, For)
+    assert loop.body == (Store("a", iv("i"), Const(1, DType.UINT8)),)
+
+
+def test_macro_use_is_refused() -> None:
+    err = refused("#define N 4\nint f(int *a) {\n  return a[N];\n}\n")
+    assert err.message == "macro 'N' is not supported (the C preprocessor is not run)"
+    assert err.loc == SourceLoc("k.c", 3, 12)
+
+
+def test_conditional_directive_is_refused() -> None:
+    err = refused("#ifdef X\nint f(int x) { return x; }\n#endif\n")
+    assert "'#ifdef' is not supported" in err.message
+    assert err.loc == SourceLoc("k.c", 1, 1)
+
+
+def test_default_function_is_last_non_static() -> None:
+    src = (
+        "int first(int x) { return x; }\n"
+        "int second(int x) { return x + 1; }\n"
+        "static int helper(int x) { return x * 2; }\n"
+    )
+    assert parse_c_source(src).name == "second"
+    assert parse_c_source(src, function="helper").name == "helper"
+    assert parse_c_source(src, function="first").name == "first"
+
+
+def test_missing_function_lists_defined_names() -> None:
+    err = refused("int a(int x) { return x; }\nint b(int x) { return x; }\n", "zz")
+    assert err.message == "function 'zz' is not defined in k.c; defined: a, b"
+    assert err.loc == SourceLoc("k.c", 1, 1)
+
+
+def test_prototypes_are_not_definitions() -> None:
+    src = "int g(int x);\nint f(int x) { return x; }\n"
+    assert parse_c_source(src).name == "f"
+    err = refused("int f(int x) { return g(x); }\nint g(int x);\n", "f")
+    assert err.message == "call to 'g' is not supported"
+
+
+# ---------------------------------------------------------------- loops
+
+
+def test_le_condition_is_normalised() -> None:
+    fn = parse_c_source("void f(int *a, int n) { for (int i = 1; i <= n; ++i) a[i] = 0; }")
+    (loop,) = fn.body
+    assert isinstance(loop, For)
+    assert loop.start == i(1)
+    assert loop.stop == add(iv("n"), i(1))
+
+
+@pytest.mark.parametrize(
+    ("cond", "step", "stop"),
+    [
+        ("n > i", "i += 1", iv("n")),
+        ("n >= i", "i = i + 1", add(iv("n"), i(1))),
+        ("i < n - 1", "i = 1 + i", Binary("-", iv("n"), i(1), DType.INT)),
+    ],
+)
+def test_loop_forms(cond: str, step: str, stop: object) -> None:
+    src = f"void f(int *a, int n) {{ int i; for (i = 0; {cond}; {step}) {{ a[i] = i; }} }}"
+    (loop,) = parse_c_source(src).body
+    assert isinstance(loop, For)
+    assert loop.stop == stop
+    assert loop.body == (Store("a", iv("i"), iv("i")),)
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        (
+            "void f(int *a, int n) { for (int i = 0; i < n; i += 2) a[i] = 0; }",
+            "loop step 'i += 2' is not supported (only i++, ++i, i += 1, i = i + 1)",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = n; i > 0; i--) a[i] = 0; }",
+            "loop condition 'i > 0' is not supported (only i < E, i <= E, E > i, E >= i)",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = 0; i < n; i++) { a[i] = 0; i = i + 1; } }",
+            "loop counter 'i' is assigned in the loop body",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = 0; i < n; i++) { n = n - 1; a[i] = 0; } }",
+            "loop bound reads 'n', which the loop body writes",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = 0; i < a[0]; i++) { a[i] = 0; } }",
+            "loop bound reads 'a', which the loop body writes",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = 0; i < n - i; i++) { a[i] = 0; } }",
+            "loop bound reads the loop counter 'i'",
+        ),
+        (
+            "void f(int *a, int n) { int i = 0; for (; i < n; i++) a[i] = 0; }",
+            "for loop without an initialiser is not supported",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = 0; ; i++) a[i] = 0; }",
+            "for loop without a condition is not supported",
+        ),
+        (
+            "void f(int *a, int n) { for (int i = 0; i < n;) a[i] = 0; }",
+            "for loop without a step is not supported",
+        ),
+        (
+            "void f(int *a, int n) { for (n = 0; n < 3; n++) a[n] = 0; }",
+            "loop counter 'n' must be a local int variable",
+        ),
+        (
+            "void f(float *a, int n) { for (float x = 0; x < n; x++) a[0] = x; }",
+            "loop counter 'x' must have an integer type",
+        ),
+        (
+            "void f(int *a, float n) { for (int i = 0; i < n; i++) a[i] = 0; }",
+            "loop bound must be an integer expression",
+        ),
+    ],
+)
+def test_loop_refusals(src: str, message: str) -> None:
+    assert refused(src).message == message
+
+
+def test_counter_readable_after_loop() -> None:
+    fn = parse_c_source("int f(int n) { int i; for (i = 0; i < n; i++) ; return i; }")
+    assert fn.body[-1] == Return(iv("i"))
+
+
+def test_sibling_loops_reuse_counter_name() -> None:
+    src = (
+        "void f(int *a, int n) {\n"
+        "  for (int i = 0; i < n; i++) a[i] = 0;\n"
+        "  for (int i = 0; i < n; i++) a[i] += 1;\n"
+        "}\n"
+    )
+    fn = parse_c_source(src)
+    assert fn.locals == (("i", DType.INT),)
+    assert [type(s) for s in fn.body] == [For, For]
+
+
+# ---------------------------------------------------------------- statements, types
+
+
+def test_compound_assignments_desugar() -> None:
+    src = (
+        "int f(int *a, int x) {\n"
+        "  int s = 0;\n"
+        "  s += x; s -= 2; s *= x; s /= 3; s %= 5;\n"
+        "  s++; --s;\n"
+        "  a[x] -= s; a[0]++;\n"
+        "  return s;\n"
+        "}\n"
+    )
+    fn = parse_c_source(src)
+    s = iv("s")
+    assert fn.body == (
+        Assign("s", i(0)),
+        Assign("s", add(s, iv("x"))),
+        Assign("s", Binary("-", s, i(2), DType.INT)),
+        Assign("s", mul(s, iv("x"))),
+        Assign("s", Binary("/", s, i(3), DType.INT)),
+        Assign("s", Binary("%", s, i(5), DType.INT)),
+        Assign("s", add(s, i(1))),
+        Assign("s", Binary("-", s, i(1), DType.INT)),
+        Store("a", iv("x"), Binary("-", ld("a", iv("x")), s, DType.INT)),
+        Store("a", i(0), add(ld("a", i(0)), i(1))),
+        Return(s),
+    )
+
+
+def test_uint8_store_gets_cast_and_promotion() -> None:
+    src = "void f(unsigned char *a, uint8_t *b, int n) { for (int i = 0; i < n; i++) a[i] = b[i] + 100; }"
+    (loop,) = parse_c_source(src).body
+    assert isinstance(loop, For)
+    b_i = Cast(ld("b", iv("i"), DType.UINT8), DType.INT)
+    assert loop.body == (Store("a", iv("i"), Cast(add(b_i, i(100)), DType.UINT8)),)
+
+
+def test_compound_assign_on_uint8_converts_back() -> None:
+    (st,) = parse_c_source("void f(uint8_t *a) { a[0] *= 3; }").body
+    a0 = Cast(ld("a", i(0), DType.UINT8), DType.INT)
+    assert st == Store("a", i(0), Cast(mul(a0, i(3)), DType.UINT8))
+
+
+def test_usual_arithmetic_conversions() -> None:
+    src = "double f(float x, int k, double d) { float y = x * k + 1.5f; return y + d * 2; }"
+    fn = parse_c_source(src)
+    f, dd = DType.FLOAT, DType.DOUBLE
+    x, k, d = Var("x", f), iv("k"), Var("d", dd)
+    y_value = add(mul(x, Cast(k, f), f), Const(1.5, f), f)
+    assert fn.body == (
+        Assign("y", y_value),
+        Return(add(Cast(Var("y", f), dd), mul(d, Const(2.0, dd), dd), dd)),
+    )
+    assert fn.locals == (("y", f),)
+
+
+def test_literals_and_casts() -> None:
+    src = "int f(float x) { int a = 0x10 + 010 + 3u; double z = 1e1; return (int)x + a + (int)z; }"
+    fn = parse_c_source(src)
+    assert fn.body[0] == Assign("a", add(add(i(16), i(8)), i(3)))
+    assert fn.body[1] == Assign("z", Const(10.0, DType.DOUBLE))
+    ret = fn.body[2]
+    assert ret == Return(
+        add(
+            add(Cast(Var("x", DType.FLOAT), DType.INT), iv("a")),
+            Cast(Var("z", DType.DOUBLE), DType.INT),
+        )
+    )
+
+
+def test_literal_conversion_is_folded() -> None:
+    fn = parse_c_source("float f(void) { float s = 0; unsigned char c = 300; return s + c; }")
+    assert fn.body[0] == Assign("s", Const(0.0, DType.FLOAT))
+    assert fn.body[1] == Assign("c", Const(44, DType.UINT8))
+    assert fn.params == ()
+
+
+def test_uint8_index_is_cast_to_int() -> None:
+    (ret,) = parse_c_source("int f(int *a, uint8_t k) { return a[k]; }").body
+    assert ret == Return(ld("a", Cast(Var("k", DType.UINT8), DType.INT)))
+
+
+def test_const_restrict_and_array_params() -> None:
+    fn = parse_c_source(
+        "void f(const int a[], float *restrict b, const unsigned n, long m, short s) {}"
+    )
+    assert [p.type for p in fn.params] == [
+        PointerType(DType.INT),
+        PointerType(DType.FLOAT),
+        ScalarType(DType.INT),
+        ScalarType(DType.INT),
+        ScalarType(DType.INT),
+    ]
+    assert fn.body == ()
+
+
+def test_multiple_declarators_and_nested_blocks() -> None:
+    fn = parse_c_source("int f(int x) { int a, b = 2; { a = x; ; } return a + b; }")
+    assert fn.locals == (("a", DType.INT), ("b", DType.INT))
+    assert fn.body == (Assign("b", i(2)), Assign("a", iv("x")), Return(add(iv("a"), iv("b"))))
+
+
+def test_user_typedef_of_scalar() -> None:
+    fn = parse_c_source("typedef float real;\nreal f(real *a) { return a[0]; }")
+    assert fn.params[0].type == PointerType(DType.FLOAT)
+    assert fn.return_dtype == DType.FLOAT
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def test_helper_function_inlining() -> None:
+    src = (
+        "static int sq(int v) { int t = v * v; t += 1; return t; }\n"
+        "static float half(float v) { return v / 2; }\n"
+        "int f(int *a, int n) {\n"
+        "  int s = 0;\n"
+        "  for (int i = 0; i < n; i++) s += sq(a[i]) + (int)half(a[i]);\n"
+        "  return s;\n"
+        "}\n"
+    )
+    fn = parse_c_source(src)
+    assert fn.name == "f"
+    loop = fn.body[1]
+    assert isinstance(loop, For)
+    a_i = ld("a", iv("i"))
+    sq = add(mul(a_i, a_i), i(1))
+    half = Binary("/", Cast(a_i, DType.FLOAT), Const(2.0, DType.FLOAT), DType.FLOAT)
+    assert loop.body == (Assign("s", add(iv("s"), add(sq, Cast(half, DType.INT)))),)
+
+
+def test_helper_argument_converted_to_param_type() -> None:
+    src = "static int trunc_(int v) { return v; }\nint f(double d) { return trunc_(d * 2); }\n"
+    (ret,) = parse_c_source(src).body
+    assert ret == Return(
+        Cast(mul(Var("d", DType.DOUBLE), Const(2.0, DType.DOUBLE), DType.DOUBLE), DType.INT)
+    )
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        (
+            "int g(int x) { return g(x); }\nint f(int x) { return g(x); }\n",
+            "recursive call to 'g' is not supported",
+        ),
+        (
+            "int f(int x) { return f(x - 1); }\n",
+            "recursive call to 'f' is not supported",
+        ),
+        (
+            "int g(int *p) { return p[0]; }\nint f(int *a) { return g(a); }\n",
+            "helper 'g' has array parameter 'p'; only scalar parameters are supported",
+        ),
+        (
+            "int g(int x) { if (x) x = 1; return x; }\nint f(int x) { return g(x); }\n",
+            "if statement in helper function 'g' is not supported; a helper may only declare "
+            "and assign scalars and end with 'return E;'",
+        ),
+        (
+            "int g(int x) { int y; return y; }\nint f(int x) { return g(x); }\n",
+            "'y' may be used uninitialised",
+        ),
+        (
+            "int g(int x, int y) { return x; }\nint f(int x) { return g(x); }\n",
+            "call to 'g' with 1 arguments; it takes 2",
+        ),
+        (
+            "void g(int x) { }\nint f(int x) { return g(x); }\n",
+            "call to void function 'g' is not supported",
+        ),
+        (
+            "int g(int x) { return x; }\nvoid f(int x) { g(x); }\n",
+            "call to 'g' as a statement is not supported",
+        ),
+    ],
+)
+def test_helper_refusals(src: str, message: str) -> None:
+    assert refused(src).message == message
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_syntax_error_is_located() -> None:
+    err = refused("int f(int x) {\n  return x +;\n}\n")
+    assert err.message.startswith("syntax error")
+    assert err.loc == SourceLoc("k.c", 2, 13)
+    err = refused("int f(int x) {\n  int y = 1\n  return y;\n}\n")
+    assert err.message == "syntax error before 'return'"
+    assert err.loc == SourceLoc("k.c", 3, 3)
+    err = refused("int f(int x) {\n  return x;\n")
+    assert "end of input" in err.message
+    err = refused("int f(int x) {\n  return x @ 1;\n}\n")
+    assert err.loc == SourceLoc("k.c", 2, 12)
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "col"),
+    [
+        ("goto end; end: return;", "goto statement is not supported", 25),
+        ("while (n) n--;", "while loop is not supported", 25),
+        ("do { n--; } while (n);", "do-while loop is not supported", 25),
+        ("if (n) a[0] = 1;", "if statement is not supported", 25),
+        ("switch (n) { default: ; }", "switch statement is not supported", 25),
+        ("int *p = malloc(n);", "local pointer variable 'p' is not supported", 29),
+        ("a[0] = malloc(n);", "call to 'malloc' is not supported", 32),
+        ("a[0] = *a;", "dereference '*a' is not supported", 33),
+        ("*a = 1;", "dereference '*a' is not supported", 26),
+        ("a[0] = a + 1;", "pointer arithmetic is not supported", 32),
+        ("a++;", "pointer arithmetic is not supported", 25),
+        ("a = a;", "assignment to array parameter 'a' itself is not supported", 25),
+        ("n = &n;", "address-of operator '&' is not supported", 30),
+        ("n = n < 3;", "comparison operator '<' outside a for condition is not supported", 29),
+        ("n = n > 0 ? 1 : 2;", "ternary operator is not supported", 29),
+        ("n = n & 1;", "bitwise operator '&' is not supported", 29),
+        ("n <<= 1;", "bitwise operator '<<=' is not supported", 25),
+        ("n = n && 1;", "logical operator '&&' is not supported", 29),
+        ("n = (n = 2);", "assignment inside an expression is not supported", 30),
+        ("a[n++] = 0;", "'++' inside an expression is not supported", 27),
+        ("n = 'a';", "character literal is not supported", 29),
+        ("n = sizeof(int);", "sizeof is not supported", 29),
+        ("int n = 1;", "redeclaration of 'n' is not supported", 29),
+        ("int x; int x;", "redeclaration of 'x' is not supported", 36),
+        ("int x; n = x;", "'x' may be used uninitialised", 36),
+        ("int x; x += 1;", "'x' may be used uninitialised", 32),
+        ("n = q;", "'q' is not declared", 29),
+        ("int t[4];", "local array 't' is not supported", 29),
+        ("static int s = 0;", "'static' local variables are not supported", 36),
+        ("n = a[0][1];", "multi-dimensional array access is not supported", 29),
+        ("n = n[0];", "subscript of non-array 'n' is not supported", 29),
+        ("return; n = 1;", "return before the end of the function is not supported", 25),
+        ("n + 1;", "expression statement 'n + 1' has no effect", 25),
+        ("break;", "break statement is not supported", 25),
+        (
+            "float x = 1.0; n = x % 2;",
+            "operator '%' on floating-point operands is not supported",
+            44,
+        ),
+        ("a[1.0] = 0;", "array index must be an integer", 27),
+        ("char c = 1;", "type 'char' is not supported", 30),
+        ("int8_t c = 1;", "type 'int8_t' is not supported", 32),
+        ("long double x = 1;", "type 'long double' is not supported", 37),
+        ("volatile int v = 1;", "'volatile' qualifier is not supported", 38),
+        ("n = (n, 1);", "comma operator is not supported", 30),
+        ("{ int x = 1; } n = x;", "'x' is not declared", 44),
+    ],
+)
+def test_statement_refusals(body: str, message: str, col: int) -> None:
+    src = f"void f(int *a, int n) {{ {body} }}"
+    err = refused(src)
+    assert err.message == message
+    assert err.loc == SourceLoc("k.c", 1, col), src[col - 1 :]
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        ("int g;\nint f(int x) { return x; }", "global variables are not supported"),
+        ("struct s { int a; };\nint f(struct s v) { return 0; }", "struct types are not supported"),
+        ("int f(int **p) { return 0; }", "pointer-to-pointer parameter 'p' is not supported"),
+        (
+            "int f(int m[][3]) { return 0; }",
+            "multi-dimensional array parameter 'm' is not supported",
+        ),
+        ("int f(int x, ...) { return x; }", "variadic function 'f' is not supported"),
+        ("int *f(int *a) { return a; }", "pointer type for return type of 'f' is not supported"),
+        ("int f(int x) { x = 1; }", "function 'f' must end with 'return E;'"),
+        ("void f(int x) { return x; }", "returning a value from void function 'f'"),
+        ("int f(int x) { return; }", "'return;' in function 'f' returning a value"),
+        ("static int f(int x) { return x; }", "no non-static function is defined in k.c"),
+        ("int f(void *p) { return 0; }", "void pointer parameter 'p' is not supported"),
+        ("int f(int x) { /* open", "unterminated comment"),
+    ],
+)
+def test_declaration_refusals(src: str, message: str) -> None:
+    assert refused(src).message == message
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(LiftError, match="cannot read"):
+        parse_c_file(tmp_path / "missing.c")
+
+
+def test_parse_c_file_reads_text(tmp_path: Path) -> None:
+    path = tmp_path / "k.c"
+    path.write_text("int f(int x) { return -x; }\n")
+    fn = parse_c_file(path)
+    assert fn.body == (Return(Unary("-", iv("x"), DType.INT)),)
+    assert fn.body[0].loc == SourceLoc(str(path), 1, 16)

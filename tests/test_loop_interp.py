@@ -1,0 +1,335 @@
+"""Tests of the loop-IR interpreter (tenspiler.frontend.loop_interp).
+
+Expected numbers are computed by hand; a differential test runs the corpus kernels compiled
+by the system C compiler (via ctypes) against the interpreter.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tenspiler.errors import LiftError
+from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.frontend.loop_interp import run_function
+from tenspiler.ir.semantics import UndefinedBehaviour
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "c2taco"
+
+
+def kernel(rel: str) -> Function:
+    path = CORPUS / rel
+    if not path.is_file():
+        pytest.skip(f"corpus file {path} not found")
+    return parse_c_file(path)
+
+
+# ---------------------------------------------------------------- hand-computed results
+
+
+def test_vadd() -> None:
+    a, b, c = np.array([1, 2, 3]), np.array([10, -20, 30]), np.zeros(3, dtype=np.int64)
+    out = run_function(kernel("dsp/vadd.c"), {"a": a, "b": b, "c": c, "n": 3})
+    assert out["return"] is None
+    np.testing.assert_array_equal(out["c"], [11, -18, 33])
+    np.testing.assert_array_equal(out["a"], [1, 2, 3])
+    assert out["c"].dtype == np.int64  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(c, [0, 0, 0])  # inputs are not mutated
+    assert out["c"] is not c
+
+
+def test_dot() -> None:
+    out = run_function(kernel("blas/dot.c"), {"a": [1, 2, 3], "b": [4, 5, 6], "n": 3})
+    assert out["return"] == 32
+    out = run_function(kernel("blas/dot.c"), {"a": [1, 2, 3], "b": [4, 5, 6], "n": 0})
+    assert out["return"] == 0
+
+
+def test_vrecip_truncates_toward_zero() -> None:
+    out = run_function(kernel("dsp/vrecip.c"), {"arr": [1, -3, 2, -1, 5], "n": 5})
+    np.testing.assert_array_equal(out["arr"], [1, 0, 0, -1, 0])
+
+
+def test_vrecip_division_by_zero_is_undefined() -> None:
+    with pytest.raises(UndefinedBehaviour):
+        run_function(kernel("dsp/vrecip.c"), {"arr": [1, 0], "n": 2})
+
+
+def test_diveq_c_division() -> None:
+    out = run_function(kernel("mathfu/diveq.c"), {"a": [7, -7, 7, -7], "b": [-2, 2, 2, -2], "n": 4})
+    np.testing.assert_array_equal(out["a"], [-3, -3, 3, 3])
+
+
+def test_remainder_sign_follows_dividend() -> None:
+    fn = parse_c_source("void f(int *a, int d, int n) { for (int i = 0; i < n; i++) a[i] %= d; }")
+    out = run_function(fn, {"a": [-7, 7, -8], "d": 2, "n": 3})
+    np.testing.assert_array_equal(out["a"], [-1, 1, 0])
+
+
+def test_fourth_in_place() -> None:
+    out = run_function(kernel("simpl_array/fourth_in_place.c"), {"arr": [2, -3, 0], "n": 3})
+    np.testing.assert_array_equal(out["arr"], [16, 81, 0])
+
+
+def test_lmsfir2_stops_at_ntaps_minus_one() -> None:
+    inputs = {
+        "NTAPS": 4,
+        "input": [1, 2, 3, 4],
+        "output": [0, 0, 0, 0],
+        "expected": [0, 0, 0, 0],
+        "coefficient": [10, 10, 10, 10],
+        "gain": 9,
+        "sum": 9,
+        "error": 2,
+    }
+    out = run_function(kernel("utdsp/lmsfir2.c"), inputs)
+    np.testing.assert_array_equal(out["coefficient"], [12, 14, 16, 10])
+
+
+def test_gemv_nested() -> None:
+    inputs = {"M": 2, "N": 3, "A": [1, 2, 3, 4, 5, 6], "x": [1, 0, -1], "y": [0, 0]}
+    out = run_function(kernel("blas/gemv.c"), inputs)
+    np.testing.assert_array_equal(out["y"], [-2, -2])
+
+
+def test_uint8_store_wraps() -> None:
+    src = "void f(unsigned char *a, int n) { for (int i = 0; i < n; i++) a[i] = 200 + 100; }"
+    out = run_function(parse_c_source(src), {"a": np.zeros(2, dtype=np.uint8), "n": 2})
+    np.testing.assert_array_equal(out["a"], [44, 44])
+    assert out["a"].dtype == np.int64  # type: ignore[attr-defined]
+
+
+def test_uint8_arithmetic_is_promoted() -> None:
+    src = (
+        "int f(uint8_t *a, uint8_t *b, int n) {\n"
+        "  int s = 0;\n"
+        "  for (int i = 0; i < n; i++) { b[i] = a[i] - 10; s += a[i] - 10; }\n"
+        "  return s;\n"
+        "}\n"
+    )
+    out = run_function(parse_c_source(src), {"a": [5, 255], "b": [0, 0], "n": 2})
+    np.testing.assert_array_equal(out["b"], [251, 245])
+    assert out["return"] == -5 + 245
+
+
+def test_float_kernel_and_cast_truncation() -> None:
+    src = (
+        "int f(float *a, double *d, int n) {\n"
+        "  float s = 0;\n"
+        "  for (int i = 0; i < n; i++) { s += a[i] * 0.5f; d[i] = d[i] / 4; }\n"
+        "  return (int)(-s);\n"
+        "}\n"
+    )
+    out = run_function(parse_c_source(src), {"a": [1.0, 2.0, 2.5], "d": [1, 2, 3], "n": 3})
+    assert out["return"] == -2  # -(0.5 + 1 + 1.25) = -2.75 truncates to -2
+    np.testing.assert_array_equal(out["a"], [1.0, 2.0, 2.5])
+    np.testing.assert_array_equal(out["d"], [0.25, 0.5, 0.75])
+    assert out["d"].dtype == np.float64  # type: ignore[attr-defined]
+
+
+def test_counter_after_loop_is_max_of_start_and_stop() -> None:
+    fn = parse_c_source("int f(int n) { int i; for (i = 2; i < n; i++) ; return i; }")
+    assert run_function(fn, {"n": 5})["return"] == 5
+    assert run_function(fn, {"n": -5})["return"] == 2
+
+
+def test_helper_inlining_runs() -> None:
+    src = "static int sq(int v) { return v * v; }\nint f(int x) { return sq(x + 1) - sq(x); }\n"
+    assert run_function(parse_c_source(src), {"x": 10})["return"] == 21
+
+
+def test_int_is_unbounded() -> None:
+    fn = parse_c_source("int f(int x) { return x * x * x; }")
+    assert run_function(fn, {"x": 2**40})["return"] == 2**120
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_out_of_bounds_names_array_and_index() -> None:
+    with pytest.raises(IndexError, match=r"index 2 out of bounds for array 'b' of length 2"):
+        run_function(kernel("dsp/vadd.c"), {"a": [1, 2, 3], "b": [1, 2], "c": [0, 0, 0], "n": 3})
+    fn = parse_c_source("int f(int *a, int k) { return a[k]; }")
+    with pytest.raises(IndexError, match="index -1"):
+        run_function(fn, {"a": [1, 2], "k": -1})
+
+
+def test_step_limit() -> None:
+    with pytest.raises(RuntimeError, match="step limit of 100"):
+        run_function(kernel("dsp/vadd.c"), {"a": [0] * 200, "b": [0] * 200, "c": [0] * 200, "n": 200}, max_steps=100)
+
+
+@pytest.mark.parametrize(
+    ("inputs", "match"),
+    [
+        ({"a": [1], "n": 1}, "missing"),
+        ({"a": [1], "b": [1], "c": [1], "n": 1, "zz": 0}, "unknown"),
+        ({"a": [1], "b": [1], "c": [1], "n": 1.5}, "integral"),
+        ({"a": [[1]], "b": [1], "c": [1], "n": 1}, "1-D"),
+        ({"a": ["x"], "b": [1], "c": [1], "n": 1}, "number"),
+    ],
+)
+def test_bad_inputs(inputs: dict[str, object], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        run_function(kernel("dsp/vadd.c"), inputs)
+
+
+def test_uint8_input_range_checked() -> None:
+    fn = parse_c_source("int f(uint8_t *a) { return a[0]; }")
+    with pytest.raises(ValueError, match=r"\[0, 255\]"):
+        run_function(fn, {"a": [256]})
+
+
+# ---------------------------------------------------------------- properties
+
+small_ints = st.integers(min_value=-(2**40), max_value=2**40)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(small_ints, small_ints), max_size=20))
+def test_vadd_matches_numpy(pairs: list[tuple[int, int]]) -> None:
+    path = CORPUS / "dsp" / "vadd.c"
+    if not path.is_file():
+        pytest.skip("corpus not found")
+    fn = parse_c_file(path)
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    c = np.zeros(len(pairs), dtype=np.int64)
+    out = run_function(fn, {"a": a, "b": b, "c": c, "n": len(pairs)})
+    np.testing.assert_array_equal(out["c"], a + b)
+
+
+# ---------------------------------------------------------------- differential: C compiler
+
+#: Extra kernels compiled next to the corpus (uint8 wrap-around, doubles, helpers, casts).
+EXTRA_C = """\
+#include <stdint.h>
+void u8_add(uint8_t *a, uint8_t *b, int n) {
+  for (int i = 0; i < n; ++i) { a[i] += b[i] * 3 + 200; }
+}
+static int clampish(int v, int k) { int t = v * k; return t - v / 3; }
+int helper_sum(int *a, int k, int n) {
+  int s = 0;
+  for (int i = 0; i < n; i++) s += clampish(a[i], k);
+  return s;
+}
+double ddot(double *a, double *b, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * b[i] / 2;
+  return s;
+}
+void casts(int *a, double *d, int n) {
+  for (int i = 0; i < n; i++) { a[i] = (int)(d[i] * 1.5) % 7; d[i] = a[i] - d[i]; }
+}
+"""
+
+#: Scalar params get values in [1, SCALAR_MAX] and arrays LENGTH elements, enough for every
+#: kernel's indexing (matrix kernels index up to m*n-1).
+SCALAR_MAX = 5
+LENGTH = SCALAR_MAX * SCALAR_MAX
+
+_C_ELEM = {
+    DType.INT: ctypes.c_int,
+    DType.UINT8: ctypes.c_ubyte,
+    DType.FLOAT: ctypes.c_float,
+    DType.DOUBLE: ctypes.c_double,
+}
+
+
+def _accepted_corpus() -> list[Path]:
+    out = []
+    for path in sorted(CORPUS.rglob("*.c")) if CORPUS.is_dir() else []:
+        try:
+            parse_c_file(path)
+        except LiftError:
+            continue
+        out.append(path)
+    return out
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[ctypes.CDLL, dict[str, Function]]:
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (cc) on PATH")
+    tmp = tmp_path_factory.mktemp("cc")
+    extra = tmp / "extra.c"
+    extra.write_text(EXTRA_C)
+    sources = [*_accepted_corpus(), extra]
+    lib = tmp / "kernels.so"
+    cmd = [cc, "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-o", str(lib), *map(str, sources)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    fns = {parse_c_file(p).name: parse_c_file(p) for p in sources[:-1]}
+    for name in ("u8_add", "helper_sum", "ddot", "casts"):
+        fns[name] = parse_c_source(EXTRA_C, str(extra), name)
+    return ctypes.CDLL(str(lib)), fns
+
+
+def _call_c(lib: ctypes.CDLL, fn: Function, inputs: dict[str, object]) -> dict[str, object]:
+    args: list[object] = []
+    buffers: dict[str, ctypes.Array[ctypes._SimpleCData]] = {}  # type: ignore[type-arg]
+    for p in fn.params:
+        match p.type:
+            case PointerType(elem=elem):
+                values = list(inputs[p.name])  # type: ignore[call-overload]
+                buf = (_C_ELEM[elem] * len(values))(*values)
+                buffers[p.name] = buf
+                args.append(buf)
+            case ScalarType(dtype=dtype):
+                args.append(_C_ELEM[dtype](inputs[p.name]))
+    cfun = getattr(lib, fn.name)
+    cfun.restype = None if fn.return_dtype is None else _C_ELEM[fn.return_dtype]
+    ret = cfun(*args)
+    out: dict[str, object] = {"return": ret}
+    out.update({name: list(buf) for name, buf in buffers.items()})
+    return out
+
+
+@st.composite
+def kernel_inputs(draw: st.DrawFn, fn: Function) -> dict[str, object]:
+    inputs: dict[str, object] = {}
+    for p in fn.params:
+        match p.type:
+            case PointerType(elem=DType.UINT8):
+                inputs[p.name] = draw(st.lists(st.integers(0, 255), min_size=LENGTH, max_size=LENGTH))
+            case PointerType(elem=DType.INT):
+                nonzero = st.integers(-50, 50).filter(lambda v: v != 0)
+                inputs[p.name] = draw(st.lists(nonzero, min_size=LENGTH, max_size=LENGTH))
+            case PointerType(elem=_):
+                halves = st.integers(-40, 40).map(lambda v: v / 2)
+                inputs[p.name] = draw(st.lists(halves, min_size=LENGTH, max_size=LENGTH))
+            case ScalarType(dtype=_):
+                inputs[p.name] = draw(st.integers(1, SCALAR_MAX))
+    return inputs
+
+
+def _differential_names() -> list[str]:
+    corpus = [parse_c_file(p).name for p in _accepted_corpus()]
+    return [*corpus, "u8_add", "helper_sum", "ddot", "casts"]
+
+
+@pytest.mark.parametrize("name", _differential_names())
+def test_interpreter_matches_c_compiler(
+    compiled: tuple[ctypes.CDLL, dict[str, Function]], name: str
+) -> None:
+    lib, fns = compiled
+    fn = fns[name]
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(kernel_inputs(fn))
+    def check(inputs: dict[str, object]) -> None:
+        expected = _call_c(lib, fn, inputs)
+        got = run_function(fn, inputs)
+        assert got["return"] == expected["return"]
+        for p in fn.arrays:
+            np.testing.assert_array_equal(got[p.name], expected[p.name], err_msg=p.name)
+
+    check()
