@@ -19,8 +19,11 @@ overflow is undefined behaviour in C, while the generated code computes in int64
 from __future__ import annotations
 
 import ctypes
+import faulthandler
+import multiprocessing as mp
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -297,15 +300,91 @@ def _snapshot(inputs: Mapping[str, object]) -> dict[str, object]:
     return {k: np.array(v, copy=True) if not np.isscalar(v) else v for k, v in inputs.items()}
 
 
+# ---------------------------------------------------------------- running C in a child
+
+
+def _c_worker(
+    kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any
+) -> None:
+    """Child process body: run each input and send ``("state", final state)`` or
+    ``("raise", exception)`` back, in order."""
+    faulthandler.disable()  # a crash is expected and reported by the parent; no dump
+    try:
+        for inputs in inputs_list:
+            try:
+                send.send(("state", run_c(kernel, fn, inputs)))
+            except Exception as e:
+                send.send(("raise", e))
+    finally:
+        send.close()
+
+
+def _crash_message(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"the C function crashed ({signal.Signals(-exitcode).name})"
+        except ValueError:
+            pass
+    return f"the C function's process ended unexpectedly (exit code {exitcode})"
+
+
+def _run_c_all(
+    kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]]
+) -> list[dict[str, object] | str]:
+    """:func:`run_c` on every input, in forked child processes so that a crashing kernel
+    (``SIGFPE`` on ``x / 0``, ``SIGSEGV`` on a too-short array) cannot take the caller down.
+
+    Returns, per input, the final state or a message saying how the C function crashed
+    (the next inputs then run in a new child). Where ``fork`` is unavailable, runs in
+    process.
+
+    Raises:
+        Exception: what :func:`run_c` raised (``ValueError`` for an input that does not fit).
+    """
+    if "fork" not in mp.get_all_start_methods():
+        return [run_c(kernel, fn, inputs) for inputs in inputs_list]
+    ctx = mp.get_context("fork")
+    results: list[dict[str, object] | str] = []
+    while len(results) < len(inputs_list):
+        recv, send = ctx.Pipe(duplex=False)
+        rest = inputs_list[len(results) :]
+        proc = ctx.Process(target=_c_worker, args=(kernel, fn, rest, send), daemon=True)
+        proc.start()
+        send.close()
+        try:
+            while len(results) < len(inputs_list):
+                try:
+                    kind, value = recv.recv()
+                except EOFError:
+                    break
+                if kind == "raise":
+                    raise value
+                results.append(value)
+        finally:
+            recv.close()
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        if len(results) < len(inputs_list):
+            results.append(_crash_message(proc.exitcode))
+    return results
+
+
+# ---------------------------------------------------------------- comparing
+
+
 def _check_one(
     fn: Function,
     ps: ProgramSummary,
     code: GeneratedCode,
-    kernel: CKernel,
+    state: dict[str, object] | str,
     inputs: Mapping[str, object],
 ) -> str | None:
-    """``None`` when the generated code agrees with C on ``inputs``, else what differs."""
-    state = run_c(kernel, fn, inputs)
+    """``None`` when the generated code agrees with the C final ``state`` on ``inputs``,
+    else what differs."""
+    if isinstance(state, str):
+        return state
     outputs = returned_outputs(ps)
     written = {o.array for o in outputs if isinstance(o, ArrayOutput)}
     for p in fn.arrays:
@@ -347,7 +426,9 @@ def differential_check(
     ``ps`` must be left unchanged by the C function. Integer outputs must be equal; float
     outputs must satisfy ``np.allclose(got, expected, rtol=1e-5, atol=1e-6)`` (the C code
     computes in float32 and may sum in a different order). An exception in the generated
-    code, a wrong number of results, or a modified input counts as a mismatch.
+    code, a wrong number of results, or a modified input counts as a mismatch; so does a
+    crash of the C function (it runs in a forked child process, so a ``SIGFPE`` or
+    ``SIGSEGV`` is reported instead of killing the caller).
 
     Raises:
         ValueError: ``inputs_list`` is empty (a check on no inputs proves nothing), or an
@@ -357,10 +438,11 @@ def differential_check(
     if not inputs_list:
         raise ValueError("differential_check needs at least one input")
     kernel = compile_c(fn, workdir)
+    states = _run_c_all(kernel, fn, inputs_list)
     passed = 0
     first: str | None = None
-    for i, inputs in enumerate(inputs_list):
-        problem = _check_one(fn, ps, code, kernel, inputs)
+    for i, (inputs, state) in enumerate(zip(inputs_list, states, strict=True)):
+        problem = _check_one(fn, ps, code, state, inputs)
         if problem is None:
             passed += 1
         elif first is None:

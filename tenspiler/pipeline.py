@@ -157,7 +157,7 @@ def lift_file(
         cert_text = syn.proof.certificate()
         if out_dir is not None:
             out = Path(out_dir)
-            for b, code in generated.items():
+            for code in generated.values():
                 files[out / f"{fn.name}{code.filename_suffix}"] = code.text
             cert_path = out / f"{fn.name}.smt2"
             files[cert_path] = cert_text

@@ -682,7 +682,9 @@ def test_op_matches_python_reference(case: str) -> None:
     @given(op_inputs())
     def check(x: dict[str, Any]) -> None:
         expected = reference(x)
-        args = {k: (np.array(v, dtype=np.int32) if isinstance(v, list) else v) for k, v in x.items()}
+        args = {
+            k: (np.array(v, dtype=np.int32) if isinstance(v, list) else v) for k, v in x.items()
+        }
         before = {k: np.copy(v) for k, v in args.items()}
         got = f(**args)
         if isinstance(expected, list):
@@ -694,4 +696,3 @@ def test_op_matches_python_reference(case: str) -> None:
             assert np.array_equal(v, before[k]), f"input {k} was modified"
 
     check()
-

@@ -173,7 +173,7 @@ def test_every_corpus_file(rel: str) -> None:
         assert info.value.loc is not None and info.value.loc.line > 1
     else:
         fn = parse_c_file(path)
-        assert fn.name == path.stem or rel == "darknet/scale_matrix.c"
+        assert fn.name == path.stem
         assert any(isinstance(s, For) for s in fn.body)
         assert all(d == DType.INT for _, d in fn.locals)
 
@@ -317,7 +317,7 @@ def test_loop_forms(cond: str, step: str, stop: object) -> None:
         ),
         (
             "void f(float *a, int n) { for (float x = 0; x < n; x++) a[0] = x; }",
-            "loop counter 'x' must have an integer type",
+            "loop counter 'x' must have type int",
         ),
         (
             "void f(int *a, float n) { for (int i = 0; i < n; i++) a[i] = 0; }",

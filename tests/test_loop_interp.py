@@ -10,6 +10,7 @@ import ctypes
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,8 +19,8 @@ from hypothesis import strategies as st
 
 from tenspiler.errors import LiftError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.frontend.loop_interp import run_function
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.semantics import UndefinedBehaviour
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "c2taco"
@@ -164,7 +165,11 @@ def test_out_of_bounds_names_array_and_index() -> None:
 
 def test_step_limit() -> None:
     with pytest.raises(RuntimeError, match="step limit of 100"):
-        run_function(kernel("dsp/vadd.c"), {"a": [0] * 200, "b": [0] * 200, "c": [0] * 200, "n": 200}, max_steps=100)
+        run_function(
+            kernel("dsp/vadd.c"),
+            {"a": [0] * 200, "b": [0] * 200, "c": [0] * 200, "n": 200},
+            max_steps=100,
+        )
 
 
 @pytest.mark.parametrize(
@@ -236,7 +241,7 @@ void casts(int *a, double *d, int n) {
 SCALAR_MAX = 5
 LENGTH = SCALAR_MAX * SCALAR_MAX
 
-_C_ELEM = {
+_C_ELEM: dict[DType, Any] = {
     DType.INT: ctypes.c_int,
     DType.UINT8: ctypes.c_ubyte,
     DType.FLOAT: ctypes.c_float,
@@ -267,19 +272,19 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[ctypes.CDLL, dic
     lib = tmp / "kernels.so"
     cmd = [cc, "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-o", str(lib), *map(str, sources)]
     subprocess.run(cmd, check=True, capture_output=True)
-    fns = {parse_c_file(p).name: parse_c_file(p) for p in sources[:-1]}
+    fns = {fn.name: fn for fn in map(parse_c_file, sources[:-1])}
     for name in ("u8_add", "helper_sum", "ddot", "casts"):
         fns[name] = parse_c_source(EXTRA_C, str(extra), name)
     return ctypes.CDLL(str(lib)), fns
 
 
 def _call_c(lib: ctypes.CDLL, fn: Function, inputs: dict[str, object]) -> dict[str, object]:
-    args: list[object] = []
-    buffers: dict[str, ctypes.Array[ctypes._SimpleCData]] = {}  # type: ignore[type-arg]
+    args: list[Any] = []
+    buffers: dict[str, Any] = {}
     for p in fn.params:
         match p.type:
             case PointerType(elem=elem):
-                values = list(inputs[p.name])  # type: ignore[call-overload]
+                values: list[Any] = list(inputs[p.name])  # type: ignore[call-overload]
                 buf = (_C_ELEM[elem] * len(values))(*values)
                 buffers[p.name] = buf
                 args.append(buf)
@@ -299,7 +304,9 @@ def kernel_inputs(draw: st.DrawFn, fn: Function) -> dict[str, object]:
     for p in fn.params:
         match p.type:
             case PointerType(elem=DType.UINT8):
-                inputs[p.name] = draw(st.lists(st.integers(0, 255), min_size=LENGTH, max_size=LENGTH))
+                inputs[p.name] = draw(
+                    st.lists(st.integers(0, 255), min_size=LENGTH, max_size=LENGTH)
+                )
             case PointerType(elem=DType.INT):
                 nonzero = st.integers(-50, 50).filter(lambda v: v != 0)
                 inputs[p.name] = draw(st.lists(nonzero, min_size=LENGTH, max_size=LENGTH))

@@ -1050,7 +1050,7 @@ class _Kernel:
                 u.fail(f"for loop counter '{name}' has no initial value", init)
             start = self._counter_start(value, env)
             if dtype != DType.INT:
-                u.fail(f"loop counter '{name}' must have an integer type", init)
+                u.fail(f"loop counter '{name}' must have type int", init)
             self.declare(name, dtype, init.decls[0], env)
         elif (
             isinstance(init, c_ast.Assignment)
@@ -1064,7 +1064,7 @@ class _Kernel:
             if not isinstance(b, _Scalar) or name not in self.locals:
                 u.fail(f"loop counter '{name}' must be a local int variable", init)
             if b.dtype != DType.INT:
-                u.fail(f"loop counter '{name}' must have an integer type", init)
+                u.fail(f"loop counter '{name}' must have type int", init)
             start = self._counter_start(init.rvalue, env)
         else:
             u.fail(f"for loop initialiser '{_render(init)}' is not supported", init)

@@ -237,8 +237,11 @@ def encode_expr(e: Expr, scalars: Mapping[str, str], arrays: Mapping[str, str]) 
             assert_never(e)
 
 
-def build_vc(k: LoopKernel, cand: Candidate) -> VC:
-    """All clauses of ``k``'s verification condition with ``cand`` in the holes."""
+def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -> VC:
+    """All clauses of ``k``'s verification condition with ``cand`` in the holes.
+
+    The post-condition checks ``ps`` (default: :func:`summary` of ``cand``) — passing a
+    summary explicitly lets a given summary be checked against another kernel."""
     fn = k.fn
     decls: list[str] = []
     entry_scalars: dict[str, str] = {}
@@ -264,7 +267,6 @@ def build_vc(k: LoopKernel, cand: Candidate) -> VC:
         return encode_expr(e, entry_scalars, entry_arrays)
 
     start, stop = entry_enc(k.start), entry_enc(k.stop)
-    start_t = lift_entry_scalar(k.start, k)
 
     # --- head state: names of every scalar and array at the loop head
     head_scalars: dict[str, str] = {}
@@ -282,10 +284,8 @@ def build_vc(k: LoopKernel, cand: Candidate) -> VC:
     }
 
     def inv(iv: str, scal: Mapping[str, str], arrs: Mapping[str, str]) -> str:
-        tenv = ScalarVar(BOUND, DType.INT)
         enc = SmtEncoder({**entry_scalars, **entry_arrays, BOUND: iv}, {}, tensir.definitions, tensir._rec_names)
         parts = [f"(<= {start} {iv})", f"(<= {iv} {stop})"]
-        del tenv
         for s in k.scalars:
             parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
         for a in k.arrays:
@@ -320,7 +320,6 @@ def build_vc(k: LoopKernel, cand: Candidate) -> VC:
         assumptions.append(
             (f"the pointer parameters {', '.join(arrays_)} point to distinct, non-overlapping arrays", "true")
         )
-    assumptions = [(t, s) for t, s in assumptions]
     if any(p.type.elem.is_float if isinstance(p.type, PointerType) else p.type.dtype.is_float for p in fn.params):
         assumptions.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
 
@@ -359,13 +358,14 @@ def build_vc(k: LoopKernel, cand: Candidate) -> VC:
     )
 
     # --- post-condition
-    ps = summary(k, cand)
+    ps = summary(k, cand) if ps is None else ps
     enc = SmtEncoder({**entry_scalars, **entry_arrays}, {}, tensir.definitions, tensir._rec_names)
     goals: list[str] = []
     post_div: list[str] = []
     for o in ps.outputs:
         if isinstance(o, ScalarOutput):
-            assert k.result is not None
+            if k.result is None:
+                raise NotLiftable(f"the summary has a return value but '{fn.name}' returns nothing")
             exit_scal = dict(head_scalars)
             res = encode_expr(k.result, exit_scal, head_arrays)
             post_div += [f"(not (= {encode_expr(d, exit_scal, head_arrays)} 0))" for d in divisors(k.result)]
@@ -377,6 +377,11 @@ def build_vc(k: LoopKernel, cand: Candidate) -> VC:
                 f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) "
                 f"(= {sel} {enc.at(o.value, f'(- k {lo})')}) (= {sel} (select {entry_name(o.array)} k))))"
             )
+    if pre_div or body_div or post_div:
+        assumptions.append(
+            ("integer divisors are non-zero wherever the C code divides (division by zero is "
+             "undefined behaviour in C); stated as a hypothesis of each clause", "true")
+        )
     clauses.append(
         Clause(
             "post",
@@ -384,7 +389,6 @@ def build_vc(k: LoopKernel, cand: Candidate) -> VC:
             "(and " + " ".join(goals) + ")" if goals else "true",
         )
     )
-    del start_t
     comments = (
         f"tenspiler certificate for '{fn.name}' ({fn.loc})",
         "program summary:",

@@ -10,10 +10,12 @@ summary and loop invariant must fill (paper §4.1). Kernels outside the supporte
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     Binary,
+    Cast,
     Const,
     DType,
     Expr,
@@ -21,6 +23,7 @@ from tenspiler.frontend.loop_ir import (
     Function,
     Load,
     Return,
+    Unary,
     Var,
 )
 from tenspiler.vc import symexec
@@ -119,10 +122,20 @@ def analyze(fn: Function) -> LoopKernel:
         raise NotLiftable(f"loop bound depends on '{name}', which the loop assigns", loop.loc)
 
     scalars: list[ScalarTarget] = []
-    for name, _ in fn.locals + tuple((p.name, None) for p in fn.scalars):  # type: ignore[misc]
+    # Loop-carried scalars the outputs depend on: read after the loop, or read by the
+    # update of another output (a coupling the synthesizer then refuses as a scan). An
+    # accumulator nobody reads afterwards is dead and needs no invariant.
+    others_read: set[str] = set()
+    for target, value in body.scalars.items():
+        others_read |= symexec.reads(value) - {target}
+    for _, stores in body.stores.items():
+        for idx, val in stores:
+            others_read |= symexec.reads(idx) | symexec.reads(val)
+    names = [n for n, _ in fn.locals] + [p.name for p in fn.scalars]
+    for name in names:
         if name not in assigned or name == loop.var:
             continue
-        if name in exposed or name in post_reads:
+        if name in post_reads or (name in exposed and name in others_read):
             scalars.append(
                 ScalarTarget(
                     name,
@@ -156,9 +169,6 @@ def analyze(fn: Function) -> LoopKernel:
         post = symexec.execute(post_stmts)
         if post.stores:
             raise NotLiftable("array writes after the loop are not supported yet", post_stmts[0].loc)
-        for name in post.scalars:
-            if name in post_reads:
-                pass
         result = post.returned
         if result is not None:
             for ld in symexec.loads(result):
@@ -198,10 +208,6 @@ def _check_reads(k: LoopKernel) -> None:
                 )
 
 
-def is_zero(e: Expr) -> bool:
-    return isinstance(e, Const) and e.value == 0
-
-
 def divisors(e: Expr) -> list[Expr]:
     """Divisor expressions of every integer ``/`` and ``%`` in ``e`` (C UB if zero)."""
     match e:
@@ -210,9 +216,9 @@ def divisors(e: Expr) -> list[Expr]:
             return divisors(l) + divisors(r) + own
         case Load(_, index):
             return divisors(index)
-        case _:
-            from tenspiler.frontend.loop_ir import Cast, Unary
-
-            if isinstance(e, Unary | Cast):
-                return divisors(e.operand)
+        case Unary(_, x) | Cast(x):
+            return divisors(x)
+        case Const() | Var():
             return []
+        case _:
+            assert_never(e)

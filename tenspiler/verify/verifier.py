@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tenspiler.errors import VerificationError
+from tenspiler.ir.terms import ProgramSummary
 from tenspiler.synth.concrete import Example, jsonable_inputs, mismatch
 from tenspiler.vc.conditions import VC, Candidate, build_vc, summary
 from tenspiler.vc.kernel import LoopKernel
@@ -38,10 +39,12 @@ class Proof:
         return path
 
 
-def refute_concretely(k: LoopKernel, cand: Candidate, examples: Sequence[Example]) -> None:
+def refute_concretely(
+    k: LoopKernel, cand: Candidate, examples: Sequence[Example], ps: ProgramSummary | None = None
+) -> None:
     """Raise :class:`VerificationError` (clause ``"concrete"``) with the first example on
-    which the candidate's summary disagrees with the source."""
-    ps = summary(k, cand)
+    which the summary (default: the candidate's) disagrees with the source."""
+    ps = summary(k, cand) if ps is None else ps
     for ex in examples:
         why = mismatch(ps, ex)
         if why is not None:
@@ -50,14 +53,16 @@ def refute_concretely(k: LoopKernel, cand: Candidate, examples: Sequence[Example
             )
 
 
-def prove(k: LoopKernel, cand: Candidate, timeout: float = 10.0) -> Proof:
+def prove(
+    k: LoopKernel, cand: Candidate, timeout: float = 10.0, ps: ProgramSummary | None = None
+) -> Proof:
     """Prove every VC clause with cvc5 (each in a worker killed after ``timeout`` seconds).
 
     Raises:
         VerificationError: a clause was not ``unsat``; ``counterexample`` holds cvc5's
             model when it answered ``sat``.
     """
-    vc = build_vc(k, cand)
+    vc = build_vc(k, cand, ps)
     scripts = [vc.script(c) for c in vc.clauses]
     results = check_scripts(scripts, timeout)
     pairs = tuple((c.name, r) for c, r in zip(vc.clauses, results, strict=False))
@@ -74,8 +79,18 @@ def prove(k: LoopKernel, cand: Candidate, timeout: float = 10.0) -> Proof:
 
 
 def verify(
-    k: LoopKernel, cand: Candidate, examples: Sequence[Example] = (), timeout: float = 10.0
+    k: LoopKernel,
+    cand: Candidate,
+    examples: Sequence[Example] = (),
+    timeout: float = 10.0,
+    ps: ProgramSummary | None = None,
 ) -> Proof:
-    """Concrete refutation first, then the unbounded proof. See :func:`prove`."""
-    refute_concretely(k, cand, examples)
-    return prove(k, cand, timeout)
+    """Concrete refutation first, then the unbounded proof. See :func:`prove`.
+
+    Raises:
+        VerificationError: with ``clause == "concrete"`` and the input as
+            ``counterexample`` when an example refutes the summary; otherwise as
+            :func:`prove`.
+    """
+    refute_concretely(k, cand, examples, ps)
+    return prove(k, cand, timeout, ps)
