@@ -57,6 +57,9 @@ _BUFFER: dict[DType, type[np.generic]] = {
     DType.DOUBLE: np.float64,
 }
 
+#: Value range of the integer C types (``int`` is 32 bits on every supported platform).
+_INT_RANGE: dict[DType, tuple[int, int]] = {DType.INT: (-(2**31), 2**31 - 1), DType.UINT8: (0, 255)}
+
 _ENTRY_PREFIX = "tenspiler_check_"
 
 #: Compiler flags. The entry wrapper declares each pointer parameter with the element type
@@ -179,8 +182,8 @@ def _to_buffer(name: str, value: object, dtype: DType) -> np.ndarray:
         integral = np.issubdtype(arr.dtype, np.integer) or bool(np.all(np.trunc(arr) == arr))
         if not integral:
             raise ValueError(f"input {name!r}: non-integer values for a {dtype.c_name} array")
-        info = np.iinfo(_BUFFER[dtype])
-        if arr.size and (np.min(arr) < info.min or np.max(arr) > info.max):
+        lo, hi = _INT_RANGE[dtype]
+        if arr.size and (np.min(arr) < lo or np.max(arr) > hi):
             raise ValueError(f"input {name!r}: values outside the range of C {dtype.c_name}")
     return np.array(arr, dtype=_BUFFER[dtype], copy=True, order="C")
 
@@ -189,8 +192,8 @@ def _to_scalar(name: str, value: object, dtype: DType) -> int | float:
     if dtype.is_float:
         return float(value)  # type: ignore[arg-type]
     v = int(value)  # type: ignore[call-overload]
-    info = np.iinfo(_BUFFER[dtype])
-    if not info.min <= v <= info.max:
+    lo, hi = _INT_RANGE[dtype]
+    if not lo <= v <= hi:
         raise ValueError(f"input {name!r}: {v} is outside the range of C {dtype.c_name}")
     return v
 
@@ -406,9 +409,9 @@ def _check_one(
     for k, v in given.items():
         if not np.array_equal(np.asarray(v), np.asarray(inputs[k])):
             return f"{code.backend} code modified its input {k!r}"
-    for o, e, g in zip(outputs, expected, got_values, strict=True):
-        if not _same(e, g, _output_dtype(fn, o)):
-            return f"{show_output(o)}: C gave {_fmt(e)}, {code.backend} gave {_fmt(g)}"
+    for o, want, g in zip(outputs, expected, got_values, strict=True):
+        if not _same(want, g, _output_dtype(fn, o)):
+            return f"{show_output(o)}: C gave {_fmt(want)}, {code.backend} gave {_fmt(g)}"
     return None
 
 

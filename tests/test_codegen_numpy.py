@@ -44,6 +44,7 @@ from tenspiler.ir.terms import (
     Take,
     TensorScalar,
     TensorTensor,
+    Tensor,
     TensorVar,
 )
 
@@ -586,7 +587,7 @@ def op_inputs(draw: st.DrawFn) -> dict[str, Any]:
 
 def _elementwise(kind: str, op: str) -> tuple[ProgramSummary, Callable[[Mapping[str, Any]], Any]]:
     a, b, s = Take(tv("a"), n), Take(tv("b"), n), sv("s")
-    term = {
+    term: Tensor = {
         "tensor_tensor": TensorTensor(op, a, b, INT),  # type: ignore[arg-type]
         "tensor_scalar": TensorScalar(op, a, s, False, INT),  # type: ignore[arg-type]
         "scalar_tensor": TensorScalar(op, a, s, True, INT),  # type: ignore[arg-type]

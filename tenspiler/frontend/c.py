@@ -9,8 +9,9 @@ silently compile both branches.
 
 Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
 
-* parameters: scalars ``int``/``long``/``short``/``unsigned``/``int32_t``/``int64_t``/
-  ``size_t`` (all :attr:`DType.INT`, mathematical integers), ``float``, ``double``,
+* parameters: scalars ``int``/``long``/``signed``/``int32_t``/``int64_t`` (all
+  :attr:`DType.INT`, mathematical integers: signed overflow is undefined behaviour in C;
+  ``unsigned``, ``short`` and ``size_t`` are refused), ``float``, ``double``,
   ``unsigned char``/``uint8_t``; arrays ``T *p`` / ``T p[]`` of those. ``const`` and
   ``restrict`` are ignored (distinct array parameters are assumed not to alias).
 * locals: scalar declarations (with or without initialiser, several declarators).
@@ -128,7 +129,7 @@ _BUILTIN_TYPEDEFS: dict[str, DType | None] = {
     "int8_t": None,
     "int32_t": DType.INT,
     "int64_t": DType.INT,
-    "size_t": DType.INT,
+    "size_t": None,  # unsigned: wraps modulo 2^64, not modelled
 }
 
 _CONDITIONAL_DIRECTIVES = frozenset({"if", "ifdef", "ifndef", "elif", "else", "endif"})
@@ -518,6 +519,10 @@ class _Unit:
             return DType.DOUBLE
         if sorted(words) == ["char", "unsigned"]:
             return DType.UINT8
+        if "unsigned" in words or "short" in words:
+            # unsigned arithmetic wraps and stores into short are implementation-defined:
+            # modelling either as mathematical integers would be unsound.
+            self.fail(f"type '{spelled}' is not supported (only signed int/long, whose overflow is undefined behaviour, are modelled as integers)", at)
         if words and set(words) <= _INT_WORDS:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)
