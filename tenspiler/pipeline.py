@@ -21,7 +21,7 @@ import numpy as np
 
 from tenspiler import __version__
 from tenspiler.codegen import GeneratedCode, get_backend
-from tenspiler.errors import LiftError, NotLiftable, TenspilerError
+from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show_summary
@@ -128,7 +128,10 @@ def lift_file(
     res = LiftResult(status="error")
     try:
         for b in backends:
-            get_backend(b)
+            try:
+                get_backend(b)
+            except CodegenError as err:
+                raise LiftError(str(err)) from None
         with _phase(res.timings, "parse", say):
             fn = parse_c_file(path, function)
         res.function = fn.name

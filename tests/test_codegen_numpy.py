@@ -42,9 +42,9 @@ from tenspiler.ir.terms import (
     Slice,
     Tail,
     Take,
+    Tensor,
     TensorScalar,
     TensorTensor,
-    Tensor,
     TensorVar,
 )
 
@@ -587,11 +587,12 @@ def op_inputs(draw: st.DrawFn) -> dict[str, Any]:
 
 def _elementwise(kind: str, op: str) -> tuple[ProgramSummary, Callable[[Mapping[str, Any]], Any]]:
     a, b, s = Take(tv("a"), n), Take(tv("b"), n), sv("s")
-    term: Tensor = {
+    terms: dict[str, Tensor] = {
         "tensor_tensor": TensorTensor(op, a, b, INT),  # type: ignore[arg-type]
         "tensor_scalar": TensorScalar(op, a, s, False, INT),  # type: ignore[arg-type]
         "scalar_tensor": TensorScalar(op, a, s, True, INT),  # type: ignore[arg-type]
-    }[kind]
+    }
+    term = terms[kind]
 
     def reference(x: Mapping[str, Any]) -> list[int]:
         out = list(x["out"])

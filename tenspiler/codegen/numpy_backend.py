@@ -412,6 +412,8 @@ class NumpyBackend:
     def _validate(self, fn: Function, ps: ProgramSummary, outputs: Sequence[Output]) -> None:
         if ps.function != fn.name:
             raise CodegenError(f"summary of {ps.function!r} given for function {fn.name!r}")
+        if keyword.iskeyword(fn.name) or fn.name in HELPER_NAMES:
+            raise CodegenError(f"function name {fn.name!r} cannot name the generated function")
         kinds = {p.name: isinstance(p.type, PointerType) for p in fn.params}
         seen: set[str] = set()
         for o in outputs:

@@ -1,0 +1,109 @@
+"""Soundness: wrong summaries and mutated sources must not verify (DESIGN.md, "Soundness
+rules"). A refusal is either a concrete counterexample or a clause cvc5 did not answer
+``unsat`` for; never a "verified"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tenspiler.errors import VerificationError
+from tenspiler.frontend.c import parse_c_source
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir.terms import ReduceSum, ScalarVar, Take, TensorScalar, TensorTensor, TensorVar
+from tenspiler.synth.concrete import random_examples
+from tenspiler.synth.search import synthesize
+from tenspiler.vc.conditions import BOUND, Candidate, summary
+from tenspiler.vc.kernel import analyze
+from tenspiler.verify.verifier import prove, verify
+
+I = DType.INT
+B = ScalarVar(BOUND, I)
+
+VADD = "void vadd(int *a, int *b, int *c, int n) { for (int i = 0; i < n; ++i) { c[i] = a[i] + b[i]; } }"
+DOT = "int dot(int *a, int *b, int n) { int s = 0; for (int i = 0; i < n; ++i) { s += a[i] * b[i]; } return s; }"
+SCALE = "void scale(int *a, int n, int s) { for (int i = 0; i < n; ++i) { a[i] = a[i] * s + 3; } }"
+
+MUTANTS = {
+    VADD: [
+        VADD.replace("i < n", "i <= n"),  # off-by-one bound
+        VADD.replace("a[i] + b[i]", "a[i] - b[i]"),  # + → -
+        VADD.replace("c[i] = a[i]", "c[i] = a[i] + 1 +"),  # extra constant
+    ],
+    DOT: [
+        DOT.replace("i < n", "i < n - 1"),
+        DOT.replace("a[i] * b[i]", "a[i] + b[i]"),
+        DOT.replace("int s = 0", "int s = 1"),  # wrong constant
+    ],
+    SCALE: [
+        SCALE.replace("+ 3", "+ 4"),  # wrong constant
+        SCALE.replace("i = 0", "i = 1"),  # off-by-one start
+    ],
+}
+
+
+@pytest.mark.parametrize(("original", "mutant"), [(o, m) for o, ms in MUTANTS.items() for m in ms])
+def test_mutated_source_does_not_verify_against_original_summary(original: str, mutant: str) -> None:
+    k0 = analyze(parse_c_source(original))
+    syn = synthesize(k0, timeout=30)
+    ps = syn.summary
+    km = analyze(parse_c_source(mutant))
+    # the unbounded proof alone must refuse (unknown / timeout / sat all count as refusal)
+    with pytest.raises(VerificationError):
+        prove(km, syn.candidate, timeout=3.0, ps=ps)
+    # with concrete program states, the refusal comes with a counterexample
+    examples = random_examples(km, np.random.default_rng(1), 30)
+    with pytest.raises(VerificationError) as info:
+        verify(km, syn.candidate, examples, timeout=3.0, ps=ps)
+    assert info.value.clause == "concrete"
+    assert info.value.counterexample is not None
+    assert "source gives" in str(info.value) or "cannot be evaluated" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        Candidate((), (("c", TensorTensor("-", Take(TensorVar("a", I), B), Take(TensorVar("b", I), B), I)),)),
+        Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", I), B), Take(TensorVar("a", I), B), I)),)),
+        Candidate((), (("c", TensorScalar("+", Take(TensorVar("a", I), B), ScalarVar("n", I), False, I)),)),
+    ],
+)
+def test_wrong_summary_is_refused_with_a_counterexample(wrong: Candidate) -> None:
+    k = analyze(parse_c_source(VADD))
+    examples = random_examples(k, np.random.default_rng(0), 20)
+    with pytest.raises(VerificationError) as info:
+        verify(k, wrong, examples, timeout=3.0)
+    cex = info.value.counterexample
+    assert cex is not None and set(cex) == {"a", "b", "c", "n"}
+    with pytest.raises(VerificationError):
+        prove(k, wrong, timeout=3.0)
+
+
+def test_wrong_reduction_is_refused() -> None:
+    k = analyze(parse_c_source(DOT))
+    wrong = Candidate((("s", ReduceSum(TensorTensor("+", Take(TensorVar("a", I), B), Take(TensorVar("b", I), B), I), I)),), ())
+    with pytest.raises(VerificationError):
+        prove(k, wrong, timeout=3.0)
+    with pytest.raises(VerificationError) as info:
+        verify(k, wrong, random_examples(k, np.random.default_rng(0), 20), timeout=3.0)
+    assert info.value.counterexample is not None
+
+
+def test_right_summary_is_proved() -> None:
+    k = analyze(parse_c_source(VADD))
+    right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", I), B), Take(TensorVar("b", I), B), I)),))
+    proof = prove(k, right, timeout=10.0)
+    assert [r.answer for _, r in proof.results] == ["unsat", "unsat", "unsat"]
+    assert [n for n, _ in proof.results] == ["initiation", "preservation", "post"]
+    assert str(summary(k, right).outputs[0].value) != ""
+
+
+def test_c_division_semantics_in_summary() -> None:
+    """The verified summary divides like C (truncation): -3 / 2 == -1, not floor's -2."""
+    from tenspiler.synth.concrete import summary_outputs
+
+    src = "void h(int *a, int n) { for (int i = 0; i < n; ++i) { a[i] = a[i] / 2; } }"
+    k = analyze(parse_c_source(src))
+    syn = synthesize(k, timeout=30)
+    out = summary_outputs(syn.summary, {"a": np.array([-3, 3, -4, 5]), "n": 4})
+    assert out["a"].tolist() == [-1, 1, -2, 2]
