@@ -153,16 +153,21 @@ class SmtEncoder:
         """Closed recursive function over the prefix length of ``x``'s elements."""
         fv = sorted(element_vars(x))
         params = {v: f"p.{v}" for v in fv}
-        sub = SmtEncoder(params, {}, self.definitions, self._rec_names)
+        lens = {v: f"p.{v}.len" for v in fv if v in self.lengths}
+        sub = SmtEncoder(params, lens, self.definitions, self._rec_names)
         elem = sub._conv(sub.at(x, "(- m 1)"), x.dtype, dtype)
         first = sub._conv(sub.at(x, "0"), x.dtype, dtype)
+        used_lens = [v for v in fv if v in lens and lens[v] in elem]
         sort = sem.smt_sort(dtype)
-        sig = " ".join(f"({params[v]} {self._sort_of(x, v)})" for v in fv)
+        formals = [f"({params[v]} {self._sort_of(x, v)})" for v in fv]
+        formals += [f"({lens[v]} Int)" for v in used_lens]
+        sig = " ".join(formals)
+        call_args = "".join(f" {params[v]}" for v in fv) + "".join(f" {lens[v]}" for v in used_lens)
         if kind == "rsum":
             zero = "0.0" if dtype.is_float else "0"
-            body = f"(ite (<= m 0) {zero} (+ (NAME{_args(params, fv)} (- m 1)) {elem}))"
+            body = f"(ite (<= m 0) {zero} (+ (NAME{call_args} (- m 1)) {elem}))"
         else:
-            prev = f"(NAME{_args(params, fv)} (- m 1))"
+            prev = f"(NAME{call_args} (- m 1))"
             body = f"(ite (<= m 1) {first} (let ((r {prev}) (e {elem})) (ite (>= r e) r e)))"
         key = f"{kind}:{sig}:{body}"
         name = self._rec_names.get(key)
@@ -173,6 +178,7 @@ class SmtEncoder:
                 f"(define-fun-rec {name} ({sig} (m Int)) {sort}\n  {body.replace('NAME', name)})"
             )
         args = "".join(f" {self.names[v]}" for v in fv)
+        args += "".join(f" {self.lengths[v]}" for v in used_lens)
         return f"({name}{args} {self.length(x)})"
 
     @staticmethod
@@ -220,5 +226,3 @@ def _add(a: str, b: str) -> str:
     return f"(+ {a} {b})"
 
 
-def _args(params: Mapping[str, str], fv: list[str]) -> str:
-    return "".join(f" {params[v]}" for v in fv)
