@@ -95,7 +95,7 @@ def test_unknown_backend_lists_known(tmp_path: Path) -> None:
 
 
 def test_not_lifted_exit_1(tmp_path: Path) -> None:
-    code, out, err = run([str(HERE / "kernels" / "prefix_sum.c"), "--json"], tmp_path)
+    code, out, _ = run([str(HERE / "kernels" / "prefix_sum.c"), "--json"], tmp_path)
     assert code == 1
     d = json.loads(out)
     assert d["status"] == "not_lifted" and "scan" in d["message"]

@@ -89,7 +89,9 @@ def test_int_binops_agree(batch: list[tuple[BinOpName, int, int]]) -> None:
             pv = py_binop(op, x, y, INT)
             assert isinstance(pv, int)
             assert pv == nv, f"py {x} {op} {y} = {pv}, numpy gives {nv}"
-            checks.append((smt_binop(op, smt_const(x, INT), smt_const(y, INT), INT), smt_const(pv, INT)))
+            checks.append(
+                (smt_binop(op, smt_const(x, INT), smt_const(y, INT), INT), smt_const(pv, INT))
+            )
             if op in ("/", "%"):
                 # C11 6.5.5: (a/b)*b + a%b == a, |a%b| < |b|, a%b has the sign of a.
                 q, r = py_binop("/", x, y, INT), py_binop("%", x, y, INT)
@@ -126,7 +128,9 @@ def test_known_c_facts(op: BinOpName, x: int, y: int, expected: int) -> None:
     assert np.asarray(np_binop(op, np.int64(x), np.int64(y), INT)).item() == expected
     got = np_binop(op, np.array([x, x], dtype=np.int64), np.array([y, y], dtype=np.int64), INT)
     assert np.asarray(got).tolist() == [expected, expected]
-    assert_smt_computes([(smt_binop(op, smt_const(x, INT), smt_const(y, INT), INT), smt_const(expected, INT))])
+    assert_smt_computes(
+        [(smt_binop(op, smt_const(x, INT), smt_const(y, INT), INT), smt_const(expected, INT))]
+    )
 
 
 @pytest.mark.parametrize("op", ["/", "%"])
@@ -147,12 +151,17 @@ def test_uint8_operands_are_promoted_to_int() -> None:
     assert py_binop("-", 5, 10, d) == -5
     assert py_cast(py_binop("+", 200, 100, d), UINT8) == 44
     assert py_cast(py_binop("-", 5, 10, d), UINT8) == 251
-    assert np_cast(np_binop("-", np.array([5, 255]), np.array([10, 10]), d), UINT8).tolist() == [251, 245]
-    assert_smt_computes([
-        (smt_binop("+", "200", "100", d), "300"),
-        (smt_cast(smt_binop("+", "200", "100", d), INT, UINT8), "44"),
-        (smt_cast(smt_binop("-", "5", "10", d), INT, UINT8), "251"),
-    ])
+    assert np_cast(np_binop("-", np.array([5, 255]), np.array([10, 10]), d), UINT8).tolist() == [
+        251,
+        245,
+    ]
+    assert_smt_computes(
+        [
+            (smt_binop("+", "200", "100", d), "300"),
+            (smt_cast(smt_binop("+", "200", "100", d), INT, UINT8), "44"),
+            (smt_cast(smt_binop("-", "5", "10", d), INT, UINT8), "251"),
+        ]
+    )
 
 
 # ---------------------------------------------------------------- conversions
@@ -241,9 +250,11 @@ def test_known_casts(x: int | float, src: DType, dst: DType, expected: int | flo
 
 def test_harness_detects_a_wrong_value() -> None:
     """The SMT check is not vacuous: a wrong expected value is satisfiable (``sat``)."""
-    assert smt_refutes_all([
-        (smt_binop("/", "(- 7)", "2", INT), "(- 4)"),  # floor division, not C's
-        (smt_binop("%", "(- 7)", "2", INT), "1"),  # Euclidean remainder, not C's
-        (smt_cast("(- 2.5)", DOUBLE, INT), "(- 3)"),  # floor, not truncation
-        (smt_binop("/", "(- 7)", "2", INT), "(- 3)"),
-    ]) == ["sat", "sat", "sat", "unsat"]
+    assert smt_refutes_all(
+        [
+            (smt_binop("/", "(- 7)", "2", INT), "(- 4)"),  # floor division, not C's
+            (smt_binop("%", "(- 7)", "2", INT), "1"),  # Euclidean remainder, not C's
+            (smt_cast("(- 2.5)", DOUBLE, INT), "(- 3)"),  # floor, not truncation
+            (smt_binop("/", "(- 7)", "2", INT), "(- 3)"),
+        ]
+    ) == ["sat", "sat", "sat", "unsat"]

@@ -17,8 +17,8 @@ from tenspiler.vc.conditions import BOUND, Candidate, summary
 from tenspiler.vc.kernel import analyze
 from tenspiler.verify.verifier import prove, verify
 
-I = DType.INT
-B = ScalarVar(BOUND, I)
+INT = DType.INT
+B = ScalarVar(BOUND, INT)
 
 VADD = "void vadd(int *a, int *b, int *c, int n) { for (int i = 0; i < n; ++i) { c[i] = a[i] + b[i]; } }"
 DOT = "int dot(int *a, int *b, int n) { int s = 0; for (int i = 0; i < n; ++i) { s += a[i] * b[i]; } return s; }"
@@ -63,9 +63,9 @@ def test_mutated_source_does_not_verify_against_original_summary(original: str, 
 @pytest.mark.parametrize(
     "wrong",
     [
-        Candidate((), (("c", TensorTensor("-", Take(TensorVar("a", I), B), Take(TensorVar("b", I), B), I)),)),
-        Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", I), B), Take(TensorVar("a", I), B), I)),)),
-        Candidate((), (("c", TensorScalar("+", Take(TensorVar("a", I), B), ScalarVar("n", I), False, I)),)),
+        Candidate((), (("c", TensorTensor("-", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT)),)),
+        Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("a", INT), B), INT)),)),
+        Candidate((), (("c", TensorScalar("+", Take(TensorVar("a", INT), B), ScalarVar("n", INT), False, INT)),)),
     ],
 )
 def test_wrong_summary_is_refused_with_a_counterexample(wrong: Candidate) -> None:
@@ -81,7 +81,7 @@ def test_wrong_summary_is_refused_with_a_counterexample(wrong: Candidate) -> Non
 
 def test_wrong_reduction_is_refused() -> None:
     k = analyze(parse_c_source(DOT))
-    wrong = Candidate((("s", ReduceSum(TensorTensor("+", Take(TensorVar("a", I), B), Take(TensorVar("b", I), B), I), I)),), ())
+    wrong = Candidate((("s", ReduceSum(TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT), INT)),), ())
     with pytest.raises(VerificationError):
         prove(k, wrong, timeout=3.0)
     with pytest.raises(VerificationError) as info:
@@ -91,7 +91,7 @@ def test_wrong_reduction_is_refused() -> None:
 
 def test_right_summary_is_proved() -> None:
     k = analyze(parse_c_source(VADD))
-    right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", I), B), Take(TensorVar("b", I), B), I)),))
+    right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT)),))
     proof = prove(k, right, timeout=10.0)
     assert [r.answer for _, r in proof.results] == ["unsat", "unsat", "unsat"]
     assert [n for n, _ in proof.results] == ["initiation", "preservation", "post"]

@@ -62,16 +62,6 @@ def py_cast(x: Any, dtype: DType) -> Any:
 # ---------------------------------------------------------------- NumPy arrays
 
 
-def np_dtype(dtype: DType) -> type[np.generic]:
-    """NumPy dtype used by the reference interpreter and generated code for ``dtype``."""
-    return {
-        DType.INT: np.int64,
-        DType.UINT8: np.uint8,
-        DType.FLOAT: np.float32,
-        DType.DOUBLE: np.float64,
-    }[dtype]
-
-
 def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
     """Elementwise ``x op y`` on NumPy arrays/scalars already converted to ``dtype``'s
     computation type (int64 for integers, float64 for reals)."""
