@@ -21,7 +21,7 @@ import numpy as np
 
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.ir.printer import show
-from tenspiler.ir.terms import ProgramSummary, Scalar, ScalarOutput, Tensor
+from tenspiler.ir.terms import ProgramSummary, ScalarOutput
 from tenspiler.synth.concrete import Example, make_example, mismatch, random_examples
 from tenspiler.synth.trees import (
     Pools,
@@ -35,7 +35,7 @@ from tenspiler.synth.trees import (
 )
 from tenspiler.vc.conditions import Candidate, lift_entry_scalar, result_term, summary
 from tenspiler.vc.kernel import LoopKernel
-from tenspiler.verify.verifier import Proof, prove
+from tenspiler.verify.verifier import Proof, verify
 
 Progress = Callable[[str], None]
 
@@ -148,7 +148,7 @@ def synthesize(
             stats.proofs_attempted += 1
             say(f"proving candidate {stats.proofs_attempted}: {_show_cand(cand)}")
             try:
-                proof = prove(k, cand, min(proof_timeout, max(1.0, deadline - time.monotonic())))
+                proof = verify(k, cand, (), min(proof_timeout, max(1.0, deadline - time.monotonic())))
             except VerificationError as err:
                 stats.rejected.append(f"{_show_cand(cand)}: {err}")
                 if err.counterexample:
@@ -239,28 +239,8 @@ def _partial_summary(k: LoopKernel, cand: Candidate, array: str) -> ProgramSumma
     return summary(k_one, full)
 
 
-def _example_from_model(k: LoopKernel, model: dict[str, object]) -> Example | None:
-    """Turn a cvc5 model of the entry constants (``x.0``) into a program state."""
-    from tenspiler.frontend.loop_ir import PointerType
-
-    inputs: dict[str, object] = {}
-    length = 16
-    for p in k.fn.params:
-        v = model.get(f"{p.name}.0")
-        if v is None:
-            return None
-        if isinstance(p.type, PointerType):
-            assert isinstance(v, dict)
-            arr = np.full(length, v["default"], dtype=np.float64 if p.type.elem.is_float else np.int64)
-            for i, x in v["entries"].items():
-                if 0 <= i < length:
-                    arr[i] = x
-            inputs[p.name] = arr
-        else:
-            inputs[p.name] = v
-    return make_example(k, inputs)
+def _example_from_model(k: LoopKernel, inputs: dict[str, object] | None) -> Example | None:
+    return None if inputs is None else make_example(k, inputs)
 
 
 __all__ = ["SearchStats", "Synthesized", "synthesize"]
-
-_ = (Scalar, Tensor)

@@ -35,8 +35,11 @@ from tenspiler.frontend.loop_ir import (
     Const,
     DType,
     Expr,
+    Function,
     Load,
+    Param,
     PointerType,
+    ScalarType,
     Unary,
     Var,
 )
@@ -91,11 +94,12 @@ class VC:
     assumptions: tuple[tuple[str, str], ...]  # (human-readable text, SMT term)
     clauses: tuple[Clause, ...]
     comments: tuple[str, ...]
+    options: tuple[str, ...] = ()  # extra (set-option ...) lines
 
     def script(self, clause: Clause | None = None) -> str:
         """SMT-LIB script: all clauses (the certificate) or one clause."""
         lines = [f"; {c}" for c in self.comments]
-        lines += ["(set-logic ALL)", "(set-option :produce-models true)"]
+        lines += ["(set-logic ALL)", "(set-option :produce-models true)", *self.options]
         lines += ["(set-option :incremental true)", sem.SMT_PRELUDE.rstrip()]
         lines += list(self.declarations) + list(self.definitions)
         lines.append("; assumptions (preconditions of the proof)")
@@ -243,16 +247,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     The post-condition checks ``ps`` (default: :func:`summary` of ``cand``) — passing a
     summary explicitly lets a given summary be checked against another kernel."""
     fn = k.fn
-    decls: list[str] = []
-    entry_scalars: dict[str, str] = {}
-    entry_arrays: dict[str, str] = {}
-    for p in fn.params:
-        if isinstance(p.type, PointerType):
-            entry_arrays[p.name] = entry_name(p.name)
-            decls.append(f"(declare-const {entry_name(p.name)} {array_sort(p.type.elem)})")
-        else:
-            entry_scalars[p.name] = entry_name(p.name)
-            decls.append(f"(declare-const {entry_name(p.name)} {sem.smt_sort(p.type.dtype)})")
+    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
     carried = {s.name: s for s in k.scalars}
     written = {a.array: a for a in k.arrays}
     decls.append(f"(declare-const {head_name(k.var)} Int)")
@@ -299,29 +294,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
             )
         return "(and " + " ".join(parts) + ")"
 
-    # --- assumptions
-    assumptions: list[tuple[str, str]] = [
-        (f"the loop runs a non-negative number of times: {_src(k.loop.start)} <= {_src(k.loop.stop)}",
-         f"(<= {start} {stop})")
-    ]
-    for p in fn.params:
-        if isinstance(p.type, PointerType) and p.type.elem == DType.UINT8:
-            assumptions.append(
-                (f"elements of {p.name} are unsigned char values in [0, 255]",
-                 f"(forall ((k Int)) (<= 0 (select {entry_name(p.name)} k) 255))")
-            )
-        elif not isinstance(p.type, PointerType) and p.type.dtype == DType.UINT8:
-            assumptions.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
-    for p in fn.params:
-        if isinstance(p.type, PointerType):
-            assumptions.append((f"{p.name} has an element at every index the kernel accesses", "true"))
-    arrays_ = [p.name for p in fn.arrays]
-    if len(arrays_) > 1:
-        assumptions.append(
-            (f"the pointer parameters {', '.join(arrays_)} point to distinct, non-overlapping arrays", "true")
-        )
-    if any(p.type.elem.is_float if isinstance(p.type, PointerType) else p.type.dtype.is_float for p in fn.params):
-        assumptions.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
+    assumptions = _assumptions(k, start, stop)
 
     # --- initiation
     init_scal = {s.name: entry_enc(s.init) for s in k.scalars}
@@ -360,33 +333,19 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     # --- post-condition
     ps = summary(k, cand) if ps is None else ps
     enc = SmtEncoder({**entry_scalars, **entry_arrays}, {}, tensir.definitions, tensir._rec_names)
-    goals: list[str] = []
     post_div: list[str] = []
-    for o in ps.outputs:
-        if isinstance(o, ScalarOutput):
-            if k.result is None:
-                raise NotLiftable(f"the summary has a return value but '{fn.name}' returns nothing")
-            exit_scal = dict(head_scalars)
-            res = encode_expr(k.result, exit_scal, head_arrays)
-            post_div += [f"(not (= {encode_expr(d, exit_scal, head_arrays)} 0))" for d in divisors(k.result)]
-            goals.append(f"(= {res} {enc.scalar(o.value)})")
-        else:
-            lo, hi = enc.scalar(o.lo), enc.scalar(o.hi)
-            sel = f"(select {head_name(o.array)} k)"
-            goals.append(
-                f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) "
-                f"(= {sel} {enc.at(o.value, f'(- k {lo})')}) (= {sel} (select {entry_name(o.array)} k))))"
-            )
+    result_smt = None
+    if k.result is not None:
+        result_smt = encode_expr(k.result, head_scalars, head_arrays)
+        post_div = [f"(not (= {encode_expr(d, head_scalars, head_arrays)} 0))" for d in divisors(k.result)]
+    goal = _summary_goal(k, ps, enc, result_smt, {a.array: head_name(a.array) for a in k.arrays})
     if pre_div or body_div or post_div:
-        assumptions.append(
-            ("integer divisors are non-zero wherever the C code divides (division by zero is "
-             "undefined behaviour in C); stated as a hypothesis of each clause", "true")
-        )
+        assumptions.append(_DIVISORS)
     clauses.append(
         Clause(
             "post",
             (inv(hv, head_scal, head_arr), f"(not (< {hv} {stop}))", *post_div),
-            "(and " + " ".join(goals) + ")" if goals else "true",
+            goal,
         )
     )
     comments = (
@@ -399,6 +358,131 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     )
     return VC(tuple(decls), tuple(tensir.definitions), tuple(assumptions), tuple(clauses), comments)
 
+
+
+_DIVISORS = (
+    "integer divisors are non-zero wherever the C code divides (division by zero is "
+    "undefined behaviour in C); stated as a hypothesis of each clause",
+    "true",
+)
+
+
+def _entry_declarations(fn: Function) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """``declare-const`` of every parameter's entry value, and the SMT names."""
+    decls: list[str] = []
+    entry_scalars: dict[str, str] = {}
+    entry_arrays: dict[str, str] = {}
+    for p in fn.params:
+        if isinstance(p.type, PointerType):
+            entry_arrays[p.name] = entry_name(p.name)
+            decls.append(f"(declare-const {entry_name(p.name)} {array_sort(p.type.elem)})")
+        else:
+            entry_scalars[p.name] = entry_name(p.name)
+            decls.append(f"(declare-const {entry_name(p.name)} {sem.smt_sort(p.type.dtype)})")
+    return decls, entry_scalars, entry_arrays
+
+
+def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
+    """The preconditions every clause assumes: (human-readable text, SMT term or "true"
+    when the model guarantees it by construction)."""
+    fn = k.fn
+    out: list[tuple[str, str]] = [
+        (f"the loop runs a non-negative number of times: {_src(k.loop.start)} <= {_src(k.loop.stop)}",
+         f"(<= {start} {stop})")
+    ]
+    for p in fn.params:
+        if isinstance(p.type, PointerType) and p.type.elem == DType.UINT8:
+            out.append(
+                (f"elements of {p.name} are unsigned char values in [0, 255]",
+                 f"(forall ((k Int)) (<= 0 (select {entry_name(p.name)} k) 255))")
+            )
+        elif isinstance(p.type, ScalarType) and p.type.dtype == DType.UINT8:
+            out.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
+    for p in fn.arrays:
+        out.append((f"{p.name} has an element at every index the kernel accesses", "true"))
+    names = [p.name for p in fn.arrays]
+    if len(names) > 1:
+        out.append(
+            (f"the pointer parameters {', '.join(names)} point to distinct, non-overlapping arrays", "true")
+        )
+    if any(_param_dtype(p).is_float for p in fn.params):
+        out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
+    return out
+
+
+def _param_dtype(p: Param) -> DType:
+    return p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
+
+
+def _summary_goal(
+    k: LoopKernel, ps: ProgramSummary, enc: SmtEncoder, result: str | None, final_arrays: Mapping[str, str]
+) -> str:
+    """The summary as a formula over the final state: the returned value and every output
+    array (inside ``[lo, hi)`` equal to the summary, outside unchanged)."""
+    goals: list[str] = []
+    for o in ps.outputs:
+        if isinstance(o, ScalarOutput):
+            if result is None:
+                raise NotLiftable(f"the summary has a return value but '{k.fn.name}' returns nothing")
+            goals.append(f"(= {result} {enc.scalar(o.value)})")
+        else:
+            if o.array not in final_arrays:
+                raise NotLiftable(f"the summary writes '{o.array}', which the kernel does not write")
+            lo, hi = enc.scalar(o.lo), enc.scalar(o.hi)
+            sel = f"(select {final_arrays[o.array]} k)"
+            goals.append(
+                f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) "
+                f"(= {sel} {enc.at(o.value, f'(- k {lo})')}) (= {sel} (select {entry_name(o.array)} k))))"
+            )
+    return "(and " + " ".join(goals) + ")" if goals else "true"
+
+
+def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary | None = None) -> VC:
+    """Bounded check (no invariant): the loop unrolled ``trips`` times from the entry state
+    must end in a state the summary describes. ``sat`` yields a counterexample input
+    (used for CEGIS); ``unsat`` proves nothing beyond that trip count.
+
+    Raises:
+        NotLiftable: the unrolled body cannot be symbolically executed (unresolvable
+            aliasing between iterations).
+    """
+    from tenspiler.vc import symexec
+
+    fn = k.fn
+    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    start, stop = (encode_expr(e, entry_scalars, entry_arrays) for e in (k.start, k.stop))
+    st = k.pre.copy()
+    divs: list[Expr] = []
+    for j in range(trips):
+        st.scalars[k.var] = Binary("+", k.start, Const(j, DType.INT), DType.INT)
+        st = symexec.execute(k.loop.body, st)
+        # UB-freedom of this iteration (re-collecting earlier ones is harmless)
+        divs += [d for e in st.scalars.values() for d in divisors(e)]
+        divs += [d for sts in st.stores.values() for ix, v in sts for d in divisors(ix) + divisors(v)]
+    st.scalars[k.var] = k.stop
+    ps = summary(k, cand) if ps is None else ps
+    enc = SmtEncoder({**entry_scalars, **entry_arrays})
+    finals: dict[str, str] = {}
+    for a in k.arrays:
+        term = entry_arrays[a.array]
+        for idx, val in st.stores.get(a.array, []):
+            term = f"(store {term} {encode_expr(idx, entry_scalars, entry_arrays)} {encode_expr(val, entry_scalars, entry_arrays)})"
+        finals[a.array] = term
+    result = None
+    if k.result is not None:
+        r = symexec.substitute(k.result, st)
+        divs += divisors(r)
+        result = encode_expr(r, entry_scalars, entry_arrays)
+    goal = _summary_goal(k, ps, enc, result, finals)
+    hyps = [f"(= (- {stop} {start}) {trips})"]
+    hyps += [f"(not (= {encode_expr(d, entry_scalars, entry_arrays)} 0))" for d in divs]
+    assumptions = _assumptions(k, start, stop) + ([_DIVISORS] if divs else [])
+    clause = Clause(f"bounded({trips} iterations)", tuple(hyps), goal)
+    comments = (f"bounded check of '{fn.name}': {trips} loop iterations",)
+    # finite model finding for recursive definitions: cvc5 then answers sat with a model
+    # instead of unknown (DESIGN.md, "Verification encoding")
+    return VC(tuple(decls), tuple(enc.definitions), tuple(assumptions), (clause,), comments,
+              ("(set-option :fmf-fun true)",))
 
 def _summary_lines(ps: ProgramSummary) -> list[str]:
     from tenspiler.ir.printer import show_summary

@@ -8,14 +8,18 @@ counterexample (an input on which source and summary differ).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tenspiler.errors import VerificationError
+import numpy as np
+
+from tenspiler.errors import NotLiftable, VerificationError
+from tenspiler.frontend.loop_ir import PointerType
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.synth.concrete import Example, jsonable_inputs, mismatch
-from tenspiler.vc.conditions import VC, Candidate, build_vc, summary
+from tenspiler.vc.conditions import VC, Candidate, build_bounded, build_vc, summary
 from tenspiler.vc.kernel import LoopKernel
 from tenspiler.verify.solver import QueryResult, check_scripts
 
@@ -59,8 +63,8 @@ def prove(
     """Prove every VC clause with cvc5 (each in a worker killed after ``timeout`` seconds).
 
     Raises:
-        VerificationError: a clause was not ``unsat``; ``counterexample`` holds cvc5's
-            model when it answered ``sat``.
+        VerificationError: a clause was not ``unsat`` (``counterexample`` is ``None``:
+            use :func:`bounded_refutation` or concrete examples for those).
     """
     vc = build_vc(k, cand, ps)
     scripts = [vc.script(c) for c in vc.clauses]
@@ -74,8 +78,58 @@ def prove(
                 "timeout": f"timed out after {timeout:g} s",
                 "error": f"solver error: {r.detail}",
             }[r.answer]
-            raise VerificationError(f"VC clause '{name}' {what}", name, r.model)
+            # a model of a failing clause is a state where the VC breaks, not necessarily an
+            # input on which source and summary differ: it is not reported as one
+            raise VerificationError(f"VC clause '{name}' {what}", name, None)
     return Proof(vc, pairs)
+
+
+def inputs_from_model(k: LoopKernel, model: Mapping[str, Any], length: int = 16) -> dict[str, Any] | None:
+    """A cvc5 model of the entry constants (``x.0``) as a kernel input (arrays of
+    ``length`` elements; unconstrained elements take the model's default value)."""
+    inputs: dict[str, Any] = {}
+    for p in k.fn.params:
+        v = model.get(f"{p.name}.0")
+        if v is None:
+            return None
+        if isinstance(p.type, PointerType):
+            if not isinstance(v, dict):
+                return None
+            arr = np.full(length, v["default"], dtype=np.float64 if p.type.elem.is_float else np.int64)
+            for i, x in v["entries"].items():
+                if 0 <= i < length:
+                    arr[i] = x
+            inputs[p.name] = arr
+        else:
+            inputs[p.name] = v
+    return inputs
+
+
+def bounded_refutation(
+    k: LoopKernel,
+    cand: Candidate,
+    max_trips: int = 3,
+    timeout: float = 10.0,
+    ps: ProgramSummary | None = None,
+) -> None:
+    """Bounded model check for ``0..max_trips`` loop iterations (symbolic inputs).
+
+    Raises:
+        VerificationError: clause ``"bounded"``; ``counterexample`` is cvc5's model turned
+            into an input when it answered ``sat``.
+    """
+    try:
+        scripts = [build_bounded(k, cand, t, ps).script() for t in range(max_trips + 1)]
+    except NotLiftable:
+        return  # the unrolled body cannot be executed symbolically: rely on the proof
+    for t, r in enumerate(check_scripts(scripts, timeout)):
+        if r.answer == "sat" and r.model is not None:
+            cex = inputs_from_model(k, r.model)
+            raise VerificationError(
+                f"counterexample with {t} loop iterations (cvc5: sat)",
+                "bounded",
+                None if cex is None else jsonable_inputs(cex),
+            )
 
 
 def verify(
@@ -85,12 +139,13 @@ def verify(
     timeout: float = 10.0,
     ps: ProgramSummary | None = None,
 ) -> Proof:
-    """Concrete refutation first, then the unbounded proof. See :func:`prove`.
+    """Concrete refutation on ``examples``, then a bounded check (0–3 iterations,
+    symbolic inputs), then the unbounded proof (:func:`prove`).
 
     Raises:
-        VerificationError: with ``clause == "concrete"`` and the input as
-            ``counterexample`` when an example refutes the summary; otherwise as
-            :func:`prove`.
+        VerificationError: ``clause`` is ``"concrete"`` or ``"bounded"`` with the input as
+            ``counterexample`` when one refutes the summary; otherwise as :func:`prove`.
     """
     refute_concretely(k, cand, examples, ps)
+    bounded_refutation(k, cand, timeout=timeout, ps=ps)
     return prove(k, cand, timeout, ps)
