@@ -83,3 +83,17 @@ def test_generated_code_runs(tmp_path: Path) -> None:
     out = ns["diff_next"](a, d, 5)  # type: ignore[operator]
     assert out.tolist() == [3, 5, 7, 9, 7]  # d[4] untouched: the loop stops at n - 1
     assert d.tolist() == [7, 7, 7, 7, 7]  # inputs are not mutated
+
+
+def test_generated_code_checks_the_proof_preconditions(tmp_path: Path) -> None:
+    import numpy as np
+
+    res = lift_file(KERNELS / "diff_next.c", ["numpy"], out_dir=tmp_path)
+    ns: dict[str, object] = {}
+    exec(compile(res.code["numpy"], "diff_next.py", "exec"), ns)
+    f = ns["diff_next"]
+    a = np.arange(5)
+    with pytest.raises(ValueError, match="precondition"):
+        f(a, a, -3)  # type: ignore[operator]  # negative trip count: NumPy would wrap
+    with pytest.raises(ValueError, match="precondition"):
+        f(a, a, 9)  # type: ignore[operator]  # arrays shorter than the kernel reads

@@ -40,12 +40,16 @@ from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
+    Lit,
     Output,
     ProgramSummary,
     ReduceMax,
     ScalarOp,
     ScalarOutput,
     ScalarVar,
+    Slice,
+    Tail,
+    Take,
     TensorScalar,
     TensorTensor,
     TensorVar,
@@ -378,6 +382,7 @@ class NumpyBackend:
         conversions = [
             self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in used
         ]
+        conversions += self._guards(outputs, ctx)
         if not results:
             ret = "return None"
         elif len(results) == 1:
@@ -469,6 +474,40 @@ class NumpyBackend:
                 )
             case _:
                 assert_never(o)
+
+    def _guards(self, outputs: Sequence[Output], ctx: EmitContext) -> list[str]:
+        """Checks of the proof's range preconditions: every take/tail/slice of a parameter
+        array and every output range lies inside the array (NumPy would otherwise wrap
+        negative bounds or clip long ones silently)."""
+        checks: list[tuple[str, str]] = []
+
+        def visit(t: Term) -> None:
+            match t:
+                case Take(TensorVar(a), n) | Tail(TensorVar(a), n):
+                    checks.append(self._range_check(ctx, a, Lit(0, DType.INT), n))
+                case Slice(TensorVar(a), lo, hi):
+                    checks.append(self._range_check(ctx, a, lo, hi))
+                case _:
+                    pass
+            for c in children(t):
+                visit(c)
+
+        for o in outputs:
+            if isinstance(o, ArrayOutput):
+                checks.append(self._range_check(ctx, o.array, o.lo, o.hi))
+            visit(output_term(o))
+        lines: list[str] = []
+        for cond, text in dict.fromkeys(checks):
+            lines.append(f"if not ({cond}):\n    raise ValueError({text!r})")
+        return lines
+
+    def _range_check(self, ctx: EmitContext, array: str, lo: Term, hi: Term) -> tuple[str, str]:
+        a = ctx.names[array]
+        lo_s, hi_s = _bare(self.render(lo, ctx)), _bare(self.render(hi, ctx))
+        cond = f"0 <= {lo_s} <= {hi_s} <= {a}.shape[0]"
+        if lo_s == "0":
+            cond = f"0 <= {hi_s} <= {a}.shape[0]"
+        return cond, f"precondition violated: need {cond.replace(f'{a}.shape[0]', f'len({array})')}"
 
     def _convert_param(self, fn: Function, name: str, py: str) -> str:
         p = fn.param(name)

@@ -41,6 +41,12 @@ def add_u8(a, b, out, n):
     b = np.asarray(b, dtype=np.int64)
     out = np.asarray(out, dtype=np.int64)
     n = int(n)
+    if not (0 <= n <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(out)')
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
+    if not (0 <= n <= b.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # out[0:n] = tensor_tensor(take(a, n), take(b, n), +)
     out_new = out.astype(np.uint8)

@@ -39,6 +39,12 @@ def diff(a, out, n):
     a = np.asarray(a, dtype=np.int64)
     out = np.asarray(out, dtype=np.int64)
     n = int(n)
+    if not (0 <= 1 <= n <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= 1 <= n <= len(out)')
+    if not (0 <= 1 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= 1 <= n <= len(a)')
+    if not (0 <= n - 1 <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n - 1 <= len(a)')
 
     # out[1:n] = tensor_tensor(slice(a, 1, n), take(a, (n - 1)), -)
     out_new = out.copy()

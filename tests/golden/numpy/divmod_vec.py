@@ -51,6 +51,14 @@ def divmod_vec(a, b, q, m, n):
     q = np.asarray(q, dtype=np.int64)
     m = np.asarray(m, dtype=np.int64)
     n = int(n)
+    if not (0 <= n <= q.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(q)')
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
+    if not (0 <= n <= b.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(b)')
+    if not (0 <= n <= m.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(m)')
 
     # q[0:n] = tensor_tensor(take(a, n), take(b, n), /)
     q_new = q.copy()

@@ -39,6 +39,10 @@ def dot(a, b, n):
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     n = int(n)
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
+    if not (0 <= n <= b.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))
     result = int(np.sum(a[:n] * b[:n], dtype=np.int64))

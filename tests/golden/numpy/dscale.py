@@ -39,6 +39,10 @@ def dscale(a, out, n):
     a = np.asarray(a, dtype=np.float64)
     out = np.asarray(out, dtype=np.float64)
     n = int(n)
+    if not (0 <= n <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(out)')
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # out[0:n] = tensor_scalar(tensor_scalar(take(a, n), 0.5, *), n, -)
     out_new = out.copy()

@@ -39,6 +39,10 @@ def fdot(a, b, n):
     a = np.asarray(a, dtype=np.float32)
     b = np.asarray(b, dtype=np.float32)
     n = int(n)
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
+    if not (0 <= n <= b.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))
     result = float(np.sum(a[:n] * b[:n], dtype=np.float64))

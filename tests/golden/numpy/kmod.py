@@ -41,6 +41,10 @@ def kmod(a, out, k, n):
     out = np.asarray(out, dtype=np.int64)
     k = int(k)
     n = int(n)
+    if not (0 <= n <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(out)')
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # out[0:n] = scalar_tensor(k, take(a, n), %)
     out_new = out.copy()

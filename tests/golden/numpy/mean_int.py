@@ -43,6 +43,8 @@ def mean_int(a, n):
     """
     a = np.asarray(a, dtype=np.int64)
     n = int(n)
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # return = (reduce_sum(take(a, n)) / n)
     result = int(_c_idiv(np.sum(a[:n], dtype=np.int64), n))

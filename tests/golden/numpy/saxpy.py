@@ -43,6 +43,12 @@ def saxpy(x, y, out, alpha, n):
     out = np.asarray(out, dtype=np.float32)
     alpha = np.float32(alpha)
     n = int(n)
+    if not (0 <= n <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(out)')
+    if not (0 <= n <= x.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(x)')
+    if not (0 <= n <= y.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(y)')
 
     # out[0:n] = tensor_tensor(scalar_tensor(alpha, take(x, n), *), take(y, n), +)
     out_new = out.copy()

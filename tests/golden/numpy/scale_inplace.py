@@ -39,6 +39,8 @@ def scale_inplace(a, k, n):
     a = np.asarray(a, dtype=np.int64)
     k = int(k)
     n = int(n)
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # a[0:n] = tensor_scalar(take(a, n), k, *)
     a_new = a.copy()

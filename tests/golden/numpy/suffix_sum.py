@@ -39,6 +39,8 @@ def suffix_sum(a, lo, n):
     a = np.asarray(a, dtype=np.int64)
     lo = int(lo)
     n = int(n)
+    if not (0 <= lo <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= lo <= len(a)')
 
     # return = reduce_sum(take(tail(a, lo), (n - lo)))
     result = int(np.sum(a[lo:][:n - lo], dtype=np.int64))

@@ -41,6 +41,12 @@ def vadd(a, b, c, n):
     b = np.asarray(b, dtype=np.int64)
     c = np.asarray(c, dtype=np.int64)
     n = int(n)
+    if not (0 <= n <= c.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(c)')
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
+    if not (0 <= n <= b.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # c[0:n] = tensor_tensor(take(a, n), take(b, n), +)
     c_new = c.copy()

@@ -37,6 +37,8 @@ def vmax(a, n):
     """
     a = np.asarray(a, dtype=np.int64)
     n = int(n)
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # return = reduce_max(take(a, n))
     result = int(np.max(a[:n]))

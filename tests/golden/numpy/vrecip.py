@@ -39,6 +39,10 @@ def vrecip(a, out, n):
     a = np.asarray(a, dtype=np.float32)
     out = np.asarray(out, dtype=np.float32)
     n = int(n)
+    if not (0 <= n <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(out)')
+    if not (0 <= n <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # out[0:n] = scalar_tensor(1.0, take(a, n), /)
     out_new = out.copy()
