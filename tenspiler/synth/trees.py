@@ -50,7 +50,7 @@ from tenspiler.ir.terms import (
     Term,
     promote,
 )
-from tenspiler.vc.conditions import BOUND, lift_entry_scalar
+from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const
 from tenspiler.vc.kernel import LoopKernel, ScalarTarget
 from tenspiler.vc.symexec import index_difference
 
@@ -274,15 +274,7 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
 def _slice(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:
     if isinstance(start, Lit) and start.value == 0 and d == 0:
         return Take(a, bound)
-    return Slice(a, _plus(start, d), _plus(bound, d))
-
-
-def _plus(t: Scalar, c: int) -> Scalar:
-    if c == 0:
-        return t
-    if isinstance(t, Lit):
-        return Lit(int(t.value) + c, DType.INT)
-    return ScalarOp("+" if c > 0 else "-", t, Lit(abs(c), DType.INT), DType.INT)
+    return Slice(a, plus_const(start, d), plus_const(bound, d))
 
 
 # ---------------------------------------------------------------- enumeration

@@ -153,8 +153,8 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
     if k.result is not None:
         outputs.append(ScalarOutput("return", result_term(k, cand)))
     for a in k.arrays:
-        lo = _plus(start, a.offset)
-        hi = _plus(stop, a.offset)
+        lo = plus_const(start, a.offset)
+        hi = plus_const(stop, a.offset)
         outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
     return ProgramSummary(k.fn.name, tuple(outputs))
 
@@ -194,14 +194,15 @@ def invariant_text(k: LoopKernel, cand: Candidate) -> str:
     for s in k.scalars:
         parts.append(f"{s.name} == {show(substitute(cand.scalar(s.name), env))}")
     for a in k.arrays:
-        lo = show(_plus(lift_entry_scalar(k.start, k), a.offset))
-        hi = show(_plus(ScalarVar(i, DType.INT), a.offset))
+        lo = show(plus_const(lift_entry_scalar(k.start, k), a.offset))
+        hi = show(plus_const(ScalarVar(i, DType.INT), a.offset))
         parts.append(f"{a.array}[{lo}:{hi}] == {show(substitute(cand.array(a.array), env))}")
         parts.append(f"{a.array}[other] == {a.array}_0[other]")
     return " and ".join(parts)
 
 
-def _plus(t: Scalar, c: int) -> Scalar:
+def plus_const(t: Scalar, c: int) -> Scalar:
+    """``t + c`` as a TensIR index term (literals folded, ``+ 0`` dropped)."""
     if c == 0:
         return t
     if isinstance(t, Lit) and not t.dtype.is_float:
