@@ -44,7 +44,8 @@ class LiftResult:
         invariants: loop invariants in TensIR syntax.
         assumptions: preconditions the proof relies on.
         outputs: backend name → path of the written file (empty without ``out_dir``).
-        code: backend name → generated source text.
+        code: backend name → generated source text (also in the JSON, so ``--json``
+            without ``-o`` still delivers the code).
         timings: phase name → seconds.
         certificate: path of the SMT-LIB certificate (each ``check-sat`` answers unsat).
         check: backend name → differential-check result (with ``check=True``).
@@ -73,9 +74,7 @@ class LiftResult:
         return {"verified": 0, "not_lifted": 1}.get(self.status, 2)
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("code")
-        return d
+        return asdict(self)
 
 
 @contextmanager
