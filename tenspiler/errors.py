@@ -56,7 +56,7 @@ class VerificationError(NotLiftable):
 
     Attributes:
         clause: name of the failing verification-condition clause (``"initiation"``,
-            ``"preservation"``, ``"post"``), or ``"bounded"`` / ``"concrete"`` when a
+            ``"preservation"``, ``"exit"``, ``"post"``), or ``"bounded"`` / ``"concrete"`` when a
             counterexample was found before the unbounded proof.
         counterexample: input values (parameter name → int/float or list) on which the
             source and the summary differ, when one is known; ``None`` for ``unknown`` /

@@ -93,8 +93,8 @@ def test_right_summary_is_proved() -> None:
     k = analyze(parse_c_source(VADD))
     right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT)),))
     proof = prove(k, right, timeout=10.0)
-    assert [r.answer for _, r in proof.results] == ["unsat", "unsat", "unsat"]
-    assert [n for n, _ in proof.results] == ["initiation", "preservation", "post"]
+    assert [r.answer for _, r in proof.results] == ["unsat", "unsat", "unsat", "unsat"]
+    assert [n for n, _ in proof.results] == ["initiation", "preservation", "exit", "post"]
     assert str(summary(k, right).outputs[0].value) != ""
 
 

@@ -109,10 +109,13 @@ def bounded_refutation(
     k: LoopKernel,
     cand: Candidate,
     max_trips: int = 3,
-    timeout: float = 10.0,
+    timeout: float = 1.0,
     ps: ProgramSummary | None = None,
 ) -> None:
     """Bounded model check for ``0..max_trips`` loop iterations (symbolic inputs).
+
+    A best-effort counterexample search: ``timeout`` (seconds per trip count) is short, and
+    an ``unknown``/timeout answer simply ends the search (it proves nothing either way).
 
     Raises:
         VerificationError: clause ``"bounded"``; ``counterexample`` is cvc5's model turned
@@ -123,6 +126,8 @@ def bounded_refutation(
     except NotLiftable:
         return  # the unrolled body cannot be executed symbolically: rely on the proof
     for t, r in enumerate(check_scripts(scripts, timeout)):
+        if r.answer in ("unknown", "timeout", "error"):
+            return
         if r.answer == "sat" and r.model is not None:
             cex = inputs_from_model(k, r.model)
             raise VerificationError(
@@ -147,5 +152,5 @@ def verify(
             ``counterexample`` when one refutes the summary; otherwise as :func:`prove`.
     """
     refute_concretely(k, cand, examples, ps)
-    bounded_refutation(k, cand, timeout=timeout, ps=ps)
+    bounded_refutation(k, cand, timeout=min(timeout, 1.0), ps=ps)
     return prove(k, cand, timeout, ps)
