@@ -50,9 +50,9 @@ B = TensorVar("b", INT)
 S = ScalarVar("s", INT)
 T = ScalarVar("t", INT)
 TENSOR_VARS = {"a": A, "b": B}
-DEFAULT_MS = 3_000  # per check-sat; easy checks take milliseconds
-FMF_MS = 20_000
 SCALAR_VARS = {"s": S, "t": T}
+DEFAULT_MS = 3_000  # cvc5 time limit per check-sat; easy checks take milliseconds
+FMF_MS = 20_000
 
 
 def lit(v: int) -> Lit:
@@ -132,7 +132,9 @@ class TermGen:
     """Random terms that are well-formed for the concrete inputs ``env`` (access-op bounds in
     range, equal lengths for tensor_tensor, reduce_max of non-empty tensors only). Division
     by zero is not avoided here: the test ``assume``s it away.
-    Bounds may be ``size`` of a tensor (or ``size - k``) and scalars may be reductions
+
+    Depth ≤ 3, not counting the ``take`` that matches the lengths of a tensor_tensor's
+    operands. Bounds may be ``size`` of a tensor (or ``size - k``) and scalars may be reductions
     anywhere, including inside the element expression of another reduction.
     """
 
@@ -358,8 +360,9 @@ def test_array_length_inside_a_reduction_element(term: Term, expected: int) -> N
 
 def test_solver_needs_fmf_fun_on_some_reductions() -> None:
     """Found by the random test: reduce_max(take(a % a, 1) % tail(a, 1)) on a = [1, -3] is 0
-    in both semantics, but cvc5 with default options does not answer within the time limit
-    (``unknown``); with ``fmf-fun`` it answers ``unsat`` at once."""
+    in both semantics, but cvc5 1.4.2 with default options does not answer within the time limit
+    (``unknown``; still ``unknown`` after 300 s in a manual run); with ``fmf-fun`` it answers
+    ``unsat`` at once."""
     term = ReduceMax(
         TensorTensor("%", Take(TensorTensor("%", A, A, INT), lit(1)), Tail(A, lit(1)), INT), INT
     )

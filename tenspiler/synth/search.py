@@ -129,6 +129,7 @@ def synthesize(
     say(f"expression trees: {stats.trees}; {len(examples)} concrete states")
 
     array_names = {a.array for a in k.arrays}
+    tried: set[Candidate] = set()
     for expanded in (False, True):
         stats.rounds += 1
         survivors = _filter(k, holes, pools, examples, expanded, max_enumerate, max_survivors, stats, deadline)
@@ -142,6 +143,9 @@ def synthesize(
                 tuple((n, t) for n, t in combo if n not in array_names),  # type: ignore[misc]
                 tuple((n, t) for n, t in combo if n in array_names),  # type: ignore[misc]
             )
+            if cand in tried:  # the expanded grammar re-enumerates the first round's terms
+                continue
+            tried.add(cand)
             bad = next((m for ex in examples if (m := mismatch(summary(k, cand), ex))), None)
             if bad is not None:
                 continue
