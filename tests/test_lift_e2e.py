@@ -21,6 +21,9 @@ LIFTABLE = {
     "helper_square.c": "out[0:n] = tensor_scalar(tensor_tensor(take(a, n), take(a, n), *), 1, +)",
     "mean_pixel.c": "return = reduce_sum(take(img, n))",
     "shifted_window.c": "out[2:(n + 1)] = tensor_tensor(slice(a, 0, ((n + 1) - 2)), slice(a, 2, (n + 1)), +)",
+    "screen_u8.c": "out[0:n] = cast(tensor_tensor(tensor_tensor(take(base, n), take(active, n), +), tensor_scalar(tensor_tensor(take(base, n), take(active, n), *), 255, /), -), uint8)",
+    "int_times_float.c": "out[0:n] = tensor_scalar(cast(take(a, n), float), s, *)",
+    "mean_int.c": "return = (reduce_sum(take(a, n)) / n)",
     "weighted_residual.c": "return = reduce_sum(tensor_tensor(scalar_tensor(w, take(x, n), *), take(y, n), -))",
 }
 

@@ -32,6 +32,7 @@ from tenspiler.ir.terms import (
     ReduceMax,
     ReduceSum,
     Scalar,
+    ScalarCast,
     ScalarOp,
     ScalarOutput,
     ScalarVar,
@@ -40,6 +41,7 @@ from tenspiler.ir.terms import (
     Tail,
     Take,
     Tensor,
+    TensorCast,
     TensorScalar,
     TensorTensor,
     TensorVar,
@@ -144,7 +146,7 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, and for the arithmetic nodes the op in
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
     """
@@ -167,6 +169,10 @@ def op_key(t: Term) -> str:
             return "reduce_sum"
         case ReduceMax():
             return "reduce_max"
+        case ScalarCast():
+            return "scalar_cast"
+        case TensorCast():
+            return "tensor_cast"
         case ScalarOp(op):
             return f"scalar_op({op})"
         case TensorTensor(op):

@@ -44,12 +44,14 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ReduceMax,
+    ScalarCast,
     ScalarOp,
     ScalarOutput,
     ScalarVar,
     Slice,
     Tail,
     Take,
+    TensorCast,
     TensorScalar,
     TensorTensor,
     TensorVar,
@@ -205,6 +207,18 @@ def lit_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"np.float32({text})" if dtype == DType.FLOAT else text
 
 
+def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``cast(x, dtype)`` → C conversion: int→real exact, real→int truncates toward zero,
+    →``unsigned char`` wraps modulo 256 (``semantics.np_cast``)."""
+    assert isinstance(t, ScalarCast | TensorCast)
+    src = t.scalar.dtype if isinstance(t, ScalarCast) else t.tensor.dtype
+    tensor = isinstance(t, TensorCast)
+    v = convert(args[0], src, t.dtype, tensor=tensor)
+    if t.dtype == DType.UINT8 and src != DType.UINT8:
+        return f"np.mod({_bare(v)}, 256)" if tensor else f"({_bare(v)} % 256)"
+    return v
+
+
 # ---------------------------------------------------------------- rules: access ops
 
 
@@ -296,6 +310,8 @@ RULES: dict[str, Rule] = {
     "slice": slice_rule,
     "reduce_sum": reduce_sum_rule,
     "reduce_max": reduce_max_rule,
+    "scalar_cast": cast_rule,
+    "tensor_cast": cast_rule,
     **{
         f"{node}({op})": rule
         for node in ("scalar_op", "tensor_tensor", "tensor_scalar", "scalar_tensor")

@@ -17,17 +17,19 @@ from typing import Any
 import numpy as np
 
 from tenspiler.frontend.loop_ir import DType
-from tenspiler.ir.semantics import UndefinedBehaviour, np_binop, py_binop
+from tenspiler.ir.semantics import UndefinedBehaviour, np_binop, np_cast, py_binop, py_cast
 from tenspiler.ir.terms import (
     Lit,
     ReduceMax,
     ReduceSum,
+    ScalarCast,
     ScalarOp,
     ScalarVar,
     Size,
     Slice,
     Tail,
     Take,
+    TensorCast,
     TensorScalar,
     TensorTensor,
     TensorVar,
@@ -76,6 +78,10 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             return _scalar(np.max(v), dtype)
         case Size(x):
             return int(evaluate(x, env).shape[0])
+        case ScalarCast(x, dtype):
+            return _scalar(py_cast(evaluate(x, env), dtype), dtype)
+        case TensorCast(x, dtype):
+            return _as_tensor(np_cast(evaluate(x, env), dtype), dtype)
         case Take(x, n):
             v, k = evaluate(x, env), evaluate(n, env)
             _check_range("take", 0, k, v.shape[0])

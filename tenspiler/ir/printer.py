@@ -10,6 +10,7 @@ from tenspiler.ir.terms import (
     ProgramSummary,
     ReduceMax,
     ReduceSum,
+    ScalarCast,
     ScalarOp,
     ScalarOutput,
     ScalarVar,
@@ -17,6 +18,7 @@ from tenspiler.ir.terms import (
     Slice,
     Tail,
     Take,
+    TensorCast,
     TensorScalar,
     TensorTensor,
     TensorVar,
@@ -38,6 +40,8 @@ def show(t: Term) -> str:
             return f"reduce_max({show(x)})"
         case Size(x):
             return f"size({show(x)})"
+        case ScalarCast(x, d) | TensorCast(x, d):
+            return f"cast({show(x)}, {d.value})"
         case Take(x, n):
             return f"take({show(x)}, {show(n)})"
         case Tail(x, n):

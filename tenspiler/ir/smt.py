@@ -23,6 +23,7 @@ from tenspiler.ir.terms import (
     ReduceMax,
     ReduceSum,
     Scalar,
+    ScalarCast,
     ScalarOp,
     ScalarVar,
     Size,
@@ -30,6 +31,7 @@ from tenspiler.ir.terms import (
     Tail,
     Take,
     Tensor,
+    TensorCast,
     TensorScalar,
     TensorTensor,
     TensorVar,
@@ -73,6 +75,8 @@ class SmtEncoder:
                 )
             case Size(x):
                 return self.length(x)
+            case ScalarCast(x, dtype):
+                return sem.smt_cast(self.scalar(x), x.dtype, dtype)
             case ReduceSum(x, dtype):
                 return self._reduction("rsum", x, dtype)
             case ReduceMax(x, dtype):
@@ -97,6 +101,8 @@ class SmtEncoder:
                     op, self._conv(self.at(l, k), l.dtype, dtype),
                     self._conv(self.at(r, k), r.dtype, dtype), dtype,
                 )
+            case TensorCast(x, dtype):
+                return sem.smt_cast(self.at(x, k), x.dtype, dtype)
             case TensorScalar(op, x, s, scalar_left, dtype):
                 v = self._conv(self.at(x, k), x.dtype, dtype)
                 c = self._conv(self.scalar(s), s.dtype, dtype)
@@ -117,7 +123,7 @@ class SmtEncoder:
                 return f"(- {self.scalar(hi)} {self.scalar(lo)})"
             case TensorTensor(_, l, _, _):
                 return self.length(l)
-            case TensorScalar(_, x, _, _, _):
+            case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
                 return self.length(x)
         raise TypeError(f"not a tensor TensIR term: {t!r}")
 
@@ -215,6 +221,8 @@ def element_vars(t: Tensor) -> set[str]:
             return element_vars(l) | element_vars(r)
         case TensorScalar(_, x, s, _, _):
             return element_vars(x) | free_vars(s)
+        case TensorCast(x, _):
+            return element_vars(x)
     raise TypeError(f"not a tensor TensIR term: {t!r}")
 
 

@@ -1,10 +1,11 @@
 """TensIR terms (paper Fig. 2, 1-D core) and program summaries.
 
 Scalar terms: :class:`ScalarVar`, :class:`Lit`, :class:`ScalarOp` (scalar arithmetic with C
-semantics), :class:`ReduceSum`, :class:`ReduceMax`, :class:`Size`.
+semantics), :class:`ReduceSum`, :class:`ReduceMax`, :class:`Size`, :class:`ScalarCast`.
 Tensor terms (1-D): :class:`TensorVar` (an input array of unknown length), the access ops
 :class:`Take`, :class:`Tail`, :class:`Slice`, and the compute ops :class:`TensorTensor`
-(elementwise, equal lengths) and :class:`TensorScalar` (broadcast a scalar, either order).
+(elementwise, equal lengths), :class:`TensorScalar` (broadcast a scalar, either order) and
+:class:`TensorCast` (elementwise C conversion).
 
 Every term carries the dtype of its value; integer arithmetic on ``uint8`` promotes to
 ``int`` as in C (``promote``). Meaning: ``tenspiler.ir.interp`` (reference interpreter) and
@@ -78,7 +79,16 @@ class Size:
     dtype: DType = DType.INT
 
 
-Scalar: TypeAlias = ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size
+@dataclass(frozen=True)
+class ScalarCast:
+    """C conversion of a scalar to ``dtype`` (int→real exact, real→int truncates toward
+    zero, →uint8 wraps modulo 256)."""
+
+    scalar: Scalar
+    dtype: DType
+
+
+Scalar: TypeAlias = ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size | ScalarCast
 
 
 # ---------------------------------------------------------------- tensor terms
@@ -151,10 +161,18 @@ class TensorScalar:
     dtype: DType
 
 
-Tensor: TypeAlias = TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar
+@dataclass(frozen=True)
+class TensorCast:
+    """Elementwise C conversion of a tensor to ``dtype`` (as :class:`ScalarCast`)."""
+
+    tensor: Tensor
+    dtype: DType
+
+
+Tensor: TypeAlias = TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast
 Term: TypeAlias = Scalar | Tensor
 
-TENSOR_TYPES = (TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar)
+TENSOR_TYPES = (TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast)
 
 
 def is_tensor(t: Term) -> bool:
@@ -216,6 +234,12 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case Size(x, d):
             nx = f(x)
             return t if nx is x else Size(nx, d)  # type: ignore[arg-type]
+        case ScalarCast(x, d):
+            nx = f(x)
+            return t if nx is x else ScalarCast(nx, d)  # type: ignore[arg-type]
+        case TensorCast(x, d):
+            nx = f(x)
+            return t if nx is x else TensorCast(nx, d)  # type: ignore[arg-type]
         case Take(x, n):
             nx, nn = f(x), f(n)
             return t if (nx is x and nn is n) else Take(nx, nn)  # type: ignore[arg-type]

@@ -39,18 +39,20 @@ from tenspiler.ir.terms import (
     Lit,
     ReduceSum,
     Scalar,
+    ScalarCast,
     ScalarOp,
     ScalarVar,
     Slice,
     Take,
     Tensor,
+    TensorCast,
     TensorScalar,
     TensorTensor,
     TensorVar,
     Term,
     promote,
 )
-from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const
+from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const, value_preserving
 from tenspiler.vc.kernel import LoopKernel, ScalarTarget
 from tenspiler.vc.symexec import index_difference
 
@@ -79,7 +81,16 @@ class Neg:
     kind: Kind
 
 
-Tree: TypeAlias = Hole | Node | Neg
+@dataclass(frozen=True)
+class Conv:
+    """A C conversion that changes the value (int ↔ real, → uint8)."""
+
+    operand: Tree
+    dtype: DType
+    kind: Kind
+
+
+Tree: TypeAlias = Hole | Node | Neg | Conv
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,8 @@ def show_tree(t: Tree) -> str:
             return f"({op} {show_tree(l)} {show_tree(r)})"
         case Neg(x):
             return f"(- {show_tree(x)})"
+        case Conv(x, dtype):
+            return f"(cast-{dtype.value} {show_tree(x)})"
         case _:
             assert_never(t)
 
@@ -137,13 +150,11 @@ def expression_tree(e: Expr, k: LoopKernel, exclude: str | None = None) -> Tree:
             a, b = expression_tree(l, k, exclude), expression_tree(r, k, exclude)
             kind: Kind = "vector" if "vector" in (_kind_of(a), _kind_of(b)) else "scalar"
             return Node(op, a, b, dtype, kind)
-        case Cast(x, dtype, loc):
+        case Cast(x, dtype):
             inner = expression_tree(x, k, exclude)
-            if x.dtype == DType.UINT8 and dtype == DType.INT:
-                return inner  # integer promotion: TensIR promotes uint8 arithmetic to int
-            raise NotLiftable(
-                f"conversion from {x.dtype.c_name} to {dtype.c_name} is not in TensIR yet", loc
-            )
+            if value_preserving(x.dtype, dtype):
+                return inner  # e.g. integer promotion of uint8: TensIR promotes too
+            return Conv(inner, dtype, _kind_of(inner))
         case _:
             assert_never(e)
 
@@ -291,6 +302,9 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
                     yield TensorScalar("-", v, Lit(0, _arith(dtype)), True, _arith(dtype))  # type: ignore[arg-type]
                 else:
                     yield ScalarOp("-", Lit(0, _arith(dtype)), v, _arith(dtype))  # type: ignore[arg-type]
+        case Conv(x, dtype, kind):
+            for v in enumerate_terms(x, pools, expanded):
+                yield TensorCast(v, dtype) if kind == "vector" else ScalarCast(v, dtype)  # type: ignore[arg-type]
         case Node(op, l, r, dtype, kind):
             ops: tuple[BinOpName, ...] = (op, *[o for o in BIN_OPS if o != op]) if expanded else (op,)
             if dtype.is_float:

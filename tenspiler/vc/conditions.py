@@ -53,6 +53,7 @@ from tenspiler.ir.terms import (
     Lit,
     ProgramSummary,
     Scalar,
+    ScalarCast,
     ScalarOp,
     ScalarOutput,
     ScalarVar,
@@ -137,13 +138,19 @@ def lift_entry_scalar(e: Expr, k: LoopKernel) -> Scalar:
             return ScalarOp("-", Lit(0, dtype), lift_entry_scalar(x, k), dtype)
         case Cast(x, dtype):
             inner = lift_entry_scalar(x, k)
-            if inner.dtype.is_float == dtype.is_float and dtype != DType.UINT8:
+            if value_preserving(x.dtype, dtype):
                 return inner
-            raise NotLiftable("type conversions are not in TensIR yet", e.loc)
+            return ScalarCast(inner, dtype)
         case Load():
             raise NotLiftable("a single array element outside the loop is not in TensIR yet", e.loc)
         case _:
             assert_never(e)
+
+
+def value_preserving(src: DType, dst: DType) -> bool:
+    """A conversion that never changes the modelled value: same dtype, uint8 → int, or
+    between the two real types (floats are modelled as reals)."""
+    return src == dst or (src == DType.UINT8 and dst == DType.INT) or (src.is_float and dst.is_float)
 
 
 def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
@@ -281,7 +288,16 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         a: (head_name(a) if a in written else entry_arrays[a]) for a in entry_arrays
     }
 
-    def inv(iv: str, scal: Mapping[str, str], arrs: Mapping[str, str]) -> str:
+    def inv(
+        iv: str,
+        scal: Mapping[str, str],
+        arrs: Mapping[str, str],
+        written: Mapping[str, tuple[str, str]] | None = None,
+    ) -> str:
+        """inv(iv) over the given state. ``written`` (array → (index, value) stored by the
+        body) states an array fact as "the written element" ∧ "every other element":
+        equivalent, but cvc5 then needs no arithmetic to match the written index
+        (a uint8 kernel's step: timeout → milliseconds)."""
         enc = SmtEncoder({**entry_scalars, **entry_arrays, BOUND: iv}, {}, tensir.definitions, tensir._rec_names)
         parts = [f"(<= {start} {iv})", f"(<= {iv} {stop})"]
         for s in k.scalars:
@@ -291,10 +307,21 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
             hi = _add(iv, a.offset)
             val = enc.at(cand.array(a.array), f"(- k {lo})")
             sel = f"(select {arrs[a.array]} k)"
-            parts.append(
-                f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) (= {sel} {val}) "
-                f"(= {sel} (select {entry_arrays[a.array]} k))))"
+            fact = (
+                f"(ite (and (<= {lo} k) (< k {hi})) (= {sel} {val}) "
+                f"(= {sel} (select {entry_arrays[a.array]} k)))"
             )
+            if written is None or a.array not in written:
+                parts.append(f"(forall ((k Int)) {fact})")
+                continue
+            idx, v = written[a.array]
+            elem = enc.at(cand.array(a.array), f"(- {idx} {lo})")
+            parts.append(f"(= (select {arrs[a.array]} {idx}) {v})")
+            parts.append(
+                f"(ite (and (<= {lo} {idx}) (< {idx} {hi})) (= {v} {elem}) "
+                f"(= {v} (select {entry_arrays[a.array]} {idx})))"
+            )
+            parts.append(f"(forall ((k Int)) (=> (not (= k {idx})) {fact}))")
         return "(and " + " ".join(parts) + ")"
 
     assumptions = _assumptions(k, start, stop)
@@ -319,6 +346,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         for idx, val in body.stores[a.array]:
             term = f"(store {term} {head_enc(idx)} {head_enc(val)})"
         next_arrs[a.array] = term
+    stored = {a.array: (_add(hv, a.offset), head_enc(a.value)) for a in k.arrays}
     body_exprs = list(body.scalars.values()) + [v for st in body.stores.values() for ix, v in st] + [
         ix for st in body.stores.values() for ix, _ in st
     ]
@@ -329,7 +357,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         Clause(
             "preservation",
             (inv(hv, head_scal, head_arr), f"(< {hv} {stop})", *body_div),
-            inv(f"(+ {hv} 1)", next_scal, next_arrs),
+            inv(f"(+ {hv} 1)", next_scal, next_arrs, stored),
         )
     )
 

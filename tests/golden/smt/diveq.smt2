@@ -37,7 +37,7 @@
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select a.h k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select a.h k) (select a.0 k))))))
 (assert (< i.h n.0))
 (assert (not (= (select b.0 i.h) 0)))
-(assert (not (and (<= 0 (+ i.h 1)) (<= (+ i.h 1) n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k (+ i.h 1))) (= (select (store a.h i.h (c_div (select a.h i.h) (select b.0 i.h))) k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select (store a.h i.h (c_div (select a.h i.h) (select b.0 i.h))) k) (select a.0 k)))))))
+(assert (not (and (<= 0 (+ i.h 1)) (<= (+ i.h 1) n.0) (= (select (store a.h i.h (c_div (select a.h i.h) (select b.0 i.h))) i.h) (c_div (select a.h i.h) (select b.0 i.h))) (ite (and (<= 0 i.h) (< i.h (+ i.h 1))) (= (c_div (select a.h i.h) (select b.0 i.h)) (c_div (select a.0 (- i.h 0)) (select b.0 (- i.h 0)))) (= (c_div (select a.h i.h) (select b.0 i.h)) (select a.0 i.h))) (forall ((k Int)) (=> (not (= k i.h)) (ite (and (<= 0 k) (< k (+ i.h 1))) (= (select (store a.h i.h (c_div (select a.h i.h) (select b.0 i.h))) k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select (store a.h i.h (c_div (select a.h i.h) (select b.0 i.h))) k) (select a.0 k))))))))
 (check-sat)
 (pop 1)
 ; clause: exit (expected: unsat)

@@ -37,7 +37,7 @@
 (assert (<= 0 n.0))
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select c.h k) (+ (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select c.h k) (select c.0 k))))))
 (assert (< i.h n.0))
-(assert (not (and (<= 0 (+ i.h 1)) (<= (+ i.h 1) n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k (+ i.h 1))) (= (select (store c.h i.h (+ (select a.0 i.h) (select b.0 i.h))) k) (+ (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select (store c.h i.h (+ (select a.0 i.h) (select b.0 i.h))) k) (select c.0 k)))))))
+(assert (not (and (<= 0 (+ i.h 1)) (<= (+ i.h 1) n.0) (= (select (store c.h i.h (+ (select a.0 i.h) (select b.0 i.h))) i.h) (+ (select a.0 i.h) (select b.0 i.h))) (ite (and (<= 0 i.h) (< i.h (+ i.h 1))) (= (+ (select a.0 i.h) (select b.0 i.h)) (+ (select a.0 (- i.h 0)) (select b.0 (- i.h 0)))) (= (+ (select a.0 i.h) (select b.0 i.h)) (select c.0 i.h))) (forall ((k Int)) (=> (not (= k i.h)) (ite (and (<= 0 k) (< k (+ i.h 1))) (= (select (store c.h i.h (+ (select a.0 i.h) (select b.0 i.h))) k) (+ (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select (store c.h i.h (+ (select a.0 i.h) (select b.0 i.h))) k) (select c.0 k))))))))
 (check-sat)
 (pop 1)
 ; clause: exit (expected: unsat)
