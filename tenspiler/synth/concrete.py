@@ -47,6 +47,10 @@ def make_example(k: LoopKernel, inputs: Mapping[str, Any]) -> Example | None:
         start, stop = trip_bounds(k, inputs)
         if start > stop:
             return None
+        for array, offsets in k.access_offsets.items():
+            # the summary's slices must lie inside the arrays (a stated precondition)
+            if start + min(offsets) < 0 or stop + max(offsets) > len(inputs[array]):
+                return None
         return Example(inputs, run_function(k.fn, inputs))
     except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError):
         return None

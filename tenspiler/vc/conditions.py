@@ -433,7 +433,16 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
         elif isinstance(p.type, ScalarType) and p.type.dtype == DType.UINT8:
             out.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
     for p in fn.arrays:
-        out.append((f"{p.name} has an element at every index the kernel accesses", "true"))
+        offsets = k.access_offsets.get(p.name)
+        if not offsets:
+            continue
+        first = _shifted(_src(k.loop.start), min(offsets))
+        last = _shifted(_src(k.loop.stop), max(offsets))
+        out.append((
+            f"{p.name} has an element at every index in [{first}, {last}), the range the "
+            f"summary reads or writes (so {first} >= 0)",
+            f"(<= 0 {_add(start, min(offsets))})",
+        ))
     names = [p.name for p in fn.arrays]
     if len(names) > 1:
         out.append(
@@ -442,6 +451,10 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
     if any(_param_dtype(p).is_float for p in fn.params):
         out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
     return out
+
+
+def _shifted(text: str, d: int) -> str:
+    return text if d == 0 else f"{text} {'+' if d > 0 else '-'} {abs(d)}"
 
 
 def _param_dtype(p: Param) -> DType:

@@ -86,6 +86,21 @@ class LoopKernel:
         return self.pre.scalars.get(name, Var(name, self.fn.dtype_of(name)))
 
     @property
+    def access_offsets(self) -> dict[str, set[int]]:
+        """Array → the offsets ``d`` of every access ``array[i + d]`` in the loop body."""
+        loop_var = Var(self.var, DType.INT)
+        out: dict[str, set[int]] = {}
+        exprs = [a.value for a in self.arrays] + [s.update for s in self.scalars]
+        for e in exprs:
+            for ld in symexec.loads(e):
+                d = symexec.index_difference(ld.index, loop_var)
+                if d is not None:
+                    out.setdefault(ld.array, set()).add(d)
+        for a in self.arrays:
+            out.setdefault(a.array, set()).add(a.offset)
+        return out
+
+    @property
     def modified(self) -> set[str]:
         return {t.name for t in self.scalars} | {a.array for a in self.arrays} | {self.var}
 

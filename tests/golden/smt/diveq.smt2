@@ -21,19 +21,23 @@
 (declare-const a.h (Array Int Int))
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
-;   a has an element at every index the kernel accesses
-;   b has an element at every index the kernel accesses
+;   a has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
+;   b has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
 ;   the pointer parameters a, b point to distinct, non-overlapping arrays
 ;   integer divisors are non-zero wherever the C code divides (division by zero is undefined behaviour in C); stated as a hypothesis of each clause
 ; clause: initiation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
+(assert (<= 0 0))
+(assert (<= 0 0))
 (assert (not (and (<= 0 0) (<= 0 n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k 0)) (= (select a.0 k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select a.0 k) (select a.0 k)))))))
 (check-sat)
 (pop 1)
 ; clause: preservation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
+(assert (<= 0 0))
+(assert (<= 0 0))
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select a.h k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select a.h k) (select a.0 k))))))
 (assert (< i.h n.0))
 (assert (not (= (select b.0 i.h) 0)))
@@ -43,6 +47,8 @@
 ; clause: exit (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
+(assert (<= 0 0))
+(assert (<= 0 0))
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select a.h k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select a.h k) (select a.0 k))))))
 (assert (not (< i.h n.0)))
 (assert (not (= i.h n.0)))
@@ -51,6 +57,8 @@
 ; clause: post (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
+(assert (<= 0 0))
+(assert (<= 0 0))
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select a.h k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select a.h k) (select a.0 k))))))
 (assert (= i.h n.0))
 (assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k n.0)) (= (select a.h k) (c_div (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select a.h k) (select a.0 k)))))))
