@@ -62,6 +62,9 @@ _INT_RANGE: dict[DType, tuple[int, int]] = {DType.INT: (-(2**31), 2**31 - 1), DT
 
 _ENTRY_PREFIX = "tenspiler_check_"
 
+#: Seconds one C call may take before the child running it is killed.
+C_TIMEOUT = 10.0
+
 #: Compiler flags. The entry wrapper declares each pointer parameter with the element type
 #: of the loop IR (``int *`` …); ``-Werror=incompatible-pointer-types`` turns a kernel whose
 #: real element type differs (``long *``, ``int64_t *``) into a compile error instead of a
@@ -350,12 +353,16 @@ def _run_c_all(
     results: list[dict[str, object] | str] = []
     while len(results) < len(inputs_list):
         recv, send = ctx.Pipe(duplex=False)
+        timed_out = False
         rest = inputs_list[len(results) :]
         proc = ctx.Process(target=_c_worker, args=(kernel, fn, rest, send), daemon=True)
         proc.start()
         send.close()
         try:
             while len(results) < len(inputs_list):
+                if not recv.poll(C_TIMEOUT):
+                    timed_out = True
+                    break
                 try:
                     kind, value = recv.recv()
                 except EOFError:
@@ -370,7 +377,11 @@ def _run_c_all(
                 proc.kill()
                 proc.join()
         if len(results) < len(inputs_list):
-            results.append(_crash_message(proc.exitcode))
+            results.append(
+                f"the C function did not return within {C_TIMEOUT:g} s"
+                if timed_out
+                else _crash_message(proc.exitcode)
+            )
     return results
 
 

@@ -238,3 +238,21 @@ def test_parse_c_source_when_available(tmp_path: Path) -> None:
     code = get_backend("numpy").generate(fn, k.ps)
     result = differential_check(fn, k.ps, code, inputs_for(k, 10), tmp_path)
     assert result.ok, result.first_failure
+
+
+def test_hanging_c_kernel_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tenspiler.check as check
+
+    monkeypatch.setattr(check, "C_TIMEOUT", 0.5)
+    src = "void spin(int *a, int n) { if (n == 2) { for (;;) {} } a[0] = n; }\n"
+    fn = make_fn("spin", "int* a, int n", None, src)
+    one = Lit(1, INT)
+    zeroed = TensorScalar("*", Take(tv("a"), one), Lit(0, INT), False, INT)
+    ps = ProgramSummary(
+        "spin", (ArrayOutput("a", Lit(0, INT), one, TensorScalar("+", zeroed, n, False, INT)),)
+    )
+    code = get_backend("numpy").generate(fn, ps)
+    inputs = [{"a": [5, 6], "n": m} for m in (1, 2, 3)]
+    result = differential_check(fn, ps, code, inputs, tmp_path)
+    assert (result.n_inputs, result.n_passed, result.ok) == (3, 2, False)
+    assert result.first_failure is not None and "did not return within 0.5 s" in result.first_failure
