@@ -372,6 +372,8 @@ def _run_c_all(
                 results.append(value)
         finally:
             recv.close()
+            if timed_out:
+                proc.kill()
             proc.join(timeout=10)
             if proc.is_alive():
                 proc.kill()
