@@ -58,6 +58,8 @@ from tenspiler.ir.terms import (
     ScalarOutput,
     ScalarVar,
     Tensor,
+    TensorVar,
+    Term,
     substitute,
 )
 from tenspiler.vc.kernel import LoopKernel, divisors
@@ -194,11 +196,13 @@ def result_term(k: LoopKernel, cand: Candidate) -> Scalar:
 
 
 def invariant_text(k: LoopKernel, cand: Candidate) -> str:
-    """The loop invariant in TensIR syntax (for reports)."""
+    """The loop invariant in TensIR syntax (for reports). ``x_0`` is the value of an array
+    the loop writes, at function entry; other names denote their (unchanged) values."""
     i = k.var
     start = show(lift_entry_scalar(k.start, k))
     stop = show(lift_entry_scalar(k.stop, k))
-    env = {BOUND: ScalarVar(i, DType.INT)}
+    env: dict[str, Term] = {BOUND: ScalarVar(i, DType.INT)}
+    env |= {a.array: TensorVar(f"{a.array}_0", a.dtype) for a in k.arrays}
     parts = [f"{start} <= {i} <= {stop}"]
     for s in k.scalars:
         parts.append(f"{s.name} == {show(substitute(cand.scalar(s.name), env))}")
@@ -438,9 +442,10 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
             continue
         first = _shifted(_src(k.loop.start), min(offsets))
         last = _shifted(_src(k.loop.stop), max(offsets))
+        need = "" if first.lstrip("-").isdigit() else f" (so {first} >= 0)"
         out.append((
             f"{p.name} has an element at every index in [{first}, {last}), the range the "
-            f"summary reads or writes (so {first} >= 0)",
+            f"summary reads or writes{need}",
             f"(<= 0 {_add(start, min(offsets))})",
         ))
     names = [p.name for p in fn.arrays]

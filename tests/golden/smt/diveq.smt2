@@ -2,7 +2,7 @@
 ; program summary:
 ;   a[0:n] = tensor_tensor(take(a, n), take(b, n), /)
 ; loop invariant:
-;   0 <= i <= n and a[0:i] == tensor_tensor(take(a, i), take(b, i), /) and a[other] == a_0[other]
+;   0 <= i <= n and a[0:i] == tensor_tensor(take(a_0, i), take(b, i), /) and a[other] == a_0[other]
 ; Each (check-sat) below must answer unsat: the negated clause has no model.
 (set-logic ALL)
 (set-option :produce-models true)
@@ -21,8 +21,8 @@
 (declare-const a.h (Array Int Int))
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
-;   a has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
-;   b has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
+;   a has an element at every index in [0, n), the range the summary reads or writes
+;   b has an element at every index in [0, n), the range the summary reads or writes
 ;   the pointer parameters a, b point to distinct, non-overlapping arrays
 ;   integer divisors are non-zero wherever the C code divides (division by zero is undefined behaviour in C); stated as a hypothesis of each clause
 ; clause: initiation (expected: unsat)

@@ -23,8 +23,8 @@
   (ite (<= m 0) 0 (+ (rsum_0 p.a p.b (- m 1)) (* (select p.a (- m 1)) (select p.b (- m 1))))))
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
-;   a has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
-;   b has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
+;   a has an element at every index in [0, n), the range the summary reads or writes
+;   b has an element at every index in [0, n), the range the summary reads or writes
 ;   the pointer parameters a, b point to distinct, non-overlapping arrays
 ; clause: initiation (expected: unsat)
 (push 1)

@@ -2,7 +2,7 @@
 ; program summary:
 ;   a[0:n] = tensor_tensor(tensor_tensor(take(a, n), take(a, n), *), tensor_tensor(take(a, n), take(a, n), *), *)
 ; loop invariant:
-;   0 <= i <= n and a[0:i] == tensor_tensor(tensor_tensor(take(a, i), take(a, i), *), tensor_tensor(take(a, i), take(a, i), *), *) and a[other] == a_0[other]
+;   0 <= i <= n and a[0:i] == tensor_tensor(tensor_tensor(take(a_0, i), take(a_0, i), *), tensor_tensor(take(a_0, i), take(a_0, i), *), *) and a[other] == a_0[other]
 ; Each (check-sat) below must answer unsat: the negated clause has no model.
 (set-logic ALL)
 (set-option :produce-models true)
@@ -20,7 +20,7 @@
 (declare-const a.h (Array Int Int))
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
-;   a has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
+;   a has an element at every index in [0, n), the range the summary reads or writes
 ; clause: initiation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))

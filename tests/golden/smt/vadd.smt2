@@ -22,9 +22,9 @@
 (declare-const c.h (Array Int Int))
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
-;   a has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
-;   b has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
-;   c has an element at every index in [0, n), the range the summary reads or writes (so 0 >= 0)
+;   a has an element at every index in [0, n), the range the summary reads or writes
+;   b has an element at every index in [0, n), the range the summary reads or writes
+;   c has an element at every index in [0, n), the range the summary reads or writes
 ;   the pointer parameters a, b, c point to distinct, non-overlapping arrays
 ; clause: initiation (expected: unsat)
 (push 1)
