@@ -15,6 +15,7 @@ KERNELS = HERE / "kernels"
 EXAMPLES = HERE.parent / "examples"
 
 LIFTABLE = {
+    "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, ((n - 1) + 1)), take(a, (n - 1)), -)",
     "drain.c": "return = ((2 * (acc - reduce_sum(tensor_scalar(take(a, n), 7, %)))) + n)",

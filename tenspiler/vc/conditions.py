@@ -176,11 +176,14 @@ def result_term(k: LoopKernel, cand: Candidate) -> Scalar:
     assert k.result is not None
     stop = lift_entry_scalar(k.stop, k)
     carried = {s.name for s in k.scalars}
+    inductions = {ind.name: ind for ind in k.inductions}
 
     def lift(e: Expr) -> Scalar:
         match e:
             case Var(name) if name in carried:
                 return substitute(cand.scalar(name), {BOUND: stop})  # type: ignore[return-value]
+            case Var(name) if name in inductions:
+                return lift_entry_scalar(k.closed_form(inductions[name], k.stop), k)
             case Var(name) if name == k.var:
                 return stop
             case Var(name):
@@ -206,6 +209,9 @@ def invariant_text(k: LoopKernel, cand: Candidate) -> str:
     parts = [f"{start} <= {i} <= {stop}"]
     for s in k.scalars:
         parts.append(f"{s.name} == {show(substitute(cand.scalar(s.name), env))}")
+    for ind in k.inductions:
+        closed = lift_entry_scalar(k.closed_form(ind, Var(i, DType.INT)), k)
+        parts.append(f"{ind.name} == {show(closed)}")
     for a in k.arrays:
         lo = show(plus_const(lift_entry_scalar(k.start, k), a.offset))
         hi = show(plus_const(ScalarVar(i, DType.INT), a.offset))
@@ -267,8 +273,11 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     decls.append(f"(declare-const {head_name(k.var)} Int)")
     for s in k.scalars:
         decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
+    for ind in k.inductions:
+        decls.append(f"(declare-const {head_name(ind.name)} Int)")
     for a in k.arrays:
         decls.append(f"(declare-const {head_name(a.array)} {array_sort(a.dtype)})")
+    stepped = {ind.name for ind in k.inductions}
 
     tensir = SmtEncoder({**entry_scalars, **entry_arrays})
 
@@ -280,13 +289,15 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     # --- head state: names of every scalar and array at the loop head
     head_scalars: dict[str, str] = {}
     for name, _ in fn.locals:
-        if name in carried or name == k.var:
+        if name in carried or name in stepped or name == k.var:
             head_scalars[name] = head_name(name)
         elif name in k.pre.scalars:
             head_scalars[name] = entry_enc(k.pre.scalars[name])
     for p in fn.scalars:
         head_scalars[p.name] = (
-            head_name(p.name) if p.name in carried else entry_enc(k.entry_value(p.name))
+            head_name(p.name)
+            if p.name in carried or p.name in stepped
+            else entry_enc(k.entry_value(p.name))
         )
     head_arrays = {
         a: (head_name(a) if a in written else entry_arrays[a]) for a in entry_arrays
@@ -306,6 +317,9 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         parts = [f"(<= {start} {iv})", f"(<= {iv} {stop})"]
         for s in k.scalars:
             parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
+        for ind in k.inductions:
+            closed = k.closed_form(ind, Var(k.var, DType.INT))
+            parts.append(f"(= {scal[ind.name]} {encode_expr(closed, {**entry_scalars, k.var: iv}, entry_arrays)})")
         for a in k.arrays:
             lo = _add(start, a.offset)
             hi = _add(iv, a.offset)
@@ -332,6 +346,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
 
     # --- initiation
     init_scal = {s.name: entry_enc(s.init) for s in k.scalars}
+    init_scal |= {ind.name: entry_enc(ind.init) for ind in k.inductions}
     init_arrs = {a.array: entry_arrays[a.array] for a in k.arrays}
     pre_div = [f"(not (= {entry_enc(d)} 0))" for e in k.pre.scalars.values() for d in divisors(e)]
     clauses = [Clause("initiation", tuple(pre_div), inv(start, init_scal, init_arrs))]
@@ -344,6 +359,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
 
     body: SymState = k.body
     next_scal = {s.name: head_enc(body.scalars[s.name]) for s in k.scalars}
+    next_scal |= {ind.name: head_enc(body.scalars[ind.name]) for ind in k.inductions}
     next_arrs: dict[str, str] = {}
     for a in k.arrays:
         term = head_name(a.array)
@@ -356,6 +372,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     ]
     body_div = [f"(not (= {head_enc(d)} 0))" for e in body_exprs for d in divisors(e)]
     head_scal = {s.name: head_name(s.name) for s in k.scalars}
+    head_scal |= {ind.name: head_name(ind.name) for ind in k.inductions}
     head_arr = {a.array: head_name(a.array) for a in k.arrays}
     clauses.append(
         Clause(

@@ -53,6 +53,18 @@ class ScalarTarget:
 
 
 @dataclass(frozen=True)
+class Induction:
+    """A scalar the loop steps by a constant: ``x = x + step`` each iteration, so at the
+    head of iteration ``i`` it is ``init + step * (i - start)`` (``init`` over the
+    function-entry state). Pointer walking lowers to such offsets."""
+
+    name: str
+    init: Expr
+    step: int
+    dtype: DType
+
+
+@dataclass(frozen=True)
 class LoopKernel:
     """A single-loop kernel.
 
@@ -65,6 +77,8 @@ class LoopKernel:
         scalars: loop-carried scalars (read before written in the body, or read after it).
         arrays: arrays written by the loop.
         result: the returned expression over the loop-exit state (``None`` for void).
+        inductions: scalars stepped by a constant; ``body`` already reads them through
+            their closed form (justified by an invariant conjunct per induction).
     """
 
     fn: Function
@@ -76,6 +90,15 @@ class LoopKernel:
     scalars: tuple[ScalarTarget, ...]
     arrays: tuple[ArrayTarget, ...]
     result: Expr | None
+    inductions: tuple[Induction, ...] = ()
+
+    def closed_form(self, ind: Induction, at: Expr) -> Expr:
+        """Value of induction ``ind`` at the head of iteration ``at`` (an INT expression
+        over the entry state and the loop counter)."""
+        int_ = DType.INT
+        steps = at if _is_const(self.start, 0) else Binary("-", at, self.start, int_)
+        moved = steps if ind.step == 1 else Binary("*", Const(ind.step, int_), steps, int_)
+        return moved if _is_const(ind.init, 0) else Binary("+", ind.init, moved, int_)
 
     @property
     def var(self) -> str:
@@ -129,6 +152,13 @@ def analyze(fn: Function) -> LoopKernel:
     start = symexec.substitute(loop.start, pre)
     stop = symexec.substitute(loop.stop, pre)
     body = symexec.execute(loop.body)
+    loop_var = Var(loop.var, DType.INT)
+    inductions = _inductions(fn, pre, body)
+    if inductions:
+        # re-execute the body reading each induction through its closed form
+        probe = LoopKernel(fn, pre, loop, start, stop, body, (), (), None, inductions)
+        head = SymState(scalars={ind.name: probe.closed_form(ind, loop_var) for ind in inductions})
+        body = symexec.execute(loop.body, head)
 
     assigned = set(body.scalars)
     post_reads: set[str] = symexec.upward_exposed(post_stmts)
@@ -147,8 +177,9 @@ def analyze(fn: Function) -> LoopKernel:
         for idx, val in stores:
             others_read |= symexec.reads(idx) | symexec.reads(val)
     names = [n for n, _ in fn.locals] + [p.name for p in fn.scalars]
+    induction_names = {ind.name for ind in inductions}
     for name in names:
-        if name not in assigned or name == loop.var:
+        if name not in assigned or name == loop.var or name in induction_names:
             continue
         if name in post_reads or (name in exposed and name in others_read):
             scalars.append(
@@ -161,7 +192,6 @@ def analyze(fn: Function) -> LoopKernel:
             )
 
     arrays: list[ArrayTarget] = []
-    loop_var = Var(loop.var, DType.INT)
     for array, stores in body.stores.items():
         offsets = set()
         for idx, _ in stores:
@@ -191,9 +221,34 @@ def analyze(fn: Function) -> LoopKernel:
     else:
         result = None
 
-    kernel = LoopKernel(fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result)
+    kernel = LoopKernel(
+        fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result, inductions
+    )
     _check_reads(kernel)
     return kernel
+
+
+def _is_const(e: Expr, value: int) -> bool:
+    return isinstance(e, Const) and e.value == value
+
+
+def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction, ...]:
+    """Integer scalars whose per-iteration update is ``x + c`` for a constant ``c``."""
+    out: list[Induction] = []
+    for name, update in body.scalars.items():
+        if fn.dtype_of(name) != DType.INT:
+            continue
+        step: int | None = None
+        match update:
+            case Binary("+", Var(x), Const(c)) | Binary("+", Const(c), Var(x)) if x == name and isinstance(c, int):
+                step = c
+            case Binary("-", Var(x), Const(c)) if x == name and isinstance(c, int):
+                step = -c
+            case _:
+                pass
+        if step is not None:
+            out.append(Induction(name, pre.scalars.get(name, Var(name, DType.INT)), step, DType.INT))
+    return tuple(out)
 
 
 def _loc_of_store(loop: For, array: str):  # type: ignore[no-untyped-def]
