@@ -156,25 +156,34 @@ class SmtEncoder:
         return sem.smt_cast(x, src, dst)
 
     def _reduction(self, kind: str, x: Tensor, dtype: DType) -> str:
-        """Closed recursive function over the prefix length of ``x``'s elements."""
+        """Closed recursive function over the prefix length of ``x``'s elements.
+
+        Parameters are the variables the element expression reads, renamed ``x0, x1, …`` in
+        order of first occurrence, so that structurally equal reductions over different
+        variables (a row of a matrix seen from an inner loop and from the outer one) are
+        one function and agree by definition, not by induction."""
         fv = sorted(element_vars(x))
-        params = {v: f"p.{v}" for v in fv}
-        lens = {v: f"p.{v}.len" for v in fv if v in self.lengths}
+        params = {v: f"|p:{v}|" for v in fv}
+        lens = {v: f"|p:{v}.len|" for v in fv if v in self.lengths}
         sub = SmtEncoder(params, lens, self.definitions, self._rec_names)
         elem = sub._conv(sub.at(x, "(- m 1)"), x.dtype, dtype)
         first = sub._conv(sub.at(x, "0"), x.dtype, dtype)
-        used_lens = [v for v in fv if v in lens and lens[v] in elem]
-        sort = sem.smt_sort(dtype)
-        formals = [f"({params[v]} {self._sort_of(x, v)})" for v in fv]
-        formals += [f"({lens[v]} Int)" for v in used_lens]
-        sig = " ".join(formals)
-        call_args = "".join(f" {params[v]}" for v in fv) + "".join(f" {lens[v]}" for v in used_lens)
+        text = elem + " " + first
+        used = [(v, params[v], self._sort_of(x, v), self.names[v]) for v in fv if params[v] in text]
+        used += [(v, lens[v], "Int", self.lengths[v]) for v in fv if v in lens and lens[v] in text]
+        used.sort(key=lambda u: text.index(u[1]))
+        for n, (_, formal, _, _) in enumerate(used):
+            elem = elem.replace(formal, f"x{n}")
+            first = first.replace(formal, f"x{n}")
+        sig = " ".join(f"(x{n} {sort})" for n, (_, _, sort, _) in enumerate(used))
+        call_args = "".join(f" x{n}" for n in range(len(used)))
         if kind == "rsum":
             zero = "0.0" if dtype.is_float else "0"
             body = f"(ite (<= m 0) {zero} (+ (NAME{call_args} (- m 1)) {elem}))"
         else:
             prev = f"(NAME{call_args} (- m 1))"
             body = f"(ite (<= m 1) {first} (let ((r {prev}) (e {elem})) (ite (>= r e) r e)))"
+        sort = sem.smt_sort(dtype)
         key = f"{kind}:{sig}:{body}"
         name = self._rec_names.get(key)
         if name is None:
@@ -183,8 +192,7 @@ class SmtEncoder:
             self.definitions.append(
                 f"(define-fun-rec {name} ({sig} (m Int)) {sort}\n  {body.replace('NAME', name)})"
             )
-        args = "".join(f" {self.names[v]}" for v in fv)
-        args += "".join(f" {self.lengths[v]}" for v in used_lens)
+        args = "".join(f" {actual}" for _, _, _, actual in used)
         return f"({name}{args} {self.length(x)})"
 
     @staticmethod

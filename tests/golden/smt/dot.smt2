@@ -19,8 +19,8 @@
 (declare-const n.0 Int)
 (declare-const i.h Int)
 (declare-const s.h Int)
-(define-fun-rec rsum_0 ((p.a (Array Int Int)) (p.b (Array Int Int)) (m Int)) Int
-  (ite (<= m 0) 0 (+ (rsum_0 p.a p.b (- m 1)) (* (select p.a (- m 1)) (select p.b (- m 1))))))
+(define-fun-rec rsum_0 ((x0 (Array Int Int)) (x1 (Array Int Int)) (m Int)) Int
+  (ite (<= m 0) 0 (+ (rsum_0 x0 x1 (- m 1)) (* (select x0 (- m 1)) (select x1 (- m 1))))))
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
 ;   a has an element at every index in [0, n), the range the summary reads or writes
