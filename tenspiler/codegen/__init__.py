@@ -27,9 +27,11 @@ from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
     ArrayOutput,
     Lit,
+    Matrix,
     Output,
     ProgramSummary,
     ReduceMax,
+    ReduceRows,
     ReduceSum,
     Scalar,
     ScalarCast,
@@ -146,7 +148,7 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, and for the arithmetic nodes the op in
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
     """
@@ -173,6 +175,10 @@ def op_key(t: Term) -> str:
             return "scalar_cast"
         case TensorCast():
             return "tensor_cast"
+        case Matrix():
+            return "matrix"
+        case ReduceRows():
+            return "reduce_rows"
         case ScalarOp(op):
             return f"scalar_op({op})"
         case TensorTensor(op):

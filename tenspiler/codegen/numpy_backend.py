@@ -242,6 +242,12 @@ def slice_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{args[0]}[{_bare(args[1])}:{_bare(args[2])}]"
 
 
+def matrix_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``matrix(t, rows, cols)`` (row-major view of the first rows*cols elements) →
+    ``t[:rows * cols].reshape(rows, cols)``."""
+    return f"{args[0]}[:({args[1]}) * ({args[2]})].reshape({_bare(args[1])}, {_bare(args[2])})"
+
+
 # ---------------------------------------------------------------- rules: reductions
 
 
@@ -249,6 +255,12 @@ def reduce_sum_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_sum(t)`` → ``np.sum(t, dtype=...)`` (0 for an empty tensor; integer sums
     stay int64, the accumulator has the node's dtype)."""
     return f"np.sum({_bare(args[0])}, dtype=np.{REPR[t.dtype]})"  # type: ignore[union-attr]
+
+
+def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``reduce_rows(m)`` (row sums) → ``np.sum(m, axis=1, dtype=...)``; with
+    ``m = tensor_tensor(M, v, *)`` this is the matrix–vector product ``M @ v``."""
+    return f"np.sum({_bare(args[0])}, axis=1, dtype=np.{REPR[t.dtype]})"  # type: ignore[union-attr]
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -310,6 +322,8 @@ RULES: dict[str, Rule] = {
     "slice": slice_rule,
     "reduce_sum": reduce_sum_rule,
     "reduce_max": reduce_max_rule,
+    "matrix": matrix_rule,
+    "reduce_rows": reduce_rows_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,
     **{

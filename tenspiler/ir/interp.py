@@ -20,7 +20,9 @@ from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.semantics import UndefinedBehaviour, np_binop, np_cast, py_binop, py_cast
 from tenspiler.ir.terms import (
     Lit,
+    Matrix,
     ReduceMax,
+    ReduceRows,
     ReduceSum,
     ScalarCast,
     ScalarOp,
@@ -53,6 +55,12 @@ def _check_range(what: str, lo: int, hi: int, size: int) -> None:
 def _check_divisor(op: str, divisor: Any, dtype: DType) -> None:
     if op in ("/", "%") and not dtype.is_float and np.any(np.asarray(divisor) == 0):
         raise UndefinedBehaviour(f"integer {op} by zero")
+
+
+def _broadcastable(x: np.ndarray, y: np.ndarray) -> bool:
+    """A matrix and a vector as long as a row (the vector is broadcast along the rows)."""
+    a, b = (x, y) if x.ndim == 2 else (y, x)
+    return a.ndim == 2 and b.ndim == 1 and a.shape[1] == b.shape[0]
 
 
 def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
@@ -94,10 +102,21 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             v, a, b = evaluate(x, env), evaluate(lo, env), evaluate(hi, env)
             _check_range("slice", a, b, v.shape[0])
             return v[a:b]
+        case Matrix(x, nr, nc):
+            v, r, c = evaluate(x, env), evaluate(nr, env), evaluate(nc, env)
+            if r < 0 or c < 0:
+                raise IndexError(f"matrix: negative shape {r} x {c}")
+            _check_range("matrix", 0, r * c, v.shape[0])
+            return v[: r * c].reshape(r, c)
+        case ReduceRows(x, dtype):
+            m = evaluate(x, env)
+            if m.ndim != 2:
+                raise ValueError("reduce_rows of a tensor that is not 2-D")
+            return _as_tensor(np.sum(m, axis=1), dtype)
         case TensorTensor(op, l, r, dtype):
             x, y = evaluate(l, env), evaluate(r, env)
-            if x.shape != y.shape:
-                raise ValueError(f"tensor_tensor on sizes {x.shape[0]} and {y.shape[0]}")
+            if x.shape != y.shape and not _broadcastable(x, y):
+                raise ValueError(f"tensor_tensor on shapes {x.shape} and {y.shape}")
             _check_divisor(op, y, dtype)
             return _as_tensor(np_binop(op, _as_tensor(x, dtype), _as_tensor(y, dtype), dtype), dtype)
         case TensorScalar(op, x, s, scalar_left, dtype):

@@ -6,9 +6,11 @@ from __future__ import annotations
 from tenspiler.ir.terms import (
     ArrayOutput,
     Lit,
+    Matrix,
     Output,
     ProgramSummary,
     ReduceMax,
+    ReduceRows,
     ReduceSum,
     ScalarCast,
     ScalarOp,
@@ -42,6 +44,10 @@ def show(t: Term) -> str:
             return f"size({show(x)})"
         case ScalarCast(x, d) | TensorCast(x, d):
             return f"cast({show(x)}, {d.value})"
+        case Matrix(x, r, c):
+            return f"matrix({show(x)}, {show(r)}, {show(c)})"
+        case ReduceRows(x):
+            return f"reduce_rows({show(x)})"
         case Take(x, n):
             return f"take({show(x)}, {show(n)})"
         case Tail(x, n):

@@ -20,7 +20,9 @@ from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.terms import (
     Lit,
+    Matrix,
     ReduceMax,
+    ReduceRows,
     ReduceSum,
     Scalar,
     ScalarCast,
@@ -37,6 +39,8 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     free_vars,
+    row,
+    rows,
 )
 
 
@@ -103,6 +107,11 @@ class SmtEncoder:
                 )
             case TensorCast(x, dtype):
                 return sem.smt_cast(self.at(x, k), x.dtype, dtype)
+            case ReduceRows(x, dtype):
+                # element k is the sum of row k: a reduction whose element expression reads
+                # the row index, bound here to the SMT term k
+                inner = SmtEncoder({**self.names, ROW: k}, self.lengths, self.definitions, self._rec_names)
+                return inner.scalar(ReduceSum(row(x, ScalarVar(ROW, DType.INT)), dtype))
             case TensorScalar(op, x, s, scalar_left, dtype):
                 v = self._conv(self.at(x, k), x.dtype, dtype)
                 c = self._conv(self.scalar(s), s.dtype, dtype)
@@ -125,6 +134,8 @@ class SmtEncoder:
                 return self.length(l)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
                 return self.length(x)
+            case ReduceRows(x, _):
+                return self.scalar(rows(x))
         raise TypeError(f"not a tensor TensIR term: {t!r}")
 
     def range_conditions(self, t: Term) -> list[str]:
@@ -213,6 +224,10 @@ class SmtEncoder:
         return found[var]
 
 
+#: Name of the row-index variable inside the encoding of :class:`ReduceRows`.
+ROW = "$row"
+
+
 def element_vars(t: Tensor) -> set[str]:
     """Free variables of the *elements* of ``t`` (not of its length): the parameters of a
     reduction function, so that prefixes of different lengths share one function."""
@@ -230,6 +245,10 @@ def element_vars(t: Tensor) -> set[str]:
         case TensorScalar(_, x, s, _, _):
             return element_vars(x) | free_vars(s)
         case TensorCast(x, _):
+            return element_vars(x)
+        case Matrix(x, _, cols):
+            return element_vars(x) | free_vars(cols)
+        case ReduceRows(x, _):
             return element_vars(x)
     raise TypeError(f"not a tensor TensIR term: {t!r}")
 

@@ -169,10 +169,81 @@ class TensorCast:
     dtype: DType
 
 
-Tensor: TypeAlias = TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast
+@dataclass(frozen=True)
+class Matrix:
+    """``matrix(t, rows, cols)``: the first ``rows * cols`` elements of the 1-D tensor ``t``
+    as a ``rows × cols`` matrix, row-major (the view a C kernel's flattened ``A[i*cols + j]``
+    indexing takes). Requires ``rows, cols ≥ 0`` and ``rows * cols ≤ size(t)``."""
+
+    tensor: Tensor
+    rows: Scalar
+    cols: Scalar
+
+    @property
+    def dtype(self) -> DType:
+        return self.tensor.dtype
+
+
+@dataclass(frozen=True)
+class ReduceRows:
+    """Row sums of a 2-D tensor (``reduce_sum`` along dimension 1): a 1-D tensor with one
+    element per row; ``reduce_rows(tensor_tensor(M, v, *))`` is the paper's
+    ``tensor_vec_prod(M, v)`` (matrix–vector product)."""
+
+    matrix: Tensor
+    dtype: DType
+
+
+Tensor: TypeAlias = (
+    TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
+)
 Term: TypeAlias = Scalar | Tensor
 
-TENSOR_TYPES = (TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast)
+TENSOR_TYPES = (
+    TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
+)
+
+
+def rank(t: Tensor) -> int:
+    """1 for vectors, 2 for matrices. In ``tensor_tensor`` of a matrix and a vector the
+    vector is broadcast along the rows (its length must equal the number of columns)."""
+    match t:
+        case Matrix():
+            return 2
+        case TensorTensor(_, l, r, _):
+            return max(rank(l), rank(r))
+        case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
+            return rank(x)
+        case _:
+            return 1
+
+
+def row(t: Tensor, r: Scalar) -> Tensor:
+    """Row ``r`` of a 2-D term as a 1-D term (a vector operand broadcast along rows is its
+    own row). Used by the pointwise SMT encoding of :class:`ReduceRows`."""
+    match t:
+        case Matrix(x, _, cols):
+            lo = ScalarOp("*", r, cols, DType.INT)
+            return Slice(x, lo, ScalarOp("+", lo, cols, DType.INT))
+        case TensorTensor(op, a, b, d):
+            return TensorTensor(op, row(a, r) if rank(a) == 2 else a, row(b, r) if rank(b) == 2 else b, d)
+        case TensorScalar(op, x, s, left, d):
+            return TensorScalar(op, row(x, r), s, left, d)
+        case TensorCast(x, d):
+            return TensorCast(row(x, r), d)
+    raise TypeError(f"not a 2-D TensIR term: {t!r}")
+
+
+def rows(t: Tensor) -> Scalar:
+    """Number of rows of a 2-D term."""
+    match t:
+        case Matrix(_, n, _):
+            return n
+        case TensorTensor(_, a, b, _):
+            return rows(a) if rank(a) == 2 else rows(b)
+        case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
+            return rows(x)
+    raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
 
 def is_tensor(t: Term) -> bool:
@@ -240,6 +311,12 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case TensorCast(x, d):
             nx = f(x)
             return t if nx is x else TensorCast(nx, d)  # type: ignore[arg-type]
+        case Matrix(x, nr, nc):
+            a, b, c = f(x), f(nr), f(nc)
+            return t if (a is x and b is nr and c is nc) else Matrix(a, b, c)  # type: ignore[arg-type]
+        case ReduceRows(x, d):
+            nx = f(x)
+            return t if nx is x else ReduceRows(nx, d)  # type: ignore[arg-type]
         case Take(x, n):
             nx, nn = f(x), f(n)
             return t if (nx is x and nn is n) else Take(nx, nn)  # type: ignore[arg-type]
