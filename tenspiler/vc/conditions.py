@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
@@ -127,7 +127,7 @@ class VC:
 # ---------------------------------------------------------------- lifting scalars
 
 
-def lift_entry_scalar(e: Expr, k: LoopKernel) -> Scalar:
+def lift_entry_scalar(e: Expr, k: object = None) -> Scalar:
     """A loop-IR expression over the function-entry state as a TensIR scalar term."""
     match e:
         case Const(v, dtype):
@@ -445,14 +445,6 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
         (f"the loop runs a non-negative number of times: {_src(k.loop.start)} <= {_src(k.loop.stop)}",
          f"(<= {start} {stop})")
     ]
-    for p in fn.params:
-        if isinstance(p.type, PointerType) and p.type.elem == DType.UINT8:
-            out.append(
-                (f"elements of {p.name} are unsigned char values in [0, 255]",
-                 f"(forall ((k Int)) (<= 0 (select {entry_name(p.name)} k) 255))")
-            )
-        elif isinstance(p.type, ScalarType) and p.type.dtype == DType.UINT8:
-            out.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
     for p in fn.arrays:
         offsets = k.access_offsets.get(p.name)
         if not offsets:
@@ -465,6 +457,21 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
             f"summary reads or writes{need}",
             f"(<= 0 {_add(start, min(offsets))})",
         ))
+    return out + input_assumptions(fn)
+
+
+def input_assumptions(fn: Function) -> list[tuple[str, str]]:
+    """Assumptions about the inputs that hold for every kernel shape: uint8 ranges, no
+    aliasing between pointer parameters, floats as reals."""
+    out: list[tuple[str, str]] = []
+    for p in fn.params:
+        if isinstance(p.type, PointerType) and p.type.elem == DType.UINT8:
+            out.append(
+                (f"elements of {p.name} are unsigned char values in [0, 255]",
+                 f"(forall ((k Int)) (<= 0 (select {entry_name(p.name)} k) 255))")
+            )
+        elif isinstance(p.type, ScalarType) and p.type.dtype == DType.UINT8:
+            out.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
     names = [p.name for p in fn.arrays]
     if len(names) > 1:
         out.append(
@@ -484,7 +491,7 @@ def _param_dtype(p: Param) -> DType:
 
 
 def _summary_goal(
-    k: LoopKernel, ps: ProgramSummary, enc: SmtEncoder, result: str | None, final_arrays: Mapping[str, str]
+    k: LoopKernel | Any, ps: ProgramSummary, enc: SmtEncoder, result: str | None, final_arrays: Mapping[str, str]
 ) -> str:
     """The summary as a formula over the final state: the returned value and every output
     array (inside ``[lo, hi)`` equal to the summary, outside unchanged)."""
