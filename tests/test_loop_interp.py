@@ -234,7 +234,53 @@ double ddot(double *a, double *b, int n) {
 void casts(int *a, double *d, int n) {
   for (int i = 0; i < n; i++) { a[i] = (int)(d[i] * 1.5) % 7; d[i] = a[i] - d[i]; }
 }
+/* pointer walking: *p++ += k */
+void ptr_addk(int *a, int k, int n) {
+  int *p = a;
+  for (int i = 0; i < n; i++) *p++ += k;
+}
+/* p += 2 strides and p[1] */
+void ptr_stride(int *a, int *out, int n) {
+  int *p = &a[0], *q = out;
+  for (int i = 0; i < n; i++) { *q++ = p[0] * 3 - p[1]; p += 2; }
+}
+/* pointers reset inside an outer loop */
+int ptr_reset(int *a, int *b, int n) {
+  int s = 0;
+  int *pa, *pb;
+  for (int i = 0; i < n; i++) {
+    pa = a + i;
+    pb = &b[0];
+    for (int j = 0; j < n; j++) s += *pa++ * *pb++;
+    *pb = s;
+  }
+  return s;
+}
+/* walking parameters */
+void ptr_params(float *x, float *y, int n) {
+  for (int i = 0; i < n; i++) { *y++ = *x * 2.0f + x[1]; x++; }
+}
+/* pre-increment and decrement, uint8 */
+void ptr_pre(uint8_t *a, uint8_t *b, int n) {
+  uint8_t *p = a, *q = b + n;
+  for (int i = 0; i < n; i++) *++p = *--q + 7;
+  *p-- += 1;
+  *p += 2;
+}
 """
+
+#: Kernels of EXTRA_C run differentially.
+EXTRA_NAMES = (
+    "u8_add",
+    "helper_sum",
+    "ddot",
+    "casts",
+    "ptr_addk",
+    "ptr_stride",
+    "ptr_reset",
+    "ptr_params",
+    "ptr_pre",
+)
 
 #: Scalar params get values in [1, SCALAR_MAX] and arrays LENGTH elements, enough for every
 #: kernel's indexing (matrix kernels index up to m*n-1).
@@ -273,7 +319,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[ctypes.CDLL, dic
     cmd = [cc, "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-o", str(lib), *map(str, sources)]
     subprocess.run(cmd, check=True, capture_output=True)
     fns = {fn.name: fn for fn in map(parse_c_file, sources[:-1])}
-    for name in ("u8_add", "helper_sum", "ddot", "casts"):
+    for name in EXTRA_NAMES:
         fns[name] = parse_c_source(EXTRA_C, str(extra), name)
     return ctypes.CDLL(str(lib)), fns
 
@@ -320,7 +366,7 @@ def kernel_inputs(draw: st.DrawFn, fn: Function) -> dict[str, object]:
 
 def _differential_names() -> list[str]:
     corpus = [parse_c_file(p).name for p in _accepted_corpus()]
-    return [*corpus, "u8_add", "helper_sum", "ddot", "casts"]
+    return [*corpus, *EXTRA_NAMES]
 
 
 @pytest.mark.parametrize("name", _differential_names())
@@ -340,3 +386,60 @@ def test_interpreter_matches_c_compiler(
             np.testing.assert_array_equal(got[p.name], expected[p.name], err_msg=p.name)
 
     check()
+
+
+# ---------------------------------------------------------------- pointer walking vs C
+
+int_values = st.integers(-1000, 1000)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 12).flatmap(lambda n: st.tuples(st.just(n), st.lists(int_values, min_size=4 * n, max_size=4 * n))))
+def test_n_real_updates_matches_c(
+    compiled: tuple[ctypes.CDLL, dict[str, Function]], case: tuple[int, list[int]]
+) -> None:
+    lib, fns = compiled
+    fn = fns.get("n_real_updates") or pytest.skip("dspstone/n_real_updates.c not in corpus")
+    n, values = case
+    inputs: dict[str, object] = {"N": n}
+    for k, name in enumerate("ABCD"):
+        inputs[name] = values[k * n : (k + 1) * n] or [0]  # C never touches a length-0 buffer
+    expected = _call_c(lib, fn, inputs)
+    got = run_function(fn, inputs)
+    for name in "ABCD":
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+    a, b, c = (np.array(inputs[x], dtype=np.int64)[:n] for x in "ABC")
+    np.testing.assert_array_equal(got["D"][:n], c + a * b)  # type: ignore[index]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 8).flatmap(lambda n: st.tuples(st.just(n), st.lists(int_values, min_size=n * n + 2 * n, max_size=n * n + 2 * n))))
+def test_mat1x3_matches_c(
+    compiled: tuple[ctypes.CDLL, dict[str, Function]], case: tuple[int, list[int]]
+) -> None:
+    lib, fns = compiled
+    fn = fns.get("mat1x3") or pytest.skip("dspstone/mat1x3.c not in corpus")
+    n, values = case
+    h, x, y = values[: n * n], values[n * n : n * n + n], values[n * n + n :]
+    inputs: dict[str, object] = {"N": n, "h": h or [0], "x": x or [0], "y": y or [0]}
+    expected = _call_c(lib, fn, inputs)
+    got = run_function(fn, inputs)
+    for name in ("h", "x", "y"):
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+    if n:
+        matrix = np.array(h, dtype=np.int64).reshape(n, n)
+        np.testing.assert_array_equal(got["y"], matrix @ np.array(x, dtype=np.int64))
+
+
+def test_pointer_kernels_by_hand() -> None:
+    src = EXTRA_C.replace("#include <stdint.h>\n", "")
+    out = run_function(parse_c_source(src, function="ptr_addk"), {"a": [1, 2, 3], "k": 10, "n": 2})
+    np.testing.assert_array_equal(out["a"], [11, 12, 3])
+    out = run_function(
+        parse_c_source(src, function="ptr_stride"), {"a": [1, 2, 3, 4, 5], "out": [0, 0], "n": 2}
+    )
+    np.testing.assert_array_equal(out["out"], [1 * 3 - 2, 3 * 3 - 4])
+    inputs = {"a": [0, 0, 0, 0], "b": [9, 8, 7], "n": 3}
+    out = run_function(parse_c_source(src, function="ptr_pre"), inputs)
+    # a[1..3] = b[2..0] + 7; then a[3] += 1 and (p walked back after that statement) a[2] += 2
+    np.testing.assert_array_equal(out["a"], [0, 14, 15 + 2, 16 + 1])

@@ -15,6 +15,17 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   ``unsigned char``/``uint8_t``; arrays ``T *p`` / ``T p[]`` of those. ``const`` and
   ``restrict`` are ignored (distinct array parameters are assumed not to alias).
 * locals: scalar declarations (with or without initialiser, several declarators).
+* pointer walking (see :meth:`_Kernel.pointer_decl`): a local ``T *p`` becomes an INT local
+  ``p`` holding an *offset* into one fixed array parameter, its *base*, set by ``p = A``,
+  ``p = &A[E]``, ``p = A + E``, ``p = q (+ E)`` (the same array every time, element type
+  ``T``). ``*p``/``p[E]``/``*(p + E)`` are ``A[p]``/``A[p + E]``; ``p++``, ``p += E``,
+  ``p = p + E``, ... assign the offset; ``*p++`` / ``*++p`` read or write ``A[p]`` and
+  increment ``p`` after / before the statement (C sequencing), and a statement that
+  modifies a pointer twice, or reads and modifies it other than by its own ``*p++``, is
+  refused as unsequenced. An array *parameter* that the body updates (``a++``, ``a += 2``)
+  walks the same way with a fresh offset local ``a__off`` initialised to 0. Pointer
+  comparisons and differences, pointers to pointers, pointer casts and pointers escaping
+  (as numbers, helper arguments or return values) are refused.
 * counted ``for`` loops ``for (i = E0; i < E1; i++)`` (also ``int i = E0``, ``i <= E1``,
   ``E1 > i``, ``E1 >= i``, ``++i``, ``i += 1``, ``i = i + 1``) with ``i`` a local int
   that the body does not assign and ``E1`` not reading anything the body writes.
@@ -34,7 +45,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
@@ -259,9 +270,11 @@ class _Scalar:
 
 @dataclass(frozen=True)
 class _Array:
-    """A pointer/array parameter of the kernel."""
+    """A pointer/array parameter of the kernel; ``ctype`` spells its element type (see
+    :meth:`_Unit.elem_ctype`)."""
 
     elem: DType
+    ctype: str
 
 
 @dataclass(frozen=True)
@@ -273,20 +286,64 @@ class _Value:
     expr: Expr | None
 
 
-_Binding: TypeAlias = _Scalar | _Array | _Value
+@dataclass(frozen=True)
+class _Pointer:
+    """A kernel pointer walking over one array parameter.
+
+    ``offset`` names the INT local holding its position (``name`` itself for a local
+    pointer, a fresh ``name__off`` for a walked array parameter); ``base`` is the array
+    parameter it points into, ``None`` until its first assignment.
+    """
+
+    name: str
+    elem: DType
+    ctype: str
+    base: str | None
+    offset: str
+
+
+_Binding: TypeAlias = _Scalar | _Array | _Pointer | _Value
+
+
+@dataclass(frozen=True)
+class _PtrValue:
+    """A lowered pointer expression: element ``base[offset]`` (``offset`` has dtype INT)."""
+
+    base: str
+    elem: DType
+    ctype: str
+    offset: Expr
+
+
+@dataclass
+class _Effects:
+    """Pointer side effects of the statement being lowered.
+
+    ``pre`` (from ``*++p``) are emitted before the statement and ``post`` (from ``*p++``)
+    after it, in source order; ``modified``/``read`` hold offset locals, to refuse
+    unsequenced accesses.
+    """
+
+    pre: list[Stmt] = field(default_factory=list)
+    post: list[Stmt] = field(default_factory=list)
+    modified: set[str] = field(default_factory=set)
+    read: set[str] = field(default_factory=set)
 
 
 @dataclass
 class _Env:
     """Names visible at a program point.
 
-    ``assigned`` holds the kernel scalars definitely assigned on every path reaching the
-    point; ``inlining`` is the stack of helper functions being inlined.
+    ``assigned`` holds the kernel scalars (and pointer offset locals) definitely assigned on
+    every path reaching the point; ``inlining`` is the stack of helper functions being
+    inlined; ``effects`` collects the pointer increments of the current statement
+    (``None`` where side effects are not allowed, e.g. in a ``for`` header).
     """
 
     scopes: list[dict[str, _Binding]]
     assigned: set[str] = field(default_factory=set)
     inlining: tuple[str, ...] = ()
+    effects: _Effects | None = None
 
     def lookup(self, name: str) -> _Binding | None:
         for scope in reversed(self.scopes):
@@ -385,6 +442,36 @@ def _writes(body: tuple[Stmt, ...]) -> Iterator[tuple[str, SourceLoc | None]]:
                 yield from _writes(inner)
             case Return():
                 pass
+
+
+def _offset_plus(offset: Expr, delta: Expr, op: BinOpName, loc: SourceLoc | None) -> Expr:
+    """``offset op delta`` on INT offsets, dropping a literal 0 (so ``A[i]`` stays ``i``)."""
+    zero = Const(0, DType.INT)
+    if delta == zero:
+        return offset
+    if op == "+" and offset == zero:
+        return delta
+    return Binary(op, offset, delta, DType.INT, loc)
+
+
+def _updated_names(node: c_ast.Node) -> Iterator[str]:
+    """Names that ``node`` assigns, increments or decrements as a whole (``x = E``, ``x++``)."""
+    match node:
+        case c_ast.Assignment(lvalue=c_ast.ID(name=name)):
+            yield name
+        case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--", expr=c_ast.ID(name=name)):
+            yield name
+    for _, child in node.children():
+        yield from _updated_names(child)
+
+
+def _identifiers(node: c_ast.Node) -> Iterator[str]:
+    """Every identifier used or declared in ``node``."""
+    match node:
+        case c_ast.ID(name=name) | c_ast.Decl(name=str(name)):
+            yield name
+    for _, child in node.children():
+        yield from _identifiers(child)
 
 
 # ---------------------------------------------------------------- lowering
@@ -596,18 +683,25 @@ class _Unit:
             case c_ast.ID(name=name):
                 return self.read_var(name, node, env)
             case c_ast.ArrayRef():
-                array, elem = self.array_of(node, env)
-                return Load(array, self.index(node.subscript, env), elem, loc)
+                array, elem, idx = self.element(node, env)
+                return Load(array, idx, elem, loc)
             case c_ast.UnaryOp(op=op, expr=operand):
                 return self._unary(op, operand, node, env)
             case c_ast.BinaryOp(op=op, left=left, right=right):
+                left_ptr, right_ptr = self.is_pointer(left, env), self.is_pointer(right, env)
                 if op in _BINOPS:
-                    for side in (left, right):
-                        if isinstance(side, c_ast.ID) and isinstance(env.lookup(side.name), _Array):
-                            self.fail("pointer arithmetic is not supported", node)
+                    if op == "-" and left_ptr and right_ptr:
+                        self.fail(f"pointer difference '{_render(node)}' is not supported", node)
+                    if left_ptr or right_ptr:
+                        self.fail(
+                            f"pointer value '{_render(node)}' used as a number is not supported",
+                            node,
+                        )
                     return self.binary(
                         _BINOPS[op], self.expr(left, env), self.expr(right, env), node
                     )
+                if op in _COMPARISONS and (left_ptr or right_ptr):
+                    self.fail(f"pointer comparison '{_render(node)}' is not supported", node)
                 if op in _COMPARISONS:
                     self.fail(
                         f"comparison operator '{op}' outside a for condition is not supported",
@@ -648,12 +742,23 @@ class _Unit:
             x = _convert(x, dtype)
             return Unary("-", x, dtype, self.loc(node)) if op == "-" else x
         if op == "&":
+            if self.is_pointer(operand, env):
+                self.fail(f"pointer to pointer '{_render(node)}' is not supported", node)
+            if isinstance(operand, c_ast.ArrayRef) or (
+                isinstance(operand, c_ast.UnaryOp) and operand.op == "*"
+            ):
+                self.fail(f"pointer value '{_render(node)}' used as a number is not supported", node)
             self.fail("address-of operator '&' is not supported", node)
         if op == "*":
-            self.fail(f"dereference '{_render(node)}' is not supported", node)
+            array, elem, idx = self.element(node, env)
+            return Load(array, idx, elem, self.loc(node))
         if op in ("++", "--", "p++", "p--"):
-            if isinstance(operand, c_ast.ID) and isinstance(env.lookup(operand.name), _Array):
-                self.fail("pointer arithmetic is not supported", node)
+            if self.is_pointer(operand, env):
+                self.fail(
+                    f"'{op.lstrip('p')}' on pointer '{_render(operand)}' inside an expression is "
+                    "not supported (only *p++, *p--, *++p, *--p and pointer updates as statements)",
+                    node,
+                )
             self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
         if op in _BITWISE:
             self.fail(f"bitwise operator '{op}' is not supported", node)
@@ -688,6 +793,8 @@ class _Unit:
                 return expr
             case _Array():
                 self.fail(f"use of array '{name}' without an index is not supported", node)
+            case _Pointer():
+                self.fail(f"use of pointer '{name}' as a number is not supported", node)
             case None:
                 self.unknown_name(name, node)
 
@@ -710,6 +817,174 @@ class _Unit:
         if not isinstance(b, _Array):
             self.fail(f"subscript of non-array '{base.name}' is not supported", node)
         return base.name, b.elem
+
+    # ----------------------------------------------------------- pointers
+
+    def is_pointer(self, node: c_ast.Node, env: _Env) -> bool:
+        """Whether C gives ``node`` a pointer type (decided syntactically, without lowering)."""
+        match node:
+            case c_ast.ID(name=name):
+                return isinstance(env.lookup(name), _Array | _Pointer)
+            case c_ast.UnaryOp(op="&"):
+                return True
+            case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--", expr=operand):
+                return self.is_pointer(operand, env)
+            case c_ast.BinaryOp(op="+", left=left, right=right):
+                return self.is_pointer(left, env) or self.is_pointer(right, env)
+            case c_ast.BinaryOp(op="-", left=left, right=right):
+                return self.is_pointer(left, env) and not self.is_pointer(right, env)
+            case c_ast.Cast(to_type=to_type):
+                ty = self.resolve_typedefs(to_type.type)
+                return isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl)
+            case c_ast.Assignment(lvalue=lvalue):
+                return self.is_pointer(lvalue, env)
+            case _:
+                return False
+
+    def pointer_value(self, node: c_ast.Node, env: _Env) -> _PtrValue:
+        """Lower a pointer-typed expression (``A``, ``p``, ``&X[E]``, ``&*P``, ``P ± E``)."""
+        loc = self.loc(node)
+        match node:
+            case c_ast.ID(name=name):
+                b = env.lookup(name)
+                match b:
+                    case _Array(elem=elem, ctype=ctype):
+                        return _PtrValue(name, elem, ctype, Const(0, DType.INT, loc))
+                    case _Pointer(base=base, elem=elem, ctype=ctype):
+                        var = self.read_pointer(b, node, env)
+                        assert base is not None  # assigned pointers have a base
+                        return _PtrValue(base, elem, ctype, var)
+                    case None:
+                        self.unknown_name(name, node)
+                    case _:
+                        self.fail(f"'{name}' is not a pointer", node)
+            case c_ast.UnaryOp(op="&", expr=target):
+                if isinstance(target, c_ast.ArrayRef) or (
+                    isinstance(target, c_ast.UnaryOp) and target.op == "*"
+                ):
+                    array, elem, idx = self.element(target, env)
+                    return _PtrValue(array, elem, self.ctype_of(array, env), idx)
+                if self.is_pointer(target, env):
+                    self.fail(f"pointer to pointer '{_render(node)}' is not supported", node)
+                self.fail("address-of operator '&' is not supported", node)
+            case c_ast.BinaryOp(op="+" | "-" as op, left=left, right=right):
+                left_ptr, right_ptr = self.is_pointer(left, env), self.is_pointer(right, env)
+                if left_ptr and right_ptr:
+                    what = "difference" if op == "-" else "sum"
+                    self.fail(f"pointer {what} '{_render(node)}' is not supported", node)
+                if op == "-" and not left_ptr:
+                    self.fail(f"pointer value '{_render(node)}' is not supported", node)
+                ptr, delta = (left, right) if left_ptr else (right, left)
+                pv = self.pointer_value(ptr, env)
+                offset = _offset_plus(pv.offset, self.pointer_offset(delta, env), op, loc)
+                return _PtrValue(pv.base, pv.elem, pv.ctype, offset)
+            case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--" as op, expr=operand):
+                self.fail(
+                    f"'{op.lstrip('p')}' on pointer '{_render(operand)}' inside an expression is "
+                    "not supported (only *p++, *p--, *++p, *--p and pointer updates as statements)",
+                    node,
+                )
+            case c_ast.Cast():
+                self.fail(f"pointer cast '{_render(node)}' is not supported", node)
+            case _:
+                self.fail(
+                    f"pointer value '{_render(node)}' is not supported "
+                    "(only A, &A[E], A + E, A - E and pointer variables)",
+                    node,
+                )
+
+    def elem_ctype(self, ty: c_ast.Node) -> str:
+        """Canonical C spelling of the element type of pointer/array type ``ty``.
+
+        Our dtypes merge ``int`` and ``long`` (both mathematical integers), but a pointer
+        walks in steps of its element's size, so a pointer may only point into an array of
+        the same C element type: ``int``/``int32_t``/``signed`` give ``"int"``,
+        ``long``/``int64_t`` ``"long"``, ``uint8_t`` ``"unsigned char"``. Call after the
+        type was checked by :meth:`scalar_dtype`.
+        """
+        ptr = self.resolve_typedefs(ty)
+        assert isinstance(ptr, c_ast.PtrDecl | c_ast.ArrayDecl)
+        inner = self.resolve_typedefs(ptr.type)
+        assert isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.IdentifierType)
+        aliases = dict(_PRELUDE_TYPEDEFS)
+        words = [w for name in inner.type.names for w in aliases.get(name, name).split()]
+        if sorted(words) == ["char", "unsigned"]:
+            return "unsigned char"
+        if set(words) <= _INT_WORDS:
+            return " ".join(["long"] * words.count("long")) or "int"
+        return " ".join(words)
+
+    def ctype_of(self, array: str, env: _Env) -> str:
+        """Element C type of array parameter ``array``."""
+        b = env.lookup(array)
+        assert isinstance(b, _Array | _Pointer)
+        return b.ctype
+
+    def pointer_offset(self, node: c_ast.Node, env: _Env) -> Expr:
+        """An integer added to a pointer, converted to INT."""
+        e = self.expr(node, env)
+        if e.dtype.is_float:
+            self.fail("pointer offset must be an integer", node)
+        return _convert(e, DType.INT)
+
+    def read_pointer(self, b: _Pointer, node: c_ast.Node, env: _Env) -> Var:
+        """Read of pointer ``b``'s offset local (refused if unassigned or unsequenced)."""
+        if b.offset not in env.assigned:
+            self.fail(f"'{b.name}' may be used uninitialised", node)
+        fx = env.effects
+        if fx is not None:
+            if b.offset in fx.modified:
+                self.fail(f"unsequenced modification of '{b.name}'", node)
+            fx.read.add(b.offset)
+        return Var(b.offset, DType.INT, self.loc(node))
+
+    def step_pointer(self, step: c_ast.UnaryOp, b: _Pointer, env: _Env) -> Var:
+        """``p++``/``p--``/``++p``/``--p`` under a dereference.
+
+        Records ``p = p ± 1`` to run after (postfix) or before (prefix) the statement and
+        returns the offset to dereference, which is then ``p`` in both cases.
+        """
+        loc = self.loc(step)
+        if b.offset not in env.assigned:
+            self.fail(f"'{b.name}' may be used uninitialised", step)
+        fx = env.effects
+        if fx is None:
+            self.fail(f"'{step.op.lstrip('p')}' inside an expression is not supported", step)
+        if b.offset in fx.modified or b.offset in fx.read:
+            self.fail(f"unsequenced modification of '{b.name}'", step)
+        fx.modified.add(b.offset)
+        var = Var(b.offset, DType.INT, loc)
+        op: BinOpName = "+" if "++" in step.op else "-"
+        assign = Assign(b.offset, Binary(op, var, Const(1, DType.INT, loc), DType.INT, loc), loc)
+        (fx.post if step.op.startswith("p") else fx.pre).append(assign)
+        return var
+
+    def element(self, node: c_ast.Node, env: _Env) -> tuple[str, DType, Expr]:
+        """The array, element dtype and INT index denoted by ``X[E]`` or ``*P``."""
+        loc = self.loc(node)
+        if isinstance(node, c_ast.ArrayRef):
+            if not self.is_pointer(node.name, env):
+                array, elem = self.array_of(node, env)  # raises the precise message
+                return array, elem, self.index(node.subscript, env)
+            pv = self.pointer_value(node.name, env)
+            idx = self.index(node.subscript, env)
+            return pv.base, pv.elem, _offset_plus(pv.offset, idx, "+", loc)
+        assert isinstance(node, c_ast.UnaryOp) and node.op == "*"
+        target = node.expr
+        if (
+            isinstance(target, c_ast.UnaryOp)
+            and target.op in ("++", "--", "p++", "p--")
+            and isinstance(target.expr, c_ast.ID)
+        ):
+            b = env.lookup(target.expr.name)
+            if isinstance(b, _Pointer):
+                var = self.step_pointer(target, b, env)
+                assert b.base is not None  # assigned pointers have a base
+                return b.base, b.elem, var
+        if not self.is_pointer(target, env):
+            self.fail(f"dereference of non-pointer '{_render(target)}' is not supported", node)
+        pv = self.pointer_value(target, env)
+        return pv.base, pv.elem, pv.offset
 
     # ----------------------------------------------------------- helper inlining
 
@@ -740,6 +1015,12 @@ class _Unit:
                     "only scalar parameters are supported",
                     decl,
                 )
+            if self.is_pointer(arg, env):
+                self.fail(
+                    f"passing pointer '{_render(arg)}' to '{name}' is not supported "
+                    "(pointers may not escape the kernel)",
+                    arg,
+                )
             scope[decl.name] = _Value(ty.dtype, _convert(self.expr(arg, env), ty.dtype))
         inner = _Env([scope], inlining=(*env.inlining, name))
         items = list(fdef.body.block_items or [])
@@ -755,6 +1036,12 @@ class _Unit:
         if isinstance(node, c_ast.EmptyStatement):
             return
         if isinstance(node, c_ast.Decl):
+            if isinstance(self.resolve_typedefs(node.type), c_ast.PtrDecl):
+                self.fail(
+                    f"local pointer variable '{node.name}' in helper function '{helper}' "
+                    "is not supported",
+                    node,
+                )
             for name, dtype, init in self.local_decls(node, env):
                 if env.lookup(name) is not None:
                     self.fail(f"redeclaration of '{name}' is not supported", node)
@@ -795,8 +1082,11 @@ class _Unit:
             self.fail("initialiser list is not supported", node.init)
         yield node.name, dtype, node.init
 
-    def update_target(self, node: c_ast.Node, env: _Env) -> c_ast.ID | c_ast.ArrayRef:
-        """The lvalue of an update statement; refused unless a scalar name or ``a[E]``."""
+    def update_target(
+        self, node: c_ast.Node, env: _Env
+    ) -> c_ast.ID | c_ast.ArrayRef | c_ast.UnaryOp:
+        """The lvalue of an update statement; refused unless a scalar name, ``a[E]`` or
+        ``*P``."""
         lvalue = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
         match lvalue:
             case c_ast.ID(name=name):
@@ -804,16 +1094,14 @@ class _Unit:
                 if b is None:
                     self.unknown_name(name, lvalue)
                 if isinstance(b, _Array):
-                    if isinstance(node, c_ast.UnaryOp) or node.op != "=":
-                        self.fail("pointer arithmetic is not supported", node)
+                    # Kernels bind updated array parameters as walking pointers
+                    # (_Kernel.lower), so only a stray case can reach this.
                     self.fail(
                         f"assignment to array parameter '{name}' itself is not supported", node
                     )
                 return lvalue
-            case c_ast.ArrayRef():
+            case c_ast.ArrayRef() | c_ast.UnaryOp(op="*"):
                 return lvalue
-            case c_ast.UnaryOp(op="*"):
-                self.fail(f"dereference '{_render(lvalue)}' is not supported", lvalue)
             case c_ast.StructRef():
                 self.fail("struct member access is not supported", lvalue)
             case _:
@@ -903,18 +1191,40 @@ class _Kernel:
         u = self.unit
         params: list[Param] = []
         scope: dict[str, _Binding] = {}
+        body: list[Stmt] = []
+        assigned: set[str] = set()
+        walked = set(_updated_names(self.fdef.body))
+        taken = set(_identifiers(self.fdef))
         for decl, ty in u.params_of(self.fdef):
             params.append(Param(decl.name, ty, u.loc(decl)))
-            scope[decl.name] = _Array(ty.elem) if isinstance(ty, PointerType) else _Scalar(ty.dtype)
+            assigned.add(decl.name)
+            if isinstance(ty, PointerType) and decl.name in walked:
+                # A walked array parameter: its position is a fresh offset local, from 0.
+                offset = f"{decl.name}__off"
+                k = 1
+                while offset in taken or offset in self.locals:
+                    offset, k = f"{decl.name}__off{k}", k + 1
+                self.locals[offset] = DType.INT
+                ctype = u.elem_ctype(decl.type)
+                scope[decl.name] = _Pointer(decl.name, ty.elem, ctype, decl.name, offset)
+                body.append(Assign(offset, Const(0, DType.INT, u.loc(decl)), u.loc(decl)))
+                assigned.add(offset)
+            elif isinstance(ty, PointerType):
+                scope[decl.name] = _Array(ty.elem, u.elem_ctype(decl.type))
+            else:
+                scope[decl.name] = _Scalar(ty.dtype)
         self.return_dtype = u.return_dtype(self.fdef)
-        env = _Env([scope], assigned={p.name for p in params}, inlining=(self.name,))
+        env = _Env([scope], assigned=assigned, inlining=(self.name,))
         items = list(self.fdef.body.block_items or [])
         while items and isinstance(items[-1], c_ast.EmptyStatement):
             items.pop()
-        body: list[Stmt] = []
         for k, item in enumerate(items):
             if isinstance(item, c_ast.Return) and k == len(items) - 1:
-                body.append(self.ret(item, env))
+                fx = _Effects()
+                env.effects = fx
+                ret = self.ret(item, env)
+                env.effects = None
+                body.extend([*fx.pre, ret])  # increments after the return are dead
             else:
                 body.extend(self.stmt(item, env))
         if self.return_dtype is not None and not (body and isinstance(body[-1], Return)):
@@ -937,17 +1247,29 @@ class _Kernel:
             return Return(None, u.loc(node))
         if self.return_dtype is None:
             u.fail(f"returning a value from void function '{self.name}'", node)
+        if u.is_pointer(node.expr, env):
+            u.fail(f"returning pointer '{_render(node.expr)}' is not supported", node)
         return Return(_convert(u.expr(node.expr, env), self.return_dtype), u.loc(node))
 
-    def declare(self, name: str, dtype: DType, node: c_ast.Node, env: _Env) -> None:
-        """Add a local to the innermost scope (and to ``Function.locals``)."""
+    def declare(
+        self,
+        name: str,
+        dtype: DType,
+        node: c_ast.Node,
+        env: _Env,
+        binding: _Binding | None = None,
+    ) -> None:
+        """Add a local to the innermost scope (and to ``Function.locals``).
+
+        ``binding`` defaults to a scalar of ``dtype`` (a pointer passes its ``_Pointer``).
+        """
         if env.lookup(name) is not None:
             self.unit.fail(f"redeclaration of '{name}' is not supported", node)
         if name in self.locals and self.locals[name] != dtype:
             # Declared before in a scope that has ended; reusing the slot needs one dtype.
             self.unit.fail(f"redeclaration of '{name}' is not supported", node)
         self.locals.setdefault(name, dtype)
-        env.scopes[-1][name] = _Scalar(dtype)
+        env.scopes[-1][name] = _Scalar(dtype) if binding is None else binding
         env.assigned.discard(name)
 
     def block(self, items: list[c_ast.Node], env: _Env) -> list[Stmt]:
@@ -958,13 +1280,32 @@ class _Kernel:
             env.scopes.pop()
 
     def stmt(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
-        u = self.unit
-        loc = u.loc(node)
         match node:
             case c_ast.EmptyStatement():
                 return []
             case c_ast.Compound(block_items=items):
                 return self.block(list(items or []), env)
+            case c_ast.For():
+                return [self.for_loop(node, env)]
+            case _:
+                return self.with_effects(node, env)
+
+    def with_effects(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
+        """A simple statement with its pointer increments (see :class:`_Effects`)."""
+        outer, env.effects = env.effects, _Effects()
+        fx = env.effects
+        try:
+            body = self.simple_stmt(node, env)
+        finally:
+            env.effects = outer
+        return [*fx.pre, *body, *fx.post]
+
+    def simple_stmt(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
+        u = self.unit
+        loc = u.loc(node)
+        match node:
+            case c_ast.Decl() if isinstance(u.resolve_typedefs(node.type), c_ast.PtrDecl):
+                return self.pointer_decl(node, env)
             case c_ast.Decl():
                 out: list[Stmt] = []
                 for name, dtype, init in u.local_decls(node, env):
@@ -976,8 +1317,6 @@ class _Kernel:
                 return out
             case c_ast.Assignment() | c_ast.UnaryOp(op="++" | "--" | "p++" | "p--"):
                 return [self.update(node, env)]
-            case c_ast.For():
-                return [self.for_loop(node, env)]
             case c_ast.Return():
                 u.fail("return before the end of the function is not supported", node)
             case c_ast.FuncCall(name=c_ast.ID(name=callee)):
@@ -998,16 +1337,22 @@ class _Kernel:
                 | c_ast.UnaryOp()
             ):
                 u.expr(node, env)  # unsupported pieces raise first
+                if env.effects is not None and (env.effects.pre or env.effects.post):
+                    return []  # e.g. '*p++;': only the increment remains
                 u.fail(f"expression statement '{_render(node)}' has no effect", node)
             case _:
                 u.fail(f"{_describe(node)} is not supported", node)
 
     def update(self, node: c_ast.Node, env: _Env) -> Stmt:
         u = self.unit
+        whole = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
+        if isinstance(whole, c_ast.ID):
+            b = env.lookup(whole.name)
+            if isinstance(b, _Pointer):
+                return self.pointer_update(node, b, env)
         lvalue = u.update_target(node, env)
-        if isinstance(lvalue, c_ast.ArrayRef):
-            array, elem = u.array_of(lvalue, env)
-            idx = u.index(lvalue.subscript, env)
+        if isinstance(lvalue, c_ast.ArrayRef | c_ast.UnaryOp):
+            array, elem, idx = u.element(lvalue, env)
             op, rhs = u.update_parts(node, env)
             old = Load(array, idx, elem, u.loc(lvalue))
             value = rhs if op is None else u.binary(op, old, rhs, node)
@@ -1015,6 +1360,93 @@ class _Kernel:
         target, value = u.scalar_update(node, env)
         env.assigned.add(target)
         return Assign(target, value, u.loc(node))
+
+    # ----------------------------------------------------------- pointers
+
+    def pointer_decl(self, node: c_ast.Decl, env: _Env) -> list[Stmt]:
+        """``T *p;`` / ``T *p = P;``: an INT offset local ``p`` (see the module docstring)."""
+        u = self.unit
+        name = node.name
+        for s in node.storage:
+            u.fail(f"'{s}' local variables are not supported", node)
+        ty = u.resolve_typedefs(node.type)
+        assert isinstance(ty, c_ast.PtrDecl)
+        u._check_quals(ty.quals, node)
+        pointee = u.resolve_typedefs(ty.type)
+        if isinstance(pointee, c_ast.PtrDecl):
+            u.fail(f"pointer-to-pointer local '{name}' is not supported", node)
+        if isinstance(pointee, c_ast.FuncDecl):
+            u.fail(f"function pointer local '{name}' is not supported", node)
+        if isinstance(pointee, c_ast.ArrayDecl):
+            u.fail(f"pointer-to-array local '{name}' is not supported", node)
+        elem = u.scalar_dtype(ty.type, f"local pointer '{name}'", node)
+        if elem is None:
+            u.fail(f"void pointer local '{name}' is not supported", node)
+        value = None
+        if isinstance(node.init, c_ast.InitList):
+            u.fail("initialiser list is not supported", node.init)
+        if node.init is not None:
+            value = self.pointer_rvalue(name, node.init, env)
+        ctype = u.elem_ctype(node.type)
+        self.declare(name, DType.INT, node, env, _Pointer(name, elem, ctype, None, name))
+        if value is None:
+            return []
+        self.set_base(name, value, node, env)
+        env.assigned.add(name)
+        return [Assign(name, value.offset, u.loc(node))]
+
+    def pointer_rvalue(self, name: str, node: c_ast.Node, env: _Env) -> _PtrValue:
+        if not self.unit.is_pointer(node, env):
+            self.unit.fail(
+                f"pointer '{name}' may only point into an array parameter (A, &A[E], A + E, "
+                f"another pointer); '{_render(node)}' is not supported",
+                node,
+            )
+        return self.unit.pointer_value(node, env)
+
+    def set_base(self, name: str, value: _PtrValue, node: c_ast.Node, env: _Env) -> None:
+        """Fix (first assignment) or check the array parameter pointer ``name`` walks."""
+        b = env.lookup(name)
+        assert isinstance(b, _Pointer)
+        if value.ctype != b.ctype:
+            self.unit.fail(
+                f"pointer '{name}' to {b.ctype} cannot point into '{value.base}' of "
+                f"element type {value.ctype}",
+                node,
+            )
+        if b.base is None:
+            env.rebind(name, replace(b, base=value.base))
+        elif b.base != value.base:
+            self.unit.fail(
+                f"pointer '{name}' points into several arrays ('{b.base}' and '{value.base}')",
+                node,
+            )
+
+    def pointer_update(self, node: c_ast.Node, b: _Pointer, env: _Env) -> Assign:
+        """``p = P``, ``p += E``, ``p -= E``, ``p++``, ``++p``, ``p--``, ``--p`` as a statement."""
+        u = self.unit
+        loc = u.loc(node)
+        if isinstance(node, c_ast.UnaryOp):
+            op: BinOpName = "+" if "++" in node.op else "-"
+            old = u.read_pointer(b, node, env)
+            value: Expr = Binary(op, old, Const(1, DType.INT, loc), DType.INT, loc)
+        else:
+            assert isinstance(node, c_ast.Assignment)
+            if node.op == "=":
+                pv = self.pointer_rvalue(b.name, node.rvalue, env)
+                self.set_base(b.name, pv, node, env)
+                value = pv.offset
+            elif node.op in ("+=", "-="):
+                old = u.read_pointer(b, node.lvalue, env)
+                delta = u.pointer_offset(node.rvalue, env)
+                value = _offset_plus(old, delta, "+" if node.op == "+=" else "-", loc)
+            else:
+                u.fail(f"operator '{node.op}' on pointer '{b.name}' is not supported", node)
+        fx = env.effects
+        if fx is not None and b.offset in fx.modified:
+            u.fail(f"unsequenced modification of '{b.name}'", node)
+        env.assigned.add(b.offset)
+        return Assign(b.offset, value, loc)
 
     # ----------------------------------------------------------- for loops
 
@@ -1049,6 +1481,8 @@ class _Kernel:
         if isinstance(init, c_ast.DeclList):
             if len(init.decls) != 1:
                 u.fail("for loop declaring several variables is not supported", init)
+            if isinstance(u.resolve_typedefs(init.decls[0].type), c_ast.PtrDecl):
+                u.fail(f"loop counter '{init.decls[0].name}' must have type int", init)
             decls = list(u.local_decls(init.decls[0], env))
             name, dtype, value = decls[0]
             if value is None:
