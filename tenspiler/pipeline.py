@@ -27,8 +27,8 @@ from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show_summary
 from tenspiler.synth.concrete import random_examples
 from tenspiler.synth.search import Synthesized, synthesize
-from tenspiler.vc.conditions import invariant_text
-from tenspiler.vc.kernel import LoopKernel, analyze
+from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.nest import Kernel
 
 Progress = Callable[[str], None]
 
@@ -135,7 +135,7 @@ def lift_file(
             fn = parse_c_file(path, function)
         res.function = fn.name
         with _phase(res.timings, "analyze", say):
-            kernel = analyze(fn)
+            kernel = analyze_kernel(fn)
         with _phase(res.timings, "synthesis", say):
             syn = synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed, progress=say)
         res.timings["verification"] = round(syn.proof.seconds, 4)
@@ -183,9 +183,9 @@ def lift_file(
     return res
 
 
-def _record_proof(res: LiftResult, k: LoopKernel, syn: Synthesized) -> None:
+def _record_proof(res: LiftResult, k: Kernel, syn: Synthesized) -> None:
     res.summary = show_summary(syn.summary)
-    res.invariants = [invariant_text(k, syn.candidate)]
+    res.invariants = k.invariants(syn.candidate)
     res.assumptions = [t for t, _ in syn.proof.vc.assumptions]
     res.solver = [
         {"clause": name, "answer": r.answer, "seconds": round(r.seconds, 4)}
@@ -202,7 +202,7 @@ def _record_proof(res: LiftResult, k: LoopKernel, syn: Synthesized) -> None:
     }
 
 
-def check_examples(k: LoopKernel, seed: int, count: int = 60) -> list[dict[str, Any]]:
+def check_examples(k: Kernel, seed: int, count: int = 60) -> list[dict[str, Any]]:
     """Inputs for ``--check``: longer arrays and larger values than the synthesis states
     (kept small enough that 32-bit C ``int`` arithmetic cannot overflow)."""
     rng = np.random.default_rng(seed + 1)
@@ -212,7 +212,7 @@ def check_examples(k: LoopKernel, seed: int, count: int = 60) -> list[dict[str, 
 
 
 def _differential(
-    fn: Function, k: LoopKernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int
+    fn: Function, k: Kernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int
 ) -> dict[str, Any]:
     from tenspiler.check import differential_check
 

@@ -19,8 +19,6 @@ from tenspiler.frontend.loop_ir import PointerType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
-from tenspiler.vc.conditions import lift_entry_scalar
-from tenspiler.vc.kernel import LoopKernel
 
 #: Tolerances for float outputs (the proof is over reals; the tests run in float64).
 RTOL, ATOL = 1e-6, 1e-9
@@ -34,35 +32,25 @@ class Example:
     final: Mapping[str, Any]
 
 
-def trip_bounds(k: LoopKernel, inputs: Mapping[str, Any]) -> tuple[int, int]:
-    start = evaluate(lift_entry_scalar(k.start, k), inputs)
-    stop = evaluate(lift_entry_scalar(k.stop, k), inputs)
-    return int(start), int(stop)
-
-
-def make_example(k: LoopKernel, inputs: Mapping[str, Any]) -> Example | None:
-    """Run the source on ``inputs``; ``None`` if they violate a precondition (negative trip
-    count, out-of-range access, undefined behaviour)."""
+def make_example(k: Any, inputs: Mapping[str, Any]) -> Example | None:
+    """Run the source on ``inputs``; ``None`` if they violate a precondition of the proof
+    (``k.admits``: trip counts, index ranges) or C has undefined behaviour on them."""
     try:
-        start, stop = trip_bounds(k, inputs)
-        if start > stop:
+        if not k.admits(inputs):
             return None
-        for array, offsets in k.access_offsets.items():
-            # the summary's slices must lie inside the arrays (a stated precondition)
-            if start + min(offsets) < 0 or stop + max(offsets) > len(inputs[array]):
-                return None
         return Example(inputs, run_function(k.fn, inputs))
     except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError):
         return None
 
 
 def random_examples(
-    k: LoopKernel, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9
+    k: Any, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9
 ) -> list[Example]:
     """``count`` examples with trip counts spread over ``0..max_trips`` and element values
-    in ``[-magnitude, magnitude]`` (negatives and zeros included)."""
+    in ``[-magnitude, magnitude]`` (negatives and zeros included); arrays are long enough
+    for ``max_trips`` rows of ``max_trips`` elements in a loop nest."""
     fn = k.fn
-    length = max_trips + 8
+    length = (max_trips * max_trips if k.nested else max_trips) + 8
     out: list[Example] = []
     attempts = 0
     while len(out) < count and attempts < count * 200:

@@ -23,6 +23,7 @@ from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import ProgramSummary, ScalarOutput
 from tenspiler.synth.concrete import Example, make_example, mismatch, random_examples
+from tenspiler.synth.nest_search import nest_space
 from tenspiler.synth.trees import (
     Pools,
     Tree,
@@ -35,6 +36,7 @@ from tenspiler.synth.trees import (
 )
 from tenspiler.vc.conditions import Candidate, lift_entry_scalar, result_term, summary
 from tenspiler.vc.kernel import LoopKernel
+from tenspiler.vc.nest import Kernel, NestKernel
 from tenspiler.verify.verifier import Proof, verify
 
 Progress = Callable[[str], None]
@@ -97,7 +99,7 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
 
 
 def synthesize(
-    k: LoopKernel,
+    k: Kernel,
     timeout: float = 60.0,
     proof_timeout: float = 10.0,
     seed: int = 0,
@@ -119,20 +121,32 @@ def synthesize(
     say = progress or (lambda _m: None)
     deadline = time.monotonic() + timeout
     stats = SearchStats()
-    holes, pools = _holes(k)
-    for h in holes:
-        stats.trees[h.name] = show_tree(h.tree)
+    if isinstance(k, NestKernel):
+        stats.trees, nest_candidates = nest_space(k)
+        array_names = {o.array for o in k.linear} | {r.array for r in k.rows}
+
+        def survivors_of(expanded: bool) -> Iterator[tuple[tuple[str, object], ...]] | None:
+            return nest_candidates(examples, expanded, max_enumerate, max_survivors, deadline, stats)  # type: ignore[no-any-return]
+    else:
+        holes, pools = _holes(k)
+        for h in holes:
+            stats.trees[h.name] = show_tree(h.tree)
+        array_names = {a.array for a in k.arrays}
+
+        def survivors_of(expanded: bool) -> Iterator[tuple[tuple[str, object], ...]] | None:
+            assert isinstance(k, LoopKernel)
+            return _filter(k, holes, pools, examples, expanded, max_enumerate, max_survivors, stats, deadline)
+
     rng = np.random.default_rng(seed)
     examples = random_examples(k, rng, n_examples)
     if not examples:
         raise NotLiftable("could not generate any input that satisfies the kernel's preconditions")
     say(f"expression trees: {stats.trees}; {len(examples)} concrete states")
 
-    array_names = {a.array for a in k.arrays}
     tried: set[Candidate] = set()
     for expanded in (False, True):
         stats.rounds += 1
-        survivors = _filter(k, holes, pools, examples, expanded, max_enumerate, max_survivors, stats, deadline)
+        survivors = survivors_of(expanded)
         if survivors is None:
             continue
         say(f"round {stats.rounds}: {stats.survivors} candidates agree with the source on all states")
@@ -146,7 +160,7 @@ def synthesize(
             if cand in tried:  # the expanded grammar re-enumerates the first round's terms
                 continue
             tried.add(cand)
-            bad = next((m for ex in examples if (m := mismatch(summary(k, cand), ex))), None)
+            bad = next((m for ex in examples if (m := mismatch(k.summary(cand), ex))), None)
             if bad is not None:
                 continue
             stats.proofs_attempted += 1
@@ -161,7 +175,7 @@ def synthesize(
                         stats.counterexamples += 1
                         examples.append(ex)
                 continue
-            return Synthesized(cand, summary(k, cand), proof, stats)
+            return Synthesized(cand, k.summary(cand), proof, stats)
     reason = "; ".join(stats.rejected[:3]) if stats.rejected else "no candidate agreed with the source"
     raise NotLiftable(
         f"no verified summary found (trees {stats.trees}, {stats.enumerated} candidates enumerated, "
@@ -243,7 +257,7 @@ def _partial_summary(k: LoopKernel, cand: Candidate, array: str) -> ProgramSumma
     return summary(k_one, full)
 
 
-def _example_from_model(k: LoopKernel, inputs: dict[str, object] | None) -> Example | None:
+def _example_from_model(k: Kernel, inputs: dict[str, object] | None) -> Example | None:
     return None if inputs is None else make_example(k, inputs)
 
 

@@ -124,18 +124,39 @@ def show_tree(t: Tree) -> str:
 # ---------------------------------------------------------------- extraction
 
 
-def expression_tree(e: Expr, k: LoopKernel, exclude: str | None = None) -> Tree:
+@dataclass(frozen=True)
+class TreeContext:
+    """What the leaves of a per-iteration value mean: loads whose index is one of
+    ``vector_indices`` plus a constant are vector holes; ``counters`` (loop counters) may
+    not be used as values; ``carried`` scalars may not appear (a scan)."""
+
+    vector_indices: tuple[Expr, ...]
+    counters: frozenset[str]
+    carried: frozenset[str]
+
+
+def loop_context(k: LoopKernel) -> TreeContext:
+    return TreeContext(
+        (Var(k.var, DType.INT),), frozenset({k.var}), frozenset(s.name for s in k.scalars)
+    )
+
+
+def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = None,
+                    ctx: TreeContext | None = None) -> Tree:
     """Abstract tree of a per-iteration value ``e`` (over the loop-head state)."""
-    carried = {s.name for s in k.scalars}
+    if ctx is None:
+        assert k is not None
+        ctx = loop_context(k)
     match e:
         case Load(array, index, dtype, loc):
-            if index_difference(index, Var(k.var, DType.INT)) is None:
-                raise NotLiftable(f"read of '{array}' at an index that is not {k.var} + constant", loc)
+            if all(index_difference(index, v) is None for v in ctx.vector_indices):
+                where = " or ".join(_src_index(v) for v in ctx.vector_indices)
+                raise NotLiftable(f"read of '{array}' at an index that is not {where} + constant", loc)
             return Hole("vector", dtype)
         case Var(name, dtype, loc):
-            if name == k.var:
+            if name in ctx.counters:
                 raise NotLiftable(f"the loop counter '{name}' is used as a value", loc)
-            if name in carried and name != exclude:
+            if name in ctx.carried and name != exclude:
                 raise NotLiftable(
                     f"'{name}' carries a value between iterations here (a scan), which TensIR cannot express",
                     loc,
@@ -144,19 +165,31 @@ def expression_tree(e: Expr, k: LoopKernel, exclude: str | None = None) -> Tree:
         case Const(_, dtype):
             return Hole("scalar", dtype)
         case Unary(_, x, dtype):
-            inner = expression_tree(x, k, exclude)
+            inner = expression_tree(x, k, exclude, ctx)
             return Neg(inner, dtype, _kind_of(inner))
         case Binary(op, l, r, dtype):
-            a, b = expression_tree(l, k, exclude), expression_tree(r, k, exclude)
+            a, b = expression_tree(l, k, exclude, ctx), expression_tree(r, k, exclude, ctx)
             kind: Kind = "vector" if "vector" in (_kind_of(a), _kind_of(b)) else "scalar"
             return Node(op, a, b, dtype, kind)
         case Cast(x, dtype):
-            inner = expression_tree(x, k, exclude)
+            inner = expression_tree(x, k, exclude, ctx)
             if value_preserving(x.dtype, dtype):
                 return inner  # e.g. integer promotion of uint8: TensIR promotes too
             return Conv(inner, dtype, _kind_of(inner))
         case _:
             assert_never(e)
+
+
+def _src_index(e: Expr) -> str:
+    match e:
+        case Var(name):
+            return name
+        case Binary(op, l, r):
+            return f"{_src_index(l)} {op} {_src_index(r)}"
+        case Const(v):
+            return str(v)
+        case _:
+            return "…"
 
 
 def _kind_of(t: Tree) -> Kind:

@@ -9,8 +9,9 @@ summary and loop invariant must fill (paper §4.1). Kernels outside the supporte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
@@ -123,9 +124,55 @@ class LoopKernel:
             out.setdefault(a.array, set()).add(a.offset)
         return out
 
+    # ------------------------------------------------------------ shape-generic interface
+    # (shared with tenspiler.vc.nest.NestKernel; the synthesizer and verifier call these)
+
+    nested = False
+
+    def admits(self, inputs: Mapping[str, Any]) -> bool:
+        """Whether concrete ``inputs`` satisfy the proof's preconditions: non-negative trip
+        count and every index the summary reads or writes inside its array."""
+        from tenspiler.ir.interp import evaluate
+        from tenspiler.vc.conditions import lift_entry_scalar
+
+        start = int(evaluate(lift_entry_scalar(self.start), inputs))
+        stop = int(evaluate(lift_entry_scalar(self.stop), inputs))
+        if start > stop:
+            return False
+        return all(
+            start + min(offs) >= 0 and stop + max(offs) <= len(inputs[a])
+            for a, offs in self.access_offsets.items()
+        )
+
+    def summary(self, cand: Any) -> Any:
+        from tenspiler.vc.conditions import summary
+
+        return summary(self, cand)
+
+    def vc(self, cand: Any, ps: Any = None) -> Any:
+        from tenspiler.vc.conditions import build_vc
+
+        return build_vc(self, cand, ps)
+
+    def invariants(self, cand: Any) -> list[str]:
+        from tenspiler.vc.conditions import invariant_text
+
+        return [invariant_text(self, cand)]
+
     @property
     def modified(self) -> set[str]:
         return {t.name for t in self.scalars} | {a.array for a in self.arrays} | {self.var}
+
+
+def analyze_kernel(fn: Function) -> Any:
+    """:func:`analyze` for a single loop, :func:`tenspiler.vc.nest.analyze_nest` for a
+    doubly nested one (returns a ``LoopKernel`` or a ``NestKernel``)."""
+    loops = [s for s in fn.body if isinstance(s, For)]
+    if len(loops) == 1 and any(isinstance(s, For) for s in loops[0].body):
+        from tenspiler.vc.nest import analyze_nest
+
+        return analyze_nest(fn)
+    return analyze(fn)
 
 
 def analyze(fn: Function) -> LoopKernel:

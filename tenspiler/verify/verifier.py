@@ -19,8 +19,8 @@ from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.frontend.loop_ir import PointerType
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.synth.concrete import Example, jsonable_inputs, mismatch
-from tenspiler.vc.conditions import VC, Candidate, build_bounded, build_vc, summary
-from tenspiler.vc.kernel import LoopKernel
+from tenspiler.vc.conditions import VC, Candidate, build_bounded
+from tenspiler.vc.nest import Kernel, NestKernel
 from tenspiler.verify.solver import QueryResult, check_scripts
 
 
@@ -44,11 +44,11 @@ class Proof:
 
 
 def refute_concretely(
-    k: LoopKernel, cand: Candidate, examples: Sequence[Example], ps: ProgramSummary | None = None
+    k: Kernel, cand: Candidate, examples: Sequence[Example], ps: ProgramSummary | None = None
 ) -> None:
     """Raise :class:`VerificationError` (clause ``"concrete"``) with the first example on
     which the summary (default: the candidate's) disagrees with the source."""
-    ps = summary(k, cand) if ps is None else ps
+    ps = k.summary(cand) if ps is None else ps
     for ex in examples:
         why = mismatch(ps, ex)
         if why is not None:
@@ -58,7 +58,7 @@ def refute_concretely(
 
 
 def prove(
-    k: LoopKernel, cand: Candidate, timeout: float = 10.0, ps: ProgramSummary | None = None
+    k: Kernel, cand: Candidate, timeout: float = 10.0, ps: ProgramSummary | None = None
 ) -> Proof:
     """Prove every VC clause with cvc5 (each in a worker killed after ``timeout`` seconds).
 
@@ -66,7 +66,7 @@ def prove(
         VerificationError: a clause was not ``unsat`` (``counterexample`` is ``None``:
             use :func:`bounded_refutation` or concrete examples for those).
     """
-    vc = build_vc(k, cand, ps)
+    vc = k.vc(cand, ps)
     scripts = [vc.script(c) for c in vc.clauses]
     results = check_scripts(scripts, timeout)
     pairs = tuple((c.name, r) for c, r in zip(vc.clauses, results, strict=False))
@@ -84,7 +84,7 @@ def prove(
     return Proof(vc, pairs)
 
 
-def inputs_from_model(k: LoopKernel, model: Mapping[str, Any], length: int = 16) -> dict[str, Any] | None:
+def inputs_from_model(k: Kernel, model: Mapping[str, Any], length: int = 16) -> dict[str, Any] | None:
     """A cvc5 model of the entry constants (``x.0``) as a kernel input (arrays of
     ``length`` elements; unconstrained elements take the model's default value)."""
     inputs: dict[str, Any] = {}
@@ -106,7 +106,7 @@ def inputs_from_model(k: LoopKernel, model: Mapping[str, Any], length: int = 16)
 
 
 def bounded_refutation(
-    k: LoopKernel,
+    k: Kernel,
     cand: Candidate,
     max_trips: int = 3,
     timeout: float = 1.0,
@@ -121,6 +121,8 @@ def bounded_refutation(
         VerificationError: clause ``"bounded"``; ``counterexample`` is cvc5's model turned
             into an input when it answered ``sat``.
     """
+    if isinstance(k, NestKernel):
+        return  # bounded unrolling is implemented for single loops only
     try:
         scripts = [build_bounded(k, cand, t, ps).script() for t in range(max_trips + 1)]
     except NotLiftable:
@@ -138,7 +140,7 @@ def bounded_refutation(
 
 
 def verify(
-    k: LoopKernel,
+    k: Kernel,
     cand: Candidate,
     examples: Sequence[Example] = (),
     timeout: float = 10.0,

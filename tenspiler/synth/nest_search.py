@@ -1,0 +1,285 @@
+"""Candidate spaces of doubly nested kernels (see ``tenspiler.vc.nest``).
+
+* A **linear** output's per-iteration value is an expression tree over matrix elements
+  ``A[i*n + j + d]``; its holes are filled with 1-D slices of the flattened arrays, exactly
+  as for a single loop (bound ``i*n + j``).
+* An **inner accumulator** ``s = s ± F`` is enumerated *twice in lockstep* from one tree
+  for ``F``: once over the prefix of row ``i`` (the inner invariant: slices
+  ``A[i*n : i*n + j]`` and ``x[:j]``) and once over whole rows (the outer view:
+  ``matrix(A, rows, n)`` and ``x[:n]``, reduced by ``reduce_rows``). Both come from the same
+  leaf choice, so the invariant and the summary describe the same computation.
+* A **row** output's value (written after the inner loop) is lifted directly from its
+  expression, with each accumulator replaced by its row view.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from typing import Any, assert_never
+
+from tenspiler.errors import NotLiftable
+from tenspiler.frontend.loop_ir import Binary, Cast, Const, DType, Expr, Load, Unary, Var
+from tenspiler.ir.terms import (
+    Lit,
+    Matrix,
+    ReduceRows,
+    Scalar,
+    ScalarCast,
+    ScalarOp,
+    ScalarVar,
+    Slice,
+    Tensor,
+    TensorCast,
+    TensorScalar,
+    TensorVar,
+    Term,
+    is_tensor,
+    promote,
+    rank,
+)
+from tenspiler.synth.concrete import Example, mismatch
+from tenspiler.synth.trees import (
+    Pools,
+    TreeContext,
+    _combine,
+    _slice,
+    accumulate,
+    enumerate_terms,
+    expression_tree,
+    program_constants,
+    reduction_parts,
+    show_tree,
+)
+from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
+from tenspiler.vc.nest import NestKernel, nest_summary
+from tenspiler.vc.symexec import index_difference, loads
+
+INT = DType.INT
+Combo = tuple[tuple[str, Any], ...]
+
+
+def _context(k: NestKernel, with_rows: bool) -> TreeContext:
+    idx: tuple[Expr, ...] = (k.linear_index(), Var(k.j, INT)) if with_rows else (k.linear_index(),)
+    return TreeContext(idx, frozenset({k.i, k.j}), frozenset(s.name for s in k.scalars))
+
+
+def _scalar_pool(k: NestKernel, values: list[Expr]) -> list[Scalar]:
+    out: list[Scalar] = []
+    carried = {s.name for s in k.scalars}
+
+    def visit(e: Expr) -> None:
+        match e:
+            case Var(name) if name not in (k.i, k.j) and name not in carried:
+                t = lift_entry_scalar(k.entry_value(name))
+                if t not in out:
+                    out.append(t)
+            case Var() | Const() | Load():
+                pass
+            case Unary(_, x) | Cast(x):
+                visit(x)
+            case Binary(_, l, r):
+                visit(l)
+                visit(r)
+            case _:
+                assert_never(e)
+
+    for v in values:
+        visit(v)
+    for c in program_constants(k.fn.body):
+        lit = Lit(c.value, c.dtype)
+        if lit not in out:
+            out.append(lit)
+    return out
+
+
+def _vector_pools(k: NestKernel, values: list[Expr]) -> tuple[list[Tensor], list[Tensor], list[Tensor]]:
+    """(linear, row-prefix, whole-rows) materialisations of each distinct load, in the
+    same order. ``None``-free: loads that a view cannot express raise NotLiftable when
+    that view is used (checked by the caller through the tree context)."""
+    bound = ScalarVar(BOUND, INT)
+    cols = lift_entry_scalar(k.cols)
+    i = ScalarVar(k.i, INT)
+    zero = Lit(0, INT)
+    lin_pool: list[Tensor] = []
+    row_pool: list[Tensor] = []
+    mat_pool: list[Tensor] = []
+    seen: set[tuple[str, str, int]] = set()
+    for v in values:
+        for ld in loads(v):
+            d_lin = index_difference(ld.index, k.linear_index())
+            a = TensorVar(ld.array, ld.dtype)
+            if d_lin is not None:
+                key = (ld.array, "matrix", d_lin)
+                if key in seen:
+                    continue
+                seen.add(key)
+                lin_pool.append(_slice(a, zero, bound, d_lin))
+                if d_lin == 0:
+                    lo = ScalarOp("*", i, cols, INT)
+                    row_pool.append(Slice(a, lo, ScalarOp("+", lo, bound, INT)))
+                    mat_pool.append(Matrix(a, bound, cols))
+                else:
+                    row_pool.append(_Unsupported(ld))  # type: ignore[arg-type]
+                    mat_pool.append(_Unsupported(ld))  # type: ignore[arg-type]
+            else:
+                d = index_difference(ld.index, Var(k.j, INT))
+                assert d is not None
+                key = (ld.array, "row", d)
+                if key in seen:
+                    continue
+                seen.add(key)
+                lin_pool.append(_Unsupported(ld))  # type: ignore[arg-type]
+                row_pool.append(_slice(a, zero, bound, d))
+                mat_pool.append(_slice(a, zero, cols, d))
+    return lin_pool, row_pool, mat_pool
+
+
+class _Unsupported:
+    """Placeholder for a load one view cannot express; using it raises NotLiftable."""
+
+    def __init__(self, ld: Load) -> None:
+        self.ld = ld
+        self.dtype = ld.dtype
+
+    def fail(self) -> NotLiftable:
+        return NotLiftable(f"read of '{self.ld.array}' at this offset is not supported in a loop nest yet", self.ld.loc)
+
+
+def _check(term: Term) -> Term:
+    if isinstance(term, _Unsupported):
+        raise term.fail()
+    from tenspiler.ir.terms import children
+
+    for c in children(term):
+        _check(c)
+    return term
+
+
+def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
+    """Expression trees (for reports) and a function enumerating filtered candidates."""
+    trees: dict[str, str] = {}
+    lin_trees = {}
+    for o in k.linear:
+        t = expression_tree(o.value, ctx=_context(k, with_rows=False))
+        if t.kind != "vector":
+            raise NotLiftable(f"the nest stores a value that does not depend on the loop counters into '{o.array}'", o.value.loc)
+        lin_trees[o.array] = t
+        trees[o.array] = show_tree(t)
+    acc_trees = {}
+    for s in k.scalars:
+        sign, f = reduction_parts(s)
+        t = expression_tree(f, ctx=_context(k, with_rows=True))
+        if t.kind != "vector":
+            raise NotLiftable(f"'{s.name}' accumulates a value that does not depend on the inner counter", s.update.loc)
+        acc_trees[s.name] = (sign, t, s)
+        trees[s.name] = show_tree(t)
+    values = [o.value for o in k.linear] + [reduction_parts(s)[1] for s in k.scalars]
+    lin_pool, row_pool, mat_pool = _vector_pools(k, values)
+    scalars = tuple(_scalar_pool(k, values + [r.value for r in k.rows]))
+
+    def candidates(examples: list[Example], expanded: bool, max_enumerate: int, max_survivors: int,
+                   deadline: float, stats: Any) -> Iterator[Combo] | None:
+        per_hole: list[list[tuple[str, Any]]] = []
+        for name, tree in lin_trees.items():
+            keep: list[tuple[str, Any]] = []
+            pools = Pools(tuple(lin_pool), scalars)
+            for n, t in enumerate(enumerate_terms(tree, pools, expanded)):
+                if n >= max_enumerate or time.monotonic() > deadline:
+                    break
+                stats.enumerated += 1
+                _check(t)
+                ps = nest_summary(k, Candidate((), ((name, t),)), partial=True)  # type: ignore[arg-type]
+                if all(mismatch(ps, ex, only=name) is None for ex in examples):
+                    keep.append((name, t))
+                    if len(keep) >= max_survivors:
+                        break
+            if not keep:
+                return None
+            per_hole.append(keep)
+        row_keep: list[Combo] = [()]
+        if acc_trees:
+            spaces = []
+            for name, (sign, tree, s) in acc_trees.items():
+                init = lift_entry_scalar(s.init)
+                pairs = zip(
+                    enumerate_terms(tree, Pools(tuple(row_pool), scalars), expanded),
+                    enumerate_terms(tree, Pools(tuple(mat_pool), scalars), expanded),
+                    strict=True,
+                )
+                space = []
+                for f1, f2 in itertools.islice(pairs, max_enumerate):
+                    if not is_tensor(f2) or rank(f2) != 2:  # type: ignore[arg-type]
+                        continue  # the summand must read the matrix, or rows are all equal
+                    _check(f1)
+                    _check(f2)
+                    space.append((name, accumulate(init, sign, f1, s.dtype), _row_total(init, sign, f2, s.dtype)))  # type: ignore[arg-type]
+                spaces.append(space)
+            row_keep = []
+            for combo in itertools.product(*spaces):
+                if time.monotonic() > deadline:
+                    break
+                stats.enumerated += 1
+                totals = {name: total for name, _, total in combo}
+                arrays = tuple((r.array, _lift_row(k, r.value, totals)) for r in k.rows)
+                ps = nest_summary(k, Candidate(tuple((n, t) for n, t, _ in combo), arrays), partial=True)  # type: ignore[arg-type]
+                if all(mismatch(ps, ex, only=r.array) is None for r in k.rows for ex in examples):
+                    row_keep.append(tuple((n, t) for n, t, _ in combo) + arrays)
+                    if len(row_keep) >= max_survivors:
+                        break
+            if not row_keep:
+                return None
+        stats.survivors += len(row_keep) + sum(len(p) for p in per_hole)
+
+        def combos() -> Iterator[Combo]:
+            for arrays in itertools.product(*per_hole):
+                for rest in row_keep:
+                    yield tuple(rest) + tuple(arrays)
+
+        return combos()
+
+    return trees, candidates
+
+
+def _row_total(init: Scalar, sign: str, rows2d: Tensor, dtype: DType) -> Tensor:
+    """``init ± reduce_rows(rows2d)`` as a 1-D tensor over rows."""
+    red: Tensor = ReduceRows(rows2d, promote(dtype, dtype))
+    if isinstance(init, Lit) and init.value == 0:
+        return red if sign == "+" else TensorScalar("-", red, Lit(0, dtype), True, red.dtype)
+    return TensorScalar(sign, red, init, True, red.dtype)  # type: ignore[arg-type]
+
+
+def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
+    """A ``post_i`` value (over the inner exit state) as a term over rows ``start..BOUND``."""
+    start = lift_entry_scalar(k.start)
+    bound = ScalarVar(BOUND, INT)
+    match e:
+        case Var(name) if name in totals:
+            return totals[name]
+        case Var(name, _, loc) if name in (k.i, k.j):
+            raise NotLiftable(f"the loop counter '{name}' is used as a value", loc)
+        case Var(name):
+            return lift_entry_scalar(k.entry_value(name))
+        case Const(value, d):
+            return Lit(value, d)
+        case Load(array, index, dtype, loc):
+            d_ = index_difference(index, Var(k.i, INT))
+            if d_ is None:
+                raise NotLiftable(f"read of '{array}' at an index that is not {k.i} + constant", loc)
+            return _slice(TensorVar(array, dtype), start, bound, d_)
+        case Unary(_, x, d):
+            neg = _lift_row(k, x, totals)
+            return _combine("-", Lit(0, promote(d, d)), neg, "scalar",
+                            "vector" if is_tensor(neg) else "scalar", promote(d, d))
+        case Binary(op, l, r, d):
+            a, b = _lift_row(k, l, totals), _lift_row(k, r, totals)
+            return _combine(op, a, b, "vector" if is_tensor(a) else "scalar",
+                            "vector" if is_tensor(b) else "scalar", promote(d, d))
+        case Cast(x, d):
+            conv = _lift_row(k, x, totals)
+            if value_preserving(x.dtype, d):
+                return conv
+            return TensorCast(conv, d) if is_tensor(conv) else ScalarCast(conv, d)  # type: ignore[arg-type]
+        case _:
+            assert_never(e)

@@ -1,0 +1,509 @@
+"""Doubly nested loops: shape analysis and verification conditions.
+
+Supported shape (the flattened 2-D kernels of the corpus)::
+
+    pre;  for (i = s; i < m; i++) { pre_i;  for (j = 0; j < n; j++) body;  post_i }  post
+
+with ``n`` invariant in both loops. Outputs:
+
+* **linear** arrays, written in ``body`` at ``i*n + j + c``: after rows ``< i`` and columns
+  ``< j`` of row ``i`` the written elements are exactly the prefix ``[c, i*n + j + c)`` of
+  the flattened array, so the 1-D pointwise machinery applies with the bound
+  ``L = i*n + j`` (outer invariant: ``L = i*n``);
+* **row** arrays, written in ``post_i`` at ``i + c`` from per-row reductions: inner
+  accumulators reset in ``pre_i`` and updated ``s = s ± F`` in ``body``. Their summaries are
+  1-D tensors over rows built with ``reduce_rows`` of 2-D terms (``matrix(A, m, n)``); the
+  inner invariant is the same reduction over the prefix ``j`` of row ``i``.
+
+Clauses (each must be ``unsat`` when negated): ``initiation`` (outer), ``inner-initiation``,
+``inner-preservation``, ``inner-exit``, ``outer-step`` (inner exit + ``post_i`` re-establish
+the outer invariant at ``i + 1``), ``exit``, ``post``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tenspiler.errors import NotLiftable
+from tenspiler.frontend.loop_ir import Binary, Const, DType, Expr, For, Function, Return, Var
+from tenspiler.ir import semantics as sem
+from tenspiler.ir.printer import show, show_summary
+from tenspiler.ir.smt import SmtEncoder, array_sort
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    ProgramSummary,
+    Scalar,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    TensorVar,
+    Term,
+    substitute,
+)
+from tenspiler.vc import symexec
+from tenspiler.vc.conditions import (
+    _DIVISORS,
+    BOUND,
+    VC,
+    Candidate,
+    Clause,
+    _add,
+    _entry_declarations,
+    _src,
+    _summary_goal,
+    encode_expr,
+    head_name,
+    input_assumptions,
+    lift_entry_scalar,
+    plus_const,
+)
+from tenspiler.vc.kernel import LoopKernel, ScalarTarget, divisors
+from tenspiler.vc.symexec import SymState
+
+INT = DType.INT
+
+
+@dataclass(frozen=True)
+class LinearOutput:
+    """An array the inner body writes at ``i*n + j + offset``; ``value`` over the inner head."""
+
+    array: str
+    offset: int
+    value: Expr
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class RowOutput:
+    """An array ``post_i`` writes at ``i + offset``; ``value`` over the inner-loop exit state."""
+
+    array: str
+    offset: int
+    value: Expr
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class NestKernel:
+    """A doubly nested kernel (see the module docstring). Expressions named ``*_entry`` are
+    over the function-entry state; ``pre_i`` is over the outer-loop head, ``body`` over the
+    inner-loop head, ``post_i`` over the inner-loop exit state."""
+
+    fn: Function
+    pre: SymState
+    outer: For
+    inner: For
+    start: Expr
+    stop: Expr
+    cols: Expr
+    pre_i: SymState
+    body: SymState
+    post_i: SymState
+    scalars: tuple[ScalarTarget, ...]  # inner accumulators; init over the outer head
+    linear: tuple[LinearOutput, ...]
+    rows: tuple[RowOutput, ...]
+    result: Expr | None
+
+    @property
+    def i(self) -> str:
+        return self.outer.var
+
+    @property
+    def j(self) -> str:
+        return self.inner.var
+
+    nested = True
+
+    def entry_value(self, name: str) -> Expr:
+        return self.pre.scalars.get(name, Var(name, self.fn.dtype_of(name)))
+
+    def admits(self, inputs: Mapping[str, Any]) -> bool:
+        """Preconditions on concrete inputs: ``0 <= start <= stop``, ``n >= 0`` and every
+        array long enough for the rows, row vectors and outer elements the summary uses."""
+        from tenspiler.ir.interp import evaluate
+
+        start, stop, cols = (int(evaluate(lift_entry_scalar(e), inputs)) for e in (self.start, self.stop, self.cols))
+        if not (0 <= start <= stop and cols >= 0):
+            return False
+        for a, (kind, d) in self.accesses().items():
+            need = {"matrix": stop * cols, "row": cols, "outer": stop}[kind] + d
+            if len(inputs[a]) < need or (kind == "outer" and start + d < 0) or (d < 0 and kind != "outer"):
+                return False
+        return True
+
+    def accesses(self) -> dict[str, tuple[str, int]]:
+        """Array → (``"matrix"`` for ``A[i*n + j + d]``, ``"row"`` for ``x[j + d]``,
+        ``"outer"`` for ``b[i + d]``; the largest ``d``)."""
+        out: dict[str, tuple[str, int]] = {}
+        lin = self.linear_index()
+
+        def note(a: str, kind: str, d: int) -> None:
+            old = out.get(a)
+            out[a] = (kind, d if old is None else max(d, old[1]))
+
+        for e in [o.value for o in self.linear] + [s.update for s in self.scalars]:
+            for ld in symexec.loads(e):
+                d = symexec.index_difference(ld.index, lin)
+                if d is not None:
+                    note(ld.array, "matrix", d)
+                else:
+                    note(ld.array, "row", symexec.index_difference(ld.index, Var(self.j, INT)) or 0)
+        for o in self.linear:
+            note(o.array, "matrix", o.offset)
+        for r in self.rows:
+            note(r.array, "outer", r.offset)
+            for ld in symexec.loads(r.value):
+                note(ld.array, "outer", symexec.index_difference(ld.index, Var(self.i, INT)) or 0)
+        return out
+
+    def summary(self, cand: Candidate) -> ProgramSummary:
+        return nest_summary(self, cand)
+
+    def vc(self, cand: Candidate, ps: ProgramSummary | None = None) -> VC:
+        return build_nest_vc(self, cand, ps)
+
+    def invariants(self, cand: Candidate) -> list[str]:
+        return nest_invariants(self, cand)
+
+    def linear_index(self) -> Expr:
+        """``i*n + j`` over the inner head."""
+        return Binary("+", Binary("*", Var(self.i, INT), self.cols, INT), Var(self.j, INT), INT)
+
+
+def analyze_nest(fn: Function) -> NestKernel:
+    """Classify a doubly nested kernel; :class:`NotLiftable` (located) outside the shape."""
+    loops = [k for k, s in enumerate(fn.body) if isinstance(s, For)]
+    if len(loops) != 1:
+        raise NotLiftable("exactly one top-level loop nest is supported", fn.loc)
+    outer = fn.body[loops[0]]
+    assert isinstance(outer, For)
+    inner_at = [k for k, s in enumerate(outer.body) if isinstance(s, For)]
+    if len(inner_at) != 1:
+        raise NotLiftable("the outer loop must contain exactly one inner loop", outer.loc)
+    inner = outer.body[inner_at[0]]
+    assert isinstance(inner, For)
+    for s in inner.body:
+        if isinstance(s, For):
+            raise NotLiftable("loop nests deeper than two are not supported yet", s.loc)
+        if isinstance(s, Return):
+            raise NotLiftable("return inside a loop is not supported", s.loc)
+    pre_stmts, post_stmts = fn.body[: loops[0]], fn.body[loops[0] + 1 :]
+    pre_i_stmts, post_i_stmts = outer.body[: inner_at[0]], outer.body[inner_at[0] + 1 :]
+    pre = symexec.execute(pre_stmts)
+    if pre.stores or pre.has_return:
+        raise NotLiftable("array writes or return before the loop nest are not supported", outer.loc)
+    start = symexec.substitute(outer.start, pre)
+    stop = symexec.substitute(outer.stop, pre)
+    pre_i = symexec.execute(pre_i_stmts)
+    if pre_i.stores:
+        raise NotLiftable("array writes between the loop headers are not supported yet", outer.loc)
+    inner_start = symexec.substitute(inner.start, pre_i)
+    if not (isinstance(inner_start, Const) and inner_start.value == 0):
+        raise NotLiftable("the inner loop must start at 0", inner.loc)
+    body = symexec.execute(inner.body)
+    assigned_inner = set(body.scalars)
+    assigned_outer = set(pre_i.scalars) | assigned_inner
+    cols_reads = symexec.reads(inner.stop)
+    if cols_reads & (assigned_outer | {outer.var, inner.var}):
+        raise NotLiftable("the inner loop bound must not change inside the nest", inner.loc)
+    cols = symexec.substitute(inner.stop, pre)
+    post_i = symexec.execute(post_i_stmts)
+    if post_i.has_return or pre_i.has_return:
+        raise NotLiftable("return inside a loop is not supported", outer.loc)
+
+    # inner accumulators: reset in pre_i, accumulated in the body, read by post_i
+    post_i_reads = symexec.upward_exposed(post_i_stmts)
+    post_reads = symexec.upward_exposed(post_stmts)
+    scalars: list[ScalarTarget] = []
+    for name in sorted(assigned_inner):
+        if name in post_reads:
+            raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", inner.loc)
+        if name not in post_i_reads:
+            continue  # dead after the inner loop
+        if name not in pre_i.scalars:
+            raise NotLiftable(
+                f"'{name}' accumulates across rows (not reset before the inner loop): not supported yet",
+                inner.loc,
+            )
+        scalars.append(ScalarTarget(name, body.scalars[name], pre_i.scalars[name], fn.dtype_of(name)))
+    for name in post_i.scalars:
+        if name in post_reads:
+            raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", outer.loc)
+
+    linear_idx = Binary("+", Binary("*", Var(outer.var, INT), inner.stop, INT), Var(inner.var, INT), INT)
+    linear: list[LinearOutput] = []
+    for array, stores in body.stores.items():
+        offsets = {symexec.index_difference(idx, linear_idx) for idx, _ in stores}
+        if None in offsets or len(offsets) != 1:
+            raise NotLiftable(
+                f"the inner loop writes '{array}' at an index that is not {outer.var}*{_src(inner.stop)} + {inner.var} + constant",
+                inner.loc,
+            )
+        (off,) = offsets
+        assert off is not None
+        linear.append(LinearOutput(array, off, stores[-1][1], fn.dtype_of(array)))
+    rows: list[RowOutput] = []
+    outer_var = Var(outer.var, INT)
+    for array, stores in post_i.stores.items():
+        if array in body.stores:
+            raise NotLiftable(f"'{array}' is written by both loops", outer.loc)
+        offsets = {symexec.index_difference(idx, outer_var) for idx, _ in stores}
+        if None in offsets or len(offsets) != 1:
+            raise NotLiftable(f"the outer loop writes '{array}' at an index that is not {outer.var} + constant", outer.loc)
+        (off,) = offsets
+        assert off is not None
+        rows.append(RowOutput(array, off, stores[-1][1], fn.dtype_of(array)))
+
+    result = None
+    if post_stmts:
+        post = symexec.execute(post_stmts)
+        if post.stores:
+            raise NotLiftable("array writes after the loop nest are not supported yet", post_stmts[0].loc)
+        result = post.returned
+    k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
+                   tuple(scalars), tuple(linear), tuple(rows), result)
+    _check_reads(k)
+    return k
+
+
+def _check_reads(k: NestKernel) -> None:
+    """Loads must be of a matrix element ``A[i*n + j + d]``, a row-vector element
+    ``x[j + d]`` (inner body) or an outer element ``b[i + d]`` (``post_i``); arrays the nest
+    writes may only be read at the element being written."""
+    written = {o.array: o.offset for o in k.linear} | {o.array: o.offset for o in k.rows}
+    lin = k.linear_index()
+    for e in [o.value for o in k.linear] + [s.update for s in k.scalars]:
+        for ld in symexec.loads(e):
+            d_lin = symexec.index_difference(ld.index, lin)
+            d_col = symexec.index_difference(ld.index, Var(k.j, INT))
+            if d_lin is None and d_col is None:
+                raise NotLiftable(
+                    f"read of '{ld.array}' at an index that is neither {k.i}*n + {k.j} + c nor {k.j} + c", ld.loc
+                )
+            if ld.array in written and d_lin != written[ld.array]:
+                raise NotLiftable(f"'{ld.array}' is read at an element the nest writes elsewhere", ld.loc)
+    for o in k.rows:
+        for ld in symexec.loads(o.value):
+            d = symexec.index_difference(ld.index, Var(k.i, INT))
+            if d is None:
+                raise NotLiftable(f"read of '{ld.array}' at an index that is not {k.i} + c", ld.loc)
+            if ld.array in written and d != written[ld.array]:
+                raise NotLiftable(f"'{ld.array}' is read at an element the nest writes elsewhere", ld.loc)
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def linear_bound(k: NestKernel, rows_done: Scalar, col: Scalar | None = None) -> Scalar:
+    """``rows_done * n (+ col)`` as a TensIR index term."""
+    t: Scalar = ScalarOp("*", rows_done, lift_entry_scalar(k.cols), INT)
+    return t if col is None else ScalarOp("+", t, col, INT)
+
+
+def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> ProgramSummary:
+    """The program summary; ``partial`` leaves out the outputs ``cand`` has no term for
+    (used to test one output's candidates on their own)."""
+    given = {n for n, _ in cand.arrays}
+    stop = lift_entry_scalar(k.stop)
+    start = lift_entry_scalar(k.start)
+    outputs: list[ArrayOutput | ScalarOutput] = []
+    if k.result is not None:
+        outputs.append(ScalarOutput("return", lift_entry_scalar(k.result)))
+    total = linear_bound(k, stop)
+    for o in k.linear:
+        if partial and o.array not in given:
+            continue
+        lo = plus_const(ScalarOp("*", start, lift_entry_scalar(k.cols), INT), o.offset) if not _zero(start) else plus_const(start, o.offset)
+        outputs.append(ArrayOutput(o.array, lo, plus_const(total, o.offset), substitute(cand.array(o.array), {BOUND: total})))  # type: ignore[arg-type]
+    for r in k.rows:
+        if partial and r.array not in given:
+            continue
+        outputs.append(ArrayOutput(r.array, plus_const(start, r.offset), plus_const(stop, r.offset),
+                                   substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
+    return ProgramSummary(k.fn.name, tuple(outputs))
+
+
+def _zero(t: Scalar) -> bool:
+    from tenspiler.ir.terms import Lit
+
+    return isinstance(t, Lit) and t.value == 0
+
+
+def nest_invariants(k: NestKernel, cand: Candidate) -> list[str]:
+    """Outer and inner invariants in TensIR syntax (for reports)."""
+    i, j = ScalarVar(k.i, INT), ScalarVar(k.j, INT)
+    start, stop, cols = (show(lift_entry_scalar(e)) for e in (k.start, k.stop, k.cols))
+    outs: list[LinearOutput | RowOutput] = [*k.linear, *k.rows]
+    env0: dict[str, Term] = {o.array: TensorVar(f"{o.array}_0", o.dtype) for o in outs}
+
+    def facts(lin: Scalar, rows_done: Scalar) -> list[str]:
+        out = []
+        for o in k.linear:
+            t = substitute(cand.array(o.array), {**env0, BOUND: lin})
+            out.append(f"{o.array}[{o.offset}:{show(plus_const(lin, o.offset))}] == {show(t)}")
+        for r in k.rows:
+            t = substitute(cand.array(r.array), {**env0, BOUND: rows_done})
+            out.append(f"{r.array}[{show(plus_const(lift_entry_scalar(k.start), r.offset))}:{show(plus_const(rows_done, r.offset))}] == {show(t)}")
+        return out
+
+    outer = [f"{start} <= {k.i} <= {stop}", *facts(linear_bound(k, i), i)]
+    inner = [f"{start} <= {k.i} < {stop}", f"0 <= {k.j} <= {cols}", *facts(linear_bound(k, i, j), i)]
+    inner += [f"{s.name} == {show(substitute(cand.scalar(s.name), {BOUND: j}))}" for s in k.scalars]
+    return ["outer: " + " and ".join(outer), "inner: " + " and ".join(inner)]
+
+
+# ---------------------------------------------------------------- verification conditions
+
+
+def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = None) -> VC:
+    fn = k.fn
+    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    iv, jv = head_name(k.i), head_name(k.j)
+    decls += [f"(declare-const {iv} Int)", f"(declare-const {jv} Int)"]
+    for s in k.scalars:
+        decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
+    written = [o.array for o in k.linear] + [r.array for r in k.rows]
+    outs: list[LinearOutput | RowOutput] = [*k.linear, *k.rows]
+    for o in outs:
+        decls.append(f"(declare-const {head_name(o.array)} {array_sort(o.dtype)})")
+    tensir = SmtEncoder({**entry_scalars, **entry_arrays})
+
+    def entry_enc(e: Expr) -> str:
+        return encode_expr(e, entry_scalars, entry_arrays)
+
+    start, stop, cols = entry_enc(k.start), entry_enc(k.stop), entry_enc(k.cols)
+    # scalar environment at the loop heads: parameters and pre-loop locals keep their values
+    base: dict[str, str] = {p.name: entry_enc(k.entry_value(p.name)) for p in fn.scalars}
+    for name, e in k.pre.scalars.items():
+        base[name] = entry_enc(e)
+    head_arrays = {a: (head_name(a) if a in written else entry_arrays[a]) for a in entry_arrays}
+
+    def enc_at(extra: Mapping[str, str]) -> SmtEncoder:
+        return SmtEncoder({**entry_scalars, **entry_arrays, **extra}, {}, tensir.definitions, tensir._rec_names)
+
+    def array_fact(array: str, lo: str, hi: str, value: Any, enc: SmtEncoder, arr: str,
+                   point: tuple[str, str] | None) -> list[str]:
+        sel = f"(select {arr} k)"
+        fact = (f"(ite (and (<= {lo} k) (< k {hi})) (= {sel} {enc.at(value, f'(- k {lo})')}) "
+                f"(= {sel} (select {entry_arrays[array]} k)))")
+        if point is None:
+            return [f"(forall ((k Int)) {fact})"]
+        idx, v = point
+        return [
+            f"(= (select {arr} {idx}) {v})",
+            f"(ite (and (<= {lo} {idx}) (< {idx} {hi})) (= {v} {enc.at(value, f'(- {idx} {lo})')}) "
+            f"(= {v} (select {entry_arrays[array]} {idx})))",
+            f"(forall ((k Int)) (=> (not (= k {idx})) {fact}))",
+        ]
+
+    def facts(lin: str, rows_done: str, arrs: Mapping[str, str],
+              points: Mapping[str, tuple[str, str]] | None = None) -> list[str]:
+        out: list[str] = []
+        lin_enc = enc_at({BOUND: lin})
+        rows_enc = enc_at({BOUND: rows_done})
+        lo_lin = _add(f"(* {start} {cols})", 0)
+        for o in k.linear:
+            out += array_fact(o.array, _add(lo_lin, o.offset), _add(lin, o.offset), cand.array(o.array),
+                              lin_enc, arrs[o.array], (points or {}).get(o.array))
+        for r in k.rows:
+            out += array_fact(r.array, _add(start, r.offset), _add(rows_done, r.offset), cand.array(r.array),
+                              rows_enc, arrs[r.array], (points or {}).get(r.array))
+        return out
+
+    def inv_outer(i: str, arrs: Mapping[str, str], points: Mapping[str, tuple[str, str]] | None = None) -> str:
+        parts = [f"(<= {start} {i})", f"(<= {i} {stop})", *facts(f"(* {i} {cols})", i, arrs, points)]
+        return "(and " + " ".join(parts) + ")"
+
+    def inv_inner(i: str, j: str, scal: Mapping[str, str], arrs: Mapping[str, str],
+                  points: Mapping[str, tuple[str, str]] | None = None) -> str:
+        parts = [f"(<= {start} {i})", f"(< {i} {stop})", f"(<= 0 {j})", f"(<= {j} {cols})"]
+        parts += facts(f"(+ (* {i} {cols}) {j})", i, arrs, points)
+        enc = enc_at({BOUND: j, k.i: i})
+        for s in k.scalars:
+            parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
+        return "(and " + " ".join(parts) + ")"
+
+    heads = {a: head_name(a) for a in written}
+    outer_env = {**base, k.i: iv}
+    inner_env = {**outer_env, k.j: jv, **{s.name: head_name(s.name) for s in k.scalars}}
+
+    def enc(e: Expr, env: Mapping[str, str]) -> str:
+        return encode_expr(e, env, head_arrays)
+
+    clauses: list[Clause] = []
+    entry_arrs = {a: entry_arrays[a] for a in written}
+    clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs)))
+    # inner initiation: pre_i runs on the outer head state
+    init_scal = {s.name: enc(s.init, outer_env) for s in k.scalars}
+    pre_i_div = [f"(not (= {enc(d, outer_env)} 0))" for e in k.pre_i.scalars.values() for d in divisors(e)]
+    clauses.append(Clause("inner-initiation", (inv_outer(iv, heads), f"(< {iv} {stop})", *pre_i_div),
+                          inv_inner(iv, "0", init_scal, heads)))
+    # inner preservation
+    next_scal = {s.name: enc(k.body.scalars[s.name], inner_env) for s in k.scalars}
+    next_arrs = dict(heads)
+    points: dict[str, tuple[str, str]] = {}
+    for o in k.linear:
+        term = heads[o.array]
+        for idx, val in k.body.stores[o.array]:
+            term = f"(store {term} {enc(idx, inner_env)} {enc(val, inner_env)})"
+        next_arrs[o.array] = term
+        points[o.array] = (_add(f"(+ (* {iv} {cols}) {jv})", o.offset), enc(o.value, inner_env))
+    body_exprs = list(k.body.scalars.values()) + [x for st in k.body.stores.values() for pair in st for x in pair]
+    body_div = [f"(not (= {enc(d, inner_env)} 0))" for e in body_exprs for d in divisors(e)]
+    head_scal = {s.name: head_name(s.name) for s in k.scalars}
+    clauses.append(Clause("inner-preservation",
+                          (inv_inner(iv, jv, head_scal, heads), f"(< {jv} {cols})", *body_div),
+                          inv_inner(iv, f"(+ {jv} 1)", next_scal, next_arrs, points)))
+    clauses.append(Clause("inner-exit", (inv_inner(iv, jv, head_scal, heads), f"(not (< {jv} {cols}))"),
+                          f"(= {jv} {cols})"))
+    # outer step: post_i on the inner exit state
+    exit_env = {**inner_env}
+    after: dict[str, str] = dict(heads)
+    row_points: dict[str, tuple[str, str]] = {}
+    for r in k.rows:
+        term = heads[r.array]
+        for idx, val in k.post_i.stores[r.array]:
+            term = f"(store {term} {enc(idx, exit_env)} {enc(val, exit_env)})"
+        after[r.array] = term
+        row_points[r.array] = (_add(iv, r.offset), enc(r.value, exit_env))
+    post_i_exprs = list(k.post_i.scalars.values()) + [x for st in k.post_i.stores.values() for pair in st for x in pair]
+    post_i_div = [f"(not (= {enc(d, exit_env)} 0))" for e in post_i_exprs for d in divisors(e)]
+    clauses.append(Clause("outer-step",
+                          (inv_inner(iv, jv, head_scal, heads), f"(= {jv} {cols})", *post_i_div),
+                          inv_outer(f"(+ {iv} 1)", after, row_points)))
+    clauses.append(Clause("exit", (inv_outer(iv, heads), f"(not (< {iv} {stop}))"), f"(= {iv} {stop})"))
+    ps = nest_summary(k, cand) if ps is None else ps
+    penc = enc_at({})
+    result = None
+    post_div: list[str] = []
+    if k.result is not None:
+        result = encode_expr(k.result, {**base, k.i: iv}, head_arrays)
+        post_div = [f"(not (= {encode_expr(d, {**base, k.i: iv}, head_arrays)} 0))" for d in divisors(k.result)]
+    goal = _summary_goal(k, ps, penc, result, heads)
+    clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
+
+    assumptions: list[tuple[str, str]] = [
+        (f"the outer loop runs a non-negative number of times: {_src(k.outer.start)} <= {_src(k.outer.stop)}",
+         f"(<= {start} {stop})"),
+        (f"the inner loop runs a non-negative number of times: 0 <= {_src(k.inner.stop)}", f"(<= 0 {cols})"),
+        (f"every array has an element at every index the nest reads or writes (rows {_src(k.outer.start)}.."
+         f"{_src(k.outer.stop)} of {_src(k.inner.stop)} elements); {_src(k.outer.start)} >= 0", f"(<= 0 {start})"),
+    ]
+    if pre_i_div or body_div or post_i_div or post_div:
+        assumptions.append(_DIVISORS)
+    assumptions += input_assumptions(fn)
+    comments = (
+        f"tenspiler certificate for '{fn.name}' ({fn.loc})",
+        "program summary:",
+        *("  " + line for line in show_summary(ps).splitlines()),
+        "loop invariants:",
+        *("  " + line for line in nest_invariants(k, cand)),
+        "Each (check-sat) below must answer unsat: the negated clause has no model.",
+    )
+    return VC(tuple(decls), tuple(tensir.definitions), tuple(assumptions), tuple(clauses), comments)
+
+
+#: A kernel of any supported shape.
+Kernel = LoopKernel | NestKernel
