@@ -25,6 +25,9 @@ LIFTABLE = {
     "screen_u8.c": "out[0:n] = cast(tensor_tensor(tensor_tensor(take(base, n), take(active, n), +), tensor_scalar(tensor_tensor(take(base, n), take(active, n), *), 255, /), -), uint8)",
     "int_times_float.c": "out[0:n] = tensor_scalar(cast(take(a, n), float), s, *)",
     "mean_int.c": "return = (reduce_sum(take(a, n)) / n)",
+    "row_sums.c": "out[0:rows] = reduce_rows(matrix(m, rows, cols))",
+    "mat_axpy.c": "Z[0:(rows * cols)] = tensor_tensor(scalar_tensor(a, take(X, (rows * cols)), *), take(Y, (rows * cols)), +)",
+    "gemv_bias.c": "y[0:M] = tensor_tensor(scalar_tensor(2, reduce_rows(tensor_tensor(matrix(A, M, N), tensor_scalar(take(x, N), 1, -), *)), *), take(b, M), +)",
     "weighted_residual.c": "return = reduce_sum(tensor_tensor(scalar_tensor(w, take(x, n), *), take(y, n), -))",
 }
 
@@ -41,7 +44,8 @@ def test_project_kernels_lift_verify_and_match_cc(name: str, tmp_path: Path) -> 
     assert res.summary == LIFTABLE[name]
     assert res.check is not None and res.check["numpy"]["ok"], res.check
     assert res.check["numpy"]["passed"] == res.check["numpy"]["inputs"] > 0
-    assert [s["answer"] for s in res.solver] == ["unsat", "unsat", "unsat", "unsat"]
+    assert res.solver and all(s["answer"] == "unsat" for s in res.solver)
+    assert len(res.solver) in (4, 7)  # single loop: 4 clauses; loop nest: 7
     assert res.certificate is not None and is_valid(recheck(res.certificate))
     assert Path(res.outputs["numpy"]).read_text() == res.code["numpy"]
     assert set(res.timings) >= {"parse", "analyze", "synthesis", "verification", "codegen", "check"}

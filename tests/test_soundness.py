@@ -131,3 +131,59 @@ def test_bounded_check_accepts_the_right_summary() -> None:
     k = analyze(parse_c_source(VADD))
     right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT)),))
     bounded_refutation(k, right, timeout=10.0)  # no exception
+
+
+GEMV = """void gemv(int M, int N, int *A, int *x, int *y) {
+  for (int i = 0; i < M; ++i) { int s = 0; for (int j = 0; j < N; ++j) { s += A[i * N + j] * x[j]; } y[i] = s; }
+}"""
+MATADD = """void matadd(int *a, int *b, int m, int n) {
+  for (int i = 0; i < m; ++i) for (int j = 0; j < n; ++j) a[i * n + j] += b[i * n + j];
+}"""
+
+MUTANTS_2D = {
+    GEMV: [
+        GEMV.replace("i < M", "i < M - 1"),  # off-by-one outer bound
+        GEMV.replace("A[i * N + j] * x[j]", "A[i * N + j] + x[j]"),  # * → +
+        GEMV.replace("int s = 0", "int s = 1"),  # wrong constant
+    ],
+    MATADD: [
+        MATADD.replace("+= b", "-= b"),
+        MATADD.replace("i < m", "i <= m"),
+    ],
+}
+
+
+@pytest.mark.parametrize(("original", "mutant"), [(o, m) for o, ms in MUTANTS_2D.items() for m in ms])
+def test_mutated_nest_does_not_verify_against_original_summary(original: str, mutant: str) -> None:
+    from tenspiler.vc.kernel import analyze_kernel
+
+    k0 = analyze_kernel(parse_c_source(original))
+    syn = synthesize(k0, timeout=30)
+    km = analyze_kernel(parse_c_source(mutant))
+    with pytest.raises(VerificationError):
+        prove(km, syn.candidate, timeout=3.0, ps=syn.summary)
+    examples = random_examples(km, np.random.default_rng(1), 30)
+    with pytest.raises(VerificationError) as info:
+        verify(km, syn.candidate, examples, timeout=3.0, ps=syn.summary)
+    assert info.value.clause == "concrete" and info.value.counterexample is not None
+
+
+def test_submatrix_walk_is_refused_not_mislifted() -> None:
+    """An inner bound that differs from the row stride walks a submatrix: outside the
+    supported shape, so it is refused (never lifted to the full-matrix summary)."""
+    from tenspiler.errors import NotLiftable
+    from tenspiler.vc.kernel import analyze_kernel
+
+    with pytest.raises(NotLiftable, match="index that is neither"):
+        analyze_kernel(parse_c_source(GEMV.replace("j < N", "j < N - 1")))
+
+
+def test_nest_invariant_and_summary_golden(golden) -> None:  # type: ignore[no-untyped-def]
+    from tenspiler.ir.printer import show_summary
+    from tenspiler.vc.kernel import analyze_kernel
+
+    k = analyze_kernel(parse_c_source(GEMV, "gemv.c"))
+    syn = synthesize(k, timeout=30)
+    text = show_summary(syn.summary) + "\n" + "\n".join(k.invariants(syn.candidate)) + "\n"
+    golden("tensir/gemv_nest.txt", text)
+    golden("smt/gemv_nest.smt2", k.vc(syn.candidate).script())
