@@ -13,13 +13,17 @@ from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
     Cast,
+    Compare,
     Const,
     DType,
     For,
     Load,
+    Logical,
+    Not,
     PointerType,
     Return,
     ScalarType,
+    Select,
     Store,
     Unary,
     Var,
@@ -683,6 +687,37 @@ def test_pointers_in_helper_arguments() -> None:
             74,
         ),
         ("n = *n;", "dereference of non-pointer 'n' is not supported", 58),
+        (
+            "n = n ? *p++ : 0;",
+            "pointer increment in conditionally evaluated '*(p++)' is not supported",
+            62,
+        ),
+        (
+            "n = n > 0 && *p++;",
+            "pointer increment in conditionally evaluated '*(p++)' is not supported",
+            67,
+        ),
+        (
+            "n = n ? 0 : *--q;",
+            "pointer increment in conditionally evaluated '*(--q)' is not supported",
+            68,
+        ),
+        ("if (p) n = 1;", "pointer 'p' used as a condition is not supported", 57),
+        ("n = *p++ ? *p : 0;", "unsequenced modification of 'p'", 65),
+        (
+            "n = (n ? p : q)[0];",
+            "pointer value '(n) ? (p) : (q)' is not supported (only A, &A[E], A + E, A - E and pointer "
+            "variables)",
+            58,
+        ),
+        (
+            "p = n ? a : b;",
+            "pointer value '(n) ? (a) : (b)' is not supported (only A, &A[E], A + E, A - E and pointer "
+            "variables)",
+            57,
+        ),
+        ("int *r; if (n) r = a; n = *r;", "'r' may be used uninitialised", 80),
+        ("if (n) p = b;", "pointer 'p' points into several arrays ('a' and 'b')", 60),
     ],
 )
 def test_pointer_refusals(body: str, message: str, col: int) -> None:
@@ -792,6 +827,276 @@ def test_helper_refusals(src: str, message: str) -> None:
     assert refused(src).message == message
 
 
+# ---------------------------------------------------------------- conditions, if-conversion
+
+U8 = DType.UINT8
+F32 = DType.FLOAT
+F64 = DType.DOUBLE
+
+
+def sel(c: object, then: object, else_: object, dtype: DType = DType.INT) -> Select:
+    return Select(c, then, else_, dtype)  # type: ignore[arg-type]
+
+
+def cmp(op: str, left: object, right: object) -> Compare:
+    return Compare(op, left, right)  # type: ignore[arg-type]
+
+
+def both(left: object, right: object) -> Logical:
+    return Logical("&&", left, right)  # type: ignore[arg-type]
+
+
+def bit(c: object) -> Select:
+    """A condition as an int value (C's 1/0); also the ``__ifK`` flag assignments."""
+    return sel(c, i(1), i(0))
+
+
+def then_(flag: str) -> Compare:
+    return cmp("!=", iv(flag), i(0))
+
+
+def else_(flag: str) -> Compare:
+    return cmp("==", iv(flag), i(0))
+
+
+def test_ternary_usual_arithmetic_conversions() -> None:
+    src = (
+        "float f(int a, float b, uint8_t *u, uint8_t *v, int n) {\n"
+        "  u[n] = u[n] > v[n] ? v[n] : u[n];\n"
+        "  return a > 0 ? a : b;\n"
+        "}\n"
+    )
+    store, ret = parse_c_source(src, "k.c").body
+    u_n, v_n = Cast(ld("u", iv("n"), U8), DType.INT), Cast(ld("v", iv("n"), U8), DType.INT)
+    # both uint8 branches are promoted to int; the store wraps back to uint8
+    assert store == Store("u", iv("n"), Cast(sel(cmp(">", u_n, v_n), v_n, u_n), U8))
+    assert ret == Return(sel(cmp(">", iv("a"), i(0)), Cast(iv("a"), F32), Var("b", F32), F32))
+    assert isinstance(ret, Return) and isinstance(ret.value, Select)
+    assert ret.value.loc == SourceLoc("k.c", 3, 10)
+    assert ret.value.cond.loc == SourceLoc("k.c", 3, 10)
+
+
+def test_comparisons_and_logic_as_values_and_conditions() -> None:
+    src = (
+        "int f(int a, double d, uint8_t *u) {\n"
+        "  int x = a < d;\n"
+        "  x = !a + (a && d != 0.5 || !(a >= 2));\n"
+        "  x += d ? u[0] : 2.5f;\n"
+        "  return x == 1;\n"
+        "}\n"
+    )
+    d = Var("d", F64)
+    a_ne0 = cmp("!=", iv("a"), i(0))
+    assert parse_c_source(src).body == (
+        Assign("x", bit(cmp("<", Cast(iv("a"), F64), d))),
+        Assign(
+            "x",
+            add(
+                bit(Not(a_ne0)),
+                bit(
+                    Logical(
+                        "||",
+                        both(a_ne0, cmp("!=", d, Const(0.5, F64))),
+                        Not(cmp(">=", iv("a"), i(2))),
+                    )
+                ),
+            ),
+        ),
+        Assign(
+            "x",
+            Cast(
+                add(
+                    Cast(iv("x"), F32),
+                    # a non-comparison condition e is e != 0 (0 converted to e's type)
+                    sel(
+                        cmp("!=", d, Const(0.0, F64)),
+                        Cast(ld("u", i(0), U8), F32),
+                        Const(2.5, F32),
+                        F32,
+                    ),
+                    F32,
+                ),
+                DType.INT,
+            ),
+        ),
+        Return(bit(cmp("==", iv("x"), i(1)))),
+    )
+
+
+def test_helpers_with_ternary_bodies_inline() -> None:
+    src = (
+        "static int max(int a, int b) { return a > b ? a : b; }\n"
+        "static float fmaxf(float a, float b) { return a > b ? a : b; }\n"
+        "int f(int *x, float *y, int n) {\n"
+        "  int m = 0;\n"
+        "  for (int i = 0; i < n; i++) { m = max(m, x[i]); y[i] = fmaxf(y[i], 0.0f); }\n"
+        "  return m;\n"
+        "}\n"
+    )
+    loop = parse_c_source(src).body[1]
+    assert isinstance(loop, For)
+    x_i, y_i, zero = ld("x", iv("i")), ld("y", iv("i"), F32), Const(0.0, F32)
+    assert loop.body == (
+        Assign("m", sel(cmp(">", iv("m"), x_i), iv("m"), x_i)),
+        Store("y", iv("i"), sel(cmp(">", y_i, zero), y_i, zero, F32)),
+    )
+
+
+def test_if_else_in_loop_becomes_guarded_selects() -> None:
+    src = (
+        "void f(int *x, int *y, int lo, int n) {\n"
+        "  for (int i = 0; i < n; i++) {\n"
+        "    if (x[i] < lo) y[i] = lo;\n"
+        "    else { y[i] = x[i]; x[i] += 1; }\n"
+        "  }\n"
+        "}\n"
+    )
+    fn = parse_c_source(src, "k.c")
+    assert fn.locals == (("i", DType.INT), ("__if1", DType.INT))
+    (loop,) = fn.body
+    assert isinstance(loop, For)
+    x_i, y_i = ld("x", iv("i")), ld("y", iv("i"))
+    assert loop.body == (
+        Assign("__if1", bit(cmp("<", x_i, iv("lo")))),
+        Store("y", iv("i"), sel(then_("__if1"), iv("lo"), y_i)),
+        Store("y", iv("i"), sel(else_("__if1"), x_i, y_i)),
+        Store("x", iv("i"), sel(else_("__if1"), add(x_i, i(1)), x_i)),
+    )
+    flag, then_store, else_store, compound = loop.body
+    assert flag.loc == SourceLoc("k.c", 3, 5)  # the 'if'
+    assert isinstance(flag, Assign) and flag.value.loc == SourceLoc("k.c", 3, 9)  # condition
+    assert then_store.loc == SourceLoc("k.c", 3, 20)  # statements keep their locations
+    assert else_store.loc == SourceLoc("k.c", 4, 12)
+    assert compound.loc == SourceLoc("k.c", 4, 25)
+    assert isinstance(then_store, Store) and isinstance(then_store.value, Select)
+    assert then_store.value.cond.loc == SourceLoc("k.c", 3, 5)
+
+
+def test_max_loop_keeps_the_old_value() -> None:
+    src = (
+        "int f(int *x, int n) {\n"
+        "  int m = x[0];\n"
+        "  for (int i = 1; i < n; i++) if (x[i] > m) m = x[i];\n"
+        "  return m;\n"
+        "}\n"
+    )
+    loop = parse_c_source(src).body[1]
+    assert isinstance(loop, For)
+    x_i = ld("x", iv("i"))
+    assert loop.body == (
+        Assign("__if1", bit(cmp(">", x_i, iv("m")))),
+        Assign("m", sel(then_("__if1"), x_i, iv("m"))),
+    )
+
+
+def test_nested_if_and_else_if_chain() -> None:
+    src = (
+        "int f(int a, int b) {\n"
+        "  int r;\n"
+        "  if (a > 0) {\n"
+        "    if (b > 0) r = 1;\n"
+        "    else r = 2;\n"
+        "  } else if (a < 0) r = 3;\n"
+        "  else r = 4;\n"
+        "  return r;\n"
+        "}\n"
+    )
+    fn = parse_c_source(src, "k.c")
+    assert [n for n, _ in fn.locals] == ["r", "__if1", "__if2", "__if3"]
+    g1, g1e = then_("__if1"), else_("__if1")
+    assert fn.body == (
+        Assign("__if1", bit(cmp(">", iv("a"), i(0)))),
+        # the inner condition is evaluated only under the outer guard
+        Assign("__if2", sel(g1, bit(cmp(">", iv("b"), i(0))), i(0))),
+        # 'r' holds no value before the if: the first guarded write keeps 0, not r
+        Assign("r", sel(both(g1, then_("__if2")), i(1), i(0))),
+        Assign("r", sel(both(g1, else_("__if2")), i(2), iv("r"))),
+        Assign("__if3", sel(g1e, bit(cmp("<", iv("a"), i(0))), i(0))),
+        Assign("r", sel(both(g1e, then_("__if3")), i(3), iv("r"))),
+        Assign("r", sel(both(g1e, else_("__if3")), i(4), iv("r"))),
+        Return(iv("r")),  # assigned on every path
+    )
+    assert fn.body[1].loc == SourceLoc("k.c", 4, 5)
+    assert fn.body[4].loc == SourceLoc("k.c", 6, 10)  # 'else if': the inner 'if'
+
+
+def test_if_without_else_declarations_and_float_zero() -> None:
+    src = (
+        "float f(float x, float y) {\n"
+        "  float m;\n"
+        "  if (x) { float t = x * 2; y = t; m = t; }\n"
+        "  else m = y;\n"
+        "  return m + y;\n"
+        "}\n"
+    )
+    x, y, m, t = (Var(n, F32) for n in "xymt")
+    g = then_("__if1")
+    zero = Const(0.0, F32)
+    assert parse_c_source(src).body == (
+        Assign("__if1", bit(cmp("!=", x, zero))),
+        Assign("t", sel(g, mul(x, Const(2.0, F32), F32), zero, F32)),
+        Assign("y", sel(g, t, y, F32)),
+        Assign("m", sel(g, t, zero, F32)),
+        Assign("m", sel(else_("__if1"), y, m, F32)),
+        Return(add(m, y, F32)),
+    )
+
+
+def test_fresh_flag_avoids_source_names() -> None:
+    src = "int f(int __if1, int *a) { if (__if1) a[0] = __if1; if (a[1]) a[1] = 0; return a[0]; }"
+    fn = parse_c_source(src)
+    assert fn.locals == (("__if2", DType.INT), ("__if3", DType.INT))
+    assert fn.body == (
+        Assign("__if2", bit(cmp("!=", iv("__if1"), i(0)))),
+        Store("a", i(0), sel(then_("__if2"), iv("__if1"), ld("a", i(0)))),
+        Assign("__if3", bit(cmp("!=", ld("a", i(1)), i(0)))),
+        Store("a", i(1), sel(then_("__if3"), i(0), ld("a", i(1)))),
+        Return(ld("a", i(0))),
+    )
+
+
+def test_if_with_pointer_increments() -> None:
+    src = PTR + "if (*p++ > 0) *q++ = n; n = *p + *q; }"
+    g = then_("__if1")
+    assert parse_c_source(src).body == (
+        Assign("p", i(0)),
+        Assign("q", i(0)),
+        # the condition's increment happens once, before the branches
+        Assign("__if1", bit(cmp(">", ld("a", iv("p")), i(0)))),
+        inc("p"),
+        Store("b", iv("q"), sel(g, iv("n"), ld("b", iv("q")))),
+        Assign("q", sel(g, add(iv("q"), i(1)), iv("q"))),
+        Assign("n", add(ld("a", iv("p")), ld("b", iv("q")))),
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "col"),
+    [
+        (
+            "for (int i = 0; i < n; i++) if (a[i]) i = 0;",
+            "loop counter 'i' is assigned in the loop body",
+            63,
+        ),
+        (
+            "for (int i = 0; i < n; i++) if (a[i]) n--;",
+            "loop bound reads 'n', which the loop body writes",
+            45,
+        ),
+        (
+            "int x; for (int i = 0; i < n; i++) if (a[i]) x = i; n = x;",
+            "'x' may be used uninitialised",
+            81,
+        ),
+    ],
+)
+def test_if_in_loop_refusals(body: str, message: str, col: int) -> None:
+    src = f"void f(int *a, int n) {{ {body} }}"
+    err = refused(src)
+    assert err.message == message
+    assert err.loc == SourceLoc("k.c", 1, col), src[col - 1 :]
+
+
 # ---------------------------------------------------------------- refusals
 
 
@@ -814,7 +1119,34 @@ def test_syntax_error_is_located() -> None:
         ("goto end; end: return;", "goto statement is not supported", 25),
         ("while (n) n--;", "while loop is not supported", 25),
         ("do { n--; } while (n);", "do-while loop is not supported", 25),
-        ("if (n) a[0] = 1;", "if statement is not supported", 25),
+        ("if (n) return;", "return statement inside if is not supported", 32),
+        ("if (n) for (;;) ;", "for loop inside if is not supported", 32),
+        ("if (n) { while (n) n--; }", "while loop inside if is not supported", 34),
+        ("if (n) ; else do n--; while (n);", "do-while loop inside if is not supported", 39),
+        ("if (n) break;", "break statement inside if is not supported", 32),
+        ("if (n) { if (a[0]) continue; }", "continue statement inside if is not supported", 44),
+        ("if (n) a[0] = 1; else goto e; e: ;", "goto statement inside if is not supported", 47),
+        ("if (n) { e: n = 1; }", "labelled statement inside if is not supported", 34),
+        ("if (n) switch (n) { }", "switch statement inside if is not supported", 32),
+        ("if (n = 1) ;", "assignment inside an expression is not supported", 29),
+        ("if (a) n = 1;", "pointer 'a' used as a condition is not supported", 29),
+        ("n = !a;", "pointer 'a' used as a condition is not supported", 30),
+        ("n = a ? 1 : 2;", "pointer 'a' used as a condition is not supported", 29),
+        ("n = n ? a : 2;", "use of array 'a' without an index is not supported", 33),
+        ("n = n > 0 ? q : 2;", "'q' is not declared", 37),
+        ("n = fmaxf(n, 1);", "call to 'fmaxf' is not supported", 29),
+        ("n = max(n, 1);", "call to 'max' is not supported", 29),
+        ("n = fmin(n, 1.0);", "call to 'fmin' is not supported", 29),
+        ("int x; if (n) x = 1; n = x;", "'x' may be used uninitialised", 50),
+        ("int x; if (n) n = 1; else x = 2; n = x;", "'x' may be used uninitialised", 62),
+        (
+            "int x; if (n) { if (a[0]) x = 1; } else x = 2; n = x;",
+            "'x' may be used uninitialised",
+            76,
+        ),
+        ("int x; if (n) { int y = 1; x = y; } else x = y;", "'y' is not declared", 70),
+        ("int x; if (n) n = x;", "'x' may be used uninitialised", 43),
+        ("n = n < 3 ? n : n & 1;", "bitwise operator '&' is not supported", 41),
         ("switch (n) { default: ; }", "switch statement is not supported", 25),
         (
             "int *p = malloc(n);",
@@ -827,11 +1159,9 @@ def test_syntax_error_is_located() -> None:
         ("a[0] = a + 1;", "pointer value 'a + 1' used as a number is not supported", 32),
         ("a = 0;", "pointer 'a' may only point into an array parameter (A, &A[E], A + E, another pointer); '0' is not supported", 29),
         ("n = &n;", "address-of operator '&' is not supported", 30),
-        ("n = n < 3;", "comparison operator '<' outside a for condition is not supported", 29),
-        ("n = n > 0 ? 1 : 2;", "ternary operator is not supported", 29),
         ("n = n & 1;", "bitwise operator '&' is not supported", 29),
         ("n <<= 1;", "bitwise operator '<<=' is not supported", 25),
-        ("n = n && 1;", "logical operator '&&' is not supported", 29),
+        ("n = ~n;", "bitwise operator '~' is not supported", 30),
         ("n = (n = 2);", "assignment inside an expression is not supported", 30),
         ("a[n++] = 0;", "'++' inside an expression is not supported", 27),
         ("n = 'a';", "character literal is not supported", 29),

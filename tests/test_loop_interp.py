@@ -267,7 +267,72 @@ void ptr_pre(uint8_t *a, uint8_t *b, int n) {
   *p-- += 1;
   *p += 2;
 }
+/* conditionals: ?:, comparisons, &&/||/!, if-conversion */
+void cond_darken(uint8_t *a, uint8_t *b, uint8_t *out, int n) {
+  for (int i = 0; i < n; i++) out[i] = a[i] > b[i] ? b[i] : a[i];
+}
+void cond_clamp(int *x, int *out, int lo, int hi, int n) {
+  for (int i = 0; i < n; i++) {
+    if (x[i] < lo) out[i] = lo;
+    else if (x[i] > hi) out[i] = hi;
+    else out[i] = x[i];
+  }
+}
+int cond_max(int *x, int n) {
+  int m = x[0];
+  for (int i = 1; i < n; i++) {
+    if (x[i] > m) m = x[i];
+  }
+  return m;
+}
+void cond_relu(float *x, float *out, int n) {
+  for (int i = 0; i < n; i++) {
+    out[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    if (x[i] < 0) x[i] = 0;
+  }
+}
+void cond_safediv(int *a, int *b, int *out, int n) {
+  for (int i = 0; i < n; i++) {
+    out[i] = b[i] != 0 ? a[i] / b[i] : a[i];
+    if (b[i]) a[i] %= b[i]; else a[i] = -1;
+  }
+}
+int cond_rows(int *A, int *out, int t, int m, int n) {
+  int cnt = 0;
+  for (int i = 0; i < m; i++) {
+    int best = A[i * n];
+    for (int j = 0; j < n; j++) {
+      if (A[i * n + j] > best) best = A[i * n + j];
+      if ((A[i * n + j] > 0 && A[i * n + j] < t) || !A[i * n + j]) { cnt++; }
+      else if (A[i * n + j] < -t) cnt -= 2;
+    }
+    out[i] = best;
+  }
+  return cnt;
+}
+static int imax(int a, int b) { return a > b ? a : b; }
+int cond_sign_sum(int *a, double *d, int n) {
+  int s = 0;
+  int r;
+  if (n > 3) r = 1; else if (n > 1) r = 2; else r = 3;
+  for (int i = 0; i < n; i++) {
+    s += (a[i] > 0) - (a[i] < 0) + imax(a[i], r);
+    if (d[i]) { double h = d[i] / 2; if (h < 0.75 || h >= 2) d[i] = h; } else d[i] = r;
+  }
+  return s * r;
+}
 """
+
+#: The conditional kernels of EXTRA_C.
+COND_NAMES = (
+    "cond_darken",
+    "cond_clamp",
+    "cond_max",
+    "cond_relu",
+    "cond_safediv",
+    "cond_rows",
+    "cond_sign_sum",
+)
 
 #: Kernels of EXTRA_C run differentially.
 EXTRA_NAMES = (
@@ -280,6 +345,7 @@ EXTRA_NAMES = (
     "ptr_reset",
     "ptr_params",
     "ptr_pre",
+    *COND_NAMES,
 )
 
 #: Scalar params get values in [1, SCALAR_MAX] and arrays LENGTH elements, enough for every
@@ -443,3 +509,139 @@ def test_pointer_kernels_by_hand() -> None:
     out = run_function(parse_c_source(src, function="ptr_pre"), inputs)
     # a[1..3] = b[2..0] + 7; then a[3] += 1 and (p walked back after that statement) a[2] += 2
     np.testing.assert_array_equal(out["a"], [0, 14, 15 + 2, 16 + 1])
+
+
+# ---------------------------------------------------------------- conditionals vs C
+
+
+@st.composite
+def zero_rich_inputs(draw: st.DrawFn, fn: Function) -> dict[str, object]:
+    """Small values with many zeros and ties, so every branch (and every division guard)
+    is exercised; scalars may be 0 or negative too."""
+    inputs: dict[str, object] = {}
+    for p in fn.params:
+        match p.type:
+            case PointerType(elem=DType.UINT8):
+                values = st.sampled_from([0, 1, 2, 127, 128, 254, 255]) | st.integers(0, 255)
+                inputs[p.name] = draw(st.lists(values, min_size=LENGTH, max_size=LENGTH))
+            case PointerType(elem=DType.INT):
+                inputs[p.name] = draw(
+                    st.lists(st.integers(-4, 4), min_size=LENGTH, max_size=LENGTH)
+                )
+            case PointerType(elem=_):
+                halves = st.integers(-8, 8).map(lambda v: v / 2)
+                inputs[p.name] = draw(st.lists(halves, min_size=LENGTH, max_size=LENGTH))
+            case ScalarType(dtype=_):
+                inputs[p.name] = draw(st.integers(-1, SCALAR_MAX))
+    if "n" in inputs:
+        inputs["n"] = draw(st.integers(1, SCALAR_MAX))  # cond_max reads x[0]
+    return inputs
+
+
+@pytest.mark.parametrize("name", COND_NAMES)
+def test_conditionals_match_c_on_zero_rich_inputs(
+    compiled: tuple[ctypes.CDLL, dict[str, Function]], name: str
+) -> None:
+    lib, fns = compiled
+    fn = fns[name]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(zero_rich_inputs(fn))
+    def check(inputs: dict[str, object]) -> None:
+        expected = _call_c(lib, fn, inputs)
+        got = run_function(fn, inputs)
+        assert got["return"] == expected["return"]
+        for p in fn.arrays:
+            np.testing.assert_array_equal(got[p.name], expected[p.name], err_msg=p.name)
+
+    check()
+
+
+def cond_kernel(name: str) -> Function:
+    return parse_c_source(EXTRA_C.replace("#include <stdint.h>\n", ""), function=name)
+
+
+def test_conditional_kernels_by_hand() -> None:
+    out = run_function(
+        cond_kernel("cond_darken"), {"a": [10, 200, 7], "b": [20, 100, 7], "out": [0, 0, 0], "n": 3}
+    )
+    np.testing.assert_array_equal(out["out"], [10, 100, 7])
+    inputs = {"x": [-5, 0, 3, 9], "out": [0] * 4, "lo": 0, "hi": 4, "n": 4}
+    out = run_function(cond_kernel("cond_clamp"), inputs)
+    np.testing.assert_array_equal(out["out"], [0, 0, 3, 4])
+    assert run_function(cond_kernel("cond_max"), {"x": [3, -1, 8, 8, 2], "n": 5})["return"] == 8
+    assert run_function(cond_kernel("cond_max"), {"x": [-3], "n": 1})["return"] == -3
+    out = run_function(cond_kernel("cond_relu"), {"x": [-1.5, 0.0, 2.5], "out": [9.0] * 3, "n": 3})
+    np.testing.assert_array_equal(out["out"], [0.0, 0.0, 2.5])
+    np.testing.assert_array_equal(out["x"], [0.0, 0.0, 2.5])
+    inputs = {"a": [7, 7, -7], "b": [2, 0, 2], "out": [0, 0, 0], "n": 3}
+    out = run_function(cond_kernel("cond_safediv"), inputs)  # b[1] == 0: no division
+    np.testing.assert_array_equal(out["out"], [3, 7, -3])
+    np.testing.assert_array_equal(out["a"], [1, -1, -1])
+
+
+def test_select_evaluates_only_the_chosen_branch() -> None:
+    fn = parse_c_source("int f(int a, int b) { return b != 0 ? a / b : a % b * 0 - 1; }")
+    with pytest.raises(UndefinedBehaviour):
+        run_function(fn, {"a": 7, "b": 0})  # the else branch does divide by zero
+    assert run_function(fn, {"a": 7, "b": 2})["return"] == 3  # the else branch is not run
+    fn = parse_c_source("int f(int a, int b) { return b == 0 ? 0 : a / b; }")
+    assert run_function(fn, {"a": 7, "b": 0})["return"] == 0
+
+
+def test_logical_operators_short_circuit() -> None:
+    fn = parse_c_source("int f(int a, int b) { return b != 0 && a / b > 1; }")
+    assert run_function(fn, {"a": 7, "b": 0})["return"] == 0
+    assert run_function(fn, {"a": 7, "b": 3})["return"] == 1
+    fn = parse_c_source("int f(int a, int b) { return !b || a % b == 1; }")
+    assert run_function(fn, {"a": 7, "b": 0})["return"] == 1
+    assert run_function(fn, {"a": 7, "b": 4})["return"] == 0
+
+
+def test_if_conversion_runs_with_c_semantics() -> None:
+    src = (
+        "int f(int *a, int d, int n) {\n"
+        "  int r;\n"
+        "  if (d != 0) r = n / d; else r = -1;\n"  # r: assigned on both paths
+        "  for (int i = 0; i < n; i++) { if (a[i] > r) { a[i] -= r + 1; if (!a[i]) a[i] = 100; } }\n"
+        "  return r;\n"
+        "}\n"
+    )
+    fn = parse_c_source(src)
+    out = run_function(fn, {"a": [1, 5, 3, 0], "d": 0, "n": 4})  # no division by zero
+    assert out["return"] == -1
+    np.testing.assert_array_equal(out["a"], [1, 5, 3, 100])
+    out = run_function(fn, {"a": [1, 5, 3, 0], "d": 2, "n": 4})
+    assert out["return"] == 2
+    np.testing.assert_array_equal(out["a"], [1, 2, 100, 0])
+
+
+def test_comparisons_use_converted_operands() -> None:
+    # -1 < 0.5 as double; uint8 255 > -1 after promotion to int; float equality
+    src = "int f(uint8_t *u, float x) { return (-1 < 0.5) + (u[0] > -1) * 2 + (x == 0.25f) * 4; }"
+    fn = parse_c_source(src)
+    assert run_function(fn, {"u": [255], "x": 0.25})["return"] == 7
+    assert run_function(fn, {"u": [0], "x": 0.5})["return"] == 3
+
+
+def test_ill_typed_comparison_is_rejected() -> None:
+    from tenspiler.frontend.loop_ir import Compare, Const, Return, Select
+    from tenspiler.frontend.loop_ir import Function as Fn
+
+    bad = Compare("<", Const(1, DType.INT), Const(2.0, DType.FLOAT))
+    one, zero = Const(1, DType.INT), Const(0, DType.INT)
+    fn = Fn("g", (), DType.INT, (), (Return(Select(bad, one, zero, DType.INT)),))
+    with pytest.raises(TypeError, match="ill-typed IR: comparison of int with float"):
+        run_function(fn, {})
+
+
+@pytest.mark.xfail(
+    raises=IndexError,
+    strict=True,
+    reason="known limitation: a guarded store 'a[I] = g ? E : a[I]' evaluates I and reads "
+    "a[I] even when g is false, so an if protecting an index goes out of bounds in the IR",
+)
+def test_if_protecting_an_index() -> None:
+    src = "void f(int *a, int n) { for (int i = 0; i < n; i++) if (i > 0) a[i - 1] = 0; }"
+    out = run_function(parse_c_source(src), {"a": [1, 2, 3], "n": 3})
+    np.testing.assert_array_equal(out["a"], [0, 0, 3])

@@ -37,6 +37,7 @@ from tenspiler.ir.terms import (
     ScalarCast,
     ScalarOp,
     ScalarOutput,
+    ScalarSelect,
     ScalarVar,
     Size,
     Slice,
@@ -45,6 +46,7 @@ from tenspiler.ir.terms import (
     Tensor,
     TensorCast,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
@@ -148,7 +150,7 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, and for the arithmetic nodes the op in
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"scalar_select"``, ``"tensor_select"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
     """
@@ -175,6 +177,10 @@ def op_key(t: Term) -> str:
             return "scalar_cast"
         case TensorCast():
             return "tensor_cast"
+        case ScalarSelect():
+            return "scalar_select"
+        case TensorSelect():
+            return "tensor_select"
         case Matrix():
             return "matrix"
         case ReduceRows():

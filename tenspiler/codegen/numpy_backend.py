@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import keyword
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, assert_never
 
@@ -40,19 +40,25 @@ from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
+    BoolOp,
+    Cmp,
+    Cond,
     Lit,
+    NotCond,
     Output,
     ProgramSummary,
     ReduceMax,
     ScalarCast,
     ScalarOp,
     ScalarOutput,
+    ScalarSelect,
     ScalarVar,
     Slice,
     Tail,
     Take,
     TensorCast,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
@@ -242,6 +248,33 @@ def slice_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{args[0]}[{_bare(args[1])}:{_bare(args[2])}]"
 
 
+def _cond_text(c: Cond, args: Iterator[str]) -> str:
+    """A condition's text; ``args`` yields its operands, rendered, in traversal order."""
+    match c:
+        case Cmp(op, _, _):
+            left, right = next(args), next(args)
+            return f"({left} {op} {right})"
+        case BoolOp(op, l, r):
+            a = _cond_text(l, args)
+            b = _cond_text(r, args)
+            return f"np.logical_{op}({_bare(a)}, {_bare(b)})"
+        case NotCond(x):
+            return f"np.logical_not({_bare(_cond_text(x, args))})"
+    raise TypeError(f"not a TensIR condition: {c!r}")
+
+
+def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``select(c, a, b)`` → ``np.where(c, a, b)`` (elementwise) or ``(a if c else b)``;
+    NumPy evaluates both branches, the discarded lanes do not matter."""
+    assert isinstance(t, ScalarSelect | TensorSelect)
+    it = iter(args)
+    cond = _cond_text(t.cond, it)
+    a, b = next(it), next(it)
+    if isinstance(t, ScalarSelect):
+        return f"({_bare(a)} if {_bare(cond)} else {_bare(b)})"
+    return f"np.where({_bare(cond)}, {_bare(a)}, {_bare(b)})"
+
+
 def matrix_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``matrix(t, rows, cols)`` (row-major view of the first rows*cols elements) →
     ``t[:rows * cols].reshape(rows, cols)``."""
@@ -323,6 +356,8 @@ RULES: dict[str, Rule] = {
     "reduce_sum": reduce_sum_rule,
     "reduce_max": reduce_max_rule,
     "matrix": matrix_rule,
+    "scalar_select": select_rule,
+    "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,

@@ -30,11 +30,43 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   ``E1 > i``, ``E1 >= i``, ``++i``, ``i += 1``, ``i = i + 1``) with ``i`` a local int
   that the body does not assign and ``E1`` not reading anything the body writes.
 * statements ``x = E``, ``a[E] = E``, compound ``op=`` for ``+ - * / %``, ``x++``/``x--``
-  (also on array elements), a final ``return E;``/``return;``, empty statements, blocks.
+  (also on array elements), a final ``return E;``/``return;``, empty statements, blocks,
+  and ``if``/``else`` (see *if-conversion* below).
 * expressions: integer and floating literals, scalar variables, ``a[E]``, unary ``-``/``+``,
-  binary ``+ - * / %``, casts to the scalar types above, and calls to helper functions of
-  the same file whose body only declares/assigns scalars and ends with ``return E;``
-  (inlined by substitution; helper parameters must be scalars).
+  binary ``+ - * / %``, casts to the scalar types above, ``C ? E1 : E2`` (a
+  :class:`~tenspiler.frontend.loop_ir.Select` whose branches are converted to their usual
+  arithmetic conversion), comparisons ``< <= > >= == !=``, ``&&``, ``||`` and ``!`` (as
+  values they are ``Select(cond, 1, 0)`` of type int, as in C), and calls to helper
+  functions of the same file whose body only declares/assigns scalars and ends with
+  ``return E;`` (inlined by substitution; helper parameters must be scalars), e.g.
+  ``static int max(int a, int b) { return a > b ? a : b; }``. ``fmaxf``, ``fmin``, ``max``
+  and the like are not C builtins: they are refused unless defined as such helpers.
+* conditions (of ``if``, ``?:``, ``&&``, ``||``, ``!``): a comparison is a
+  :class:`~tenspiler.frontend.loop_ir.Compare` on operands converted to their common dtype;
+  any other scalar ``E`` means ``E != 0``. Pointer increments (``*p++``) in a ``?:`` branch
+  or the right operand of ``&&``/``||`` (evaluated only sometimes) are refused; comparing
+  pointers or using a pointer as a condition is refused.
+
+If-conversion: ``if (C) S1 else S2`` (``else`` optional, ``else if`` chains, nesting), whose
+branches contain only assignments, stores, compound assignments, ``++``/``--``,
+declarations, blocks and nested ``if`` (a loop, ``return``, ``break``, ``continue``,
+``goto``, label or ``switch`` inside is refused: "<construct> inside if is not supported"),
+becomes straight-line code. ``C`` is evaluated once, before the branches, into a fresh INT
+local ``__ifK = C ? 1 : 0`` (named to avoid the function's identifiers; listed in
+``Function.locals``); every then-statement is guarded by ``__ifK != 0`` and every
+else-statement by ``__ifK == 0``, conjoined (``&&``) with the guards of enclosing ``if``
+statements (whose own ``__ifK`` assignment is guarded by them too). Under a guard ``g``,
+``x = E`` becomes ``x = g ? E : x`` and ``a[I] = E`` becomes ``a[I] = g ? E : a[I]``
+(compound assignments and pointer increments after desugaring). A ``Select`` evaluates only
+its chosen branch, so ``E`` is not evaluated when ``g`` is false (``if (d) q = n / d;`` is
+safe); the index ``I`` of a guarded store and the kept element ``a[I]`` *are* evaluated
+whatever ``g`` is, so an ``if`` that protects an index (``if (i > 0) a[i - 1] = 0;``)
+yields IR reading out of bounds where C does not. Definite assignment: a scalar is
+assigned after the ``if`` only if it was before or both branches assign it. Rule for
+scalars that hold no value yet: a guarded ``x = E`` with ``x`` not assigned on every path
+before it and not written by an earlier guarded statement becomes ``x = g ? E : 0`` (see
+:meth:`_Kernel.guarded`), so the IR never reads an unassigned variable, and any later read
+of ``x`` that could see the ``0`` is refused as "'x' may be used uninitialised".
 
 C's usual arithmetic conversions and integer promotion are made explicit with
 :class:`~tenspiler.frontend.loop_ir.Cast` nodes; conversions of literals are folded with
@@ -44,10 +76,10 @@ C's usual arithmetic conversions and integer promotion are made explicit with
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NoReturn, TypeAlias
+from typing import NoReturn, TypeAlias, TypeVar
 
 from pycparser import c_ast, c_generator, c_parser
 
@@ -57,16 +89,22 @@ from tenspiler.frontend.loop_ir import (
     Binary,
     BinOpName,
     Cast,
+    CmpOpName,
+    Compare,
+    Cond,
     Const,
     DType,
     Expr,
     For,
     Function,
     Load,
+    Logical,
+    Not,
     Param,
     PointerType,
     Return,
     ScalarType,
+    Select,
     Stmt,
     Store,
     Type,
@@ -76,6 +114,8 @@ from tenspiler.frontend.loop_ir import (
 from tenspiler.ir.semantics import py_cast
 
 __all__ = ["parse_c_file", "parse_c_source"]
+
+_T = TypeVar("_T")
 
 
 # ---------------------------------------------------------------- public API
@@ -335,13 +375,18 @@ class _Env:
     """Names visible at a program point.
 
     ``assigned`` holds the kernel scalars (and pointer offset locals) definitely assigned on
-    every path reaching the point; ``inlining`` is the stack of helper functions being
-    inlined; ``effects`` collects the pointer increments of the current statement
-    (``None`` where side effects are not allowed, e.g. in a ``for`` header).
+    every path reaching the point (C's view: only these may be read); ``written`` the
+    scalars that some if-converted (guarded) loop-IR assignment before the point, in the
+    same loop body or outside it, writes -- so that, with ``assigned``, they hold *some*
+    value when the IR runs (see :meth:`_Kernel.guarded`); ``inlining`` is the stack of
+    helper functions being inlined; ``effects`` collects the pointer increments of the
+    current statement (``None`` where side effects are not allowed, e.g. in a ``for``
+    header).
     """
 
     scopes: list[dict[str, _Binding]]
     assigned: set[str] = field(default_factory=set)
+    written: set[str] = field(default_factory=set)
     inlining: tuple[str, ...] = ()
     effects: _Effects | None = None
 
@@ -363,9 +408,15 @@ class _Env:
 
 _INT_WORDS = frozenset({"int", "long", "short", "signed", "unsigned"})
 _BINOPS: dict[str, BinOpName] = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
-_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+_COMPARISONS: dict[str, CmpOpName] = {
+    "<": "<",
+    ">": ">",
+    "<=": "<=",
+    ">=": ">=",
+    "==": "==",
+    "!=": "!=",
+}
 _BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
-_LOGICAL = frozenset({"&&", "||", "!"})
 _COMPOUND_OPS: dict[str, BinOpName] = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
 
 
@@ -427,6 +478,27 @@ def _vars_read(e: Expr) -> Iterator[tuple[str, SourceLoc | None]]:
         case Binary(left=left, right=right):
             yield from _vars_read(left)
             yield from _vars_read(right)
+        case Select(cond=cond, then=then, else_=else_):
+            yield from _cond_vars_read(cond)
+            yield from _vars_read(then)
+            yield from _vars_read(else_)
+
+
+def _cond_vars_read(c: Cond) -> Iterator[tuple[str, SourceLoc | None]]:
+    match c:
+        case Compare(left=left, right=right):
+            yield from _vars_read(left)
+            yield from _vars_read(right)
+        case Logical(left=left_c, right=right_c):
+            yield from _cond_vars_read(left_c)
+            yield from _cond_vars_read(right_c)
+        case Not(operand=operand):
+            yield from _cond_vars_read(operand)
+
+
+def _and(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:
+    """``guard && c`` (just ``c`` without an enclosing guard)."""
+    return c if guard is None else Logical("&&", guard, c, loc)
 
 
 def _writes(body: tuple[Stmt, ...]) -> Iterator[tuple[str, SourceLoc | None]]:
@@ -700,17 +772,10 @@ class _Unit:
                     return self.binary(
                         _BINOPS[op], self.expr(left, env), self.expr(right, env), node
                     )
-                if op in _COMPARISONS and (left_ptr or right_ptr):
-                    self.fail(f"pointer comparison '{_render(node)}' is not supported", node)
-                if op in _COMPARISONS:
-                    self.fail(
-                        f"comparison operator '{op}' outside a for condition is not supported",
-                        node,
-                    )
+                if op in _COMPARISONS or op in ("&&", "||"):
+                    return self.cond_value(node, env)
                 if op in _BITWISE:
                     self.fail(f"bitwise operator '{op}' is not supported", node)
-                if op in _LOGICAL:
-                    self.fail(f"logical operator '{op}' is not supported", node)
                 self.fail(f"operator '{op}' is not supported", node)
             case c_ast.Cast(to_type=to_type, expr=operand):
                 dtype = self.scalar_dtype(to_type.type, "a cast")
@@ -724,8 +789,12 @@ class _Unit:
                 return Cast(inner, dtype, loc)
             case c_ast.FuncCall():
                 return self.call(node, env)
-            case c_ast.TernaryOp():
-                self.fail("ternary operator is not supported", node)
+            case c_ast.TernaryOp(cond=cond, iftrue=iftrue, iffalse=iffalse):
+                c = self.cond(cond, env)
+                then = self.conditionally(iftrue, env, self.expr)
+                else_ = self.conditionally(iffalse, env, self.expr)
+                dtype = _common_dtype(then.dtype, else_.dtype)
+                return Select(c, _convert(then, dtype), _convert(else_, dtype), dtype, loc)
             case c_ast.Assignment():
                 self.fail("assignment inside an expression is not supported", node)
             case c_ast.ExprList():
@@ -760,13 +829,66 @@ class _Unit:
                     node,
                 )
             self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
+        if op == "!":
+            return self.cond_value(node, env)
         if op in _BITWISE:
             self.fail(f"bitwise operator '{op}' is not supported", node)
-        if op in _LOGICAL:
-            self.fail(f"logical operator '{op}' is not supported", node)
         if op == "sizeof":
             self.fail("sizeof is not supported", node)
         self.fail(f"operator '{op}' is not supported", node)
+
+    # ----------------------------------------------------------- conditions
+
+    def cond(self, node: c_ast.Node, env: _Env) -> Cond:
+        """Lower a C expression used as a condition (``if``, ``?:``, ``&&``, ``||``, ``!``).
+
+        A comparison becomes a :class:`Compare` on operands converted to their common
+        dtype; any other scalar ``e`` is ``e != 0``.
+        """
+        loc = self.loc(node)
+        match node:
+            case c_ast.BinaryOp(op=op, left=left, right=right) if op in _COMPARISONS:
+                if self.is_pointer(left, env) or self.is_pointer(right, env):
+                    self.fail(f"pointer comparison '{_render(node)}' is not supported", node)
+                l_e, r_e = self.expr(left, env), self.expr(right, env)
+                return self.compare(_COMPARISONS[op], l_e, r_e, node)
+            case c_ast.BinaryOp(op="&&" | "||" as op, left=left, right=right):
+                first = self.cond(left, env)
+                second = self.conditionally(right, env, self.cond)
+                return Logical("&&" if op == "&&" else "||", first, second, loc)
+            case c_ast.UnaryOp(op="!", expr=operand):
+                return Not(self.cond(operand, env), loc)
+        if self.is_pointer(node, env):
+            self.fail(f"pointer '{_render(node)}' used as a condition is not supported", node)
+        return self.compare("!=", self.expr(node, env), Const(0, DType.INT, loc), node)
+
+    def compare(self, op: CmpOpName, left: Expr, right: Expr, node: c_ast.Node) -> Compare:
+        dtype = _common_dtype(left.dtype, right.dtype)
+        return Compare(op, _convert(left, dtype), _convert(right, dtype), self.loc(node))
+
+    def cond_value(self, node: c_ast.Node, env: _Env) -> Select:
+        """A comparison / logical expression used as a value: C gives the int 1 or 0."""
+        loc = self.loc(node)
+        c = self.cond(node, env)
+        return Select(c, Const(1, DType.INT, loc), Const(0, DType.INT, loc), DType.INT, loc)
+
+    def conditionally(
+        self, node: c_ast.Node, env: _Env, lower: Callable[[c_ast.Node, _Env], _T]
+    ) -> _T:
+        """``lower(node, env)`` for an operand C evaluates only sometimes (a ``?:`` branch,
+        the right operand of ``&&``/``||``): pointer increments there are refused, since the
+        statement's increments (:class:`_Effects`) are unconditional."""
+        fx = env.effects
+        if fx is None:
+            return lower(node, env)
+        before = (len(fx.pre), len(fx.post))
+        out = lower(node, env)
+        if (len(fx.pre), len(fx.post)) != before:
+            self.fail(
+                f"pointer increment in conditionally evaluated '{_render(node)}' is not supported",
+                node,
+            )
+        return out
 
     def binary(self, op: BinOpName, left: Expr, right: Expr, node: c_ast.Node) -> Binary:
         dtype = _common_dtype(left.dtype, right.dtype)
@@ -838,6 +960,8 @@ class _Unit:
                 return isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl)
             case c_ast.Assignment(lvalue=lvalue):
                 return self.is_pointer(lvalue, env)
+            case c_ast.TernaryOp(iftrue=iftrue, iffalse=iffalse):
+                return self.is_pointer(iftrue, env) or self.is_pointer(iffalse, env)
             case _:
                 return False
 
@@ -1171,6 +1295,22 @@ _NODE_NAMES: dict[type[c_ast.Node], str] = {
 }
 
 
+#: Statements refused inside an ``if`` (if-conversion needs straight-line branches).
+_NOT_IN_IF = (
+    c_ast.For,
+    c_ast.While,
+    c_ast.DoWhile,
+    c_ast.Return,
+    c_ast.Break,
+    c_ast.Continue,
+    c_ast.Goto,
+    c_ast.Label,
+    c_ast.Switch,
+    c_ast.Case,
+    c_ast.Default,
+)
+
+
 def _describe(node: c_ast.Node) -> str:
     name = _NODE_NAMES.get(type(node))
     if name is not None:
@@ -1186,6 +1326,11 @@ class _Kernel:
         self.fdef = fdef
         self.name: str = fdef.decl.name
         self.locals: dict[str, DType] = {}
+        #: Identifiers of the source function (fresh names avoid them).
+        self.taken: set[str] = set(_identifiers(fdef))
+        #: Guard of the statements being lowered (inside an ``if``), else ``None``.
+        self.guard: Cond | None = None
+        self.if_count = 0
 
     def lower(self) -> Function:
         u = self.unit
@@ -1194,7 +1339,7 @@ class _Kernel:
         body: list[Stmt] = []
         assigned: set[str] = set()
         walked = set(_updated_names(self.fdef.body))
-        taken = set(_identifiers(self.fdef))
+        taken = self.taken
         for decl, ty in u.params_of(self.fdef):
             params.append(Param(decl.name, ty, u.loc(decl)))
             assigned.add(decl.name)
@@ -1285,20 +1430,111 @@ class _Kernel:
                 return []
             case c_ast.Compound(block_items=items):
                 return self.block(list(items or []), env)
+            case c_ast.If():
+                return self.if_stmt(node, env)
+            case _ if self.guard is not None and isinstance(node, _NOT_IN_IF):
+                self.unit.fail(f"{_describe(node)} inside if is not supported", node)
             case c_ast.For():
                 return [self.for_loop(node, env)]
             case _:
-                return self.with_effects(node, env)
+                defined = env.assigned | env.written
+                return self.guarded(self.with_effects(node, env), defined, env)
 
     def with_effects(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
         """A simple statement with its pointer increments (see :class:`_Effects`)."""
+        return self.effects_around(lambda: self.simple_stmt(node, env), env)
+
+    def effects_around(self, lower: Callable[[], list[Stmt]], env: _Env) -> list[Stmt]:
+        """``lower()`` preceded and followed by the pointer increments it records."""
         outer, env.effects = env.effects, _Effects()
         fx = env.effects
         try:
-            body = self.simple_stmt(node, env)
+            body = lower()
         finally:
             env.effects = outer
         return [*fx.pre, *body, *fx.post]
+
+    # ----------------------------------------------------------- if-conversion
+
+    def if_stmt(self, node: c_ast.If, env: _Env) -> list[Stmt]:
+        """If-conversion of ``if (c) S1 else S2`` (see the module docstring).
+
+        The condition is evaluated once, into a fresh INT local ``__ifK`` (``c ? 1 : 0``),
+        before the branches; then-statements are guarded by ``__ifK != 0`` and
+        else-statements by ``__ifK == 0``, each conjoined with the enclosing guard.
+        """
+        u = self.unit
+        loc, cloc = u.loc(node), u.loc(node.cond)
+        defined = env.assigned | env.written
+        flag = self.fresh_if_local()
+
+        def head() -> list[Stmt]:
+            c = u.cond(node.cond, env)
+            one, zero = Const(1, DType.INT, cloc), Const(0, DType.INT, cloc)
+            return [Assign(flag, Select(c, one, zero, DType.INT, cloc), loc)]
+
+        out = self.guarded(self.effects_around(head, env), defined, env)
+        env.assigned.add(flag)
+        outer = self.guard
+        zero = Const(0, DType.INT, loc)
+        then_guard = _and(outer, Compare("!=", Var(flag, DType.INT, loc), zero, loc), loc)
+        else_guard = _and(outer, Compare("==", Var(flag, DType.INT, loc), zero, loc), loc)
+        before = set(env.assigned)
+        try:
+            self.guard = then_guard
+            out.extend(self.stmt(node.iftrue, env))
+            after_then, env.assigned = env.assigned, set(before)
+            if node.iffalse is not None:
+                self.guard = else_guard
+                out.extend(self.stmt(node.iffalse, env))
+            env.assigned &= after_then  # definitely assigned: on both paths
+        finally:
+            self.guard = outer
+        return out
+
+    def fresh_if_local(self) -> str:
+        while True:
+            self.if_count += 1
+            name = f"__if{self.if_count}"
+            if name not in self.taken and name not in self.locals:
+                self.locals[name] = DType.INT
+                return name
+
+    def guarded(self, stmts: list[Stmt], defined: set[str], env: _Env) -> list[Stmt]:
+        """``stmts`` (assignments and stores) under the current guard ``g``.
+
+        ``x = e`` becomes ``x = g ? e : x`` and ``a[i] = e`` becomes
+        ``a[i] = g ? e : a[i]``. ``defined`` holds the scalars that hold a value in the IR
+        before ``stmts`` (``assigned | written``). For a scalar outside it -- C may see an
+        indeterminate value there, and the IR has none to keep -- the else value is ``0``
+        instead of ``x``: the definite-assignment check refuses every later C read of ``x``
+        that could observe that ``0`` (``x`` stays unassigned after the ``if`` unless both
+        branches assign it, and then the other branch's guarded write, or a later one,
+        replaces the ``0``), so the IR never reads an unassigned variable.
+        """
+        g = self.guard
+        if g is None:
+            return stmts
+        out: list[Stmt] = []
+        for s in stmts:
+            match s:
+                case Assign(target=target, value=value, loc=loc):
+                    dtype = value.dtype
+                    old: Expr = (
+                        Var(target, dtype, loc)
+                        if target in defined
+                        else Const(py_cast(0, dtype), dtype, loc)
+                    )
+                    out.append(Assign(target, Select(g, value, old, dtype, loc), loc))
+                    defined.add(target)
+                    env.written.add(target)
+                case Store(array=array, index=index, value=value, loc=loc):
+                    dtype = value.dtype
+                    kept = Load(array, index, dtype, loc)
+                    out.append(Store(array, index, Select(g, value, kept, dtype, loc), loc))
+                case _:  # pragma: no cover - loops and returns are refused in an if
+                    raise AssertionError(f"cannot guard {s!r}")
+        return out
 
     def simple_stmt(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
         u = self.unit
@@ -1457,9 +1693,9 @@ class _Kernel:
             var, start = self.for_init(node, env)
             stop = self.for_cond(node, var, env)
             self.for_step(node, var)
-            before = set(env.assigned)
+            before, before_written = set(env.assigned), set(env.written)
             body = tuple(self.stmt(node.stmt, env))
-            env.assigned = before
+            env.assigned, env.written = before, before_written
         finally:
             env.scopes.pop()
         for name, wloc in _writes(body):

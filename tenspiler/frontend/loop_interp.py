@@ -3,15 +3,18 @@
 Arithmetic goes through :func:`tenspiler.ir.semantics.py_binop` and
 :func:`~tenspiler.ir.semantics.py_cast` (the one definition shared with the verifier):
 ``INT`` values are unbounded Python ints (a mathematical-integer model of ``int``),
-``FLOAT``/``DOUBLE`` values are Python floats. It is the reference the rest of the pipeline
+``FLOAT``/``DOUBLE`` values are Python floats. Conditions follow C: comparisons on the
+(already converted) operands, ``&&``/``||`` short-circuit, and a ``Select`` evaluates only
+its chosen branch, like ``?:``. It is the reference the rest of the pipeline
 is tested against, so it checks what it can: array bounds, uninitialised reads, ill-typed
 stores and a step budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import assert_never
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any, assert_never
 
 import numpy as np
 
@@ -19,15 +22,21 @@ from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
     Cast,
+    CmpOpName,
+    Compare,
+    Cond,
     Const,
     DType,
     Expr,
     For,
     Function,
     Load,
+    Logical,
+    Not,
     PointerType,
     Return,
     ScalarType,
+    Select,
     Stmt,
     Store,
     Unary,
@@ -38,6 +47,15 @@ from tenspiler.ir.semantics import py_binop, py_cast
 __all__ = ["run_function"]
 
 Number = int | float
+
+_COMPARE: dict[CmpOpName, Callable[[Any, Any], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
 def run_function(
@@ -191,8 +209,32 @@ class _Machine:
                 return py_binop(op, self.eval(left), self.eval(right), dtype)  # type: ignore[no-any-return]
             case Cast(operand=operand, dtype=dtype):
                 return py_cast(self.eval(operand), dtype)  # type: ignore[no-any-return]
+            case Select(cond=cond, then=then, else_=else_, dtype=dtype):
+                # C's ?: evaluates only the chosen operand (the other may divide by zero).
+                chosen = then if self.cond(cond) else else_
+                self._check_dtype(chosen, dtype, "select branch")
+                return self.eval(chosen)
             case _:
                 assert_never(e)
+
+    def cond(self, c: Cond) -> bool:
+        match c:
+            case Compare(op=op, left=left, right=right):
+                if left.dtype != right.dtype:
+                    raise TypeError(
+                        f"ill-typed IR: comparison of {left.dtype.value} with {right.dtype.value}"
+                    )
+                return _COMPARE[op](self.eval(left), self.eval(right))
+            case Logical(op="&&", left=left_c, right=right_c):
+                return self.cond(left_c) and self.cond(right_c)  # short-circuit, as C
+            case Logical(op="||", left=left_c, right=right_c):
+                return self.cond(left_c) or self.cond(right_c)
+            case Logical():
+                raise AssertionError(f"unknown logical operator {c.op!r}")
+            case Not(operand=operand):
+                return not self.cond(operand)
+            case _:
+                assert_never(c)
 
     def _array(self, name: str) -> list[Number]:
         if name not in self.arrays:

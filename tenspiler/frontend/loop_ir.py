@@ -117,7 +117,53 @@ class Cast:
     loc: SourceLoc | None = field(default=None, compare=False)
 
 
-Expr: TypeAlias = Const | Var | Load | Unary | Binary | Cast
+CmpOpName: TypeAlias = Literal["<", "<=", ">", ">=", "==", "!="]
+CMP_OPS: tuple[CmpOpName, ...] = ("<", "<=", ">", ">=", "==", "!=")
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A C comparison used as a condition; operands already have a common dtype."""
+
+    op: CmpOpName
+    left: Expr
+    right: Expr
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Logical:
+    """``left && right`` / ``left || right`` on conditions."""
+
+    op: Literal["&&", "||"]
+    left: Cond
+    right: Cond
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Cond
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+Cond: TypeAlias = Compare | Logical | Not
+
+
+@dataclass(frozen=True)
+class Select:
+    """``cond ? then : else_`` (both branches already converted to ``dtype``). The
+    frontend also lowers ``if``/``else`` on assignments and stores to selects
+    (if-conversion)."""
+
+    cond: Cond
+    then: Expr
+    else_: Expr
+    dtype: DType
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+Expr: TypeAlias = Const | Var | Load | Unary | Binary | Cast | Select
 
 
 # ---------------------------------------------------------------- statements

@@ -11,6 +11,7 @@ divisor, :class:`ValueError` for ``reduce_max`` of an empty tensor or a length m
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,13 +20,18 @@ import numpy as np
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.semantics import UndefinedBehaviour, np_binop, np_cast, py_binop, py_cast
 from tenspiler.ir.terms import (
+    BoolOp,
+    Cmp,
+    Cond,
     Lit,
     Matrix,
+    NotCond,
     ReduceMax,
     ReduceRows,
     ReduceSum,
     ScalarCast,
     ScalarOp,
+    ScalarSelect,
     ScalarVar,
     Size,
     Slice,
@@ -33,6 +39,7 @@ from tenspiler.ir.terms import (
     Take,
     TensorCast,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
@@ -52,9 +59,47 @@ def _check_range(what: str, lo: int, hi: int, size: int) -> None:
         raise IndexError(f"{what}: range [{lo}, {hi}) outside a tensor of size {size}")
 
 
+#: Inside the branches of a select, lanes the condition discards may divide by zero
+#: (C evaluates only the chosen branch); their values are computed with divisor 1 instead.
+_discarded_lanes = contextvars.ContextVar("_discarded_lanes", default=False)
+
+
 def _check_divisor(op: str, divisor: Any, dtype: DType) -> None:
-    if op in ("/", "%") and not dtype.is_float and np.any(np.asarray(divisor) == 0):
+    zero = op in ("/", "%") and not dtype.is_float and np.any(np.asarray(divisor) == 0)
+    if zero and not _discarded_lanes.get():
         raise UndefinedBehaviour(f"integer {op} by zero")
+
+
+def _safe(op: str, divisor: Any, dtype: DType) -> Any:
+    if op in ("/", "%") and not dtype.is_float and _discarded_lanes.get():
+        return np.where(np.asarray(divisor) == 0, 1, divisor)
+    return divisor
+
+
+def eval_cond(c: Cond, env: Mapping[str, Any]) -> Any:
+    """Truth value(s) of a condition: a bool, or a bool array for elementwise operands."""
+    match c:
+        case Cmp(op, l, r):
+            x, y = evaluate(l, env), evaluate(r, env)
+            return {
+                "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+                "==": np.equal, "!=": np.not_equal,
+            }[op](x, y)
+        case BoolOp(op, l, r):
+            a, b = eval_cond(l, env), eval_cond(r, env)
+            return np.logical_and(a, b) if op == "and" else np.logical_or(a, b)
+        case NotCond(x):
+            return np.logical_not(eval_cond(x, env))
+    raise TypeError(f"not a TensIR condition: {c!r}")
+
+
+def _select(c: Cond, a: Term, b: Term, env: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    cond = eval_cond(c, env)
+    token = _discarded_lanes.set(True)
+    try:
+        return cond, evaluate(a, env), evaluate(b, env)
+    finally:
+        _discarded_lanes.reset(token)
 
 
 def _broadcastable(x: np.ndarray, y: np.ndarray) -> bool:
@@ -75,7 +120,7 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
         case ScalarOp(op, l, r, dtype):
             x, y = evaluate(l, env), evaluate(r, env)
             _check_divisor(op, y, dtype)
-            return _scalar(py_binop(op, x, y, dtype), dtype)
+            return _scalar(py_binop(op, x, _safe(op, y, dtype), dtype), dtype)
         case ReduceSum(x, dtype):
             v = evaluate(x, env)
             return _scalar(np.sum(v) if v.size else 0, dtype)
@@ -118,6 +163,7 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             if x.shape != y.shape and not _broadcastable(x, y):
                 raise ValueError(f"tensor_tensor on shapes {x.shape} and {y.shape}")
             _check_divisor(op, y, dtype)
+            y = _safe(op, y, dtype)
             return _as_tensor(np_binop(op, _as_tensor(x, dtype), _as_tensor(y, dtype), dtype), dtype)
         case TensorScalar(op, x, s, scalar_left, dtype):
             v = _as_tensor(evaluate(x, env), dtype)
@@ -125,5 +171,11 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             a, b = (c, v) if scalar_left else (v, c)
             if v.size:  # a broadcast divisor is used only if there are elements to divide
                 _check_divisor(op, b, dtype)
-            return _as_tensor(np_binop(op, a, b, dtype), dtype)
+            return _as_tensor(np_binop(op, a, _safe(op, b, dtype), dtype), dtype)
+        case ScalarSelect(c, a, b, dtype):
+            cond, x, y = _select(c, a, b, env)
+            return _scalar(x if bool(cond) else y, dtype)
+        case TensorSelect(c, a, b, dtype):
+            cond, x, y = _select(c, a, b, env)
+            return _as_tensor(np.where(cond, _as_tensor(x, dtype), _as_tensor(y, dtype)), dtype)
     raise TypeError(f"not a TensIR term: {t!r}")

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from tenspiler.ir.terms import (
     ArrayOutput,
+    BoolOp,
+    Cmp,
+    Cond,
     Lit,
     Matrix,
+    NotCond,
     Output,
     ProgramSummary,
     ReduceMax,
@@ -15,6 +19,7 @@ from tenspiler.ir.terms import (
     ScalarCast,
     ScalarOp,
     ScalarOutput,
+    ScalarSelect,
     ScalarVar,
     Size,
     Slice,
@@ -22,6 +27,7 @@ from tenspiler.ir.terms import (
     Take,
     TensorCast,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
@@ -44,6 +50,8 @@ def show(t: Term) -> str:
             return f"size({show(x)})"
         case ScalarCast(x, d) | TensorCast(x, d):
             return f"cast({show(x)}, {d.value})"
+        case ScalarSelect(c, a, b) | TensorSelect(c, a, b):
+            return f"select({show_cond(c)}, {show(a)}, {show(b)})"
         case Matrix(x, r, c):
             return f"matrix({show(x)}, {show(r)}, {show(c)})"
         case ReduceRows(x):
@@ -63,6 +71,17 @@ def show(t: Term) -> str:
                 else f"tensor_scalar({show(x)}, {show(s)}, {op})"
             )
     raise TypeError(f"not a TensIR term: {t!r}")
+
+
+def show_cond(c: Cond) -> str:
+    match c:
+        case Cmp(op, l, r):
+            return f"{show(l)} {op} {show(r)}"
+        case BoolOp(op, l, r):
+            return f"({show_cond(l)} {op} {show_cond(r)})"
+        case NotCond(x):
+            return f"not ({show_cond(x)})"
+    raise TypeError(f"not a TensIR condition: {c!r}")
 
 
 def show_output(o: Output) -> str:

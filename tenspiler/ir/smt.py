@@ -19,14 +19,19 @@ from dataclasses import dataclass, field
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.terms import (
+    BoolOp,
+    Cmp,
+    Cond,
     Lit,
     Matrix,
+    NotCond,
     ReduceMax,
     ReduceRows,
     ReduceSum,
     Scalar,
     ScalarCast,
     ScalarOp,
+    ScalarSelect,
     ScalarVar,
     Size,
     Slice,
@@ -35,10 +40,13 @@ from tenspiler.ir.terms import (
     Tensor,
     TensorCast,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
     free_vars,
+    is_tensor,
+    promote,
     row,
     rows,
 )
@@ -81,6 +89,9 @@ class SmtEncoder:
                 return self.length(x)
             case ScalarCast(x, dtype):
                 return sem.smt_cast(self.scalar(x), x.dtype, dtype)
+            case ScalarSelect(cnd, a, b, dtype):
+                return (f"(ite {self.cond(cnd, None)} {self._conv(self.scalar(a), a.dtype, dtype)} "
+                        f"{self._conv(self.scalar(b), b.dtype, dtype)})")
             case ReduceSum(x, dtype):
                 return self._reduction("rsum", x, dtype)
             case ReduceMax(x, dtype):
@@ -107,6 +118,9 @@ class SmtEncoder:
                 )
             case TensorCast(x, dtype):
                 return sem.smt_cast(self.at(x, k), x.dtype, dtype)
+            case TensorSelect(cnd, a, b, dtype):
+                return (f"(ite {self.cond(cnd, k)} {self._conv(self._value(a, k), a.dtype, dtype)} "
+                        f"{self._conv(self._value(b, k), b.dtype, dtype)})")
             case ReduceRows(x, dtype):
                 # element k is the sum of row k: a reduction whose element expression reads
                 # the row index, bound here to the SMT term k
@@ -117,6 +131,24 @@ class SmtEncoder:
                 c = self._conv(self.scalar(s), s.dtype, dtype)
                 return sem.smt_binop(op, c, v, dtype) if scalar_left else sem.smt_binop(op, v, c, dtype)
         raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+    def _value(self, t: Term, k: str | None) -> str:
+        """A term's value at element ``k`` (tensors) or itself (scalars, broadcast)."""
+        return self.at(t, k) if is_tensor(t) and k is not None else self.scalar(t)  # type: ignore[arg-type]
+
+    def cond(self, c: Cond, k: str | None) -> str:
+        """A condition at element ``k`` (``None``: all operands are scalars)."""
+        match c:
+            case Cmp(op, l, r):
+                d = promote(l.dtype, r.dtype)
+                x = self._conv(self._value(l, k), l.dtype, d)
+                y = self._conv(self._value(r, k), r.dtype, d)
+                return f"(not (= {x} {y}))" if op == "!=" else f"({'=' if op == '==' else op} {x} {y})"
+            case BoolOp(op, l, r):
+                return f"({op} {self.cond(l, k)} {self.cond(r, k)})"
+            case NotCond(x):
+                return f"(not {self.cond(x, k)})"
+        raise TypeError(f"not a TensIR condition: {c!r}")
 
     def length(self, t: Tensor) -> str:
         match t:
@@ -136,6 +168,8 @@ class SmtEncoder:
                 return self.length(x)
             case ReduceRows(x, _):
                 return self.scalar(rows(x))
+            case TensorSelect(cnd, a, b, _):
+                return self.length(next(u for u in (a, b, *_cond_terms(cnd)) if is_tensor(u)))  # type: ignore[arg-type]
         raise TypeError(f"not a tensor TensIR term: {t!r}")
 
     def range_conditions(self, t: Term) -> list[str]:
@@ -250,7 +284,23 @@ def element_vars(t: Tensor) -> set[str]:
             return element_vars(x) | free_vars(cols)
         case ReduceRows(x, _):
             return element_vars(x)
+        case TensorSelect(c, a, b, _):
+            out: set[str] = set()
+            for u in (a, b, *_cond_terms(c)):
+                out |= element_vars(u) if is_tensor(u) else free_vars(u)  # type: ignore[arg-type]
+            return out
     raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+
+def _cond_terms(c: Cond) -> list[Term]:
+    match c:
+        case Cmp(_, l, r):
+            return [l, r]
+        case BoolOp(_, l, r):
+            return _cond_terms(l) + _cond_terms(r)
+        case NotCond(x):
+            return _cond_terms(x)
+    raise TypeError(f"not a TensIR condition: {c!r}")
 
 
 def _add(a: str, b: str) -> str:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
-from tenspiler.frontend.loop_ir import BinOpName, DType
+from tenspiler.frontend.loop_ir import BinOpName, CmpOpName, DType
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -80,6 +80,41 @@ class Size:
 
 
 @dataclass(frozen=True)
+class Cmp:
+    """``left op right`` — elementwise when an operand is a tensor (a scalar operand is
+    broadcast). ``op`` is one of ``< <= > >= == !=``."""
+
+    op: CmpOpName
+    left: Term
+    right: Term
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: Literal["and", "or"]
+    left: Cond
+    right: Cond
+
+
+@dataclass(frozen=True)
+class NotCond:
+    operand: Cond
+
+
+Cond: TypeAlias = Cmp | BoolOp | NotCond
+
+
+@dataclass(frozen=True)
+class ScalarSelect:
+    """``then`` if ``cond`` holds else ``else_`` (scalars; paper Fig. 2 ``ite``)."""
+
+    cond: Cond
+    then: Scalar
+    else_: Scalar
+    dtype: DType
+
+
+@dataclass(frozen=True)
 class ScalarCast:
     """C conversion of a scalar to ``dtype`` (int→real exact, real→int truncates toward
     zero, →uint8 wraps modulo 256)."""
@@ -88,7 +123,7 @@ class ScalarCast:
     dtype: DType
 
 
-Scalar: TypeAlias = ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size | ScalarCast
+Scalar: TypeAlias = ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size | ScalarCast | ScalarSelect
 
 
 # ---------------------------------------------------------------- tensor terms
@@ -170,6 +205,18 @@ class TensorCast:
 
 
 @dataclass(frozen=True)
+class TensorSelect:
+    """Elementwise ``select(cond, then, else_)``: element ``k`` is ``then[k]`` where
+    ``cond[k]`` holds and ``else_[k]`` elsewhere (scalar operands broadcast). The blend
+    modes' ``a > b ? b : a`` (paper §6, ``ite`` in Fig. 2)."""
+
+    cond: Cond
+    then: Term
+    else_: Term
+    dtype: DType
+
+
+@dataclass(frozen=True)
 class Matrix:
     """``matrix(t, rows, cols)``: the first ``rows * cols`` elements of the 1-D tensor ``t``
     as a ``rows × cols`` matrix, row-major (the view a C kernel's flattened ``A[i*cols + j]``
@@ -196,11 +243,13 @@ class ReduceRows:
 
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
+    | TensorSelect
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
+    TensorSelect,
 )
 
 
@@ -214,6 +263,8 @@ def rank(t: Tensor) -> int:
             return max(rank(l), rank(r))
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
             return rank(x)
+        case TensorSelect(_, a, b, _):
+            return max(rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
         case _:
             return 1
 
@@ -317,6 +368,11 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case ReduceRows(x, d):
             nx = f(x)
             return t if nx is x else ReduceRows(nx, d)  # type: ignore[arg-type]
+        case ScalarSelect(cond, then, other, d) | TensorSelect(cond, then, other, d):
+            ncond, nthen, nother = map_cond(cond, f), f(then), f(other)
+            if ncond is cond and nthen is then and nother is other:
+                return t
+            return type(t)(ncond, nthen, nother, d)  # type: ignore[arg-type]
         case Take(x, n):
             nx, nn = f(x), f(n)
             return t if (nx is x and nn is n) else Take(nx, nn)  # type: ignore[arg-type]
@@ -333,6 +389,21 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
             nx, ns = f(x), f(s)
             return t if (nx is x and ns is s) else TensorScalar(op, nx, ns, left, d)  # type: ignore[arg-type]
     raise TypeError(f"not a TensIR term: {t!r}")
+
+
+def map_cond(c: Cond, f: Callable[[Term], Term]) -> Cond:
+    """Rebuild a condition with ``f`` applied to its operand terms."""
+    match c:
+        case Cmp(op, l, r):
+            nl, nr = f(l), f(r)
+            return c if (nl is l and nr is r) else Cmp(op, nl, nr)
+        case BoolOp(op, l, r):
+            ml, mr = map_cond(l, f), map_cond(r, f)
+            return c if (ml is l and mr is r) else BoolOp(op, ml, mr)
+        case NotCond(x):
+            mx = map_cond(x, f)
+            return c if mx is x else NotCond(mx)
+    raise TypeError(f"not a TensIR condition: {c!r}")
 
 
 def children(t: Term) -> list[Term]:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import Binary, Cast, Const, DType, Expr, Load, Unary, Var
+from tenspiler.frontend.loop_ir import Binary, Cast, Const, DType, Expr, Load, Select, Unary, Var
 from tenspiler.ir.terms import (
     Lit,
     Matrix,
@@ -54,7 +54,7 @@ from tenspiler.synth.trees import (
 )
 from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
 from tenspiler.vc.nest import NestKernel, nest_summary
-from tenspiler.vc.symexec import index_difference, loads
+from tenspiler.vc.symexec import cond_exprs, index_difference, loads
 
 INT = DType.INT
 Combo = tuple[tuple[str, Any], ...]
@@ -82,6 +82,11 @@ def _scalar_pool(k: NestKernel, values: list[Expr]) -> list[Scalar]:
             case Binary(_, l, r):
                 visit(l)
                 visit(r)
+            case Select(c, a, b):
+                for x in cond_exprs(c):
+                    visit(x)
+                visit(a)
+                visit(b)
             case _:
                 assert_never(e)
 
@@ -276,6 +281,8 @@ def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
             a, b = _lift_row(k, l, totals), _lift_row(k, r, totals)
             return _combine(op, a, b, "vector" if is_tensor(a) else "scalar",
                             "vector" if is_tensor(b) else "scalar", promote(d, d))
+        case Select(loc=loc):
+            raise NotLiftable("a select after the inner loop is not supported yet", loc)
         case Cast(x, d):
             conv = _lift_row(k, x, totals)
             if value_preserving(x.dtype, d):

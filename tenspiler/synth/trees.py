@@ -24,37 +24,49 @@ from tenspiler.frontend.loop_ir import (
     Binary,
     BinOpName,
     Cast,
+    CmpOpName,
+    Compare,
+    Cond,
     Const,
     DType,
     Expr,
     For,
     Load,
+    Logical,
+    Not,
     Return,
+    Select,
     Stmt,
     Store,
     Unary,
     Var,
 )
 from tenspiler.ir.terms import (
+    BoolOp,
+    Cmp,
     Lit,
+    NotCond,
     ReduceSum,
     Scalar,
     ScalarCast,
     ScalarOp,
+    ScalarSelect,
     ScalarVar,
     Slice,
     Take,
     Tensor,
     TensorCast,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
     promote,
 )
+from tenspiler.ir.terms import Cond as TCond
 from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const, value_preserving
 from tenspiler.vc.kernel import LoopKernel, ScalarTarget
-from tenspiler.vc.symexec import index_difference
+from tenspiler.vc.symexec import cond_exprs, index_difference
 
 Kind: TypeAlias = Literal["vector", "scalar"]
 
@@ -90,7 +102,40 @@ class Conv:
     kind: Kind
 
 
-Tree: TypeAlias = Hole | Node | Neg | Conv
+@dataclass(frozen=True)
+class CmpNode:
+    op: CmpOpName
+    left: Tree
+    right: Tree
+
+
+@dataclass(frozen=True)
+class BoolNode:
+    op: Literal["and", "or"]
+    left: CondTree
+    right: CondTree
+
+
+@dataclass(frozen=True)
+class NotNode:
+    operand: CondTree
+
+
+CondTree: TypeAlias = CmpNode | BoolNode | NotNode
+
+
+@dataclass(frozen=True)
+class SelNode:
+    """``cond ? then : else_`` — an elementwise select when any part is a vector."""
+
+    cond: CondTree
+    then: Tree
+    else_: Tree
+    dtype: DType
+    kind: Kind
+
+
+Tree: TypeAlias = Hole | Node | Neg | Conv | SelNode
 
 
 @dataclass(frozen=True)
@@ -117,8 +162,22 @@ def show_tree(t: Tree) -> str:
             return f"(- {show_tree(x)})"
         case Conv(x, dtype):
             return f"(cast-{dtype.value} {show_tree(x)})"
+        case SelNode(c, a, b):
+            return f"(? {_show_cond_tree(c)} {show_tree(a)} {show_tree(b)})"
         case _:
             assert_never(t)
+
+
+def _show_cond_tree(c: CondTree) -> str:
+    match c:
+        case CmpNode(op, l, r):
+            return f"({op} {show_tree(l)} {show_tree(r)})"
+        case BoolNode(op, l, r):
+            return f"({op} {_show_cond_tree(l)} {_show_cond_tree(r)})"
+        case NotNode(x):
+            return f"(not {_show_cond_tree(x)})"
+        case _:
+            assert_never(c)
 
 
 # ---------------------------------------------------------------- extraction
@@ -176,8 +235,37 @@ def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = 
             if value_preserving(x.dtype, dtype):
                 return inner  # e.g. integer promotion of uint8: TensIR promotes too
             return Conv(inner, dtype, _kind_of(inner))
+        case Select(c, a, b, dtype):
+            ct = _cond_tree(c, k, exclude, ctx)
+            ta, tb = expression_tree(a, k, exclude, ctx), expression_tree(b, k, exclude, ctx)
+            vec = "vector" in (_kind_of(ta), _kind_of(tb)) or _cond_kind(ct) == "vector"
+            return SelNode(ct, ta, tb, dtype, "vector" if vec else "scalar")
         case _:
             assert_never(e)
+
+
+def _cond_tree(c: Cond, k: LoopKernel | None, exclude: str | None, ctx: TreeContext) -> CondTree:
+    match c:
+        case Compare(op, l, r):
+            return CmpNode(op, expression_tree(l, k, exclude, ctx), expression_tree(r, k, exclude, ctx))
+        case Logical(op, l, r):
+            return BoolNode("and" if op == "&&" else "or", _cond_tree(l, k, exclude, ctx), _cond_tree(r, k, exclude, ctx))
+        case Not(x):
+            return NotNode(_cond_tree(x, k, exclude, ctx))
+        case _:
+            assert_never(c)
+
+
+def _cond_kind(c: CondTree) -> Kind:
+    match c:
+        case CmpNode(_, l, r):
+            return "vector" if "vector" in (_kind_of(l), _kind_of(r)) else "scalar"
+        case BoolNode(_, l, r):
+            return "vector" if "vector" in (_cond_kind(l), _cond_kind(r)) else "scalar"
+        case NotNode(x):
+            return _cond_kind(x)
+        case _:
+            assert_never(c)
 
 
 def _src_index(e: Expr) -> str:
@@ -249,6 +337,11 @@ def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
             case Binary(_, l, r):
                 expr(l)
                 expr(r)
+            case Select(c, a, b):
+                for x in cond_exprs(c):
+                    expr(x)
+                expr(a)
+                expr(b)
             case _:
                 assert_never(e)
 
@@ -303,6 +396,11 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
             case Binary(_, l, r):
                 visit(l)
                 visit(r)
+            case Select(c, a, b):
+                for x in cond_exprs(c):
+                    visit(x)
+                visit(a)
+                visit(b)
             case _:
                 assert_never(e)
 
@@ -335,6 +433,15 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
                     yield TensorScalar("-", v, Lit(0, _arith(dtype)), True, _arith(dtype))  # type: ignore[arg-type]
                 else:
                     yield ScalarOp("-", Lit(0, _arith(dtype)), v, _arith(dtype))  # type: ignore[arg-type]
+        case SelNode(cond, then, other, dtype, kind):
+            conds = list(_enumerate_cond(cond, pools, expanded))
+            thens = list(enumerate_terms(then, pools, expanded))
+            elses = list(enumerate_terms(other, pools, expanded))
+            for cc, ta, tb in itertools.product(conds, thens, elses):
+                if kind == "vector":
+                    yield TensorSelect(cc, ta, tb, _arith(dtype))
+                else:
+                    yield ScalarSelect(cc, ta, tb, _arith(dtype))  # type: ignore[arg-type]
         case Conv(x, dtype, kind):
             for v in enumerate_terms(x, pools, expanded):
                 yield TensorCast(v, dtype) if kind == "vector" else ScalarCast(v, dtype)  # type: ignore[arg-type]
@@ -348,6 +455,21 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
                 yield _combine(o, a, b, l.kind, r.kind, _arith(dtype))
         case _:
             assert_never(t)
+
+
+def _enumerate_cond(c: CondTree, pools: Pools, expanded: bool) -> Iterator[TCond]:
+    match c:
+        case CmpNode(op, l, r):
+            for a, b in itertools.product(list(enumerate_terms(l, pools, expanded)), list(enumerate_terms(r, pools, expanded))):
+                yield Cmp(op, a, b)
+        case BoolNode(op, l, r):
+            for x, y in itertools.product(list(_enumerate_cond(l, pools, expanded)), list(_enumerate_cond(r, pools, expanded))):
+                yield BoolOp(op, x, y)
+        case NotNode(x):
+            for z in _enumerate_cond(x, pools, expanded):
+                yield NotCond(z)
+        case _:
+            assert_never(c)
 
 
 def _arith(d: DType) -> DType:

@@ -26,7 +26,7 @@ divisors (C undefined behaviour otherwise), distinct pointer parameters do not a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, assert_never
 
@@ -34,14 +34,19 @@ from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     Binary,
     Cast,
+    Compare,
+    Cond,
     Const,
     DType,
     Expr,
     Function,
     Load,
+    Logical,
+    Not,
     Param,
     PointerType,
     ScalarType,
+    Select,
     Unary,
     Var,
 )
@@ -50,18 +55,23 @@ from tenspiler.ir.printer import show
 from tenspiler.ir.smt import SmtEncoder, array_sort
 from tenspiler.ir.terms import (
     ArrayOutput,
+    BoolOp,
+    Cmp,
     Lit,
+    NotCond,
     ProgramSummary,
     Scalar,
     ScalarCast,
     ScalarOp,
     ScalarOutput,
+    ScalarSelect,
     ScalarVar,
     Tensor,
     TensorVar,
     Term,
     substitute,
 )
+from tenspiler.ir.terms import Cond as TCond
 from tenspiler.vc.kernel import LoopKernel, divisors
 from tenspiler.vc.symexec import SymState
 
@@ -145,8 +155,23 @@ def lift_entry_scalar(e: Expr, k: object = None) -> Scalar:
             return ScalarCast(inner, dtype)
         case Load():
             raise NotLiftable("a single array element outside the loop is not in TensIR yet", e.loc)
+        case Select(c, a, b, dtype):
+            return ScalarSelect(lift_cond(c), lift_entry_scalar(a, k), lift_entry_scalar(b, k), dtype)
         case _:
             assert_never(e)
+
+
+def lift_cond(c: Cond) -> TCond:
+    """A loop-IR condition over the entry state as a TensIR condition."""
+    match c:
+        case Compare(op, l, r):
+            return Cmp(op, lift_entry_scalar(l), lift_entry_scalar(r))
+        case Logical(op, l, r):
+            return BoolOp("and" if op == "&&" else "or", lift_cond(l), lift_cond(r))
+        case Not(x):
+            return NotCond(lift_cond(x))
+        case _:
+            assert_never(c)
 
 
 def value_preserving(src: DType, dst: DType) -> bool:
@@ -257,8 +282,43 @@ def encode_expr(e: Expr, scalars: Mapping[str, str], arrays: Mapping[str, str]) 
             )
         case Cast(x, dtype):
             return sem.smt_cast(encode_expr(x, scalars, arrays), x.dtype, dtype)
+        case Select(c, a, b):
+            return (f"(ite {encode_cond(c, scalars, arrays)} {encode_expr(a, scalars, arrays)} "
+                    f"{encode_expr(b, scalars, arrays)})")
         case _:
             assert_never(e)
+
+
+def encode_cond(c: Cond, scalars: Mapping[str, str], arrays: Mapping[str, str]) -> str:
+    """SMT formula of a loop-IR condition (operands already share a dtype)."""
+    match c:
+        case Compare(op, l, r):
+            x, y = encode_expr(l, scalars, arrays), encode_expr(r, scalars, arrays)
+            return f"(not (= {x} {y}))" if op == "!=" else f"({'=' if op == '==' else op} {x} {y})"
+        case Logical(op, l, r):
+            smt_op = "and" if op == "&&" else "or"
+            return f"({smt_op} {encode_cond(l, scalars, arrays)} {encode_cond(r, scalars, arrays)})"
+        case Not(x):
+            return f"(not {encode_cond(x, scalars, arrays)})"
+        case _:
+            assert_never(c)
+
+
+def nonzero_divisors(
+    exprs: Iterable[Expr], scalars: Mapping[str, str], arrays: Mapping[str, str]
+) -> list[str]:
+    """UB-freedom hypotheses: every integer divisor evaluated by ``exprs`` is non-zero
+    (under the conditions of the selects it sits in)."""
+    out: list[str] = []
+    for e in exprs:
+        for guard, d in divisors(e):
+            nz = f"(not (= {encode_expr(d, scalars, arrays)} 0))"
+            if guard:
+                g = [encode_cond(c, scalars, arrays) for c in guard]
+                nz = f"(=> {g[0] if len(g) == 1 else '(and ' + ' '.join(g) + ')'} {nz})"
+            if nz not in out:
+                out.append(nz)
+    return out
 
 
 def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -> VC:
@@ -348,7 +408,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     init_scal = {s.name: entry_enc(s.init) for s in k.scalars}
     init_scal |= {ind.name: entry_enc(ind.init) for ind in k.inductions}
     init_arrs = {a.array: entry_arrays[a.array] for a in k.arrays}
-    pre_div = [f"(not (= {entry_enc(d)} 0))" for e in k.pre.scalars.values() for d in divisors(e)]
+    pre_div = nonzero_divisors(k.pre.scalars.values(), entry_scalars, entry_arrays)
     clauses = [Clause("initiation", tuple(pre_div), inv(start, init_scal, init_arrs))]
 
     # --- preservation
@@ -370,7 +430,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     body_exprs = list(body.scalars.values()) + [v for st in body.stores.values() for ix, v in st] + [
         ix for st in body.stores.values() for ix, _ in st
     ]
-    body_div = [f"(not (= {head_enc(d)} 0))" for e in body_exprs for d in divisors(e)]
+    body_div = nonzero_divisors(body_exprs, head_scalars, head_arrays)
     head_scal = {s.name: head_name(s.name) for s in k.scalars}
     head_scal |= {ind.name: head_name(ind.name) for ind in k.inductions}
     head_arr = {a.array: head_name(a.array) for a in k.arrays}
@@ -389,7 +449,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     result_smt = None
     if k.result is not None:
         result_smt = encode_expr(k.result, head_scalars, head_arrays)
-        post_div = [f"(not (= {encode_expr(d, head_scalars, head_arrays)} 0))" for d in divisors(k.result)]
+        post_div = nonzero_divisors([k.result], head_scalars, head_arrays)
     goal = _summary_goal(k, ps, enc, result_smt, {a.array: head_name(a.array) for a in k.arrays})
     if pre_div or body_div or post_div:
         assumptions.append(_DIVISORS)
@@ -528,13 +588,13 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
     decls, entry_scalars, entry_arrays = _entry_declarations(fn)
     start, stop = (encode_expr(e, entry_scalars, entry_arrays) for e in (k.start, k.stop))
     st = k.pre.copy()
-    divs: list[Expr] = []
+    divs: list[Expr] = []  # every expression evaluated, for the UB-freedom hypotheses
     for j in range(trips):
         st.scalars[k.var] = Binary("+", k.start, Const(j, DType.INT), DType.INT)
         st = symexec.execute(k.loop.body, st)
         # UB-freedom of this iteration (re-collecting earlier ones is harmless)
-        divs += [d for e in st.scalars.values() for d in divisors(e)]
-        divs += [d for sts in st.stores.values() for ix, v in sts for d in divisors(ix) + divisors(v)]
+        divs += list(st.scalars.values())
+        divs += [x for sts in st.stores.values() for pair in sts for x in pair]
     st.scalars[k.var] = k.stop
     ps = summary(k, cand) if ps is None else ps
     enc = SmtEncoder({**entry_scalars, **entry_arrays})
@@ -547,12 +607,13 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
     result = None
     if k.result is not None:
         r = symexec.substitute(k.result, st)
-        divs += divisors(r)
+        divs.append(r)
         result = encode_expr(r, entry_scalars, entry_arrays)
     goal = _summary_goal(k, ps, enc, result, finals)
     hyps = [f"(= (- {stop} {start}) {trips})"]
-    hyps += [f"(not (= {encode_expr(d, entry_scalars, entry_arrays)} 0))" for d in divs]
-    assumptions = _assumptions(k, start, stop) + ([_DIVISORS] if divs else [])
+    ub = nonzero_divisors(divs, entry_scalars, entry_arrays)
+    hyps += ub
+    assumptions = _assumptions(k, start, stop) + ([_DIVISORS] if ub else [])
     clause = Clause(f"bounded({trips} iterations)", tuple(hyps), goal)
     comments = (f"bounded check of '{fn.name}': {trips} loop iterations",)
     # finite model finding for recursive definitions: cvc5 then answers sat with a model
@@ -587,5 +648,7 @@ def _src(e: Expr) -> str:
             return f"({_src(l)} {op} {_src(r)})"
         case Cast(x, dtype):
             return f"({dtype.c_name}){_src(x)}"
+        case Select(_, a, b):
+            return f"(… ? {_src(a)} : {_src(b)})"
         case _:
             assert_never(e)

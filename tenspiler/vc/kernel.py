@@ -17,13 +17,16 @@ from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     Binary,
     Cast,
+    Cond,
     Const,
     DType,
     Expr,
     For,
     Function,
     Load,
+    Not,
     Return,
+    Select,
     Unary,
     Var,
 )
@@ -325,16 +328,21 @@ def _check_reads(k: LoopKernel) -> None:
                 )
 
 
-def divisors(e: Expr) -> list[Expr]:
-    """Divisor expressions of every integer ``/`` and ``%`` in ``e`` (C UB if zero)."""
+def divisors(e: Expr, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
+    """(guard, divisor) for every integer ``/`` and ``%`` in ``e``: C has undefined
+    behaviour if the divisor is zero *when the division is evaluated*, i.e. when every
+    condition of the guard (the selects it sits under) holds."""
     match e:
         case Binary(op, l, r, dtype):
-            own = [r] if op in ("/", "%") and not dtype.is_float else []
-            return divisors(l) + divisors(r) + own
+            own = [(guard, r)] if op in ("/", "%") and not dtype.is_float else []
+            return divisors(l, guard) + divisors(r, guard) + own
         case Load(_, index):
-            return divisors(index)
+            return divisors(index, guard)
         case Unary(_, x) | Cast(x):
-            return divisors(x)
+            return divisors(x, guard)
+        case Select(c, a, b):
+            conds = [d for x in symexec.cond_exprs(c) for d in divisors(x, guard)]
+            return conds + divisors(a, (*guard, c)) + divisors(b, (*guard, Not(c)))
         case Const() | Var():
             return []
         case _:

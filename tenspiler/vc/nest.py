@@ -57,9 +57,10 @@ from tenspiler.vc.conditions import (
     head_name,
     input_assumptions,
     lift_entry_scalar,
+    nonzero_divisors,
     plus_const,
 )
-from tenspiler.vc.kernel import LoopKernel, ScalarTarget, divisors
+from tenspiler.vc.kernel import LoopKernel, ScalarTarget
 from tenspiler.vc.symexec import SymState
 
 INT = DType.INT
@@ -437,7 +438,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs)))
     # inner initiation: pre_i runs on the outer head state
     init_scal = {s.name: enc(s.init, outer_env) for s in k.scalars}
-    pre_i_div = [f"(not (= {enc(d, outer_env)} 0))" for e in k.pre_i.scalars.values() for d in divisors(e)]
+    pre_i_div = nonzero_divisors(k.pre_i.scalars.values(), outer_env, head_arrays)
     clauses.append(Clause("inner-initiation", (inv_outer(iv, heads), f"(< {iv} {stop})", *pre_i_div),
                           inv_inner(iv, "0", init_scal, heads)))
     # inner preservation
@@ -451,7 +452,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         next_arrs[o.array] = term
         points[o.array] = (_add(f"(+ (* {iv} {cols}) {jv})", o.offset), enc(o.value, inner_env))
     body_exprs = list(k.body.scalars.values()) + [x for st in k.body.stores.values() for pair in st for x in pair]
-    body_div = [f"(not (= {enc(d, inner_env)} 0))" for e in body_exprs for d in divisors(e)]
+    body_div = nonzero_divisors(body_exprs, inner_env, head_arrays)
     head_scal = {s.name: head_name(s.name) for s in k.scalars}
     clauses.append(Clause("inner-preservation",
                           (inv_inner(iv, jv, head_scal, heads), f"(< {jv} {cols})", *body_div),
@@ -469,7 +470,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         after[r.array] = term
         row_points[r.array] = (_add(iv, r.offset), enc(r.value, exit_env))
     post_i_exprs = list(k.post_i.scalars.values()) + [x for st in k.post_i.stores.values() for pair in st for x in pair]
-    post_i_div = [f"(not (= {enc(d, exit_env)} 0))" for e in post_i_exprs for d in divisors(e)]
+    post_i_div = nonzero_divisors(post_i_exprs, exit_env, head_arrays)
     clauses.append(Clause("outer-step",
                           (inv_inner(iv, jv, head_scal, heads), f"(= {jv} {cols})", *post_i_div),
                           inv_outer(f"(+ {iv} 1)", after, row_points)))
@@ -480,7 +481,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     post_div: list[str] = []
     if k.result is not None:
         result = encode_expr(k.result, {**base, k.i: iv}, head_arrays)
-        post_div = [f"(not (= {encode_expr(d, {**base, k.i: iv}, head_arrays)} 0))" for d in divisors(k.result)]
+        post_div = nonzero_divisors([k.result], {**base, k.i: iv}, head_arrays)
     goal = _summary_goal(k, ps, penc, result, heads)
     clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
 

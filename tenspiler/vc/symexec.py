@@ -12,7 +12,7 @@ This is the single transition relation used both for expression-tree extraction
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import assert_never
@@ -24,11 +24,16 @@ from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
     Cast,
+    Compare,
+    Cond,
     Const,
     Expr,
     For,
     Load,
+    Logical,
+    Not,
     Return,
+    Select,
     Stmt,
     Store,
     Unary,
@@ -111,8 +116,36 @@ def substitute(e: Expr, st: SymState) -> Expr:
             return Binary(op, substitute(l, st), substitute(r, st), dtype, loc)
         case Cast(x, dtype, loc):
             return Cast(substitute(x, st), dtype, loc)
+        case Select(c, a, b, dtype, loc):
+            return Select(map_cond(c, lambda x: substitute(x, st)), substitute(a, st), substitute(b, st), dtype, loc)
         case _:
             assert_never(e)
+
+
+def cond_exprs(c: Cond) -> list[Expr]:
+    """The expressions a condition compares, left to right."""
+    match c:
+        case Compare(_, l, r):
+            return [l, r]
+        case Logical(_, l, r):
+            return cond_exprs(l) + cond_exprs(r)
+        case Not(x):
+            return cond_exprs(x)
+        case _:
+            assert_never(c)
+
+
+def map_cond(c: Cond, f: Callable[[Expr], Expr]) -> Cond:
+    """Rebuild a condition with ``f`` applied to the expressions it compares."""
+    match c:
+        case Compare(op, l, r, loc):
+            return Compare(op, f(l), f(r), loc)
+        case Logical(op, l, r, loc):
+            return Logical(op, map_cond(l, f), map_cond(r, f), loc)
+        case Not(x, loc):
+            return Not(map_cond(x, f), loc)
+        case _:
+            assert_never(c)
 
 
 def execute(stmts: Iterable[Stmt], st: SymState | None = None) -> SymState:
@@ -151,6 +184,11 @@ def reads(e: Expr) -> set[str]:
             return reads(x)
         case Binary(_, l, r):
             return reads(l) | reads(r)
+        case Select(c, a, b):
+            out = reads(a) | reads(b)
+            for x in cond_exprs(c):
+                out |= reads(x)
+            return out
         case _:
             assert_never(e)
 
@@ -166,6 +204,8 @@ def loads(e: Expr) -> list[Load]:
             return loads(x)
         case Binary(_, l, r):
             return loads(l) + loads(r)
+        case Select(c, a, b):
+            return [ld for x in cond_exprs(c) for ld in loads(x)] + loads(a) + loads(b)
         case _:
             assert_never(e)
 
