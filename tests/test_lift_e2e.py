@@ -15,6 +15,11 @@ KERNELS = HERE / "kernels"
 EXAMPLES = HERE.parent / "examples"
 
 LIFTABLE = {
+    "darken_u8.c": "out[0:n] = cast(select(take(base, n) > take(active, n), take(active, n), take(base, n)), uint8)",
+    "lighten_u8.c": "out[0:n] = select(take(base, n) < take(active, n), take(active, n), take(base, n))",
+    "burn_u8.c": "out[0:n] = select(take(active, n) == 0, 255, cast(scalar_tensor(255, tensor_tensor(scalar_tensor(255, take(base, n), -), take(active, n), /), -), uint8))",
+    "overlay_u8.c": "out[0:n] = select(take(base, n) >= 128, cast(tensor_scalar(tensor_tensor(tensor_tensor(scalar_tensor(2, take(base, n), *), take(base, n), +), tensor_scalar(tensor_tensor(scalar_tensor(2, take(base, n), *), take(base, n), *), 255, /), -), 255, -), uint8), cast(tensor_scalar(tensor_tensor(scalar_tensor(2, take(base, n), *), take(base, n), *), 255, /), uint8))",
+    "relu.c": "y[0:n] = select(take(x, n) > 0.0, take(x, n), 0.0)",
     "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, ((n - 1) + 1)), take(a, (n - 1)), -)",

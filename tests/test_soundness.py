@@ -187,3 +187,28 @@ def test_nest_invariant_and_summary_golden(golden) -> None:  # type: ignore[no-u
     text = show_summary(syn.summary) + "\n" + "\n".join(k.invariants(syn.candidate)) + "\n"
     golden("tensir/gemv_nest.txt", text)
     golden("smt/gemv_nest.smt2", k.vc(syn.candidate).script())
+
+
+DARKEN = """void darken(unsigned char *b, unsigned char *a, unsigned char *o, int n) {
+  for (int i = 0; i < n; i++) o[i] = b[i] > a[i] ? a[i] : b[i];
+}"""
+RELU = """void relu(float *x, float *y, int n) { for (int i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f; }"""
+
+MUTANTS_SELECT_FLOAT = {
+    # (b > a + 0 vs b >= a + 1 would be an equivalent "mutant": it verifies, rightly)
+    DARKEN: [DARKEN.replace("b[i] > a[i]", "b[i] < a[i]"), DARKEN.replace("? a[i] : b[i]", "? a[i] : a[i]")],
+    RELU: [RELU.replace("0.0f ? x[i] : 0.0f", "0.0f ? x[i] : 0.5f"), RELU.replace("x[i] > 0.0f", "x[i] < 0.0f")],
+}
+
+
+@pytest.mark.parametrize(("original", "mutant"), [(o, m) for o, ms in MUTANTS_SELECT_FLOAT.items() for m in ms])
+def test_mutated_select_and_float_kernels_do_not_verify(original: str, mutant: str) -> None:
+    k0 = analyze(parse_c_source(original))
+    syn = synthesize(k0, timeout=30)
+    km = analyze(parse_c_source(mutant))
+    with pytest.raises(VerificationError):
+        prove(km, syn.candidate, timeout=3.0, ps=syn.summary)
+    examples = random_examples(km, np.random.default_rng(1), 30)
+    with pytest.raises(VerificationError) as info:
+        verify(km, syn.candidate, examples, timeout=3.0, ps=syn.summary)
+    assert info.value.counterexample is not None

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import PointerType
+from tenspiler.frontend.loop_ir import DType, PointerType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
@@ -47,10 +47,14 @@ def random_examples(
     k: Any, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9
 ) -> list[Example]:
     """``count`` examples with trip counts spread over ``0..max_trips`` and element values
-    in ``[-magnitude, magnitude]`` (negatives and zeros included); arrays are long enough
-    for ``max_trips`` rows of ``max_trips`` elements in a loop nest."""
+    in ``[-magnitude, magnitude]`` (negatives and zeros included; ``unsigned char`` over
+    its whole range); arrays are long enough for ``max_trips`` rows of ``max_trips``
+    elements in a loop nest. A quarter of the elements are *boundary values*: the
+    program's constants and their neighbours, 0 and ±1 — so that branches such as
+    ``a == 0 ? 255 : …`` are exercised (a uniform uint8 hits 0 once in 256 draws)."""
     fn = k.fn
     length = (max_trips * max_trips if k.nested else max_trips) + 8
+    special = sorted({v + d for v in _program_constants(fn) for d in (-1, 0, 1)} | {0, 1, -1})
     out: list[Example] = []
     attempts = 0
     while len(out) < count and attempts < count * 200:
@@ -58,18 +62,12 @@ def random_examples(
         inputs: dict[str, Any] = {}
         for p in fn.params:
             if isinstance(p.type, PointerType):
-                d = p.type.elem
-                if d.is_float:
-                    inputs[p.name] = np.round(rng.uniform(-magnitude, magnitude, length), 2)
-                elif d.value == "uint8":
-                    inputs[p.name] = rng.integers(0, 256, length).astype(np.int64)
-                else:
-                    inputs[p.name] = rng.integers(-magnitude, magnitude + 1, length).astype(np.int64)
+                inputs[p.name] = _elements(rng, p.type.elem, length, magnitude, special)
             else:
                 d = p.type.dtype
                 if d.is_float:
                     inputs[p.name] = float(np.round(rng.uniform(-magnitude, magnitude), 2))
-                elif d.value == "uint8":
+                elif d == DType.UINT8:
                     inputs[p.name] = int(rng.integers(0, 256))
                 else:
                     inputs[p.name] = int(rng.integers(-2, max_trips + 2))
@@ -77,6 +75,28 @@ def random_examples(
         if ex is not None:
             out.append(ex)
     return out
+
+
+def _elements(rng: np.random.Generator, d: DType, length: int, magnitude: int,
+              special: list[int | float]) -> np.ndarray:
+    if d.is_float:
+        values = np.round(rng.uniform(-magnitude, magnitude, length), 2)
+    elif d == DType.UINT8:
+        values = rng.integers(0, 256, length).astype(np.int64)
+    else:
+        values = rng.integers(-magnitude, magnitude + 1, length).astype(np.int64)
+    lo, hi = (0, 255) if d == DType.UINT8 else (-max(magnitude, 255), max(magnitude, 255))
+    pool = [v for v in special if lo <= v <= hi]
+    pick = rng.random(length) < 0.25
+    if pool and pick.any():
+        values[pick] = rng.choice(np.array(pool, dtype=values.dtype), int(pick.sum()))
+    return values
+
+
+def _program_constants(fn: Any) -> set[int | float]:
+    from tenspiler.synth.trees import program_constants
+
+    return {c.value for c in program_constants(fn.body)}
 
 
 def summary_outputs(ps: ProgramSummary, inputs: Mapping[str, Any]) -> dict[str, Any]:

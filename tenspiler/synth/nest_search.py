@@ -65,7 +65,7 @@ def _context(k: NestKernel, with_rows: bool) -> TreeContext:
     return TreeContext(idx, frozenset({k.i, k.j}), frozenset(s.name for s in k.scalars))
 
 
-def _scalar_pool(k: NestKernel, values: list[Expr]) -> list[Scalar]:
+def _scalar_pool(k: NestKernel, values: list[Expr], origins: list[tuple[Expr, Term]]) -> list[Scalar]:
     out: list[Scalar] = []
     carried = {s.name for s in k.scalars}
 
@@ -73,6 +73,7 @@ def _scalar_pool(k: NestKernel, values: list[Expr]) -> list[Scalar]:
         match e:
             case Var(name) if name not in (k.i, k.j) and name not in carried:
                 t = lift_entry_scalar(k.entry_value(name))
+                origins.append((e, t))
                 if t not in out:
                     out.append(t)
             case Var() | Const() | Load():
@@ -94,12 +95,15 @@ def _scalar_pool(k: NestKernel, values: list[Expr]) -> list[Scalar]:
         visit(v)
     for c in program_constants(k.fn.body):
         lit = Lit(c.value, c.dtype)
+        origins.append((Const(c.value, c.dtype), lit))
         if lit not in out:
             out.append(lit)
     return out
 
 
-def _vector_pools(k: NestKernel, values: list[Expr]) -> tuple[list[Tensor], list[Tensor], list[Tensor]]:
+def _vector_pools(
+    k: NestKernel, values: list[Expr]
+) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Load]]:
     """(linear, row-prefix, whole-rows) materialisations of each distinct load, in the
     same order. ``None``-free: loads that a view cannot express raise NotLiftable when
     that view is used (checked by the caller through the tree context)."""
@@ -111,6 +115,7 @@ def _vector_pools(k: NestKernel, values: list[Expr]) -> tuple[list[Tensor], list
     row_pool: list[Tensor] = []
     mat_pool: list[Tensor] = []
     seen: set[tuple[str, str, int]] = set()
+    leaves: list[Load] = []  # the source load behind each pool entry
     for v in values:
         for ld in loads(v):
             d_lin = index_difference(ld.index, k.linear_index())
@@ -120,6 +125,7 @@ def _vector_pools(k: NestKernel, values: list[Expr]) -> tuple[list[Tensor], list
                 if key in seen:
                     continue
                 seen.add(key)
+                leaves.append(ld)
                 lin_pool.append(_slice(a, zero, bound, d_lin))
                 if d_lin == 0:
                     lo = ScalarOp("*", i, cols, INT)
@@ -135,10 +141,11 @@ def _vector_pools(k: NestKernel, values: list[Expr]) -> tuple[list[Tensor], list
                 if key in seen:
                     continue
                 seen.add(key)
+                leaves.append(ld)
                 lin_pool.append(_Unsupported(ld))  # type: ignore[arg-type]
                 row_pool.append(_slice(a, zero, bound, d))
                 mat_pool.append(_slice(a, zero, cols, d))
-    return lin_pool, row_pool, mat_pool
+    return lin_pool, row_pool, mat_pool, leaves
 
 
 class _Unsupported:
@@ -181,16 +188,21 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         acc_trees[s.name] = (sign, t, s)
         trees[s.name] = show_tree(t)
     values = [o.value for o in k.linear] + [reduction_parts(s)[1] for s in k.scalars]
-    lin_pool, row_pool, mat_pool = _vector_pools(k, values)
-    scalars = tuple(_scalar_pool(k, values + [r.value for r in k.rows]))
+    lin_pool, row_pool, mat_pool, leaves = _vector_pools(k, values)
+    scalar_origins: list[tuple[Expr, Term]] = []
+    scalars = tuple(_scalar_pool(k, values + [r.value for r in k.rows], scalar_origins))
+
+    def pools(vectors: list[Tensor]) -> Pools:
+        # loads equal up to location map to the same entry: all occurrences of a leaf
+        origins = [(ld, t) for v in values for ld in loads(v) for leaf, t in zip(leaves, vectors, strict=True) if ld == leaf]
+        return Pools(tuple(vectors), scalars, tuple(origins + scalar_origins))
 
     def candidates(examples: list[Example], expanded: bool, max_enumerate: int, max_survivors: int,
                    deadline: float, stats: Any) -> Iterator[Combo] | None:
         per_hole: list[list[tuple[str, Any]]] = []
         for name, tree in lin_trees.items():
             keep: list[tuple[str, Any]] = []
-            pools = Pools(tuple(lin_pool), scalars)
-            for n, t in enumerate(enumerate_terms(tree, pools, expanded)):
+            for n, t in enumerate(enumerate_terms(tree, pools(lin_pool), expanded)):
                 if n >= max_enumerate or time.monotonic() > deadline:
                     break
                 stats.enumerated += 1
@@ -209,8 +221,8 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             for name, (sign, tree, s) in acc_trees.items():
                 init = lift_entry_scalar(s.init)
                 pairs = zip(
-                    enumerate_terms(tree, Pools(tuple(row_pool), scalars), expanded),
-                    enumerate_terms(tree, Pools(tuple(mat_pool), scalars), expanded),
+                    enumerate_terms(tree, pools(row_pool), expanded),
+                    enumerate_terms(tree, pools(mat_pool), expanded),
                     strict=True,
                 )
                 space = []

@@ -64,6 +64,7 @@ from tenspiler.ir.terms import (
     promote,
 )
 from tenspiler.ir.terms import Cond as TCond
+from tenspiler.synth.simplify import simplify
 from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const, value_preserving
 from tenspiler.vc.kernel import LoopKernel, ScalarTarget
 from tenspiler.vc.symexec import cond_exprs, index_difference
@@ -73,8 +74,12 @@ Kind: TypeAlias = Literal["vector", "scalar"]
 
 @dataclass(frozen=True)
 class Hole:
+    """A leaf to fill; ``origin`` is the source's own leaf (a load, variable or constant),
+    whose TensIR counterpart the enumeration tries first."""
+
     kind: Kind
     dtype: DType
+    origin: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -144,11 +149,19 @@ class Pools:
 
     vectors: tuple[Tensor, ...]
     scalars: tuple[Scalar, ...]
+    origins: tuple[tuple[Expr, Term], ...] = ()  # source leaf → its pool term
 
     def for_hole(self, h: Hole) -> tuple[Term, ...]:
+        """The pool for a hole, the source's own leaf first (a search order, not a
+        restriction: every other live value and constant follows)."""
         pool: tuple[Term, ...] = self.vectors if h.kind == "vector" else self.scalars
         want_float = h.dtype.is_float
-        return tuple(t for t in pool if t.dtype.is_float == want_float)
+        out = [t for t in pool if t.dtype.is_float == want_float]
+        first = next((t for leaf, t in self.origins if leaf == h.origin), None)
+        if first is not None and first in out:
+            out.remove(first)
+            out.insert(0, first)
+        return tuple(out)
 
 
 def show_tree(t: Tree) -> str:
@@ -202,16 +215,21 @@ def loop_context(k: LoopKernel) -> TreeContext:
 
 def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = None,
                     ctx: TreeContext | None = None) -> Tree:
-    """Abstract tree of a per-iteration value ``e`` (over the loop-head state)."""
+    """Abstract tree of a per-iteration value ``e`` (over the loop-head state), after the
+    search-only simplifications of ``tenspiler.synth.simplify``."""
     if ctx is None:
         assert k is not None
         ctx = loop_context(k)
+    return _tree(simplify(e), k, exclude, ctx)
+
+
+def _tree(e: Expr, k: LoopKernel | None, exclude: str | None, ctx: TreeContext) -> Tree:
     match e:
         case Load(array, index, dtype, loc):
             if all(index_difference(index, v) is None for v in ctx.vector_indices):
                 where = " or ".join(_src_index(v) for v in ctx.vector_indices)
                 raise NotLiftable(f"read of '{array}' at an index that is not {where} + constant", loc)
-            return Hole("vector", dtype)
+            return Hole("vector", dtype, e)
         case Var(name, dtype, loc):
             if name in ctx.counters:
                 raise NotLiftable(f"the loop counter '{name}' is used as a value", loc)
@@ -220,24 +238,24 @@ def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = 
                     f"'{name}' carries a value between iterations here (a scan), which TensIR cannot express",
                     loc,
                 )
-            return Hole("scalar", dtype)
+            return Hole("scalar", dtype, e)
         case Const(_, dtype):
-            return Hole("scalar", dtype)
+            return Hole("scalar", dtype, e)
         case Unary(_, x, dtype):
-            inner = expression_tree(x, k, exclude, ctx)
+            inner = _tree(x, k, exclude, ctx)
             return Neg(inner, dtype, _kind_of(inner))
         case Binary(op, l, r, dtype):
-            a, b = expression_tree(l, k, exclude, ctx), expression_tree(r, k, exclude, ctx)
+            a, b = _tree(l, k, exclude, ctx), _tree(r, k, exclude, ctx)
             kind: Kind = "vector" if "vector" in (_kind_of(a), _kind_of(b)) else "scalar"
             return Node(op, a, b, dtype, kind)
         case Cast(x, dtype):
-            inner = expression_tree(x, k, exclude, ctx)
+            inner = _tree(x, k, exclude, ctx)
             if value_preserving(x.dtype, dtype):
                 return inner  # e.g. integer promotion of uint8: TensIR promotes too
             return Conv(inner, dtype, _kind_of(inner))
         case Select(c, a, b, dtype):
             ct = _cond_tree(c, k, exclude, ctx)
-            ta, tb = expression_tree(a, k, exclude, ctx), expression_tree(b, k, exclude, ctx)
+            ta, tb = _tree(a, k, exclude, ctx), _tree(b, k, exclude, ctx)
             vec = "vector" in (_kind_of(ta), _kind_of(tb)) or _cond_kind(ct) == "vector"
             return SelNode(ct, ta, tb, dtype, "vector" if vec else "scalar")
         case _:
@@ -247,7 +265,7 @@ def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = 
 def _cond_tree(c: Cond, k: LoopKernel | None, exclude: str | None, ctx: TreeContext) -> CondTree:
     match c:
         case Compare(op, l, r):
-            return CmpNode(op, expression_tree(l, k, exclude, ctx), expression_tree(r, k, exclude, ctx))
+            return CmpNode(op, _tree(l, k, exclude, ctx), _tree(r, k, exclude, ctx))
         case Logical(op, l, r):
             return BoolNode("and" if op == "&&" else "or", _cond_tree(l, k, exclude, ctx), _cond_tree(r, k, exclude, ctx))
         case Not(x):
@@ -376,6 +394,7 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
     loop_var = Var(k.var, DType.INT)
     vectors: list[Tensor] = []
     scalars: list[Scalar] = []
+    origins: list[tuple[Expr, Term]] = []
 
     def visit(e: Expr) -> None:
         match e:
@@ -383,10 +402,12 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
                 d = index_difference(index, loop_var)
                 assert d is not None
                 v = _slice(TensorVar(array, dtype), start, bound, d)
+                origins.append((e, v))
                 if v not in vectors:
                     vectors.append(v)
             case Var(name) if name != k.var and name not in {s.name for s in k.scalars}:
                 t = lift_entry_scalar(k.entry_value(name), k)
+                origins.append((e, t))
                 if t not in scalars:
                     scalars.append(t)
             case Var() | Const():
@@ -408,9 +429,10 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
         visit(e)
     for c in program_constants(k.fn.body):
         lit = Lit(c.value, c.dtype)
+        origins.append((Const(c.value, c.dtype), lit))
         if lit not in scalars:
             scalars.append(lit)
-    return Pools(tuple(vectors), tuple(scalars))
+    return Pools(tuple(vectors), tuple(scalars), tuple(origins))
 
 
 def _slice(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:

@@ -27,7 +27,10 @@ import numpy as np
 
 
 def _c_div(x, y):
-    """C integer division, elementwise on int64 arrays: truncates toward zero (C11 6.5.5)."""
+    """C integer division, elementwise on int64 arrays: truncates toward zero (C11 6.5.5).
+    A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
+    discards, which get divisor 1 instead of a NumPy warning."""
+    y = np.where(y == 0, 1, y)
     q = np.abs(x) // np.abs(y)
     return np.where((x >= 0) == (y > 0), q, -q)
 

@@ -1,0 +1,92 @@
+"""Boolean and select simplification of per-iteration values, for synthesis only.
+
+If-conversion in the frontend turns ``if (c) x = a; else x = b;`` into a flag
+``f = c ? 1 : 0`` and guarded selects ``x = f != 0 ? a : x; x = f == 0 ? b : x``. The
+expression tree extracted from that is needlessly deep (and its constant holes invite odd
+candidates). These rewrites recover ``c ? a : b`` *for the search only*: verification
+conditions are always built from the unsimplified transition relation, so a wrong rule
+could only cost a failed proof, never a wrong "verified". Each rule is nevertheless checked
+with z3 in ``tests/test_simplify.py``.
+
+Rules (``c`` a condition, ``a, b, x`` expressions):
+
+* ``(c ? 1 : 0) != 0  →  c``  and  ``(c ? 1 : 0) == 0  →  !c``
+* ``!!c  →  c``
+* ``!c ? a : b  →  c ? b : a``
+* ``c ? (c ? a : x) : b  →  c ? a : b``  and  ``c ? a : (c ? x : b)  →  c ? a : b``
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from tenspiler.frontend.loop_ir import (
+    Binary,
+    Cast,
+    Compare,
+    Cond,
+    Const,
+    Expr,
+    Load,
+    Logical,
+    Not,
+    Select,
+    Unary,
+    Var,
+)
+
+
+def _flag_of(e: Expr) -> Cond | None:
+    """``c`` when ``e`` is ``c ? 1 : 0``."""
+    if (
+        isinstance(e, Select)
+        and isinstance(e.then, Const) and e.then.value == 1
+        and isinstance(e.else_, Const) and e.else_.value == 0
+    ):
+        return e.cond
+    return None
+
+
+def simplify_cond(c: Cond) -> Cond:
+    match c:
+        case Compare(op, l, r, loc):
+            sl, sr = simplify(l), simplify(r)
+            flag = _flag_of(sl)
+            if flag is not None and isinstance(sr, Const) and sr.value == 0 and op in ("!=", "=="):
+                return flag if op == "!=" else simplify_cond(Not(flag, loc))
+            return Compare(op, sl, sr, loc)
+        case Logical(op, l, r, loc):
+            return Logical(op, simplify_cond(l), simplify_cond(r), loc)
+        case Not(x, loc):
+            inner = simplify_cond(x)
+            if isinstance(inner, Not):
+                return inner.operand
+            return Not(inner, loc)
+        case _:
+            assert_never(c)
+
+
+def simplify(e: Expr) -> Expr:
+    """The rewrites of the module docstring, bottom-up, to a fixed point per node."""
+    match e:
+        case Const() | Var():
+            return e
+        case Load(a, i, d, loc):
+            return Load(a, simplify(i), d, loc)
+        case Unary(op, x, d, loc):
+            return Unary(op, simplify(x), d, loc)
+        case Binary(op, l, r, d, loc):
+            return Binary(op, simplify(l), simplify(r), d, loc)
+        case Cast(x, d, loc):
+            return Cast(simplify(x), d, loc)
+        case Select(c, a, b, d, loc):
+            sc, sa, sb = simplify_cond(c), simplify(a), simplify(b)
+            if isinstance(sc, Not):
+                sc, sa, sb = sc.operand, sb, sa
+            if isinstance(sa, Select) and sa.cond == sc:
+                sa = sa.then
+            if isinstance(sb, Select) and sb.cond == sc:
+                sb = sb.else_
+            return Select(sc, sa, sb, d, loc)
+        case _:
+            assert_never(e)
