@@ -194,7 +194,10 @@ DARKEN = """void darken(unsigned char *b, unsigned char *a, unsigned char *o, in
 }"""
 RELU = """void relu(float *x, float *y, int n) { for (int i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f; }"""
 
+SUMEXP = """float sum_exp(float *x, float m, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += expf(x[i] - m); return s; }"""
+
 MUTANTS_SELECT_FLOAT = {
+    SUMEXP: [SUMEXP.replace("expf(x[i] - m)", "expf(x[i]) - m"), SUMEXP.replace("expf", "sqrtf")],
     # (b > a + 0 vs b >= a + 1 would be an equivalent "mutant": it verifies, rightly)
     DARKEN: [DARKEN.replace("b[i] > a[i]", "b[i] < a[i]"), DARKEN.replace("? a[i] : b[i]", "? a[i] : a[i]")],
     RELU: [RELU.replace("0.0f ? x[i] : 0.0f", "0.0f ? x[i] : 0.5f"), RELU.replace("x[i] > 0.0f", "x[i] < 0.0f")],

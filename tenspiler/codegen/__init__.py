@@ -34,6 +34,7 @@ from tenspiler.ir.terms import (
     ReduceRows,
     ReduceSum,
     Scalar,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarOutput,
@@ -45,6 +46,7 @@ from tenspiler.ir.terms import (
     Take,
     Tensor,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorSelect,
     TensorTensor,
@@ -177,6 +179,10 @@ def op_key(t: Term) -> str:
             return "scalar_cast"
         case TensorCast():
             return "tensor_cast"
+        case ScalarApply(fn):
+            return f"scalar_apply({fn})"
+        case TensorMap(fn):
+            return f"map({fn})"
         case ScalarSelect():
             return "scalar_select"
         case TensorSelect():

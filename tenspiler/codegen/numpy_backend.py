@@ -38,6 +38,7 @@ from tenspiler.codegen import (
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
+from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
@@ -48,6 +49,7 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ReduceMax,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarOutput,
@@ -57,6 +59,7 @@ from tenspiler.ir.terms import (
     Tail,
     Take,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorSelect,
     TensorTensor,
@@ -278,6 +281,14 @@ def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"np.where({_bare(cond)}, {_bare(a)}, {_bare(b)})"
 
 
+def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``map(f, t)`` / ``f(s)`` for the math functions → ``np.exp`` … (real arithmetic in
+    the proof; NumPy computes in the C type's precision)."""
+    assert isinstance(t, ScalarApply | TensorMap)
+    fn = {"exp": "np.exp", "sqrt": "np.sqrt", "log": "np.log", "tanh": "np.tanh", "fabs": "np.abs"}[t.func]
+    return f"{fn}({_bare(args[0])})"
+
+
 def matrix_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``matrix(t, rows, cols)`` (row-major view of the first rows*cols elements) →
     ``t[:rows * cols].reshape(rows, cols)``."""
@@ -359,6 +370,7 @@ RULES: dict[str, Rule] = {
     "reduce_sum": reduce_sum_rule,
     "reduce_max": reduce_max_rule,
     "matrix": matrix_rule,
+    **{f"{node}({fn})": apply_rule for node in ("scalar_apply", "map") for fn in UNARY_FUNCTIONS},
     "scalar_select": select_rule,
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,

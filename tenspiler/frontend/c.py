@@ -85,9 +85,11 @@ from pycparser import c_ast, c_generator, c_parser
 
 from tenspiler.errors import LiftError, SourceLoc
 from tenspiler.frontend.loop_ir import (
+    MATH_FUNCTIONS,
     Assign,
     Binary,
     BinOpName,
+    Call,
     Cast,
     CmpOpName,
     Compare,
@@ -1117,6 +1119,8 @@ class _Unit:
         if not isinstance(node.name, c_ast.ID):
             self.fail("call through an expression is not supported", node)
         name = node.name.name
+        if env.lookup(name) is None and name not in self.funcdefs and name in MATH_FUNCTIONS:
+            return self.math_call(node, name, env)
         if env.lookup(name) is not None or name not in self.funcdefs:
             if name in self.macros:
                 self.fail(f"macro '{name}' is not supported (the C preprocessor is not run)", node)
@@ -1155,6 +1159,19 @@ class _Unit:
         for item in items[:-1]:
             self._helper_stmt(item, inner, name)
         return _convert(self.expr(items[-1].expr, inner), ret)
+
+    def math_call(self, node: c_ast.FuncCall, name: str, env: _Env) -> Expr:
+        """``exp``/``expf``, ``sqrt``/``sqrtf``, ``log``/``logf``, ``tanh``/``tanhf``,
+        ``fabs``/``fabsf`` of one argument → :class:`Call` (the ``f`` variants in float,
+        the others in double, as in ``<math.h>``)."""
+        args = node.args.exprs if node.args is not None else []
+        if len(args) != 1:
+            self.fail(f"call to '{name}' with {len(args)} arguments; it takes 1", node)
+        if self.is_pointer(args[0], env):
+            self.fail(f"passing pointer '{_render(args[0])}' to '{name}' is not supported", args[0])
+        dtype = DType.FLOAT if name.endswith("f") and name != "exp" else DType.DOUBLE
+        arg = _convert(self.expr(args[0], env), dtype)
+        return Call(MATH_FUNCTIONS[name], arg, dtype, self.loc(node))
 
     def _helper_stmt(self, node: c_ast.Node, env: _Env, helper: str) -> None:
         if isinstance(node, c_ast.EmptyStatement):

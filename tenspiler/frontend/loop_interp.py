@@ -21,6 +21,7 @@ import numpy as np
 from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
+    Call,
     Cast,
     CmpOpName,
     Compare,
@@ -42,7 +43,7 @@ from tenspiler.frontend.loop_ir import (
     Unary,
     Var,
 )
-from tenspiler.ir.semantics import py_binop, py_cast
+from tenspiler.ir.semantics import py_binop, py_call, py_cast
 
 __all__ = ["run_function"]
 
@@ -214,6 +215,8 @@ class _Machine:
                 chosen = then if self.cond(cond) else else_
                 self._check_dtype(chosen, dtype, "select branch")
                 return self.eval(chosen)
+            case Call(func=func, arg=arg):
+                return py_call(func, self.eval(arg))  # type: ignore[no-any-return]
             case _:
                 assert_never(e)
 

@@ -163,7 +163,27 @@ class Select:
     loc: SourceLoc | None = field(default=None, compare=False)
 
 
-Expr: TypeAlias = Const | Var | Load | Unary | Binary | Cast | Select
+#: Math functions a kernel may call (C ``<math.h>`` / C++ ``<cmath>``; ``f``-suffixed
+#: float variants map to the same name). Verified as uninterpreted functions of the reals
+#: except ``fabs``, which is exact (``tenspiler.ir.semantics.UNARY_FUNCTIONS``).
+MATH_FUNCTIONS: dict[str, str] = {
+    "exp": "exp", "expf": "exp", "sqrt": "sqrt", "sqrtf": "sqrt", "log": "log", "logf": "log",
+    "fabs": "fabs", "fabsf": "fabs", "tanh": "tanh", "tanhf": "tanh",
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    """A math function applied to one real argument (``func`` is the key of
+    ``semantics.UNARY_FUNCTIONS``: ``exp``, ``sqrt``, ``log``, ``fabs``, ``tanh``)."""
+
+    func: str
+    arg: Expr
+    dtype: DType
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+Expr: TypeAlias = Const | Var | Load | Unary | Binary | Cast | Select | Call
 
 
 # ---------------------------------------------------------------- statements

@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 
 from tenspiler.frontend.loop_ir import DType
-from tenspiler.ir.semantics import UndefinedBehaviour, np_binop, np_cast, py_binop, py_cast
+from tenspiler.ir.semantics import (
+    UndefinedBehaviour,
+    np_binop,
+    np_call,
+    np_cast,
+    py_binop,
+    py_call,
+    py_cast,
+)
 from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
@@ -29,6 +37,7 @@ from tenspiler.ir.terms import (
     ReduceMax,
     ReduceRows,
     ReduceSum,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarSelect,
@@ -38,6 +47,7 @@ from tenspiler.ir.terms import (
     Tail,
     Take,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorSelect,
     TensorTensor,
@@ -133,6 +143,13 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             return int(evaluate(x, env).shape[0])
         case ScalarCast(x, dtype):
             return _scalar(py_cast(evaluate(x, env), dtype), dtype)
+        case ScalarApply(fn, x, dtype):
+            return _scalar(py_call(fn, evaluate(x, env)), dtype)
+        case TensorMap(fn, x, dtype):
+            v = evaluate(x, env)
+            if not _discarded_lanes.get() and fn in ("sqrt", "log") and np.any(v < 0 if fn == "sqrt" else v <= 0):
+                raise UndefinedBehaviour(f"{fn} outside its domain")
+            return _as_tensor(np_call(fn, v), dtype)
         case TensorCast(x, dtype):
             return _as_tensor(np_cast(evaluate(x, env), dtype), dtype)
         case Take(x, n):

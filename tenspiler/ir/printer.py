@@ -16,6 +16,7 @@ from tenspiler.ir.terms import (
     ReduceMax,
     ReduceRows,
     ReduceSum,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarOutput,
@@ -26,6 +27,7 @@ from tenspiler.ir.terms import (
     Tail,
     Take,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorSelect,
     TensorTensor,
@@ -50,6 +52,10 @@ def show(t: Term) -> str:
             return f"size({show(x)})"
         case ScalarCast(x, d) | TensorCast(x, d):
             return f"cast({show(x)}, {d.value})"
+        case ScalarApply(fn, x):
+            return f"{fn}({show(x)})"
+        case TensorMap(fn, x):
+            return f"map({fn}, {show(x)})"
         case ScalarSelect(c, a, b) | TensorSelect(c, a, b):
             return f"select({show_cond(c)}, {show(a)}, {show(b)})"
         case Matrix(x, r, c):

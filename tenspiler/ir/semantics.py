@@ -97,6 +97,36 @@ def np_cast(x: Any, dtype: DType) -> Any:
     return v
 
 
+# ---------------------------------------------------------------- unary math functions
+
+#: name → (Python, NumPy, SMT-LIB). ``exp``, ``sqrt``, ``log``, ``tanh`` are *uninterpreted*
+#: functions of the reals in proofs (a proof then holds for every function in their place,
+#: so in particular for the real one); ``fabs`` is defined exactly.
+UNARY_FUNCTIONS: dict[str, tuple[Any, Any, str]] = {
+    "exp": (math.exp, np.exp, "tenspiler.exp"),
+    "sqrt": (math.sqrt, np.sqrt, "tenspiler.sqrt"),
+    "log": (math.log, np.log, "tenspiler.log"),
+    "tanh": (math.tanh, np.tanh, "tenspiler.tanh"),
+    "fabs": (abs, np.abs, "tenspiler.fabs"),
+}
+UNINTERPRETED = ("exp", "sqrt", "log", "tanh")
+
+
+def py_call(func: str, x: Any) -> Any:
+    if (func in ("sqrt", "log") and x < 0) or (func == "log" and x == 0):
+        raise UndefinedBehaviour(f"{func}({x}) is outside its domain")
+    return UNARY_FUNCTIONS[func][0](float(x))
+
+
+def np_call(func: str, x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return UNARY_FUNCTIONS[func][1](np.asarray(x, dtype=np.float64))
+
+
+def smt_call(func: str, x: str) -> str:
+    return f"({UNARY_FUNCTIONS[func][2]} {x})"
+
+
 # ---------------------------------------------------------------- SMT-LIB text
 
 #: Definitions every SMT-LIB script starts with (C division and remainder on Int).
@@ -108,6 +138,12 @@ SMT_PRELUDE = """\
   (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
 ; C conversion of a real to an integer truncates toward zero.
 (define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
+; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+(declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.sqrt (Real) Real)
+(declare-fun tenspiler.log (Real) Real)
+(declare-fun tenspiler.tanh (Real) Real)
+(define-fun tenspiler.fabs ((x Real)) Real (ite (>= x 0.0) x (- x)))
 """
 
 

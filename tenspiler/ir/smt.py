@@ -29,6 +29,7 @@ from tenspiler.ir.terms import (
     ReduceRows,
     ReduceSum,
     Scalar,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarSelect,
@@ -39,6 +40,7 @@ from tenspiler.ir.terms import (
     Take,
     Tensor,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorSelect,
     TensorTensor,
@@ -89,6 +91,8 @@ class SmtEncoder:
                 return self.length(x)
             case ScalarCast(x, dtype):
                 return sem.smt_cast(self.scalar(x), x.dtype, dtype)
+            case ScalarApply(fn, x, dtype):
+                return sem.smt_call(fn, self._conv(self.scalar(x), x.dtype, dtype))
             case ScalarSelect(cnd, a, b, dtype):
                 return (f"(ite {self.cond(cnd, None)} {self._conv(self.scalar(a), a.dtype, dtype)} "
                         f"{self._conv(self.scalar(b), b.dtype, dtype)})")
@@ -118,6 +122,8 @@ class SmtEncoder:
                 )
             case TensorCast(x, dtype):
                 return sem.smt_cast(self.at(x, k), x.dtype, dtype)
+            case TensorMap(fn, x, dtype):
+                return sem.smt_call(fn, self._conv(self.at(x, k), x.dtype, dtype))
             case TensorSelect(cnd, a, b, dtype):
                 return (f"(ite {self.cond(cnd, k)} {self._conv(self._value(a, k), a.dtype, dtype)} "
                         f"{self._conv(self._value(b, k), b.dtype, dtype)})")
@@ -164,7 +170,7 @@ class SmtEncoder:
                 return f"(- {self.scalar(hi)} {self.scalar(lo)})"
             case TensorTensor(_, l, _, _):
                 return self.length(l)
-            case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
+            case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
                 return self.length(x)
             case ReduceRows(x, _):
                 return self.scalar(rows(x))
@@ -278,7 +284,7 @@ def element_vars(t: Tensor) -> set[str]:
             return element_vars(l) | element_vars(r)
         case TensorScalar(_, x, s, _, _):
             return element_vars(x) | free_vars(s)
-        case TensorCast(x, _):
+        case TensorCast(x, _) | TensorMap(_, x, _):
             return element_vars(x)
         case Matrix(x, _, cols):
             return element_vars(x) | free_vars(cols)

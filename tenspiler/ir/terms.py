@@ -115,6 +115,16 @@ class ScalarSelect:
 
 
 @dataclass(frozen=True)
+class ScalarApply:
+    """A math function of a scalar (``exp``, ``sqrt``, ``log``, ``tanh``: uninterpreted in
+    proofs; ``fabs``: exact)."""
+
+    func: str
+    scalar: Scalar
+    dtype: DType
+
+
+@dataclass(frozen=True)
 class ScalarCast:
     """C conversion of a scalar to ``dtype`` (int→real exact, real→int truncates toward
     zero, →uint8 wraps modulo 256)."""
@@ -123,7 +133,9 @@ class ScalarCast:
     dtype: DType
 
 
-Scalar: TypeAlias = ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size | ScalarCast | ScalarSelect
+Scalar: TypeAlias = (
+    ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size | ScalarCast | ScalarSelect | ScalarApply
+)
 
 
 # ---------------------------------------------------------------- tensor terms
@@ -217,6 +229,16 @@ class TensorSelect:
 
 
 @dataclass(frozen=True)
+class TensorMap:
+    """``map(func, t)``: a math function applied elementwise (paper §6: ``exp``/``sqrt``
+    of the Llama kernels; uninterpreted in proofs except ``fabs``)."""
+
+    func: str
+    tensor: Tensor
+    dtype: DType
+
+
+@dataclass(frozen=True)
 class Matrix:
     """``matrix(t, rows, cols)``: the first ``rows * cols`` elements of the 1-D tensor ``t``
     as a ``rows × cols`` matrix, row-major (the view a C kernel's flattened ``A[i*cols + j]``
@@ -243,13 +265,13 @@ class ReduceRows:
 
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
-    | TensorSelect
+    | TensorSelect | TensorMap
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
-    TensorSelect,
+    TensorSelect, TensorMap,
 )
 
 
@@ -261,7 +283,7 @@ def rank(t: Tensor) -> int:
             return 2
         case TensorTensor(_, l, r, _):
             return max(rank(l), rank(r))
-        case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
+        case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
             return rank(x)
         case TensorSelect(_, a, b, _):
             return max(rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
@@ -282,6 +304,8 @@ def row(t: Tensor, r: Scalar) -> Tensor:
             return TensorScalar(op, row(x, r), s, left, d)
         case TensorCast(x, d):
             return TensorCast(row(x, r), d)
+        case TensorMap(fn, x, d):
+            return TensorMap(fn, row(x, r), d)
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
 
@@ -292,7 +316,7 @@ def rows(t: Tensor) -> Scalar:
             return n
         case TensorTensor(_, a, b, _):
             return rows(a) if rank(a) == 2 else rows(b)
-        case TensorScalar(_, x, _, _, _) | TensorCast(x, _):
+        case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
             return rows(x)
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
@@ -359,6 +383,12 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case ScalarCast(x, d):
             nx = f(x)
             return t if nx is x else ScalarCast(nx, d)  # type: ignore[arg-type]
+        case ScalarApply(fn, x, d):
+            nx = f(x)
+            return t if nx is x else ScalarApply(fn, nx, d)  # type: ignore[arg-type]
+        case TensorMap(fn, x, d):
+            nx = f(x)
+            return t if nx is x else TensorMap(fn, nx, d)  # type: ignore[arg-type]
         case TensorCast(x, d):
             nx = f(x)
             return t if nx is x else TensorCast(nx, d)  # type: ignore[arg-type]

@@ -20,18 +20,31 @@ from collections.abc import Iterator
 from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import Binary, Cast, Const, DType, Expr, Load, Select, Unary, Var
+from tenspiler.frontend.loop_ir import (
+    Binary,
+    Call,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    Load,
+    Select,
+    Unary,
+    Var,
+)
 from tenspiler.ir.terms import (
     Lit,
     Matrix,
     ReduceRows,
     Scalar,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarVar,
     Slice,
     Tensor,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorVar,
     Term,
@@ -88,6 +101,8 @@ def _scalar_pool(k: NestKernel, values: list[Expr], origins: list[tuple[Expr, Te
                     visit(x)
                 visit(a)
                 visit(b)
+            case Call(_, x):
+                visit(x)
             case _:
                 assert_never(e)
 
@@ -300,5 +315,8 @@ def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
             if value_preserving(x.dtype, d):
                 return conv
             return TensorCast(conv, d) if is_tensor(conv) else ScalarCast(conv, d)  # type: ignore[arg-type]
+        case Call(f, x, d):
+            arg = _lift_row(k, x, totals)
+            return TensorMap(f, arg, d) if is_tensor(arg) else ScalarApply(f, arg, d)  # type: ignore[arg-type]
         case _:
             assert_never(e)

@@ -22,6 +22,7 @@ from typing import assert_never
 
 from tenspiler.frontend.loop_ir import (
     Binary,
+    Call,
     Cast,
     Compare,
     Cond,
@@ -88,5 +89,7 @@ def simplify(e: Expr) -> Expr:
             if isinstance(sb, Select) and sb.cond == sc:
                 sb = sb.else_
             return Select(sc, sa, sb, d, loc)
+        case Call(f, x, d, loc):
+            return Call(f, simplify(x), d, loc)
         case _:
             assert_never(e)

@@ -23,6 +23,7 @@ from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
     BinOpName,
+    Call,
     Cast,
     CmpOpName,
     Compare,
@@ -48,6 +49,7 @@ from tenspiler.ir.terms import (
     NotCond,
     ReduceSum,
     Scalar,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarSelect,
@@ -56,6 +58,7 @@ from tenspiler.ir.terms import (
     Take,
     Tensor,
     TensorCast,
+    TensorMap,
     TensorScalar,
     TensorSelect,
     TensorTensor,
@@ -140,7 +143,17 @@ class SelNode:
     kind: Kind
 
 
-Tree: TypeAlias = Hole | Node | Neg | Conv | SelNode
+@dataclass(frozen=True)
+class Fn:
+    """A math function (``map`` of an uninterpreted unary function over a vector)."""
+
+    func: str
+    operand: Tree
+    dtype: DType
+    kind: Kind
+
+
+Tree: TypeAlias = Hole | Node | Neg | Conv | SelNode | Fn
 
 
 @dataclass(frozen=True)
@@ -177,6 +190,8 @@ def show_tree(t: Tree) -> str:
             return f"(cast-{dtype.value} {show_tree(x)})"
         case SelNode(c, a, b):
             return f"(? {_show_cond_tree(c)} {show_tree(a)} {show_tree(b)})"
+        case Fn(f, x):
+            return f"({f} {show_tree(x)})"
         case _:
             assert_never(t)
 
@@ -258,6 +273,9 @@ def _tree(e: Expr, k: LoopKernel | None, exclude: str | None, ctx: TreeContext) 
             ta, tb = _tree(a, k, exclude, ctx), _tree(b, k, exclude, ctx)
             vec = "vector" in (_kind_of(ta), _kind_of(tb)) or _cond_kind(ct) == "vector"
             return SelNode(ct, ta, tb, dtype, "vector" if vec else "scalar")
+        case Call(f, x, dtype):
+            inner = _tree(x, k, exclude, ctx)
+            return Fn(f, inner, dtype, _kind_of(inner))
         case _:
             assert_never(e)
 
@@ -360,6 +378,8 @@ def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
                     expr(x)
                 expr(a)
                 expr(b)
+            case Call(_, x):
+                expr(x)
             case _:
                 assert_never(e)
 
@@ -422,6 +442,8 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
                     visit(x)
                 visit(a)
                 visit(b)
+            case Call(_, x):
+                visit(x)
             case _:
                 assert_never(e)
 
@@ -464,6 +486,9 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
                     yield TensorSelect(cc, ta, tb, _arith(dtype))
                 else:
                     yield ScalarSelect(cc, ta, tb, _arith(dtype))  # type: ignore[arg-type]
+        case Fn(f, x, dtype, kind):
+            for v in enumerate_terms(x, pools, expanded):
+                yield TensorMap(f, v, dtype) if kind == "vector" else ScalarApply(f, v, dtype)  # type: ignore[arg-type]
         case Conv(x, dtype, kind):
             for v in enumerate_terms(x, pools, expanded):
                 yield TensorCast(v, dtype) if kind == "vector" else ScalarCast(v, dtype)  # type: ignore[arg-type]

@@ -33,6 +33,7 @@ from typing import Any, assert_never
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     Binary,
+    Call,
     Cast,
     Compare,
     Cond,
@@ -61,6 +62,7 @@ from tenspiler.ir.terms import (
     NotCond,
     ProgramSummary,
     Scalar,
+    ScalarApply,
     ScalarCast,
     ScalarOp,
     ScalarOutput,
@@ -73,7 +75,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import Cond as TCond
 from tenspiler.vc.kernel import LoopKernel, divisors
-from tenspiler.vc.symexec import SymState
+from tenspiler.vc.symexec import SymState, cond_exprs
 
 BOUND = "__bound__"
 
@@ -157,6 +159,8 @@ def lift_entry_scalar(e: Expr, k: object = None) -> Scalar:
             raise NotLiftable("a single array element outside the loop is not in TensIR yet", e.loc)
         case Select(c, a, b, dtype):
             return ScalarSelect(lift_cond(c), lift_entry_scalar(a, k), lift_entry_scalar(b, k), dtype)
+        case Call(f, x, dtype):
+            return ScalarApply(f, lift_entry_scalar(x, k), dtype)
         case _:
             assert_never(e)
 
@@ -285,6 +289,8 @@ def encode_expr(e: Expr, scalars: Mapping[str, str], arrays: Mapping[str, str]) 
         case Select(c, a, b):
             return (f"(ite {encode_cond(c, scalars, arrays)} {encode_expr(a, scalars, arrays)} "
                     f"{encode_expr(b, scalars, arrays)})")
+        case Call(f, x):
+            return sem.smt_call(f, encode_expr(x, scalars, arrays))
         case _:
             assert_never(e)
 
@@ -539,7 +545,58 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
         )
     if any(_param_dtype(p).is_float for p in fn.params):
         out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
+    used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})
+    if used:
+        out.append((
+            f"{', '.join(used)} {'is' if len(used) == 1 else 'are'} uninterpreted: the proof holds "
+            "for any function in their place (so for the real one), fabs is exact", "true"))
     return out
+
+
+def called_functions(fn: Function) -> set[str]:
+    """Math functions the kernel calls."""
+    from tenspiler.frontend.loop_ir import Assign, For, Return, Store
+
+    found: set[str] = set()
+
+    def expr(e: Expr) -> None:
+        match e:
+            case Call(f, x):
+                found.add(f)
+                expr(x)
+            case Const() | Var():
+                pass
+            case Load(_, i):
+                expr(i)
+            case Unary(_, x) | Cast(x):
+                expr(x)
+            case Binary(_, l, r):
+                expr(l)
+                expr(r)
+            case Select(c, a, b):
+                for x in cond_exprs(c):
+                    expr(x)
+                expr(a)
+                expr(b)
+            case _:
+                assert_never(e)
+
+    def stmts(body: Iterable[Any]) -> None:
+        for s in body:
+            match s:
+                case Assign(_, v) | Return(v):
+                    if v is not None:
+                        expr(v)
+                case Store(_, i, v):
+                    expr(i)
+                    expr(v)
+                case For(_, a, b, inner):
+                    expr(a)
+                    expr(b)
+                    stmts(inner)
+
+    stmts(fn.body)
+    return found
 
 
 def _shifted(text: str, d: int) -> str:
@@ -650,5 +707,7 @@ def _src(e: Expr) -> str:
             return f"({dtype.c_name}){_src(x)}"
         case Select(_, a, b):
             return f"(… ? {_src(a)} : {_src(b)})"
+        case Call(f, x):
+            return f"{f}({_src(x)})"
         case _:
             assert_never(e)

@@ -16,6 +16,7 @@ from typing import Any, assert_never
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     Binary,
+    Call,
     Cast,
     Cond,
     Const,
@@ -338,7 +339,7 @@ def divisors(e: Expr, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ..
             return divisors(l, guard) + divisors(r, guard) + own
         case Load(_, index):
             return divisors(index, guard)
-        case Unary(_, x) | Cast(x):
+        case Unary(_, x) | Cast(x) | Call(_, x):
             return divisors(x, guard)
         case Select(c, a, b):
             conds = [d for x in symexec.cond_exprs(c) for d in divisors(x, guard)]

@@ -23,6 +23,7 @@ from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
+    Call,
     Cast,
     Compare,
     Cond,
@@ -118,6 +119,8 @@ def substitute(e: Expr, st: SymState) -> Expr:
             return Cast(substitute(x, st), dtype, loc)
         case Select(c, a, b, dtype, loc):
             return Select(map_cond(c, lambda x: substitute(x, st)), substitute(a, st), substitute(b, st), dtype, loc)
+        case Call(f, x, dtype, loc):
+            return Call(f, substitute(x, st), dtype, loc)
         case _:
             assert_never(e)
 
@@ -189,6 +192,8 @@ def reads(e: Expr) -> set[str]:
             for x in cond_exprs(c):
                 out |= reads(x)
             return out
+        case Call(_, x):
+            return reads(x)
         case _:
             assert_never(e)
 
@@ -206,6 +211,8 @@ def loads(e: Expr) -> list[Load]:
             return loads(l) + loads(r)
         case Select(c, a, b):
             return [ld for x in cond_exprs(c) for ld in loads(x)] + loads(a) + loads(b)
+        case Call(_, x):
+            return loads(x)
         case _:
             assert_never(e)
 

@@ -1,0 +1,20 @@
+// blend lighten_blend: 8-bit lighten per pixel, the larger of base and active.
+#include <cstdint>
+#include <vector>
+using namespace std;
+
+inline uint8_t lighten_8x8(uint8_t b, uint8_t a) { return b < a ? a : b; }
+
+vector<vector<uint8_t>> lighten_blend(vector<vector<uint8_t>> base, vector<vector<uint8_t>> active)
+{
+    vector<vector<uint8_t>> out;
+    int m = base.size();
+    int n = base[0].size();
+    for (int row = 0; row < m; row++) {
+        vector<uint8_t> row_vec;
+        for (int col = 0; col < n; col++)
+            row_vec.push_back(lighten_8x8(base[row][col], active[row][col]));
+        out.push_back(row_vec);
+    }
+    return out;
+}

@@ -1,0 +1,6 @@
+/* mathfu muleq: a *= b element-wise over n entries. */
+void muleq(int *a, int *b, int n)
+{
+    for (int k = 0; k < n; k++)
+        a[k] = a[k] * b[k];
+}
