@@ -1234,3 +1234,15 @@ def test_parse_c_file_reads_text(tmp_path: Path) -> None:
     fn = parse_c_file(path)
     assert fn.body == (Return(Unary("-", iv("x"), DType.INT)),)
     assert fn.body[0].loc == SourceLoc(str(path), 1, 16)
+
+
+def test_inclusive_bound_minus_one_folds() -> None:
+    from tenspiler.frontend.loop_ir import For
+
+    fn = parse_c_source("void f(int *a, int n) { for (int i = 0; i <= n - 1; ++i) a[i] = 0; }")
+    (loop,) = fn.body
+    assert isinstance(loop, For) and loop.stop == Var("n", DType.INT)
+    fn = parse_c_source("void f(int *a, int n) { for (int i = 0; i <= n - 3; ++i) a[i] = 0; }")
+    (loop,) = fn.body
+    assert isinstance(loop, For)
+    assert loop.stop == Binary("-", Var("n", DType.INT), Const(2, DType.INT), DType.INT)

@@ -435,6 +435,18 @@ def _promote(d: DType) -> DType:
     return DType.INT if d == DType.UINT8 else d
 
 
+def _plus_one(e: Expr, loc: SourceLoc | None) -> Expr:
+    """``e + 1`` for an inclusive bound, folding ``x - c + 1`` to ``x - (c - 1)`` (exact on
+    the integers) so that ``i <= n - 1`` reads as ``i < n``."""
+    match e:
+        case Binary("-", x, Const(c), DType.INT) if isinstance(c, int) and c >= 1:
+            return x if c == 1 else Binary("-", x, Const(c - 1, DType.INT, loc), DType.INT, e.loc)
+        case Const(c, DType.INT) if isinstance(c, int):
+            return Const(c + 1, DType.INT, loc)
+        case _:
+            return Binary("+", e, Const(1, DType.INT, loc), DType.INT, loc)
+
+
 def _convert(e: Expr, dtype: DType) -> Expr:
     """``e`` converted to ``dtype`` (a ``Cast``; folded on literals)."""
     if e.dtype == dtype:
@@ -1793,7 +1805,7 @@ class _Kernel:
             u.fail("loop bound must be an integer expression", bound_node)
         stop = _convert(bound, DType.INT)
         if inclusive:
-            stop = Binary("+", stop, Const(1, DType.INT, u.loc(cond)), DType.INT, u.loc(cond))
+            stop = _plus_one(stop, u.loc(cond))
         return stop
 
     def for_step(self, node: c_ast.For, var: str) -> None:
