@@ -196,7 +196,10 @@ RELU = """void relu(float *x, float *y, int n) { for (int i = 0; i < n; ++i) y[i
 
 SUMEXP = """float sum_exp(float *x, float m, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += expf(x[i] - m); return s; }"""
 
+MAXV = """int max_val(int *a, int n) { int m = -1000; for (int i = 0; i < n; i++) { if (a[i] > m) m = a[i]; } return m; }"""
+
 MUTANTS_SELECT_FLOAT = {
+    MAXV: [MAXV.replace("int m = -1000", "int m = -999"), MAXV.replace("m = a[i]; }", "m = a[i] + 1; }")],
     SUMEXP: [SUMEXP.replace("expf(x[i] - m)", "expf(x[i]) - m"), SUMEXP.replace("expf", "sqrtf")],
     # (b > a + 0 vs b >= a + 1 would be an equivalent "mutant": it verifies, rightly)
     DARKEN: [DARKEN.replace("b[i] > a[i]", "b[i] < a[i]"), DARKEN.replace("? a[i] : b[i]", "? a[i] : a[i]")],

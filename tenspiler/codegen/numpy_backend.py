@@ -277,7 +277,9 @@ def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     cond = _cond_text(t.cond, it)
     a, b = next(it), next(it)
     if isinstance(t, ScalarSelect):
-        return f"({_bare(a)} if {_bare(cond)} else {_bare(b)})"
+        # operands keep their parentheses: a nested conditional expression must not
+        # re-associate (Python's ``x if c else y if d else z`` nests to the right)
+        return f"({a} if {cond} else {b})"
     return f"np.where({_bare(cond)}, {_bare(a)}, {_bare(b)})"
 
 

@@ -190,8 +190,8 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
                 _check_divisor(op, b, dtype)
             return _as_tensor(np_binop(op, a, _safe(op, b, dtype), dtype), dtype)
         case ScalarSelect(c, a, b, dtype):
-            cond, x, y = _select(c, a, b, env)
-            return _scalar(x if bool(cond) else y, dtype)
+            # like C's ?:, only the chosen operand is evaluated
+            return _scalar(evaluate(a if bool(eval_cond(c, env)) else b, env), dtype)
         case TensorSelect(c, a, b, dtype):
             cond, x, y = _select(c, a, b, env)
             return _as_tensor(np.where(cond, _as_tensor(x, dtype), _as_tensor(y, dtype)), dtype)

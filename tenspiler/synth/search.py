@@ -31,7 +31,9 @@ from tenspiler.synth.trees import (
     enumerate_terms,
     expression_tree,
     leaf_pools,
+    maximum_part,
     reduction_parts,
+    running_max,
     show_tree,
 )
 from tenspiler.vc.conditions import Candidate, lift_entry_scalar, result_term, summary
@@ -84,6 +86,16 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
         holes.append(_Hole(a.array, tree, lambda t: t))
         values.append(a.value)
     for s in k.scalars:
+        peak = maximum_part(s)
+        if peak is not None:
+            tree = expression_tree(peak, k)
+            if tree.kind != "vector":
+                raise NotLiftable(f"'{s.name}' keeps a maximum of a loop-invariant value", s.update.loc)
+            init = lift_entry_scalar(s.init, k)
+            start = lift_entry_scalar(k.start, k)
+            holes.append(_Hole(s.name, tree, lambda t, init=init, start=start, d=s.dtype: running_max(init, t, start, d)))  # type: ignore[misc]
+            values.append(peak)
+            continue
         sign, f = reduction_parts(s)
         tree = expression_tree(f, k)
         if tree.kind != "vector":

@@ -70,7 +70,7 @@ from tenspiler.ir.terms import Cond as TCond
 from tenspiler.synth.simplify import simplify
 from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const, value_preserving
 from tenspiler.vc.kernel import LoopKernel, ScalarTarget
-from tenspiler.vc.symexec import cond_exprs, index_difference
+from tenspiler.vc.symexec import cond_exprs, index_difference, reads
 
 Kind: TypeAlias = Literal["vector", "scalar"]
 
@@ -318,6 +318,37 @@ def _src_index(e: Expr) -> str:
 
 def _kind_of(t: Tree) -> Kind:
     return t.kind
+
+
+def maximum_part(s: ScalarTarget) -> Expr | None:
+    """``F`` when the update is a running maximum ``x = F > x ? F : x`` (any of the
+    equivalent spellings, after the search-only simplifications), else ``None``."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if not isinstance(u, Select) or not isinstance(u.cond, Compare):
+        return None
+    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    a, b = u.then, u.else_
+    for f, here in ((lhs, rhs), (rhs, lhs)):
+        if here != x or x.name in reads(f):
+            continue
+        f_first = f is lhs  # condition is "F op x"
+        bigger = op in (">", ">=") if f_first else op in ("<", "<=")
+        if bigger and a == f and b == x:
+            return f
+        if not bigger and op in ("<", "<=", ">", ">=") and a == x and b == f:
+            return f
+    return None
+
+
+def running_max(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scalar:
+    """``init`` if the range is empty, else ``max(init, reduce_max(body))`` (the value of
+    ``x = F > x ? F : x`` after the loop; BOUND is the range's end)."""
+    from tenspiler.ir.terms import Cmp, ReduceMax, ScalarSelect
+
+    red = ReduceMax(body, dtype)
+    both = ScalarSelect(Cmp(">", red, init), red, init, dtype)
+    return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), both, init, dtype)
 
 
 def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:

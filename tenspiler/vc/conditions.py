@@ -61,6 +61,7 @@ from tenspiler.ir.terms import (
     Lit,
     NotCond,
     ProgramSummary,
+    ReduceSum,
     Scalar,
     ScalarApply,
     ScalarCast,
@@ -68,9 +69,11 @@ from tenspiler.ir.terms import (
     ScalarOutput,
     ScalarSelect,
     ScalarVar,
+    Slice,
     Tensor,
     TensorVar,
     Term,
+    promote,
     substitute,
 )
 from tenspiler.ir.terms import Cond as TCond
@@ -155,8 +158,10 @@ def lift_entry_scalar(e: Expr, k: object = None) -> Scalar:
             if value_preserving(x.dtype, dtype):
                 return inner
             return ScalarCast(inner, dtype)
-        case Load():
-            raise NotLiftable("a single array element outside the loop is not in TensIR yet", e.loc)
+        case Load(array, index, dtype):
+            # one element as a one-element slice's sum (TensIR has no element access)
+            idx = lift_entry_scalar(index, k)
+            return ReduceSum(Slice(TensorVar(array, dtype), idx, plus_const(idx, 1)), promote(dtype, dtype))
         case Select(c, a, b, dtype):
             return ScalarSelect(lift_cond(c), lift_entry_scalar(a, k), lift_entry_scalar(b, k), dtype)
         case Call(f, x, dtype):
