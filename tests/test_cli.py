@@ -104,3 +104,11 @@ def test_not_lifted_exit_1(tmp_path: Path) -> None:
 def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(HERE / "kernels" / "recurrence.c")]) == 1
     assert "recurrence" in capsys.readouterr().err
+
+
+def test_cxx_source_is_refused_clearly(tmp_path: Path) -> None:
+    src = tmp_path / "k.cc"
+    src.write_text("#include <vector>\nusing namespace std;\nfloat f(vector<float> a) { return a[0]; }\n")
+    code, out, err = run([str(src)], tmp_path)
+    assert code == 2 and out == ""
+    assert err.strip() == f"{src}:1:1: C++ sources (the std::vector subset) are not supported yet; only C is read"

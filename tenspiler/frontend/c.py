@@ -140,11 +140,20 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
             outside the accepted subset; the message is ``file:line:col: what``.
     """
     p = Path(path)
+    if p.suffix.lower() in CXX_SUFFIXES:
+        raise LiftError(
+            "C++ sources (the std::vector subset) are not supported yet; only C is read",
+            SourceLoc(str(path), 1, 1),
+        )
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LiftError(f"cannot read {p}: {e}") from e
     return parse_c_source(text, str(path), function)
+
+
+#: File suffixes of C++ sources (refused with a clear message until the C++ frontend exists).
+CXX_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh")
 
 
 def parse_c_source(text: str, filename: str = "<string>", function: str | None = None) -> Function:
