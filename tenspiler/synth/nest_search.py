@@ -67,7 +67,7 @@ from tenspiler.synth.trees import (
 )
 from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
 from tenspiler.vc.nest import NestKernel, nest_summary
-from tenspiler.vc.symexec import cond_exprs, index_difference, loads
+from tenspiler.vc.symexec import index_difference, loads, subexpressions
 
 INT = DType.INT
 Combo = tuple[tuple[str, Any], ...]
@@ -82,32 +82,13 @@ def _scalar_pool(k: NestKernel, values: list[Expr], origins: list[tuple[Expr, Te
     out: list[Scalar] = []
     carried = {s.name for s in k.scalars}
 
-    def visit(e: Expr) -> None:
-        match e:
-            case Var(name) if name not in (k.i, k.j) and name not in carried:
-                t = lift_entry_scalar(k.entry_value(name))
+    for v in values:
+        for e in subexpressions(v):
+            if isinstance(e, Var) and e.name not in (k.i, k.j) and e.name not in carried:
+                t = lift_entry_scalar(k.entry_value(e.name))
                 origins.append((e, t))
                 if t not in out:
                     out.append(t)
-            case Var() | Const() | Load():
-                pass
-            case Unary(_, x) | Cast(x):
-                visit(x)
-            case Binary(_, l, r):
-                visit(l)
-                visit(r)
-            case Select(c, a, b):
-                for x in cond_exprs(c):
-                    visit(x)
-                visit(a)
-                visit(b)
-            case Call(_, x):
-                visit(x)
-            case _:
-                assert_never(e)
-
-    for v in values:
-        visit(v)
     for c in program_constants(k.fn.body):
         lit = Lit(c.value, c.dtype)
         origins.append((Const(c.value, c.dtype), lit))

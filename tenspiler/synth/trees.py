@@ -20,7 +20,6 @@ from typing import Literal, TypeAlias, assert_never
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
     BIN_OPS,
-    Assign,
     Binary,
     BinOpName,
     Call,
@@ -31,14 +30,11 @@ from tenspiler.frontend.loop_ir import (
     Const,
     DType,
     Expr,
-    For,
     Load,
     Logical,
     Not,
-    Return,
     Select,
     Stmt,
-    Store,
     Unary,
     Var,
 )
@@ -70,7 +66,12 @@ from tenspiler.ir.terms import Cond as TCond
 from tenspiler.synth.simplify import simplify
 from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const, value_preserving
 from tenspiler.vc.kernel import LoopKernel, ScalarTarget
-from tenspiler.vc.symexec import cond_exprs, index_difference, reads
+from tenspiler.vc.symexec import (
+    index_difference,
+    reads,
+    statement_expressions,
+    subexpressions,
+)
 
 Kind: TypeAlias = Literal["vector", "scalar"]
 
@@ -389,52 +390,8 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
 
 
 def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
-    out: list[Const] = []
-
-    def expr(e: Expr) -> None:
-        match e:
-            case Const():
-                out.append(e)
-            case Var():
-                pass
-            case Load(_, i):
-                expr(i)
-            case Unary(_, x) | Cast(x):
-                expr(x)
-            case Binary(_, l, r):
-                expr(l)
-                expr(r)
-            case Select(c, a, b):
-                for x in cond_exprs(c):
-                    expr(x)
-                expr(a)
-                expr(b)
-            case Call(_, x):
-                expr(x)
-            case _:
-                assert_never(e)
-
-    def stmt(s: Stmt) -> None:
-        match s:
-            case Assign(_, v):
-                expr(v)
-            case Store(_, i, v):
-                expr(i)
-                expr(v)
-            case For(_, a, b, body):
-                expr(a)
-                expr(b)
-                for t in body:
-                    stmt(t)
-            case Return(v):
-                if v is not None:
-                    expr(v)
-            case _:
-                assert_never(s)
-
-    for s in stmts:
-        stmt(s)
-    return out
+    """Every literal of the program, in source order (the paper's §5.4 constant pool)."""
+    return [e for e in statement_expressions(stmts) if isinstance(e, Const)]
 
 
 def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
@@ -461,25 +418,13 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
                 origins.append((e, t))
                 if t not in scalars:
                     scalars.append(t)
-            case Var() | Const():
-                pass
-            case Unary(_, x) | Cast(x):
-                visit(x)
-            case Binary(_, l, r):
-                visit(l)
-                visit(r)
-            case Select(c, a, b):
-                for x in cond_exprs(c):
-                    visit(x)
-                visit(a)
-                visit(b)
-            case Call(_, x):
-                visit(x)
             case _:
-                assert_never(e)
+                pass
 
-    for e in values:
-        visit(e)
+    for value in values:
+        for e in subexpressions(value):
+            if not isinstance(e, Load) or index_difference(e.index, loop_var) is not None:
+                visit(e)
     for c in program_constants(k.fn.body):
         lit = Lit(c.value, c.dtype)
         origins.append((Const(c.value, c.dtype), lit))

@@ -78,7 +78,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import Cond as TCond
 from tenspiler.vc.kernel import LoopKernel, divisors
-from tenspiler.vc.symexec import SymState, cond_exprs
+from tenspiler.vc.symexec import SymState, statement_expressions
 
 BOUND = "__bound__"
 
@@ -560,48 +560,7 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
 
 def called_functions(fn: Function) -> set[str]:
     """Math functions the kernel calls."""
-    from tenspiler.frontend.loop_ir import Assign, For, Return, Store
-
-    found: set[str] = set()
-
-    def expr(e: Expr) -> None:
-        match e:
-            case Call(f, x):
-                found.add(f)
-                expr(x)
-            case Const() | Var():
-                pass
-            case Load(_, i):
-                expr(i)
-            case Unary(_, x) | Cast(x):
-                expr(x)
-            case Binary(_, l, r):
-                expr(l)
-                expr(r)
-            case Select(c, a, b):
-                for x in cond_exprs(c):
-                    expr(x)
-                expr(a)
-                expr(b)
-            case _:
-                assert_never(e)
-
-    def stmts(body: Iterable[Any]) -> None:
-        for s in body:
-            match s:
-                case Assign(_, v) | Return(v):
-                    if v is not None:
-                        expr(v)
-                case Store(_, i, v):
-                    expr(i)
-                    expr(v)
-                case For(_, a, b, inner):
-                    expr(a)
-                    expr(b)
-                    stmts(inner)
-
-    stmts(fn.body)
-    return found
+    return {e.func for e in statement_expressions(fn.body) if isinstance(e, Call)}
 
 
 def _shifted(text: str, d: int) -> str:

@@ -12,7 +12,7 @@ This is the single transition relation used both for expression-tree extraction
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import assert_never
@@ -215,6 +215,49 @@ def loads(e: Expr) -> list[Load]:
             return loads(x)
         case _:
             assert_never(e)
+
+
+def subexpressions(e: Expr) -> Iterator[Expr]:
+    """``e`` and every expression inside it, pre-order, left to right (conditions'
+    operands included)."""
+    yield e
+    match e:
+        case Const() | Var():
+            pass
+        case Load(_, index):
+            yield from subexpressions(index)
+        case Unary(_, x) | Cast(x) | Call(_, x):
+            yield from subexpressions(x)
+        case Binary(_, l, r):
+            yield from subexpressions(l)
+            yield from subexpressions(r)
+        case Select(c, a, b):
+            for x in cond_exprs(c):
+                yield from subexpressions(x)
+            yield from subexpressions(a)
+            yield from subexpressions(b)
+        case _:
+            assert_never(e)
+
+
+def statement_expressions(stmts: Iterable[Stmt]) -> Iterator[Expr]:
+    """Every expression in ``stmts`` and their sub-expressions (loops entered)."""
+    for s in stmts:
+        match s:
+            case Assign(_, v):
+                yield from subexpressions(v)
+            case Store(_, i, v):
+                yield from subexpressions(i)
+                yield from subexpressions(v)
+            case For(_, a, b, body):
+                yield from subexpressions(a)
+                yield from subexpressions(b)
+                yield from statement_expressions(body)
+            case Return(v):
+                if v is not None:
+                    yield from subexpressions(v)
+            case _:
+                assert_never(s)
 
 
 def upward_exposed(stmts: Iterable[Stmt]) -> set[str]:
