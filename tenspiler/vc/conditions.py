@@ -73,6 +73,7 @@ from tenspiler.ir.terms import (
     Tensor,
     TensorVar,
     Term,
+    map_children,
     promote,
     substitute,
 )
@@ -151,6 +152,8 @@ def lift_entry_scalar(e: Expr, k: object = None) -> Scalar:
             return ScalarVar(name, dtype)
         case Binary(op, l, r, dtype):
             return ScalarOp(op, lift_entry_scalar(l, k), lift_entry_scalar(r, k), dtype)
+        case Unary(_, Const(v), dtype):
+            return Lit(-v, dtype)  # a negative literal
         case Unary(_, x, dtype):
             return ScalarOp("-", Lit(0, dtype), lift_entry_scalar(x, k), dtype)
         case Cast(x, dtype):
@@ -201,7 +204,18 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
         lo = plus_const(start, a.offset)
         hi = plus_const(stop, a.offset)
         outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
-    return ProgramSummary(k.fn.name, tuple(outputs))
+    return fold_summary(ProgramSummary(k.fn.name, tuple(outputs)))
+
+
+def fold_summary(ps: ProgramSummary) -> ProgramSummary:
+    """:func:`fold_indices` on every term of a summary."""
+    out: list[ArrayOutput | ScalarOutput] = []
+    for o in ps.outputs:
+        if isinstance(o, ArrayOutput):
+            out.append(ArrayOutput(o.array, fold_indices(o.lo), fold_indices(o.hi), fold_indices(o.value)))  # type: ignore[arg-type]
+        else:
+            out.append(ScalarOutput(o.name, fold_indices(o.value)))  # type: ignore[arg-type]
+    return ProgramSummary(ps.function, tuple(out))
 
 
 def result_term(k: LoopKernel, cand: Candidate) -> Scalar:
@@ -254,12 +268,25 @@ def invariant_text(k: LoopKernel, cand: Candidate) -> str:
     return " and ".join(parts)
 
 
+def fold_indices(t: Term) -> Term:
+    """Fold constant offsets in integer index terms: ``(x ± a) ± b`` → ``x ± (a ± b)``
+    (exact on the integers; makes ``slice(a, 1, ((n - 1) + 1))`` read ``slice(a, 1, n)``)."""
+    t = map_children(t, fold_indices)
+    match t:
+        case ScalarOp("+" | "-" as op, x, Lit(b), DType.INT) if isinstance(b, int):
+            return plus_const(x, b if op == "+" else -b)
+    return t
+
+
 def plus_const(t: Scalar, c: int) -> Scalar:
     """``t + c`` as a TensIR index term (literals folded, ``+ 0`` dropped)."""
     if c == 0:
         return t
     if isinstance(t, Lit) and not t.dtype.is_float:
         return Lit(int(t.value) + c, DType.INT)
+    match t:  # (x ± a) + c folds to x + (±a + c)
+        case ScalarOp("+" | "-" as op, x, Lit(a), DType.INT) if isinstance(a, int):
+            return plus_const(x, (a if op == "+" else -a) + c)
     return ScalarOp("+" if c > 0 else "-", t, Lit(abs(c), DType.INT), DType.INT)
 
 

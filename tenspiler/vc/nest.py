@@ -54,6 +54,7 @@ from tenspiler.vc.conditions import (
     _src,
     _summary_goal,
     encode_expr,
+    fold_summary,
     head_name,
     input_assumptions,
     lift_entry_scalar,
@@ -323,7 +324,7 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
             continue
         outputs.append(ArrayOutput(r.array, plus_const(start, r.offset), plus_const(stop, r.offset),
                                    substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
-    return ProgramSummary(k.fn.name, tuple(outputs))
+    return fold_summary(ProgramSummary(k.fn.name, tuple(outputs)))
 
 
 def _zero(t: Scalar) -> bool:
