@@ -180,6 +180,9 @@ def lift_file(
         res.status, res.message = "not_lifted", str(err)
     except TenspilerError as err:
         res.status, res.message = "not_lifted", str(err)
+    except Exception as err:  # a bug of ours: report it as "not lifted", never as verified
+        res.status = "not_lifted"
+        res.message = f"internal error ({type(err).__name__}: {err}); please report it with the input file"
     return res
 
 

@@ -25,6 +25,7 @@ LIFTABLE = {
     "rms_scale.c": "o[0:size] = tensor_tensor(take(w, size), scalar_tensor((1.0 / sqrt(((ss / cast(size, float)) + 1e-05))), take(x, size), *), *)",
     "max_val.c": "return = select(n > 0, select(reduce_max(take(a, n)) > -1000, reduce_max(take(a, n)), -1000), -1000)",
     "softmax_max.c": "return = select(max_pos > 1, select(reduce_max(slice(input, 1, max_pos)) > reduce_sum(slice(input, 0, 1)), reduce_max(slice(input, 1, max_pos)), reduce_sum(slice(input, 0, 1))), reduce_sum(slice(input, 0, 1)))",
+    "mean_float.c": "return = (cast(reduce_sum(take(a, n)), float) / cast(n, float))",
     "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, n), take(a, (n - 1)), -)",

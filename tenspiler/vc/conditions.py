@@ -143,45 +143,51 @@ class VC:
 # ---------------------------------------------------------------- lifting scalars
 
 
-def lift_entry_scalar(e: Expr, k: object = None) -> Scalar:
-    """A loop-IR expression over the function-entry state as a TensIR scalar term."""
+def lift_entry_scalar(e: Expr, k: object = None, env: Mapping[str, Scalar] | None = None) -> Scalar:
+    """A loop-IR expression over the function-entry state as a TensIR scalar term;
+    ``env`` gives the terms of variables that are not entry values (e.g. a loop's
+    accumulators at its exit)."""
+
+    def lift(x: Expr) -> Scalar:
+        return lift_entry_scalar(x, k, env)
+
     match e:
         case Const(v, dtype):
             return Lit(v, dtype)
         case Var(name, dtype):
-            return ScalarVar(name, dtype)
+            return env[name] if env is not None and name in env else ScalarVar(name, dtype)
         case Binary(op, l, r, dtype):
-            return ScalarOp(op, lift_entry_scalar(l, k), lift_entry_scalar(r, k), dtype)
+            return ScalarOp(op, lift(l), lift(r), dtype)
         case Unary(_, Const(v), dtype):
             return Lit(-v, dtype)  # a negative literal
         case Unary(_, x, dtype):
-            return ScalarOp("-", Lit(0, dtype), lift_entry_scalar(x, k), dtype)
+            return ScalarOp("-", Lit(0, dtype), lift(x), dtype)
         case Cast(x, dtype):
-            inner = lift_entry_scalar(x, k)
+            inner = lift(x)
             if value_preserving(x.dtype, dtype):
                 return inner
             return ScalarCast(inner, dtype)
         case Load(array, index, dtype):
             # one element as a one-element slice's sum (TensIR has no element access)
-            idx = lift_entry_scalar(index, k)
+            idx = lift(index)
             return ReduceSum(Slice(TensorVar(array, dtype), idx, plus_const(idx, 1)), promote(dtype, dtype))
         case Select(c, a, b, dtype):
-            return ScalarSelect(lift_cond(c), lift_entry_scalar(a, k), lift_entry_scalar(b, k), dtype)
+            return ScalarSelect(lift_cond(c, env), lift(a), lift(b), dtype)
         case Call(f, x, dtype):
-            return ScalarApply(f, lift_entry_scalar(x, k), dtype)
+            return ScalarApply(f, lift(x), dtype)
         case _:
             assert_never(e)
 
 
-def lift_cond(c: Cond) -> TCond:
+def lift_cond(c: Cond, env: Mapping[str, Scalar] | None = None) -> TCond:
     """A loop-IR condition over the entry state as a TensIR condition."""
     match c:
         case Compare(op, l, r):
-            return Cmp(op, lift_entry_scalar(l), lift_entry_scalar(r))
+            return Cmp(op, lift_entry_scalar(l, None, env), lift_entry_scalar(r, None, env))
         case Logical(op, l, r):
-            return BoolOp("and" if op == "&&" else "or", lift_cond(l), lift_cond(r))
+            return BoolOp("and" if op == "&&" else "or", lift_cond(l, env), lift_cond(r, env))
         case Not(x):
-            return NotCond(lift_cond(x))
+            return NotCond(lift_cond(x, env))
         case _:
             assert_never(c)
 
@@ -222,28 +228,20 @@ def result_term(k: LoopKernel, cand: Candidate) -> Scalar:
     """The returned expression over the exit state, with carried scalars replaced by their
     summaries and the loop counter by the stop value."""
     assert k.result is not None
+    return exit_term(k, cand, k.result)
+
+
+def exit_term(k: LoopKernel, cand: Candidate, e: Expr) -> Scalar:
+    """An expression over the loop-exit state as a term over the entry state."""
     stop = lift_entry_scalar(k.stop, k)
-    carried = {s.name for s in k.scalars}
-    inductions = {ind.name: ind for ind in k.inductions}
-
-    def lift(e: Expr) -> Scalar:
-        match e:
-            case Var(name) if name in carried:
-                return substitute(cand.scalar(name), {BOUND: stop})  # type: ignore[return-value]
-            case Var(name) if name in inductions:
-                return lift_entry_scalar(k.closed_form(inductions[name], k.stop), k)
-            case Var(name) if name == k.var:
-                return stop
-            case Var(name):
-                return lift_entry_scalar(k.entry_value(name), k)
-            case Binary(op, l, r, dtype):
-                return ScalarOp(op, lift(l), lift(r), dtype)
-            case Unary(_, x, dtype):
-                return ScalarOp("-", Lit(0, dtype), lift(x), dtype)
-            case _:
-                return lift_entry_scalar(e, k)
-
-    return lift(k.result)
+    env: dict[str, Scalar] = {k.var: stop}
+    for s in k.scalars:
+        env[s.name] = substitute(cand.scalar(s.name), {BOUND: stop})  # type: ignore[assignment]
+    for ind in k.inductions:
+        env[ind.name] = lift_entry_scalar(k.closed_form(ind, k.stop), k)
+    for name, value in k.pre.scalars.items():
+        env.setdefault(name, lift_entry_scalar(value, k))
+    return lift_entry_scalar(e, k, env)
 
 
 def invariant_text(k: LoopKernel, cand: Candidate) -> str:
