@@ -14,6 +14,8 @@ Rules (``c`` a condition, ``a, b, x`` expressions):
 * ``!!c  →  c``
 * ``!c ? a : b  →  c ? b : a``
 * ``c ? (c ? a : x) : b  →  c ? a : b``  and  ``c ? a : (c ? x : b)  →  c ? a : b``
+* ``c ? x ± f : x  →  x ± (c ? f : 0)``  and  ``c ? x : x ± f  →  x ± (c ? 0 : f)``
+  (a conditional accumulation is an accumulation of a select)
 """
 
 from __future__ import annotations
@@ -88,6 +90,12 @@ def simplify(e: Expr) -> Expr:
                 sa = sa.then
             if isinstance(sb, Select) and sb.cond == sc:
                 sb = sb.else_
+            zero = Const(0.0 if d.is_float else 0, d, loc)
+            for upd, same, upd_first in ((sa, sb, True), (sb, sa, False)):
+                if isinstance(upd, Binary) and upd.op in ("+", "-") and upd.left == same and upd.dtype == d:
+                    f = upd.right
+                    picked = Select(sc, f, zero, d, loc) if upd_first else Select(sc, zero, f, d, loc)
+                    return Binary(upd.op, same, picked, d, loc)
             return Select(sc, sa, sb, d, loc)
         case Call(f, x, d, loc):
             return Call(f, simplify(x), d, loc)

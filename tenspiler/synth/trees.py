@@ -368,7 +368,7 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
             case _:
                 terms.append((sign, e))
 
-    flatten(s.update, 1)
+    flatten(simplify(s.update), 1)
     own = [i for i, (_, t) in enumerate(terms) if isinstance(t, Var) and t.name == s.name]
     if len(own) != 1 or terms[own[0]][0] != 1:
         raise NotLiftable(
