@@ -29,6 +29,8 @@ LIFTABLE = {
     "count_pos.c": "return = reduce_sum(select(take(a, n) > 0, 1, 0))",
     "avg3.c": "out[1:(n - 1)] = tensor_scalar(tensor_tensor(tensor_tensor(slice(in, 0, (n - 2)), slice(in, 1, (n - 1)), +), slice(in, 2, n), +), 3.0, /)",
     "sum_abs.c": "return = reduce_sum(select(take(a, n) < 0, scalar_tensor(0, take(a, n), -), take(a, n)))",
+    "gemv_acc.c": "y[0:M] = reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *))",
+    "gemv_inplace.c": "y[0:M] = tensor_tensor(take(y, M), reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *)), +)",
     "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, n), take(a, (n - 1)), -)",

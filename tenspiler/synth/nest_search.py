@@ -46,6 +46,7 @@ from tenspiler.ir.terms import (
     TensorCast,
     TensorMap,
     TensorScalar,
+    TensorTensor,
     TensorVar,
     Term,
     is_tensor,
@@ -215,7 +216,8 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         if acc_trees:
             spaces = []
             for name, (sign, tree, s) in acc_trees.items():
-                init = lift_entry_scalar(s.init)
+                init = lift_entry_scalar(s.init)  # over the outer head: may read row i
+                init_rows = _lift_row(k, s.init, {})  # the same, for every row at once
                 pairs = zip(
                     enumerate_terms(tree, pools(row_pool), expanded),
                     enumerate_terms(tree, pools(mat_pool), expanded),
@@ -227,7 +229,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                         continue  # the summand must read the matrix, or rows are all equal
                     _check(f1)
                     _check(f2)
-                    space.append((name, accumulate(init, sign, f1, s.dtype), _row_total(init, sign, f2, s.dtype)))  # type: ignore[arg-type]
+                    space.append((name, accumulate(init, sign, f1, s.dtype), _row_total(init_rows, sign, f2, s.dtype)))  # type: ignore[arg-type]
                 spaces.append(space)
             row_keep = []
             for combo in itertools.product(*spaces):
@@ -255,11 +257,14 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
     return trees, candidates
 
 
-def _row_total(init: Scalar, sign: str, rows2d: Tensor, dtype: DType) -> Tensor:
-    """``init ± reduce_rows(rows2d)`` as a 1-D tensor over rows."""
+def _row_total(init: Term, sign: str, rows2d: Tensor, dtype: DType) -> Tensor:
+    """``init ± reduce_rows(rows2d)`` as a 1-D tensor over rows (``init`` a scalar, or a
+    vector with one initial value per row, e.g. ``y[i]`` for ``y[i] += …``)."""
     red: Tensor = ReduceRows(rows2d, promote(dtype, dtype))
     if isinstance(init, Lit) and init.value == 0:
         return red if sign == "+" else TensorScalar("-", red, Lit(0, dtype), True, red.dtype)
+    if is_tensor(init):
+        return TensorTensor(sign, init, red, red.dtype)  # type: ignore[arg-type]
     return TensorScalar(sign, red, init, True, red.dtype)  # type: ignore[arg-type]
 
 

@@ -22,12 +22,29 @@ the outer invariant at ``i + 1``), ``exit``, ``post``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import Binary, Const, DType, Expr, For, Function, Return, Var
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    Call,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Return,
+    Select,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.smt import SmtEncoder, array_sort
@@ -198,7 +215,13 @@ def analyze_nest(fn: Function) -> NestKernel:
         raise NotLiftable("array writes or return before the loop nest are not supported", outer.loc)
     start = symexec.substitute(outer.start, pre)
     stop = symexec.substitute(outer.stop, pre)
+    fn, pre_i_list, inner, post_i_list, cells = promote_cells(fn, inner, pre_i_stmts, post_i_stmts)
+    pre_i_stmts, post_i_stmts = tuple(pre_i_list), tuple(post_i_list)
     pre_i = symexec.execute(pre_i_stmts)
+    for array, stores in list(pre_i.stores.items()):
+        # a store to a promoted cell before the inner loop is overwritten by the store-back
+        if array in cells and all(symexec.index_difference(idx, cells[array]) == 0 for idx, _ in stores):
+            del pre_i.stores[array]
     if pre_i.stores:
         raise NotLiftable("array writes between the loop headers are not supported yet", outer.loc)
     inner_start = symexec.substitute(inner.start, pre_i)
@@ -268,6 +291,89 @@ def analyze_nest(fn: Function) -> NestKernel:
                    tuple(scalars), tuple(linear), tuple(rows), result)
     _check_reads(k)
     return k
+
+
+def promote_cells(
+    fn: Function, inner: For, pre_i: Sequence[Stmt], post_i: Sequence[Stmt]
+) -> tuple[Function, list[Stmt], For, list[Stmt], dict[str, Expr]]:
+    """Scalar replacement: an array element the inner loop reads and writes at one index
+    that does not change during the inner loop (``y[i] += A[i*n + j] * x[j]``) becomes a
+    local accumulator — loaded before the inner loop, stored back after it. Sound because
+    every access to that array in the inner loop is at that very element (checked) and
+    distinct pointer parameters do not alias (a stated assumption).
+
+    Returns the function (with the new locals), the rewritten statements, and
+    array → index (over the outer-loop head after ``pre_i``) of each promoted element."""
+    assigned = symexec.assigned_scalars(inner.body) | {inner.var}
+    stored = symexec.stored_arrays(inner.body)
+    cells: dict[str, Expr] = {}
+    for st in inner.body:
+        if isinstance(st, Store) and st.array not in cells:
+            r = symexec.reads(st.index)
+            if not (r & (assigned | stored)) and not symexec.loads(st.index):
+                cells[st.array] = st.index
+    for array, idx in list(cells.items()):
+        accesses = [e.index for e in symexec.statement_expressions(inner.body) if isinstance(e, Load) and e.array == array]
+        accesses += [st.index for st in inner.body if isinstance(st, Store) and st.array == array]
+        if any(symexec.index_difference(a, idx) != 0 for a in accesses):
+            del cells[array]
+    if not cells:
+        return fn, list(pre_i), inner, list(post_i), {}
+    names = {n for n, _ in fn.locals} | {p.name for p in fn.params}
+    cell_var: dict[str, Var] = {}
+    new_locals = list(fn.locals)
+    for array in cells:
+        name = f"{array}__cell"
+        while name in names:
+            name += "_"
+        names.add(name)
+        cell_var[array] = Var(name, fn.dtype_of(array))
+        new_locals.append((name, fn.dtype_of(array)))
+
+    def rewrite(e: Expr) -> Expr:
+        match e:
+            case Load(array, index, dtype, loc) if array in cells:
+                return cell_var[array]
+            case Load(array, index, dtype, loc):
+                return Load(array, rewrite(index), dtype, loc)
+            case Const() | Var():
+                return e
+            case Unary(op, x, dtype, loc):
+                return Unary(op, rewrite(x), dtype, loc)
+            case Binary(op, l, r, dtype, loc):
+                return Binary(op, rewrite(l), rewrite(r), dtype, loc)
+            case Cast(x, dtype, loc):
+                return Cast(rewrite(x), dtype, loc)
+            case Select(c, a, b, dtype, loc):
+                return Select(symexec.map_cond(c, rewrite), rewrite(a), rewrite(b), dtype, loc)
+            case Call(f, x, dtype, loc):
+                return Call(f, rewrite(x), dtype, loc)
+            case _:
+                assert_never(e)
+
+    body: list[Stmt] = []
+    for st in inner.body:
+        match st:
+            case Store(array, _, value, loc) if array in cells:
+                body.append(Assign(cell_var[array].name, rewrite(value), loc))
+            case Store(array, index, value, loc):
+                body.append(Store(array, rewrite(index), rewrite(value), loc))
+            case Assign(target, value, loc):
+                body.append(Assign(target, rewrite(value), loc))
+            case _:
+                body.append(st)
+    loads_in = [Assign(v.name, Load(a, cells[a], v.dtype, inner.loc), inner.loc) for a, v in cell_var.items()]
+    stores_out = [Store(a, cells[a], v, inner.loc) for a, v in cell_var.items()]
+    new_inner = For(inner.var, inner.start, inner.stop, tuple(body), inner.loc)
+    pre_state = symexec.execute(pre_i)
+    at_head = {a: symexec.substitute(idx, pre_state) for a, idx in cells.items()}
+    return (
+        replace(fn, locals=tuple(new_locals)),
+        [*pre_i, *loads_in],
+        new_inner,
+        [*stores_out, *post_i],
+        at_head,
+    )
 
 
 def _check_reads(k: NestKernel) -> None:
