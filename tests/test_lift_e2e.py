@@ -31,6 +31,8 @@ LIFTABLE = {
     "sum_abs.c": "return = reduce_sum(select(take(a, n) < 0, scalar_tensor(0, take(a, n), -), take(a, n)))",
     "gemv_acc.c": "y[0:M] = reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *))",
     "gemv_inplace.c": "y[0:M] = tensor_tensor(take(y, M), reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *)), +)",
+    "flat_copy2.c": "out[0:(m * n)] = scalar_tensor(2, take(A, (m * n)), *)",
+    "walk_matvec.c": "r[0:n] = reduce_rows(tensor_tensor(matrix(m, n, n), take(v, n), *))",
     "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, n), take(a, (n - 1)), -)",

@@ -105,6 +105,20 @@ class RowOutput:
 
 
 @dataclass(frozen=True)
+class NestInduction:
+    """A scalar stepped by constants in a loop nest (pointer walking, ``out[k++]``).
+
+    ``outer``: its value at the outer-loop head (over the entry state and ``i``), or
+    ``None`` when ``pre_i`` resets it before use; ``inner``: its value at the inner-loop
+    head (over the entry state, ``i`` and ``j``), or ``None`` when the inner loop does not
+    step it."""
+
+    name: str
+    outer: Expr | None
+    inner: Expr | None
+
+
+@dataclass(frozen=True)
 class NestKernel:
     """A doubly nested kernel (see the module docstring). Expressions named ``*_entry`` are
     over the function-entry state; ``pre_i`` is over the outer-loop head, ``body`` over the
@@ -124,6 +138,7 @@ class NestKernel:
     linear: tuple[LinearOutput, ...]
     rows: tuple[RowOutput, ...]
     result: Expr | None
+    inductions: tuple[NestInduction, ...] = ()
 
     @property
     def i(self) -> str:
@@ -237,12 +252,22 @@ def analyze_nest(fn: Function) -> NestKernel:
     post_i = symexec.execute(post_i_stmts)
     if post_i.has_return or pre_i.has_return:
         raise NotLiftable("return inside a loop is not supported", outer.loc)
+    inductions = _nest_inductions(fn, pre, pre_i, body, post_i, inner.stop, start, outer.var, inner.var)
+    if inductions:
+        # read every induction through its closed form (justified by invariant conjuncts)
+        outer_env = {d.name: d.outer for d in inductions if d.outer is not None}
+        inner_env = {d.name: d.inner if d.inner is not None else d.outer for d in inductions}
+        exit_env = {n: symexec.replace_vars(e, {inner.var: inner.stop}) for n, e in inner_env.items() if e is not None}
+        pre_i = _substituted(pre_i, outer_env)
+        body = _substituted(body, {n: e for n, e in inner_env.items() if e is not None})
+        post_i = _substituted(post_i, exit_env)
 
     # inner accumulators: reset in pre_i, accumulated in the body, read by post_i
     post_i_reads = symexec.upward_exposed(post_i_stmts)
     post_reads = symexec.upward_exposed(post_stmts)
     scalars: list[ScalarTarget] = []
-    for name in sorted(assigned_inner):
+    stepped = {d.name for d in inductions}
+    for name in sorted(assigned_inner - stepped):
         if name in post_reads:
             raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", inner.loc)
         if name not in post_i_reads:
@@ -253,7 +278,7 @@ def analyze_nest(fn: Function) -> NestKernel:
                 inner.loc,
             )
         scalars.append(ScalarTarget(name, body.scalars[name], pre_i.scalars[name], fn.dtype_of(name)))
-    for name in post_i.scalars:
+    for name in set(post_i.scalars) - stepped:
         if name in post_reads:
             raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", outer.loc)
 
@@ -288,7 +313,7 @@ def analyze_nest(fn: Function) -> NestKernel:
             raise NotLiftable("array writes after the loop nest are not supported yet", post_stmts[0].loc)
         result = post.returned
     k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
-                   tuple(scalars), tuple(linear), tuple(rows), result)
+                   tuple(scalars), tuple(linear), tuple(rows), result, inductions)
     _check_reads(k)
     return k
 
@@ -374,6 +399,53 @@ def promote_cells(
         [*stores_out, *post_i],
         at_head,
     )
+
+
+def _substituted(st: SymState, env: Mapping[str, Expr]) -> SymState:
+    out = st.copy()
+    out.scalars = {n: symexec.replace_vars(v, env) for n, v in st.scalars.items()}
+    out.stores = {a: [(symexec.replace_vars(i, env), symexec.replace_vars(v, env)) for i, v in sts]
+                  for a, sts in st.stores.items()}
+    return out
+
+
+def _const_step(update: Expr, name: str) -> int | None:
+    d = symexec.index_difference(update, Var(name, INT))
+    return d if d is not None and symexec.reads(update) <= {name} else None
+
+
+def _nest_inductions(
+    fn: Function, pre: SymState, pre_i: SymState, body: SymState, post_i: SymState,
+    cols: Expr, start: Expr, i: str, j: str,
+) -> tuple[NestInduction, ...]:
+    """Integer scalars the nest steps by constants: ``x += c`` in the inner body (value
+    ``entry + c*j`` at the inner head, the entry being ``pre_i``'s reset or the outer-head
+    value) and/or ``x += d`` in ``post_i`` (outer step ``c*n + d``)."""
+    out: list[NestInduction] = []
+    names = set(body.scalars) | set(post_i.scalars)
+    for x in sorted(names):
+        if fn.dtype_of(x) != INT or x in (i, j):
+            continue
+        c = _const_step(body.scalars[x], x) if x in body.scalars else 0
+        d = _const_step(post_i.scalars[x], x) if x in post_i.scalars else 0
+        if c is None or d is None or (c == 0 and d == 0):
+            continue
+        reset = pre_i.scalars.get(x)
+        if reset is not None and x in symexec.reads(reset):
+            continue  # pre_i updates it from its old value: not a simple induction
+        steps = Binary("-", Var(i, INT), start, INT)
+        outer_val: Expr | None = None
+        if reset is None:
+            per_row: Expr = Binary("+", Binary("*", Const(c, INT), cols, INT), Const(d, INT), INT)
+            x0 = pre.scalars.get(x, Var(x, INT))
+            outer_val = Binary("+", x0, Binary("*", per_row, steps, INT), INT)
+        elif d != 0:
+            continue  # reset each row and stepped after it: dead at the outer head
+        entry = reset if reset is not None else outer_val
+        assert entry is not None
+        inner_val = Binary("+", entry, Binary("*", Const(c, INT), Var(j, INT), INT), INT) if c else None
+        out.append(NestInduction(x, outer_val, inner_val))
+    return tuple(out)
 
 
 def _check_reads(k: NestKernel) -> None:
@@ -470,6 +542,8 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     decls, entry_scalars, entry_arrays = _entry_declarations(fn)
     iv, jv = head_name(k.i), head_name(k.j)
     decls += [f"(declare-const {iv} Int)", f"(declare-const {jv} Int)"]
+    decls += [f"(declare-const {head_name(d.name)} Int)" for d in k.inductions]
+    ind_heads = {d.name: head_name(d.name) for d in k.inductions}
     for s in k.scalars:
         decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
     written = [o.array for o in k.linear] + [r.array for r in k.rows]
@@ -520,14 +594,30 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
                               rows_enc, arrs[r.array], (points or {}).get(r.array))
         return out
 
-    def inv_outer(i: str, arrs: Mapping[str, str], points: Mapping[str, tuple[str, str]] | None = None) -> str:
+    def closed(e: Expr, i: str, j: str | None) -> str:
+        env = {**entry_scalars, k.i: i} if j is None else {**entry_scalars, k.i: i, k.j: j}
+        return encode_expr(e, env, entry_arrays)
+
+    def inductions_at(i: str, j: str | None, values: Mapping[str, str]) -> list[str]:
+        """Induction conjuncts: each stepped scalar equals its closed form."""
+        out = []
+        for d in k.inductions:
+            form = d.outer if j is None else (d.inner if d.inner is not None else d.outer)
+            if form is not None:
+                out.append(f"(= {values[d.name]} {closed(form, i, j)})")
+        return out
+
+    def inv_outer(i: str, arrs: Mapping[str, str], points: Mapping[str, tuple[str, str]] | None = None,
+                  ind: Mapping[str, str] = ind_heads) -> str:
         parts = [f"(<= {start} {i})", f"(<= {i} {stop})", *facts(f"(* {i} {cols})", i, arrs, points)]
+        parts += inductions_at(i, None, ind)
         return "(and " + " ".join(parts) + ")"
 
     def inv_inner(i: str, j: str, scal: Mapping[str, str], arrs: Mapping[str, str],
-                  points: Mapping[str, tuple[str, str]] | None = None) -> str:
+                  points: Mapping[str, tuple[str, str]] | None = None, ind: Mapping[str, str] = ind_heads) -> str:
         parts = [f"(<= {start} {i})", f"(< {i} {stop})", f"(<= 0 {j})", f"(<= {j} {cols})"]
         parts += facts(f"(+ (* {i} {cols}) {j})", i, arrs, points)
+        parts += inductions_at(i, j, ind)
         enc = enc_at({BOUND: j, k.i: i})
         for s in k.scalars:
             parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
@@ -542,12 +632,15 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
 
     clauses: list[Clause] = []
     entry_arrs = {a: entry_arrays[a] for a in written}
-    clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs)))
+    ind_entry = {d.name: entry_enc(k.entry_value(d.name)) for d in k.inductions if d.outer is not None}
+    clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs, None, ind_entry)))
     # inner initiation: pre_i runs on the outer head state
     init_scal = {s.name: enc(s.init, outer_env) for s in k.scalars}
     pre_i_div = nonzero_divisors(k.pre_i.scalars.values(), outer_env, head_arrays)
+    ind_inner_entry = {n: enc(k.pre_i.scalars[n], outer_env) if n in k.pre_i.scalars else h
+                       for n, h in ind_heads.items()}
     clauses.append(Clause("inner-initiation", (inv_outer(iv, heads), f"(< {iv} {stop})", *pre_i_div),
-                          inv_inner(iv, "0", init_scal, heads)))
+                          inv_inner(iv, "0", init_scal, heads, None, ind_inner_entry)))
     # inner preservation
     next_scal = {s.name: enc(k.body.scalars[s.name], inner_env) for s in k.scalars}
     next_arrs = dict(heads)
@@ -561,9 +654,10 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     body_exprs = list(k.body.scalars.values()) + [x for st in k.body.stores.values() for pair in st for x in pair]
     body_div = nonzero_divisors(body_exprs, inner_env, head_arrays)
     head_scal = {s.name: head_name(s.name) for s in k.scalars}
+    ind_next = {n: enc(k.body.scalars[n], inner_env) if n in k.body.scalars else h for n, h in ind_heads.items()}
     clauses.append(Clause("inner-preservation",
                           (inv_inner(iv, jv, head_scal, heads), f"(< {jv} {cols})", *body_div),
-                          inv_inner(iv, f"(+ {jv} 1)", next_scal, next_arrs, points)))
+                          inv_inner(iv, f"(+ {jv} 1)", next_scal, next_arrs, points, ind_next)))
     clauses.append(Clause("inner-exit", (inv_inner(iv, jv, head_scal, heads), f"(not (< {jv} {cols}))"),
                           f"(= {jv} {cols})"))
     # outer step: post_i on the inner exit state
@@ -578,9 +672,10 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         row_points[r.array] = (_add(iv, r.offset), enc(r.value, exit_env))
     post_i_exprs = list(k.post_i.scalars.values()) + [x for st in k.post_i.stores.values() for pair in st for x in pair]
     post_i_div = nonzero_divisors(post_i_exprs, exit_env, head_arrays)
+    ind_after = {n: enc(k.post_i.scalars[n], exit_env) if n in k.post_i.scalars else h for n, h in ind_heads.items()}
     clauses.append(Clause("outer-step",
                           (inv_inner(iv, jv, head_scal, heads), f"(= {jv} {cols})", *post_i_div),
-                          inv_outer(f"(+ {iv} 1)", after, row_points)))
+                          inv_outer(f"(+ {iv} 1)", after, row_points, ind_after)))
     clauses.append(Clause("exit", (inv_outer(iv, heads), f"(not (< {iv} {stop}))"), f"(= {iv} {stop})"))
     ps = nest_summary(k, cand) if ps is None else ps
     penc = enc_at({})
