@@ -184,7 +184,15 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             raise NotLiftable(f"'{s.name}' accumulates a value that does not depend on the inner counter", s.update.loc)
         acc_trees[s.name] = (sign, t, s)
         trees[s.name] = show_tree(t)
-    values = [o.value for o in k.linear] + [reduction_parts(s)[1] for s in k.scalars]
+    total_trees = {}
+    for s in k.totals:
+        sign, f = reduction_parts(s)
+        t = expression_tree(f, ctx=_context(k, with_rows=False))
+        if t.kind != "vector":
+            raise NotLiftable(f"'{s.name}' accumulates a value that does not depend on the loop counters", s.update.loc)
+        total_trees[s.name] = (sign, t, s)
+        trees[s.name] = show_tree(t)
+    values = [o.value for o in k.linear] + [reduction_parts(s)[1] for s in (*k.scalars, *k.totals)]
     lin_pool, row_pool, mat_pool, leaves = _vector_pools(k, values)
     scalar_origins: list[tuple[Expr, Term]] = []
     scalars = tuple(_scalar_pool(k, values + [r.value for r in k.rows], scalar_origins))
@@ -212,6 +220,26 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             if not keep:
                 return None
             per_hole.append(keep)
+        keep_t: list[tuple[str, Any]]
+        if total_trees:
+            spaces_t = []
+            for name, (sign, tree, s) in total_trees.items():
+                init = lift_entry_scalar(s.init)
+                spaces_t.append([(name, accumulate(init, sign, _check(f), s.dtype))  # type: ignore[arg-type]
+                                 for f in itertools.islice(enumerate_terms(tree, pools(lin_pool), expanded), max_enumerate)])
+            keep_t = []
+            for tcombo in itertools.product(*spaces_t):
+                if time.monotonic() > deadline:
+                    break
+                stats.enumerated += 1
+                ps = nest_summary(k, Candidate(tuple(tcombo), ()), partial=True)
+                if k.result is None or all(mismatch(ps, ex, only="return") is None for ex in examples):
+                    keep_t = list(tcombo)
+                    break
+            if not keep_t:
+                return None
+        else:
+            keep_t = []
         row_keep: list[Combo] = [()]
         if acc_trees:
             spaces = []
@@ -250,7 +278,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         def combos() -> Iterator[Combo]:
             for arrays in itertools.product(*per_hole):
                 for rest in row_keep:
-                    yield tuple(rest) + tuple(arrays)
+                    yield tuple(keep_t) + tuple(rest) + tuple(arrays)
 
         return combos()
 

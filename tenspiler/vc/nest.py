@@ -139,6 +139,7 @@ class NestKernel:
     rows: tuple[RowOutput, ...]
     result: Expr | None
     inductions: tuple[NestInduction, ...] = ()
+    totals: tuple[ScalarTarget, ...] = ()  # accumulated over the whole nest; init over the entry
 
     @property
     def i(self) -> str:
@@ -266,10 +267,15 @@ def analyze_nest(fn: Function) -> NestKernel:
     post_i_reads = symexec.upward_exposed(post_i_stmts)
     post_reads = symexec.upward_exposed(post_stmts)
     scalars: list[ScalarTarget] = []
+    totals: list[ScalarTarget] = []
     stepped = {d.name for d in inductions}
     for name in sorted(assigned_inner - stepped):
         if name in post_reads:
-            raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", inner.loc)
+            if name in pre_i.scalars or name in post_i_reads or name in post_i.scalars:
+                raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", inner.loc)
+            # accumulated over the whole nest: a reduction over the flattened matrix
+            totals.append(ScalarTarget(name, body.scalars[name], pre.scalars.get(name, Var(name, fn.dtype_of(name))), fn.dtype_of(name)))
+            continue
         if name not in post_i_reads:
             continue  # dead after the inner loop
         if name not in pre_i.scalars:
@@ -313,7 +319,7 @@ def analyze_nest(fn: Function) -> NestKernel:
             raise NotLiftable("array writes after the loop nest are not supported yet", post_stmts[0].loc)
         result = post.returned
     k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
-                   tuple(scalars), tuple(linear), tuple(rows), result, inductions)
+                   tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals))
     _check_reads(k)
     return k
 
@@ -489,9 +495,12 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
     stop = lift_entry_scalar(k.stop)
     start = lift_entry_scalar(k.start)
     outputs: list[ArrayOutput | ScalarOutput] = []
-    if k.result is not None:
-        outputs.append(ScalarOutput("return", lift_entry_scalar(k.result)))
     total = linear_bound(k, stop)
+    if k.result is not None:
+        env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env}
+        if not partial or all(t.name in env for t in k.totals):
+            outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
     for o in k.linear:
         if partial and o.array not in given:
             continue
@@ -544,7 +553,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     decls += [f"(declare-const {iv} Int)", f"(declare-const {jv} Int)"]
     decls += [f"(declare-const {head_name(d.name)} Int)" for d in k.inductions]
     ind_heads = {d.name: head_name(d.name) for d in k.inductions}
-    for s in k.scalars:
+    for s in (*k.scalars, *k.totals):
         decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
     written = [o.array for o in k.linear] + [r.array for r in k.rows]
     outs: list[LinearOutput | RowOutput] = [*k.linear, *k.rows]
@@ -607,17 +616,26 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
                 out.append(f"(= {values[d.name]} {closed(form, i, j)})")
         return out
 
+    def totals_at(lin: str, values: Mapping[str, str]) -> list[str]:
+        enc = enc_at({BOUND: lin})
+        return [f"(= {values[t.name]} {enc.scalar(cand.scalar(t.name))})" for t in k.totals]
+
+    total_heads = {t.name: head_name(t.name) for t in k.totals}
+
     def inv_outer(i: str, arrs: Mapping[str, str], points: Mapping[str, tuple[str, str]] | None = None,
-                  ind: Mapping[str, str] = ind_heads) -> str:
+                  ind: Mapping[str, str] = ind_heads, tot: Mapping[str, str] = total_heads) -> str:
         parts = [f"(<= {start} {i})", f"(<= {i} {stop})", *facts(f"(* {i} {cols})", i, arrs, points)]
         parts += inductions_at(i, None, ind)
+        parts += totals_at(f"(* {i} {cols})", tot)
         return "(and " + " ".join(parts) + ")"
 
     def inv_inner(i: str, j: str, scal: Mapping[str, str], arrs: Mapping[str, str],
-                  points: Mapping[str, tuple[str, str]] | None = None, ind: Mapping[str, str] = ind_heads) -> str:
+                  points: Mapping[str, tuple[str, str]] | None = None, ind: Mapping[str, str] = ind_heads,
+                  tot: Mapping[str, str] = total_heads) -> str:
         parts = [f"(<= {start} {i})", f"(< {i} {stop})", f"(<= 0 {j})", f"(<= {j} {cols})"]
         parts += facts(f"(+ (* {i} {cols}) {j})", i, arrs, points)
         parts += inductions_at(i, j, ind)
+        parts += totals_at(f"(+ (* {i} {cols}) {j})", tot)
         enc = enc_at({BOUND: j, k.i: i})
         for s in k.scalars:
             parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
@@ -625,7 +643,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
 
     heads = {a: head_name(a) for a in written}
     outer_env = {**base, k.i: iv}
-    inner_env = {**outer_env, k.j: jv, **{s.name: head_name(s.name) for s in k.scalars}}
+    inner_env = {**outer_env, k.j: jv, **{s.name: head_name(s.name) for s in (*k.scalars, *k.totals)}}
 
     def enc(e: Expr, env: Mapping[str, str]) -> str:
         return encode_expr(e, env, head_arrays)
@@ -633,7 +651,8 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     clauses: list[Clause] = []
     entry_arrs = {a: entry_arrays[a] for a in written}
     ind_entry = {d.name: entry_enc(k.entry_value(d.name)) for d in k.inductions if d.outer is not None}
-    clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs, None, ind_entry)))
+    tot_entry = {t.name: entry_enc(t.init) for t in k.totals}
+    clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs, None, ind_entry, tot_entry)))
     # inner initiation: pre_i runs on the outer head state
     init_scal = {s.name: enc(s.init, outer_env) for s in k.scalars}
     pre_i_div = nonzero_divisors(k.pre_i.scalars.values(), outer_env, head_arrays)
@@ -655,9 +674,10 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     body_div = nonzero_divisors(body_exprs, inner_env, head_arrays)
     head_scal = {s.name: head_name(s.name) for s in k.scalars}
     ind_next = {n: enc(k.body.scalars[n], inner_env) if n in k.body.scalars else h for n, h in ind_heads.items()}
+    tot_next = {t.name: enc(k.body.scalars[t.name], inner_env) for t in k.totals}
     clauses.append(Clause("inner-preservation",
                           (inv_inner(iv, jv, head_scal, heads), f"(< {jv} {cols})", *body_div),
-                          inv_inner(iv, f"(+ {jv} 1)", next_scal, next_arrs, points, ind_next)))
+                          inv_inner(iv, f"(+ {jv} 1)", next_scal, next_arrs, points, ind_next, tot_next)))
     clauses.append(Clause("inner-exit", (inv_inner(iv, jv, head_scal, heads), f"(not (< {jv} {cols}))"),
                           f"(= {jv} {cols})"))
     # outer step: post_i on the inner exit state
@@ -682,8 +702,8 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     result = None
     post_div: list[str] = []
     if k.result is not None:
-        result = encode_expr(k.result, {**base, k.i: iv}, head_arrays)
-        post_div = nonzero_divisors([k.result], {**base, k.i: iv}, head_arrays)
+        result = encode_expr(k.result, {**base, k.i: iv, **total_heads}, head_arrays)
+        post_div = nonzero_divisors([k.result], {**base, k.i: iv, **total_heads}, head_arrays)
     goal = _summary_goal(k, ps, penc, result, heads)
     clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
 
