@@ -420,6 +420,24 @@ def _const_step(update: Expr, name: str) -> int | None:
     return d if d is not None and symexec.reads(update) <= {name} else None
 
 
+def _is(e: Expr, v: int) -> bool:
+    return isinstance(e, Const) and e.value == v
+
+
+def _iadd(a: Expr, b: Expr) -> Expr:
+    return b if _is(a, 0) else a if _is(b, 0) else Binary("+", a, b, INT)
+
+
+def _isub(a: Expr, b: Expr) -> Expr:
+    return a if _is(b, 0) else Binary("-", a, b, INT)
+
+
+def _imul(a: Expr, b: Expr) -> Expr:
+    if _is(a, 0) or _is(b, 0):
+        return Const(0, INT)
+    return b if _is(a, 1) else a if _is(b, 1) else Binary("*", a, b, INT)
+
+
 def _nest_inductions(
     fn: Function, pre: SymState, pre_i: SymState, body: SymState, post_i: SymState,
     cols: Expr, start: Expr, i: str, j: str,
@@ -439,17 +457,17 @@ def _nest_inductions(
         reset = pre_i.scalars.get(x)
         if reset is not None and x in symexec.reads(reset):
             continue  # pre_i updates it from its old value: not a simple induction
-        steps = Binary("-", Var(i, INT), start, INT)
+        steps = _isub(Var(i, INT), start)
         outer_val: Expr | None = None
         if reset is None:
-            per_row: Expr = Binary("+", Binary("*", Const(c, INT), cols, INT), Const(d, INT), INT)
+            per_row: Expr = _iadd(_imul(Const(c, INT), cols), Const(d, INT))
             x0 = pre.scalars.get(x, Var(x, INT))
-            outer_val = Binary("+", x0, Binary("*", per_row, steps, INT), INT)
+            outer_val = _iadd(x0, _imul(per_row, steps))
         elif d != 0:
             continue  # reset each row and stepped after it: dead at the outer head
         entry = reset if reset is not None else outer_val
         assert entry is not None
-        inner_val = Binary("+", entry, Binary("*", Const(c, INT), Var(j, INT), INT), INT) if c else None
+        inner_val = _iadd(entry, _imul(Const(c, INT), Var(j, INT))) if c else None
         out.append(NestInduction(x, outer_val, inner_val))
     return tuple(out)
 
@@ -537,9 +555,18 @@ def nest_invariants(k: NestKernel, cand: Candidate) -> list[str]:
             out.append(f"{r.array}[{show(plus_const(lift_entry_scalar(k.start), r.offset))}:{show(plus_const(rows_done, r.offset))}] == {show(t)}")
         return out
 
-    outer = [f"{start} <= {k.i} <= {stop}", *facts(linear_bound(k, i), i)]
+    def extra(lin: Scalar, inner_loop: bool) -> list[str]:
+        out = [f"{t.name} == {show(substitute(cand.scalar(t.name), {BOUND: lin}))}" for t in k.totals]
+        for d in k.inductions:
+            form = (d.inner or d.outer) if inner_loop else d.outer
+            if form is not None:
+                out.append(f"{d.name} == {show(lift_entry_scalar(form))}")
+        return out
+
+    outer = [f"{start} <= {k.i} <= {stop}", *facts(linear_bound(k, i), i), *extra(linear_bound(k, i), False)]
     inner = [f"{start} <= {k.i} < {stop}", f"0 <= {k.j} <= {cols}", *facts(linear_bound(k, i, j), i)]
     inner += [f"{s.name} == {show(substitute(cand.scalar(s.name), {BOUND: j}))}" for s in k.scalars]
+    inner += extra(linear_bound(k, i, j), True)
     return ["outer: " + " and ".join(outer), "inner: " + " and ".join(inner)]
 
 
