@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -231,7 +231,10 @@ def _filter(
         per_hole.append(keep)
     if scalar_holes:
         keep_s: list[tuple[tuple[str, object], ...]] = []
-        spaces = [[(h.name, h.make(t)) for t in _take(enumerate_terms(h.tree, pools, expanded), max_enumerate)] for h in scalar_holes]
+        spaces = [
+            [(h.name, h.make(t)) for t in itertools.islice(enumerate_terms(h.tree, pools, expanded), max_enumerate)]
+            for h in scalar_holes
+        ]
         for combo in itertools.product(*spaces):
             if time.monotonic() > deadline or stats.enumerated >= max_enumerate * 2:
                 break
@@ -259,14 +262,10 @@ def _filter(
     return combos()
 
 
-def _take(it: Iterator[object], n: int) -> list[object]:
-    return list(itertools.islice(it, n))
-
-
 def _partial_summary(k: LoopKernel, cand: Candidate, array: str) -> ProgramSummary:
-    full = Candidate((), cand.arrays)
-    k_one = LoopKernel(k.fn, k.pre, k.loop, k.start, k.stop, k.body, (), tuple(a for a in k.arrays if a.array == array), None)
-    return summary(k_one, full)
+    """The summary of one written array alone (to filter its candidates on their own)."""
+    only = replace(k, scalars=(), arrays=tuple(a for a in k.arrays if a.array == array), result=None)
+    return summary(only, Candidate((), cand.arrays))
 
 
 def _example_from_model(k: Kernel, inputs: dict[str, object] | None) -> Example | None:
