@@ -49,6 +49,7 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ReduceMax,
+    ReduceRows,
     ScalarApply,
     ScalarCast,
     ScalarOp,
@@ -309,7 +310,10 @@ def reduce_sum_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_rows(m)`` (row sums) → ``np.sum(m, axis=1, dtype=...)``; with
     ``m = tensor_tensor(M, v, *)`` this is the matrix–vector product ``M @ v``."""
-    return f"np.sum({_bare(args[0])}, axis=1, dtype=np.{REPR[t.dtype]})"  # type: ignore[union-attr]
+    assert isinstance(t, ReduceRows)
+    if t.kind == "max":
+        return f"np.max({_bare(args[0])}, axis=1).astype(np.{REPR[t.dtype]})"
+    return f"np.sum({_bare(args[0])}, axis=1, dtype=np.{REPR[t.dtype]})"
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:

@@ -170,10 +170,14 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
                 raise IndexError(f"matrix: negative shape {r} x {c}")
             _check_range("matrix", 0, r * c, v.shape[0])
             return v[: r * c].reshape(r, c)
-        case ReduceRows(x, dtype):
+        case ReduceRows(x, dtype, kind):
             m = evaluate(x, env)
             if m.ndim != 2:
                 raise ValueError("reduce_rows of a tensor that is not 2-D")
+            if kind == "max":
+                if m.shape[1] == 0 and m.shape[0] > 0:
+                    raise ValueError("reduce_rows(max) of empty rows")
+                return _as_tensor(np.max(m, axis=1, initial=0) if m.shape[1] == 0 else np.max(m, axis=1), dtype)
             return _as_tensor(np.sum(m, axis=1), dtype)
         case TensorTensor(op, l, r, dtype):
             x, y = evaluate(l, env), evaluate(r, env)

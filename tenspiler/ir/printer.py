@@ -60,8 +60,8 @@ def show(t: Term) -> str:
             return f"select({show_cond(c)}, {show(a)}, {show(b)})"
         case Matrix(x, r, c):
             return f"matrix({show(x)}, {show(r)}, {show(c)})"
-        case ReduceRows(x):
-            return f"reduce_rows({show(x)})"
+        case ReduceRows(x, _, kind):
+            return f"reduce_rows({show(x)})" if kind == "sum" else f"reduce_rows_max({show(x)})"
         case Take(x, n):
             return f"take({show(x)}, {show(n)})"
         case Tail(x, n):

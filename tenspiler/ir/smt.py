@@ -127,11 +127,12 @@ class SmtEncoder:
             case TensorSelect(cnd, a, b, dtype):
                 return (f"(ite {self.cond(cnd, k)} {self._conv(self._value(a, k), a.dtype, dtype)} "
                         f"{self._conv(self._value(b, k), b.dtype, dtype)})")
-            case ReduceRows(x, dtype):
-                # element k is the sum of row k: a reduction whose element expression reads
-                # the row index, bound here to the SMT term k
+            case ReduceRows(x, dtype, kind):
+                # element k is the sum (max) of row k: a reduction whose element expression
+                # reads the row index, bound here to the SMT term k
                 inner = SmtEncoder({**self.names, ROW: k}, self.lengths, self.definitions, self._rec_names)
-                return inner.scalar(ReduceSum(row(x, ScalarVar(ROW, DType.INT)), dtype))
+                red = ReduceSum if kind == "sum" else ReduceMax
+                return inner.scalar(red(row(x, ScalarVar(ROW, DType.INT)), dtype))
             case TensorScalar(op, x, s, scalar_left, dtype):
                 v = self._conv(self.at(x, k), x.dtype, dtype)
                 c = self._conv(self.scalar(s), s.dtype, dtype)

@@ -261,6 +261,7 @@ class ReduceRows:
 
     matrix: Tensor
     dtype: DType
+    kind: Literal["sum", "max"] = "sum"  # "max": row maxima (rows must be non-empty)
 
 
 Tensor: TypeAlias = (
@@ -395,9 +396,9 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case Matrix(x, nr, nc):
             a, b, c = f(x), f(nr), f(nc)
             return t if (a is x and b is nr and c is nc) else Matrix(a, b, c)  # type: ignore[arg-type]
-        case ReduceRows(x, d):
+        case ReduceRows(x, d, kind):
             nx = f(x)
-            return t if nx is x else ReduceRows(nx, d)  # type: ignore[arg-type]
+            return t if nx is x else ReduceRows(nx, d, kind)  # type: ignore[arg-type]
         case ScalarSelect(cond, then, other, d) | TensorSelect(cond, then, other, d):
             ncond, nthen, nother = map_cond(cond, f), f(then), f(other)
             if ncond is cond and nthen is then and nother is other:

@@ -33,6 +33,7 @@ from tenspiler.frontend.loop_ir import (
     Var,
 )
 from tenspiler.ir.terms import (
+    Cmp,
     Lit,
     Matrix,
     ReduceRows,
@@ -46,6 +47,7 @@ from tenspiler.ir.terms import (
     TensorCast,
     TensorMap,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
@@ -62,8 +64,10 @@ from tenspiler.synth.trees import (
     accumulate,
     enumerate_terms,
     expression_tree,
+    maximum_part,
     program_constants,
     reduction_parts,
+    running_max,
     show_tree,
 )
 from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
@@ -176,9 +180,14 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             raise NotLiftable(f"the nest stores a value that does not depend on the loop counters into '{o.array}'", o.value.loc)
         lin_trees[o.array] = t
         trees[o.array] = show_tree(t)
-    acc_trees = {}
+    acc_trees: dict[str, tuple[str, Any, Any]] = {}
     for s in k.scalars:
-        sign, f = reduction_parts(s)
+        peak = maximum_part(s)
+        sign: str
+        if peak is not None:
+            sign, f = "max", peak
+        else:
+            sign, f = reduction_parts(s)
         t = expression_tree(f, ctx=_context(k, with_rows=True))
         if t.kind != "vector":
             raise NotLiftable(f"'{s.name}' accumulates a value that does not depend on the inner counter", s.update.loc)
@@ -192,7 +201,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             raise NotLiftable(f"'{s.name}' accumulates a value that does not depend on the loop counters", s.update.loc)
         total_trees[s.name] = (sign, t, s)
         trees[s.name] = show_tree(t)
-    values = [o.value for o in k.linear] + [reduction_parts(s)[1] for s in (*k.scalars, *k.totals)]
+    values = [o.value for o in k.linear] + [_summand(s) for s in (*k.scalars, *k.totals)]
     lin_pool, row_pool, mat_pool, leaves = _vector_pools(k, values)
     scalar_origins: list[tuple[Expr, Term]] = []
     scalars = tuple(_scalar_pool(k, values + [r.value for r in k.rows], scalar_origins))
@@ -243,7 +252,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         row_keep: list[Combo] = [()]
         if acc_trees:
             spaces = []
-            for name, (sign, tree, s) in acc_trees.items():
+            for name, (how, tree, s) in acc_trees.items():
                 init = lift_entry_scalar(s.init)  # over the outer head: may read row i
                 init_rows = _lift_row(k, s.init, {})  # the same, for every row at once
                 pairs = zip(
@@ -257,7 +266,12 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                         continue  # the summand must read the matrix, or rows are all equal
                     _check(f1)
                     _check(f2)
-                    space.append((name, accumulate(init, sign, f1, s.dtype), _row_total(init_rows, sign, f2, s.dtype)))  # type: ignore[arg-type]
+                    if how == "max":
+                        inner_t = running_max(init, f1, Lit(0, INT), s.dtype)  # type: ignore[arg-type]
+                        space.append((name, inner_t, _row_max(init_rows, f2, s.dtype)))  # type: ignore[arg-type]
+                    else:
+                        add_sub: Any = how
+                        space.append((name, accumulate(init, add_sub, f1, s.dtype), _row_total(init_rows, how, f2, s.dtype)))  # type: ignore[arg-type]
                 spaces.append(space)
             row_keep = []
             for combo in itertools.product(*spaces):
@@ -283,6 +297,19 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         return combos()
 
     return trees, candidates
+
+
+def _summand(s: Any) -> Expr:
+    """``F`` of an accumulator ``x = x ± F`` or of a running maximum ``x = max(x, F)``."""
+    peak = maximum_part(s)
+    return peak if peak is not None else reduction_parts(s)[1]
+
+
+def _row_max(init: Term, rows2d: Tensor, dtype: DType) -> Tensor:
+    """``max(init, reduce_rows_max(rows2d))`` per row (rows are non-empty: a stated
+    precondition of nests that keep a running maximum)."""
+    red: Tensor = ReduceRows(rows2d, promote(dtype, dtype), "max")
+    return TensorSelect(Cmp(">", red, init), red, init, red.dtype)
 
 
 def _row_total(init: Term, sign: str, rows2d: Tensor, dtype: DType) -> Tensor:

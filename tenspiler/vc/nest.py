@@ -160,13 +160,20 @@ class NestKernel:
         from tenspiler.ir.interp import evaluate
 
         start, stop, cols = (int(evaluate(lift_entry_scalar(e), inputs)) for e in (self.start, self.stop, self.cols))
-        if not (0 <= start <= stop and cols >= 0):
+        if not (0 <= start <= stop and cols >= (1 if self.keeps_row_maximum else 0)):
             return False
         for a, (kind, d) in self.accesses().items():
             need = {"matrix": stop * cols, "row": cols, "outer": stop}[kind] + d
             if len(inputs[a]) < need or (kind == "outer" and start + d < 0) or (d < 0 and kind != "outer"):
                 return False
         return True
+
+    @property
+    def keeps_row_maximum(self) -> bool:
+        """Some row is reduced by a running maximum (rows must then be non-empty)."""
+        from tenspiler.synth.trees import maximum_part
+
+        return any(maximum_part(s) is not None for s in self.scalars)
 
     def accesses(self) -> dict[str, tuple[str, int]]:
         """Array → (``"matrix"`` for ``A[i*n + j + d]``, ``"row"`` for ``x[j + d]``,
@@ -737,7 +744,10 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     assumptions: list[tuple[str, str]] = [
         (f"the outer loop runs a non-negative number of times: {_src(k.outer.start)} <= {_src(k.outer.stop)}",
          f"(<= {start} {stop})"),
-        (f"the inner loop runs a non-negative number of times: 0 <= {_src(k.inner.stop)}", f"(<= 0 {cols})"),
+        (f"the inner loop runs a non-negative number of times: 0 <= {_src(k.inner.stop)}", f"(<= 0 {cols})")
+        if not k.keeps_row_maximum else
+        (f"the inner loop runs at least once (a row maximum of an empty row is undefined): 1 <= {_src(k.inner.stop)}",
+         f"(<= 1 {cols})"),
         (f"every array has an element at every index the nest reads or writes (rows {_src(k.outer.start)}.."
          f"{_src(k.outer.stop)} of {_src(k.inner.stop)} elements); {_src(k.outer.start)} >= 0", f"(<= 0 {start})"),
     ]
