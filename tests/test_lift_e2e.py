@@ -37,6 +37,7 @@ LIFTABLE = {
     "frob.c": "return = reduce_sum(tensor_tensor(take(A, (m * n)), take(A, (m * n)), *))",
     "row_exp_sum.c": "out[0:m] = reduce_rows(map(exp, matrix(A, m, n)))",
     "rowmax.c": "out[0:m] = select(reduce_rows_max(matrix(A, m, n)) > -100000, reduce_rows_max(matrix(A, m, n)), -100000)",
+    "scale_fixed.c": "b[0:64] = scalar_tensor(3, take(a, 64), *)",
     "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, n), take(a, (n - 1)), -)",

@@ -198,6 +198,22 @@ _CONDITIONAL_DIRECTIVES = frozenset({"if", "ifdef", "ifndef", "elif", "else", "e
 _DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(\w*)[ \t]*(\w*)")
 
 
+#: ``#define NAME <number>`` (optionally parenthesised): an object-like constant macro.
+_CONSTANT_MACRO_RE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?[fF]?|0[xX][0-9a-fA-F]+))[ \t]*\)?[ \t]*$")
+
+
+def constant_macros(text: str) -> dict[str, str]:
+    """``#define NAME 100`` / ``#define EPS 1e-5f`` → name → literal text. Only such
+    constant macros are understood (substituted where the name is used); any other macro
+    used in the code is refused."""
+    out: dict[str, str] = {}
+    for line in text.split("\n"):
+        m = _CONSTANT_MACRO_RE.match(line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
 def _prepare(text: str, filename: str) -> tuple[str, frozenset[str]]:
     """Blank comments and preprocessor lines (keeping every line and column).
 
@@ -576,6 +592,7 @@ class _Unit:
     """One translation unit: its helper functions, typedefs and macro names."""
 
     def __init__(self, filename: str, text: str, macros: frozenset[str]) -> None:
+        self.constants = constant_macros(_blank_comments(text, filename))
         self.filename = filename
         self.text = text
         self.macros = macros
@@ -941,6 +958,15 @@ class _Unit:
             case _Pointer():
                 self.fail(f"use of pointer '{name}' as a number is not supported", node)
             case None:
+                if name in self.constants:
+                    literal = self.constants[name]
+                    kind = "double" if any(ch in literal.lower() for ch in ".e") and not literal.lower().startswith("0x") else "int"
+                    if kind == "double" and literal.lower().endswith("f"):
+                        kind = "float"
+                    neg = literal.startswith("-")
+                    const = c_ast.Constant(kind, literal.lstrip("+-"), coord=node.coord)
+                    value = self.expr(const, env)
+                    return Unary("-", value, value.dtype, self.loc(node)) if neg else value
                 self.unknown_name(name, node)
 
     def unknown_name(self, name: str, node: c_ast.Node) -> NoReturn:

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import DType, PointerType
+from tenspiler.frontend.loop_ir import Const, DType, PointerType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
+from tenspiler.vc.symexec import subexpressions
 
 #: Tolerances for float outputs (the proof is over reals; the tests run in float64).
 RTOL, ATOL = 1e-6, 1e-9
@@ -53,8 +54,13 @@ def random_examples(
     program's constants and their neighbours, 0 and ±1 — so that branches such as
     ``a == 0 ? 255 : …`` are exercised (a uniform uint8 hits 0 once in 256 draws)."""
     fn = k.fn
-    length = (max_trips * max_trips if k.nested else max_trips) + 8
-    special = sorted({v + d for v in _program_constants(fn) for d in (-1, 0, 1)} | {0, 1, -1})
+    consts = _program_constants(fn)
+    # loops bounded by a constant (``#define N 64``) need arrays that long
+    bounds = [k.stop] + ([k.cols] if k.nested else [])
+    in_bounds = [e.value for b in bounds for e in subexpressions(b) if isinstance(e, Const)]
+    biggest = max([int(v) for v in in_bounds if isinstance(v, int) and 0 < v <= 4096] + [max_trips])
+    length = (biggest * biggest if k.nested else biggest) + 8
+    special = sorted({v + d for v in consts for d in (-1, 0, 1)} | {0, 1, -1})
     out: list[Example] = []
     attempts = 0
     while len(out) < count and attempts < count * 200:
