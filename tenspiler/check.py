@@ -113,23 +113,33 @@ class CheckResult:
     ok: bool
 
 
-def _c_param_type(dtype: DType, pointer: bool) -> str:
-    return f"{dtype.c_name} *" if pointer else f"{dtype.c_name} "
+def _c_param_type(dtype: DType, pointer: bool, c_type: str = "") -> str:
+    name = c_type if _wide(c_type, dtype) else dtype.c_name
+    return f"{name} *" if pointer else f"{name} "
+
+
+def _wide(c_type: str, dtype: DType) -> bool:
+    """A 64-bit integer parameter (``Param.c_type`` holds its C spelling)."""
+    return bool(c_type) and dtype == DType.INT
+
+
+def _ctype(dtype: DType, c_type: str = "") -> Any:
+    return ctypes.c_int64 if _wide(c_type, dtype) else CTYPES[dtype]
 
 
 def _wrapper_source(fn: Function) -> str:
     """A function with external linkage that forwards to ``fn`` (which may be static)."""
     params = (
         ", ".join(
-            _c_param_type(p.type.elem, True) + f"p{i}"
+            _c_param_type(p.type.elem, True, p.c_type) + f"p{i}"
             if isinstance(p.type, PointerType)
-            else _c_param_type(p.type.dtype, False) + f"p{i}"
+            else _c_param_type(p.type.dtype, False, p.c_type) + f"p{i}"
             for i, p in enumerate(fn.params)
         )
         or "void"
     )
     args = ", ".join(f"p{i}" for i in range(len(fn.params)))
-    ret = fn.return_dtype.c_name if fn.return_dtype is not None else "void"
+    ret = _c_param_type(fn.return_dtype, False, fn.return_c_type).strip() if fn.return_dtype is not None else "void"
     call = f"{fn.name}({args});"
     body = f"return {call}" if fn.return_dtype is not None else call
     return f"\n\n{ret} {_ENTRY_PREFIX}{fn.name}({params}) {{ {body} }}\n"
@@ -171,16 +181,16 @@ def compile_c(fn: Function, workdir: Path) -> CKernel:
     handle = ctypes.CDLL(str(lib))
     func = getattr(handle, _ENTRY_PREFIX + fn.name)
     func.argtypes = [
-        ctypes.POINTER(CTYPES[p.type.elem])
+        ctypes.POINTER(_ctype(p.type.elem, p.c_type))
         if isinstance(p.type, PointerType)
-        else CTYPES[p.type.dtype]
+        else _ctype(p.type.dtype, p.c_type)
         for p in fn.params
     ]
-    func.restype = CTYPES[fn.return_dtype] if fn.return_dtype is not None else None
+    func.restype = _ctype(fn.return_dtype, fn.return_c_type) if fn.return_dtype is not None else None
     return CKernel(fn.name, lib, func, handle)
 
 
-def _to_buffer(name: str, value: object, dtype: DType) -> np.ndarray:
+def _to_buffer(name: str, value: object, dtype: DType, c_type: str = "") -> np.ndarray:
     """Copy an input array into a fresh C-typed buffer; refuse values the C type cannot hold."""
     arr = np.asarray(value)
     if arr.ndim != 1:
@@ -189,17 +199,17 @@ def _to_buffer(name: str, value: object, dtype: DType) -> np.ndarray:
         integral = np.issubdtype(arr.dtype, np.integer) or bool(np.all(np.trunc(arr) == arr))
         if not integral:
             raise ValueError(f"input {name!r}: non-integer values for a {dtype.c_name} array")
-        lo, hi = _INT_RANGE[dtype]
+        lo, hi = (-(2**63), 2**63 - 1) if _wide(c_type, dtype) else _INT_RANGE[dtype]
         if arr.size and (np.min(arr) < lo or np.max(arr) > hi):
             raise ValueError(f"input {name!r}: values outside the range of C {dtype.c_name}")
-    return np.array(arr, dtype=_BUFFER[dtype], copy=True, order="C")
+    return np.array(arr, dtype=np.int64 if _wide(c_type, dtype) else _BUFFER[dtype], copy=True, order="C")
 
 
-def _to_scalar(name: str, value: object, dtype: DType) -> int | float:
+def _to_scalar(name: str, value: object, dtype: DType, c_type: str = "") -> int | float:
     if dtype.is_float:
         return float(value)  # type: ignore[arg-type]
     v = int(value)  # type: ignore[call-overload]
-    lo, hi = _INT_RANGE[dtype]
+    lo, hi = (-(2**63), 2**63 - 1) if _wide(c_type, dtype) else _INT_RANGE[dtype]
     if not lo <= v <= hi:
         raise ValueError(f"input {name!r}: {v} is outside the range of C {dtype.c_name}")
     return v
@@ -224,11 +234,11 @@ def run_c(kernel: CKernel, fn: Function, inputs: Mapping[str, object]) -> dict[s
             raise KeyError(f"no input for parameter {p.name!r} of {fn.name}")
         match p.type:
             case PointerType(elem):
-                buf = _to_buffer(p.name, inputs[p.name], elem)
+                buf = _to_buffer(p.name, inputs[p.name], elem, p.c_type)
                 buffers[p.name] = buf
-                args.append(buf.ctypes.data_as(ctypes.POINTER(CTYPES[elem])))
+                args.append(buf.ctypes.data_as(ctypes.POINTER(_ctype(elem, p.c_type))))
             case ScalarType(dtype):
-                args.append(_to_scalar(p.name, inputs[p.name], dtype))
+                args.append(_to_scalar(p.name, inputs[p.name], dtype, p.c_type))
             case _:
                 assert_never(p.type)
     ret = kernel.func(*args)

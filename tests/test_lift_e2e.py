@@ -38,6 +38,8 @@ LIFTABLE = {
     "row_exp_sum.c": "out[0:m] = reduce_rows(map(exp, matrix(A, m, n)))",
     "rowmax.c": "out[0:m] = select(reduce_rows_max(matrix(A, m, n)) > -100000, reduce_rows_max(matrix(A, m, n)), -100000)",
     "scale_fixed.c": "b[0:64] = scalar_tensor(3, take(a, 64), *)",
+    "sum_long.c": "return = reduce_sum(take(a, n))",
+    "dotll.c": "return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))",
     "count_and_sum.c": "return = (n + (3 + n))\nb[0:n] = tensor_scalar(take(a, n), 2, *)",
     "ddot.c": "return = reduce_sum(tensor_tensor(take(x, n), take(y, n), *))",
     "diff_next.c": "d[0:(n - 1)] = tensor_tensor(slice(a, 1, n), take(a, (n - 1)), -)",

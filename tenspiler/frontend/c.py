@@ -472,6 +472,19 @@ def _plus_one(e: Expr, loc: SourceLoc | None) -> Expr:
             return Binary("+", e, Const(1, DType.INT, loc), DType.INT, loc)
 
 
+def _c_width(node: c_ast.Node) -> str:
+    """``"long"`` when the (element) type is a 64-bit integer (``long``, ``long long``,
+    ``int64_t``), else ``""`` — the loop IR models both as mathematical integers, but the
+    compiled C must be called with the right width."""
+    while isinstance(node, c_ast.PtrDecl | c_ast.ArrayDecl | c_ast.TypeDecl):
+        node = node.type
+    if isinstance(node, c_ast.IdentifierType):
+        names = [n for n in node.names if n not in ("const", "volatile", "restrict")]
+        if "long" in names or "int64_t" in names:
+            return " ".join(names)  # the exact spelling: long and long long differ in C
+    return ""
+
+
 def _convert(e: Expr, dtype: DType) -> Expr:
     """``e`` converted to ``dtype`` (a ``Cast``; folded on literals)."""
     if e.dtype == dtype:
@@ -1405,7 +1418,7 @@ class _Kernel:
         walked = set(_updated_names(self.fdef.body))
         taken = self.taken
         for decl, ty in u.params_of(self.fdef):
-            params.append(Param(decl.name, ty, u.loc(decl)))
+            params.append(Param(decl.name, ty, u.loc(decl), _c_width(decl.type)))
             assigned.add(decl.name)
             if isinstance(ty, PointerType) and decl.name in walked:
                 # A walked array parameter: its position is a fresh offset local, from 0.
@@ -1442,6 +1455,7 @@ class _Kernel:
             name=self.name,
             params=tuple(params),
             return_dtype=self.return_dtype,
+            return_c_type=_c_width(self.fdef.decl.type.type),
             locals=tuple(self.locals.items()),
             body=tuple(body),
             source=u.text,

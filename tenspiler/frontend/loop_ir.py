@@ -234,9 +234,13 @@ Stmt: TypeAlias = Assign | Store | For | Return
 
 @dataclass(frozen=True)
 class Param:
+    """A parameter; ``c_type`` is the C spelling of its (element) type when it differs from
+    the dtype's default (``"long"`` for a 64-bit integer), for calling the compiled C."""
+
     name: str
     type: Type
     loc: SourceLoc | None = field(default=None, compare=False)
+    c_type: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -261,6 +265,7 @@ class Function:
     body: tuple[Stmt, ...]
     source: str = field(default="", compare=False, repr=False)
     loc: SourceLoc | None = field(default=None, compare=False)
+    return_c_type: str = field(default="", compare=False)  # as Param.c_type, for the result
 
     def param(self, name: str) -> Param:
         for p in self.params:
