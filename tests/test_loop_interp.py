@@ -435,6 +435,15 @@ def _differential_names() -> list[str]:
     return [*corpus, *EXTRA_NAMES]
 
 
+def _assert_matches_c(lib: ctypes.CDLL, fn: Function, inputs: dict[str, object]) -> None:
+    """The interpreter's final state equals the compiled C's on ``inputs``."""
+    expected = _call_c(lib, fn, inputs)
+    got = run_function(fn, inputs)
+    assert got["return"] == expected["return"]
+    for p in fn.arrays:
+        np.testing.assert_array_equal(got[p.name], expected[p.name], err_msg=p.name)
+
+
 @pytest.mark.parametrize("name", _differential_names())
 def test_interpreter_matches_c_compiler(
     compiled: tuple[ctypes.CDLL, dict[str, Function]], name: str
@@ -445,11 +454,7 @@ def test_interpreter_matches_c_compiler(
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(kernel_inputs(fn))
     def check(inputs: dict[str, object]) -> None:
-        expected = _call_c(lib, fn, inputs)
-        got = run_function(fn, inputs)
-        assert got["return"] == expected["return"]
-        for p in fn.arrays:
-            np.testing.assert_array_equal(got[p.name], expected[p.name], err_msg=p.name)
+        _assert_matches_c(lib, fn, inputs)
 
     check()
 
@@ -548,11 +553,7 @@ def test_conditionals_match_c_on_zero_rich_inputs(
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(zero_rich_inputs(fn))
     def check(inputs: dict[str, object]) -> None:
-        expected = _call_c(lib, fn, inputs)
-        got = run_function(fn, inputs)
-        assert got["return"] == expected["return"]
-        for p in fn.arrays:
-            np.testing.assert_array_equal(got[p.name], expected[p.name], err_msg=p.name)
+        _assert_matches_c(lib, fn, inputs)
 
     check()
 
