@@ -74,6 +74,8 @@ C_TIMEOUT = 10.0
 #: real element type differs (``long *``, ``int64_t *``) into a compile error instead of a
 #: call with a wrongly sized buffer.
 CFLAGS = ("-O2", "-shared", "-fPIC", "-Werror=incompatible-pointer-types")
+#: C++ kernels (``Function.cxx``): compiled with ``$CXX`` or ``c++``.
+CXXFLAGS = ("-O2", "-shared", "-fPIC", "-std=c++17")
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,69 @@ def _wrapper_source(fn: Function) -> str:
     return f"\n\n{ret} {_ENTRY_PREFIX}{fn.name}({params}) {{ {body} }}\n"
 
 
+#: Extra arguments of the C++ entry wrapper when the kernel returns a vector: the result
+#: buffer, its capacity (elements) and a ``long[2]`` receiving the result's shape (rows,
+#: columns; columns ``-1`` when the rows differ in length).
+_RESULT_ARGS = "tenspiler_out, long tenspiler_cap, long *tenspiler_shape"
+
+
+def _cxx_wrapper_source(fn: Function) -> str:
+    """An ``extern "C"`` function taking the flat parameters of C++ kernel ``fn``
+    (pointer + sizes per vector), building the vectors, calling ``fn`` and copying a
+    returned vector into a caller's buffer."""
+    cxx = fn.cxx
+    assert cxx is not None
+    params: list[str] = []
+    setup: list[str] = []
+    call: list[str] = []
+    for k, v in enumerate(cxx.signature):
+        if isinstance(v, str):
+            p = fn.param(v)
+            assert isinstance(p.type, ScalarType)
+            params.append(_c_param_type(p.type.dtype, False, p.c_type) + f"s{k}")
+            call.append(f"s{k}")
+            continue
+        t = v.elem_cxx
+        if v.rank == 1:
+            params += [f"const {t} *p{k}", f"int n{k}"]
+            setup.append(f"std::vector<{t}> v{k}(p{k}, p{k} + (n{k} < 0 ? 0 : n{k}));")
+        else:
+            params += [f"const {t} *p{k}", f"int r{k}", f"int c{k}"]
+            setup.append(
+                f"std::vector<std::vector<{t}>> v{k}(r{k} < 0 ? 0 : r{k});"
+                f" for (long r = 0; r < r{k}; r++) v{k}[r].assign(p{k} + r * c{k}, p{k} + (r + 1) * c{k});"
+            )
+        call.append(f"v{k}")
+    invoke = f"{fn.name}({', '.join(call)})"
+    r = cxx.result
+    if r is not None:
+        params.append(f"{r.elem_cxx} *{_RESULT_ARGS}")
+        if r.rank == 1:
+            copy = (
+                f"auto res = {invoke}; tenspiler_shape[0] = (long)res.size(); tenspiler_shape[1] = 0;"
+                " for (long k = 0; k < (long)res.size() && k < tenspiler_cap; k++) tenspiler_out[k] = res[k];"
+            )
+        else:
+            copy = (
+                f"auto res = {invoke}; tenspiler_shape[0] = (long)res.size();"
+                " tenspiler_shape[1] = res.empty() ? 0 : (long)res[0].size(); long k = 0;"
+                " for (const auto &row : res) { if ((long)row.size() != tenspiler_shape[1]) tenspiler_shape[1] = -1;"
+                " for (auto x : row) { if (k < tenspiler_cap) tenspiler_out[k] = x; k++; } }"
+            )
+        ret, body = "void", copy
+    elif fn.return_dtype is not None:
+        ret = _c_param_type(fn.return_dtype, False, fn.return_c_type).strip()
+        body = f"return {invoke};"
+    else:
+        ret, body = "void", f"{invoke};"
+    return (
+        "\n\n#include <cstdint>\n#include <vector>\n"
+        f'extern "C" {ret} {_ENTRY_PREFIX}{fn.name}({", ".join(params) or "void"}) {{\n'
+        + "".join(f"    {line}\n" for line in setup)
+        + f"    {body}\n}}\n"
+    )
+
+
 def compile_c(fn: Function, workdir: Path) -> CKernel:
     """Compile ``fn.source`` into a shared library and load ``fn.name`` from it.
 
@@ -159,17 +224,20 @@ def compile_c(fn: Function, workdir: Path) -> CKernel:
     """
     if not fn.source.strip():
         raise CodegenError(f"no C source text for {fn.name}; cannot compile it for --check")
-    cc = os.environ.get("CC", "cc")
+    cxx = fn.cxx is not None
+    cc = os.environ.get("CXX", "c++") if cxx else os.environ.get("CC", "cc")
     if shutil.which(cc) is None:
-        raise CodegenError(f"C compiler {cc!r} not found; cannot compile {fn.name}")
+        what = "C++" if cxx else "C"
+        raise CodegenError(f"{what} compiler {cc!r} not found; cannot compile {fn.name}")
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"cc-{fn.name}-", dir=workdir))
-    src = tmp / "kernel.c"
+    src = tmp / ("kernel.cc" if cxx else "kernel.c")
     lib = tmp / "kernel.so"
-    src.write_text(fn.source + _wrapper_source(fn))
+    src.write_text(fn.source + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
+    flags = CXXFLAGS if cxx else CFLAGS
     proc = subprocess.run(
-        [cc, *CFLAGS, "-o", str(lib), str(src), "-lm"],
+        [cc, *flags, "-o", str(lib), str(src), "-lm"],
         capture_output=True,
         text=True,
         check=False,
@@ -186,6 +254,8 @@ def compile_c(fn: Function, workdir: Path) -> CKernel:
         else _ctype(p.type.dtype, p.c_type)
         for p in fn.params
     ]
+    if fn.cxx is not None and fn.cxx.result is not None:
+        func.argtypes += [ctypes.c_long, ctypes.POINTER(ctypes.c_long)]
     func.restype = _ctype(fn.return_dtype, fn.return_c_type) if fn.return_dtype is not None else None
     return CKernel(fn.name, lib, func, handle)
 
@@ -241,8 +311,23 @@ def run_c(kernel: CKernel, fn: Function, inputs: Mapping[str, object]) -> dict[s
                 args.append(_to_scalar(p.name, inputs[p.name], dtype, p.c_type))
             case _:
                 assert_never(p.type)
+    shape = (ctypes.c_long * 2)()
+    r = fn.cxx.result if fn.cxx is not None else None
+    if r is not None:
+        # the result buffer is the flat parameter r.array; its input length is the capacity
+        args += [ctypes.c_long(buffers[r.array].shape[0]), shape]
     ret = kernel.func(*args)
     state: dict[str, object] = {"return": None}
+    if r is not None:
+        rows, cols = int(shape[0]), int(shape[1])
+        total = rows if r.rank == 1 else rows * max(cols, 0)
+        if cols < 0:
+            state["result"] = "the C++ function returned rows of different lengths"
+        elif total > buffers[r.array].shape[0]:
+            state["result"] = f"the C++ result has {total} elements, more than the {buffers[r.array].shape[0]} expected"
+        else:
+            flat = buffers[r.array][:total].astype(np.float64 if r.elem.is_float else np.int64)
+            state["result"] = flat if r.rank == 1 else flat.reshape(rows, cols)
     if fn.return_dtype is not None:
         state["return"] = float(ret) if fn.return_dtype.is_float else int(ret)
     for name, buf in buffers.items():
@@ -421,6 +506,8 @@ def _check_one(
     else what differs."""
     if isinstance(state, str):
         return state
+    if fn.cxx is not None:
+        return _check_one_cxx(fn, ps, code, state, inputs)
     outputs = returned_outputs(ps)
     written = {o.array for o in outputs if isinstance(o, ArrayOutput)}
     for p in fn.arrays:
@@ -445,6 +532,52 @@ def _check_one(
     for o, want, g in zip(outputs, expected, got_values, strict=True):
         if not _same(want, g, _output_dtype(fn, o)):
             return f"{show_output(o)}: C gave {_fmt(want)}, {code.backend} gave {_fmt(g)}"
+    return None
+
+
+def vector_inputs(fn: Function, inputs: Mapping[str, object]) -> dict[str, object]:
+    """The C++ view of flat inputs of ``fn`` (``fn.cxx``): per vector parameter a 1-D
+    array of its length, or a 2-D array (rows x cols); scalars as they are."""
+    assert fn.cxx is not None
+    out: dict[str, object] = {}
+    for v in fn.cxx.signature:
+        if isinstance(v, str):
+            out[v] = inputs[v]
+            continue
+        dims = [max(int(inputs[n]), 0) for n in v.sizes]  # type: ignore[call-overload]
+        flat = np.asarray(inputs[v.name])[: int(np.prod(dims))]
+        out[v.name] = flat.copy() if v.rank == 1 else flat.reshape(dims)
+    return out
+
+
+def _check_one_cxx(
+    fn: Function, ps: ProgramSummary, code: GeneratedCode, state: dict[str, object], inputs: Mapping[str, object]
+) -> str | None:
+    """C++ kernels: the generated entry (C++ signature) on the vector view of ``inputs``
+    against what the compiled C++ function returned (the vector, shape included, or the
+    scalar)."""
+    assert fn.cxx is not None
+    r = fn.cxx.result
+    want = state["result"] if r is not None else state["return"]
+    if isinstance(want, str):
+        return want
+    given = vector_inputs(fn, inputs)
+    snapshot = _snapshot(given)
+    try:
+        got = run_generated(code, given)
+    except Exception as e:  # the generated code must not raise on valid inputs
+        return f"{code.backend} code raised {type(e).__name__}: {e}"
+    for k, v in snapshot.items():
+        if not np.array_equal(np.asarray(v), np.asarray(given[k])):
+            return f"{code.backend} code modified its input {k!r}"
+    dtype = r.elem if r is not None else fn.return_dtype
+    if dtype is None:
+        return None if got is None else f"{code.backend} code returned {got!r} for a void function"
+    if not _same(want, got, dtype):
+        what = "the returned vector" if r is not None else "the return value"
+        w, g = np.asarray(want), np.asarray(got)
+        shapes = f" (shapes {w.shape} and {g.shape})" if w.shape != g.shape else ""
+        return f"{what}: C++ gave {_fmt(w)}, {code.backend} gave {_fmt(g)}{shapes}"
     return None
 
 

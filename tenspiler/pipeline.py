@@ -181,6 +181,8 @@ def lift_file(
     except TenspilerError as err:
         res.status, res.message = "not_lifted", str(err)
     except Exception as err:  # a bug of ours: report it as "not lifted", never as verified
+        if os.environ.get("TENSPILER_DEBUG"):
+            raise
         res.status = "not_lifted"
         res.message = f"internal error ({type(err).__name__}: {err}); please report it with the input file"
     return res

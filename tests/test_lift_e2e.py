@@ -54,6 +54,11 @@ LIFTABLE = {
     "mat_axpy.c": "Z[0:(rows * cols)] = tensor_tensor(scalar_tensor(a, take(X, (rows * cols)), *), take(Y, (rows * cols)), +)",
     "gemv_bias.c": "y[0:M] = tensor_tensor(scalar_tensor(2, reduce_rows(tensor_tensor(matrix(A, M, N), tensor_scalar(take(x, N), 1, -), *)), *), take(b, M), +)",
     "weighted_residual.c": "return = reduce_sum(tensor_tensor(scalar_tensor(w, take(x, n), *), take(y, n), -))",
+    # the C++ std::vector subset
+    "vec_axpy.cc": "out[0:x__size] = tensor_tensor(scalar_tensor(a, take(x, x__size), *), take(y, x__size), +)",
+    "img_avg.cc": "assume b__cols == a__cols\nout[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)",
+    "row_norms.cc": "out[0:m__rows] = reduce_rows(tensor_tensor(matrix(m, m__rows, m__cols), matrix(m, m__rows, m__cols), *))",
+    "vec_dot.cc": "return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))",
 }
 
 NOT_LIFTABLE = {

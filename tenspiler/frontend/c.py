@@ -84,6 +84,8 @@ from typing import NoReturn, TypeAlias, TypeVar
 from pycparser import c_ast, c_generator, c_parser
 
 from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.cxx import VectorType, rewrite_cxx
+from tenspiler.frontend.cxx import prelude as cxx_prelude
 from tenspiler.frontend.loop_ir import (
     MATH_FUNCTIONS,
     Assign,
@@ -95,6 +97,7 @@ from tenspiler.frontend.loop_ir import (
     Compare,
     Cond,
     Const,
+    CxxInterface,
     DType,
     Expr,
     For,
@@ -112,6 +115,8 @@ from tenspiler.frontend.loop_ir import (
     Type,
     Unary,
     Var,
+    VectorParam,
+    VectorResult,
 )
 from tenspiler.ir.semantics import py_cast
 
@@ -140,37 +145,42 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
             outside the accepted subset; the message is ``file:line:col: what``.
     """
     p = Path(path)
-    if p.suffix.lower() in CXX_SUFFIXES:
-        raise LiftError(
-            "C++ sources (the std::vector subset) are not supported yet; only C is read",
-            SourceLoc(str(path), 1, 1),
-        )
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LiftError(f"cannot read {p}: {e}") from e
-    return parse_c_source(text, str(path), function)
+    return parse_c_source(text, str(path), function, cxx=p.suffix.lower() in CXX_SUFFIXES)
 
 
-#: File suffixes of C++ sources (refused with a clear message until the C++ frontend exists).
-CXX_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh")
+#: File suffixes read as the C++ ``std::vector`` subset (:mod:`tenspiler.frontend.cxx`).
+CXX_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++")
 
 
-def parse_c_source(text: str, filename: str = "<string>", function: str | None = None) -> Function:
+def parse_c_source(
+    text: str, filename: str = "<string>", function: str | None = None, *, cxx: bool = False
+) -> Function:
     """Parse C source ``text`` and lower one of its functions to the loop IR.
 
     Same contract as :func:`parse_c_file`; ``filename`` is only used in locations and
-    messages.
+    messages. ``cxx``: read the C++ ``std::vector`` subset (see
+    :mod:`tenspiler.frontend.cxx`); the result then has ``Function.cxx`` set.
     """
     text = text.replace("\r\n", "\n")
     prepared, macros = _prepare(text, filename)
+    vectors: dict[str, VectorType] = {}
+    head = " ".join(f"typedef {c} {n};" for n, c in _PRELUDE_TYPEDEFS)
+    n_head = len(_PRELUDE_TYPEDEFS)
+    if cxx:
+        prepared, vectors = rewrite_cxx(prepared, filename)
+        decls, n = cxx_prelude(vectors)
+        head, n_head = f"{head} {decls}", n_head + n
     parser = c_parser.CParser()
     try:
-        ast = parser.parse(_PRELUDE + prepared, filename)
+        ast = parser.parse(head + "\n# 1\n" + prepared, filename)
     except c_parser.ParseError as e:
         raise _syntax_error(str(e), parser, filename, text) from None
-    unit = _Unit(filename, text, macros)
-    return unit.lower(ast.ext[len(_PRELUDE_TYPEDEFS) :], function)
+    unit = _Unit(filename, text, macros, vectors, cxx)
+    return unit.lower(ast.ext[n_head:], function)
 
 
 # ---------------------------------------------------------------- text preparation
@@ -183,7 +193,6 @@ _PRELUDE_TYPEDEFS: tuple[tuple[str, str], ...] = (
     ("int64_t", "long"),
     ("size_t", "unsigned long"),
 )
-_PRELUDE = " ".join(f"typedef {c} {n};" for n, c in _PRELUDE_TYPEDEFS) + "\n# 1\n"
 
 #: What the prelude typedef names mean (``None``: refused when used).
 _BUILTIN_TYPEDEFS: dict[str, DType | None] = {
@@ -369,7 +378,44 @@ class _Pointer:
     offset: str
 
 
-_Binding: TypeAlias = _Scalar | _Array | _Pointer | _Value
+@dataclass(frozen=True)
+class _Vector:
+    """A C++ vector parameter (read-only): the pointer parameter ``name`` holding its
+    elements row-major and the INT parameters ``sizes`` (length, or rows and columns)."""
+
+    name: str
+    vt: VectorType
+    sizes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Result:
+    """The local vector a C++ kernel returns: ``push_back`` stores into the output pointer
+    parameter ``array`` at index ``length`` (an INT local counting the elements so far)
+    and increments ``length``."""
+
+    name: str
+    vt: VectorType
+    array: str
+    length: str
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A ``vector<T>`` local declared in a loop body whose last statement is
+    ``into.push_back(name)`` (``into`` a ``vector<vector<T>>`` :class:`_Result`): its
+    ``push_back`` appends straight to the result's elements. ``depth`` is the number of
+    loops around the declaration; ``last`` the ``push_back`` statement."""
+
+    name: str
+    vt: VectorType
+    into: str
+    depth: int
+    last: c_ast.Node
+
+
+_VectorBinding: TypeAlias = _Vector | _Result | _Row
+_Binding: TypeAlias = _Scalar | _Array | _Pointer | _Value | _VectorBinding
 
 
 @dataclass(frozen=True)
@@ -604,11 +650,21 @@ def _identifiers(node: c_ast.Node) -> Iterator[str]:
 class _Unit:
     """One translation unit: its helper functions, typedefs and macro names."""
 
-    def __init__(self, filename: str, text: str, macros: frozenset[str]) -> None:
+    def __init__(
+        self,
+        filename: str,
+        text: str,
+        macros: frozenset[str],
+        vectors: dict[str, VectorType] | None = None,
+        cxx: bool = False,
+    ) -> None:
         self.constants = constant_macros(_blank_comments(text, filename))
         self.filename = filename
         self.text = text
         self.macros = macros
+        #: C++ only: vector typedef names (see :mod:`tenspiler.frontend.cxx`).
+        self.vectors = vectors or {}
+        self.cxx = cxx
         self.funcdefs: dict[str, c_ast.FuncDef] = {}
         self.prototypes: set[str] = set()
         self.typedefs: dict[str, c_ast.Node] = {}
@@ -681,6 +737,16 @@ class _Unit:
             ty = self.typedefs[ty.type.names[0]]
         return ty
 
+    def vector_type(self, ty: c_ast.Node) -> VectorType | None:
+        """The C++ vector type named by type node ``ty`` (``const`` allowed), if any."""
+        if (
+            isinstance(ty, c_ast.TypeDecl)
+            and isinstance(ty.type, c_ast.IdentifierType)
+            and len(ty.type.names) == 1
+        ):
+            return self.vectors.get(ty.type.names[0])
+        return None
+
     def scalar_dtype(self, ty: c_ast.Node, what: str, at: c_ast.Node | None = None) -> DType | None:
         """DType of a scalar type node; ``None`` for ``void``.
 
@@ -689,6 +755,9 @@ class _Unit:
         """
         at = at if at is not None else ty
         ty = self.resolve_typedefs(ty)
+        vt = self.vector_type(ty)
+        if vt is not None:
+            self.fail(f"{vt.spelled} for {what} is not supported", at)
         match ty:
             case c_ast.TypeDecl(type=inner, quals=quals):
                 self._check_quals(quals, at)
@@ -739,9 +808,14 @@ class _Unit:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)
 
-    def param_type(self, decl: c_ast.Decl) -> Type:
+    def param_type(self, decl: c_ast.Decl) -> Type | VectorType:
         ty = self.resolve_typedefs(decl.type)
         what = f"parameter '{decl.name}'"
+        vt = self.vector_type(ty)
+        if vt is not None:
+            assert isinstance(ty, c_ast.TypeDecl)
+            self._check_quals(ty.quals, decl)
+            return vt
         if isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl):
             if isinstance(ty, c_ast.PtrDecl):
                 self._check_quals(ty.quals, ty)
@@ -761,7 +835,7 @@ class _Unit:
             self.fail(f"void {what} is not supported", decl)
         return ScalarType(dtype)
 
-    def params_of(self, fdef: c_ast.FuncDef) -> list[tuple[c_ast.Decl, Type]]:
+    def params_of(self, fdef: c_ast.FuncDef) -> list[tuple[c_ast.Decl, Type | VectorType]]:
         fname = fdef.decl.name
         if fdef.param_decls:
             self.fail(f"K&R-style definition of '{fname}' is not supported", fdef)
@@ -773,7 +847,7 @@ class _Unit:
             and self.scalar_dtype(args[0].type, "parameter") is None
         ):
             return []  # f(void)
-        out: list[tuple[c_ast.Decl, Type]] = []
+        out: list[tuple[c_ast.Decl, Type | VectorType]] = []
         for a in args:
             if isinstance(a, c_ast.EllipsisParam):
                 self.fail(f"variadic function '{fname}' is not supported", a)
@@ -808,6 +882,9 @@ class _Unit:
             case c_ast.ID(name=name):
                 return self.read_var(name, node, env)
             case c_ast.ArrayRef():
+                vector_load = self.vector_load(node, env)
+                if vector_load is not None:
+                    return vector_load
                 array, elem, idx = self.element(node, env)
                 return Load(array, idx, elem, loc)
             case c_ast.UnaryOp(op=op, expr=operand):
@@ -840,6 +917,8 @@ class _Unit:
                 if isinstance(inner, Const):
                     return Const(py_cast(inner.value, dtype), dtype, loc)
                 return Cast(inner, dtype, loc)
+            case c_ast.FuncCall(name=c_ast.StructRef()):
+                return self.member_value(node, env)
             case c_ast.FuncCall():
                 return self.call(node, env)
             case c_ast.TernaryOp(cond=cond, iftrue=iftrue, iffalse=iffalse):
@@ -970,6 +1049,8 @@ class _Unit:
                 self.fail(f"use of array '{name}' without an index is not supported", node)
             case _Pointer():
                 self.fail(f"use of pointer '{name}' as a number is not supported", node)
+            case _Vector() | _Result() | _Row():
+                self.fail(f"use of vector '{name}' as a value is not supported", node)
             case None:
                 if name in self.constants:
                     literal = self.constants[name]
@@ -1149,6 +1230,13 @@ class _Unit:
         """The array, element dtype and INT index denoted by ``X[E]`` or ``*P``."""
         loc = self.loc(node)
         if isinstance(node, c_ast.ArrayRef):
+            vb = self.vector_root(node, env)
+            if vb is not None:
+                self.fail(
+                    f"writing or taking the address of an element of vector '{vb.name}' is "
+                    "not supported (a kernel builds its result with push_back)",
+                    node,
+                )
             if not self.is_pointer(node.name, env):
                 array, elem = self.array_of(node, env)  # raises the precise message
                 return array, elem, self.index(node.subscript, env)
@@ -1171,6 +1259,76 @@ class _Unit:
             self.fail(f"dereference of non-pointer '{_render(target)}' is not supported", node)
         pv = self.pointer_value(target, env)
         return pv.base, pv.elem, pv.offset
+
+    # ----------------------------------------------------------- C++ vectors
+
+    def vector_root(self, node: c_ast.ArrayRef, env: _Env) -> _VectorBinding | None:
+        """The vector binding ``v`` of ``v[E]`` / ``v[E1][E2]``, if ``v`` is a vector."""
+        base: c_ast.Node = node.name
+        if isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if isinstance(base, c_ast.ID):
+            b = env.lookup(base.name)
+            if isinstance(b, _Vector | _Result | _Row):
+                return b
+        return None
+
+    def vector_load(self, node: c_ast.ArrayRef, env: _Env) -> Load | None:
+        """``v[E]`` of a ``vector<T>`` or ``v[E1][E2]`` of a ``vector<vector<T>>``
+        parameter, as a load from its flat row-major elements (``None``: not a vector)."""
+        b = self.vector_root(node, env)
+        if b is None:
+            return None
+        loc = self.loc(node)
+        two = isinstance(node.name, c_ast.ArrayRef)
+        match b:
+            case _Vector(name=name, vt=vt) if vt.rank == 1 and not two:
+                return Load(name, self.index(node.subscript, env), vt.dtype, loc)
+            case _Vector(name=name, vt=vt, sizes=(_, cols)) if two:
+                assert isinstance(node.name, c_ast.ArrayRef)
+                r = self.index(node.name.subscript, env)
+                c = self.index(node.subscript, env)
+                n = Var(cols, DType.INT, loc)
+                idx = Binary("+", Binary("*", r, n, DType.INT, loc), c, DType.INT, loc)
+                return Load(name, idx, vt.dtype, loc, row=(c, n))
+            case _Vector(name=name, vt=vt) if vt.rank == 2:
+                self.fail(f"row '{_render(node)}' of {vt.spelled} '{name}' used as a value is not supported", node)
+            case _Result(vt=vt, array=array) if vt.rank == 1 and not two:
+                return Load(array, self.index(node.subscript, env), vt.dtype, loc)
+            case _:
+                self.fail(f"reading '{_render(node)}' is not supported", node)
+
+    def member_value(self, node: c_ast.FuncCall, env: _Env) -> Expr:
+        """``v.size()`` (length, or rows of a ``vector<vector<T>>``) and ``v[E].size()``
+        (columns: the rows of a ``vector<vector<T>>`` parameter are assumed to have one
+        length). ``size_t`` results are read as mathematical integers."""
+        ref = node.name
+        assert isinstance(ref, c_ast.StructRef)
+        method = ref.field.name
+        if ref.type != ".":
+            self.fail(f"'{ref.type}' member access is not supported", node)
+        if method == "push_back":
+            self.fail("push_back used as a value is not supported", node)
+        if method != "size":
+            self.fail(f"method '{method}' is not supported (only size() and push_back())", node)
+        if node.args is not None and node.args.exprs:
+            self.fail("size() takes no arguments", node)
+        loc = self.loc(node)
+        obj = ref.name
+        if isinstance(obj, c_ast.ID):
+            match env.lookup(obj.name):
+                case _Vector(sizes=sizes):
+                    return Var(sizes[0], DType.INT, loc)
+                case _Result(vt=vt, length=length) if vt.rank == 1:
+                    return Var(length, DType.INT, loc)
+                case None:
+                    self.unknown_name(obj.name, obj)
+        if isinstance(obj, c_ast.ArrayRef) and isinstance(obj.name, c_ast.ID):
+            b = env.lookup(obj.name.name)
+            if isinstance(b, _Vector) and b.vt.rank == 2:
+                self.index(obj.subscript, env)  # refuses what it cannot read
+                return Var(b.sizes[1], DType.INT, loc)
+        self.fail(f"'{_render(node)}' is not supported (size() of a vector parameter or of the returned vector<T>)", node)
 
     # ----------------------------------------------------------- helper inlining
 
@@ -1197,7 +1355,7 @@ class _Unit:
             self.fail(f"call to '{name}' with {len(args)} arguments; it takes {len(params)}", node)
         scope: dict[str, _Binding] = {}
         for (decl, ty), arg in zip(params, args, strict=True):
-            if isinstance(ty, PointerType):
+            if isinstance(ty, PointerType | VectorType):
                 self.fail(
                     f"helper '{name}' has array parameter '{decl.name}'; "
                     "only scalar parameters are supported",
@@ -1294,6 +1452,8 @@ class _Unit:
                 b = env.lookup(name)
                 if b is None:
                     self.unknown_name(name, lvalue)
+                if isinstance(b, _Vector | _Result | _Row):
+                    self.fail(f"assignment to vector '{name}' is not supported", node)
                 if isinstance(b, _Array):
                     # Kernels bind updated array parameters as walking pointers
                     # (_Kernel.lower), so only a stray case can reach this.
@@ -1337,6 +1497,58 @@ class _Unit:
         if node.op[:-1] in _BITWISE:
             self.fail(f"bitwise operator '{node.op}' is not supported", node)
         self.fail(f"operator '{node.op}' is not supported", node)
+
+
+def _pushes(node: c_ast.Node | None, into: str, row: str) -> bool:
+    """Whether ``node`` is the statement ``into.push_back(row);``."""
+    return (
+        isinstance(node, c_ast.FuncCall)
+        and isinstance(node.name, c_ast.StructRef)
+        and node.name.type == "."
+        and isinstance(node.name.name, c_ast.ID)
+        and node.name.name.name == into
+        and node.name.field.name == "push_back"
+        and node.args is not None
+        and len(node.args.exprs) == 1
+        and isinstance(node.args.exprs[0], c_ast.ID)
+        and node.args.exprs[0].name == row
+    )
+
+
+def _entry_values(
+    body: tuple[Stmt, ...], params: set[str], loc: SourceLoc
+) -> Callable[[Expr], Expr]:
+    """A rewriting of expressions to the entry values of the parameters: a local assigned
+    exactly once, by a top-level statement, is replaced by its value; a parameter nothing
+    assigns stays. Anything else raises a :class:`LiftError` at ``loc``."""
+    counts: dict[str, int] = {}
+    for name, _ in _writes(body):
+        counts[name] = counts.get(name, 0) + 1
+    top = {s.target: s.value for s in body if isinstance(s, Assign)}
+
+    def rewrite(e: Expr) -> Expr:
+        match e:
+            case Var(name=name):
+                if name in params and name not in counts:
+                    return e
+                if name in top and counts.get(name) == 1:
+                    return rewrite(top[name])
+                raise LiftError(
+                    f"the length of the returned vector depends on '{name}', which is not fixed "
+                    "when the function starts", loc,
+                )
+            case Const():
+                return e
+            case Binary(op=op, left=left, right=right, dtype=dtype):
+                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
+            case Cast(operand=operand, dtype=dtype):
+                return Cast(rewrite(operand), dtype, e.loc)
+            case Unary(op=op, operand=operand, dtype=dtype):
+                return Unary(op, rewrite(operand), dtype, e.loc)
+            case _:
+                raise LiftError("the length of the returned vector is not a simple expression of the parameters", loc)
+
+    return rewrite
 
 
 def _is_update(node: c_ast.Node) -> bool:
@@ -1408,6 +1620,24 @@ class _Kernel:
         #: Guard of the statements being lowered (inside an ``if``), else ``None``.
         self.guard: Cond | None = None
         self.if_count = 0
+        #: Headers ``(var, start, stop)`` of the loops around the statement being lowered.
+        self.loops: list[tuple[str, Expr, Expr]] = []
+        #: Items of the blocks being lowered, innermost last.
+        self.blocks: list[list[c_ast.Node]] = []
+        #: C++: the returned vector's type and binding; loop headers around its pushes.
+        self.result_type: VectorType | None = None
+        self.result: _Result | None = None
+        self.element_pushes: list[tuple[tuple[str, Expr, Expr], ...]] = []
+        self.row_pushes: list[tuple[tuple[str, Expr, Expr], ...]] = []
+        self.push_loc: SourceLoc | None = None
+
+    def fresh(self, base: str) -> str:
+        """A name like ``base`` that no identifier of the function or local uses."""
+        name, k = base, 1
+        while name in self.taken or name in self.locals:
+            name, k = f"{base}{k}", k + 1
+        self.taken.add(name)
+        return name
 
     def lower(self) -> Function:
         u = self.unit
@@ -1417,7 +1647,18 @@ class _Kernel:
         assigned: set[str] = set()
         walked = set(_updated_names(self.fdef.body))
         taken = self.taken
+        signature: list[VectorParam | str] = []
         for decl, ty in u.params_of(self.fdef):
+            if isinstance(ty, VectorType):
+                words = ("size",) if ty.rank == 1 else ("rows", "cols")
+                sizes = tuple(self.fresh(f"{decl.name}__{w}") for w in words)
+                params.append(Param(decl.name, PointerType(ty.dtype), u.loc(decl)))
+                params.extend(Param(n, ScalarType(DType.INT), u.loc(decl)) for n in sizes)
+                scope[decl.name] = _Vector(decl.name, ty, sizes)
+                assigned.update([decl.name, *sizes])
+                signature.append(VectorParam(decl.name, ty.rank, ty.dtype, sizes, ty.elem))
+                continue
+            signature.append(decl.name)
             params.append(Param(decl.name, ty, u.loc(decl), _c_width(decl.type)))
             assigned.add(decl.name)
             if isinstance(ty, PointerType) and decl.name in walked:
@@ -1435,7 +1676,8 @@ class _Kernel:
                 scope[decl.name] = _Array(ty.elem, u.elem_ctype(decl.type))
             else:
                 scope[decl.name] = _Scalar(ty.dtype)
-        self.return_dtype = u.return_dtype(self.fdef)
+        self.result_type = u.vector_type(self.fdef.decl.type.type)
+        self.return_dtype = None if self.result_type is not None else u.return_dtype(self.fdef)
         env = _Env([scope], assigned=assigned, inlining=(self.name,))
         items = list(self.fdef.body.block_items or [])
         while items and isinstance(items[-1], c_ast.EmptyStatement):
@@ -1449,8 +1691,19 @@ class _Kernel:
                 body.extend([*fx.pre, ret])  # increments after the return are dead
             else:
                 body.extend(self.stmt(item, env))
-        if self.return_dtype is not None and not (body and isinstance(body[-1], Return)):
+        if (self.return_dtype is not None or self.result_type is not None) and not (
+            body and isinstance(body[-1], Return)
+        ):
             u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
+        cxx = None
+        if u.cxx:
+            result = None
+            if self.result is not None:
+                r = self.result
+                params.append(Param(r.array, PointerType(r.vt.dtype), u.loc(self.fdef)))
+                shape = self.result_shape(tuple(body), tuple(params))
+                result = VectorResult(r.array, r.vt.rank, r.vt.dtype, shape, r.vt.elem)
+            cxx = CxxInterface(tuple(signature), result)
         return Function(
             name=self.name,
             params=tuple(params),
@@ -1460,10 +1713,142 @@ class _Kernel:
             body=tuple(body),
             source=u.text,
             loc=u.loc(self.fdef),
+            cxx=cxx,
         )
+
+    # ----------------------------------------------------------- C++ vectors
+
+    def vector_decl(self, node: c_ast.Decl, vt: VectorType, env: _Env) -> list[Stmt]:
+        """``vector<T> v;``: the returned vector (at the top of the function body) or a
+        row of it (in a loop body whose last statement is ``result.push_back(v);``)."""
+        u = self.unit
+        loc = u.loc(node)
+        name = node.name
+        if node.storage:
+            u.fail(f"'{node.storage[0]}' local variables are not supported", node)
+        if node.init is not None:
+            u.fail(f"initialised vector local '{name}' is not supported (declare it empty and push_back)", node)
+        if env.lookup(name) is not None:
+            u.fail(f"redeclaration of '{name}' is not supported", node)
+        if not self.loops and self.guard is None and len(env.scopes) == 1:
+            if self.result_type is None:
+                u.fail(f"local {vt.spelled} '{name}' is not supported (a local vector must be the one the function returns)", node)
+            if vt != self.result_type:
+                u.fail(f"local '{name}' is a {vt.spelled} but the function returns {self.result_type.spelled}", node)
+            if self.result is not None:
+                u.fail(f"a second local vector '{name}' is not supported (only the returned one)", node)
+            length = self.fresh(f"{name}__len")
+            self.locals[length] = DType.INT
+            self.result = _Result(name, vt, name, length)
+            env.scopes[-1][name] = self.result
+            env.assigned.add(length)
+            return [Assign(length, Const(0, DType.INT, loc), loc)]
+        items = self.blocks[-1] if self.blocks else []
+        last = next((i for i in reversed(items) if not isinstance(i, c_ast.EmptyStatement)), None)
+        r = self.result
+        if (
+            not self.loops
+            or r is None
+            or r.vt.rank != 2
+            or vt != VectorType(1, r.vt.elem)
+            or not _pushes(last, r.name, name)
+        ):
+            want = f"{r.name}.push_back({name});" if r is not None else "result.push_back(row);"
+            u.fail(
+                f"local {vt.spelled} '{name}' is not supported: a vector local inside a loop "
+                f"must be a row of the returned vector<vector<T>>, pushed by the last statement "
+                f"of its block ('{want}')",
+                node,
+            )
+        assert last is not None
+        env.scopes[-1][name] = _Row(name, vt, r.name, len(self.loops), last)
+        return []
+
+    def push_back(self, node: c_ast.FuncCall, env: _Env) -> list[Stmt]:
+        """``v.push_back(E);`` on the returned vector or one of its rows: store ``E`` at
+        the result's next element and count it. Refused under an ``if`` (the length of
+        the result would depend on the data)."""
+        u = self.unit
+        loc = u.loc(node)
+        ref = node.name
+        assert isinstance(ref, c_ast.StructRef)
+        method = ref.field.name
+        if method != "push_back":
+            if method == "size":
+                u.fail(f"expression statement '{_render(node)}' has no effect", node)
+            u.fail(f"method '{method}' is not supported (only size() and push_back())", node)
+        if ref.type != "." or not isinstance(ref.name, c_ast.ID):
+            u.fail(f"push_back on '{_render(ref.name)}' is not supported", node)
+        args = node.args.exprs if node.args is not None else []
+        if len(args) != 1:
+            u.fail("push_back takes one argument", node)
+        if self.guard is not None:
+            u.fail("push_back inside if is not supported (the length of the result would depend on the data)", node)
+        b = env.lookup(ref.name.name)
+        self.push_loc = self.push_loc or loc
+        match b:
+            case _Result(vt=vt) if vt.rank == 1:
+                self.element_pushes.append(tuple(self.loops))
+                return self.append(b, u.expr(args[0], env), loc)
+            case _Row(into=into, depth=depth):
+                into_b = env.lookup(into)
+                assert isinstance(into_b, _Result)
+                self.element_pushes.append(tuple(self.loops[depth:]))
+                return self.append(into_b, u.expr(args[0], env), loc)
+            case _Result(vt=vt):
+                arg = args[0]
+                row = env.lookup(arg.name) if isinstance(arg, c_ast.ID) else None
+                if not (isinstance(row, _Row) and row.into == b.name and row.last is node):
+                    u.fail(f"{b.name}.push_back takes the row vector declared in the same block, as that block's last statement", node)
+                self.row_pushes.append(tuple(self.loops))
+                return []
+            case _Vector():
+                u.fail(f"push_back on parameter '{b.name}' is not supported (the kernel may not modify its parameters)", node)
+            case None:
+                u.unknown_name(ref.name.name, ref.name)
+            case _:
+                u.fail(f"push_back on non-vector '{ref.name.name}' is not supported", node)
+
+    def append(self, r: _Result, value: Expr, loc: SourceLoc | None) -> list[Stmt]:
+        length = Var(r.length, DType.INT, loc)
+        return [
+            Store(r.array, length, _convert(value, r.vt.dtype), loc),
+            Assign(r.length, Binary("+", length, Const(1, DType.INT, loc), DType.INT, loc), loc),
+        ]
+
+    def result_shape(self, body: tuple[Stmt, ...], params: tuple[Param, ...]) -> tuple[Expr, ...]:
+        """Length (or rows and columns) of the returned vector: per ``push_back`` site the
+        product of the trip counts ``max(0, stop - start)`` of the loops around it (inside
+        the row, for the elements of a row), summed over the sites; loop bounds are
+        rewritten to the entry values of the parameters (locals assigned once at the top of
+        the body are substituted)."""
+        assert self.result is not None
+        loc = self.push_loc or self.unit.loc(self.fdef) or SourceLoc(self.unit.filename, 1, 1)
+        entry = _entry_values(body, {p.name for p in params}, loc)
+
+        def count(sites: list[tuple[tuple[str, Expr, Expr], ...]]) -> Expr:
+            total: Expr = Const(0, DType.INT, loc)
+            for stack in sites:
+                prod: Expr = Const(1, DType.INT, loc)
+                for _, start, stop in stack:
+                    lo, hi = entry(start), entry(stop)
+                    diff = hi if lo == Const(0, DType.INT) else Binary("-", hi, lo, DType.INT, loc)
+                    trips = Select(Compare("<", diff, Const(0, DType.INT, loc), loc), Const(0, DType.INT, loc), diff, DType.INT, loc)
+                    prod = trips if prod == Const(1, DType.INT) else Binary("*", prod, trips, DType.INT, loc)
+                total = prod if total == Const(0, DType.INT) else Binary("+", total, prod, DType.INT, loc)
+            return total
+
+        if self.result.vt.rank == 1:
+            return (count(self.element_pushes),)
+        return (count(self.row_pushes), count(self.element_pushes))
 
     def ret(self, node: c_ast.Return, env: _Env) -> Return:
         u = self.unit
+        if self.result_type is not None:
+            e = node.expr
+            if not (isinstance(e, c_ast.ID) and isinstance(env.lookup(e.name), _Result)):
+                u.fail(f"'{self.name}' returns a {self.result_type.spelled}: it must return the local vector it builds", node)
+            return Return(None, u.loc(node))
         if node.expr is None:
             if self.return_dtype is not None:
                 u.fail(f"'return;' in function '{self.name}' returning a value", node)
@@ -1497,10 +1882,12 @@ class _Kernel:
 
     def block(self, items: list[c_ast.Node], env: _Env) -> list[Stmt]:
         env.scopes.append({})
+        self.blocks.append(items)
         try:
             return [s for item in items for s in self.stmt(item, env)]
         finally:
             env.scopes.pop()
+            self.blocks.pop()
 
     def stmt(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
         match node:
@@ -1618,6 +2005,10 @@ class _Kernel:
         u = self.unit
         loc = u.loc(node)
         match node:
+            case c_ast.Decl() if u.vector_type(u.resolve_typedefs(node.type)) is not None:
+                vt = u.vector_type(u.resolve_typedefs(node.type))
+                assert vt is not None
+                return self.vector_decl(node, vt, env)
             case c_ast.Decl() if isinstance(u.resolve_typedefs(node.type), c_ast.PtrDecl):
                 return self.pointer_decl(node, env)
             case c_ast.Decl():
@@ -1633,6 +2024,8 @@ class _Kernel:
                 return [self.update(node, env)]
             case c_ast.Return():
                 u.fail("return before the end of the function is not supported", node)
+            case c_ast.FuncCall(name=c_ast.StructRef()):
+                return self.push_back(node, env)
             case c_ast.FuncCall(name=c_ast.ID(name=callee)):
                 if callee in u.funcdefs and env.lookup(callee) is None:
                     u.fail(f"call to '{callee}' as a statement is not supported", node)
@@ -1772,10 +2165,13 @@ class _Kernel:
             stop = self.for_cond(node, var, env)
             self.for_step(node, var)
             before, before_written = set(env.assigned), set(env.written)
+            self.loops.append((var, start, stop))
             body = tuple(self.stmt(node.stmt, env))
             env.assigned, env.written = before, before_written
         finally:
             env.scopes.pop()
+            if self.loops and self.loops[-1][0] == var:
+                self.loops.pop()
         for name, wloc in _writes(body):
             if name == var:
                 raise LiftError(f"loop counter '{var}' is assigned in the loop body", wloc)

@@ -199,8 +199,12 @@ class _Machine:
                 if v is None:
                     raise RuntimeError(f"read of unassigned variable '{name}'")
                 return v
-            case Load(array=array, index=index):
+            case Load(array=array, index=index, row=row):
                 data = self._array(array)
+                if row is not None:
+                    col, cols = self.eval(row[0]), self.eval(row[1])
+                    if not 0 <= col < cols:
+                        raise IndexError(f"column {col} of a row of {array} out of range [0, {cols})")
                 return data[self._index(array, self.eval(index), len(data))]
             case Unary(op="-", operand=operand):
                 return -self.eval(operand)

@@ -16,6 +16,7 @@ conversions and integer promotion, inserting explicit :class:`Cast` nodes, so ev
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -81,12 +82,21 @@ class Var:
 
 @dataclass(frozen=True)
 class Load:
-    """``array[index]``; ``index`` has dtype INT."""
+    """``array[index]``; ``index`` has dtype INT.
+
+    ``row`` is set for an element ``v[r][c]`` of a C++ ``vector<vector<T>>`` parameter
+    (flattened row-major, ``index = r * cols + c``): ``(c, cols)``. C++ gives ``c`` outside
+    ``[0, cols)`` undefined behaviour (rows are separate allocations), so the loop-IR
+    interpreter refuses such a read (``IndexError``) instead of reading the next row;
+    the verifier ignores it (it proves the flat model, which agrees with C++ wherever C++
+    is defined).
+    """
 
     array: str
     index: Expr
     dtype: DType
     loc: SourceLoc | None = field(default=None, compare=False)
+    row: tuple[Expr, Expr] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -244,6 +254,48 @@ class Param:
 
 
 @dataclass(frozen=True)
+class VectorParam:
+    """A C++ ``vector<T>`` (``rank == 1``) or rectangular ``vector<vector<T>>`` (``rank ==
+    2``) parameter, passed to the loop IR as the pointer parameter ``name`` (row-major
+    elements) followed by the INT parameters ``sizes``: ``(length,)`` or ``(rows, cols)``.
+    ``elem_cxx`` is the C++ element type as written (``"uint8_t"``)."""
+
+    name: str
+    rank: int
+    elem: DType
+    sizes: tuple[str, ...]
+    elem_cxx: str
+
+
+@dataclass(frozen=True)
+class VectorResult:
+    """The ``vector<T>`` / ``vector<vector<T>>`` a C++ kernel returns, built by
+    unconditional ``push_back`` calls in counted loops: its elements are stored row-major
+    into the pointer parameter ``array`` (the last parameter) at indices ``0 ..
+    prod(shape) - 1``; ``shape`` gives its length, or rows and columns, as expressions
+    over the entry values of the parameters."""
+
+    array: str
+    rank: int
+    elem: DType
+    shape: tuple[Expr, ...]
+    elem_cxx: str
+
+
+@dataclass(frozen=True)
+class CxxInterface:
+    """How a C++ kernel's signature maps onto its loop-IR parameters.
+
+    ``signature`` lists the C++ parameters in order: a :class:`VectorParam`, or the name
+    of a scalar parameter. ``result`` is the returned vector (``None`` when the kernel
+    returns a scalar or nothing).
+    """
+
+    signature: tuple[VectorParam | str, ...]
+    result: VectorResult | None
+
+
+@dataclass(frozen=True)
 class Function:
     """One kernel.
 
@@ -266,6 +318,8 @@ class Function:
     source: str = field(default="", compare=False, repr=False)
     loc: SourceLoc | None = field(default=None, compare=False)
     return_c_type: str = field(default="", compare=False)  # as Param.c_type, for the result
+    #: Set for a C++ kernel: its real signature (the parameters above are its flat view).
+    cxx: CxxInterface | None = field(default=None, compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -288,3 +342,48 @@ class Function:
                 return d
         p = self.param(name)
         return p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
+
+
+def map_expr(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
+    """Rebuild ``e`` bottom-up, applying ``f`` to every rebuilt subexpression (conditions
+    of selects included); ``Load.row`` is mapped too."""
+
+    def cond(c: Cond) -> Cond:
+        match c:
+            case Compare(op, left, right, loc):
+                return Compare(op, map_expr(left, f), map_expr(right, f), loc)
+            case Logical(op, left, right, loc):
+                return Logical(op, cond(left), cond(right), loc)
+            case Not(operand, loc):
+                return Not(cond(operand), loc)
+
+    match e:
+        case Const() | Var():
+            out: Expr = e
+        case Load(array, index, dtype, loc, row):
+            new_row = None if row is None else (map_expr(row[0], f), map_expr(row[1], f))
+            out = Load(array, map_expr(index, f), dtype, loc, new_row)
+        case Unary(op, operand, dtype, loc):
+            out = Unary(op, map_expr(operand, f), dtype, loc)
+        case Binary(op, left, right, dtype, loc):
+            out = Binary(op, map_expr(left, f), map_expr(right, f), dtype, loc)
+        case Cast(operand, dtype, loc):
+            out = Cast(map_expr(operand, f), dtype, loc)
+        case Select(c, then, else_, dtype, loc):
+            out = Select(cond(c), map_expr(then, f), map_expr(else_, f), dtype, loc)
+        case Call(func, arg, dtype, loc):
+            out = Call(func, map_expr(arg, f), dtype, loc)
+    return f(out)
+
+
+def map_stmt_exprs(s: Stmt, f: Callable[[Expr], Expr]) -> Stmt:
+    """:func:`map_expr` on every expression of statement ``s`` (recursively into loops)."""
+    match s:
+        case Assign(target, value, loc):
+            return Assign(target, map_expr(value, f), loc)
+        case Store(array, index, value, loc):
+            return Store(array, map_expr(index, f), map_expr(value, f), loc)
+        case For(var, start, stop, body, loc):
+            return For(var, map_expr(start, f), map_expr(stop, f), tuple(map_stmt_exprs(b, f) for b in body), loc)
+        case Return(value, loc):
+            return Return(None if value is None else map_expr(value, f), loc)

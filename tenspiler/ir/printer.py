@@ -100,4 +100,5 @@ def show_output(o: Output) -> str:
 
 
 def show_summary(ps: ProgramSummary) -> str:
-    return "\n".join(show_output(o) for o in ps.outputs)
+    pre = [f"assume {show(a)} == {show(b)}" for a, b in ps.preconditions]
+    return "\n".join([*pre, *(show_output(o) for o in ps.outputs)])

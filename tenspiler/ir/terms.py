@@ -359,6 +359,10 @@ class ProgramSummary:
 
     function: str
     outputs: tuple[Output, ...]
+    #: Equalities ``lhs == rhs`` between parameter expressions the proof assumes (shape
+    #: preconditions, e.g. two ``vector<vector<T>>`` rows of one length); generated code
+    #: checks them.
+    preconditions: tuple[tuple[Scalar, Scalar], ...] = ()
 
 
 # ---------------------------------------------------------------- generic traversal

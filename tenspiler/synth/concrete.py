@@ -77,10 +77,41 @@ def random_examples(
                     inputs[p.name] = int(rng.integers(0, 256))
                 else:
                     inputs[p.name] = int(rng.integers(-2, max_trips + 2))
+        if fn.cxx is not None:
+            _vector_shapes(fn, inputs, rng, max_trips + 2, length)
         ex = make_example(k, inputs)
         if ex is not None:
             out.append(ex)
     return out
+
+
+def _vector_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, most: int, length: int) -> None:
+    """C++ kernels: give every vector parameter a shape (sizes from a small pool in
+    ``[0, most]``, so that equal lengths are common) and truncate its flat elements to
+    it, as a real ``vector`` would hold; the returned vector's buffer gets room for the
+    largest result. ``vector<vector<T>>`` parameters get at least one row (``v[0].size()``,
+    the usual way to read the row length, is undefined behaviour on an empty vector)."""
+    from tenspiler.frontend.loop_ir import VectorParam
+
+    pool = [int(v) for v in rng.integers(0, most + 1, 2)]
+
+    def dim() -> int:
+        return pool[int(rng.integers(0, 2))] if rng.random() < 0.85 else int(rng.integers(0, most + 1))
+
+    for v in fn.cxx.signature:
+        if not isinstance(v, VectorParam):
+            continue
+        shape = [dim() for _ in range(v.rank)]
+        if v.rank == 2:
+            shape[0] = max(shape[0], 1)  # kernels read v[0].size(): undefined on no rows
+        for name, size in zip(v.sizes, shape, strict=True):
+            inputs[name] = size
+        inputs[v.name] = np.asarray(inputs[v.name])[: int(np.prod(shape))]
+        if inputs[v.name].shape[0] < int(np.prod(shape)):
+            inputs[v.name] = np.resize(inputs[v.name], int(np.prod(shape)))
+    r = fn.cxx.result
+    if r is not None:
+        inputs[r.array] = np.resize(np.asarray(inputs[r.array]), max(length, most * most + 8))
 
 
 def _elements(rng: np.random.Generator, d: DType, length: int, magnitude: int,

@@ -221,7 +221,7 @@ def fold_summary(ps: ProgramSummary) -> ProgramSummary:
             out.append(ArrayOutput(o.array, fold_indices(o.lo), fold_indices(o.hi), fold_indices(o.value)))  # type: ignore[arg-type]
         else:
             out.append(ScalarOutput(o.name, fold_indices(o.value)))  # type: ignore[arg-type]
-    return ProgramSummary(ps.function, tuple(out))
+    return ProgramSummary(ps.function, tuple(out), ps.preconditions)
 
 
 def result_term(k: LoopKernel, cand: Candidate) -> Scalar:

@@ -44,6 +44,7 @@ from tenspiler.frontend.loop_ir import (
     Store,
     Unary,
     Var,
+    map_stmt_exprs,
 )
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.printer import show, show_summary
@@ -140,6 +141,9 @@ class NestKernel:
     result: Expr | None
     inductions: tuple[NestInduction, ...] = ()
     totals: tuple[ScalarTarget, ...] = ()  # accumulated over the whole nest; init over the entry
+    #: Shape preconditions ``(cols of a vector<vector<T>> parameter, n)`` over the entry
+    #: state (see :func:`unify_row_strides`).
+    same_cols: tuple[tuple[Expr, Expr], ...] = ()
 
     @property
     def i(self) -> str:
@@ -162,6 +166,9 @@ class NestKernel:
         start, stop, cols = (int(evaluate(lift_entry_scalar(e), inputs)) for e in (self.start, self.stop, self.cols))
         if not (0 <= start <= stop and cols >= (1 if self.keeps_row_maximum else 0)):
             return False
+        for lhs, rhs in self.same_cols:
+            if evaluate(lift_entry_scalar(lhs), inputs) != evaluate(lift_entry_scalar(rhs), inputs):
+                return False
         for a, (kind, d) in self.accesses().items():
             need = {"matrix": stop * cols, "row": cols, "outer": stop}[kind] + d
             if len(inputs[a]) < need or (kind == "outer" and start + d < 0) or (d < 0 and kind != "outer"):
@@ -232,8 +239,20 @@ def analyze_nest(fn: Function) -> NestKernel:
         if isinstance(s, Return):
             raise NotLiftable("return inside a loop is not supported", s.loc)
     pre_stmts, post_stmts = fn.body[: loops[0]], fn.body[loops[0] + 1 :]
-    pre_i_stmts, post_i_stmts = outer.body[: inner_at[0]], outer.body[inner_at[0] + 1 :]
     pre = symexec.execute(pre_stmts)
+    nest_writes = {st.target for st in _all_stmts(outer.body) if isinstance(st, Assign)}
+    nest_writes |= {outer.var, inner.var}
+    # locals fixed before the nest (``int n = cols;``) read as their values inside it
+    fixed = {x: v for x, v in pre.scalars.items()
+             if x not in nest_writes and not any(True for _ in symexec.loads(v)) and not symexec.reads(v) & nest_writes}
+    if fixed:
+        outer = replace(outer, body=tuple(map_stmt_exprs(st, lambda e: fixed.get(e.name, e) if isinstance(e, Var) else e) for st in outer.body))
+        inner = outer.body[inner_at[0]]
+        assert isinstance(inner, For)
+    inner, same_cols = unify_row_strides(inner, pre, nest_writes)
+    outer = replace(outer, body=(*outer.body[: inner_at[0]], inner, *outer.body[inner_at[0] + 1 :]))
+    fn = replace(fn, body=(*fn.body[: loops[0]], outer, *fn.body[loops[0] + 1 :]))
+    pre_i_stmts, post_i_stmts = outer.body[: inner_at[0]], outer.body[inner_at[0] + 1 :]
     if pre.stores or pre.has_return:
         raise NotLiftable("array writes or return before the loop nest are not supported", outer.loc)
     start = symexec.substitute(outer.start, pre)
@@ -326,9 +345,50 @@ def analyze_nest(fn: Function) -> NestKernel:
             raise NotLiftable("array writes after the loop nest are not supported yet", post_stmts[0].loc)
         result = post.returned
     k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
-                   tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals))
+                   tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals), same_cols)
     _check_reads(k)
     return k
+
+
+def unify_row_strides(
+    inner: For, pre: SymState, written: set[str]
+) -> tuple[For, tuple[tuple[Expr, Expr], ...]]:
+    """Reads ``v[r][j + c]`` of a C++ ``vector<vector<T>>`` parameter (flattened as
+    ``r * v__cols + j + c``, see ``Load.row``) in the inner loop ``for (j = 0; j < n; j++)``
+    whose row length ``v__cols`` is not ``n``: rewritten to ``r * n + j + c`` under the
+    shape precondition ``v__cols == n`` (returned as ``(v__cols, n)`` over the entry
+    state, to be assumed by the proof and checked by generated code). Reads whose column
+    is not ``j + c`` are left alone; so is everything when ``n``'s entry value reads a
+    variable in ``written`` (what the nest assigns)."""
+    n_entry = symexec.substitute(inner.stop, pre)
+    found: dict[str, tuple[Expr, Expr]] = {}
+
+    def fix(e: Expr) -> Expr:
+        if not isinstance(e, Load) or e.row is None:
+            return e
+        col, cols = e.row
+        if not isinstance(cols, Var) or symexec.index_difference(col, Var(inner.var, INT)) is None:
+            return e
+        cols_entry = symexec.substitute(cols, pre)
+        if symexec.index_difference(cols_entry, n_entry) == 0:
+            return e
+        found[cols.name] = (cols_entry, n_entry)
+        index = symexec.replace_vars(e.index, {cols.name: n_entry})
+        return Load(e.array, index, e.dtype, e.loc, (col, n_entry))
+
+    if symexec.reads(n_entry) & written:
+        return inner, ()
+    body = tuple(map_stmt_exprs(st, fix) for st in inner.body)
+    return replace(inner, body=body), tuple(found.values())
+
+
+def _all_stmts(body: Sequence[Stmt]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for st in body:
+        out.append(st)
+        if isinstance(st, For):
+            out.extend(_all_stmts(st.body))
+    return out
 
 
 def promote_cells(
@@ -536,7 +596,8 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
             continue
         outputs.append(ArrayOutput(r.array, plus_const(start, r.offset), plus_const(stop, r.offset),
                                    substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
-    return fold_summary(ProgramSummary(k.fn.name, tuple(outputs)))
+    same = tuple((lift_entry_scalar(a), lift_entry_scalar(b)) for a, b in k.same_cols)
+    return fold_summary(ProgramSummary(k.fn.name, tuple(outputs), same))  # type: ignore[arg-type]
 
 
 def _zero(t: Scalar) -> bool:
@@ -753,6 +814,11 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     ]
     if pre_i_div or body_div or post_i_div or post_div:
         assumptions.append(_DIVISORS)
+    for a, b in k.same_cols:
+        assumptions.append((
+            f"shape: the rows of the vector<vector> read with row length {_src(a)} have "
+            f"{_src(b)} elements, {_src(a)} == {_src(b)} (the proof is of the program read "
+            f"with row length {_src(b)}; generated code checks this)", "true"))
     assumptions += input_assumptions(fn)
     comments = (
         f"tenspiler certificate for '{fn.name}' ({fn.loc})",
