@@ -42,6 +42,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Strided,
     Tail,
     Take,
     Tensor,
@@ -52,6 +53,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    Transpose,
     children,
 )
 
@@ -187,8 +189,14 @@ def op_key(t: Term) -> str:
             return "scalar_select"
         case TensorSelect():
             return "tensor_select"
-        case Matrix():
+        case Matrix(stride=None):
             return "matrix"
+        case Matrix():
+            return "matrix_strided"
+        case Transpose():
+            return "transpose"
+        case Strided():
+            return "strided"
         case ReduceRows():
             return "reduce_rows"
         case ScalarOp(op):

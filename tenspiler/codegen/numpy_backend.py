@@ -51,6 +51,7 @@ from tenspiler.ir.terms import (
     Cmp,
     Cond,
     Lit,
+    Matrix,
     NotCond,
     Output,
     ProgramSummary,
@@ -63,6 +64,7 @@ from tenspiler.ir.terms import (
     ScalarSelect,
     ScalarVar,
     Slice,
+    Strided,
     Tail,
     Take,
     TensorCast,
@@ -304,6 +306,24 @@ def matrix_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{args[0]}[:({args[1]}) * ({args[2]})].reshape({_bare(args[1])}, {_bare(args[2])})"
 
 
+def matrix_strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``matrix(t, rows, cols, stride)`` (row ``r`` is ``t[r*stride : r*stride + cols]``)
+    → a gather ``t[np.arange(rows)[:, None] * stride + np.arange(cols)]``."""
+    rows, cols, stride = (_bare(a) for a in args[1:4])
+    return f"{args[0]}[np.arange({rows})[:, None] * ({stride}) + np.arange({cols})[None, :]]"
+
+
+def transpose_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``transpose(m)`` → ``m.T``."""
+    return f"{args[0]}.T"
+
+
+def strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``strided(t, start, count, step)`` → ``t[start + np.arange(count) * step]``."""
+    start, count, step = (_bare(a) for a in args[1:4])
+    return f"{args[0]}[{start} + np.arange({count}) * ({step})]"
+
+
 # ---------------------------------------------------------------- rules: reductions
 
 
@@ -382,6 +402,9 @@ RULES: dict[str, Rule] = {
     "reduce_sum": reduce_sum_rule,
     "reduce_max": reduce_max_rule,
     "matrix": matrix_rule,
+    "matrix_strided": matrix_strided_rule,
+    "transpose": transpose_rule,
+    "strided": strided_rule,
     **{f"{node}({fn})": apply_rule for node in ("scalar_apply", "map") for fn in UNARY_FUNCTIONS},
     "scalar_select": select_rule,
     "tensor_select": select_rule,
@@ -585,6 +608,10 @@ class NumpyBackend:
                     checks.append(self._range_check(ctx, a, Lit(0, DType.INT), n))
                 case Slice(TensorVar(a), lo, hi):
                     checks.append(self._range_check(ctx, a, lo, hi))
+                case Strided(x, start, count, step):
+                    checks.append(self._gather_check(ctx, x, start, count, Lit(1, DType.INT), step))
+                case Matrix(x, nr, nc, stride) if stride is not None:
+                    checks.append(self._gather_check(ctx, x, Lit(0, DType.INT), nr, nc, stride))
                 case _:
                     pass
             for c in children(t):
@@ -598,6 +625,16 @@ class NumpyBackend:
         for cond, text in dict.fromkeys(checks):
             lines.append(f"if not ({cond}):\n    raise ValueError({text!r})")
         return lines
+
+    def _gather_check(
+        self, ctx: EmitContext, x: Term, start: Term, count: Term, width: Term, step: Term
+    ) -> tuple[str, str]:
+        """``count`` runs of ``width`` elements of ``x``, ``step`` apart from ``start``,
+        lie inside ``x`` (indices are non-negative and below its length)."""
+        r = lambda u: _bare(self.render(u, ctx))  # noqa: E731
+        xs, a, n, w, st = r(x), r(start), r(count), r(width), r(step)
+        cond = f"{n} <= 0 or {w} <= 0 or (0 <= {a} and 0 <= {st} and {a} + ({n} - 1) * {st} + {w} <= len({xs}))"
+        return cond, f"precondition violated: need {cond}"
 
     def _range_check(self, ctx: EmitContext, array: str, lo: Term, hi: Term) -> tuple[str, str]:
         a = ctx.names[array]

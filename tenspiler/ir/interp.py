@@ -44,6 +44,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Strided,
     Tail,
     Take,
     TensorCast,
@@ -53,6 +54,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    Transpose,
 )
 
 
@@ -164,12 +166,28 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             v, a, b = evaluate(x, env), evaluate(lo, env), evaluate(hi, env)
             _check_range("slice", a, b, v.shape[0])
             return v[a:b]
-        case Matrix(x, nr, nc):
+        case Matrix(x, nr, nc, None):
             v, r, c = evaluate(x, env), evaluate(nr, env), evaluate(nc, env)
             if r < 0 or c < 0:
                 raise IndexError(f"matrix: negative shape {r} x {c}")
             _check_range("matrix", 0, r * c, v.shape[0])
             return v[: r * c].reshape(r, c)
+        case Matrix(x, nr, nc, stride):
+            v, r, c, st = evaluate(x, env), evaluate(nr, env), evaluate(nc, env), evaluate(stride, env)  # type: ignore[arg-type]
+            if r < 0 or c < 0 or st < 0:
+                raise IndexError(f"matrix: negative shape {r} x {c} or stride {st}")
+            if r > 0 and c > 0:
+                _check_range("matrix", 0, (r - 1) * st + c, v.shape[0])
+            return v[np.arange(r)[:, None] * st + np.arange(c)[None, :]] if r and c else v[:0].reshape(r, c)
+        case Transpose(m):
+            return evaluate(m, env).T.copy()
+        case Strided(x, a0, n, step):
+            v, a, c, st = evaluate(x, env), evaluate(a0, env), evaluate(n, env), evaluate(step, env)
+            if a < 0 or c < 0 or st < 0:
+                raise IndexError(f"strided: negative start {a}, count {c} or step {st}")
+            if c > 0:
+                _check_range("strided", a, a + (c - 1) * st + 1, v.shape[0])
+            return v[a + np.arange(c) * st]
         case ReduceRows(x, dtype, kind):
             m = evaluate(x, env)
             if m.ndim != 2:

@@ -24,6 +24,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Strided,
     Tail,
     Take,
     TensorCast,
@@ -33,6 +34,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    Transpose,
 )
 
 
@@ -58,8 +60,14 @@ def show(t: Term) -> str:
             return f"map({fn}, {show(x)})"
         case ScalarSelect(c, a, b) | TensorSelect(c, a, b):
             return f"select({show_cond(c)}, {show(a)}, {show(b)})"
-        case Matrix(x, r, c):
+        case Matrix(x, r, c, None):
             return f"matrix({show(x)}, {show(r)}, {show(c)})"
+        case Matrix(x, r, c, stride):
+            return f"matrix({show(x)}, {show(r)}, {show(c)}, {show(stride)})"  # type: ignore[arg-type]
+        case Transpose(m):
+            return f"transpose({show(m)})"
+        case Strided(x, a0, n, step):
+            return f"strided({show(x)}, {show(a0)}, {show(n)}, {show(step)})"
         case ReduceRows(x, _, kind):
             return f"reduce_rows({show(x)})" if kind == "sum" else f"reduce_rows_max({show(x)})"
         case Take(x, n):

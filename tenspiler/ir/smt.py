@@ -36,6 +36,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Strided,
     Tail,
     Take,
     Tensor,
@@ -46,6 +47,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    Transpose,
     free_vars,
     is_tensor,
     promote,
@@ -115,6 +117,8 @@ class SmtEncoder:
                 return self.at(x, _add(self.scalar(n), k))
             case Slice(x, lo, _):
                 return self.at(x, _add(self.scalar(lo), k))
+            case Strided(x, a0, _, step):
+                return self.at(x, _add(self.scalar(a0), f"(* {k} {self.scalar(step)})"))
             case TensorTensor(op, l, r, dtype):
                 return sem.smt_binop(
                     op, self._conv(self.at(l, k), l.dtype, dtype),
@@ -169,6 +173,8 @@ class SmtEncoder:
                 return f"(- {self.length(x)} {self.scalar(n)})"
             case Slice(_, lo, hi):
                 return f"(- {self.scalar(hi)} {self.scalar(lo)})"
+            case Strided(_, _, n, _):
+                return self.scalar(n)
             case TensorTensor(_, l, _, _):
                 return self.length(l)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -191,6 +197,10 @@ class SmtEncoder:
                 out.append(f"(<= 0 {self.scalar(lo)} {self.scalar(hi)})")
             case Tail(x, n):
                 out.append(f"(<= 0 {self.scalar(n)} {self.length(x)})")
+            case Strided(_, a0, n, step):
+                out.append(f"(<= 0 {self.scalar(a0)})")
+                out.append(f"(<= 0 {self.scalar(n)})")
+                out.append(f"(<= 0 {self.scalar(step)})")
             case _:
                 pass
         from tenspiler.ir.terms import children
@@ -287,8 +297,12 @@ def element_vars(t: Tensor) -> set[str]:
             return element_vars(x) | free_vars(s)
         case TensorCast(x, _) | TensorMap(_, x, _):
             return element_vars(x)
-        case Matrix(x, _, cols):
-            return element_vars(x) | free_vars(cols)
+        case Matrix(x, _, cols, stride):
+            return element_vars(x) | free_vars(cols) | (set() if stride is None else free_vars(stride))
+        case Transpose(m):
+            return element_vars(m) | free_vars(m.rows)
+        case Strided(x, a0, _, step):
+            return element_vars(x) | free_vars(a0) | free_vars(step)
         case ReduceRows(x, _):
             return element_vars(x)
         case TensorSelect(c, a, b, _):

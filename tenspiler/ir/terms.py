@@ -242,11 +242,45 @@ class TensorMap:
 class Matrix:
     """``matrix(t, rows, cols)``: the first ``rows * cols`` elements of the 1-D tensor ``t``
     as a ``rows × cols`` matrix, row-major (the view a C kernel's flattened ``A[i*cols + j]``
-    indexing takes). Requires ``rows, cols ≥ 0`` and ``rows * cols ≤ size(t)``."""
+    indexing takes). Requires ``rows, cols ≥ 0`` and ``rows * cols ≤ size(t)``.
+
+    ``matrix(t, rows, cols, stride)`` (``stride`` not ``None``): row ``r`` is
+    ``t[r*stride : r*stride + cols]`` (the rows of a wider matrix, e.g. a column slice of
+    ``vector<vector<T>>`` rows); requires ``stride ≥ 0`` and, when ``rows, cols > 0``,
+    ``(rows - 1) * stride + cols ≤ size(t)``."""
 
     tensor: Tensor
     rows: Scalar
     cols: Scalar
+    stride: Scalar | None = None
+
+    @property
+    def dtype(self) -> DType:
+        return self.tensor.dtype
+
+
+@dataclass(frozen=True)
+class Transpose:
+    """``transpose(m)`` of a :class:`Matrix` ``m``: element ``(r, c)`` is ``m[c, r]``."""
+
+    matrix: Matrix
+
+    @property
+    def dtype(self) -> DType:
+        return self.matrix.dtype
+
+
+@dataclass(frozen=True)
+class Strided:
+    """``strided(t, start, count, step)``: the 1-D tensor ``t[start + k*step]`` for
+    ``0 <= k < count`` (a column of a row-major matrix; NumPy
+    ``t[start : start + count*step : step]`` for ``step > 0``). Requires ``start, count,
+    step ≥ 0`` and, when ``count > 0``, ``start + (count - 1) * step < size(t)``."""
+
+    tensor: Tensor
+    start: Scalar
+    count: Scalar
+    step: Scalar
 
     @property
     def dtype(self) -> DType:
@@ -266,13 +300,13 @@ class ReduceRows:
 
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
-    | TensorSelect | TensorMap
+    | TensorSelect | TensorMap | Transpose | Strided
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
-    TensorSelect, TensorMap,
+    TensorSelect, TensorMap, Transpose, Strided,
 )
 
 
@@ -280,7 +314,7 @@ def rank(t: Tensor) -> int:
     """1 for vectors, 2 for matrices. In ``tensor_tensor`` of a matrix and a vector the
     vector is broadcast along the rows (its length must equal the number of columns)."""
     match t:
-        case Matrix():
+        case Matrix() | Transpose():
             return 2
         case TensorTensor(_, l, r, _):
             return max(rank(l), rank(r))
@@ -296,9 +330,11 @@ def row(t: Tensor, r: Scalar) -> Tensor:
     """Row ``r`` of a 2-D term as a 1-D term (a vector operand broadcast along rows is its
     own row). Used by the pointwise SMT encoding of :class:`ReduceRows`."""
     match t:
-        case Matrix(x, _, cols):
-            lo = ScalarOp("*", r, cols, DType.INT)
+        case Matrix(x, _, cols, stride):
+            lo = ScalarOp("*", r, cols if stride is None else stride, DType.INT)
             return Slice(x, lo, ScalarOp("+", lo, cols, DType.INT))
+        case Transpose(Matrix(x, nr, _, stride)):
+            return Strided(x, r, nr, stride if stride is not None else t.matrix.cols)
         case TensorTensor(op, a, b, d):
             return TensorTensor(op, row(a, r) if rank(a) == 2 else a, row(b, r) if rank(b) == 2 else b, d)
         case TensorScalar(op, x, s, left, d):
@@ -315,6 +351,8 @@ def rows(t: Tensor) -> Scalar:
     match t:
         case Matrix(_, n, _):
             return n
+        case Transpose(Matrix(_, _, c)):
+            return c
         case TensorTensor(_, a, b, _):
             return rows(a) if rank(a) == 2 else rows(b)
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -397,9 +435,20 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case TensorCast(x, d):
             nx = f(x)
             return t if nx is x else TensorCast(nx, d)  # type: ignore[arg-type]
-        case Matrix(x, nr, nc):
+        case Matrix(x, nr, nc, stride):
             a, b, c = f(x), f(nr), f(nc)
-            return t if (a is x and b is nr and c is nc) else Matrix(a, b, c)  # type: ignore[arg-type]
+            ns = None if stride is None else f(stride)
+            if a is x and b is nr and c is nc and ns is stride:
+                return t
+            return Matrix(a, b, c, ns)  # type: ignore[arg-type]
+        case Transpose(m):
+            nm = f(m)
+            return t if nm is m else Transpose(nm)  # type: ignore[arg-type]
+        case Strided(x, a0, n, step):
+            nx, na, nn, ns2 = f(x), f(a0), f(n), f(step)
+            if nx is x and na is a0 and nn is n and ns2 is step:
+                return t
+            return Strided(nx, na, nn, ns2)  # type: ignore[arg-type]
         case ReduceRows(x, d, kind):
             nx = f(x)
             return t if nx is x else ReduceRows(nx, d, kind)  # type: ignore[arg-type]
