@@ -4,9 +4,8 @@
 
 Default folders (relative to the repository root): ``benchmarks/kernels`` (the project's
 own versions of the 69 Tenspiler benchmarks, C and C++ ``std::vector`` subset) and
-``../shared/corpus/c2taco``. Every ``*.c`` and ``*.cc`` file below a folder is a kernel;
-``.cc`` files go through the same ``lift_file`` (until a C++ frontend exists they come
-back as errors). For each kernel: suite (``<root-name>/<suite>``, the root being the
+``../shared/corpus/c2taco``. Every ``*.c`` and ``*.cc`` file below a folder is a kernel
+(``.cc``: the C++ ``std::vector`` subset). For each kernel: suite (``<root-name>/<suite>``, the root being the
 folder given), kernel, status, TensIR summary (or the reason it was not lifted), lift
 seconds (parse + analyze + synthesis + verification + codegen, wall clock), the
 differential check against ``cc -O2`` and the certificate re-check by a fresh cvc5.

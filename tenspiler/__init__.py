@@ -8,4 +8,17 @@ from tenspiler.errors import CodegenError, LiftError, NotLiftable, VerificationE
 
 __version__ = "0.1.0"
 
-__all__ = ["CodegenError", "LiftError", "NotLiftable", "VerificationError", "__version__"]
+# the API imports the pipeline, which reads __version__
+from tenspiler.api import Lifted, LiftWarning, lift, lifted
+
+__all__ = [
+    "CodegenError",
+    "LiftError",
+    "LiftWarning",
+    "Lifted",
+    "NotLiftable",
+    "VerificationError",
+    "__version__",
+    "lift",
+    "lifted",
+]

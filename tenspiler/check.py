@@ -7,7 +7,9 @@ generated module is executed in a fresh namespace; the values the generated func
 are compared with the C function's final state (:func:`outputs_of`).
 
 Input format (shared with the loop-IR interpreter): parameter name → Python int/float for a
-scalar parameter, 1-D array-like for a pointer parameter (long enough for the kernel).
+scalar parameter, 1-D array-like for a pointer parameter (long enough for the kernel); a
+struct parameter is given by its flat parameters (``Function.structs``), the rows of a
+``T **`` field as one row-major array (row ``r`` starts at ``r * cols``).
 Final-state format: ``{"return": value or None, <pointer param>: final array}`` with int64
 arrays for ``int`` / ``unsigned char`` elements and float64 arrays for ``float`` /
 ``double``.
@@ -130,21 +132,67 @@ def _ctype(dtype: DType, c_type: str = "") -> Any:
 
 
 def _wrapper_source(fn: Function) -> str:
-    """A function with external linkage that forwards to ``fn`` (which may be static)."""
-    params = (
-        ", ".join(
-            _c_param_type(p.type.elem, True, p.c_type) + f"p{i}"
-            if isinstance(p.type, PointerType)
-            else _c_param_type(p.type.dtype, False, p.c_type) + f"p{i}"
-            for i, p in enumerate(fn.params)
-        )
-        or "void"
-    )
-    args = ", ".join(f"p{i}" for i in range(len(fn.params)))
+    """A function with external linkage that forwards to ``fn`` (which may be static).
+
+    It takes the flat parameters of ``fn``; with struct parameters (``fn.structs``) it also
+    takes, per ``T **`` field, the length of its flat buffer (a ``long``, after all the
+    parameters), and builds each struct: scalar fields from their parameters, a ``T **``
+    field as an array of row pointers into the flat buffer, ``cols`` elements apart (as many
+    rows as the buffer holds; all at its start when ``cols <= 0``)."""
+    params = [
+        _c_param_type(p.type.elem, True, p.c_type) + f"p{i}"
+        if isinstance(p.type, PointerType)
+        else _c_param_type(p.type.dtype, False, p.c_type) + f"p{i}"
+        for i, p in enumerate(fn.params)
+    ]
+    position = {p.name: i for i, p in enumerate(fn.params)}
+    args = [f"p{i}" for i in range(len(fn.params))]
+    setup: list[str] = []
+    cleanup: list[str] = []
+    n_rows = 0
+    for k, sp in enumerate(fn.structs):
+        var = f"tenspiler_s{k}"
+        inits: list[str] = []
+        for f in sp.fields:
+            src = f"p{position[f.param]}"
+            if f.cols is None:
+                inits.append(f".{f.field} = {src}")
+                continue
+            p = fn.param(f.param)
+            assert isinstance(p.type, PointerType)
+            elem = _c_param_type(p.type.elem, True, p.c_type)
+            cols, size, rows = f"p{position[f.cols]}", f"tenspiler_n{n_rows}", f"tenspiler_r{n_rows}"
+            params.append(f"long {size}")
+            n_rows += 1
+            count = f"({cols} > 0 ? {size} / {cols} : {size}) + 1"
+            setup.append(
+                f"{elem}*{rows} = ({elem}*)__builtin_malloc(sizeof({elem}) * ({count}));"
+                f" for (long tenspiler_k = 0; tenspiler_k < {count}; tenspiler_k++)"
+                f" {rows}[tenspiler_k] = {src} + ({cols} > 0 ? tenspiler_k * {cols} : 0);"
+            )
+            inits.append(f".{f.field} = (__typeof__((({sp.c_type} *)0)->{f.field})){rows}")
+            cleanup.append(f"__builtin_free({rows});")
+        setup.append(f"{sp.c_type} {var} = {{ {', '.join(inits)} }};")
+        flat = sp.flat
+        first = position[flat[0]]
+        args[first] = var
+        for name in flat[1:]:
+            args[position[name]] = ""
+    call = f"{fn.name}({', '.join(a for a in args if a)})"
     ret = _c_param_type(fn.return_dtype, False, fn.return_c_type).strip() if fn.return_dtype is not None else "void"
-    call = f"{fn.name}({args});"
-    body = f"return {call}" if fn.return_dtype is not None else call
-    return f"\n\n{ret} {_ENTRY_PREFIX}{fn.name}({params}) {{ {body} }}\n"
+    if not setup:
+        body = f"return {call};" if fn.return_dtype is not None else f"{call};"
+    elif fn.return_dtype is not None:
+        body = " ".join([*setup, f"{ret} tenspiler_ret = {call};", *cleanup, "return tenspiler_ret;"])
+    else:
+        body = " ".join([*setup, f"{call};", *cleanup])
+    return f"\n\n{ret} {_ENTRY_PREFIX}{fn.name}({', '.join(params) or 'void'}) {{ {body} }}\n"
+
+
+def _row_buffers(fn: Function) -> list[str]:
+    """The flat parameters holding the rows of a ``T **`` struct field, in the order of the
+    wrapper's extra length arguments (see :func:`_wrapper_source`)."""
+    return [f.param for sp in fn.structs for f in sp.fields if f.cols is not None]
 
 
 #: Extra arguments of the C++ entry wrapper when the kernel returns a vector: the result
@@ -256,6 +304,7 @@ def compile_c(fn: Function, workdir: Path) -> CKernel:
     ]
     if fn.cxx is not None and fn.cxx.result is not None:
         func.argtypes += [ctypes.c_long, ctypes.POINTER(ctypes.c_long)]
+    func.argtypes += [ctypes.c_long for _ in _row_buffers(fn)]
     func.restype = _ctype(fn.return_dtype, fn.return_c_type) if fn.return_dtype is not None else None
     return CKernel(fn.name, lib, func, handle)
 
@@ -311,6 +360,7 @@ def run_c(kernel: CKernel, fn: Function, inputs: Mapping[str, object]) -> dict[s
                 args.append(_to_scalar(p.name, inputs[p.name], dtype, p.c_type))
             case _:
                 assert_never(p.type)
+    args += [ctypes.c_long(buffers[name].shape[0]) for name in _row_buffers(fn)]
     shape = (ctypes.c_long * 2)()
     r = fn.cxx.result if fn.cxx is not None else None
     if r is not None:

@@ -123,6 +123,26 @@ def lift_file(
     Never raises for bad input or failed lifting: the result's ``status`` and ``message``
     say what happened (and ``exit_code`` gives the CLI's exit code).
     """
+    return lift_parsed(
+        lambda: parse_c_file(path, function), backends, out_dir=out_dir, timeout=timeout,
+        proof_timeout=proof_timeout, check=check, force=force, seed=seed, progress=progress,
+    )
+
+
+def lift_parsed(
+    parse: Callable[[], Function],
+    backends: Sequence[str] = ("numpy",),
+    out_dir: str | Path | None = None,
+    timeout: float = 60.0,
+    proof_timeout: float = 10.0,
+    check: bool = False,
+    force: bool = False,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> LiftResult:
+    """:func:`lift_file` with the frontend given as ``parse`` (called in the ``parse``
+    phase; it raises :class:`LiftError` on bad input): the Python API lifts function
+    objects and source text through it."""
     say = progress or (lambda _m: None)
     res = LiftResult(status="error")
     try:
@@ -132,7 +152,7 @@ def lift_file(
             except CodegenError as err:
                 raise LiftError(str(err)) from None
         with _phase(res.timings, "parse", say):
-            fn = parse_c_file(path, function)
+            fn = parse()
         res.function = fn.name
         with _phase(res.timings, "analyze", say):
             kernel = analyze_kernel(fn)

@@ -148,3 +148,14 @@ def test_generated_entry_takes_and_returns_nested_arrays(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="b__cols == a__cols"):
         img_avg(a, b[:, :1])  # type: ignore[operator]
     assert img_avg(np.zeros((0, 0)), np.zeros((0, 0))).shape == (0, 0)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("name", ["img_avg.cc", "block_dot.cc", "col_sums.c"])
+def test_summary_invariants_and_numpy_golden(name: str, golden, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Golden TensIR summary + loop invariants and generated NumPy code for 2-D kernels
+    of the C++ subset and the strided / transposed views."""
+    res = lift_file(HERE / "kernels" / name, ["numpy"], out_dir=tmp_path)
+    assert res.status == "verified", res.message
+    stem = name.split(".")[0]
+    golden(f"tensir/{stem}.txt", "\n".join([res.summary or "", *res.invariants]) + "\n")
+    golden(f"numpy/{stem}.py", res.code["numpy"])

@@ -54,11 +54,16 @@ LIFTABLE = {
     "mat_axpy.c": "Z[0:(rows * cols)] = tensor_tensor(scalar_tensor(a, take(X, (rows * cols)), *), take(Y, (rows * cols)), +)",
     "gemv_bias.c": "y[0:M] = tensor_tensor(scalar_tensor(2, reduce_rows(tensor_tensor(matrix(A, M, N), tensor_scalar(take(x, N), 1, -), *)), *), take(b, M), +)",
     "weighted_residual.c": "return = reduce_sum(tensor_tensor(scalar_tensor(w, take(x, n), *), take(y, n), -))",
+    # a darknet-style struct of row pointers passed by value
+    "struct_scale.c": "assume im__data__cols == im__w\nim__data[0:(im__h * im__w)] = tensor_scalar(tensor_scalar(take(im__data, (im__h * im__w)), im__gain, *), bias, +)",
     # the C++ std::vector subset
     "vec_axpy.cc": "out[0:x__size] = tensor_tensor(scalar_tensor(a, take(x, x__size), *), take(y, x__size), +)",
     "img_avg.cc": "assume b__cols == a__cols\nout[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)",
     "row_norms.cc": "out[0:m__rows] = reduce_rows(tensor_tensor(matrix(m, m__rows, m__cols), matrix(m, m__rows, m__cols), *))",
     "vec_dot.cc": "return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))",
+    # strided and transposed reads in loop nests
+    "col_sums.c": "out[0:n] = reduce_rows(transpose(matrix(A, m, n, n)))",
+    "block_dot.cc": "out[0:m__rows] = reduce_rows(tensor_tensor(matrix(tail(m, off), m__rows, len, m__cols), take(v, len), *))",
 }
 
 NOT_LIFTABLE = {

@@ -97,7 +97,7 @@ STORED: dict[DType, str] = {
 
 #: Module-level names of the generated module; a parameter with one of these names (or a
 #: Python keyword as its name) is renamed with a trailing underscore.
-HELPER_NAMES = ("np", "_c_div", "_c_idiv", "_c_imod")
+HELPER_NAMES = ("np", "_c_div", "_c_idiv", "_c_imod", "max", "int", "str", "ValueError")
 
 #: Text of the C-semantics helpers; a helper is emitted only when used.
 HELPERS: dict[str, str] = {
@@ -494,10 +494,12 @@ class NumpyBackend:
             results.append(result)
             returns_doc.append(doc)
 
+        for lhs, rhs in ps.preconditions:
+            used |= free_vars(lhs) | free_vars(rhs)
         conversions = [
             self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in used
         ]
-        conversions += self._guards(outputs, ctx)
+        conversions += self._guards(outputs, ctx, ps.preconditions)
         if not results:
             ret = "return None"
         elif len(results) == 1:
@@ -596,11 +598,23 @@ class NumpyBackend:
             case _:
                 assert_never(o)
 
-    def _guards(self, outputs: Sequence[Output], ctx: EmitContext) -> list[str]:
-        """Checks of the proof's range preconditions: every take/tail/slice of a parameter
-        array and every output range lies inside the array (NumPy would otherwise wrap
-        negative bounds or clip long ones silently)."""
-        checks: list[tuple[str, str]] = []
+    def _guards(
+        self,
+        outputs: Sequence[Output],
+        ctx: EmitContext,
+        preconditions: Sequence[tuple[Term, Term]] = (),
+    ) -> list[str]:
+        """Checks of the proof's preconditions: first the summary's shape preconditions
+        (``ProgramSummary.preconditions``, ``a == b``), then the ranges: every take/tail/slice
+        of a parameter array and every output range lies inside the array (NumPy would
+        otherwise wrap negative bounds or clip long ones silently)."""
+        checks: list[tuple[str, str]] = [
+            (
+                f"{_bare(self.render(a, ctx))} == {_bare(self.render(b, ctx))}",
+                f"precondition violated (shapes): need {show(a)} == {show(b)}",
+            )
+            for a, b in preconditions
+        ]
 
         def visit(t: Term) -> None:
             match t:
@@ -633,7 +647,11 @@ class NumpyBackend:
         lie inside ``x`` (indices are non-negative and below its length)."""
         r = lambda u: _bare(self.render(u, ctx))  # noqa: E731
         xs, a, n, w, st = r(x), r(start), r(count), r(width), r(step)
-        cond = f"{n} <= 0 or {w} <= 0 or (0 <= {a} and 0 <= {st} and {a} + ({n} - 1) * {st} + {w} <= len({xs}))"
+        need = [f"{v} >= 0" for v in (a, st) if not v.isdigit()]
+        first = "" if a == "0" else f"{a} + "
+        need.append(f"{first}({n} - 1) * {st} + {w} <= {xs}.shape[0]")
+        empty = [f"{v} <= 0" for v in (n, w) if not v.isdigit()]
+        cond = " or ".join([*empty, f"({' and '.join(need)})" if empty else " and ".join(need)])
         return cond, f"precondition violated: need {cond}"
 
     def _range_check(self, ctx: EmitContext, array: str, lo: Term, hi: Term) -> tuple[str, str]:
@@ -762,8 +780,11 @@ def cxx_adapter(fn: Function, ps: ProgramSummary, flat: str, names: Mapping[str,
         buf = names[r.array]
         lines.append(f"{buf} = np.zeros({total}, dtype=np.{STORED[r.elem]})")
         args.append(buf)
-        lines.append(f"result = {flat}({', '.join(args)})")
-        lines.append(f"return result[: {total}].reshape({', '.join(shape)})")
+        res = "result"
+        while res in names.values():
+            res += "_"
+        lines.append(f"{res} = {flat}({', '.join(args)})")
+        lines.append(f"return {res}[: {total}].reshape({', '.join(shape)})")
         ret = f"    a {r.rank}-D np.{STORED[r.elem]} array: the returned vector" + ("" if r.rank == 1 else "<vector>")
     else:
         lines.append(f"return {flat}({', '.join(args)})")

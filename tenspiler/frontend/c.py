@@ -14,6 +14,19 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   ``unsigned``, ``short`` and ``size_t`` are refused), ``float``, ``double``,
   ``unsigned char``/``uint8_t``; arrays ``T *p`` / ``T p[]`` of those. ``const`` and
   ``restrict`` are ignored (distinct array parameters are assumed not to alias).
+* struct parameters passed by value (``typedef struct matrix { int rows, cols; int **vals;
+  } matrix;``, or ``struct tag m``) whose fields are scalars of the types above or ``T **``
+  with ``T`` such a scalar: flattened (see :meth:`_Kernel.struct_param` and
+  :class:`~tenspiler.frontend.loop_ir.StructParam`). A scalar field ``f`` of ``m`` becomes
+  the scalar parameter ``m__f`` (``m.f`` reads it); a ``T **`` field ``g`` becomes the
+  pointer parameter ``m__g`` holding its rows flattened row-major plus a fresh INT
+  parameter ``m__g__cols``, their length (unknown to the kernel, not assumed equal to any
+  field: field names are only names). ``m.g[r][c]`` reads and writes (writes go through
+  the row pointers: the caller sees them) are ``m__g[r * m__g__cols + c]`` with
+  ``Load.row``/``Store.row`` = ``(c, m__g__cols)``. Refused: pointers to and arrays of
+  structs, nested struct / single-pointer / array / bit-field fields, ``->``, assigning a
+  field, a row pointer or the struct, a row ``m.g[r]`` or ``&m.g[r][c]`` as a value, struct
+  locals, struct arguments and parameters of helpers, and struct parameters in C++.
 * locals: scalar declarations (with or without initialiser, several declarators).
 * pointer walking (see :meth:`_Kernel.pointer_decl`): a local ``T *p`` becomes an INT local
   ``p`` holding an *offset* into one fixed array parameter, its *base*, set by ``p = A``,
@@ -112,6 +125,8 @@ from tenspiler.frontend.loop_ir import (
     Select,
     Stmt,
     Store,
+    StructField,
+    StructParam,
     Type,
     Unary,
     Var,
@@ -415,7 +430,48 @@ class _Row:
 
 
 _VectorBinding: TypeAlias = _Vector | _Result | _Row
-_Binding: TypeAlias = _Scalar | _Array | _Pointer | _Value | _VectorBinding
+
+
+@dataclass(frozen=True)
+class _FieldType:
+    """A field of a struct parameter's type: a scalar (``rows is False``) or a ``T **``
+    field (``rows``; ``dtype`` is then the element dtype). ``c_type`` as ``Param.c_type``."""
+
+    name: str
+    dtype: DType
+    rows: bool
+    c_type: str
+
+
+@dataclass(frozen=True)
+class _StructType:
+    """The type of a struct parameter passed by value: its C spelling and its fields in
+    declaration order."""
+
+    spelled: str
+    fields: tuple[_FieldType, ...]
+
+
+@dataclass(frozen=True)
+class _StructField:
+    """A field of a kernel's struct parameter: the flat parameter ``param`` holding it
+    (scalar, or the rows of a ``T **`` field flattened row-major) and, for a ``T **``
+    field, the INT parameter ``cols`` holding the row length."""
+
+    field: _FieldType
+    param: str
+    cols: str | None
+
+
+@dataclass(frozen=True)
+class _Struct:
+    """A struct parameter of the kernel, flattened (see :meth:`_Kernel.struct_param`)."""
+
+    name: str
+    fields: dict[str, _StructField]
+
+
+_Binding: TypeAlias = _Scalar | _Array | _Pointer | _Value | _VectorBinding | _Struct
 
 
 @dataclass(frozen=True)
@@ -668,6 +724,8 @@ class _Unit:
         self.funcdefs: dict[str, c_ast.FuncDef] = {}
         self.prototypes: set[str] = set()
         self.typedefs: dict[str, c_ast.Node] = {}
+        #: Struct definitions (with their fields) by tag.
+        self.structs: dict[str, c_ast.Struct] = {}
 
     # ----------------------------------------------------------- errors and locations
 
@@ -693,12 +751,14 @@ class _Unit:
                 order.append(name)
             elif isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
+                self.note_structs(node.type)
             elif isinstance(node, c_ast.Decl):
                 if isinstance(node.type, c_ast.FuncDecl):
                     self.prototypes.add(node.name)
                 elif node.name is None and isinstance(
                     node.type, c_ast.Struct | c_ast.Union | c_ast.Enum
                 ):
+                    self.note_structs(node.type)
                     continue  # a type declaration; refused where the type is used
                 else:
                     self.fail("global variables are not supported", node)
@@ -722,6 +782,85 @@ class _Unit:
         return _Kernel(self, chosen).lower()
 
     # ----------------------------------------------------------- types
+
+    def note_structs(self, ty: c_ast.Node) -> None:
+        """Record the struct definitions (``struct tag { ... }``) in type node ``ty``."""
+        while isinstance(ty, c_ast.TypeDecl | c_ast.PtrDecl | c_ast.ArrayDecl):
+            ty = ty.type
+        if isinstance(ty, c_ast.Struct) and ty.name is not None and ty.decls is not None:
+            self.structs[ty.name] = ty
+
+    def struct_of(self, ty: c_ast.Node) -> c_ast.Struct | None:
+        """The struct named by type node ``ty`` (a typedef name or ``struct tag``), with its
+        fields when the file defines them; ``None`` if ``ty`` is not a struct type (nor a
+        C++ vector, whose typedef names are incomplete structs)."""
+        ty = self.resolve_typedefs(ty)
+        if self.vector_type(ty) is not None:
+            return None
+        if not (isinstance(ty, c_ast.TypeDecl) and isinstance(ty.type, c_ast.Struct)):
+            return None
+        st = ty.type
+        if st.decls is None and st.name is not None:
+            return self.structs.get(st.name, st)
+        return st
+
+    def struct_type(self, decl: c_ast.Decl, st: c_ast.Struct) -> _StructType:
+        """The type of struct parameter ``decl``: only scalar fields and ``T **`` fields
+        (``T`` scalar) are supported (see the module docstring)."""
+        what = f"struct parameter '{decl.name}'"
+        written = decl.type
+        if isinstance(written, c_ast.TypeDecl):
+            self._check_quals(written.quals, decl)
+        match written:
+            case c_ast.TypeDecl(type=c_ast.IdentifierType(names=[name])):
+                spelled = name
+            case c_ast.TypeDecl(type=c_ast.Struct(name=str(tag))):
+                spelled = f"struct {tag}"
+            case _:
+                self.fail(f"{what}: a struct type defined in the parameter list is not supported", decl)
+        if st.decls is None:
+            self.fail(f"{what} of incomplete type '{spelled}' is not supported", decl)
+        if self.cxx:
+            self.fail(f"{what} is not supported in the C++ subset", decl)
+        fields: list[_FieldType] = []
+        for f in st.decls:
+            if not isinstance(f, c_ast.Decl) or f.name is None:
+                self.fail(f"unnamed member of '{spelled}' is not supported", f)
+            fwhat = f"field '{f.name}' of {what}"
+            if f.bitsize is not None:
+                self.fail(f"bit-field '{f.name}' of {what} is not supported", f)
+            fty = self.resolve_typedefs(f.type)
+            if self.struct_of(fty) is not None or (
+                isinstance(fty, c_ast.TypeDecl) and isinstance(fty.type, c_ast.Union)
+            ):
+                self.fail(f"nested struct {fwhat} is not supported", f)
+            if isinstance(fty, c_ast.ArrayDecl):
+                self.fail(f"array {fwhat} is not supported", f)
+            if isinstance(fty, c_ast.PtrDecl):
+                inner = self.resolve_typedefs(fty.type)
+                elem_ty = self.resolve_typedefs(inner.type) if isinstance(inner, c_ast.PtrDecl) else None
+                if not isinstance(inner, c_ast.PtrDecl) or not isinstance(elem_ty, c_ast.TypeDecl) or (
+                    self.struct_of(elem_ty) is not None
+                ):
+                    self.fail(
+                        f"pointer {fwhat} is not supported (only scalar fields and 'T **' "
+                        "fields with T a scalar type)",
+                        f,
+                    )
+                self._check_quals(fty.quals, f)
+                self._check_quals(inner.quals, f)
+                elem = self.scalar_dtype(inner.type, fwhat, f)
+                if elem is None:
+                    self.fail(f"void pointer {fwhat} is not supported", f)
+                fields.append(_FieldType(f.name, elem, True, _c_width(f.type)))
+                continue
+            dtype = self.scalar_dtype(f.type, fwhat, f)
+            if dtype is None:
+                self.fail(f"void {fwhat} is not supported", f)
+            fields.append(_FieldType(f.name, dtype, False, _c_width(f.type)))
+        if not fields:
+            self.fail(f"{what} without fields is not supported", decl)
+        return _StructType(spelled, tuple(fields))
 
     def resolve_typedefs(self, ty: c_ast.Node) -> c_ast.Node:
         """Expand a user typedef name (``typedef float real;``) to its type node."""
@@ -808,7 +947,7 @@ class _Unit:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)
 
-    def param_type(self, decl: c_ast.Decl) -> Type | VectorType:
+    def param_type(self, decl: c_ast.Decl) -> Type | VectorType | _StructType:
         ty = self.resolve_typedefs(decl.type)
         what = f"parameter '{decl.name}'"
         vt = self.vector_type(ty)
@@ -816,10 +955,16 @@ class _Unit:
             assert isinstance(ty, c_ast.TypeDecl)
             self._check_quals(ty.quals, decl)
             return vt
+        st = self.struct_of(ty)
+        if st is not None:
+            return self.struct_type(decl, st)
         if isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl):
             if isinstance(ty, c_ast.PtrDecl):
                 self._check_quals(ty.quals, ty)
             elem_ty = self.resolve_typedefs(ty.type)
+            if self.struct_of(elem_ty) is not None:
+                kind = "pointer to struct" if isinstance(ty, c_ast.PtrDecl) else "array of struct"
+                self.fail(f"{kind} {what} is not supported (structs are supported passed by value)", decl)
             if isinstance(elem_ty, c_ast.PtrDecl):
                 self.fail(f"pointer-to-pointer {what} is not supported", decl)
             if isinstance(elem_ty, c_ast.ArrayDecl):
@@ -835,7 +980,9 @@ class _Unit:
             self.fail(f"void {what} is not supported", decl)
         return ScalarType(dtype)
 
-    def params_of(self, fdef: c_ast.FuncDef) -> list[tuple[c_ast.Decl, Type | VectorType]]:
+    def params_of(
+        self, fdef: c_ast.FuncDef
+    ) -> list[tuple[c_ast.Decl, Type | VectorType | _StructType]]:
         fname = fdef.decl.name
         if fdef.param_decls:
             self.fail(f"K&R-style definition of '{fname}' is not supported", fdef)
@@ -847,7 +994,7 @@ class _Unit:
             and self.scalar_dtype(args[0].type, "parameter") is None
         ):
             return []  # f(void)
-        out: list[tuple[c_ast.Decl, Type | VectorType]] = []
+        out: list[tuple[c_ast.Decl, Type | VectorType | _StructType]] = []
         for a in args:
             if isinstance(a, c_ast.EllipsisParam):
                 self.fail(f"variadic function '{fname}' is not supported", a)
@@ -885,6 +1032,10 @@ class _Unit:
                 vector_load = self.vector_load(node, env)
                 if vector_load is not None:
                     return vector_load
+                cell = self.struct_element(node, env)
+                if cell is not None:
+                    array, elem, idx, row = cell
+                    return Load(array, idx, elem, loc, row)
                 array, elem, idx = self.element(node, env)
                 return Load(array, idx, elem, loc)
             case c_ast.UnaryOp(op=op, expr=operand):
@@ -932,7 +1083,7 @@ class _Unit:
             case c_ast.ExprList():
                 self.fail("comma operator is not supported", node)
             case c_ast.StructRef():
-                self.fail("struct member access is not supported", node)
+                return self.struct_value(node, env)
             case _:
                 self.fail(f"{_describe(node)} is not supported", node)
 
@@ -1051,6 +1202,8 @@ class _Unit:
                 self.fail(f"use of pointer '{name}' as a number is not supported", node)
             case _Vector() | _Result() | _Row():
                 self.fail(f"use of vector '{name}' as a value is not supported", node)
+            case _Struct():
+                self.fail(f"use of struct '{name}' as a value is not supported", node)
             case None:
                 if name in self.constants:
                     literal = self.constants[name]
@@ -1105,6 +1258,10 @@ class _Unit:
                 return self.is_pointer(lvalue, env)
             case c_ast.TernaryOp(iftrue=iftrue, iffalse=iffalse):
                 return self.is_pointer(iftrue, env) or self.is_pointer(iffalse, env)
+            case c_ast.StructRef():
+                return self.rows_field(node, env) is not None
+            case c_ast.ArrayRef(name=c_ast.StructRef() as ref):
+                return self.rows_field(ref, env) is not None  # a row m.g[r]
             case _:
                 return False
 
@@ -1153,6 +1310,11 @@ class _Unit:
                 )
             case c_ast.Cast():
                 self.fail(f"pointer cast '{_render(node)}' is not supported", node)
+            case c_ast.StructRef() | c_ast.ArrayRef():
+                self.fail(
+                    f"row pointer '{_render(node)}' of a struct field used as a value is not supported",
+                    node,
+                )
             case _:
                 self.fail(
                     f"pointer value '{_render(node)}' is not supported "
@@ -1230,6 +1392,8 @@ class _Unit:
         """The array, element dtype and INT index denoted by ``X[E]`` or ``*P``."""
         loc = self.loc(node)
         if isinstance(node, c_ast.ArrayRef):
+            if self.struct_element(node, env) is not None:
+                self.fail(f"pointer to struct field element '{_render(node)}' is not supported", node)
             vb = self.vector_root(node, env)
             if vb is not None:
                 self.fail(
@@ -1330,6 +1494,67 @@ class _Unit:
                 return Var(b.sizes[1], DType.INT, loc)
         self.fail(f"'{_render(node)}' is not supported (size() of a vector parameter or of the returned vector<T>)", node)
 
+    # ----------------------------------------------------------- C struct parameters
+
+    def struct_field(self, ref: c_ast.StructRef, env: _Env) -> _StructField:
+        """The field ``f`` of ``m.f`` for a struct parameter ``m`` (refused otherwise)."""
+        if ref.type != ".":
+            self.fail(f"'{ref.type}' member access is not supported", ref)
+        obj = ref.name
+        if not isinstance(obj, c_ast.ID):
+            self.fail(f"member access on '{_render(obj)}' is not supported", ref)
+        b = env.lookup(obj.name)
+        if b is None:
+            self.unknown_name(obj.name, obj)
+        if not isinstance(b, _Struct):
+            self.fail(f"member access on non-struct '{obj.name}' is not supported", ref)
+        f = b.fields.get(ref.field.name)
+        if f is None:
+            self.fail(f"struct parameter '{b.name}' has no field '{ref.field.name}'", ref)
+        return f
+
+    def rows_field(self, ref: c_ast.StructRef, env: _Env) -> _StructField | None:
+        """The ``T **`` field ``g`` of ``m.g`` (``m`` a struct parameter), else ``None``;
+        never raises (for :meth:`is_pointer`)."""
+        if ref.type != "." or not isinstance(ref.name, c_ast.ID):
+            return None
+        b = env.lookup(ref.name.name)
+        if not isinstance(b, _Struct):
+            return None
+        f = b.fields.get(ref.field.name)
+        return f if f is not None and f.cols is not None else None
+
+    def struct_value(self, ref: c_ast.StructRef, env: _Env) -> Expr:
+        """``m.f`` for a scalar field ``f``: the flat parameter ``m__f``."""
+        f = self.struct_field(ref, env)
+        if f.cols is not None:
+            self.fail(f"use of row-pointer field '{_render(ref)}' without two indices is not supported", ref)
+        return Var(f.param, f.field.dtype, self.loc(ref))
+
+    def struct_element(
+        self, node: c_ast.ArrayRef, env: _Env
+    ) -> tuple[str, DType, Expr, tuple[Expr, Expr]] | None:
+        """``m.g[r][c]`` of a ``T **`` field: (``m__g``, element dtype,
+        ``r * m__g__cols + c``, row ``(c, m__g__cols)``); ``None`` when ``node`` is not an
+        access through a struct field. A row ``m.g[r]`` on its own is refused."""
+        base = node.name
+        if isinstance(base, c_ast.StructRef):
+            f = self.struct_field(base, env)
+            if f.cols is None:
+                self.fail(f"subscript of non-array '{_render(base)}' is not supported", node)
+            self.fail(f"row pointer '{_render(node)}' of a struct field used as a value is not supported", node)
+        if not (isinstance(base, c_ast.ArrayRef) and isinstance(base.name, c_ast.StructRef)):
+            return None
+        f = self.struct_field(base.name, env)
+        if f.cols is None:
+            self.fail(f"subscript of non-array '{_render(base.name)}' is not supported", base)
+        loc = self.loc(node)
+        r = self.index(base.subscript, env)
+        c = self.index(node.subscript, env)
+        n = Var(f.cols, DType.INT, loc)
+        idx = Binary("+", Binary("*", r, n, DType.INT, loc), c, DType.INT, loc)
+        return f.param, f.field.dtype, idx, (c, n)
+
     # ----------------------------------------------------------- helper inlining
 
     def call(self, node: c_ast.FuncCall, env: _Env) -> Expr:
@@ -1355,6 +1580,14 @@ class _Unit:
             self.fail(f"call to '{name}' with {len(args)} arguments; it takes {len(params)}", node)
         scope: dict[str, _Binding] = {}
         for (decl, ty), arg in zip(params, args, strict=True):
+            if isinstance(ty, _StructType):
+                self.fail(
+                    f"helper '{name}' has struct parameter '{decl.name}'; "
+                    "only scalar parameters are supported",
+                    decl,
+                )
+            if isinstance(arg, c_ast.ID) and isinstance(env.lookup(arg.name), _Struct):
+                self.fail(f"passing struct '{arg.name}' to '{name}' is not supported", arg)
             if isinstance(ty, PointerType | VectorType):
                 self.fail(
                     f"helper '{name}' has array parameter '{decl.name}'; "
@@ -1434,6 +1667,8 @@ class _Unit:
             self.fail("local function declarations are not supported", node)
         if node.name is None:
             self.fail(f"{_describe(ty)} declaration is not supported", node)
+        if self.struct_of(ty) is not None:
+            self.fail(f"struct local '{node.name}' is not supported", node)
         dtype = self.scalar_dtype(node.type, f"local '{node.name}'", node)
         if dtype is None:
             self.fail(f"void local '{node.name}' is not supported", node)
@@ -1454,6 +1689,8 @@ class _Unit:
                     self.unknown_name(name, lvalue)
                 if isinstance(b, _Vector | _Result | _Row):
                     self.fail(f"assignment to vector '{name}' is not supported", node)
+                if isinstance(b, _Struct):
+                    self.fail(f"assignment to struct '{name}' is not supported", node)
                 if isinstance(b, _Array):
                     # Kernels bind updated array parameters as walking pointers
                     # (_Kernel.lower), so only a stray case can reach this.
@@ -1464,7 +1701,8 @@ class _Unit:
             case c_ast.ArrayRef() | c_ast.UnaryOp(op="*"):
                 return lvalue
             case c_ast.StructRef():
-                self.fail("struct member access is not supported", lvalue)
+                self.struct_field(lvalue, env)  # refuses what is not a field
+                self.fail(f"assignment to struct field '{_render(lvalue)}' is not supported", node)
             case _:
                 self.fail(f"assignment to '{_render(lvalue)}' is not supported", lvalue)
 
@@ -1648,7 +1886,15 @@ class _Kernel:
         walked = set(_updated_names(self.fdef.body))
         taken = self.taken
         signature: list[VectorParam | str] = []
+        structs: list[StructParam] = []
         for decl, ty in u.params_of(self.fdef):
+            if isinstance(ty, _StructType):
+                binding, flat, sp = self.struct_param(decl, ty)
+                params.extend(flat)
+                scope[decl.name] = binding
+                assigned.update(p.name for p in flat)
+                structs.append(sp)
+                continue
             if isinstance(ty, VectorType):
                 words = ("size",) if ty.rank == 1 else ("rows", "cols")
                 sizes = tuple(self.fresh(f"{decl.name}__{w}") for w in words)
@@ -1714,7 +1960,33 @@ class _Kernel:
             source=u.text,
             loc=u.loc(self.fdef),
             cxx=cxx,
+            structs=tuple(structs),
         )
+
+    def struct_param(
+        self, decl: c_ast.Decl, ty: _StructType
+    ) -> tuple[_Struct, list[Param], StructParam]:
+        """Flatten struct parameter ``m``: a scalar field ``f`` becomes the scalar parameter
+        ``m__f``; a ``T **`` field ``g`` the pointer parameter ``m__g`` (its rows, flattened
+        row-major) followed by the INT parameter ``m__g__cols`` (their length). Names that
+        the function uses get a numeric suffix."""
+        u = self.unit
+        loc = u.loc(decl)
+        fields: dict[str, _StructField] = {}
+        flat: list[Param] = []
+        described: list[StructField] = []
+        for f in ty.fields:
+            param = self.fresh(f"{decl.name}__{f.name}")
+            if f.rows:
+                cols = self.fresh(f"{param}__cols")
+                flat.append(Param(param, PointerType(f.dtype), loc, f.c_type))
+                flat.append(Param(cols, ScalarType(DType.INT), loc))
+            else:
+                cols = None
+                flat.append(Param(param, ScalarType(f.dtype), loc, f.c_type))
+            fields[f.name] = _StructField(f, param, cols)
+            described.append(StructField(f.name, param, cols))
+        return _Struct(decl.name, fields), flat, StructParam(decl.name, ty.spelled, tuple(described))
 
     # ----------------------------------------------------------- C++ vectors
 
@@ -1993,10 +2265,10 @@ class _Kernel:
                     out.append(Assign(target, Select(g, value, old, dtype, loc), loc))
                     defined.add(target)
                     env.written.add(target)
-                case Store(array=array, index=index, value=value, loc=loc):
+                case Store(array=array, index=index, value=value, loc=loc, row=row):
                     dtype = value.dtype
-                    kept = Load(array, index, dtype, loc)
-                    out.append(Store(array, index, Select(g, value, kept, dtype, loc), loc))
+                    kept = Load(array, index, dtype, loc, row)
+                    out.append(Store(array, index, Select(g, value, kept, dtype, loc), loc, row))
                 case _:  # pragma: no cover - loops and returns are refused in an if
                     raise AssertionError(f"cannot guard {s!r}")
         return out
@@ -2058,6 +2330,19 @@ class _Kernel:
             if isinstance(b, _Pointer):
                 return self.pointer_update(node, b, env)
         lvalue = u.update_target(node, env)
+        if (
+            isinstance(lvalue, c_ast.ArrayRef)
+            and isinstance(lvalue.name, c_ast.StructRef)
+            and u.struct_field(lvalue.name, env).cols is not None
+        ):
+            u.fail(f"assignment to row pointer '{_render(lvalue)}' is not supported", node)
+        cell = u.struct_element(lvalue, env) if isinstance(lvalue, c_ast.ArrayRef) else None
+        if cell is not None:
+            array, elem, idx, row = cell
+            op, rhs = u.update_parts(node, env)
+            old = Load(array, idx, elem, u.loc(lvalue), row)
+            value = rhs if op is None else u.binary(op, old, rhs, node)
+            return Store(array, idx, _convert(value, elem), u.loc(node), row)
         if isinstance(lvalue, c_ast.ArrayRef | c_ast.UnaryOp):
             array, elem, idx = u.element(lvalue, env)
             op, rhs = u.update_parts(node, env)
@@ -2086,6 +2371,8 @@ class _Kernel:
             u.fail(f"function pointer local '{name}' is not supported", node)
         if isinstance(pointee, c_ast.ArrayDecl):
             u.fail(f"pointer-to-array local '{name}' is not supported", node)
+        if u.struct_of(pointee) is not None:
+            u.fail(f"pointer to struct local '{name}' is not supported", node)
         elem = u.scalar_dtype(ty.type, f"local pointer '{name}'", node)
         if elem is None:
             u.fail(f"void pointer local '{name}' is not supported", node)

@@ -80,7 +80,8 @@ def run_function(
 
     Raises:
         ValueError: missing/unknown input names or values of the wrong kind.
-        IndexError: an out-of-bounds load or store (message names array and index).
+        IndexError: an out-of-bounds load or store (message names array and index), or
+            an element outside its row (``Load.row``/``Store.row``).
         tenspiler.ir.semantics.UndefinedBehaviour: division or remainder by zero.
         RuntimeError: more than ``max_steps`` statements, or a read of an unassigned local.
         OverflowError: a final ``INT`` array value does not fit in ``np.int64``.
@@ -156,9 +157,10 @@ class _Machine:
                 self.tick()
                 self._check_dtype(value, self.fn.dtype_of(target), f"assignment to '{target}'")
                 self.scalars[target] = self.eval(value)
-            case Store(array=array, index=index, value=value):
+            case Store(array=array, index=index, value=value, row=row):
                 self.tick()
                 data = self._array(array)
+                self._check_row(array, row)
                 i = self._index(array, self.eval(index), len(data))
                 self._check_dtype(value, self.elem[array], f"store to '{array}'")
                 data[i] = self.eval(value)
@@ -201,10 +203,7 @@ class _Machine:
                 return v
             case Load(array=array, index=index, row=row):
                 data = self._array(array)
-                if row is not None:
-                    col, cols = self.eval(row[0]), self.eval(row[1])
-                    if not 0 <= col < cols:
-                        raise IndexError(f"column {col} of a row of {array} out of range [0, {cols})")
+                self._check_row(array, row)
                 return data[self._index(array, self.eval(index), len(data))]
             case Unary(op="-", operand=operand):
                 return -self.eval(operand)
@@ -242,6 +241,14 @@ class _Machine:
                 return not self.cond(operand)
             case _:
                 assert_never(c)
+
+    def _check_row(self, array: str, row: tuple[Expr, Expr] | None) -> None:
+        """An element ``v[r][c]`` of rows stored separately (``Load.row``/``Store.row``):
+        C has no element outside its row, so ``c`` must lie in ``[0, cols)``."""
+        if row is not None:
+            col, cols = self.eval(row[0]), self.eval(row[1])
+            if not 0 <= col < cols:
+                raise IndexError(f"column {col} of a row of {array} out of range [0, {cols})")
 
     def _array(self, name: str) -> list[Number]:
         if name not in self.arrays:

@@ -210,12 +210,18 @@ class Assign:
 
 @dataclass(frozen=True)
 class Store:
-    """``array[index] = value``; ``value`` already converted to the element dtype."""
+    """``array[index] = value``; ``value`` already converted to the element dtype.
+
+    ``row`` is ``(c, cols)`` for a write ``m.g[r][c]`` through a ``T **`` field of a C
+    struct parameter (flattened row-major, ``index = r * cols + c``), exactly as
+    :attr:`Load.row`: the interpreter refuses a column outside ``[0, cols)``.
+    """
 
     array: str
     index: Expr
     value: Expr
     loc: SourceLoc | None = field(default=None, compare=False)
+    row: tuple[Expr, Expr] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -296,6 +302,41 @@ class CxxInterface:
 
 
 @dataclass(frozen=True)
+class StructField:
+    """One field of a C struct parameter and the flat parameter(s) holding it.
+
+    ``param`` is the scalar parameter holding a scalar field, or the pointer parameter
+    holding the rows of a ``T **`` field flattened row-major; for the latter ``cols`` names
+    the INT parameter holding the row length (unknown to the kernel, not assumed equal to
+    any field)."""
+
+    field: str
+    param: str
+    cols: str | None = None
+
+
+@dataclass(frozen=True)
+class StructParam:
+    """A C struct parameter passed by value, flattened into the parameters of its
+    ``fields`` (in declaration order, contiguous in ``Function.params``). ``c_type`` is the
+    struct's C spelling (``"matrix"``, ``"struct matrix"``), for calling the compiled C."""
+
+    name: str
+    c_type: str
+    fields: tuple[StructField, ...]
+
+    @property
+    def flat(self) -> tuple[str, ...]:
+        """The flat parameter names, in ``Function.params`` order."""
+        out: list[str] = []
+        for f in self.fields:
+            out.append(f.param)
+            if f.cols is not None:
+                out.append(f.cols)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
 class Function:
     """One kernel.
 
@@ -320,6 +361,8 @@ class Function:
     return_c_type: str = field(default="", compare=False)  # as Param.c_type, for the result
     #: Set for a C++ kernel: its real signature (the parameters above are its flat view).
     cxx: CxxInterface | None = field(default=None, compare=False)
+    #: The C struct parameters (each flattened into parameters above), in source order.
+    structs: tuple[StructParam, ...] = field(default=(), compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -377,12 +420,14 @@ def map_expr(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
 
 
 def map_stmt_exprs(s: Stmt, f: Callable[[Expr], Expr]) -> Stmt:
-    """:func:`map_expr` on every expression of statement ``s`` (recursively into loops)."""
+    """:func:`map_expr` on every expression of statement ``s`` (recursively into loops;
+    ``Store.row`` included)."""
     match s:
         case Assign(target, value, loc):
             return Assign(target, map_expr(value, f), loc)
-        case Store(array, index, value, loc):
-            return Store(array, map_expr(index, f), map_expr(value, f), loc)
+        case Store(array, index, value, loc, row):
+            new_row = None if row is None else (map_expr(row[0], f), map_expr(row[1], f))
+            return Store(array, map_expr(index, f), map_expr(value, f), loc, new_row)
         case For(var, start, stop, body, loc):
             return For(var, map_expr(start, f), map_expr(stop, f), tuple(map_stmt_exprs(b, f) for b in body), loc)
         case Return(value, loc):

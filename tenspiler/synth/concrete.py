@@ -79,6 +79,9 @@ def random_examples(
                     inputs[p.name] = int(rng.integers(-2, max_trips + 2))
         if fn.cxx is not None:
             _vector_shapes(fn, inputs, rng, max_trips + 2, length)
+        if fn.structs:
+            _struct_shapes(fn, inputs, rng, max_trips + 2, length,
+                           lambda d, n: _elements(rng, d, n, magnitude, special))
         ex = make_example(k, inputs)
         if ex is not None:
             out.append(ex)
@@ -112,6 +115,31 @@ def _vector_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, mo
     r = fn.cxx.result
     if r is not None:
         inputs[r.array] = np.resize(np.asarray(inputs[r.array]), max(length, most * most + 8))
+
+
+def _struct_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, most: int,
+                   length: int, elements: Any) -> None:
+    """C struct parameters: their INT scalar fields and the row lengths of their ``T **``
+    fields (``StructField.cols``) take values from one small pool in ``[0, most]`` (so
+    that equal sizes, as a kernel's shape preconditions need, are common); each ``T **``
+    field's flat buffer holds a whole number of rows of that length, at least ``most``
+    rows and at least ``length`` elements (``elements(dtype, n)`` draws them)."""
+    pool = [int(v) for v in rng.integers(0, most + 1, 2)]
+
+    def size() -> int:
+        return pool[int(rng.integers(0, 2))] if rng.random() < 0.85 else int(rng.integers(0, most + 1))
+
+    for sp in fn.structs:
+        for f in sp.fields:
+            p = fn.param(f.param)
+            if f.cols is None:
+                if not isinstance(p.type, PointerType) and p.type.dtype == DType.INT:
+                    inputs[f.param] = size()
+                continue
+            cols = size()
+            inputs[f.cols] = cols
+            n = cols * max(most, -(-length // cols)) if cols > 0 else length
+            inputs[f.param] = elements(p.type.elem, n)
 
 
 def _elements(rng: np.random.Generator, d: DType, length: int, magnitude: int,

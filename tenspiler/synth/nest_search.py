@@ -43,6 +43,8 @@ from tenspiler.ir.terms import (
     ScalarOp,
     ScalarVar,
     Slice,
+    Strided,
+    Tail,
     Tensor,
     TensorCast,
     TensorMap,
@@ -51,6 +53,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    Transpose,
     is_tensor,
     promote,
     rank,
@@ -71,7 +74,7 @@ from tenspiler.synth.trees import (
     show_tree,
 )
 from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
-from tenspiler.vc.nest import NestKernel, nest_summary
+from tenspiler.vc.nest import NestKernel, Read, classify_read, nest_summary
 from tenspiler.vc.symexec import index_difference, loads, subexpressions
 
 INT = DType.INT
@@ -80,7 +83,8 @@ Combo = tuple[tuple[str, Any], ...]
 
 def _context(k: NestKernel, with_rows: bool) -> TreeContext:
     idx: tuple[Expr, ...] = (k.linear_index(), Var(k.j, INT)) if with_rows else (k.linear_index(),)
-    return TreeContext(idx, frozenset({k.i, k.j}), frozenset(s.name for s in k.scalars))
+    accepts = (lambda ld: classify_read(k, ld) is not None) if with_rows else None
+    return TreeContext(idx, frozenset({k.i, k.j}), frozenset(s.name for s in k.scalars), accepts)
 
 
 def _scalar_pool(k: NestKernel, values: list[Expr], origins: list[tuple[Expr, Term]]) -> list[Scalar]:
@@ -116,11 +120,36 @@ def _vector_pools(
     row_pool: list[Tensor] = []
     mat_pool: list[Tensor] = []
     seen: set[tuple[str, str, int]] = set()
+    seen_general: set[Read] = set()
     leaves: list[Load] = []  # the source load behind each pool entry
     for v in values:
         for ld in loads(v):
             d_lin = index_difference(ld.index, k.linear_index())
             a = TensorVar(ld.array, ld.dtype)
+            r = classify_read(k, ld)
+            if r is not None and (r.kind in ("strided", "transposed") or not isinstance(r.offset, Const)):
+                if r in seen_general:
+                    continue
+                seen_general.add(r)
+                leaves.append(ld)
+                lin_pool.append(_Unsupported(ld))  # type: ignore[arg-type]
+                off = lift_entry_scalar(r.offset)
+                base: Tensor = a if _is_zero(off) else Tail(a, off)
+                if r.kind == "row":
+                    row_pool.append(Slice(a, off, ScalarOp("+", off, bound, INT)))
+                    mat_pool.append(Slice(a, off, ScalarOp("+", off, cols, INT)))
+                elif r.kind == "strided":
+                    assert r.stride is not None
+                    s = lift_entry_scalar(r.stride)
+                    lo = ScalarOp("*", i, s, INT)
+                    row_pool.append(Slice(base, lo, ScalarOp("+", lo, bound, INT)))
+                    mat_pool.append(Matrix(base, bound, cols, s))
+                else:  # transposed: the inner loop walks down column i
+                    assert r.stride is not None
+                    s = lift_entry_scalar(r.stride)
+                    row_pool.append(Strided(base, i, bound, s))
+                    mat_pool.append(Transpose(Matrix(base, cols, bound, s)))
+                continue
             if d_lin is not None:
                 key = (ld.array, "matrix", d_lin)
                 if key in seen:
@@ -147,6 +176,10 @@ def _vector_pools(
                 row_pool.append(_slice(a, zero, bound, d))
                 mat_pool.append(_slice(a, zero, cols, d))
     return lin_pool, row_pool, mat_pool, leaves
+
+
+def _is_zero(t: Term) -> bool:
+    return isinstance(t, Lit) and t.value == 0
 
 
 class _Unsupported:

@@ -13,7 +13,7 @@ Nothing here knows any kernel by name.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal, TypeAlias, assert_never
 
@@ -221,6 +221,8 @@ class TreeContext:
     vector_indices: tuple[Expr, ...]
     counters: frozenset[str]
     carried: frozenset[str]
+    #: When set, decides which loads are vector holes (instead of ``vector_indices``).
+    accepts: Callable[[Load], bool] | None = None
 
 
 def loop_context(k: LoopKernel) -> TreeContext:
@@ -242,7 +244,10 @@ def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = 
 def _tree(e: Expr, k: LoopKernel | None, exclude: str | None, ctx: TreeContext) -> Tree:
     match e:
         case Load(array, index, dtype, loc):
-            if all(index_difference(index, v) is None for v in ctx.vector_indices):
+            if ctx.accepts is not None:
+                if not ctx.accepts(e):
+                    raise NotLiftable(f"read of '{array}' at an index this loop nest cannot view as a tensor", loc)
+            elif all(index_difference(index, v) is None for v in ctx.vector_indices):
                 where = " or ".join(_src_index(v) for v in ctx.vector_indices)
                 raise NotLiftable(f"read of '{array}' at an index that is not {where} + constant", loc)
             return Hole("vector", dtype, e)

@@ -573,6 +573,13 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
         out.append(
             (f"the pointer parameters {', '.join(names)} point to distinct, non-overlapping arrays", "true")
         )
+    for sp in fn.structs:
+        for f in sp.fields:
+            if f.cols is not None:
+                out.append((
+                    f"the rows {sp.name}.{f.field}[0], {sp.name}.{f.field}[1], ... of struct parameter "
+                    f"'{sp.name}' are distinct, non-overlapping arrays of {f.cols} elements, read as "
+                    f"the flat row-major array {f.param}", "true"))
     if any(_param_dtype(p).is_float for p in fn.params):
         out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
     used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})

@@ -169,6 +169,9 @@ class NestKernel:
         for lhs, rhs in self.same_cols:
             if evaluate(lift_entry_scalar(lhs), inputs) != evaluate(lift_entry_scalar(rhs), inputs):
                 return False
+        for r in self.general_reads():
+            if not self._fits(r, inputs, stop, cols):
+                return False
         for a, (kind, d) in self.accesses().items():
             need = {"matrix": stop * cols, "row": cols, "outer": stop}[kind] + d
             if len(inputs[a]) < need or (kind == "outer" and start + d < 0) or (d < 0 and kind != "outer"):
@@ -197,8 +200,9 @@ class NestKernel:
                 d = symexec.index_difference(ld.index, lin)
                 if d is not None:
                     note(ld.array, "matrix", d)
-                else:
-                    note(ld.array, "row", symexec.index_difference(ld.index, Var(self.j, INT)) or 0)
+                elif (d := symexec.index_difference(ld.index, Var(self.j, INT))) is not None:
+                    note(ld.array, "row", d)
+                # strided, transposed and symbolic-offset reads: see general_reads()
         for o in self.linear:
             note(o.array, "matrix", o.offset)
         for r in self.rows:
@@ -206,6 +210,41 @@ class NestKernel:
             for ld in symexec.loads(r.value):
                 note(ld.array, "outer", symexec.index_difference(ld.index, Var(self.i, INT)) or 0)
         return out
+
+    @property
+    def assigned(self) -> set[str]:
+        """Variables the nest assigns (counters included)."""
+        return set(self.pre_i.scalars) | set(self.body.scalars) | set(self.post_i.scalars) | {self.i, self.j}
+
+    def general_reads(self) -> list[Read]:
+        """The inner body's reads that are not ``A[i*n + j + d]`` / ``x[j + d]`` with a
+        constant ``d`` (deduplicated)."""
+        out: list[Read] = []
+        for e in [o.value for o in self.linear] + [s.update for s in self.scalars]:
+            for ld in symexec.loads(e):
+                r = classify_read(self, ld)
+                general = r is not None and (r.kind in ("strided", "transposed") or not isinstance(r.offset, Const))
+                if general and r not in out:
+                    out.append(r)  # type: ignore[arg-type]
+        return out
+
+    def _fits(self, r: Read, inputs: Mapping[str, Any], stop: int, cols: int) -> bool:
+        """Concrete inputs: every element read ``r`` covers exists (non-negative offsets)."""
+        from tenspiler.ir.interp import evaluate
+
+        n = len(inputs[r.array])
+        off = int(evaluate(lift_entry_scalar(r.offset), inputs))
+        if not 0 <= off <= n:
+            return False  # the summary views the array from element off on
+        if r.kind == "row":
+            return off + max(cols, 0) <= n
+        s = int(evaluate(lift_entry_scalar(r.stride), inputs)) if r.stride is not None else cols
+        if s < 0:
+            return False
+        if stop <= 0 or cols <= 0:
+            return True
+        last = off + (stop - 1) * s + cols if r.kind == "strided" else off + (cols - 1) * s + stop
+        return off >= 0 and s >= 0 and last <= n
 
     def summary(self, cand: Candidate) -> ProgramSummary:
         return nest_summary(self, cand)
@@ -353,32 +392,43 @@ def analyze_nest(fn: Function) -> NestKernel:
 def unify_row_strides(
     inner: For, pre: SymState, written: set[str]
 ) -> tuple[For, tuple[tuple[Expr, Expr], ...]]:
-    """Reads ``v[r][j + c]`` of a C++ ``vector<vector<T>>`` parameter (flattened as
-    ``r * v__cols + j + c``, see ``Load.row``) in the inner loop ``for (j = 0; j < n; j++)``
-    whose row length ``v__cols`` is not ``n``: rewritten to ``r * n + j + c`` under the
-    shape precondition ``v__cols == n`` (returned as ``(v__cols, n)`` over the entry
-    state, to be assumed by the proof and checked by generated code). Reads whose column
-    is not ``j + c`` are left alone; so is everything when ``n``'s entry value reads a
-    variable in ``written`` (what the nest assigns)."""
+    """Reads ``v[r][j + c]`` of a C++ ``vector<vector<T>>`` parameter, and reads and
+    writes ``m.g[r][j + c]`` of a ``T **`` field of a C struct parameter (flattened as
+    ``r * v__cols + j + c``, see ``Load.row`` / ``Store.row``) in the inner loop
+    ``for (j = 0; j < n; j++)`` whose row length ``v__cols`` is not ``n``: rewritten to
+    ``r * n + j + c`` under the shape precondition ``v__cols == n`` (returned as
+    ``(v__cols, n)`` over the entry state, to be assumed by the proof and checked by
+    generated code). Accesses whose column is not ``j + c`` are left alone; so is
+    everything when ``n``'s entry value reads a variable in ``written`` (what the nest
+    assigns)."""
     n_entry = symexec.substitute(inner.stop, pre)
     found: dict[str, tuple[Expr, Expr]] = {}
 
-    def fix(e: Expr) -> Expr:
-        if not isinstance(e, Load) or e.row is None:
-            return e
-        col, cols = e.row
+    def unified(index: Expr, row: tuple[Expr, Expr] | None) -> tuple[Expr, tuple[Expr, Expr]] | None:
+        if row is None:
+            return None
+        col, cols = row
         if not isinstance(cols, Var) or symexec.index_difference(col, Var(inner.var, INT)) is None:
-            return e
+            return None
         cols_entry = symexec.substitute(cols, pre)
         if symexec.index_difference(cols_entry, n_entry) == 0:
-            return e
+            return None
         found[cols.name] = (cols_entry, n_entry)
-        index = symexec.replace_vars(e.index, {cols.name: n_entry})
-        return Load(e.array, index, e.dtype, e.loc, (col, n_entry))
+        return symexec.replace_vars(index, {cols.name: n_entry}), (col, n_entry)
+
+    def fix(e: Expr) -> Expr:
+        if not isinstance(e, Load) or (u := unified(e.index, e.row)) is None:
+            return e
+        return Load(e.array, u[0], e.dtype, e.loc, u[1])
+
+    def fix_store(st: Stmt) -> Stmt:
+        if not isinstance(st, Store) or (u := unified(st.index, st.row)) is None:
+            return st
+        return Store(st.array, u[0], st.value, st.loc, u[1])
 
     if symexec.reads(n_entry) & written:
         return inner, ()
-    body = tuple(map_stmt_exprs(st, fix) for st in inner.body)
+    body = tuple(fix_store(map_stmt_exprs(st, fix)) for st in inner.body)
     return replace(inner, body=body), tuple(found.values())
 
 
@@ -539,6 +589,51 @@ def _nest_inductions(
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Read:
+    """How the inner body reads ``array`` (``i``/``j``: outer/inner counters, ``n``: inner
+    trip count; ``offset`` and ``stride`` over the entry state, loop-invariant):
+
+    * ``"matrix"``: ``A[i*n + j + d]`` (``offset`` the constant ``d``);
+    * ``"row"``: ``x[j + c]``;
+    * ``"strided"``: ``A[i*s + j + c]`` (rows of a wider row-major matrix; ``stride`` s);
+    * ``"transposed"``: ``A[j*s + i + c]`` (the inner loop walks down a column)."""
+
+    array: str
+    kind: str
+    offset: Expr
+    stride: Expr | None = None
+
+
+def classify_read(k: NestKernel, ld: Load) -> Read | None:
+    """The :class:`Read` of load ``ld`` in the inner body, ``None`` if it has none."""
+    d = symexec.index_difference(ld.index, k.linear_index())
+    if d is not None:
+        return Read(ld.array, "matrix", Const(d, INT))
+    d = symexec.index_difference(ld.index, Var(k.j, INT))
+    if d is not None:
+        return Read(ld.array, "row", Const(d, INT))
+    lin = symexec.linear_in(ld.index, (k.i, k.j))
+    if lin is None:
+        return None
+    (ci, cj), rest = lin
+    assigned = k.assigned
+    if any(symexec.reads(e) & assigned for e in (ci, cj, rest)):
+        return None
+    ci, cj, rest = (symexec.substitute(e, k.pre) for e in (ci, cj, rest))
+
+    def is_(e: Expr, v: int) -> bool:
+        return symexec.index_difference(e, Const(v, INT)) == 0
+
+    if is_(ci, 0) and is_(cj, 1):
+        return Read(ld.array, "row", rest)
+    if is_(cj, 1) and not is_(ci, 0):
+        return Read(ld.array, "strided", rest, ci)
+    if is_(ci, 1) and not is_(cj, 0):
+        return Read(ld.array, "transposed", rest, cj)
+    return None
+
+
 def _check_reads(k: NestKernel) -> None:
     """Loads must be of a matrix element ``A[i*n + j + d]``, a row-vector element
     ``x[j + d]`` (inner body) or an outer element ``b[i + d]`` (``post_i``); arrays the nest
@@ -548,11 +643,14 @@ def _check_reads(k: NestKernel) -> None:
     for e in [o.value for o in k.linear] + [s.update for s in k.scalars]:
         for ld in symexec.loads(e):
             d_lin = symexec.index_difference(ld.index, lin)
-            d_col = symexec.index_difference(ld.index, Var(k.j, INT))
-            if d_lin is None and d_col is None:
+            r = classify_read(k, ld)
+            if r is None:
                 raise NotLiftable(
-                    f"read of '{ld.array}' at an index that is neither {k.i}*n + {k.j} + c nor {k.j} + c", ld.loc
+                    f"read of '{ld.array}' at an index that is not {k.i}*n + {k.j} + c, {k.j} + c, "
+                    f"{k.i}*s + {k.j} + c or {k.j}*s + {k.i} + c (s, c fixed in the nest)", ld.loc
                 )
+            if r.kind in ("strided", "transposed") and not _zero_expr(k.start):
+                raise NotLiftable(f"a strided read of '{ld.array}' needs the outer loop to start at 0", ld.loc)
             if ld.array in written and d_lin != written[ld.array]:
                 raise NotLiftable(f"'{ld.array}' is read at an element the nest writes elsewhere", ld.loc)
     for o in k.rows:
@@ -598,6 +696,10 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
                                    substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
     same = tuple((lift_entry_scalar(a), lift_entry_scalar(b)) for a, b in k.same_cols)
     return fold_summary(ProgramSummary(k.fn.name, tuple(outputs), same))  # type: ignore[arg-type]
+
+
+def _zero_expr(e: Expr) -> bool:
+    return isinstance(e, Const) and e.value == 0
 
 
 def _zero(t: Scalar) -> bool:
@@ -816,9 +918,10 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         assumptions.append(_DIVISORS)
     for a, b in k.same_cols:
         assumptions.append((
-            f"shape: the rows of the vector<vector> read with row length {_src(a)} have "
-            f"{_src(b)} elements, {_src(a)} == {_src(b)} (the proof is of the program read "
-            f"with row length {_src(b)}; generated code checks this)", "true"))
+            f"shape: the rows of the row-pointer matrix read with row length {_src(a)} (a "
+            f"vector<vector> or T** parameter) have {_src(b)} elements, {_src(a)} == {_src(b)} "
+            f"(the proof is of the program read with row length {_src(b)}; generated code "
+            "checks this)", "true"))
     assumptions += input_assumptions(fn)
     comments = (
         f"tenspiler certificate for '{fn.name}' ({fn.loc})",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import assert_never
+from typing import Literal, assert_never
 
 import sympy
 
@@ -28,6 +28,7 @@ from tenspiler.frontend.loop_ir import (
     Compare,
     Cond,
     Const,
+    DType,
     Expr,
     For,
     Load,
@@ -79,6 +80,58 @@ def to_sympy(e: Expr) -> sympy.Expr | None:
             return to_sympy(x)
         case _:
             return None
+
+
+def from_sympy(e: sympy.Expr) -> Expr | None:
+    """An integer polynomial (symbols = INT variables) back as a loop-IR expression;
+    ``None`` for anything else."""
+    if e.is_Integer:
+        return Const(int(e), DType.INT)
+    if e.is_Symbol:
+        return Var(e.name, DType.INT)
+    if e.is_Add or e.is_Mul:
+        op: Literal["+", "*"] = "+" if e.is_Add else "*"
+        parts = [from_sympy(a) for a in sorted(e.args, key=sympy.default_sort_key)]
+        if any(p is None for p in parts):
+            return None
+        out = parts[0]
+        for p in parts[1:]:
+            out = Binary(op, out, p, DType.INT)  # type: ignore[arg-type]
+        return out
+    if e.is_Pow and e.exp.is_Integer and int(e.exp) > 0:
+        base = from_sympy(e.base)
+        if base is None:
+            return None
+        out = base
+        for _ in range(int(e.exp) - 1):
+            out = Binary("*", out, base, DType.INT)
+        return out
+    return None
+
+
+def linear_in(e: Expr, names: tuple[str, ...]) -> tuple[tuple[Expr, ...], Expr] | None:
+    """``e = sum(coef_k * names[k]) + rest`` with coefficients and ``rest`` free of
+    ``names`` (as loop-IR expressions); ``None`` if ``e`` is not of that form."""
+    se = to_sympy(e)
+    if se is None:
+        return None
+    se = sympy.expand(se)
+    syms = [sympy.Symbol(n, integer=True) for n in names]
+    coefs: list[Expr] = []
+    rest = se
+    for x in syms:
+        c = sympy.expand(se).coeff(x, 1)
+        if any(c.has(y) for y in syms):
+            return None
+        ce = from_sympy(c)
+        if ce is None:
+            return None
+        coefs.append(ce)
+        rest = sympy.expand(rest - c * x)
+    if any(rest.has(y) for y in syms):
+        return None
+    re = from_sympy(rest)
+    return None if re is None else (tuple(coefs), re)
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,301 @@
+"""The Python API: lift a legacy function, a source file or source text.
+
+```python
+import tenspiler
+
+res = tenspiler.lift(normal_blend, to="numpy")   # a function object, a path, or source text
+res.status, res.summary, res.invariants, res.timings, res.certificate
+fast = res.compile()                             # a callable running the generated code
+
+@tenspiler.lifted(to="numpy")
+def legacy(...): ...
+```
+
+* :func:`lift` raises :class:`~tenspiler.errors.LiftError` when the target is not lifted
+  (bad input, or no verified summary: the message says which and why; the exception's
+  ``result`` attribute holds the full :class:`~tenspiler.pipeline.LiftResult`).
+* :func:`lifted` lifts **at decoration time** (so a module's import fails fast, and the
+  second import is served from the cache): on success the decorated name calls the
+  verified generated code (NumPy arrays in and out, see the generated docstring); on failure
+  the original function stays in place and one :class:`LiftWarning` says why — never a
+  silent wrong answer.
+* Results are cached (:mod:`tenspiler.cache`) unless ``cache=False``; a hit still carries
+  the certificate, which ``recheck=True`` re-proves with cvc5.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import textwrap
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from tenspiler.cache import ResultCache, cache_key
+from tenspiler.errors import LiftError, TenspilerError
+from tenspiler.frontend.loop_ir import Function
+from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
+
+__all__ = ["LiftWarning", "Lifted", "lift", "lifted"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_CXX = (".cc", ".cpp", ".cxx", ".c++")
+
+
+class LiftWarning(UserWarning):
+    """A decorated function was not lifted; the original Python function is used."""
+
+
+@dataclass
+class Lifted:
+    """A verified lift: the :class:`~tenspiler.pipeline.LiftResult` fields plus
+    ``from_cache`` and :meth:`compile`."""
+
+    result: LiftResult
+    from_cache: bool = False
+
+    @property
+    def status(self) -> str:
+        return self.result.status
+
+    @property
+    def function(self) -> str | None:
+        return self.result.function
+
+    @property
+    def summary(self) -> str | None:
+        """TensIR program summary, one line per output."""
+        return self.result.summary
+
+    @property
+    def invariants(self) -> list[str]:
+        return self.result.invariants
+
+    @property
+    def assumptions(self) -> list[str]:
+        return self.result.assumptions
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Phase → seconds (those of the original run for a cached result)."""
+        return self.result.timings
+
+    @property
+    def certificate(self) -> str | None:
+        """Path of the SMT-LIB certificate (every ``check-sat`` answers unsat)."""
+        return self.result.certificate
+
+    @property
+    def code(self) -> dict[str, str]:
+        """Backend → generated source text."""
+        return self.result.code
+
+    def compile(self, backend: str | None = None) -> Callable[..., Any]:
+        """The generated function of ``backend`` (default: the first one lifted to), as a
+        callable; its calling convention is in its docstring.
+
+        Raises:
+            ValueError: ``backend`` was not generated, or its code is not Python.
+        """
+        name = backend or next(iter(self.result.code), None)
+        if name is None or name not in self.result.code:
+            raise ValueError(f"no code for backend {backend!r}; generated: {', '.join(self.result.code)}")
+        namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{self.result.function}"}
+        try:
+            exec(compile(self.result.code[name], f"<tenspiler {name}: {self.result.function}>", "exec"), namespace)
+        except SyntaxError as e:
+            raise ValueError(f"the {name} code is not Python: {e}") from None
+        entry = namespace.get(self.result.function or "")
+        if not callable(entry):
+            raise ValueError(f"the {name} code defines no function {self.result.function!r}")
+        return entry  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class _Target:
+    source: str
+    language: str  # "c", "cxx" or "python"
+    function: str | None
+    filename: str
+    parse: Callable[[], Function]
+
+
+def _target(target: object, function: str | None, language: str | None) -> _Target:
+    if callable(target) and not isinstance(target, str | Path):
+        return _function_target(target, function)
+    if isinstance(target, Path) or (isinstance(target, str) and "\n" not in target and Path(target).is_file()):
+        path = Path(target)
+        lang = language or ("python" if path.suffix == ".py" else "cxx" if path.suffix.lower() in _CXX else "c")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise LiftError(f"cannot read {path}: {e}") from e
+        return _Target(text, lang, function, str(path), _parser(text, str(path), function, lang))
+    if isinstance(target, str):
+        lang = language or "c"
+        return _Target(target, lang, function, "<string>", _parser(target, "<string>", function, lang))
+    raise TypeError(f"cannot lift {type(target).__name__}: give a function, a path or source text")
+
+
+def _parser(text: str, filename: str, function: str | None, language: str) -> Callable[[], Function]:
+    if language == "python":
+        from tenspiler.frontend.python import parse_python_source
+
+        return lambda: parse_python_source(text, filename, function)
+    if language not in ("c", "cxx"):
+        raise LiftError(f"unknown language {language!r} (known: c, cxx, python)")
+    from tenspiler.frontend.c import parse_c_source
+
+    return lambda: parse_c_source(text, filename, function, cxx=language == "cxx")
+
+
+def _function_target(f: Callable[..., Any], function: str | None) -> _Target:
+    name = function or getattr(f, "__name__", None)
+    if not name:
+        raise LiftError(f"cannot lift {f!r}: it has no name")
+    try:
+        filename = inspect.getsourcefile(f) or "<unknown>"
+        module_text = Path(filename).read_text(encoding="utf-8") if Path(filename).is_file() else None
+    except (TypeError, OSError, UnicodeDecodeError):
+        filename, module_text = "<unknown>", None
+    if module_text is not None:
+        # the whole module: helpers the function calls are read from it
+        return _Target(module_text, "python", name, filename, _parser(module_text, filename, name, "python"))
+    try:
+        text = textwrap.dedent(inspect.getsource(f))
+    except (OSError, TypeError) as e:
+        raise LiftError(f"cannot read the source of {name}: {e}") from None
+    return _Target(text, "python", name, filename, _parser(text, filename, name, "python"))
+
+
+def lift(
+    target: Callable[..., Any] | str | Path,
+    to: str | Sequence[str] = "numpy",
+    *,
+    function: str | None = None,
+    language: str | None = None,
+    timeout: float = 60.0,
+    proof_timeout: float = 10.0,
+    check: bool = False,
+    seed: int = 0,
+    cache: bool = True,
+    cache_dir: str | Path | None = None,
+    recheck: bool = False,
+) -> Lifted:
+    """Lift ``target`` to verified code for the backends ``to``.
+
+    Args:
+        target: a Python function object (its module source is read), a path of a
+            ``.c`` / ``.cc`` / ``.py`` file, or source text (C unless ``language``).
+        to: backend name(s): ``"numpy"`` or a list / comma-separated string.
+        function: the function to lift (default: the function object's name, else the
+            last one defined).
+        language: ``"c"``, ``"cxx"`` or ``"python"`` for source text (files: by suffix).
+        timeout: synthesis budget (seconds); ``proof_timeout``: seconds per VC clause.
+        check: also run the differential check against the original on random inputs.
+        seed: seed of the random program states.
+        cache: use the persistent result cache (:mod:`tenspiler.cache`); ``cache_dir``
+            overrides its folder.
+        recheck: on a cache hit, re-prove the stored certificate with cvc5 first.
+
+    Returns:
+        The verified :class:`Lifted` result.
+
+    Raises:
+        LiftError: bad input, or no verified summary (the message gives the reason;
+            ``err.result`` is the :class:`~tenspiler.pipeline.LiftResult`).
+        TypeError: ``target`` is neither a function, a path nor text.
+    """
+    backends = [b.strip() for b in to.split(",")] if isinstance(to, str) else list(to)
+    t = _target(target, function, language)
+    store = ResultCache(Path(cache_dir)) if cache_dir is not None else ResultCache.default()
+    key = cache_key(t.source, t.language, t.function, backends, check, seed)
+    if cache:
+        hit = store.get(key)
+        if hit is not None and _certificate_ok(hit, recheck):
+            return Lifted(_result_from(hit), from_cache=True)
+    res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
+    if res.status != "verified":
+        what = f"{res.function or t.function or t.filename}"
+        err = LiftError(f"{what} was not lifted ({res.status}): {res.message}")
+        err.result = res  # type: ignore[attr-defined]
+        raise err
+    if cache and res.certificate is not None:
+        payload = res.to_json()
+        payload["certificate_text"] = Path(res.certificate).read_text(encoding="utf-8")
+        try:
+            store.put(key, payload)
+        except OSError as e:  # a read-only cache must not break lifting
+            warnings.warn(f"tenspiler: cannot write the result cache {store.root}: {e}", LiftWarning, stacklevel=2)
+    return Lifted(res)
+
+
+def _result_from(payload: dict[str, Any]) -> LiftResult:
+    """A :class:`LiftResult` from a cache entry; the certificate is written back to the
+    certificate folder if its file is gone."""
+    fields = {k: v for k, v in payload.items() if k in LiftResult.__dataclass_fields__}
+    res = LiftResult(**fields)
+    cert = Path(res.certificate) if res.certificate else None
+    text = payload["certificate_text"]
+    if cert is None or not cert.is_file() or cert.read_text(encoding="utf-8") != text:
+        import hashlib
+
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        cert = default_certificate_dir() / f"{res.function}-{digest}.smt2"
+        cert.parent.mkdir(parents=True, exist_ok=True)
+        cert.write_text(text, encoding="utf-8")
+        res.certificate = str(cert)
+    return res
+
+
+def _certificate_ok(payload: dict[str, Any], recheck: bool) -> bool:
+    if not recheck:
+        return True
+    from tenspiler.verify.certificate import is_valid, recheck_text
+
+    return is_valid(recheck_text(payload["certificate_text"]))
+
+
+@overload
+def lifted(fn: _F) -> _F: ...
+
+
+@overload
+def lifted(fn: None = None, **options: Any) -> Callable[[_F], _F]: ...
+
+
+def lifted(fn: _F | None = None, **options: Any) -> _F | Callable[[_F], _F]:
+    """Decorator: replace a legacy function by its verified lifted version.
+
+    ``@lifted`` or ``@lifted(to="numpy", timeout=30, ...)`` (options of :func:`lift`).
+    Lifting happens when the decorator runs (at import), through the cache. On success
+    the returned function calls the generated code (attributes ``lifted``: the
+    :class:`Lifted` result, ``original``: the legacy function); on failure the original
+    function is returned unchanged, after one :class:`LiftWarning` with the reason.
+    """
+
+    def wrap(f: _F) -> _F:
+        try:
+            res = lift(f, **options)
+            fast = res.compile()
+        except (TenspilerError, ValueError) as e:
+            warnings.warn(
+                f"tenspiler: {getattr(f, '__qualname__', f)} was not lifted, the original function is used: {e}",
+                LiftWarning,
+                stacklevel=3,
+            )
+            return f
+
+        @functools.wraps(f)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return fast(*args, **kwargs)
+
+        call.lifted = res  # type: ignore[attr-defined]
+        call.original = f  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,129 @@
+"""A persistent, content-addressed cache of verified lift results.
+
+Key: SHA-256 of the normalised source text (``\\r\\n`` → ``\\n``, trailing whitespace of
+every line dropped), the language, the function name, the sorted backends, whether the
+differential check ran and its seed, and the tool version — so a new version of tenspiler
+never reuses an old result. Value: one JSON file ``<key>.json`` holding the
+:meth:`~tenspiler.pipeline.LiftResult.to_json` fields, the certificate text, and a SHA-256
+of that payload.
+
+Only verified results are stored. Writes are atomic (a temporary file in the cache folder,
+then ``os.replace``). A read that finds an unreadable, malformed or tampered entry (the
+stored digest does not match the payload, or the key inside does not match the file name)
+treats it as a miss: the caller recomputes and the entry is overwritten — a corrupted entry
+is never trusted.
+
+Location: ``$TENSPILER_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tenspiler/results``
+(``~/.cache/tenspiler/results``); every entry point also takes an explicit folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tenspiler import __version__
+
+__all__ = ["ResultCache", "cache_key", "default_cache_dir", "normalise_source"]
+
+#: Format of an entry; bump when the layout changes.
+FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """``$TENSPILER_CACHE_DIR``, else ``$XDG_CACHE_HOME/tenspiler/results``."""
+    env = os.environ.get("TENSPILER_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tenspiler" / "results"
+
+
+def normalise_source(text: str) -> str:
+    """Line endings unified and trailing whitespace dropped (edits that cannot change the
+    meaning of C, C++ or Python source do not change the key)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip("\n") + "\n"
+
+
+def cache_key(
+    source: str,
+    language: str,
+    function: str | None,
+    backends: Sequence[str],
+    check: bool = False,
+    seed: int = 0,
+) -> str:
+    """Hex SHA-256 identifying one lift request (see the module docstring)."""
+    parts = {
+        "format": FORMAT,
+        "version": __version__,
+        "language": language,
+        "function": function,
+        "backends": sorted(backends),
+        "check": bool(check),
+        "seed": seed if check else None,
+        "source": normalise_source(source),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ResultCache:
+    """A cache folder (created on first write)."""
+
+    root: Path
+
+    @classmethod
+    def default(cls) -> ResultCache:
+        return cls(default_cache_dir())
+
+    def path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored result (``to_json`` fields plus ``"certificate_text"``) or ``None``
+        on a miss or a corrupted entry."""
+        p = self.path(key)
+        try:
+            entry = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+            return None
+        payload = entry.get("payload")
+        if not isinstance(payload, dict) or entry.get("digest") != _digest(payload):
+            return None
+        if payload.get("status") != "verified" or not isinstance(payload.get("certificate_text"), str):
+            return None
+        return payload
+
+    def put(self, key: str, payload: dict[str, Any]) -> Path:
+        """Store ``payload`` atomically; returns the entry's path.
+
+        Raises:
+            ValueError: ``payload`` is not a verified result with its certificate text.
+        """
+        if payload.get("status") != "verified" or not isinstance(payload.get("certificate_text"), str):
+            raise ValueError("only verified results with their certificate text are cached")
+        entry = {"format": FORMAT, "key": key, "digest": _digest(payload), "payload": payload}
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.root)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(entry, f, sort_keys=True)
+            os.replace(tmp, self.path(key))
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return self.path(key)
+
+
+def _digest(payload: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -1,0 +1,93 @@
+"""The Python API (tenspiler.lift / Lifted.compile) and the persistent result cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tenspiler
+from tenspiler.cache import ResultCache, cache_key, normalise_source
+
+HERE = Path(__file__).parent
+SAXPY = """void saxpy(float a, float *x, float *y, int n) {
+  for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def test_lift_source_text_and_compile(tmp_path: Path) -> None:
+    res = tenspiler.lift(SAXPY, to="numpy", cache_dir=tmp_path)
+    assert res.status == "verified" and not res.from_cache
+    assert res.summary == "y[0:n] = tensor_tensor(scalar_tensor(a, take(x, n), *), take(y, n), +)"
+    assert res.invariants and res.certificate and Path(res.certificate).is_file()
+    assert set(res.timings) >= {"parse", "analyze", "synthesis", "verification", "codegen"}
+    fast = res.compile()
+    y = fast(2.0, np.array([1.0, 2.0]), np.array([10.0, 20.0]), 2)
+    assert y.tolist() == [12.0, 24.0]
+
+
+def test_lift_a_path_with_check(tmp_path: Path) -> None:
+    res = tenspiler.lift(HERE / "kernels" / "img_avg.cc", check=True, cache_dir=tmp_path)
+    assert res.status == "verified" and res.result.check is not None
+    assert res.result.check["numpy"]["ok"]
+    out = res.compile()(np.full((2, 3), 9, dtype=np.uint8), np.full((2, 3), 4, dtype=np.uint8))
+    assert out.shape == (2, 3) and int(out[0, 0]) == 6
+
+
+def test_not_lifted_raises_lift_error_with_the_reason(tmp_path: Path) -> None:
+    with pytest.raises(tenspiler.LiftError, match=r"prefix_sum was not lifted \(not_lifted\): .*scan") as e:
+        tenspiler.lift(HERE / "kernels" / "prefix_sum.c", cache_dir=tmp_path, timeout=10)
+    assert e.value.result.status == "not_lifted"  # type: ignore[attr-defined]
+    with pytest.raises(tenspiler.LiftError, match="syntax error"):
+        tenspiler.lift("void f(int *a) { a[0] = ; }", cache_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # failures are not cached
+
+
+def test_cache_hit_miss_and_corruption(tmp_path: Path) -> None:
+    first = tenspiler.lift(SAXPY, cache_dir=tmp_path)
+    (entry,) = tmp_path.glob("*.json")
+    hit = tenspiler.lift(SAXPY, cache_dir=tmp_path)
+    assert hit.from_cache and hit.summary == first.summary and hit.code == first.code
+    # whitespace-only edits hit; a real edit, another backend list or check flag misses
+    assert tenspiler.lift(SAXPY.replace("\n", "  \r\n"), cache_dir=tmp_path).from_cache
+    assert not tenspiler.lift(SAXPY.replace("a * x[i]", "x[i] * a"), cache_dir=tmp_path).from_cache
+    # a tampered payload (digest mismatch) is a miss, recomputed and rewritten
+    data = json.loads(entry.read_text())
+    data["payload"]["summary"] = "y[0:n] = take(x, n)"
+    entry.write_text(json.dumps(data))
+    again = tenspiler.lift(SAXPY, cache_dir=tmp_path)
+    assert not again.from_cache and again.summary == first.summary
+    assert json.loads(entry.read_text())["payload"]["summary"] == first.summary
+    # a truncated file, and garbage, are misses too
+    for junk in (entry.read_text()[:40], "not json", json.dumps({"format": 1})):
+        entry.write_text(junk)
+        assert not tenspiler.lift(SAXPY, cache_dir=tmp_path).from_cache
+    assert tenspiler.lift(SAXPY, cache_dir=tmp_path, recheck=True).from_cache
+
+
+def test_cache_hit_restores_a_deleted_certificate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    first = tenspiler.lift(SAXPY, cache_dir=tmp_path / "c")
+    assert first.certificate is not None
+    Path(first.certificate).unlink()
+    hit = tenspiler.lift(SAXPY, cache_dir=tmp_path / "c")
+    assert hit.from_cache and hit.certificate is not None and Path(hit.certificate).is_file()
+
+
+def test_cache_key_and_store_contract(tmp_path: Path) -> None:
+    assert normalise_source("a  \r\nb\t\n\n") == "a\nb\n"
+    k1 = cache_key("x", "c", "f", ["numpy"])
+    assert k1 == cache_key("x\n", "c", "f", ["numpy"])
+    assert k1 != cache_key("x", "c", "f", ["numpy"], check=True)
+    assert k1 != cache_key("x", "cxx", "f", ["numpy"])
+    store = ResultCache(tmp_path)
+    with pytest.raises(ValueError, match="only verified"):
+        store.put(k1, {"status": "not_lifted"})
+    assert store.get(k1) is None
+    store.put(k1, {"status": "verified", "certificate_text": "(check-sat)"})
+    assert store.get(k1) == {"status": "verified", "certificate_text": "(check-sat)"}
+    assert store.get(cache_key("y", "c", "f", ["numpy"])) is None
+    assert not list(tmp_path.glob("*.tmp"))  # atomic writes leave no temporaries
