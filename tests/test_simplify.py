@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import z3
 
-from tenspiler.frontend.loop_ir import Binary, Compare, Const, DType, Expr, Not, Select, Var
+from tenspiler.frontend.loop_ir import Binary, Compare, Const, DType, Expr, Logical, Not, Select, Var
 from tenspiler.synth.simplify import simplify
 from tenspiler.vc.conditions import encode_cond, encode_expr
 
@@ -23,6 +23,15 @@ CASES: list[tuple[Expr, Expr]] = [
     (Select(c, a, Select(c, x, b, INT), INT), Select(c, a, b, INT)),
     (Select(c, Binary("+", x, a, INT), x, INT), Binary("+", x, Select(c, a, Const(0, INT), INT), INT)),
     (Select(c, x, Binary("-", x, a, INT), INT), Binary("-", x, Select(c, Const(0, INT), a, INT), INT)),
+    # a branch knows its condition: nested re-tests collapse (also under ! / && / ||)
+    (
+        Select(c, a, Select(Logical("&&", Not(c), Compare("<", a, b)), x, Select(c, p, q, INT), INT), INT),
+        Select(c, a, Select(Compare("<", a, b), x, q, INT), INT),
+    ),
+    (
+        Select(c, Select(Logical("||", c, Compare("<", a, b)), x, p, INT), b, INT),
+        Select(c, x, b, INT),
+    ),
     # the if-conversion of `if (p > q) y = a; else y = b;`
     (
         Select(Compare("==", flag, Const(0, INT)), b, Select(Compare("!=", flag, Const(0, INT)), a, x, INT), INT),

@@ -16,6 +16,9 @@ Rules (``c`` a condition, ``a, b, x`` expressions):
 * ``c ? (c ? a : x) : b  →  c ? a : b``  and  ``c ? a : (c ? x : b)  →  c ? a : b``
 * ``c ? x ± f : x  →  x ± (c ? f : 0)``  and  ``c ? x : x ± f  →  x ± (c ? 0 : f)``
   (a conditional accumulation is an accumulation of a select)
+* ``c ? a : b  →  c ? a[c := true] : b[c := false]``: inside a branch, the branch's
+  condition (and its negation, and ``&&``/``||`` built from it) is known, so nested
+  selects on it collapse (nested ``if``/``else`` chains that re-test a flag)
 """
 
 from __future__ import annotations
@@ -69,6 +72,59 @@ def simplify_cond(c: Cond) -> Cond:
             assert_never(c)
 
 
+def assume(e: Expr, c: Cond, value: bool) -> Expr:
+    """``e`` with condition ``c`` known to be ``value``: selects on ``c`` (or on
+    conditions built from it with ``!``, ``&&``, ``||``) that become decided collapse."""
+
+    def cond(x: Cond) -> Cond | bool:
+        if x == c:
+            return value
+        match x:
+            case Not(y, loc):
+                r = cond(y)
+                return (not r) if isinstance(r, bool) else Not(r, loc)
+            case Logical(op, left, right, loc):
+                a, b = cond(left), cond(right)
+                absorbing = op == "||"  # True absorbs ||, False absorbs &&
+                if a is absorbing or b is absorbing:
+                    return absorbing
+                if isinstance(a, bool):
+                    return b
+                if isinstance(b, bool):
+                    return a
+                return Logical(op, a, b, loc)
+            case Compare(op, left, right, loc):
+                return Compare(op, go(left), go(right), loc)
+            case _:
+                assert_never(x)
+
+    def go(x: Expr) -> Expr:
+        match x:
+            case Const() | Var():
+                return x
+            case Load(a, i, d, loc):
+                return Load(a, go(i), d, loc)
+            case Unary(op, y, d, loc):
+                return Unary(op, go(y), d, loc)
+            case Binary(op, left, right, d, loc):
+                return Binary(op, go(left), go(right), d, loc)
+            case Cast(y, d, loc):
+                return Cast(go(y), d, loc)
+            case Call(f, y, d, loc):
+                return Call(f, go(y), d, loc)
+            case Select(sc, a, b, d, loc):
+                r = cond(sc)
+                if r is True:
+                    return go(a)
+                if r is False:
+                    return go(b)
+                return Select(r, go(a), go(b), d, loc)
+            case _:
+                assert_never(x)
+
+    return go(e)
+
+
 def simplify(e: Expr) -> Expr:
     """The rewrites of the module docstring, bottom-up, to a fixed point per node."""
     match e:
@@ -86,6 +142,9 @@ def simplify(e: Expr) -> Expr:
             sc, sa, sb = simplify_cond(c), simplify(a), simplify(b)
             if isinstance(sc, Not):
                 sc, sa, sb = sc.operand, sb, sa
+            na, nb = assume(sa, sc, True), assume(sb, sc, False)
+            if na != sa or nb != sb:
+                sa, sb = simplify(na), simplify(nb)
             if isinstance(sa, Select) and sa.cond == sc:
                 sa = sa.then
             if isinstance(sb, Select) and sb.cond == sc:

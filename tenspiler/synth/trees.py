@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Literal, TypeAlias, assert_never
+from typing import Literal, TypeAlias, TypeVar, assert_never
 
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.loop_ir import (
@@ -72,6 +72,8 @@ from tenspiler.vc.symexec import (
     statement_expressions,
     subexpressions,
 )
+
+_T = TypeVar("_T")
 
 Kind: TypeAlias = Literal["vector", "scalar"]
 
@@ -447,6 +449,16 @@ def _slice(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:
 # ---------------------------------------------------------------- enumeration
 
 
+#: Subterm alternatives kept per node when a node combines several children (the
+#: combination is a lazy product, but each factor is materialised): bounds the work of one
+#: enumeration step, so that the caller's deadline is checked often enough.
+SUBTERM_CAP = 2000
+
+
+def _first(it: Iterator[_T]) -> list[_T]:
+    return list(itertools.islice(it, SUBTERM_CAP))
+
+
 def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[Term]:
     """All TensIR terms of the tree's shape (lazily, leaves in pool order)."""
     match t:
@@ -459,9 +471,9 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
                 else:
                     yield ScalarOp("-", Lit(0, _arith(dtype)), v, _arith(dtype))  # type: ignore[arg-type]
         case SelNode(cond, then, other, dtype, kind):
-            conds = list(_enumerate_cond(cond, pools, expanded))
-            thens = list(enumerate_terms(then, pools, expanded))
-            elses = list(enumerate_terms(other, pools, expanded))
+            conds = _first(_enumerate_cond(cond, pools, expanded))
+            thens = _first(enumerate_terms(then, pools, expanded))
+            elses = _first(enumerate_terms(other, pools, expanded))
             for cc, ta, tb in itertools.product(conds, thens, elses):
                 if kind == "vector":
                     yield TensorSelect(cc, ta, tb, _arith(dtype))
@@ -477,8 +489,8 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
             ops: tuple[BinOpName, ...] = (op, *[o for o in BIN_OPS if o != op]) if expanded else (op,)
             if dtype.is_float:
                 ops = tuple(o for o in ops if o != "%")
-            lefts = list(enumerate_terms(l, pools, expanded))
-            rights = list(enumerate_terms(r, pools, expanded))
+            lefts = _first(enumerate_terms(l, pools, expanded))
+            rights = _first(enumerate_terms(r, pools, expanded))
             for o, a, b in itertools.product(ops, lefts, rights):
                 yield _combine(o, a, b, l.kind, r.kind, _arith(dtype))
         case _:
@@ -488,10 +500,10 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
 def _enumerate_cond(c: CondTree, pools: Pools, expanded: bool) -> Iterator[TCond]:
     match c:
         case CmpNode(op, l, r):
-            for a, b in itertools.product(list(enumerate_terms(l, pools, expanded)), list(enumerate_terms(r, pools, expanded))):
+            for a, b in itertools.product(_first(enumerate_terms(l, pools, expanded)), _first(enumerate_terms(r, pools, expanded))):
                 yield Cmp(op, a, b)
         case BoolNode(op, l, r):
-            for x, y in itertools.product(list(_enumerate_cond(l, pools, expanded)), list(_enumerate_cond(r, pools, expanded))):
+            for x, y in itertools.product(_first(_enumerate_cond(l, pools, expanded)), _first(_enumerate_cond(r, pools, expanded))):
                 yield BoolOp(op, x, y)
         case NotNode(x):
             for z in _enumerate_cond(x, pools, expanded):
