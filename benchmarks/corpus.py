@@ -4,8 +4,9 @@
 
 Default folders (relative to the repository root): ``benchmarks/kernels`` (the project's
 own versions of the 69 Tenspiler benchmarks, C and C++ ``std::vector`` subset) and
-``../shared/corpus/c2taco``. Every ``*.c`` and ``*.cc`` file below a folder is a kernel
-(``.cc``: the C++ ``std::vector`` subset). For each kernel: suite (``<root-name>/<suite>``, the root being the
+``../shared/corpus/c2taco``. Every ``*.c``, ``*.cc`` and ``*.py`` file below a folder is a
+kernel (``.cc``: the C++ ``std::vector`` subset; ``.py``: legacy Python, checked against the
+original Python function). For each kernel: suite (``<root-name>/<suite>``, the root being the
 folder given), kernel, status, TensIR summary (or the reason it was not lifted), lift
 seconds (parse + analyze + synthesis + verification + codegen, wall clock), the
 differential check against ``cc -O2`` and the certificate re-check by a fresh cvc5.
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "benchmarks" / "kernels"
 C2TACO = ROOT.parent / "shared" / "corpus" / "c2taco"
 DEFAULT = [KERNELS, C2TACO]
-SUFFIXES = (".c", ".cc")
+SUFFIXES = (".c", ".cc", ".py")
 
 
 def collect(dirs: list[Path]) -> list[tuple[str, Path]]:
@@ -57,7 +58,7 @@ def one_line(text: str | None) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="*", type=Path, default=DEFAULT,
-                    help="folders (every *.c / *.cc below them) or files; default: "
+                    help="folders (every *.c / *.cc / *.py below them) or files; default: "
                          "benchmarks/kernels and ../shared/corpus/c2taco")
     ap.add_argument("--timeout", type=float, default=60.0, help="synthesis budget per kernel (s)")
     ap.add_argument("--no-check", action="store_true", help="skip the differential check vs cc -O2")

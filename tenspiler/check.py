@@ -1,4 +1,6 @@
-"""Differential check of generated code against the compiled original C source.
+"""Differential check of generated code against the compiled original C source (for a
+Python kernel, ``Function.python``, against the original function instead:
+:mod:`tenspiler.check_python`).
 
 The C file (``Function.source``) is compiled with the system C compiler into a shared
 library (``cc -O2 -shared -fPIC``) inside a fresh temporary directory under the caller's
@@ -556,6 +558,10 @@ def _check_one(
     else what differs."""
     if isinstance(state, str):
         return state
+    if fn.python is not None:
+        from tenspiler.check_python import check_one_python
+
+        return check_one_python(fn, ps, code, state, inputs)
     if fn.cxx is not None:
         return _check_one_cxx(fn, ps, code, state, inputs)
     outputs = returned_outputs(ps)
@@ -656,8 +662,13 @@ def differential_check(
     """
     if not inputs_list:
         raise ValueError("differential_check needs at least one input")
-    kernel = compile_c(fn, workdir)
-    states = _run_c_all(kernel, fn, inputs_list)
+    if fn.python is not None:  # the reference is the original Python function
+        from tenspiler.check_python import run_python_all
+
+        states = run_python_all(fn, inputs_list)
+    else:
+        kernel = compile_c(fn, workdir)
+        states = _run_c_all(kernel, fn, inputs_list)
     passed = 0
     first: str | None = None
     for i, (inputs, state) in enumerate(zip(inputs_list, states, strict=True)):

@@ -1,4 +1,5 @@
-"""Command line: ``lift FILE --to BACKEND[,BACKEND...]`` and ``lift recheck CERT``.
+"""Command line: ``lift FILE --to BACKEND[,BACKEND...]``, ``lift recheck CERT`` and
+``lift bench CORPUS...`` (verification runs over whole corpora: ``tenspiler/bench/``).
 
 Exit codes (DESIGN.md, "The user-facing contract"): 0 verified and emitted; 1 not lifted
 (no verified summary within the budget, or an op outside TensIR); 2 bad input
@@ -20,7 +21,9 @@ def _lift_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="lift",
         description="Lift a legacy C kernel to verified tensor code (TensIR, proved with cvc5).",
-        epilog="Other commands: 'lift recheck CERT.smt2' re-checks a certificate with cvc5.",
+        epilog="Other commands: 'lift recheck CERT.smt2' re-checks a certificate with cvc5; "
+        "'lift bench CORPUS... [--report DIR] [--baseline REPORT]' lifts whole corpora in parallel "
+        "(see 'lift bench --help').",
     )
     p.add_argument("file", help="C source file")
     p.add_argument("--function", metavar="NAME", help="function to lift (default: the last non-static one)")
@@ -32,7 +35,7 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="synthesis budget in seconds (default 60)")
     p.add_argument("--proof-timeout", type=float, default=10.0, metavar="S", help="seconds per VC clause (default 10)")
-    p.add_argument("--check", action="store_true", help="compile the C with cc -O2 and compare it with the generated code on random inputs")
+    p.add_argument("--check", action="store_true", help="compare the generated code with the original (C/C++ compiled with cc/c++ -O2, or the Python function) on random inputs")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--seed", type=int, default=0, help="seed of the random program states (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress of each phase on stderr")
@@ -65,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "recheck":
         return _recheck_main(argv[1:])
+    if argv and argv[0] == "bench":
+        from tenspiler.bench.cli import bench_main
+
+        return bench_main(argv[1:])
     args = _lift_parser().parse_args(argv)
     from tenspiler.pipeline import lift_file
 
@@ -101,7 +108,7 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
     print(f"# certificate: {res.certificate}   (re-check: lift recheck {res.certificate})")
     if res.check:
         for b, c in res.check.items():
-            print(f"# check [{b}]: {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} random inputs vs cc -O2")
+            print(f"# check [{b}]: {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} random inputs vs {c.get('reference', 'cc -O2')}")
     if res.outputs:
         for b, path in res.outputs.items():
             print(f"# {b}: written to {path}")

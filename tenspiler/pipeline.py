@@ -24,6 +24,7 @@ from tenspiler.codegen import GeneratedCode, get_backend
 from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.loop_ir import Function
+from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show_summary
 from tenspiler.synth.concrete import random_examples
 from tenspiler.synth.search import Synthesized, synthesize
@@ -109,7 +110,8 @@ def lift_file(
     """Lift one C kernel and emit code for ``backends``.
 
     Args:
-        path: C source file.
+        path: C / C++ source file, or a Python module (``.py``, see
+            :mod:`tenspiler.frontend.python`).
         backends: registered backend names (``tenspiler.codegen.backend_names()``).
         function: the function to lift (default: the last non-static one in the file).
         out_dir: where to write ``<function><suffix>`` per backend and
@@ -124,9 +126,18 @@ def lift_file(
     say what happened (and ``exit_code`` gives the CLI's exit code).
     """
     return lift_parsed(
-        lambda: parse_c_file(path, function), backends, out_dir=out_dir, timeout=timeout,
+        lambda: parse_source_file(path, function), backends, out_dir=out_dir, timeout=timeout,
         proof_timeout=proof_timeout, check=check, force=force, seed=seed, progress=progress,
     )
+
+
+def parse_source_file(path: str | Path, function: str | None = None) -> Function:
+    """The parse phase of :func:`lift_file`: a ``.py`` file is read by the Python frontend
+    (:mod:`tenspiler.frontend.python`, default function: the last top-level ``def``),
+    anything else by the C / C++ one."""
+    if Path(path).suffix.lower() in PY_SUFFIXES:
+        return parse_python_file(path, function)
+    return parse_c_file(path, function)
 
 
 def lift_parsed(
@@ -251,6 +262,9 @@ def _differential(
                 "inputs": r.n_inputs,
                 "passed": r.n_passed,
                 "first_failure": r.first_failure,
+                # what the generated code was compared with
+                "reference": "the original Python function" if fn.python is not None
+                else "c++ -O2" if fn.cxx is not None else "cc -O2",
             }
     return out
 

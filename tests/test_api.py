@@ -91,3 +91,46 @@ def test_cache_key_and_store_contract(tmp_path: Path) -> None:
     assert store.get(k1) == {"status": "verified", "certificate_text": "(check-sat)"}
     assert store.get(cache_key("y", "c", "f", ["numpy"])) is None
     assert not list(tmp_path.glob("*.tmp"))  # atomic writes leave no temporaries
+
+
+def normal_blend(base: list[float], active: list[float], opacity: float) -> list[float]:
+    out = []
+    for i in range(len(base)):
+        out.append(opacity * active[i] + (1 - opacity) * base[i])
+    return out
+
+
+def not_a_kernel(xs: list[float]) -> float:
+    total = 0.0
+    for x in xs:
+        total = total * 0.5 + x  # a recurrence: not expressible in TensIR
+    return total
+
+
+def test_lift_a_python_function_object(tmp_path: Path) -> None:
+    res = tenspiler.lift(normal_blend, to="numpy", cache_dir=tmp_path, check=True)
+    assert res.status == "verified" and res.function == "normal_blend"
+    assert res.result.check is not None and res.result.check["numpy"]["ok"]
+    fast = res.compile()
+    got = fast([1.0, 2.0, 3.0], [10.0, 20.0, 30.0], 0.25)
+    assert np.allclose(got, normal_blend([1.0, 2.0, 3.0], [10.0, 20.0, 30.0], 0.25))
+
+
+def test_decorator_uses_the_verified_code_and_the_cache(tmp_path: Path) -> None:
+    fast = tenspiler.lifted(to="numpy", cache_dir=tmp_path)(normal_blend)
+    assert fast is not normal_blend and fast.original is normal_blend  # type: ignore[attr-defined]
+    assert not fast.lifted.from_cache  # type: ignore[attr-defined]
+    assert np.allclose(fast([1.0, 2.0], [3.0, 5.0], 0.5), [2.0, 3.5])
+    assert fast.__name__ == "normal_blend" and fast.__doc__ == normal_blend.__doc__
+    again = tenspiler.lifted(to="numpy", cache_dir=tmp_path)(normal_blend)  # a second import
+    assert again.lifted.from_cache  # type: ignore[attr-defined]
+
+
+def test_decorator_falls_back_to_the_original_with_one_warning(tmp_path: Path) -> None:
+    with pytest.warns(tenspiler.LiftWarning, match="not_a_kernel was not lifted, the original function is used") as rec:
+        f = tenspiler.lifted(to="numpy", cache_dir=tmp_path, timeout=10)(not_a_kernel)
+    assert len(rec) == 1
+    assert f is not_a_kernel and f([1.0, 2.0]) == 2.5
+    with pytest.warns(tenspiler.LiftWarning, match="unknown backend|not lifted"):
+        g = tenspiler.lifted(to="no_such_backend", cache_dir=tmp_path)(normal_blend)
+    assert g is normal_blend

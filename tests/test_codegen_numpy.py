@@ -27,7 +27,15 @@ from tenspiler.codegen import (
 )
 from tenspiler.codegen import numpy_backend as nb
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import BIN_OPS, DType, Function, Param, PointerType, ScalarType
+from tenspiler.frontend.loop_ir import (
+    BIN_OPS,
+    FLOOR_OPS,
+    DType,
+    Function,
+    Param,
+    PointerType,
+    ScalarType,
+)
 from tenspiler.ir.semantics import py_binop
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -526,7 +534,7 @@ def test_every_op_key_has_a_numpy_rule() -> None:
     keys |= {
         f"{node}({op})"
         for node in ("scalar_op", "tensor_tensor", "tensor_scalar", "scalar_tensor")
-        for op in BIN_OPS
+        for op in BIN_OPS + FLOOR_OPS
     }
     assert set(nb.RULES) == keys
     assert all(callable(r) and r.__name__ != "<lambda>" for r in nb.RULES.values())
@@ -604,7 +612,7 @@ def _elementwise(kind: str, op: str) -> tuple[ProgramSummary, Callable[[Mapping[
                 "tensor_scalar": (x["a"][i], x["s"]),
                 "scalar_tensor": (x["s"], x["a"][i]),
             }[kind]
-            assume(op not in "/%" or right != 0)
+            assume(op not in ("/", "%", "//", "mod") or right != 0)
             out[i] = py_binop(op, left, right, INT)  # type: ignore[arg-type]
         return out
 
@@ -613,7 +621,7 @@ def _elementwise(kind: str, op: str) -> tuple[ProgramSummary, Callable[[Mapping[
 
 def _scalar_op(op: str) -> tuple[ProgramSummary, Callable[[Mapping[str, Any]], Any]]:
     def reference(x: Mapping[str, Any]) -> int:
-        assume(op not in "/%" or x["t"] != 0)
+        assume(op not in ("/", "%", "//", "mod") or x["t"] != 0)
         return py_binop(op, x["s"], x["t"], INT)  # type: ignore[arg-type]
 
     term = ScalarOp(op, sv("s"), sv("t"), INT)  # type: ignore[arg-type]
@@ -670,9 +678,9 @@ PROPERTY_CASES = {
     **{
         f"{kind}({op})": _elementwise(kind, op)
         for kind in ("tensor_tensor", "tensor_scalar", "scalar_tensor")
-        for op in BIN_OPS
+        for op in BIN_OPS + FLOOR_OPS
     },
-    **{f"scalar_op({op})": _scalar_op(op) for op in BIN_OPS},
+    **{f"scalar_op({op})": _scalar_op(op) for op in BIN_OPS + FLOOR_OPS},
     **STRUCTURAL,
 }
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tenspiler.frontend.loop_ir import BIN_OPS, BinOpName, DType
+from tenspiler.frontend.loop_ir import BIN_OPS, FLOOR_OPS, BinOpName, DType
 from tenspiler.ir.semantics import (
     SMT_PRELUDE,
     UndefinedBehaviour,
@@ -243,6 +243,48 @@ def test_known_casts(x: int | float, src: DType, dst: DType, expected: int | flo
     assert py_cast(x, dst) == expected
     assert np.asarray(np_cast(np.array([x]), dst)).tolist() == [expected]
     assert_smt_computes([(smt_cast(smt_const(x, src), src, dst), smt_const(expected, dst))])
+
+
+# ---------------------------------------------------------------- Python floor division
+
+floor_triples = st.tuples(st.sampled_from(FLOOR_OPS), ints, ints)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(floor_triples, min_size=1, max_size=40))
+@example([(op, x, y) for op in FLOOR_OPS for x in (-7, -6, -1, 0, 1, 6, 7) for y in (-3, -1, 1, 3)])
+@example([("//", -(2**31), -1), ("mod", -(2**31), -1), ("//", 2**31 - 1, -(2**31))])
+def test_python_floor_ops_agree_with_python(batch: list[tuple[BinOpName, int, int]]) -> None:
+    """``//`` and ``mod`` are Python's ``//`` and ``%`` (floor; the remainder has the sign
+    of the divisor) in all three definitions, and differ from C's ``/`` and ``%``."""
+    batch = [(op, x, y) for op, x, y in batch if y != 0]
+    if not batch:
+        return
+    checks: list[tuple[str, str]] = []
+    for op in FLOOR_OPS:
+        rows = [(x, y) for o, x, y in batch if o == op]
+        if not rows:
+            continue
+        xs = np.array([x for x, _ in rows], dtype=np.int64)
+        ys = np.array([y for _, y in rows], dtype=np.int64)
+        np_out = np.asarray(np_binop(op, xs, ys, INT))
+        assert np_out.dtype == np.int64
+        for (x, y), nv in zip(rows, np_out.tolist(), strict=True):
+            want = x // y if op == "//" else x % y
+            pv = py_binop(op, x, y, INT)
+            assert isinstance(pv, int) and pv == want == nv, (op, x, y, pv, nv)
+            checks.append((smt_binop(op, smt_const(x, INT), smt_const(y, INT), INT), smt_const(want, INT)))
+    assert_smt_computes(checks)
+
+
+@pytest.mark.parametrize(("x", "y"), [(-7, 2), (7, -2), (-7, 3), (-1, 255)])
+def test_python_floor_ops_differ_from_c(x: int, y: int) -> None:
+    assert py_binop("//", x, y, INT) != py_binop("/", x, y, INT)
+    assert py_binop("mod", x, y, INT) != py_binop("%", x, y, INT)
+    with pytest.raises(UndefinedBehaviour):
+        py_binop("//", x, 0, INT)
+    with pytest.raises(UndefinedBehaviour):
+        py_binop("mod", x, 0, INT)
 
 
 # ---------------------------------------------------------------- the harness itself

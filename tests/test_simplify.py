@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import z3
 
-from tenspiler.frontend.loop_ir import Binary, Compare, Const, DType, Expr, Logical, Not, Select, Var
+from tenspiler.frontend.loop_ir import (
+    Binary,
+    Compare,
+    Const,
+    DType,
+    Expr,
+    Logical,
+    Not,
+    Select,
+    Var,
+)
 from tenspiler.synth.simplify import simplify
 from tenspiler.vc.conditions import encode_cond, encode_expr
 

@@ -6,7 +6,8 @@ conversions and integer promotion, inserting explicit :class:`Cast` nodes, so ev
 :class:`Binary` has operands of its own dtype. Semantics (``tenspiler.ir.semantics``):
 
 * ``INT`` is a mathematical integer (signed overflow is undefined behaviour in C, so this is
-  sound w.r.t. the C standard); ``/`` and ``%`` truncate toward zero.
+  sound w.r.t. the C standard); ``/`` and ``%`` truncate toward zero. The Python
+  frontend's ``//`` and ``mod`` (:data:`FLOOR_OPS`) are Python's floor division and modulo.
 * ``UINT8`` values are in ``[0, 255]``; arithmetic on them happens after promotion to
   ``INT``; a ``Cast`` to ``UINT8`` wraps modulo 256 (C conversion to an unsigned type).
 * ``FLOAT``/``DOUBLE`` are verified over the reals (stated as an assumption in every
@@ -42,8 +43,13 @@ class DType(enum.Enum):
         ]
 
 
-BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%"]
+BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod"]
+#: The C operators (``/`` and ``%`` truncate on integers).
 BIN_OPS: tuple[BinOpName, ...] = ("+", "-", "*", "/", "%")
+#: Python's integer floor division ``//`` (quotient rounded toward -infinity) and modulo
+#: ``mod`` (Python's ``%``: the sign of the divisor), on ``INT`` only; produced by the
+#: Python frontend, never by the C one.
+FLOOR_OPS: tuple[BinOpName, ...] = ("//", "mod")
 
 
 @dataclass(frozen=True)
@@ -290,7 +296,9 @@ class VectorResult:
 
 @dataclass(frozen=True)
 class CxxInterface:
-    """How a C++ kernel's signature maps onto its loop-IR parameters.
+    """How a C++ kernel's signature maps onto its loop-IR parameters (also used for a
+    Python kernel's ``list`` / list-of-lists parameters and returned list, with
+    :attr:`Function.python` set; ``elem_cxx`` then spells the Python element type).
 
     ``signature`` lists the C++ parameters in order: a :class:`VectorParam`, or the name
     of a scalar parameter. ``result`` is the returned vector (``None`` when the kernel
@@ -299,6 +307,15 @@ class CxxInterface:
 
     signature: tuple[VectorParam | str, ...]
     result: VectorResult | None
+
+
+@dataclass(frozen=True)
+class PythonInterface:
+    """Set for a kernel lifted from Python (:mod:`tenspiler.frontend.python`): the
+    differential check runs the original function ``Function.name`` defined by the module
+    text ``Function.source`` (executed as a module whose ``__file__`` is ``filename``)."""
+
+    filename: str
 
 
 @dataclass(frozen=True)
@@ -363,6 +380,8 @@ class Function:
     cxx: CxxInterface | None = field(default=None, compare=False)
     #: The C struct parameters (each flattened into parameters above), in source order.
     structs: tuple[StructParam, ...] = field(default=(), compare=False)
+    #: Set for a Python kernel (``cxx`` then holds its list signature).
+    python: PythonInterface | None = field(default=None, compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:

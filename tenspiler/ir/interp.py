@@ -20,6 +20,7 @@ import numpy as np
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.semantics import (
     UndefinedBehaviour,
+    divides,
     np_binop,
     np_call,
     np_cast,
@@ -77,13 +78,13 @@ _discarded_lanes = contextvars.ContextVar("_discarded_lanes", default=False)
 
 
 def _check_divisor(op: str, divisor: Any, dtype: DType) -> None:
-    zero = op in ("/", "%") and not dtype.is_float and np.any(np.asarray(divisor) == 0)
+    zero = divides(op, dtype) and np.any(np.asarray(divisor) == 0)
     if zero and not _discarded_lanes.get():
         raise UndefinedBehaviour(f"integer {op} by zero")
 
 
 def _safe(op: str, divisor: Any, dtype: DType) -> Any:
-    if op in ("/", "%") and not dtype.is_float and _discarded_lanes.get():
+    if divides(op, dtype) and _discarded_lanes.get():
         return np.where(np.asarray(divisor) == 0, 1, divisor)
     return divisor
 

@@ -9,6 +9,11 @@ C semantics (C11 §6.5.5, §6.3.1): integer ``/`` truncates toward zero and ``a 
 the sign of ``a`` with ``(a/b)*b + a%b == a``; division by zero is undefined behaviour
 (callers add a non-zero-divisor assumption). Conversion of a real to an integer truncates
 toward zero; conversion to ``unsigned char`` wraps modulo 256. Floats are modelled as reals.
+
+Python semantics (the Python frontend's ``//`` and ``mod``, integers only): ``a // b`` is
+``floor(a / b)`` and ``a mod b`` is Python's ``a % b == a - b * (a // b)``, which has the
+sign of ``b``; a zero divisor raises ``ZeroDivisionError`` in Python (here:
+:class:`UndefinedBehaviour`, and callers assume non-zero divisors as for C).
 """
 
 from __future__ import annotations
@@ -25,6 +30,12 @@ class UndefinedBehaviour(ArithmeticError):
     """Raised by the concrete semantics where C has undefined behaviour (x / 0)."""
 
 
+def divides(op: str, dtype: DType) -> bool:
+    """Whether ``op`` on ``dtype`` is an integer division or remainder (C ``/``, ``%``,
+    Python ``//``, ``mod``): undefined / raising for a zero divisor."""
+    return op in ("/", "%", "//", "mod") and not dtype.is_float
+
+
 # ---------------------------------------------------------------- Python numbers
 
 
@@ -38,6 +49,10 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return x * y
     if y == 0:
         raise UndefinedBehaviour(f"{op} by zero")
+    if op == "//":
+        return x // y  # Python floor division
+    if op == "mod":
+        return x % y  # Python modulo: sign of the divisor
     if dtype.is_float:
         if op == "/":
             return x / y
@@ -71,6 +86,10 @@ def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return np.subtract(x, y)
     if op == "*":
         return np.multiply(x, y)
+    if op == "//":
+        return np.floor_divide(x, y)  # Python floor division
+    if op == "mod":
+        return np.mod(x, y)  # Python modulo: sign of the divisor
     if dtype.is_float:
         return np.divide(x, y) if op == "/" else np.fmod(x, y)
     if op == "/":
@@ -154,6 +173,16 @@ def smt_sort(dtype: DType) -> str:
 def smt_binop(op: BinOpName, x: str, y: str, dtype: DType) -> str:
     if op in ("+", "-", "*"):
         return f"({op} {x} {y})"
+    if op in ("//", "mod"):
+        if dtype.is_float:
+            raise NotImplementedError(f"Python {op} on reals has no SMT encoding here")
+        # SMT-LIB div/mod are Euclidean (0 <= r < |y|): equal to Python's floor division
+        # and modulo for y > 0; for y < 0, x // y == (-x) div (-y) and x % y == -((-x) mod (-y)).
+        if op == "//":
+            body = "(ite (> py.y 0) (div py.x py.y) (div (- py.x) (- py.y)))"
+        else:
+            body = "(ite (> py.y 0) (mod py.x py.y) (- (mod (- py.x) (- py.y))))"
+        return f"(let ((py.x {x}) (py.y {y})) {body})"
     if dtype.is_float:
         if op == "/":
             return f"(/ {x} {y})"

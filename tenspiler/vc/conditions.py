@@ -512,8 +512,8 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
 
 
 _DIVISORS = (
-    "integer divisors are non-zero wherever the C code divides (division by zero is "
-    "undefined behaviour in C); stated as a hypothesis of each clause",
+    "integer divisors are non-zero wherever the source divides (division by zero is "
+    "undefined behaviour in C and raises in Python); stated as a hypothesis of each clause",
     "true",
 )
 

@@ -31,6 +31,7 @@ from tenspiler.frontend.loop_ir import (
     Unary,
     Var,
 )
+from tenspiler.ir.semantics import divides as sem_divides
 from tenspiler.vc import symexec
 from tenspiler.vc.symexec import SymState
 
@@ -330,12 +331,12 @@ def _check_reads(k: LoopKernel) -> None:
 
 
 def divisors(e: Expr, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
-    """(guard, divisor) for every integer ``/`` and ``%`` in ``e``: C has undefined
+    """(guard, divisor) for every integer ``/``, ``%`` (and Python ``//``, ``mod``) in ``e``: C has undefined
     behaviour if the divisor is zero *when the division is evaluated*, i.e. when every
     condition of the guard (the selects it sits under) holds."""
     match e:
         case Binary(op, l, r, dtype):
-            own = [(guard, r)] if op in ("/", "%") and not dtype.is_float else []
+            own = [(guard, r)] if sem_divides(op, dtype) else []
             return divisors(l, guard) + divisors(r, guard) + own
         case Load(_, index):
             return divisors(index, guard)

@@ -30,7 +30,7 @@
 ;   a has an element at every index in [0, n), the range the summary reads or writes
 ;   b has an element at every index in [0, n), the range the summary reads or writes
 ;   the pointer parameters a, b point to distinct, non-overlapping arrays
-;   integer divisors are non-zero wherever the C code divides (division by zero is undefined behaviour in C); stated as a hypothesis of each clause
+;   integer divisors are non-zero wherever the source divides (division by zero is undefined behaviour in C and raises in Python); stated as a hypothesis of each clause
 ; clause: initiation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))

@@ -1,0 +1,208 @@
+"""Differential check of a Python kernel (``Function.python``): the *original* function
+against the generated code.
+
+The reference is the function itself: the module text it was lifted from
+(``Function.source``) is executed as a module (``__name__ == "tenspiler_reference"``,
+``__file__`` the module's path, its directory on ``sys.path``) in a forked child process,
+so that module-level code, an endless loop or a crash cannot affect the caller, and the
+function is called on the Python view of each random input: nested lists of Python
+``int`` / ``float`` for list parameters (:func:`python_arguments`), numbers for the others.
+The generated entry (the Python signature, see ``numpy_backend.cxx_adapter``) gets the same
+lists. A returned list must have the shape the summary gives (rows of one length for a list
+of lists); numbers are compared as in :mod:`tenspiler.check` (integers exactly, floats with
+its tolerances).
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing as mp
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tenspiler.codegen import GeneratedCode
+from tenspiler.frontend.loop_ir import DType, Function, ScalarType, VectorResult
+from tenspiler.ir.terms import ProgramSummary
+
+#: Seconds one call of the Python function may take before its child is killed.
+PY_TIMEOUT = 10.0
+
+__all__ = ["check_one_python", "python_arguments", "run_python_all"]
+
+
+def python_arguments(fn: Function, inputs: Mapping[str, object]) -> list[object]:
+    """The arguments of the original Python function for flat ``inputs`` of ``fn``: per
+    list parameter a list (of lists) of Python numbers of its shape, per number parameter
+    a Python ``int`` / ``float``."""
+    from tenspiler.check import vector_inputs
+
+    assert fn.cxx is not None
+    view = vector_inputs(fn, inputs)
+    args: list[object] = []
+    for v in fn.cxx.signature:
+        if isinstance(v, str):
+            p = fn.param(v)
+            assert isinstance(p.type, ScalarType)
+            x = view[v]
+            args.append(float(x) if p.type.dtype.is_float else int(x))  # type: ignore[call-overload, arg-type]
+            continue
+        arr = np.asarray(view[v.name], dtype=np.float64 if v.elem.is_float else np.int64)
+        args.append(arr.tolist())
+    return args
+
+
+def _load(fn: Function) -> Any:
+    """Execute the module text and return the function object (in the child)."""
+    assert fn.python is not None
+    filename = fn.python.filename
+    folder = str(Path(filename).resolve().parent) if Path(filename).exists() else None
+    if folder is not None and folder not in sys.path:
+        sys.path.insert(0, folder)
+    namespace: dict[str, Any] = {"__name__": "tenspiler_reference", "__file__": filename}
+    exec(compile(fn.source, filename, "exec"), namespace)
+    return namespace[fn.name]
+
+
+def _call_all(fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any) -> None:
+    """Child process body: ``("value", v)`` or ``("error", message)`` per input."""
+    try:
+        try:
+            func = _load(fn)
+        except BaseException as e:
+            send.send(("fatal", f"running the module {fn.python.filename if fn.python else ''} failed: {type(e).__name__}: {e}"))
+            return
+        for inputs in inputs_list:
+            try:
+                send.send(("value", func(*python_arguments(fn, inputs))))
+            except Exception as e:
+                send.send(("error", f"the Python function raised {type(e).__name__}: {e}"))
+    finally:
+        send.close()
+
+
+def run_python_all(fn: Function, inputs_list: Sequence[Mapping[str, object]]) -> list[dict[str, object] | str]:
+    """The original function's result on each input: ``{"value": v}``, or a message
+    (it raised, did not return within :data:`PY_TIMEOUT`, or its process died)."""
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - every POSIX system forks
+
+        class _Collect:
+            def __init__(self) -> None:
+                self.items: list[tuple[str, object]] = []
+
+            def send(self, item: tuple[str, object]) -> None:
+                self.items.append(item)
+
+            def close(self) -> None:
+                pass
+
+        c = _Collect()
+        _call_all(fn, inputs_list, c)
+        return [_state(item) for item in c.items] + ["the module could not be run"] * (len(inputs_list) - len(c.items))
+    ctx = mp.get_context("fork")
+    results: list[dict[str, object] | str] = []
+    while len(results) < len(inputs_list):
+        recv, send = ctx.Pipe(duplex=False)
+        rest = inputs_list[len(results) :]
+        proc = ctx.Process(target=_call_all, args=(fn, rest, send), daemon=True)
+        proc.start()
+        send.close()
+        timed_out = False
+        try:
+            while len(results) < len(inputs_list):
+                if not recv.poll(PY_TIMEOUT):
+                    timed_out = True
+                    break
+                try:
+                    kind, value = recv.recv()
+                except EOFError:
+                    break
+                if kind == "fatal":
+                    return results + [str(value)] * (len(inputs_list) - len(results))
+                results.append(_state((kind, value)))
+        finally:
+            recv.close()
+            if timed_out:
+                proc.kill()
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        if len(results) < len(inputs_list):
+            results.append(
+                f"the Python function did not return within {PY_TIMEOUT:g} s"
+                if timed_out
+                else f"the Python function's process ended unexpectedly (exit code {proc.exitcode})"
+            )
+    return results
+
+
+def _state(item: tuple[str, object]) -> dict[str, object] | str:
+    kind, value = item
+    return {"value": value} if kind == "value" else str(value)
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _result_array(value: object, r: VectorResult, got: object) -> np.ndarray | str:
+    """The list the Python function returned as an array (or what is wrong with it)."""
+    dtype = np.float64 if r.elem.is_float else np.int64
+    if not isinstance(value, list):
+        return f"the Python function returned {type(value).__name__}, expected a list"
+    try:
+        if r.rank == 1:
+            if not all(_is_number(x) for x in value):
+                return "the Python function returned a list whose elements are not all numbers"
+            return np.array(value, dtype=dtype)
+        if not all(isinstance(row, list) and all(_is_number(x) for x in row) for row in value):
+            return "the Python function returned a list whose elements are not all lists of numbers"
+        if len({len(row) for row in value}) > 1:
+            return "the Python function returned rows of different lengths"
+        if not value:  # no rows: any number of columns
+            g = np.asarray(got)
+            return np.zeros((0, g.shape[1] if g.ndim == 2 else 0), dtype=dtype)
+        return np.array(value, dtype=dtype)
+    except OverflowError:
+        return "the Python function returned an integer outside int64"
+
+
+def check_one_python(
+    fn: Function, ps: ProgramSummary, code: GeneratedCode, state: dict[str, object] | str, inputs: Mapping[str, object]
+) -> str | None:
+    """``None`` when the generated entry, called with the Python arguments for ``inputs``,
+    returns what the original function returned (``state``), else what differs."""
+    from tenspiler.check import _fmt, _same, run_generated
+
+    if isinstance(state, str):
+        return state
+    assert fn.cxx is not None and fn.python is not None
+    args = python_arguments(fn, inputs)
+    params = code.params or tuple(v if isinstance(v, str) else v.name for v in fn.cxx.signature)
+    given = dict(zip(params, copy.deepcopy(args), strict=True))
+    try:
+        got = run_generated(code, given)
+    except Exception as e:  # the generated code must not raise where Python returns
+        return f"{code.backend} code raised {type(e).__name__}: {e}"
+    value = state["value"]
+    r = fn.cxx.result
+    if r is not None:
+        want: object = _result_array(value, r, got)
+        if isinstance(want, str):
+            return want
+        dtype = r.elem
+    else:
+        if not _is_number(value):
+            return f"the Python function returned {value!r}, expected a number"
+        want, dtype = value, fn.return_dtype or DType.DOUBLE
+    if not _same(want, got, dtype):
+        what = "the returned list" if r is not None else "the return value"
+        w, g = np.asarray(want), np.asarray(got)
+        shapes = f" (shapes {w.shape} and {g.shape})" if w.shape != g.shape else ""
+        return f"{what}: Python gave {_fmt(w)}, {code.backend} gave {_fmt(g)}{shapes}"
+    return None
+

@@ -1,0 +1,1648 @@
+"""Python frontend: lower one legacy-Python function (lists and loops) to the loop IR.
+
+The module is read with the standard :mod:`ast` module (nothing is imported or run while
+lifting); locations are the user's ``file:line:col`` (columns count characters, from 1).
+The result is the same loop IR the C / C++ frontends produce, with the list interface of
+the C++ ``std::vector`` subset: a list parameter becomes a pointer parameter holding its
+elements row-major plus INT size parameters (``a__size``, or ``m__rows`` / ``m__cols``),
+recorded in ``Function.cxx`` (:class:`~tenspiler.frontend.loop_ir.VectorParam`); a returned
+list built with ``append`` is the :class:`~tenspiler.frontend.loop_ir.VectorResult`;
+``Function.python`` marks the kernel as Python, so ``--check`` runs the original function.
+
+Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
+
+* top level: ``def`` (the kernel: ``function``, default the last top-level ``def``; the
+  others may be called as helpers), ``import math`` / ``import math as m`` / ``from math
+  import exp, ...``, constants ``NAME = <number literal>`` assigned once (read as
+  literals); other top-level statements are ignored (they run on import in ``--check``).
+* parameters: plain positional parameters (no defaults, ``*args``, keyword-only,
+  decorators) that are numbers, lists of numbers (1-D) or rectangular lists of lists (2-D).
+* statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``for v in
+  range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other steps refused),
+  ``for x in a`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
+  assigned before, incremented only by the last statement of the body; also ``i <= E``,
+  ``E > i``, ``E >= i``; it becomes a counted loop and ``i`` keeps Python's final value),
+  ``if`` / ``elif`` / ``else`` (if-converted to selects exactly as in the C frontend: the
+  condition is evaluated once into a fresh ``__ifK`` local; branches hold only
+  assignments and nested ``if``), ``out = []`` + ``out.append(E)`` for the returned list
+  and ``row = []`` ... ``out.append(row)`` (as the last statement of the block that
+  created ``row``) for a returned list of lists -- the rules of C++ ``push_back``:
+  unconditional appends in counted loops --, ``pass``, docstrings, ``assert`` (ignored:
+  where it fails Python raises, so the function has no result to compare), and a final
+  ``return E`` (a number) or ``return out``.
+* expressions: int and float literals, variables, ``a[i]``, ``m[i][j]``, ``len(a)``,
+  ``len(m)``, ``len(m[i])`` (rows are assumed to have one length), ``+ - * / // % **`` (a
+  literal exponent 1..8), unary ``-`` / ``+``, ``E1 if C else E2``, ``abs``, ``min`` /
+  ``max`` of two values, ``int(E)`` / ``float(E)``, ``math.exp/sqrt/log/tanh/fabs``,
+  ``math.pi`` / ``math.e`` (also imported by name), and calls of other functions of the module whose body only
+  assigns numbers, has ``if`` statements and returns a number on every path (inlined by
+  substitution; early ``return`` inside ``if`` allowed).
+* conditions (``if``, ``while``, ``E1 if C else E2``): comparisons (chains ``a < b < c``
+  too), ``and``, ``or``, ``not``; any other number ``E`` means ``E != 0``. Comparisons and
+  ``True`` / ``False`` are not values (refused outside conditions).
+
+Types (Python values are untyped; the rule is syntactic and documented here):
+
+* A parameter annotation ``int``, ``float``, ``list[T]``, ``list[list[T]]`` (also
+  ``List`` / ``Sequence``, or a string annotation) is used as written.
+* Without an annotation, a parameter is a list if the function calls ``len`` on it,
+  subscripts it or iterates over it (2-D if ``p[i][j]`` or ``len(p[i])`` occurs); list
+  elements are ``float``. A scalar parameter is ``int`` if it occurs in a ``range(...)``
+  argument, a subscript or a ``while`` condition, else ``float``. Integer lists need an
+  annotation (``base: list[list[int]]``).
+* A local's type is the join of every value assigned to it (``float`` if any is a float:
+  ``s = 0`` then ``s += a[i]`` makes ``s`` a float -- its int ``0`` and the float ``0.0``
+  are the same number); the returned list's elements likewise. Annotations of locals are
+  used; the return annotation is ignored (the values decide).
+
+Semantics are Python's, never C's: ``int`` is :attr:`DType.INT` (a mathematical integer:
+Python ints are unbounded; the generated NumPy code computes in int64, equal to Python while
+every value fits in 64 bits), ``float`` is :attr:`DType.DOUBLE` (verified over the reals, as
+for C), ``/`` is true division (operands converted to float), ``//`` and ``%`` on ints are
+Python's *floor* division and modulo -- the loop-IR ops ``//`` and ``mod``
+(:data:`~tenspiler.frontend.loop_ir.FLOOR_OPS`), defined in :mod:`tenspiler.ir.semantics`
+next to C's truncating ``/`` and ``%`` -- and on floats they are refused. ``int(x)``
+truncates toward zero (as a C cast); ``min(a, b)`` is ``b if b < a else a`` and ``max(a,
+b)`` is ``b if b > a else a`` (Python's choice of the first extremum); mixed int/float
+operands are converted to float. An index is assumed to lie in ``[0, len)`` (a proof
+precondition, printed with every summary): Python's negative indices read from the end,
+so a literal negative index is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import textwrap
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn, TypeAlias
+
+from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    BinOpName,
+    Call,
+    Cast,
+    CmpOpName,
+    Compare,
+    Cond,
+    Const,
+    CxxInterface,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Logical,
+    Not,
+    Param,
+    PointerType,
+    PythonInterface,
+    Return,
+    ScalarType,
+    Select,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+    VectorParam,
+    VectorResult,
+)
+from tenspiler.ir.semantics import py_cast
+
+__all__ = ["PY_SUFFIXES", "parse_python_file", "parse_python_function", "parse_python_source"]
+
+#: File suffixes read by this frontend.
+PY_SUFFIXES = (".py",)
+
+INT, DOUBLE = DType.INT, DType.DOUBLE
+
+# ---------------------------------------------------------------- public API
+
+
+def parse_python_file(path: str | Path, function: str | None = None) -> Function:
+    """Read the Python module at ``path`` and lower one of its functions (default: the
+    last top-level ``def``) to the loop IR; locations name ``str(path)``.
+
+    Raises:
+        LiftError: unreadable file, syntax error, unknown ``function``, or any construct
+            outside the accepted subset (``file:line:col: message``).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LiftError(f"cannot read {p}: {e}") from e
+    return parse_python_source(text, str(path), function)
+
+
+def parse_python_source(text: str, filename: str = "<string>", function: str | None = None) -> Function:
+    """Lower one function of the Python module ``text`` (``filename`` is used in
+    locations and by ``--check`` as the module's ``__file__``). Same contract as
+    :func:`parse_python_file`."""
+    text = text.replace("\r\n", "\n")
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError as e:
+        raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
+    return _Module(text, filename, tree).lower(function)
+
+
+def parse_python_function(fn: Callable[..., Any]) -> Function:
+    """Lower the Python function object ``fn``: its module's source (``inspect``) is
+    parsed, so that helpers of the module can be inlined and locations are the real
+    ``file:line:col``. When only the function's own source is available (e.g. defined in a
+    notebook cell), that text is parsed with its line and column offsets."""
+    name = getattr(fn, "__name__", None)
+    if not inspect.isfunction(fn) or name is None:
+        raise LiftError(f"{fn!r} is not a Python function")
+    try:
+        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        module_text = Path(filename).read_text(encoding="utf-8")
+    except (OSError, TypeError):
+        module_text, filename = "", getattr(fn.__code__, "co_filename", "<unknown>")
+    if module_text and name in _top_level_defs(module_text, filename):
+        # the last top-level def of that name is the one the module binds
+        return parse_python_source(module_text, filename, name)
+    # not a top-level function of a readable module: its own source, offsets kept
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise LiftError(f"no source text for function '{name}': {e}") from None
+    raw = "".join(lines)
+    body = textwrap.dedent(raw)
+    shift = (len(raw.split("\n", 1)[0]) - len(body.split("\n", 1)[0])) if raw.strip() else 0
+    try:
+        tree = ast.parse(body, filename)
+    except SyntaxError as e:
+        raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
+    ast.increment_lineno(tree, max(first, 1) - 1)
+    return _Module(body, filename, tree, line_offset=max(first, 1) - 1, col_shift=shift).lower(name)
+
+
+def _top_level_defs(text: str, filename: str) -> dict[str, ast.FunctionDef]:
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError:
+        return {}
+    return {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+
+
+def _syntax_loc(e: SyntaxError, filename: str) -> SourceLoc:
+    return SourceLoc(filename, e.lineno or 1, e.offset or 1)
+
+
+# ---------------------------------------------------------------- bindings
+
+
+@dataclass(frozen=True)
+class _Scalar:
+    """A number variable of the kernel (parameter or local)."""
+
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class _ListParam:
+    """A list parameter: pointer parameter ``name`` (elements row-major) and the INT
+    parameters ``sizes`` (length, or rows and columns)."""
+
+    name: str
+    rank: int
+    elem: DType
+    sizes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Result:
+    """The returned list: ``append`` stores into the pointer parameter ``array`` at index
+    ``length`` (an INT local counting the elements so far)."""
+
+    name: str
+    rank: int
+    array: str
+    length: str
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A list created by ``name = []`` in a loop body whose last statement is
+    ``into.append(name)``; its appends go straight to the result's elements. ``depth``
+    is the number of loops around its creation; ``last`` the ``into.append(name)``."""
+
+    name: str
+    into: str
+    depth: int
+    last: ast.stmt
+
+
+@dataclass(frozen=True)
+class _DeadLoopVar:
+    """A ``for`` variable after its loop (Python leaves it at the last value; reads are
+    refused)."""
+
+    name: str
+
+
+_Binding: TypeAlias = _Scalar | _ListParam | _Result | _Row | _DeadLoopVar
+
+#: Key of the returned list's element dtype in the promotion table.
+_RESULT_KEY = "<result>"
+
+_MATH = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs"}
+_MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
+_LIST_NAMES = frozenset({"list", "List", "Sequence"})
+_CMP: dict[type[ast.cmpop], CmpOpName] = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+}
+_OP_TEXT: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
+    ast.BitAnd: "&", ast.MatMult: "@",
+}
+_NODE_NAMES: dict[type[ast.AST], str] = {
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.Lambda: "lambda", ast.List: "list literal", ast.Tuple: "tuple", ast.Dict: "dict",
+    ast.Set: "set", ast.JoinedStr: "f-string", ast.Await: "await", ast.Yield: "yield",
+    ast.YieldFrom: "yield from", ast.NamedExpr: "assignment expression ':='",
+    ast.Starred: "starred expression", ast.Slice: "slice",
+    ast.While: "while loop", ast.For: "for loop", ast.AsyncFor: "async for loop",
+    ast.With: "with statement", ast.AsyncWith: "async with statement",
+    ast.Try: "try statement", ast.Raise: "raise statement", ast.Return: "return statement",
+    ast.Break: "'break'", ast.Continue: "'continue'", ast.Global: "'global'",
+    ast.Nonlocal: "'nonlocal'", ast.Delete: "'del'", ast.FunctionDef: "nested function",
+    ast.AsyncFunctionDef: "nested function", ast.ClassDef: "class definition",
+    ast.Import: "import", ast.ImportFrom: "import", ast.Match: "match statement",
+}
+
+
+def _describe(node: ast.AST) -> str:
+    return _NODE_NAMES.get(type(node), type(node).__name__)
+
+
+def _join(a: DType, b: DType) -> DType:
+    """Python's numeric tower on our types: float if either is a float."""
+    return DOUBLE if DOUBLE in (a, b) else INT
+
+
+def _convert(e: Expr, dtype: DType) -> Expr:
+    """``e`` as ``dtype`` (int → float is exact; literals are folded)."""
+    if e.dtype == dtype:
+        return e
+    if isinstance(e, Const):
+        return Const(py_cast(e.value, dtype), dtype, e.loc)
+    return Cast(e, dtype, e.loc)
+
+
+def _and(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:
+    return c if guard is None else Logical("&&", guard, c, loc)
+
+
+def _vars_read(e: Expr) -> Iterator[str]:
+    """Scalar variables and arrays read by ``e``."""
+    match e:
+        case Var(name=name):
+            yield name
+        case Load(array=array, index=index):
+            yield array
+            yield from _vars_read(index)
+        case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
+            yield from _vars_read(x)
+        case Binary(left=left, right=right):
+            yield from _vars_read(left)
+            yield from _vars_read(right)
+        case Select(cond=c, then=then, else_=else_):
+            yield from _cond_vars_read(c)
+            yield from _vars_read(then)
+            yield from _vars_read(else_)
+
+
+def _cond_vars_read(c: Cond) -> Iterator[str]:
+    match c:
+        case Compare(left=left, right=right):
+            yield from _vars_read(left)
+            yield from _vars_read(right)
+        case Logical(left=left_c, right=right_c):
+            yield from _cond_vars_read(left_c)
+            yield from _cond_vars_read(right_c)
+        case Not(operand=operand):
+            yield from _cond_vars_read(operand)
+
+
+def _writes(body: list[Stmt] | tuple[Stmt, ...]) -> Iterator[str]:
+    """Scalar variables and arrays written by ``body``."""
+    for s in body:
+        match s:
+            case Assign(target=target):
+                yield target
+            case Store(array=array):
+                yield array
+            case For(var=var, body=inner):
+                yield var
+                yield from _writes(inner)
+
+
+def _is_name(node: ast.AST | None, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _is_int_literal(node: ast.AST, value: int) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
+
+
+def _appends(node: ast.stmt | None, into: str, row: str) -> bool:
+    """Whether ``node`` is the statement ``into.append(row)``."""
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "append"
+        and _is_name(node.value.func.value, into)
+        and len(node.value.args) == 1
+        and _is_name(node.value.args[0], row)
+    )
+
+
+def _is_docstring(s: ast.stmt) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def _assigned_names(body: list[ast.stmt]) -> set[str]:
+    """Names a function body binds (Python's local scope)."""
+    out: set[str] = set()
+    for node in (n for s in body for n in ast.walk(s)):
+        match node:
+            case ast.Assign(targets=targets):
+                out.update(t.id for t in targets if isinstance(t, ast.Name))
+            case ast.AugAssign(target=ast.Name(id=name)) | ast.AnnAssign(target=ast.Name(id=name)):
+                out.add(name)
+            case ast.For(target=ast.Name(id=name)):
+                out.add(name)
+    return out
+
+
+# ---------------------------------------------------------------- types of parameters
+
+
+@dataclass(frozen=True)
+class _ParamType:
+    """A parameter's type: a number (``rank == 0``) or a list of rank 1 / 2."""
+
+    rank: int
+    dtype: DType
+
+
+@dataclass
+class _Uses:
+    """How the kernel body uses each name (for parameters without annotations)."""
+
+    lists: dict[str, int] = field(default_factory=dict)  # name -> rank seen (1 or 2)
+    int_context: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, body: list[ast.stmt]) -> _Uses:
+        u = cls()
+
+        def note(name: str, rank: int) -> None:
+            u.lists[name] = max(rank, u.lists.get(name, 1))
+
+        def names_in(node: ast.AST) -> set[str]:
+            return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+        for node in (n for s in body for n in ast.walk(s)):
+            match node:
+                case ast.Call(func=ast.Name(id="len"), args=[ast.Name(id=name)]):
+                    note(name, 1)
+                case ast.Call(func=ast.Name(id="len"), args=[ast.Subscript(value=ast.Name(id=name))]):
+                    note(name, 2)
+                case ast.Call(func=ast.Name(id="range"), args=args):
+                    for a in args:
+                        u.int_context |= names_in(a)
+                case ast.Subscript(value=ast.Subscript(value=ast.Name(id=name))):
+                    note(name, 2)
+                case ast.Subscript(value=ast.Name(id=name)):
+                    note(name, 1)
+                case ast.For(iter=ast.Name(id=name)):
+                    note(name, 1)
+                case ast.While(test=test):
+                    u.int_context |= names_in(test)
+            if isinstance(node, ast.Subscript):
+                u.int_context |= names_in(node.slice)
+        return u
+
+
+# ---------------------------------------------------------------- the module
+
+
+class _Module:
+    """One Python module: its functions, math imports and constants."""
+
+    def __init__(
+        self, text: str, filename: str, tree: ast.Module, line_offset: int = 0, col_shift: int = 0
+    ) -> None:
+        self.text = text
+        self.filename = filename
+        self.lines = text.split("\n")
+        self.tree = tree
+        self.line_offset = line_offset
+        self.col_shift = col_shift
+        self.defs: dict[str, ast.FunctionDef] = {}
+        self.order: list[str] = []
+        self.math_modules: set[str] = set()
+        self.math_names: dict[str, str] = {}
+        self.constants: dict[str, int | float] = {}
+        #: Names the module binds at the top level (constants among them).
+        self.globals: set[str] = set()
+        seen = self.globals
+        for s in tree.body:
+            match s:
+                case ast.FunctionDef(name=name):
+                    self.defs[name] = s
+                    self.order.append(name)
+                case ast.Import(names=names):
+                    for a in names:
+                        if a.name == "math":
+                            self.math_modules.add(a.asname or "math")
+                case ast.ImportFrom(module="math", names=names):
+                    for a in names:
+                        self.math_names[a.asname or a.name] = a.name
+                case ast.Assign(targets=[ast.Name(id=name)], value=value):
+                    lit = _number_literal(value)
+                    if lit is not None and name not in seen:
+                        self.constants[name] = lit
+                    else:
+                        self.constants.pop(name, None)
+                    seen.add(name)
+                case ast.AnnAssign(target=ast.Name(id=name), value=value) if value is not None:
+                    lit = _number_literal(value)
+                    if lit is not None and name not in seen:
+                        self.constants[name] = lit
+                    else:
+                        self.constants.pop(name, None)
+                    seen.add(name)
+                case _:
+                    for n in ast.walk(s):
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                            self.constants.pop(n.id, None)
+                            seen.add(n.id)
+
+    # ----------------------------------------------------------- locations
+
+    def loc(self, node: ast.AST | None) -> SourceLoc:
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return SourceLoc(self.filename, 1, 1)
+        offset = getattr(node, "col_offset", 0) or 0
+        k = line - 1 - self.line_offset
+        text = self.lines[k] if 0 <= k < len(self.lines) else ""
+        col = len(text.encode("utf-8")[:offset].decode("utf-8", errors="replace"))  # bytes → characters
+        return SourceLoc(self.filename, line, col + 1 + self.col_shift)
+
+    def fail(self, message: str, node: ast.AST | None) -> NoReturn:
+        raise LiftError(message, self.loc(node))
+
+    # ----------------------------------------------------------- top level
+
+    def lower(self, function: str | None) -> Function:
+        if function is None:
+            if not self.order:
+                raise LiftError(f"no function is defined in {self.filename}", SourceLoc(self.filename, 1, 1))
+            function = self.order[-1]
+        if function not in self.defs:
+            defined = ", ".join(self.order) if self.order else "(none)"
+            raise LiftError(
+                f"function '{function}' is not defined at the top level of {self.filename}; defined: {defined}",
+                SourceLoc(self.filename, 1, 1),
+            )
+        fdef = self.defs[function]
+        types: dict[str, DType] = {}
+        # Lowering infers the types of locals: a pass that assigns a float to an int
+        # local promotes it and runs again (monotone: a type only goes int -> float).
+        for _ in range(1000):
+            k = _Kernel(self, fdef, dict(types))
+            try:
+                fn = k.lower()
+            except LiftError:
+                if not k.promoted:
+                    raise
+                types.update(k.promoted)
+                continue
+            if not k.promoted:
+                return fn
+            types.update(k.promoted)
+        raise AssertionError("type inference did not converge")  # pragma: no cover
+
+    def annotation(self, node: ast.expr, what: str) -> _ParamType | None:
+        """The type an annotation names (``None``: a bare ``list``, rank and elements
+        inferred)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                parsed = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                self.fail(f"annotation of {what} is not a type: {node.value!r}", node)
+            return self.annotation(ast.copy_location(parsed, node), what)
+        name = _type_name(node)
+        if name in ("int", "float"):
+            return _ParamType(0, INT if name == "int" else DOUBLE)
+        if name in _LIST_NAMES:
+            return None
+        if isinstance(node, ast.Subscript) and _type_name(node.value) in _LIST_NAMES:
+            inner = node.slice
+            iname = _type_name(inner)
+            if iname in ("int", "float"):
+                return _ParamType(1, INT if iname == "int" else DOUBLE)
+            if isinstance(inner, ast.Subscript) and _type_name(inner.value) in _LIST_NAMES:
+                ename = _type_name(inner.slice)
+                if ename in ("int", "float"):
+                    return _ParamType(2, INT if ename == "int" else DOUBLE)
+        self.fail(
+            f"annotation '{ast.unparse(node)}' of {what} is not supported "
+            "(int, float, list[int], list[float], list[list[int]], list[list[float]])",
+            node,
+        )
+
+    # ----------------------------------------------------------- expressions
+
+    def expr(self, node: ast.expr, sc: _Scope) -> Expr:
+        """Lower an expression (no side effects in the subset)."""
+        loc = self.loc(node)
+        match node:
+            case ast.Constant(value=bool() as v):
+                self.fail(f"boolean value '{v}' is not supported (only comparisons in conditions)", node)
+            case ast.Constant(value=int() as v):
+                return Const(v, INT, loc)
+            case ast.Constant(value=float() as v):
+                return Const(v, DOUBLE, loc)
+            case ast.Constant(value=v):
+                self.fail(f"{type(v).__name__} literal is not supported", node)
+            case ast.Name(id=name):
+                return sc.read(name, node)
+            case ast.BinOp(left=left, op=op, right=right):
+                return self.binop(op, self.expr(left, sc), right, sc, node)
+            case ast.UnaryOp(op=ast.USub(), operand=operand):
+                x = self.expr(operand, sc)
+                if isinstance(x, Const):
+                    return Const(-x.value, x.dtype, loc)
+                return Unary("-", x, x.dtype, loc)
+            case ast.UnaryOp(op=ast.UAdd(), operand=operand):
+                return self.expr(operand, sc)
+            case ast.UnaryOp(op=ast.Invert()):
+                self.fail("bitwise operator '~' is not supported", node)
+            case ast.UnaryOp(op=ast.Not()) | ast.Compare() | ast.BoolOp():
+                self.fail(
+                    f"'{ast.unparse(node)}' is a truth value; it is only supported as a condition "
+                    "(of if, while or a conditional expression)",
+                    node,
+                )
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                c = self.cond(test, sc)
+                a, b = self.expr(body, sc), self.expr(orelse, sc)
+                d = _join(a.dtype, b.dtype)
+                return Select(c, _convert(a, d), _convert(b, d), d, loc)
+            case ast.Subscript():
+                return self.subscript(node, sc)
+            case ast.Call():
+                return self.call(node, sc)
+            case ast.Attribute(value=ast.Name(id=m), attr=attr) if (
+                m in self.math_modules and sc.lookup(m) is None and attr in _MATH_CONSTANTS
+            ):
+                return Const(_MATH_CONSTANTS[attr], DOUBLE, loc)
+            case ast.Attribute():
+                self.fail(f"attribute '{ast.unparse(node)}' is not supported", node)
+        self.fail(f"{_describe(node)} is not supported", node)
+
+    def binop(self, op: ast.operator, left: Expr, right_node: ast.expr, sc: _Scope, node: ast.AST) -> Expr:
+        """``left op right`` with Python's semantics (the right operand is lowered here:
+        ``**`` needs its literal)."""
+        loc = self.loc(node)
+        text = _OP_TEXT.get(type(op), type(op).__name__)
+        if isinstance(op, ast.Pow):
+            k = right_node.value if isinstance(right_node, ast.Constant) else None
+            if type(k) is not int or not 1 <= k <= 8:
+                self.fail(
+                    f"'**' is only supported with a literal integer exponent 1..8 (got "
+                    f"'{ast.unparse(right_node)}'; use math.sqrt / math.exp for others)",
+                    right_node,
+                )
+            out = left
+            for _ in range(k - 1):
+                out = Binary("*", out, left, left.dtype, loc)
+            return out
+        right = self.expr(right_node, sc)
+        if isinstance(op, ast.Add | ast.Sub | ast.Mult):
+            d = _join(left.dtype, right.dtype)
+            sym: BinOpName = "+" if isinstance(op, ast.Add) else "-" if isinstance(op, ast.Sub) else "*"
+            return Binary(sym, _convert(left, d), _convert(right, d), d, loc)
+        if isinstance(op, ast.Div):  # true division: always a float
+            return Binary("/", _convert(left, DOUBLE), _convert(right, DOUBLE), DOUBLE, loc)
+        if isinstance(op, ast.FloorDiv | ast.Mod):
+            if DOUBLE in (left.dtype, right.dtype):
+                self.fail(
+                    f"'{text}' on floats is not supported (Python's floor division and modulo "
+                    "are supported on ints; annotate int parameters, e.g. 'x: int')",
+                    node,
+                )
+            return Binary("//" if isinstance(op, ast.FloorDiv) else "mod", left, right, INT, loc)
+        if isinstance(op, ast.MatMult):
+            self.fail("operator '@' is not supported", node)
+        self.fail(f"bitwise operator '{text}' is not supported", node)
+
+    def index(self, node: ast.expr, sc: _Scope) -> Expr:
+        if isinstance(node, ast.Slice):
+            self.fail("slices are not supported", node)
+        e = self.expr(node, sc)
+        if e.dtype.is_float:
+            self.fail(
+                f"list index '{ast.unparse(node)}' is a float (an int is needed; annotate "
+                "int parameters and lists of ints, e.g. 'idx: list[int]')",
+                node,
+            )
+        if isinstance(e, Const) and isinstance(e.value, int) and e.value < 0:
+            self.fail(
+                f"negative index {e.value} is not supported (Python reads from the end of the list)",
+                node,
+            )
+        return e
+
+    def subscript(self, node: ast.Subscript, sc: _Scope) -> Expr:
+        loc = self.loc(node)
+        base = node.value
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name):
+            b = sc.lookup(base.value.id)
+            if isinstance(b, _ListParam) and b.rank == 2:
+                r = self.index(base.slice, sc)
+                c = self.index(node.slice, sc)
+                cols = Var(b.sizes[1], INT, loc)
+                idx = Binary("+", Binary("*", r, cols, INT, loc), c, INT, loc)
+                return Load(b.name, idx, b.elem, loc, row=(c, cols))
+            if isinstance(b, _ListParam):
+                self.fail(f"'{ast.unparse(node)}' subscripts an element of the list of numbers '{b.name}'", node)
+            self.subscript(base, sc)  # refuses with the precise message
+        if isinstance(base, ast.Name):
+            b = sc.lookup(base.id)
+            match b:
+                case _ListParam(rank=1):
+                    return Load(b.name, self.index(node.slice, sc), b.elem, loc)
+                case _ListParam():
+                    self.fail(f"row '{ast.unparse(node)}' of the list of lists '{b.name}' used as a value is not supported", node)
+                case _Result() | _Row():
+                    self.fail(f"reading the list being built ('{ast.unparse(node)}') is not supported", node)
+                case None if base.id not in sc.local_names:
+                    sc.read(base.id, base)  # unknown name
+            self.fail(f"subscript of '{base.id}', which is not a list parameter, is not supported", node)
+        self.fail(f"subscript of '{ast.unparse(base)}' is not supported", node)
+
+    def call(self, node: ast.Call, sc: _Scope) -> Expr:
+        loc = self.loc(node)
+        if node.keywords:
+            self.fail("keyword arguments are not supported", node.keywords[0])
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                self.fail("starred arguments are not supported", a)
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.Name) and func.value.id in self.math_modules and sc.lookup(func.value.id) is None:
+                return self.math_call(func.attr, node, sc)
+            if func.attr == "append":
+                self.fail("append used as a value is not supported", node)
+            self.fail(f"call to '{ast.unparse(func)}' is not supported", node)
+        if not isinstance(func, ast.Name):
+            self.fail("call through an expression is not supported", node)
+        name = func.id
+        if sc.lookup(name) is not None or name in sc.local_names:
+            self.fail(f"call to variable '{name}' is not supported", node)
+        if name in self.defs:
+            return self.inline(name, node, sc)
+        if name in self.math_names:
+            return self.math_call(self.math_names[name], node, sc)
+        args = node.args
+        if name == "len":
+            if len(args) != 1:
+                self.fail("len() takes one argument", node)
+            return self.length(args[0], sc)
+        if name in ("abs", "float", "int"):
+            if len(args) != 1:
+                self.fail(f"{name}() takes one argument here", node)
+            x = self.expr(args[0], sc)
+            if name == "float":
+                return _convert(x, DOUBLE)
+            if name == "int":
+                return x if x.dtype == INT else Cast(x, INT, loc)  # truncates toward zero
+            if x.dtype.is_float:
+                return Call("fabs", x, DOUBLE, loc)
+            zero = Const(0, INT, loc)
+            return Select(Compare("<", x, zero, loc), Unary("-", x, INT, loc), x, INT, loc)
+        if name in ("min", "max"):
+            if len(args) != 2:
+                self.fail(f"{name}() is only supported with two numbers", node)
+            first, second = self.expr(args[0], sc), self.expr(args[1], sc)
+            d = _join(first.dtype, second.dtype)
+            first, second = _convert(first, d), _convert(second, d)
+            # Python returns the first argument unless the second is strictly better
+            return Select(Compare("<" if name == "min" else ">", second, first, loc), second, first, d, loc)
+        if name == "range":
+            self.fail("range() is only supported as the iterable of a for loop", node)
+        self.fail(f"call to '{name}' is not supported", node)
+
+    def math_call(self, attr: str, node: ast.Call, sc: _Scope) -> Expr:
+        if attr not in _MATH:
+            self.fail(f"math.{attr} is not supported (only exp, sqrt, log, tanh, fabs)", node)
+        if len(node.args) != 1:
+            self.fail(f"math.{attr} with {len(node.args)} arguments is not supported", node)
+        x = _convert(self.expr(node.args[0], sc), DOUBLE)
+        return Call(_MATH[attr], x, DOUBLE, self.loc(node))
+
+    def length(self, arg: ast.expr, sc: _Scope) -> Expr:
+        """``len(a)`` (length, or rows of a list of lists), ``len(m[i])`` (columns: rows
+        are assumed to have one length) and ``len(out)`` of the returned list."""
+        loc = self.loc(arg)
+        if isinstance(arg, ast.Name):
+            match sc.lookup(arg.id):
+                case _ListParam(sizes=sizes):
+                    return Var(sizes[0], INT, loc)
+                case _Result(rank=1, length=length):
+                    return Var(length, INT, loc)
+                case None if arg.id not in sc.local_names:
+                    sc.read(arg.id, arg)
+        if isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name):
+            b = sc.lookup(arg.value.id)
+            if isinstance(b, _ListParam) and b.rank == 2:
+                self.index(arg.slice, sc)  # refuses what it cannot read
+                return Var(b.sizes[1], INT, loc)
+        self.fail(f"len({ast.unparse(arg)}) is not supported (len of a list parameter, of a row of one, or of the returned list)", arg)
+
+    # ----------------------------------------------------------- conditions
+
+    def cond(self, node: ast.expr, sc: _Scope) -> Cond:
+        loc = self.loc(node)
+        match node:
+            case ast.Compare(left=left, ops=ops, comparators=comparators):
+                lhs = self.expr(left, sc)
+                out: Cond | None = None
+                for op, rnode in zip(ops, comparators, strict=True):
+                    cmp = _CMP.get(type(op))
+                    if cmp is None:
+                        text = {ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}.get(type(op), "?")
+                        self.fail(f"comparison '{text}' is not supported", node)
+                    rhs = self.expr(rnode, sc)
+                    d = _join(lhs.dtype, rhs.dtype)
+                    part = Compare(cmp, _convert(lhs, d), _convert(rhs, d), loc)
+                    out = part if out is None else Logical("&&", out, part, loc)
+                    lhs = rhs
+                assert out is not None
+                return out
+            case ast.BoolOp(op=op, values=values):
+                conds = [self.cond(v, sc) for v in values]
+                acc = conds[0]
+                for c in conds[1:]:
+                    acc = Logical("&&" if isinstance(op, ast.And) else "||", acc, c, loc)
+                return acc
+            case ast.UnaryOp(op=ast.Not(), operand=operand):
+                return Not(self.cond(operand, sc), loc)
+            case ast.Constant(value=bool() as v):
+                self.fail(f"constant condition '{v}' is not supported", node)
+        e = self.expr(node, sc)
+        return Compare("!=", e, Const(py_cast(0, e.dtype), e.dtype, loc), loc)
+
+    # ----------------------------------------------------------- helper inlining
+
+    def inline(self, name: str, node: ast.Call, sc: _Scope) -> Expr:
+        """Inline a call to a function of the module (see the module docstring)."""
+        if name in sc.inlining:
+            self.fail(f"recursive call to '{name}' is not supported", node)
+        fdef = self.defs[name]
+        params = self.plain_params(fdef)
+        if len(node.args) != len(params):
+            self.fail(f"call to '{name}' with {len(node.args)} arguments; it takes {len(params)}", node)
+        values: dict[str, Expr] = {}
+        for p, arg in zip(params, node.args, strict=True):
+            if isinstance(arg, ast.Name) and isinstance(sc.lookup(arg.id), _ListParam | _Result | _Row):
+                self.fail(f"passing list '{arg.id}' to '{name}' is not supported (helpers take numbers)", arg)
+            value = self.expr(arg, sc)
+            if p.annotation is not None:
+                t = self.annotation(p.annotation, f"parameter '{p.arg}' of '{name}'")
+                if t is None or t.rank != 0:
+                    self.fail(f"helper '{name}' has list parameter '{p.arg}'; only numbers are supported", p)
+                if t.dtype == DOUBLE:
+                    value = _convert(value, DOUBLE)
+                elif value.dtype == DOUBLE:
+                    self.fail(f"float argument for int parameter '{p.arg}' of '{name}'", arg)
+            values[p.arg] = value
+        inner = _HelperScope(self, name, values, (*sc.inlining, name), _assigned_names(fdef.body))
+        body = [s for k, s in enumerate(fdef.body) if not (k == 0 and _is_docstring(s))]
+        return self.helper_block(body, inner, fdef)
+
+    def plain_params(self, fdef: ast.FunctionDef) -> list[ast.arg]:
+        a = fdef.args
+        what = f"function '{fdef.name}'"
+        if fdef.decorator_list:
+            self.fail(f"decorated {what} is not supported", fdef.decorator_list[0])
+        if a.vararg is not None or a.kwarg is not None:
+            self.fail(f"{what} with *args / **kwargs is not supported", a.vararg or a.kwarg)
+        if a.kwonlyargs:
+            self.fail(f"keyword-only parameter '{a.kwonlyargs[0].arg}' is not supported", a.kwonlyargs[0])
+        if a.defaults:
+            self.fail(f"default parameter values are not supported ({what})", a.defaults[0])
+        return [*a.posonlyargs, *a.args]
+
+    def helper_block(self, stmts: list[ast.stmt], hs: _HelperScope, fdef: ast.FunctionDef) -> Expr:
+        """The value a helper body returns: assignments update the name → expression map;
+        an ``if`` continues into both branches (each followed by the rest of the body) and
+        joins them with a select; ``return E`` ends a path."""
+        for k, s in enumerate(stmts):
+            match s:
+                case ast.Pass() | ast.Assert():
+                    continue
+                case ast.Expr() if _is_docstring(s):
+                    continue
+                case ast.Assign(targets=[ast.Name(id=target)], value=value):
+                    hs.values[target] = self.expr(value, hs)
+                case ast.AnnAssign(target=ast.Name(id=target), annotation=ann, value=value) if value is not None:
+                    v = self.expr(value, hs)
+                    t = self.annotation(ann, f"'{target}'")
+                    hs.values[target] = _convert(v, DOUBLE) if t is not None and t.rank == 0 and t.dtype == DOUBLE else v
+                case ast.AugAssign(target=ast.Name(id=target), op=op, value=value):
+                    hs.values[target] = self.binop(op, hs.read(target, s.target), value, hs, s)
+                case ast.Return(value=None):
+                    self.fail(f"helper '{hs.name}' returns None", s)
+                case ast.Return(value=value):
+                    assert value is not None
+                    return self.expr(value, hs)
+                case ast.If(test=test, body=body, orelse=orelse):
+                    c = self.cond(test, hs)
+                    rest = list(stmts[k + 1 :])
+                    a = self.helper_block([*body, *rest], hs.copy(), fdef)
+                    b = self.helper_block([*orelse, *rest], hs.copy(), fdef)
+                    d = _join(a.dtype, b.dtype)
+                    return Select(c, _convert(a, d), _convert(b, d), d, self.loc(s))
+                case ast.Assign(targets=targets) if len(targets) > 1 or not isinstance(targets[0], ast.Name):
+                    self.fail(f"assignment '{ast.unparse(s)}' in helper '{hs.name}' is not supported (only to a name)", s)
+                case _:
+                    self.fail(f"{_describe(s)} in helper function '{hs.name}' is not supported", s)
+        self.fail(f"helper function '{hs.name}' may end without returning a value", fdef)
+
+
+def _number_literal(node: ast.expr) -> int | float | None:
+    match node:
+        case ast.Constant(value=bool()):
+            return None
+        case ast.Constant(value=int() | float() as v):
+            return v
+        case ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=int() | float() as v)) if not isinstance(v, bool):
+            return -v
+    return None
+
+
+def _type_name(node: ast.expr) -> str | None:
+    """``int`` for ``int``, ``List`` for ``typing.List`` ..."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+# ---------------------------------------------------------------- scopes
+
+
+class _Scope:
+    """Name resolution for expressions: the kernel, or a helper being inlined."""
+
+    mod: _Module
+    inlining: tuple[str, ...]
+    local_names: set[str]
+
+    def lookup(self, name: str) -> _Binding | None:
+        raise NotImplementedError
+
+    def read(self, name: str, node: ast.AST) -> Expr:
+        raise NotImplementedError
+
+    def global_value(self, name: str, node: ast.AST) -> Expr:
+        """A module constant (a name the function does not bind)."""
+        mod = self.mod
+        if name in mod.constants:
+            v = mod.constants[name]
+            return Const(v, INT if isinstance(v, int) else DOUBLE, mod.loc(node))
+        if name in mod.defs:
+            mod.fail(f"function '{name}' used as a value is not supported", node)
+        if mod.math_names.get(name) in _MATH_CONSTANTS:  # from math import pi
+            return Const(_MATH_CONSTANTS[mod.math_names[name]], DOUBLE, mod.loc(node))
+        if name in mod.math_modules or name in mod.math_names:
+            mod.fail(f"'{name}' used as a value is not supported", node)
+        if name in mod.globals:
+            mod.fail(
+                f"module variable '{name}' is not a constant (only a name assigned one number literal, once)",
+                node,
+            )
+        mod.fail(f"unknown name '{name}' (only parameters, locals and number constants of the module)", node)
+
+
+class _HelperScope(_Scope):
+    def __init__(
+        self, mod: _Module, name: str, values: dict[str, Expr], inlining: tuple[str, ...], local_names: set[str]
+    ) -> None:
+        self.mod = mod
+        self.name = name
+        self.values = values
+        self.inlining = inlining
+        self.local_names = local_names | set(values)
+
+    def copy(self) -> _HelperScope:
+        return _HelperScope(self.mod, self.name, dict(self.values), self.inlining, self.local_names)
+
+    def lookup(self, name: str) -> _Binding | None:
+        return None
+
+    def read(self, name: str, node: ast.AST) -> Expr:
+        if name in self.values:
+            return self.values[name]
+        if name in self.local_names:
+            self.mod.fail(f"'{name}' may be used before it is assigned", node)
+        return self.global_value(name, node)
+
+
+# ---------------------------------------------------------------- the kernel
+
+
+class _Kernel(_Scope):
+    """Lowering of the chosen function's body to loop-IR statements (one pass of the
+    type inference, see :meth:`_Module.lower`)."""
+
+    def __init__(self, mod: _Module, fdef: ast.FunctionDef, types: dict[str, DType]) -> None:
+        self.mod = mod
+        self.fdef = fdef
+        self.name = fdef.name
+        self.inlining = (fdef.name,)
+        self.types = types
+        #: Names whose type this pass found to be float although it assumed int.
+        self.promoted: dict[str, DType] = {}
+        self.locals: dict[str, DType] = {}
+        self.env: dict[str, _Binding] = {}
+        self.params: set[str] = set()
+        self.assigned: set[str] = set()
+        self.written: set[str] = set()
+        self.guard: Cond | None = None
+        self.if_count = 0
+        self.loops: list[tuple[str, Expr, Expr]] = []
+        self.loop_vars: list[str] = []
+        self.blocks: list[list[ast.stmt]] = []
+        self.body_stmts = [s for k, s in enumerate(fdef.body) if not (k == 0 and _is_docstring(s))]
+        self.local_names = _assigned_names(self.body_stmts)
+        self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
+        self.taken |= {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+        self.result: _Result | None = None
+        self.result_rank = 0
+        self.result_elem: DType | None = types.get(_RESULT_KEY)
+        self.element_pushes: list[tuple[tuple[str, Expr, Expr], ...]] = []
+        self.row_pushes: list[tuple[tuple[str, Expr, Expr], ...]] = []
+        self.push_loc: SourceLoc | None = None
+
+    def fail(self, message: str, node: ast.AST | None) -> NoReturn:
+        self.mod.fail(message, node)
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken or name in self.locals:
+            name, k = f"{base}{k}", k + 1
+        self.taken.add(name)
+        return name
+
+    # ----------------------------------------------------------- scope
+
+    def lookup(self, name: str) -> _Binding | None:
+        return self.env.get(name)
+
+    def read(self, name: str, node: ast.AST) -> Expr:
+        loc = self.mod.loc(node)
+        match self.env.get(name):
+            case _Scalar(dtype=dtype):
+                if name not in self.assigned:
+                    self.fail(f"'{name}' may be used before it is assigned", node)
+                return Var(name, dtype, loc)
+            case _ListParam() | _Result() | _Row():
+                self.fail(f"list '{name}' used as a number is not supported", node)
+            case _DeadLoopVar():
+                self.fail(
+                    f"'{name}' is read after its for loop (Python leaves it at its last value; not supported)",
+                    node,
+                )
+        if name in self.local_names:
+            self.fail(f"'{name}' may be used before it is assigned", node)
+        return self.global_value(name, node)
+
+    # ----------------------------------------------------------- the function
+
+    def lower(self) -> Function:
+        mod, fdef = self.mod, self.fdef
+        params: list[Param] = []
+        signature: list[VectorParam | str] = []
+        uses = _Uses.of(self.body_stmts)
+        for a in mod.plain_params(fdef):
+            name = a.arg
+            if name in self.params:
+                self.fail(f"duplicate parameter '{name}'", a)
+            t = mod.annotation(a.annotation, f"parameter '{name}'") if a.annotation is not None else None
+            if t is None:
+                rank = uses.lists.get(name, 0)
+                if a.annotation is not None and rank == 0:
+                    rank = 1  # a bare 'list' annotation
+                if rank:
+                    t = _ParamType(rank, DOUBLE)
+                else:
+                    t = _ParamType(0, INT if name in uses.int_context else DOUBLE)
+            loc = mod.loc(a)
+            self.params.add(name)
+            self.assigned.add(name)
+            if t.rank == 0:
+                params.append(Param(name, ScalarType(t.dtype), loc))
+                self.env[name] = _Scalar(t.dtype)
+                signature.append(name)
+                continue
+            words = ("size",) if t.rank == 1 else ("rows", "cols")
+            sizes = tuple(self.fresh(f"{name}__{w}") for w in words)
+            params.append(Param(name, PointerType(t.dtype), loc))
+            params.extend(Param(n, ScalarType(INT), loc) for n in sizes)
+            self.env[name] = _ListParam(name, t.rank, t.dtype, sizes)
+            signature.append(VectorParam(name, t.rank, t.dtype, sizes, "float" if t.dtype.is_float else "int"))
+        stmts = self.body_stmts
+        if not stmts or not isinstance(stmts[-1], ast.Return):
+            where = stmts[-1] if stmts else fdef
+            self.fail(f"function '{self.name}' must end with 'return E' (a number or the list it builds)", where)
+        self.result_rank = self.result_shape_rank(stmts)
+        body = self.block(stmts[:-1])
+        body.append(self.ret(stmts[-1]))
+        result = None
+        if self.result is not None:
+            r = self.result
+            elem = self.result_elem or INT
+            params.append(Param(r.array, PointerType(elem), mod.loc(fdef)))
+            shape = self.result_shape(tuple(body), tuple(params))
+            result = VectorResult(r.array, r.rank, elem, shape, "float" if elem.is_float else "int")
+        ret = body[-1]
+        assert isinstance(ret, Return)
+        return Function(
+            name=self.name,
+            params=tuple(params),
+            return_dtype=None if ret.value is None else ret.value.dtype,
+            locals=tuple(self.locals.items()),
+            body=tuple(body),
+            source=mod.text,
+            loc=mod.loc(fdef),
+            cxx=CxxInterface(tuple(signature), result),
+            python=PythonInterface(mod.filename),
+        )
+
+    def result_shape_rank(self, stmts: list[ast.stmt]) -> int:
+        """Rank of the returned list (0: a number is returned): 2 when a list created
+        with ``x = []`` is appended to it."""
+        last = stmts[-1]
+        assert isinstance(last, ast.Return)
+        if not isinstance(last.value, ast.Name):
+            return 0
+        name = last.value.id
+        empty = {
+            t.id
+            for node in (n for s in stmts for n in ast.walk(s))
+            for t in (
+                node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            )
+            if isinstance(t, ast.Name) and isinstance(getattr(node, "value", None), ast.List)
+        }
+        if name not in empty:
+            return 0
+        for node in (n for s in stmts for n in ast.walk(s)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "append"
+                and _is_name(node.func.value, name)
+                and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id in empty
+            ):
+                return 2
+        return 1
+
+    def ret(self, s: ast.Return) -> Return:
+        loc = self.mod.loc(s)
+        if s.value is None:
+            self.fail(f"function '{self.name}' must return a value (a number or the list it builds)", s)
+        if isinstance(s.value, ast.Name):
+            match self.env.get(s.value.id):
+                case _Result():
+                    return Return(None, loc)
+                case _ListParam() | _Row():
+                    self.fail(f"returning list '{s.value.id}' is not supported (only the list the function builds with append)", s)
+        return Return(self.expr(s.value), loc)
+
+    def expr(self, node: ast.expr) -> Expr:
+        return self.mod.expr(node, self)
+
+    def cond(self, node: ast.expr) -> Cond:
+        return self.mod.cond(node, self)
+
+    # ----------------------------------------------------------- statements
+
+    def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
+        self.blocks.append(stmts)
+        out: list[Stmt] = []
+        try:
+            for s in stmts:
+                out.extend(self.stmt(s, out))
+        finally:
+            self.blocks.pop()
+        return out
+
+    def stmt(self, s: ast.stmt, emitted: list[Stmt]) -> list[Stmt]:
+        match s:
+            case ast.Pass() | ast.Assert():
+                return []
+            case ast.Expr() if _is_docstring(s):
+                return []
+            case ast.Expr(value=ast.Call(func=ast.Attribute(attr="append"))):
+                return self.append(s)
+            case ast.Expr(value=ast.Call() as call):
+                self.fail(f"call '{ast.unparse(call)}' as a statement is not supported", s)
+            case ast.Expr():
+                self.fail(f"expression statement '{ast.unparse(s)}' has no effect", s)
+            case ast.If():
+                return self.if_stmt(s)
+            case ast.For() | ast.While() | ast.Return() | ast.Break() | ast.Continue() if self.guard is not None:
+                self.fail(f"{_describe(s)} inside if is not supported", s)
+            case ast.For():
+                return self.for_loop(s)
+            case ast.While():
+                return [self.while_loop(s, emitted)]
+            case ast.Assign() | ast.AnnAssign() | ast.AugAssign():
+                defined = self.assigned | self.written
+                return self.guarded(self.assignment(s), defined)
+            case ast.Return():
+                self.fail("return before the end of the function is not supported", s)
+        self.fail(f"{_describe(s)} is not supported", s)
+
+    def assignment(self, s: ast.Assign | ast.AnnAssign | ast.AugAssign) -> list[Stmt]:
+        match s:
+            case ast.Assign(targets=targets) if len(targets) != 1:
+                self.fail("chained assignment 'a = b = E' is not supported", s)
+            case ast.Assign(targets=[ast.Name(id=name)], value=ast.List(elts=[])):
+                return self.list_decl(name, s, None)
+            case ast.AnnAssign(target=ast.Name(id=name), annotation=ann, value=ast.List(elts=[])):
+                return self.list_decl(name, s, ann)
+            case ast.Assign(targets=[ast.Name(id=name)], value=value):
+                return [self.assign(name, self.expr(value), s)]
+            case ast.AnnAssign(target=ast.Name(id=name), annotation=ann, value=value):
+                t = self.mod.annotation(ann, f"'{name}'")
+                if t is None or t.rank != 0:
+                    self.fail(f"local list '{name}' is not supported (only 'out = []' for the returned list)", s)
+                if t.dtype == DOUBLE and name not in self.params and self.locals.get(name) != DOUBLE:
+                    # 'x: float = 0': x is a float variable
+                    if name in self.locals:
+                        if name in self.loop_names():
+                            self.fail(f"loop variable '{name}' is also annotated as a float", s)
+                        self.promoted[name] = DOUBLE
+                    self.locals[name] = DOUBLE
+                    self.env[name] = _Scalar(DOUBLE)
+                if value is None:
+                    return []
+                return [self.assign(name, self.expr(value), s)]
+            case ast.AugAssign(target=ast.Name(id=name), op=op, value=value):
+                b = self.env.get(name)
+                if isinstance(b, _ListParam | _Result | _Row):
+                    self.fail(f"'{ast.unparse(s)}' on list '{name}' is not supported (only append)", s)
+                current = self.read(name, s.target)
+                return [self.assign(name, self.mod.binop(op, current, value, self, s), s)]
+        target = s.targets[0] if isinstance(s, ast.Assign) else s.target
+        if isinstance(target, ast.Subscript):
+            root: ast.expr = target
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            b = self.env.get(root.id) if isinstance(root, ast.Name) else None
+            if isinstance(b, _ListParam):
+                self.fail(
+                    f"assigning to an element of parameter '{b.name}' is not supported (the kernel may not modify its arguments)",
+                    target,
+                )
+            if isinstance(b, _Result | _Row):
+                self.fail("assigning to an element of the list being built is not supported (only append)", target)
+            self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
+        if isinstance(target, ast.Tuple | ast.List):
+            self.fail("tuple assignment is not supported", target)
+        if isinstance(s, ast.Assign | ast.AnnAssign) and isinstance(s.value, ast.List | ast.ListComp):
+            self.fail("a list literal is not supported (only 'out = []' for the returned list)", s.value)
+        self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
+
+    def assign(self, name: str, value: Expr, node: ast.stmt) -> Assign:
+        """``name = value`` for a number variable (its type joins the value's)."""
+        loc = self.mod.loc(node)
+        b = self.env.get(name)
+        if isinstance(b, _ListParam | _Result | _Row):
+            self.fail(f"assigning a number to list '{name}' is not supported", node)
+        if name in self.loop_vars:
+            self.fail(f"assigning the loop variable '{name}' inside its loop is not supported", node)
+        if name in self.params:
+            assert isinstance(b, _Scalar)
+            if b.dtype == INT and value.dtype == DOUBLE:
+                self.fail(f"assigning a float to int parameter '{name}' is not supported", node)
+            self.assigned.add(name)
+            return Assign(name, _convert(value, b.dtype), loc)
+        dtype = self.locals.get(name) or self.types.get(name) or value.dtype
+        if dtype == INT and value.dtype == DOUBLE:
+            if name in self.loop_names():
+                self.fail(f"loop variable '{name}' is also assigned a float", node)
+            self.promoted[name] = DOUBLE  # run again with name as a float
+            dtype = DOUBLE
+        self.locals[name] = dtype
+        self.env[name] = _Scalar(dtype)
+        self.assigned.add(name)
+        return Assign(name, _convert(value, dtype), loc)
+
+    def loop_names(self) -> set[str]:
+        return {n for n, b in self.env.items() if isinstance(b, _DeadLoopVar)} | set(self.loop_vars)
+
+    # ----------------------------------------------------------- lists
+
+    def list_decl(self, name: str, node: ast.stmt, ann: ast.expr | None) -> list[Stmt]:
+        """``out = []``: the returned list (at the top of the body) or a row of it (in a
+        loop body whose last statement is ``out.append(row)``)."""
+        loc = self.mod.loc(node)
+        b = self.env.get(name)
+        if isinstance(b, _ListParam | _Scalar) and name in self.params:
+            self.fail(f"rebinding parameter '{name}' to a list is not supported", node)
+        elem: DType | None = None
+        if ann is not None:
+            t = self.mod.annotation(ann, f"'{name}'")
+            if t is not None and t.rank == 0:
+                self.fail(f"'{name}' is annotated as a number but assigned a list", node)
+            elem = t.dtype if t is not None else None
+        if not self.loops and self.guard is None:
+            if self.result_rank == 0:
+                self.fail(f"local list '{name}' is not supported (a local list must be the one the function returns)", node)
+            if self.result is not None or isinstance(b, _Scalar):
+                self.fail(f"a second local list '{name}' is not supported (only the returned one)", node)
+            if elem is not None and self.result_elem is None:
+                self.result_elem = elem
+            length = self.fresh(f"{name}__len")
+            self.locals[length] = INT
+            self.result = _Result(name, self.result_rank, name, length)
+            self.env[name] = self.result
+            self.assigned.add(length)
+            return [Assign(length, Const(0, INT, loc), loc)]
+        items = self.blocks[-1] if self.blocks else []
+        last = items[-1] if items else None
+        r = self.result
+        if self.guard is not None or r is None or r.rank != 2 or not _appends(last, r.name, name) or (
+            b is not None and not isinstance(b, _Row)
+        ):
+            want = f"{r.name}.append({name})" if r is not None else "out.append(row)"
+            self.fail(
+                f"local list '{name}' is not supported: a list created inside a loop must be a row "
+                f"of the returned list of lists, appended by the last statement of its block ('{want}')",
+                node,
+            )
+        if elem is not None and self.result_elem is None:
+            self.result_elem = elem
+        assert last is not None
+        self.env[name] = _Row(name, r.name, len(self.loops), last)
+        return []
+
+    def append(self, s: ast.Expr) -> list[Stmt]:
+        """``v.append(E)`` on the returned list or one of its rows: store ``E`` at the
+        result's next element and count it. Refused under an ``if`` (the length of the
+        result would depend on the data)."""
+        call = s.value
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        loc = self.mod.loc(s)
+        if call.keywords or len(call.args) != 1:
+            self.fail("append takes one argument", s)
+        obj = call.func.value
+        if not isinstance(obj, ast.Name):
+            self.fail(f"append on '{ast.unparse(obj)}' is not supported", s)
+        if self.guard is not None:
+            self.fail("append inside if is not supported (the length of the result would depend on the data)", s)
+        b = self.env.get(obj.id)
+        self.push_loc = self.push_loc or loc
+        arg = call.args[0]
+        match b:
+            case _Result(rank=1):
+                self.element_pushes.append(tuple(self.loops))
+                return self.store(b, self.expr(arg), s)
+            case _Row(into=into, depth=depth):
+                into_b = self.env.get(into)
+                assert isinstance(into_b, _Result)
+                self.element_pushes.append(tuple(self.loops[depth:]))
+                return self.store(into_b, self.expr(arg), s)
+            case _Result():
+                row = self.env.get(arg.id) if isinstance(arg, ast.Name) else None
+                if not (isinstance(row, _Row) and row.into == b.name and row.last is s):
+                    self.fail(
+                        f"{b.name}.append takes the row list created in the same block, as that block's last statement",
+                        s,
+                    )
+                self.row_pushes.append(tuple(self.loops))
+                return []
+            case _ListParam():
+                self.fail(f"append to parameter '{obj.id}' is not supported (the kernel may not modify its arguments)", s)
+            case None if obj.id not in self.local_names:
+                self.read(obj.id, obj)
+        self.fail(f"append on '{obj.id}', which is not the list the function builds, is not supported", s)
+
+    def store(self, r: _Result, value: Expr, node: ast.stmt) -> list[Stmt]:
+        loc = self.mod.loc(node)
+        elem = self.result_elem or value.dtype
+        if elem == INT and value.dtype == DOUBLE:
+            self.promoted[_RESULT_KEY] = DOUBLE
+            elem = DOUBLE
+        self.result_elem = elem
+        length = Var(r.length, INT, loc)
+        return [
+            Store(r.array, length, _convert(value, elem), loc),
+            Assign(r.length, Binary("+", length, Const(1, INT, loc), INT, loc), loc),
+        ]
+
+    def result_shape(self, body: tuple[Stmt, ...], params: tuple[Param, ...]) -> tuple[Expr, ...]:
+        """Length (or rows and columns) of the returned list: per ``append`` site the
+        product of the trip counts ``max(0, stop - start)`` of the loops around it (inside
+        the row, for the elements of a row), summed over the sites; loop bounds are
+        rewritten to the entry values of the parameters."""
+        assert self.result is not None
+        loc = self.push_loc or self.mod.loc(self.fdef)
+        entry = _entry_values(body, {p.name for p in params}, loc)
+        zero, one = Const(0, INT, loc), Const(1, INT, loc)
+
+        def count(sites: list[tuple[tuple[str, Expr, Expr], ...]]) -> Expr:
+            total: Expr = zero
+            for stack in sites:
+                prod: Expr = one
+                for _, start, stop in stack:
+                    lo, hi = entry(start), entry(stop)
+                    diff = hi if lo == zero else Binary("-", hi, lo, INT, loc)
+                    trips = Select(Compare("<", diff, zero, loc), zero, diff, INT, loc)
+                    prod = trips if prod == one else Binary("*", prod, trips, INT, loc)
+                total = prod if total == zero else Binary("+", total, prod, INT, loc)
+            return total
+
+        if self.result.rank == 1:
+            return (count(self.element_pushes),)
+        return (count(self.row_pushes), count(self.element_pushes))
+
+    # ----------------------------------------------------------- loops
+
+    def for_loop(self, s: ast.For) -> list[Stmt]:
+        loc = self.mod.loc(s)
+        if s.orelse:
+            self.fail("for-else is not supported", s.orelse[0])
+        if not isinstance(s.target, ast.Name):
+            self.fail(f"for loop target '{ast.unparse(s.target)}' is not supported (only a variable)", s.target)
+        var = s.target.id
+        if var in self.params:
+            self.fail(f"loop variable '{var}' is a parameter", s.target)
+        if var in self.loop_vars:
+            self.fail(f"loop variable '{var}' is already the variable of an enclosing loop", s.target)
+        if isinstance(self.env.get(var), _ListParam | _Result | _Row):
+            self.fail(f"loop variable '{var}' is a list", s.target)
+        it = s.iter
+        pre: list[Stmt] = []
+        each: _ListParam | None = None
+        if isinstance(it, ast.Call) and _is_name(it.func, "range") and "range" not in self.mod.defs:
+            if it.keywords:
+                self.fail("keyword arguments are not supported", it.keywords[0])
+            args = it.args
+            if not 1 <= len(args) <= 3:
+                self.fail(f"range() with {len(args)} arguments", it)
+            if len(args) == 3 and not _is_int_literal(args[2], 1):
+                self.fail(f"range() step '{ast.unparse(args[2])}' is not supported (only 1)", args[2])
+            bounds = [self.loop_bound(a) for a in args[:2]]
+            start, stop = (Const(0, INT, loc), bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+            counter = var
+            if self.locals.get(var, INT) != INT:
+                self.fail(f"loop variable '{var}' is also assigned a float", s.target)
+        elif isinstance(it, ast.Name) and isinstance(self.env.get(it.id), _ListParam):
+            lp = self.env[it.id]
+            assert isinstance(lp, _ListParam)
+            if lp.rank != 1:
+                self.fail(f"iterating over the rows of '{lp.name}' is not supported (use range(len({lp.name})))", it)
+            each = lp
+            counter = self.fresh(f"{var}__k")
+            start, stop = Const(0, INT, loc), Var(lp.sizes[0], INT, loc)
+        else:
+            self.fail(
+                f"for loop over '{ast.unparse(it)}' is not supported (only range(...) or a list parameter)", it
+            )
+        self.locals[counter] = INT
+        before, before_written = set(self.assigned), set(self.written)
+        self.loops.append((counter, start, stop))
+        self.loop_vars.append(counter)
+        head: list[Stmt] = []
+        if each is not None:
+            head = [self.assign(var, Load(each.name, Var(counter, INT, loc), each.elem, loc), s)]
+        else:
+            self.env[var] = _Scalar(INT)
+        self.assigned.add(counter)
+        try:
+            body = head + self.block(list(s.body))
+        finally:
+            self.loops.pop()
+            self.loop_vars.pop()
+        self.assigned, self.written = before, before_written
+        self.env[var] = _DeadLoopVar(var)
+        written = set(_writes(body))
+        if counter in written:  # pragma: no cover - assignments to it are refused
+            self.fail(f"loop variable '{var}' is assigned in the loop body", s)
+        reads = set(_vars_read(stop))
+        if reads & (written | {counter}):
+            # Python evaluates range() once: keep the bound in a fresh local
+            snap = self.fresh("__stop")
+            self.locals[snap] = INT
+            pre.append(Assign(snap, stop, loc))
+            stop = Var(snap, INT, loc)
+        if set(_vars_read(start)) & {counter}:
+            snap = self.fresh("__start")
+            self.locals[snap] = INT
+            pre.append(Assign(snap, start, loc))
+            start = Var(snap, INT, loc)
+        return [*pre, For(counter, start, stop, tuple(body), loc)]
+
+    def loop_bound(self, node: ast.expr) -> Expr:
+        e = self.expr(node)
+        if e.dtype.is_float:
+            self.fail(f"range() bound '{ast.unparse(node)}' is a float (an int is needed)", node)
+        return e
+
+    def while_loop(self, s: ast.While, emitted: list[Stmt]) -> For:
+        """``i = E0; while i < E: body; i += 1`` → ``for (i = E0; i < E; i++) body``;
+        after the loop ``i`` is ``max(E0, E)``, as in Python."""
+        loc = self.mod.loc(s)
+        if s.orelse:
+            self.fail("while-else is not supported", s.orelse[0])
+        test = s.test
+        counter: str | None = None
+        bound_node: ast.expr | None = None
+        inclusive = False
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            op, left, right = test.ops[0], test.left, test.comparators[0]
+            if isinstance(op, ast.Lt | ast.LtE) and isinstance(left, ast.Name):
+                counter, bound_node, inclusive = left.id, right, isinstance(op, ast.LtE)
+            elif isinstance(op, ast.Gt | ast.GtE) and isinstance(right, ast.Name):
+                counter, bound_node, inclusive = right.id, left, isinstance(op, ast.GtE)
+        if counter is None or bound_node is None:
+            self.fail(
+                f"while loop condition '{ast.unparse(test)}' is not supported "
+                "(only i < E, i <= E, E > i, E >= i with a counter i incremented by 1 at the end of the body)",
+                test,
+            )
+        body_nodes = list(s.body)
+        last = body_nodes[-1]
+        increments = (
+            isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and _is_name(last.target, counter)
+            and _is_int_literal(last.value, 1)
+        ) or (
+            isinstance(last, ast.Assign) and len(last.targets) == 1 and _is_name(last.targets[0], counter)
+            and isinstance(last.value, ast.BinOp) and isinstance(last.value.op, ast.Add)
+            and (
+                (_is_name(last.value.left, counter) and _is_int_literal(last.value.right, 1))
+                or (_is_int_literal(last.value.left, 1) and _is_name(last.value.right, counter))
+            )
+        )
+        if not increments:
+            self.fail(f"while loop body must end with '{counter} += 1' (a counted loop)", last)
+        b = self.env.get(counter)
+        if counter in self.params or not isinstance(b, _Scalar) or counter not in self.assigned:
+            self.fail(f"while loop counter '{counter}' must be a local int variable assigned before the loop", test)
+        if b.dtype != INT:
+            self.fail(f"while loop counter '{counter}' is a float", test)
+        if counter in self.loop_vars:
+            self.fail(f"'{counter}' is already the counter of an enclosing loop", test)
+        bound = self.expr(bound_node)
+        if bound.dtype.is_float:
+            self.fail(f"while loop bound '{ast.unparse(bound_node)}' is a float (an int is needed)", bound_node)
+        stop: Expr = bound
+        if inclusive:
+            stop = Binary("+", bound, Const(1, INT, loc), INT, loc)
+        start = self.counter_start(counter, emitted, loc)
+        before, before_written = set(self.assigned), set(self.written)
+        self.loops.append((counter, start, stop))
+        self.loop_vars.append(counter)
+        try:
+            body = self.block(body_nodes[:-1])
+        finally:
+            self.loops.pop()
+            self.loop_vars.pop()
+        self.assigned, self.written = before, before_written
+        self.assigned.add(counter)
+        written = set(_writes(body))
+        for name in _vars_read(stop):
+            if name == counter or name in written:
+                self.fail(f"while loop bound reads '{name}', which the loop body writes", bound_node)
+        return For(counter, start, stop, tuple(body), loc)
+
+    def counter_start(self, counter: str, emitted: list[Stmt], loc: SourceLoc) -> Expr:
+        """The value the counter has when the loop starts: the expression of its last
+        assignment in the current block when nothing after it changes what it reads,
+        else the variable itself."""
+        later: set[str] = set()
+        for st in reversed(emitted):
+            if isinstance(st, Assign) and st.target == counter:
+                reads = set(_vars_read(st.value))
+                if not (reads & later) and counter not in reads:
+                    return st.value
+                break
+            later |= set(_writes([st]))
+            if counter in later:
+                break
+        return Var(counter, INT, loc)
+
+    # ----------------------------------------------------------- if-conversion
+
+    def if_stmt(self, s: ast.If) -> list[Stmt]:
+        """If-conversion, as in the C frontend: ``__ifK = C ? 1 : 0`` once, then the
+        then-statements guarded by ``__ifK != 0`` and the else-statements by
+        ``__ifK == 0`` (conjoined with the enclosing guard)."""
+        loc, cloc = self.mod.loc(s), self.mod.loc(s.test)
+        defined = self.assigned | self.written
+        flag = self.fresh_if_local()
+        c = self.cond(s.test)
+        one, zero = Const(1, INT, cloc), Const(0, INT, cloc)
+        out = self.guarded([Assign(flag, Select(c, one, zero, INT, cloc), loc)], defined)
+        self.assigned.add(flag)
+        outer = self.guard
+        then_guard = _and(outer, Compare("!=", Var(flag, INT, loc), zero, loc), loc)
+        else_guard = _and(outer, Compare("==", Var(flag, INT, loc), zero, loc), loc)
+        before = set(self.assigned)
+        try:
+            self.guard = then_guard
+            out.extend(self.block(list(s.body)))
+            after_then, self.assigned = self.assigned, set(before)
+            if s.orelse:
+                self.guard = else_guard
+                out.extend(self.block(list(s.orelse)))
+            self.assigned &= after_then  # definitely assigned: on both paths
+        finally:
+            self.guard = outer
+        return out
+
+    def fresh_if_local(self) -> str:
+        while True:
+            self.if_count += 1
+            name = f"__if{self.if_count}"
+            if name not in self.taken and name not in self.locals:
+                self.locals[name] = INT
+                return name
+
+    def guarded(self, stmts: list[Stmt], defined: set[str]) -> list[Stmt]:
+        """``stmts`` under the current guard ``g``: ``x = e`` becomes ``x = g ? e : x``
+        (``g ? e : 0`` when ``x`` holds no value yet: reads that could see the ``0`` are
+        refused by the definite-assignment check); see ``c._Kernel.guarded``."""
+        g = self.guard
+        if g is None:
+            return stmts
+        out: list[Stmt] = []
+        for st in stmts:
+            match st:
+                case Assign(target=target, value=value, loc=loc):
+                    dtype = value.dtype
+                    old: Expr = (
+                        Var(target, dtype, loc) if target in defined else Const(py_cast(0, dtype), dtype, loc)
+                    )
+                    out.append(Assign(target, Select(g, value, old, dtype, loc), loc))
+                    defined.add(target)
+                    self.written.add(target)
+                case _:  # pragma: no cover - stores (appends) and loops are refused in an if
+                    raise AssertionError(f"cannot guard {st!r}")
+        return out
+
+
+def _entry_values(body: tuple[Stmt, ...], params: set[str], loc: SourceLoc) -> Callable[[Expr], Expr]:
+    """A rewriting of loop bounds to the entry values of the parameters: a local assigned
+    exactly once, by a top-level statement, is replaced by its value; a parameter nothing
+    assigns stays. Anything else raises a :class:`LiftError` at ``loc``."""
+    counts: dict[str, int] = {}
+    for name in _writes(body):
+        counts[name] = counts.get(name, 0) + 1
+    top = {s.target: s.value for s in body if isinstance(s, Assign)}
+
+    def rewrite(e: Expr) -> Expr:
+        match e:
+            case Var(name=name):
+                if name in params and name not in counts:
+                    return e
+                if name in top and counts.get(name) == 1:
+                    return rewrite(top[name])
+                raise LiftError(
+                    f"the length of the returned list depends on '{name}', which is not fixed when the function starts",
+                    loc,
+                )
+            case Const():
+                return e
+            case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
+                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
+            case Unary(op=op, operand=operand, dtype=dtype):
+                return Unary(op, rewrite(operand), dtype, e.loc)
+        raise LiftError("the length of the returned list is not a simple expression of the parameters", loc)
+
+    return rewrite
