@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import textwrap
 import warnings
 from collections.abc import Callable, Sequence
@@ -44,6 +45,10 @@ __all__ = ["LiftWarning", "Lifted", "lift", "lifted"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 _CXX = (".cc", ".cpp", ".cxx", ".c++")
+
+#: When this environment variable is set, :func:`lifted` returns functions unchanged (the
+#: differential check runs a module's original functions in a child process).
+NO_LIFT_ENV = "TENSPILER_NO_LIFT"
 
 
 class LiftWarning(UserWarning):
@@ -276,9 +281,12 @@ def lifted(fn: _F | None = None, **options: Any) -> _F | Callable[[_F], _F]:
     the returned function calls the generated code (attributes ``lifted``: the
     :class:`Lifted` result, ``original``: the legacy function); on failure the original
     function is returned unchanged, after one :class:`LiftWarning` with the reason.
+    With ``$TENSPILER_NO_LIFT`` set, functions are returned unchanged (no lifting).
     """
 
     def wrap(f: _F) -> _F:
+        if os.environ.get(NO_LIFT_ENV):
+            return f
         try:
             res = lift(f, **options)
             fast = res.compile()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import multiprocessing as mp
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from tenspiler.api import NO_LIFT_ENV
 from tenspiler.codegen import GeneratedCode
 from tenspiler.frontend.loop_ir import DType, Function, ScalarType, VectorResult
 from tenspiler.ir.terms import ProgramSummary
@@ -63,8 +65,11 @@ def _load(fn: Function) -> Any:
     if folder is not None and folder not in sys.path:
         sys.path.insert(0, folder)
     namespace: dict[str, Any] = {"__name__": "tenspiler_reference", "__file__": filename}
+    # the reference is the legacy function itself: @tenspiler.lifted must not replace it
+    os.environ[NO_LIFT_ENV] = "1"
     exec(compile(fn.source, filename, "exec"), namespace)
-    return namespace[fn.name]
+    f = namespace[fn.name]
+    return getattr(f, "original", f)
 
 
 def _call_all(fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any) -> None:

@@ -134,3 +134,28 @@ def test_decorator_falls_back_to_the_original_with_one_warning(tmp_path: Path) -
     with pytest.warns(tenspiler.LiftWarning, match="unknown backend|not lifted"):
         g = tenspiler.lifted(to="no_such_backend", cache_dir=tmp_path)(normal_blend)
     assert g is normal_blend
+
+
+def test_decorated_module_with_check_imports_once(tmp_path: Path) -> None:
+    """The differential check runs the module's original function (the decorator does not
+    lift again inside the check's child process) and the decorator itself is accepted by
+    the Python frontend."""
+    import importlib.util
+
+    mod = tmp_path / "legacy_mod.py"
+    mod.write_text(
+        "import tenspiler\n\n\n"
+        f"@tenspiler.lifted(to='numpy', check=True, cache_dir={str(tmp_path / 'cache')!r})\n"
+        "def scale(xs: list[float], s: float) -> list[float]:\n"
+        "    out = []\n"
+        "    for i in range(len(xs)):\n"
+        "        out.append(xs[i] * s)\n"
+        "    return out\n"
+    )
+    spec = importlib.util.spec_from_file_location("legacy_mod", mod)
+    assert spec is not None and spec.loader is not None
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert hasattr(m.scale, "lifted"), "not lifted"
+    assert m.scale.lifted.result.check["numpy"]["ok"]
+    assert m.scale([1.0, 2.0], 3.0).tolist() == [3.0, 6.0]

@@ -16,7 +16,7 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   import exp, ...``, constants ``NAME = <number literal>`` assigned once (read as
   literals); other top-level statements are ignored (they run on import in ``--check``).
 * parameters: plain positional parameters (no defaults, ``*args``, keyword-only,
-  decorators) that are numbers, lists of numbers (1-D) or rectangular lists of lists (2-D).
+  decorators other than ``@lifted`` / ``@tenspiler.lifted``) that are numbers, lists of numbers (1-D) or rectangular lists of lists (2-D).
 * statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``for v in
   range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other steps refused),
   ``for x in a`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
@@ -840,8 +840,9 @@ class _Module:
     def plain_params(self, fdef: ast.FunctionDef) -> list[ast.arg]:
         a = fdef.args
         what = f"function '{fdef.name}'"
-        if fdef.decorator_list:
-            self.fail(f"decorated {what} is not supported", fdef.decorator_list[0])
+        for d in fdef.decorator_list:
+            if not _is_lifted_decorator(d):
+                self.fail(f"decorated {what} is not supported (only @lifted / @tenspiler.lifted)", d)
         if a.vararg is not None or a.kwarg is not None:
             self.fail(f"{what} with *args / **kwargs is not supported", a.vararg or a.kwarg)
         if a.kwonlyargs:
@@ -1646,3 +1647,13 @@ def _entry_values(body: tuple[Stmt, ...], params: set[str], loc: SourceLoc) -> C
         raise LiftError("the length of the returned list is not a simple expression of the parameters", loc)
 
     return rewrite
+
+
+def _is_lifted_decorator(d: ast.expr) -> bool:
+    """``@lifted``, ``@tenspiler.lifted`` or a call of either: the decorator that replaces
+    the function by its lifted version does not change the meaning of the body."""
+    if isinstance(d, ast.Call):
+        d = d.func
+    if isinstance(d, ast.Name):
+        return d.id == "lifted"
+    return isinstance(d, ast.Attribute) and d.attr == "lifted" and isinstance(d.value, ast.Name) and d.value.id == "tenspiler"
