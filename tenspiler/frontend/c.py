@@ -72,9 +72,10 @@ statements (whose own ``__ifK`` assignment is guarded by them too). Under a guar
 ``x = E`` becomes ``x = g ? E : x`` and ``a[I] = E`` becomes ``a[I] = g ? E : a[I]``
 (compound assignments and pointer increments after desugaring). A ``Select`` evaluates only
 its chosen branch, so ``E`` is not evaluated when ``g`` is false (``if (d) q = n / d;`` is
-safe); the index ``I`` of a guarded store and the kept element ``a[I]`` *are* evaluated
-whatever ``g`` is, so an ``if`` that protects an index (``if (i > 0) a[i - 1] = 0;``)
-yields IR reading out of bounds where C does not. Definite assignment: a scalar is
+safe); a guarded store ``a[I] = g ? E : a[I]`` with ``g`` false writes back the element it
+read, which the loop-IR interpreter skips entirely (so an ``if`` protecting an index,
+``if (i > 0) a[i - 1] = 0;``, stays in bounds; in SMT the write-back is the identity on the
+array). Definite assignment: a scalar is
 assigned after the ``if`` only if it was before or both branches assign it. Rule for
 scalars that hold no value yet: a guarded ``x = E`` with ``x`` not assigned on every path
 before it and not written by an earlier guarded statement becomes ``x = g ? E : 0`` (see

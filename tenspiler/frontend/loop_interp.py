@@ -159,6 +159,9 @@ class _Machine:
                 self.scalars[target] = self.eval(value)
             case Store(array=array, index=index, value=value, row=row):
                 self.tick()
+                guard = _keeps_when(value, array, index)
+                if guard is not None and not self.cond(guard):
+                    return  # an if-converted store whose guard is false: C does not run it
                 data = self._array(array)
                 self._check_row(array, row)
                 i = self._index(array, self.eval(index), len(data))
@@ -296,3 +299,17 @@ def _array_input(name: str, value: object, elem: DType) -> list[Number]:
     if arr.ndim != 1:
         raise ValueError(f"input '{name}' must be a 1-D array, got shape {arr.shape}")
     return [_scalar_input(f"{name}[{k}]", x, elem) for k, x in enumerate(arr.tolist())]
+
+
+def _keeps_when(value: Expr, array: str, index: Expr) -> Cond | None:
+    """``g`` when ``value`` is ``g ? E : array[index]`` (the frontend's if-conversion of a
+    guarded store): with ``g`` false the store writes back the element it read, which C
+    never executes -- the index may even be out of bounds there (``if (i > 0) a[i-1] = 0``)."""
+    if (
+        isinstance(value, Select)
+        and isinstance(value.else_, Load)
+        and value.else_.array == array
+        and value.else_.index == index
+    ):
+        return value.cond
+    return None
