@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import faulthandler
+import functools
 import multiprocessing as mp
 import os
 import shutil
@@ -37,7 +38,7 @@ from typing import Any, assert_never
 
 import numpy as np
 
-from tenspiler.codegen import GeneratedCode, returned_outputs
+from tenspiler.codegen import GeneratedCode, backend_names, get_backend, returned_outputs
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show_output
@@ -391,21 +392,58 @@ def run_generated(code: GeneratedCode, inputs: Mapping[str, object]) -> object:
     """Execute the generated module in a fresh namespace and call its entry on ``inputs``.
 
     Arguments are passed positionally in ``code.params`` order (keywords when ``params`` is
-    empty). Returns whatever the entry returns.
+    empty). Returns whatever the entry returns. Code that is not Python runs through its
+    ``code.runner`` module (same calling convention). Code of an array-library backend
+    (torch, mlx, tensorflow, jax) gets its NumPy inputs as the library's arrays and returns
+    NumPy (:func:`_run_array_code`).
 
     Raises:
-        CodegenError: ``code`` is not Python.
+        CodegenError: ``code`` is not Python and has no runner.
     """
+    text = code.text
     if code.language != "python":
-        raise CodegenError(f"cannot run {code.language} code from backend {code.backend!r}")
+        if code.runner is None:
+            raise CodegenError(f"cannot run {code.language} code from backend {code.backend!r}")
+        text = code.runner.text  # e.g. a device kernel under emulation plus its host part
+    backend = get_backend(code.backend) if code.backend in backend_names() else None
+    if code.language == "python" and hasattr(backend, "to_native"):
+        return _run_array_code(backend, code, inputs)
     namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{code.entry}"}
-    exec(compile(code.text, f"<{code.backend}:{code.entry}>", "exec"), namespace)
+    exec(compile(text, f"<{code.backend}:{code.entry}>", "exec"), namespace)
     entry = namespace[code.entry]
     # float overflow to inf (exp of a large input) happens in the C as well: compare, not warn
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         if code.params:
             return entry(*(inputs[p] for p in code.params))
         return entry(**inputs)
+
+
+@functools.lru_cache(maxsize=16)
+def _array_module(backend: str, entry: str, text: str) -> dict[str, Any]:
+    """The namespace of a generated array-library module (executed once per text: its
+    ``_jit`` cache and the library's per-shape caches are kept between inputs)."""
+    namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{entry}"}
+    exec(compile(text, f"<{backend}:{entry}>", "exec"), namespace)
+    return namespace
+
+
+def _run_array_code(backend: Any, code: GeneratedCode, inputs: Mapping[str, object]) -> object:
+    """:func:`run_generated` for an array-library backend (``ArrayBackend``: torch, mlx,
+    tensorflow, jax): NumPy array inputs become the library's arrays (lists and numbers
+    stay), the results come back as NumPy (``backend.to_numpy``).
+
+    Raises:
+        CodegenError: the code modified one of its (native) inputs.
+    """
+    entry = _array_module(code.backend, code.entry, code.text)[code.entry]
+    args = {k: backend.to_native(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+    before = {k: np.array(backend.to_numpy(v), copy=True) for k, v in args.items() if k in inputs and isinstance(inputs[k], np.ndarray)}
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        got = entry(*(args[p] for p in code.params)) if code.params else entry(**args)
+    for k, v in before.items():
+        if not np.array_equal(np.asarray(backend.to_numpy(args[k])), v, equal_nan=v.dtype.kind == "f"):
+            raise CodegenError(f"{code.backend} code modified its input {k!r}")
+    return backend.to_numpy(got)
 
 
 def outputs_of(fn: Function, ps: ProgramSummary, final_state: Mapping[str, object]) -> tuple:
@@ -643,6 +681,7 @@ def differential_check(
     code: GeneratedCode,
     inputs_list: Sequence[Mapping[str, object]],
     workdir: Path,
+    states: Sequence[dict[str, object] | str] | None = None,
 ) -> CheckResult:
     """Run the compiled C function and the generated code on each input and compare.
 
@@ -653,7 +692,9 @@ def differential_check(
     computes in float32 and may sum in a different order). An exception in the generated
     code, a wrong number of results, or a modified input counts as a mismatch; so does a
     crash of the C function (it runs in a forked child process, so a ``SIGFPE`` or
-    ``SIGSEGV`` is reported instead of killing the caller).
+    ``SIGSEGV`` is reported instead of killing the caller). ``states``: the reference's
+    results on ``inputs_list`` (:func:`reference_states`) when already computed, e.g. once for
+    several backends.
 
     Raises:
         ValueError: ``inputs_list`` is empty (a check on no inputs proves nothing), or an
@@ -662,13 +703,8 @@ def differential_check(
     """
     if not inputs_list:
         raise ValueError("differential_check needs at least one input")
-    if fn.python is not None:  # the reference is the original Python function
-        from tenspiler.check_python import run_python_all
-
-        states = run_python_all(fn, inputs_list)
-    else:
-        kernel = compile_c(fn, workdir)
-        states = _run_c_all(kernel, fn, inputs_list)
+    if states is None:
+        states = reference_states(fn, inputs_list, workdir)
     passed = 0
     first: str | None = None
     for i, (inputs, state) in enumerate(zip(inputs_list, states, strict=True)):
@@ -679,3 +715,21 @@ def differential_check(
             first = f"input #{i} ({_fmt_inputs(inputs)}): {problem}"
     n = len(inputs_list)
     return CheckResult(code.backend, n, passed, first, passed == n)
+
+
+def reference_states(
+    fn: Function, inputs_list: Sequence[Mapping[str, object]], workdir: Path
+) -> list[dict[str, object] | str]:
+    """What :func:`differential_check` compares with, per input: the final state of the C /
+    C++ function compiled under ``workdir`` (run in forked children), or the original Python
+    function's result; a string says how the reference failed on that input.
+
+    Raises:
+        ValueError: an input does not fit its C type.
+        CodegenError: the C source does not compile.
+    """
+    if fn.python is not None:  # the reference is the original Python function
+        from tenspiler.check_python import run_python_all
+
+        return run_python_all(fn, inputs_list)
+    return _run_c_all(compile_c(fn, workdir), fn, inputs_list)

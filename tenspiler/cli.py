@@ -29,7 +29,7 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--function", metavar="NAME", help="function to lift (default: the last non-static one)")
     p.add_argument(
         "--to", default="numpy", metavar="BACKEND[,BACKEND...]",
-        help=f"target(s), comma-separated; known: {', '.join(backend_names())} (default: numpy)",
+        help=f"target(s), comma-separated, or 'all'; known: {', '.join(backend_names())} (default: numpy)",
     )
     p.add_argument("-o", "--output", metavar="DIR", help="write generated code and the certificate into DIR")
     p.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
@@ -109,6 +109,13 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
     if res.check:
         for b, c in res.check.items():
             print(f"# check [{b}]: {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} random inputs vs {c.get('reference', 'cc -O2')}")
+    for b, placement in (getattr(res, "placement", None) or {}).items():
+        print(f"# device/host split [{b}]:")
+        for o in placement.get("outputs", []):
+            kernels = f" (kernels {', '.join(o['device_kernels'])})" if o["device_kernels"] else ""
+            print(f"#   {o['output']}: {o['where']}{kernels}")
+            for note in o["notes"]:
+                print(f"#     - {note}")
     if res.outputs:
         for b, path in res.outputs.items():
             print(f"# {b}: written to {path}")

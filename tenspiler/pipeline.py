@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler import __version__
-from tenspiler.codegen import GeneratedCode, get_backend
+from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
 from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.loop_ir import Function
@@ -50,6 +50,8 @@ class LiftResult:
         timings: phase name → seconds.
         certificate: path of the SMT-LIB certificate (each ``check-sat`` answers unsat).
         check: backend name → differential-check result (with ``check=True``).
+        placement: backend name → device/host split, for backends that lower only part of
+            the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
         message: explanation for ``not_lifted`` / ``error``.
         synthesis: search statistics (trees, candidates, proofs, counterexamples).
         solver: per-clause cvc5 answers and seconds.
@@ -65,6 +67,7 @@ class LiftResult:
     timings: dict[str, float] = field(default_factory=dict)
     certificate: str | None = None
     check: dict[str, Any] | None = None
+    placement: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     synthesis: dict[str, Any] = field(default_factory=dict)
     solver: list[dict[str, Any]] = field(default_factory=list)
@@ -112,7 +115,8 @@ def lift_file(
     Args:
         path: C / C++ source file, or a Python module (``.py``, see
             :mod:`tenspiler.frontend.python`).
-        backends: registered backend names (``tenspiler.codegen.backend_names()``).
+        backends: registered backend names (``tenspiler.codegen.backend_names()``), or
+            ``"all"`` for every one of them.
         function: the function to lift (default: the last non-static one in the file).
         out_dir: where to write ``<function><suffix>`` per backend and
             ``<function>.smt2``; ``None`` writes only the certificate, into
@@ -157,11 +161,10 @@ def lift_parsed(
     say = progress or (lambda _m: None)
     res = LiftResult(status="error")
     try:
-        for b in backends:
-            try:
-                get_backend(b)
-            except CodegenError as err:
-                raise LiftError(str(err)) from None
+        try:
+            backends = resolve_backends(backends)  # "all": every registered backend
+        except CodegenError as err:
+            raise LiftError(str(err)) from None
         with _phase(res.timings, "parse", say):
             fn = parse()
         res.function = fn.name
@@ -178,6 +181,10 @@ def lift_parsed(
                 code = get_backend(b).generate(fn, syn.summary)
                 generated[b] = code
                 res.code[b] = code.text
+                for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
+                    res.code[f"{b}:{fn.name}{suffix}"] = text
+                if code.placement is not None:
+                    res.placement[b] = code.placement
         if check:
             with _phase(res.timings, "check", say):
                 res.check = _differential(fn, kernel, syn, generated, seed)
@@ -192,6 +199,8 @@ def lift_parsed(
             out = Path(out_dir)
             for code in generated.values():
                 files[out / f"{fn.name}{code.filename_suffix}"] = code.text
+                for suffix, text in code.extra_files:
+                    files[out / f"{fn.name}{suffix}"] = text
             cert_path = out / f"{fn.name}.smt2"
             files[cert_path] = cert_text
             for p in files:
@@ -199,6 +208,9 @@ def lift_parsed(
                     raise LiftError(f"{p} already exists (use --force to overwrite)")
             _write_all(files)
             res.outputs = {b: str(out / f"{fn.name}{c.filename_suffix}") for b, c in generated.items()}
+            for b, c in generated.items():
+                for suffix, _text in c.extra_files:
+                    res.outputs[f"{b}:{fn.name}{suffix}"] = str(out / f"{fn.name}{suffix}")
         else:
             digest = hashlib.sha256(cert_text.encode()).hexdigest()[:16]
             cert_path = default_certificate_dir() / f"{fn.name}-{digest}.smt2"
@@ -250,13 +262,16 @@ def check_examples(k: Kernel, seed: int, count: int = 60) -> list[dict[str, Any]
 def _differential(
     fn: Function, k: Kernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int
 ) -> dict[str, Any]:
-    from tenspiler.check import differential_check
+    from tenspiler.check import differential_check, reference_states
 
     inputs = check_examples(k, seed)
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="tenspiler-check-") as tmp:
+        # the reference runs once, in forked children, before any generated code has loaded
+        # a multithreaded array library (forking after that may deadlock)
+        states = reference_states(fn, inputs, Path(tmp))
         for b, code in generated.items():
-            r = differential_check(fn, syn.summary, code, inputs, Path(tmp))
+            r = differential_check(fn, syn.summary, code, inputs, Path(tmp), states)
             out[b] = {
                 "ok": r.ok,
                 "inputs": r.n_inputs,
@@ -266,6 +281,8 @@ def _differential(
                 "reference": "the original Python function" if fn.python is not None
                 else "c++ -O2" if fn.cxx is not None else "cc -O2",
             }
+            if code.runner is not None:  # not Python: what ran in its place
+                out[b]["executed"] = code.runner.description
     return out
 
 

@@ -45,3 +45,13 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
         )
 
     return check
+
+
+#: Test files that import the array frameworks (TensorFlow, PyTorch, JAX, MLX start thread
+#: pools on import). They run last: the rest of the suite forks worker processes (cvc5,
+#: the compiled C), and forking a process whose threads hold locks can deadlock the child.
+HEAVY_LAST = ("test_backends.py",)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name in HEAVY_LAST)

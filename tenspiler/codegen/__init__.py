@@ -9,17 +9,27 @@ and looked up with :func:`get_backend` — never ``if target == ...`` (STYLE.md,
 
 Partial lowering: :meth:`Backend.supports` says whether the backend has a rule for every node
 of one term, so a caller can hand a backend only the outputs (or subterms) it supports and
-keep the rest in host code. :func:`missing_ops` lists the keys a rule table lacks for a term;
+keep the rest in host code. :mod:`tenspiler.codegen.split` does that division for device
+backends (``split_summary`` with the backend's ``DeviceRules``: per output, what a device kernel
+computes and what the host computes, and why); such a backend reports it as
+``GeneratedCode.placement`` and emits its host part as extra files. :func:`missing_ops` lists the keys a rule table lacks for a term;
 :func:`no_rule_error` builds the :class:`~tenspiler.errors.CodegenError` naming the op.
 
-Importing this package registers the built-in backends (``"numpy"``).
+The array-library backends (``array_backend.py``: NumPy's glue plus a per-library spelling
+table) lower node by node instead: ``ArrayBackend.lower(term, operands, ctx)`` returns the
+snippet or ``None`` to decline the node, and the generated code computes a declined node with
+NumPy host code (operands to NumPy, NumPy's rule, result back).
+
+Importing this package registers the built-in backends (``"numpy"``, ``"tpc_c"``, and the
+array libraries ``"torch"``, ``"mlx"``, ``"tensorflow"``, ``"jax"``: their libraries are imported
+only by the generated code).
 """
 
 from __future__ import annotations
 
-from collections.abc import Container
-from dataclasses import dataclass
-from typing import Protocol, assert_never, runtime_checkable
+from collections.abc import Container, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, assert_never, runtime_checkable
 
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Function
@@ -60,6 +70,7 @@ from tenspiler.ir.terms import (
 __all__ = [
     "Backend",
     "GeneratedCode",
+    "Runner",
     "backend_names",
     "get_backend",
     "missing_ops",
@@ -68,6 +79,7 @@ __all__ = [
     "operands",
     "output_term",
     "register_backend",
+    "resolve_backends",
     "returned_outputs",
 ]
 
@@ -84,6 +96,14 @@ class GeneratedCode:
         entry: name of the generated function (the C function's name).
         params: the C parameter names, in the order ``entry`` takes them positionally
             (``()`` when unknown; callers then pass keyword arguments).
+        extra_files: further files of the same result, ``(filename suffix, text)`` pairs,
+            written next to the main one as ``<function><suffix>`` (e.g. the TPC backend's
+            ``_glue.cpp`` and ``_host.py``).
+        runner: for code that is not Python, a :class:`Runner` that executes it with the
+            NumPy backend's calling convention (``--check`` uses it), or ``None``.
+        placement: for a backend that lowers only part of the summary
+            (:mod:`tenspiler.codegen.split`), the JSON-able device/host split
+            (``Split.to_json()``); ``None`` when the code computes everything itself.
     """
 
     backend: str
@@ -92,6 +112,25 @@ class GeneratedCode:
     text: str
     entry: str
     params: tuple[str, ...] = ()
+    extra_files: tuple[tuple[str, str], ...] = ()
+    runner: Runner | None = None
+    placement: dict[str, Any] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How to execute generated code that is not Python (a device kernel plus host code).
+
+    Attributes:
+        text: a Python module defining ``GeneratedCode.entry`` with the NumPy backend's
+            calling convention and return values; executing the module must not have side
+            effects beyond compiling (and caching) what it runs.
+        description: what actually runs, for reports (``"TPC-C kernel under
+            tpc_emulation.h + NumPy host part"``).
+    """
+
+    text: str
+    description: str
 
 
 @runtime_checkable
@@ -145,6 +184,22 @@ def get_backend(name: str) -> Backend:
 def backend_names() -> list[str]:
     """Names of the registered backends, sorted."""
     return sorted(_REGISTRY)
+
+
+def resolve_backends(names: Sequence[str]) -> list[str]:
+    """Backend names as requested (``--to``): ``"all"`` stands for every registered backend
+    (sorted); duplicates are dropped, the order otherwise kept.
+
+    Raises:
+        CodegenError: an unknown name (the message lists the known ones).
+    """
+    out: list[str] = []
+    for n in names:
+        for b in backend_names() if n == "all" else [n]:
+            get_backend(b)
+            if b not in out:
+                out.append(b)
+    return out
 
 
 # ---------------------------------------------------------------- rule keys
@@ -263,4 +318,9 @@ def output_term(o: Output) -> Scalar | Tensor:
 
 # Built-in backends register themselves on import; keep these imports last (they use the
 # registry defined above).
+from tenspiler.codegen import jax_backend as jax_backend  # noqa: E402
+from tenspiler.codegen import mlx_backend as mlx_backend  # noqa: E402
 from tenspiler.codegen import numpy_backend as numpy_backend  # noqa: E402
+from tenspiler.codegen import tensorflow_backend as tensorflow_backend  # noqa: E402
+from tenspiler.codegen import torch_backend as torch_backend  # noqa: E402
+from tenspiler.codegen import tpc_c as tpc_c  # noqa: E402

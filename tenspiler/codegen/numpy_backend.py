@@ -593,9 +593,35 @@ class NumpyBackend:
             elif fn.return_dtype is None:
                 raise CodegenError(f"output {show_output(o)}: {fn.name} returns void")
             for t in terms:
-                if missing_ops(t, self.rules):
-                    raise no_rule_error(self.name, t, self.rules)
+                self._check_rules(t)
                 _check_vars(fn, o, t, kinds)
+
+    def _check_rules(self, t: Term) -> None:
+        """Raise the :func:`no_rule_error` when some op of ``t`` has no rule (a subclass that
+        can compute such ops elsewhere, e.g. in host code, overrides this)."""
+        if missing_ops(t, self.rules):
+            raise no_rule_error(self.name, t, self.rules)
+
+    # ------------------------------------------------------------ array spellings of the glue
+    # (used by :func:`cxx_adapter`; other array libraries override them)
+
+    def _asarray_text(self, x: str, dtype: DType) -> str:
+        """``x`` (array-like) as an array of ``dtype``'s computation type."""
+        return f"np.asarray({x}, dtype=np.{REPR[dtype]})"
+
+    def _zeros_text(self, n: str, dtype: DType) -> str:
+        """A zero array of ``n`` elements of ``dtype``'s stored type."""
+        return f"np.zeros({n}, dtype=np.{STORED[dtype]})"
+
+    def _reshape_text(self, x: str, shape: str) -> str:
+        return f"{x}.reshape({shape})"
+
+    def _is_empty_text(self, x: str) -> str:
+        return f"{x}.size == 0"
+
+    def _array_doc(self, dtype: DType) -> str:
+        """How the docstrings name an array of ``dtype``'s stored type."""
+        return f"np.{STORED[dtype]} array"
 
     def _emit_output(
         self, fn: Function, o: Output, ctx: EmitContext, taken: set[str]
@@ -776,18 +802,29 @@ Contract:
         return "\n".join(lines)
 
 
-def cxx_adapter(fn: Function, ps: ProgramSummary, flat: str, names: Mapping[str, str]) -> str:
+def cxx_adapter(
+    fn: Function,
+    ps: ProgramSummary,
+    flat: str,
+    names: Mapping[str, str],
+    *,
+    lib: NumpyBackend | None = None,
+    name: str | None = None,
+) -> str:
     """The entry with the C++ (or Python, ``fn.python``) signature of ``fn`` (``fn.cxx``):
     takes a 1-D array for a ``vector<T>`` / ``list`` and a 2-D array for a
     ``vector<vector<T>>`` / list of lists parameter, checks the shape
     preconditions of the summary, calls the flat function ``flat`` (C-style parameters,
     see :class:`~tenspiler.frontend.loop_ir.VectorParam`) and returns the result vector
-    as a 1-D or 2-D array (or the returned scalar).
+    as a 1-D or 2-D array (or the returned scalar). ``lib`` spells the array operations
+    (default: NumPy; see ``NumpyBackend._asarray_text`` …); ``name`` names the entry (default
+    ``fn.name``).
 
     Raises:
         CodegenError: the result's shape uses an expression this renderer lacks.
     """
     assert fn.cxx is not None
+    lib = lib or NUMPY
     lines: list[str] = []
     args: list[str] = []
     doc: list[str] = []
@@ -804,19 +841,18 @@ def cxx_adapter(fn: Function, ps: ProgramSummary, flat: str, names: Mapping[str,
                 doc.append(f"    {names[v]}: C++ `{p.type.dtype.c_name} {v}`")
             continue
         a = names[v.name]
-        np_dtype = REPR[v.elem]
         if v.rank == 1:
-            lines.append(f"{a} = np.asarray({a}, dtype=np.{np_dtype}).reshape(-1)")
+            lines.append(f"{a} = {lib._reshape_text(lib._asarray_text(a, v.elem), '-1')}")
             lines.append(f"{names[v.sizes[0]]} = {a}.shape[0]")
             spelled = f"{v.name}: list[{v.elem_cxx}]" if py else f"vector<{v.elem_cxx}> {v.name}"
             doc.append(f"    {a}: {lang} `{spelled}`: a 1-D array" + (" or list" if py else ""))
         else:
             rows, cols = (names[n] for n in v.sizes)
-            lines.append(f"{a} = np.asarray({a}, dtype=np.{np_dtype})")
-            lines.append(f"if {a}.ndim == 1 and {a}.size == 0:\n    {a} = {a}.reshape(0, 0)")
+            lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
+            lines.append(f"if {a}.ndim == 1 and {lib._is_empty_text(a)}:\n    {a} = {lib._reshape_text(a, '0, 0')}")
             lines.append(f"if {a}.ndim != 2:\n    raise ValueError('{v.name}: expected a 2-D array (rows of one length), got shape ' + str({a}.shape))")
             lines.append(f"{rows}, {cols} = {a}.shape")
-            lines.append(f"{a} = {a}.reshape(-1)")
+            lines.append(f"{a} = {lib._reshape_text(a, '-1')}")
             spelled = f"{v.name}: list[list[{v.elem_cxx}]]" if py else f"vector<vector<{v.elem_cxx}>> {v.name}"
             doc.append(f"    {a}: {lang} `{spelled}`: a 2-D array (rows x cols)" + (" or list of rows" if py else ""))
         args.extend([a, *(names[n] for n in v.sizes)])
@@ -828,15 +864,15 @@ def cxx_adapter(fn: Function, ps: ProgramSummary, flat: str, names: Mapping[str,
         shape = [_render_loop_expr(e, names) for e in r.shape]
         total = " * ".join(f"({d})" for d in shape)
         buf = names[r.array]
-        lines.append(f"{buf} = np.zeros({total}, dtype=np.{STORED[r.elem]})")
+        lines.append(f"{buf} = {lib._zeros_text(total, r.elem)}")
         args.append(buf)
         res = "result"
         while res in names.values():
             res += "_"
         lines.append(f"{res} = {flat}({', '.join(args)})")
-        lines.append(f"return {res}[: {total}].reshape({', '.join(shape)})")
+        lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
         what = ("list" if r.rank == 1 else "list of lists") if py else ("vector" if r.rank == 1 else "vector<vector>")
-        ret = f"    a {r.rank}-D np.{STORED[r.elem]} array: the returned {what}"
+        ret = f"    a {r.rank}-D {lib._array_doc(r.elem)}: the returned {what}"
     else:
         lines.append(f"return {flat}({', '.join(args)})")
         ret = "    the returned value (see the flat function above)" if fn.return_dtype is not None else "    None"
@@ -856,7 +892,7 @@ def cxx_adapter(fn: Function, ps: ProgramSummary, flat: str, names: Mapping[str,
         '"""',
     ])
     body = "\n".join([docstring, *lines])
-    return f"def {fn.name}({', '.join(params)}):\n{_indent(body)}"
+    return f"def {name or fn.name}({', '.join(params)}):\n{_indent(body)}"
 
 
 def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:

@@ -1,0 +1,927 @@
+"""What the array-library backends (PyTorch, MLX, TensorFlow, JAX) share with NumPy.
+
+An array backend is an :class:`ArrayBackend` — a subclass of
+:class:`~tenspiler.codegen.numpy_backend.NumpyBackend` that keeps NumPy's glue (parameter
+renaming, the precondition guards, docstrings, the C++/Python-signature adapter
+``numpy_backend.cxx_adapter``, output assembly) — plus a :class:`Spelling`: some twenty
+snippet templates saying how the library writes an array conversion, a cast, a reduction, a
+gather, an elementwise select, C's truncating integer division, a jit compiler … The rules of
+:data:`ARRAY_RULES` (one per :func:`~tenspiler.codegen.op_key`, like NumPy's ``RULES``) build
+each TensIR op's snippet from those templates; a backend overrides a single rule or
+:meth:`ArrayBackend.math` where its library differs. A new backend is therefore one
+``Spelling`` and a registration (``mlx_backend.py``).
+
+**Kinds of values** in generated code (:meth:`ArrayBackend.kind`): integer scalars computed
+only from integer parameters, literals and shapes are *static* Python ints (exact, usable as
+slice bounds and as constants under a jit compiler: ``jax.jit`` gets them as static
+arguments); every other scalar is a 0-d native array of its computation dtype (float
+literals too: ``torch.tensor(0.5, dtype=torch.float32)``, so ``float`` arithmetic stays
+float32); tensors are native arrays. dtypes as in NumPy (:data:`~tenspiler.codegen.numpy_backend.REPR`):
+``int`` and ``unsigned char`` compute in int64 (stored back modulo 256 into uint8), ``float``
+in float32, ``double`` in float64.
+
+**Partial lowering.** :meth:`ArrayBackend.lower` is the per-op interface: the snippet for one
+node given its rendered operands, or ``None`` when the backend *declines* the node (its rule
+returns ``None``, or it has no rule for the op). :meth:`ArrayBackend.render` then computes that
+node in NumPy *host code*: its operands (computed by the backend) go to NumPy
+(``_to_numpy``), NumPy's own rule for the node (``numpy_backend.RULES``, with NumPy's helpers
+renamed ``_np_*``) computes it, and the result comes back as a native array (the backend's
+``asarray``). The generated module's docstring lists the subterms computed on the host, and
+its ``<name>_jit`` entry is then the eager one (host code cannot run inside a compiled
+region). MLX declines ``exp`` of ``double`` (MLX computes it with float32 accuracy) and ``%``
+of reals (it has no ``fmod``). :meth:`ArrayBackend.supports` is True only for terms the
+backend lowers completely.
+
+**Generated module** (per kernel): ``_<f>_core`` (the tensor computation only: no
+conversions, no checks), ``_<f>_args`` (converts the arguments to native arrays of the
+computation dtypes and raises ``ValueError`` when they violate a precondition of the proof),
+the entry ``<f>`` (= core ∘ args) and ``<f>_jit`` (= compiled core ∘ args: the shape-dependent
+guards stay outside the compiled region; the compiler is created on first use). For C++ /
+Python kernels the flat functions are ``_<f>_flat`` / ``_<f>_flat_jit`` and ``<f>`` /
+``<f>_jit`` take the real signature (``cxx_adapter`` with this backend's spellings).
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+import sys
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, assert_never
+
+import numpy as np
+
+from tenspiler.codegen import (
+    GeneratedCode,
+    missing_ops,
+    no_rule_error,
+    op_key,
+    operands,
+    returned_outputs,
+)
+from tenspiler.codegen import numpy_backend as nb
+from tenspiler.codegen.numpy_backend import (
+    REPR,
+    STORED,
+    EmitContext,
+    NumpyBackend,
+    _bare,
+    _fresh,
+    _indent,
+    _output_vars,
+    _param_dtype,
+    cxx_adapter,
+)
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.ir.printer import show, show_output
+from tenspiler.ir.semantics import UNARY_FUNCTIONS
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    BoolOp,
+    Cmp,
+    Cond,
+    Lit,
+    NotCond,
+    Output,
+    ProgramSummary,
+    ReduceMax,
+    ReduceRows,
+    ReduceSum,
+    ScalarApply,
+    ScalarCast,
+    ScalarOp,
+    ScalarOutput,
+    ScalarSelect,
+    ScalarVar,
+    Size,
+    TensorCast,
+    TensorMap,
+    TensorScalar,
+    TensorSelect,
+    TensorTensor,
+    TensorVar,
+    Term,
+    children,
+    free_vars,
+    is_tensor,
+    promote,
+)
+
+__all__ = ["ARRAY_RULES", "ArrayBackend", "ArrayContext", "ArrayRule", "Spelling"]
+
+
+# ---------------------------------------------------------------- the spelling table
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How one array library writes the primitives the rules and the glue are made of.
+
+    Templates are ``str.format`` strings: ``{x}``/``{y}`` operands, ``{dtype}`` a dtype
+    expression (from :attr:`dtype`), ``{n}`` a length, ``{i}`` an index array, ``{shape}``
+    comma-separated sizes, ``{out}``/``{lo}``/``{hi}``/``{v}`` an output update. ``where``,
+    ``logical`` and ``math`` are name prefixes (``math`` is formatted with the function name).
+    The helper bodies (``c_div``, ``c_mod``) are code over ``x`` and ``y`` that may call
+    ``_nz(y)`` (the divisor with 0 replaced by 1); the defaults use only Python operators
+    (``//`` and ``%`` floor in every supported library) and :attr:`where`. A template left
+    empty gets the NumPy-like spelling in the namespace :attr:`xp` (``mx.sum({x})``).
+    """
+
+    label: str  # "PyTorch"
+    package: str  # the pip package ("torch")
+    extra: str  # tenspiler's extra ("torch": pip install 'tenspiler[torch]')
+    imports: tuple[str, ...]  # import lines besides "import numpy as np"
+    xp: str  # the library's NumPy-like namespace ("torch", "mx", "tf", "jnp")
+    array_type: str  # isinstance target of a native array ("torch.Tensor")
+    asarray: str  # any array-like / number / native array → native array of {dtype}
+    const: str  # a Python number → 0-d native array of {dtype}
+    copy: str  # a native array → a new array of {dtype} the update may write
+    jit: str  # expression compiling the function f (static: integer argument names)
+    device: str  # docstring: which device the code runs on
+    jit_doc: str  # docstring: what <f>_jit is
+    dtype: str = ""  # dtype expression from a NumPy dtype name ("{xp}.{{}}")
+    bool_dtype: str = ""  # default: dtype formatted with "bool"
+    cast: str = "{x}.astype({dtype})"  # native array → {dtype} (reals to ints truncate)
+    sum: str = ""  # sum of all elements, in the operand's dtype
+    max: str = ""  # largest element
+    sum_rows: str = ""  # row sums of a matrix
+    max_rows: str = ""  # row maxima of a non-empty matrix
+    arange: str = ""  # 0 .. n-1
+    where: str = ""  # elementwise select function
+    logical: str = ""  # prefix of logical_and / logical_or / logical_not
+    math: str = ""  # unary math function from NumPy's name (exp, sqrt, log, tanh, abs)
+    ones_like: str = ""
+    zeros: str = ""  # a zero vector of {n} elements of {dtype}
+    reshape: str = "{x}.reshape({shape})"
+    transpose: str = "{x}.T"
+    gather: str = "{x}[{i}]"
+    fmod: str | None = None  # C fmod of reals; None: declined (NumPy host code)
+    c_div: str = "y = _nz(y)\nq = abs(x) // abs(y)\nreturn {where}((x >= 0) == (y > 0), q, -q)"
+    c_mod: str = "y = _nz(y)\nreturn x - y * _c_div(x, y)"
+    update: str = "{out}[{lo}:{hi}] = {v}"
+    to_numpy: str = "np.asarray({x})"
+    weak_scalars: bool = True  # Python ints mix with int64 arrays in where() (not so in TF)
+    decorator: str = ""  # put before every entry ("@_x64" for JAX)
+    helpers: Mapping[str, str] = field(default_factory=dict)  # extra helper functions
+    notes: tuple[str, ...] = ()  # extra contract lines for the module docstring
+
+    def __post_init__(self) -> None:
+        xp = self.xp
+        defaults = {
+            "dtype": f"{xp}.{{}}",
+            "sum": f"{xp}.sum({{x}})",
+            "max": f"{xp}.max({{x}})",
+            "sum_rows": f"{xp}.sum({{x}}, axis=1)",
+            "max_rows": f"{xp}.max({{x}}, axis=1)",
+            "arange": f"{xp}.arange({{n}})",
+            "where": f"{xp}.where",
+            "logical": f"{xp}.logical_",
+            "math": f"{xp}.{{}}",
+            "ones_like": f"{xp}.ones_like",
+            "zeros": f"{xp}.zeros({{n}}, dtype={{dtype}})",
+        }
+        for name, text in defaults.items():
+            if not getattr(self, name):
+                object.__setattr__(self, name, text)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The module-level names the imports bind (``import mlx.core as mx``: ``mx``)."""
+        return tuple(i.split()[-1] if " as " in i else i.split()[1].split(".")[0] for i in self.imports)
+
+
+def fill(template: str, **values: str) -> str:
+    """``template`` with ``values`` filled in. A value put before ``.`` or ``[`` (a method or
+    subscript: ``{x}.to(...)``) must be an atom and keeps its parentheses; elsewhere (a call
+    argument) one pair of outer parentheses is dropped."""
+    return template.format(**{
+        k: v if re.search(r"\{" + k + r"\}[.\[]", template) else _bare(v) for k, v in values.items()
+    })
+
+
+#: Kinds of rendered values: a Python int, a 0-d native array, a native array.
+STATIC, SCALAR, TENSOR = "static", "scalar", "tensor"
+
+#: NumPy helpers that are plain Python (scalar C division on ints): used by static ops.
+PY_HELPERS = ("_c_idiv", "_c_imod")
+#: Prefix of NumPy helpers called by host code (``_c_div`` → ``_np_c_div``).
+HOST_PREFIX = "_np"
+#: Builtins and names generated code uses besides the helpers.
+BUILTINS = ("np", "int", "float", "abs", "max", "str", "isinstance", "ValueError", "_COMPILED")
+
+
+@dataclass
+class ArrayContext(EmitContext):
+    """:class:`~tenspiler.codegen.numpy_backend.EmitContext` plus the backend rendering and
+    the subterms it left to NumPy host code (printed, for the docstring)."""
+
+    backend: ArrayBackend | None = None
+    host: list[str] = field(default_factory=list)
+    #: > 0 while rendering the branches of a select computed by ``where`` (both branches
+    #: run, so a Python-int division there must not raise on a discarded zero divisor)
+    both_branches: int = 0
+
+    @property
+    def b(self) -> ArrayBackend:
+        assert self.backend is not None
+        return self.backend
+
+
+class _HostContext(ArrayContext):
+    """Context of a NumPy rule run as host code: NumPy's helpers get the ``_np`` prefix and
+    a parameter read on the host is the NumPy view of its value (``_to_numpy``)."""
+
+    def __init__(self, parent: ArrayContext) -> None:
+        names = {k: f"_to_numpy({v})" for k, v in parent.names.items()}
+        super().__init__(names, parent.param_dtypes, parent.helpers, parent.backend, parent.host)
+
+    def use(self, helper: str) -> str:
+        name = HOST_PREFIX + helper
+        self.helpers.add(name)
+        return name
+
+
+#: A rule: the snippet of one node from its rendered operands, or None to decline it.
+ArrayRule = Callable[[Term, Sequence[str], ArrayContext], "str | None"]
+
+
+# ---------------------------------------------------------------- rules
+
+
+def var_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """A parameter: pointer → tensor, integer scalar → Python int, real scalar → 0-d array;
+    converted when the term's dtype differs from the declared C type."""
+    assert isinstance(t, ScalarVar | TensorVar)
+    src = ctx.param_dtypes[t.name]
+    kind = TENSOR if isinstance(t, TensorVar) else SCALAR if src.is_float else STATIC
+    return ctx.b.convert(ctx.names[t.name], src, kind, t.dtype)
+
+
+def lit_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """An integer literal is a Python int; a real one a typed 0-d array (``float`` stays
+    float32: ``0.1f`` is the float32 nearest 0.1)."""
+    assert isinstance(t, Lit)
+    if not t.dtype.is_float:
+        return str(int(t.value))
+    f = float(t.value)
+    text = repr(f) if math.isfinite(f) else f'float("{f}")'
+    return ctx.b.const(text, t.dtype)
+
+
+def cast_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """C conversion: int → real exact, real → int truncates toward zero, → ``unsigned
+    char`` wraps modulo 256 (``%`` floors in Python and every supported library)."""
+    assert isinstance(t, ScalarCast | TensorCast)
+    x = t.scalar if isinstance(t, ScalarCast) else t.tensor
+    v = ctx.b.convert(args[0], x.dtype, ctx.b.kind(x, ctx), t.dtype)
+    if t.dtype == DType.UINT8 and x.dtype != DType.UINT8:
+        return f"({_bare(v)} % 256)"
+    return v
+
+
+def reduce_sum_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """Sum in the node's dtype (the operand converted first: a ``double`` sum of ``float``
+    products adds float32 products in float64, as C does); 0 for an empty tensor."""
+    assert isinstance(t, ReduceSum)
+    x = ctx.b.convert(args[0], t.tensor.dtype, TENSOR, t.dtype)
+    return fill(ctx.b.sp.sum, x=x)
+
+
+def reduce_max_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    assert isinstance(t, ReduceMax)
+    return ctx.b.convert(fill(ctx.b.sp.max, x=args[0]), t.tensor.dtype, SCALAR, t.dtype)
+
+
+def reduce_rows_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """Row sums (in the node's dtype) or row maxima (``_row_max``: no columns → empty)."""
+    assert isinstance(t, ReduceRows)
+    if t.kind == "max":
+        return ctx.b.convert(f"_row_max({_bare(args[0])})", t.matrix.dtype, TENSOR, t.dtype)
+    x = ctx.b.convert(args[0], t.matrix.dtype, TENSOR, t.dtype)
+    return fill(ctx.b.sp.sum_rows, x=x)
+
+
+def matrix_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``matrix(t, r, c)`` → the first ``r*c`` elements reshaped."""
+    rows, cols = _bare(args[1]), _bare(args[2])
+    return fill(ctx.b.sp.reshape, x=f"{args[0]}[:({args[1]}) * ({args[2]})]", shape=f"{rows}, {cols}")
+
+
+def matrix_strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``matrix(t, r, c, s)`` → a gather at ``arange(r)[:, None] * s + arange(c)``."""
+    sp = ctx.b.sp
+    rows, cols, stride = (_bare(a) for a in args[1:4])
+    idx = f"{fill(sp.arange, n=rows)}[:, None] * ({stride}) + {fill(sp.arange, n=cols)}[None, :]"
+    return fill(sp.gather, x=args[0], i=idx)
+
+
+def transpose_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    return fill(ctx.b.sp.transpose, x=args[0])
+
+
+def strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``strided(t, a, n, s)`` → a gather at ``a + arange(n) * s``."""
+    sp = ctx.b.sp
+    start, count, step = (_bare(a) for a in args[1:4])
+    return fill(sp.gather, x=args[0], i=f"{start} + {fill(sp.arange, n=count)} * ({step})")
+
+
+def apply_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
+    """``exp``/``sqrt``/``log``/``tanh``/``fabs`` of a real (the backend may decline one:
+    :meth:`ArrayBackend.math`)."""
+    assert isinstance(t, ScalarApply | TensorMap)
+    fn = ctx.b.math(t.func, t.dtype)
+    return None if fn is None else f"{fn}({_bare(args[0])})"
+
+
+def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``select(c, a, b)``: Python's conditional when ``c`` is static and the node a scalar
+    (only the chosen branch runs, like C's ``?:``), else the library's ``where`` (both
+    branches run; discarded lanes cannot raise: divisions use ``_nz``)."""
+    assert isinstance(t, ScalarSelect | TensorSelect)
+    b = ctx.b
+    it = iter(args)
+    cond, static_cond = b.cond_text(t.cond, it, ctx)
+    a, e = next(it), next(it)
+    ka, ke = b.kind(t.then, ctx), b.kind(t.else_, ctx)
+    if isinstance(t, ScalarSelect) and static_cond:
+        if b.kind(t, ctx) != STATIC:  # a static branch of a non-static select: make it typed
+            a = b.const(a, t.dtype) if ka == STATIC else a
+            e = b.const(e, t.dtype) if ke == STATIC else e
+        return f"({a} if {_bare(cond)} else {e})"
+    if static_cond:
+        cond = b.const(cond, None)
+    both = ka == STATIC and ke == STATIC
+    if ka == STATIC and (both or not b.sp.weak_scalars):
+        a = b.const(a, t.dtype)
+    if ke == STATIC and (both or not b.sp.weak_scalars):
+        e = b.const(e, t.dtype)
+    return f"{b.sp.where}({_bare(cond)}, {_bare(a)}, {_bare(e)})"
+
+
+#: Integer-division helpers of the non-static arithmetic, by operator.
+_INT_HELPERS = {"/": "_c_div", "%": "_c_mod", "//": "_py_floordiv", "mod": "_py_mod"}
+
+
+def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
+    """Arithmetic (operands already converted to the node's dtype). Static nodes are Python
+    int arithmetic (NumPy's scalar rules: ``_c_idiv``, ``_c_imod``, ``//``, ``%``); otherwise
+    ``+ - *`` and real ``/`` are the operators, C's integer ``/`` and ``%`` are ``_c_div`` /
+    ``_c_mod`` (truncating), Python's ``//`` and ``mod`` are ``_py_floordiv`` / ``_py_mod``
+    (flooring), and ``%`` of reals is the library's ``fmod`` (declined when it has none)."""
+    assert isinstance(t, ScalarOp | TensorTensor | TensorScalar)
+    b = ctx.b
+    if b.kind(t, ctx) == STATIC:
+        if ctx.both_branches and t.op in _INT_HELPERS:  # a discarded lane may divide by 0
+            args = [args[0], f"({_bare(args[1])} or 1)"]
+        return nb.BINOP_RULES[t.op](t, args, ctx)
+    x, y = args
+    if t.op in ("+", "-", "*") or (t.op == "/" and t.dtype.is_float):
+        return f"({x} {t.op} {y})"
+    if t.op == "%" and t.dtype.is_float:
+        return None if b.sp.fmod is None else fill(b.sp.fmod, x=x, y=y)
+    return f"{_INT_HELPERS[t.op]}({_bare(x)}, {_bare(y)})"
+
+
+#: The generic rule table of the array backends (keys as NumPy's ``RULES``).
+ARRAY_RULES: dict[str, ArrayRule] = {
+    "scalar_var": var_rule,
+    "tensor_var": var_rule,
+    "lit": lit_rule,
+    "size": nb.size_rule,
+    "take": nb.take_rule,
+    "tail": nb.tail_rule,
+    "slice": nb.slice_rule,
+    "reduce_sum": reduce_sum_rule,
+    "reduce_max": reduce_max_rule,
+    "matrix": matrix_rule,
+    "matrix_strided": matrix_strided_rule,
+    "transpose": transpose_rule,
+    "strided": strided_rule,
+    **{f"{node}({fn})": apply_rule for node in ("scalar_apply", "map") for fn in UNARY_FUNCTIONS},
+    "scalar_select": select_rule,
+    "tensor_select": select_rule,
+    "reduce_rows": reduce_rows_rule,
+    "scalar_cast": cast_rule,
+    "tensor_cast": cast_rule,
+    **{
+        f"{node}({op})": arith_rule
+        for node in ("scalar_op", "tensor_tensor", "tensor_scalar", "scalar_tensor")
+        for op in nb.BINOP_RULES
+    },
+}
+
+
+def _static(t: Term, dtypes: Mapping[str, DType]) -> bool:
+    """Whether ``t`` is an integer scalar computed from integer parameters, integer
+    literals and shapes only (then generated code computes it as a Python int)."""
+    if is_tensor(t) or t.dtype.is_float:
+        return False
+    match t:
+        case ScalarVar(name):
+            return name in dtypes and not dtypes[name].is_float
+        case Lit() | Size():
+            return True
+        case ScalarOp() | ScalarCast() | ScalarSelect():
+            return all(_static(c, dtypes) for c in children(t))
+    return False
+
+
+def _cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
+    """The operand pairs of a condition's comparisons, in :func:`children` order."""
+    match c:
+        case Cmp(_, left, right):
+            yield left, right
+        case BoolOp(_, left, right):
+            yield from _cmp_pairs(left)
+            yield from _cmp_pairs(right)
+        case NotCond(x):
+            yield from _cmp_pairs(x)
+
+
+# ---------------------------------------------------------------- helper texts
+
+
+def _helper_texts(sp: Spelling) -> dict[str, str]:
+    """The device helpers of a backend, by name (emitted only when the code uses them)."""
+    def body(code: str) -> str:
+        return "\n".join(f"    {line}" for line in code.format(where=sp.where).split("\n"))
+
+    jit_args = ", static" if "static" in sp.jit else ""
+    texts = {
+        "_nz": f'''\
+def _nz(y):
+    """The divisor `y` with 0 replaced by 1. A zero integer divisor is undefined behaviour in
+    C (Python raises); it reaches here only in lanes a select discards."""
+    return {sp.where}(y == 0, {sp.ones_like}(y), y) if isinstance(y, {sp.array_type}) else (y or 1)''',
+        "_c_div": f'''\
+def _c_div(x, y):
+    """C integer division (C11 6.5.5), elementwise: the quotient truncated toward zero."""
+{body(sp.c_div)}''',
+        "_c_mod": f'''\
+def _c_mod(x, y):
+    """C integer remainder, elementwise: the sign of x, x == _c_div(x, y) * y + r."""
+{body(sp.c_mod)}''',
+        "_py_floordiv": '''\
+def _py_floordiv(x, y):
+    """Python floor division x // y, elementwise."""
+    return x // _nz(y)''',
+        "_py_mod": '''\
+def _py_mod(x, y):
+    """Python modulo x % y (the sign of y), elementwise."""
+    return x % _nz(y)''',
+        "_row_max": f'''\
+def _row_max(m):
+    """Row maxima of a matrix; an empty matrix (without columns the precondition allows no
+    rows either) gives its row sums, an empty vector."""
+    return {sp.max_rows.format(x="m")} if m.shape[0] and m.shape[1] else {sp.sum_rows.format(x="m")}''',
+        "_to_numpy": f'''\
+def _to_numpy(x):
+    """A {sp.label} value as NumPy (for host code); Python numbers pass through."""
+    return {sp.to_numpy.format(x="x")} if isinstance(x, {sp.array_type}) else x''',
+        "_jit": f'''\
+_COMPILED = {{}}
+
+
+def _jit(f{jit_args and ", static=()"}):
+    """`f` compiled by `{sp.jit.split("(")[0]}`, created on first use and kept."""
+    if f not in _COMPILED:
+        _COMPILED[f] = {sp.jit}
+    return _COMPILED[f]''',
+    }
+    texts.update(sp.helpers)
+    for name in PY_HELPERS:
+        texts[name] = nb.HELPERS[name].rstrip("\n")
+    pattern = re.compile(r"\b(" + "|".join(nb.HELPERS) + r")\b")
+    for name, text in nb.HELPERS.items():
+        texts[HOST_PREFIX + name] = pattern.sub(lambda m: HOST_PREFIX + m.group(1), text.rstrip("\n"))
+    return texts
+
+
+# ---------------------------------------------------------------- the backend
+
+
+class ArrayBackend(NumpyBackend):
+    """A backend for an array library with NumPy-like semantics; see the module docstring.
+
+    Subclasses set :attr:`name` and :attr:`sp`, and may override :attr:`rules` entries,
+    :meth:`math`, :meth:`to_native` / :meth:`to_numpy` (used by ``--check``).
+    """
+
+    name = "array"
+    sp: ClassVar[Spelling]
+    rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES  # type: ignore[assignment]
+
+    # ------------------------------------------------------------ per-op interface
+
+    def lower(self, t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
+        """The snippet computing the node ``t`` from its rendered operands ``args``, or
+        ``None`` when this backend declines it (no rule, or the rule returns ``None``)."""
+        rule = self.rules.get(op_key(t))
+        return None if rule is None else rule(t, args, ctx)
+
+    def supports(self, term: Term) -> bool:
+        """True when the backend lowers every node of ``term`` itself (no host code)."""
+        if missing_ops(term, self.rules):
+            return False
+        dtypes: dict[str, DType] = {}
+
+        def collect(u: Term) -> None:
+            if isinstance(u, ScalarVar | TensorVar):
+                dtypes[u.name] = u.dtype
+            for c in children(u):
+                collect(c)
+
+        collect(term)
+        ctx = ArrayContext({k: k for k in dtypes}, dtypes, backend=self)
+        self.render(term, ctx)
+        return not ctx.host
+
+    def math(self, func: str, dtype: DType) -> str | None:
+        """The library function computing ``func`` (``exp``, ``sqrt``, ``log``, ``tanh``,
+        ``fabs``) on ``dtype``, or ``None`` to leave it to NumPy host code."""
+        return self.sp.math.format("abs" if func == "fabs" else func)
+
+    # ------------------------------------------------------------ values
+
+    def dtype(self, name: str | None) -> str:
+        """The dtype expression of a NumPy dtype name (``None``: bool)."""
+        if name is None:
+            return self.sp.bool_dtype or self.sp.dtype.format("bool")
+        return self.sp.dtype.format(name)
+
+    def const(self, expr: str, dtype: DType | None) -> str:
+        """A Python number (or bool, ``dtype=None``) as a typed 0-d native array."""
+        return fill(self.sp.const, x=expr, dtype=self.dtype(None if dtype is None else REPR[dtype]))
+
+    def asarray(self, expr: str, dtype_name: str) -> str:
+        return fill(self.sp.asarray, x=expr, dtype=self.dtype(dtype_name))
+
+    def kind(self, t: Term, ctx: EmitContext) -> str:
+        """``"static"`` (a Python int), ``"scalar"`` (a 0-d array) or ``"tensor"``."""
+        if is_tensor(t):
+            return TENSOR
+        return STATIC if _static(t, ctx.param_dtypes) else SCALAR
+
+    def convert(self, expr: str, src: DType, kind: str, dst: DType) -> str:
+        """A value of dtype ``src`` and kind ``kind`` converted to ``dst``'s computation
+        type (C conversions; ``unsigned char`` values stay unwrapped: stores wrap)."""
+        if kind == STATIC:
+            return self.const(expr, dst) if dst.is_float else expr
+        if REPR[src] == REPR[dst]:
+            return expr
+        return fill(self.sp.cast, x=expr, dtype=self.dtype(REPR[dst]))
+
+    def _converted(self, expr: str, u: Term, dst: DType, ctx: ArrayContext) -> tuple[str, str]:
+        kind = self.kind(u, ctx)
+        out_kind = SCALAR if kind == STATIC and dst.is_float else kind
+        return self.convert(expr, u.dtype, kind, dst), out_kind
+
+    def cond_text(self, c: Cond, args: Iterator[str], ctx: ArrayContext) -> tuple[str, bool]:
+        """A condition's text and whether it is a Python bool (all its operands static);
+        ``args`` yields the rendered comparison operands in traversal order."""
+        match c:
+            case Cmp(op, left, right):
+                x, y = next(args), next(args)
+                static = self.kind(left, ctx) == STATIC and self.kind(right, ctx) == STATIC
+                return f"({x} {op} {y})", static
+            case BoolOp(op, left, right):
+                (a, sa), (b, sb) = self.cond_text(left, args, ctx), self.cond_text(right, args, ctx)
+                if sa and sb:
+                    return f"({a} {op} {b})", True
+                a, b = (self.const(a, None) if sa else a), (self.const(b, None) if sb else b)
+                return f"{self.sp.logical}{op}({_bare(a)}, {_bare(b)})", False
+            case NotCond(x):
+                a, s = self.cond_text(x, args, ctx)
+                return (f"(not {a})", True) if s else (f"{self.sp.logical}not({_bare(a)})", False)
+        raise TypeError(f"not a TensIR condition: {c!r}")
+
+    # ------------------------------------------------------------ rendering
+
+    def render(self, t: Term, ctx: EmitContext) -> str:
+        """Expression for ``t``: :meth:`lower` of each node, or NumPy host code for a node
+        the backend declines.
+
+        Raises:
+            CodegenError: neither this backend nor NumPy has a rule for an op of ``t``.
+        """
+        assert isinstance(ctx, ArrayContext)
+        terms: list[Term]
+        if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
+            terms = list(operands(t))
+            pairs = [self._converted(self.render(c, ctx), c, t.dtype, ctx) for c in terms]
+        elif isinstance(t, ScalarApply | TensorMap):  # C: exp(float) computes in double
+            terms = children(t)
+            pairs = [self._converted(self.render(terms[0], ctx), terms[0], t.dtype, ctx)]
+        elif isinstance(t, ScalarSelect | TensorSelect):
+            pairs = []
+            terms = []
+            for left, right in _cmp_pairs(t.cond):
+                d = promote(left.dtype, right.dtype)
+                pairs += [self._converted(self.render(u, ctx), u, d, ctx) for u in (left, right)]
+                terms += [left, right]
+            where = isinstance(t, TensorSelect) or any(self.kind(u, ctx) != STATIC for u in terms)
+            ctx.both_branches += where
+            for u in (t.then, t.else_):
+                pairs.append(self._converted(self.render(u, ctx), u, t.dtype, ctx))
+                terms.append(u)
+            ctx.both_branches -= where
+        else:
+            terms = children(t)
+            pairs = [(self.render(c, ctx), self.kind(c, ctx)) for c in terms]
+        args = [text for text, _ in pairs]
+        text = self.lower(t, args, ctx)
+        if text is not None:
+            return text
+        return self._host(t, args, [k for _, k in pairs], ctx)
+
+    def _host(self, t: Term, args: Sequence[str], kinds: Sequence[str], ctx: ArrayContext) -> str:
+        """NumPy host code for the node ``t`` (see the module docstring)."""
+        rule = nb.RULES.get(op_key(t))
+        if rule is None:
+            raise no_rule_error(self.name, t, self.rules)
+        ctx.host.append(show(t))
+        host_args = [a if k == STATIC else f"_to_numpy({_bare(a)})" for a, k in zip(args, kinds, strict=True)]
+        text = rule(t, host_args, _HostContext(ctx))
+        return text if self.kind(t, ctx) == STATIC else self.asarray(text, REPR[t.dtype])
+
+    def _check_rules(self, t: Term) -> None:
+        missing = missing_ops(t, {*self.rules, *nb.RULES})
+        if missing:
+            raise no_rule_error(self.name, t, self.rules)
+
+    # ------------------------------------------------------------ glue spellings
+
+    def _asarray_text(self, x: str, dtype: DType) -> str:
+        return self.asarray(x, REPR[dtype])
+
+    def _zeros_text(self, n: str, dtype: DType) -> str:
+        return fill(self.sp.zeros, n=n, dtype=self.dtype(STORED[dtype]))
+
+    def _reshape_text(self, x: str, shape: str) -> str:
+        return fill(self.sp.reshape, x=x, shape=shape)
+
+    def _is_empty_text(self, x: str) -> str:
+        return f"{x}.shape[0] == 0"
+
+    def _array_doc(self, dtype: DType) -> str:
+        return f"{self.sp.array_type} of {self.dtype(STORED[dtype])}"
+
+    def _convert_param(self, fn: Function, name: str, py: str) -> str:
+        p = fn.param(name)
+        match p.type:
+            case PointerType(elem):
+                return f"{py} = {self.asarray(py, REPR[elem])}"
+            case ScalarType(dtype):
+                return f"{py} = {self.asarray(py, REPR[dtype])}" if dtype.is_float else f"{py} = int({py})"
+            case _:
+                assert_never(p.type)
+
+    def _emit_output(
+        self, fn: Function, o: Output, ctx: EmitContext, taken: set[str]
+    ) -> tuple[list[str], str, str]:
+        comment = f"# {show_output(o)}"
+        sp = self.sp
+        match o:
+            case ArrayOutput(array, lo, hi, value):
+                elem = _param_dtype(fn, array)
+                out = _fresh(f"{array}_new", taken)
+                v = self.convert(self.render(value, ctx), value.dtype, TENSOR, elem)
+                if elem == DType.UINT8:
+                    v = fill(sp.cast, x=f"({_bare(v)} % 256)", dtype=self.dtype(STORED[elem]))
+                copy = fill(sp.copy, x=ctx.names[array], dtype=self.dtype(STORED[elem]))
+                bounds = {"lo": _bare(self.render(lo, ctx)), "hi": _bare(self.render(hi, ctx))}
+                doc = (
+                    f"{array}: a new {self._array_doc(elem)}, a copy of the input `{array}` with "
+                    f"`{array}[{show(lo)}:{show(hi)}]` replaced"
+                )
+                stmts = [comment, f"{out} = {copy}", fill(sp.update, out=out, v=v, **bounds)]
+                return stmts, out, doc
+            case ScalarOutput(_, value):
+                ret = fn.return_dtype
+                assert ret is not None
+                out = _fresh("result", taken)
+                v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret)
+                if ret == DType.UINT8:
+                    v = f"({_bare(v)} % 256)"
+                doc = f"return value: a 0-d {self._array_doc(ret)} (C {ret.c_name})"
+                return [comment, f"{out} = {self.asarray(v, STORED[ret])}"], out, doc
+            case _:
+                assert_never(o)
+
+    # ------------------------------------------------------------ the module
+
+    def _reserved(self, fn: Function) -> set[str]:
+        f = fn.name
+        generated = {f, f"{f}_jit", f"_{f}_core", f"_{f}_args", f"_{f}_flat", f"_{f}_flat_jit", f"_{f}_vectors", "_flat"}
+        return {*BUILTINS, *self.sp.names, *_helper_texts(self.sp), *generated}
+
+    def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        sp = self.sp
+        outputs = returned_outputs(ps)
+        reserved = self._reserved(fn)
+        if fn.name in reserved - {fn.name} or fn.name in {*BUILTINS, *sp.names} or keyword.iskeyword(fn.name):
+            raise CodegenError(f"function name {fn.name!r} cannot name the generated {self.name} function")
+        self._validate(fn, ps, outputs)
+        taken = set(reserved)
+        names = {p.name: _fresh(p.name, taken) for p in fn.params}
+        ctx = ArrayContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params}, backend=self)
+
+        used: set[str] = set()
+        statements: list[str] = []
+        results: list[str] = []
+        returns_doc: list[str] = []
+        for o in outputs:
+            used |= _output_vars(o)
+            stmts, result, doc = self._emit_output(fn, o, ctx, taken)
+            statements.append("\n".join(stmts))
+            results.append(result)
+            returns_doc.append(doc)
+        for lhs, rhs in ps.preconditions:
+            used |= free_vars(lhs) | free_vars(rhs)
+        params = [p for p in fn.params if p.name in used]
+        checks = [self._convert_param(fn, p.name, names[p.name]) for p in params]
+        checks += self._guards(outputs, ctx, ps.preconditions)
+
+        f = fn.name
+        core, args_fn = f"_{f}_core", f"_{f}_args"
+        flat = f if fn.cxx is None else f"_{f}_flat"
+        all_params = ", ".join(names[p.name] for p in fn.params)
+        core_params = ", ".join(names[p.name] for p in params)
+        packed = f"({core_params},)" if len(params) == 1 else f"({core_params})"
+        ret = "return None" if not results else f"return {', '.join(results)}"
+        core_doc = f'"""The {sp.label} computation of `{f}` on the values `{args_fn}` returns."""'
+        core_text = f"def {core}({core_params}):\n" + "\n\n".join(
+            _indent(b) for b in [f"{core_doc}\n{statements[0]}" if statements else core_doc, *statements[1:], ret]
+        )
+        args_doc = "\n".join([
+            f'"""The arguments of `{f}` its computation `{core}` takes, as {sp.label} values of the',
+            "computation dtypes, after checking the preconditions of the proof.",
+            "",
+            "Raises:",
+            "    ValueError: an input violates a precondition (shapes, ranges).",
+            '"""',
+        ])
+        args_text = f"def {args_fn}({all_params}):\n" + _indent("\n".join([args_doc, *checks, f"return {packed}"]))
+        deco = f"{sp.decorator}\n" if sp.decorator else ""
+        entry = f"{deco}def {flat}({all_params}):\n" + _indent(
+            self._function_doc(fn, names, returns_doc) + f"\nreturn {core}(*{args_fn}({all_params}))"
+        )
+        jittable = bool(results) and not ctx.host
+        static = [names[p.name] for p in params if isinstance(p.type, ScalarType) and not p.type.dtype.is_float]
+        static_arg = f", {tuple(static)!r}" if "static" in sp.jit else ""
+        if jittable:
+            jit_doc = f'"""`{flat}` with `{core}` compiled by {sp.jit.split("(")[0]} (see the module docstring)."""'
+            jit_entry = f"{deco}def {flat}_jit({all_params}):\n" + _indent(
+                f"{jit_doc}\nreturn _jit({core}{static_arg})(*{args_fn}({all_params}))"
+            )
+        else:
+            why = "the computation calls NumPy host code" if ctx.host else "no outputs"
+            jit_entry = f"# not compiled ({why}): the same function\n{flat}_jit = {flat}"
+        parts = [core_text, args_text, entry, jit_entry]
+        if fn.cxx is not None:
+            parts += self._vector_entries(fn, ps, names, flat, deco)
+        body = "\n\n\n".join(parts)
+        helpers = self._used_helpers(body)
+        signature = f"{flat}({all_params})"
+        stdlib = [i for i in sp.imports if i.split()[1] in sys.stdlib_module_names]
+        imports = "\n".join([*stdlib, "import numpy as np", *(i for i in sp.imports if i not in stdlib)])
+        text = "\n\n\n".join([self._module_doc(fn, ps, signature, ctx) + "\n\n" + imports, *helpers, body])
+        call_params = tuple(p.name for p in fn.params)
+        if fn.cxx is not None:
+            call_params = tuple(v if isinstance(v, str) else v.name for v in fn.cxx.signature)
+        return GeneratedCode(
+            backend=self.name,
+            language="python",
+            filename_suffix=f"_{self.name}.py",
+            text=text.rstrip("\n") + "\n",
+            entry=fn.name,
+            params=call_params,
+        )
+
+    def _vector_entries(
+        self, fn: Function, ps: ProgramSummary, names: Mapping[str, str], flat: str, deco: str
+    ) -> list[str]:
+        """``<f>`` and ``<f>_jit`` with the C++ / Python signature: both call
+        ``_<f>_vectors`` (``cxx_adapter`` with this backend's spellings and the flat function
+        as its first argument) with ``_<f>_flat`` or ``_<f>_flat_jit``."""
+        assert fn.cxx is not None
+        f = fn.name
+        vectors = f"_{f}_vectors"
+        text = cxx_adapter(fn, ps, "_flat", names, lib=self, name=vectors)
+        head, rest = text.split("\n", 1)
+        end = rest.index('\n    """\n') + len('\n    """')
+        doc, body = rest[:end], rest[end + 1 :]
+        params = head[len(f"def {vectors}(") : -len("):")]
+        head = f"def {vectors}(_flat{', ' if params else ''}{params}):"
+        inner = f'    """The work of `{f}` / `{f}_jit`, calling the flat function `_flat`."""'
+        calls = f"{', ' if params else ''}{params}"
+        doc = doc.replace("the function above is its flat C-style form", f"its flat C-style form is `{flat}`")
+        jit_doc = f'    """Compiled variant of `{f}`: same arguments, results and checks (module docstring)."""'
+        return [
+            f"{head}\n{inner}\n{body}",
+            f"{deco}def {f}({params}):\n{doc}\n    return {vectors}({flat}{calls})",
+            f"{deco}def {f}_jit({params}):\n{jit_doc}\n    return {vectors}({flat}_jit{calls})",
+        ]
+
+    def _used_helpers(self, code: str) -> list[str]:
+        """Texts of the helpers ``code`` calls, and of those they call, in a fixed order."""
+        texts = _helper_texts(self.sp)
+        pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in texts) + r")\b")
+        used: set[str] = set()
+        todo = [code]
+        while todo:
+            for name in pattern.findall(todo.pop()):
+                if name not in used:
+                    used.add(name)
+                    todo.append(texts[name].split("\n", 1)[1] if name in texts else "")
+        return [texts[n] for n in texts if n in used]
+
+    def _module_doc(
+        self, fn: Function, ps: ProgramSummary, signature: str, ctx: ArrayContext | None = None
+    ) -> str:
+        sp = self.sp
+        summary = "\n".join(f"    {show_output(o)}" for o in ps.outputs) or "    (no outputs)"
+        lang = "Python" if fn.python is not None else "C" if fn.cxx is None else "C++"
+        dts = " / ".join(self.dtype(STORED[d]) for d in (DType.INT, DType.UINT8, DType.FLOAT, DType.DOUBLE))
+        flat = fn.name if fn.cxx is None else f"_{fn.name}_flat"
+        native = sp.array_type
+        items = [
+            f"`{signature}` takes the C parameters in the C order: a pointer parameter takes a 1-D "
+            f"{native} (or a NumPy array, or a list), a scalar parameter a Python number (or a 0-d array).",
+        ]
+        if fn.cxx is not None:
+            items.append(
+                f"`{fn.name}` / `{fn.name}_jit` take the {lang} signature (see their docstrings) and call "
+                f"the flat, C-style `{flat}` / `{flat}_jit` described here."
+            )
+        items += [
+            f"It never modifies its inputs. It returns, for each output of the summary in order: for "
+            f"`return = v` a 0-d {native} of the C return type; for `x[lo:hi] = v` a new full-length "
+            f"{native}: the input `x` with `[lo:hi]` replaced by `v` (other elements keep their input "
+            "values). One output is returned bare, several as a tuple, none as None. Outputs for local "
+            "variables are not returned (the C caller cannot observe them).",
+            "dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined "
+            "behaviour, so the wider type is sound); `unsigned char` in int64, stored back modulo 256; "
+            f"`float` in float32; `double` in float64. Returned arrays are {dts} for int / unsigned "
+            "char / float / double.",
+            f"Device: {sp.device}",
+            f"`{flat}_jit` (same arguments, results and checks): {sp.jit_doc} The argument "
+            f"conversions and precondition checks (`_{fn.name}_args`) run eagerly before the "
+            f"compiled `_{fn.name}_core`.",
+            *sp.notes,
+        ]
+        if fn.python is not None:
+            items.append(
+                "Python arithmetic: `/` is true division; `//` and `%` on ints are floor division and "
+                "modulo. Python ints are unbounded: the int64 code equals the Python function while "
+                "every value fits in 64 bits."
+            )
+        else:
+            items.append(
+                "C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend "
+                f"(`_c_div`, `_c_mod`; not {sp.label}'s flooring `//` and `%`)."
+            )
+        items.append(
+            "Preconditions (those the proof assumes) are checked first (ValueError): each "
+            "take/tail/slice bound lies in [0, length] of its array, shapes agree. Integer divisors "
+            "are assumed non-zero."
+        )
+        host = ""
+        if ctx is not None and ctx.host:
+            items.append(
+                f"Computed by NumPy host code ({sp.label} declines these ops; the operands go to NumPy "
+                f"and the result comes back), so `{flat}_jit` is not compiled:"
+            )
+            host = "\n".join(f"      {h}" for h in dict.fromkeys(ctx.host)) + "\n"
+        tail = [
+            f"Needs NumPy and {sp.package} (`pip install 'tenspiler[{sp.extra}]'`). A parameter named "
+            "like a Python keyword or one of this module's names gets a trailing underscore."
+        ]
+        wrap = lambda item: textwrap.fill(item, 92, initial_indent="- ", subsequent_indent="  ")  # noqa: E731
+        bullets = "\n".join(wrap(i) for i in items) + "\n" + host + "\n".join(wrap(i) for i in tail)
+        return f'''\
+"""{sp.label} code for the {lang} function `{fn.name}`, generated by tenspiler from its verified
+program summary (TensIR):
+
+{summary}
+
+Calling convention:
+{bullets}
+"""'''
+
+    # ------------------------------------------------------------ runtime (for --check)
+
+    def to_native(self, value: np.ndarray) -> Any:
+        """A NumPy array as this library's array, same dtype (imports the library)."""
+        raise NotImplementedError
+
+    def to_numpy(self, value: Any) -> Any:
+        """A value returned by generated code as NumPy (tuples elementwise; None stays)."""
+        if isinstance(value, tuple):
+            return tuple(self.to_numpy(v) for v in value)
+        return None if value is None else np.asarray(value)

@@ -1,0 +1,76 @@
+"""The TensorFlow backend (``--to tensorflow``): the spelling table of :mod:`array_backend`
+for ``tf``. C's integer division and remainder are ``tf.truncatediv`` / ``tf.truncatemod``;
+tensors are immutable, so an output is assembled with ``tf.concat``; ``<f>_jit`` uses
+``tf.function``. TensorFlow converts Python numbers to int32/float32 by default, so every
+constant is typed (``tf.constant(x, dtype)``, ``_as``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenspiler.codegen import register_backend
+from tenspiler.codegen.array_backend import ArrayBackend, Spelling
+
+AS_HELPER = '''\
+def _as(x, dtype):
+    """x (tensor, NumPy array, list or number) as a tensor of `dtype`; Python numbers go
+    through NumPy (int64 / float64), not TensorFlow's int32 / float32 defaults."""
+    if isinstance(x, tf.Tensor):
+        return tf.cast(x, dtype)
+    return tf.cast(tf.constant(np.asarray(x)), dtype)'''
+
+SPELLING = Spelling(
+    label="TensorFlow",
+    package="tensorflow-cpu",
+    extra="tf",
+    imports=("import tensorflow as tf",),
+    xp="tf",
+    array_type="tf.Tensor",
+    asarray="_as({x}, {dtype})",
+    cast="tf.cast({x}, {dtype})",
+    const="tf.constant({x}, {dtype})",
+    sum="tf.reduce_sum({x})",
+    max="tf.reduce_max({x})",
+    sum_rows="tf.reduce_sum({x}, axis=1)",
+    max_rows="tf.reduce_max({x}, axis=1)",
+    arange="tf.range({n})",
+    logical="tf.math.logical_",
+    math="tf.math.{}",
+    reshape="tf.reshape({x}, ({shape},))",
+    transpose="tf.transpose({x})",
+    gather="tf.gather({x}, {i})",
+    fmod="tf.truncatemod({x}, {y})",
+    c_div="return tf.truncatediv(x, _nz(y))",
+    c_mod="return tf.truncatemod(x, _nz(y))",
+    copy="tf.cast({x}, {dtype})",
+    update="{out} = tf.concat([{out}[:{lo}], {v}, {out}[{hi}:]], 0)",
+    zeros="tf.zeros({n}, {dtype})",
+    jit="tf.function(f, autograph=False)",
+    weak_scalars=False,
+    notes=(
+        "Subnormal floats: TensorFlow's CPU kernels flush them to zero, where C keeps them "
+        "(|x| < 1.2e-38 for float, < 2.2e-308 for double); results differ only there.",
+    ),
+    helpers={"_as": AS_HELPER},
+    device="TensorFlow's default placement (no explicit device).",
+    jit_doc="the computation is traced by `tf.function` on the first call "
+    "(integer arguments are Python constants: new values and shapes retrace).",
+)
+
+
+class TensorflowBackend(ArrayBackend):
+    """Generates TensorFlow code. Registered as ``"tensorflow"``."""
+
+    name = "tensorflow"
+    sp = SPELLING
+
+    def to_native(self, value: np.ndarray) -> Any:
+        import tensorflow as tf
+
+        return tf.constant(value)
+
+
+TENSORFLOW = TensorflowBackend()
+register_backend(TENSORFLOW)
