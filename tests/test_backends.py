@@ -249,6 +249,12 @@ OP_CASES.update({
     "reduce_max float": (ReduceMax(tk("f"), FLOAT), None, None),
     "tensor_cast float -> int (truncates)": (TensorCast(tk("f"), INT), "oi", N),
     "tensor_cast int -> uint8 (wraps)": (TensorCast(tk("a"), UINT8), "ou", N),
+    "tensor_cast of a difference -> uint8": (TensorCast(TensorTensor("-", tk("a"), tk("b"), INT), UINT8), "ou", N),
+    "uint8 store of a difference": (TensorTensor("-", tk("u"), tk("v"), INT), "ou", N),
+    "scalar_cast of a difference -> uint8 static": (ScalarCast(ScalarOp("-", S, T, INT), UINT8), None, None),
+    "scalar_cast of a select -> uint8 device": (
+        ScalarCast(ScalarSelect(Cmp(">", ReduceSum(tk("a"), INT), S), ScalarOp("-", S, ReduceSum(tk("a"), INT), INT), T, INT), UINT8),
+        None, None),
     "tensor_cast double -> uint8": (
         TensorCast(TensorScalar("*", tk("d"), lit(100.0, DOUBLE), False, DOUBLE), UINT8), "ou", N),
     "tensor_cast int -> float": (TensorCast(tk("a"), FLOAT), "of", N),
@@ -300,6 +306,8 @@ OP_CASES.update({
         ReduceRows(TensorTensor("*", Matrix(Tail(tv("a"), K), R, C, W), Take(tv("b"), C), INT), INT), "oi", R),
     "transpose": (ReduceRows(Transpose(Matrix(Tail(tv("a"), K), C, R, W)), INT), "oi", R),
     "strided": (TensorTensor("*", Strided(tv("a"), K, R, W), Take(tv("b"), R), INT), "oi", R),
+    "strided at a selected start": (
+        Strided(tv("a"), ScalarSelect(Cmp(">", S, lit(0)), K, lit(0), INT), R, W), "oi", R),
     "matrix float matvec": (
         ReduceRows(TensorTensor("*", Matrix(tv("f"), R, C), Take(tv("g"), C), FLOAT), FLOAT), "of", R),
     "matrix double exp rows": (ReduceRows(TensorMap("exp", Matrix(tv("d"), R, C), DOUBLE), DOUBLE), "od", R),

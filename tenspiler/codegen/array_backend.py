@@ -279,7 +279,7 @@ def cast_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     x = t.scalar if isinstance(t, ScalarCast) else t.tensor
     v = ctx.b.convert(args[0], x.dtype, ctx.b.kind(x, ctx), t.dtype)
     if t.dtype == DType.UINT8 and x.dtype != DType.UINT8:
-        return f"({_bare(v)} % 256)"
+        return f"({v} % 256)"  # v is an atom or parenthesised: keep it so
     return v
 
 
@@ -326,8 +326,8 @@ def transpose_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
 def strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """``strided(t, a, n, s)`` → a gather at ``a + arange(n) * s``."""
     sp = ctx.b.sp
-    start, count, step = (_bare(a) for a in args[1:4])
-    return fill(sp.gather, x=args[0], i=f"{start} + {fill(sp.arange, n=count)} * ({step})")
+    count, step = _bare(args[2]), _bare(args[3])
+    return fill(sp.gather, x=args[0], i=f"{args[1]} + {fill(sp.arange, n=count)} * ({step})")
 
 
 def apply_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
@@ -377,7 +377,7 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     b = ctx.b
     if b.kind(t, ctx) == STATIC:
         if ctx.both_branches and t.op in _INT_HELPERS:  # a discarded lane may divide by 0
-            args = [args[0], f"({_bare(args[1])} or 1)"]
+            args = [args[0], f"({args[1]} or 1)"]
         return nb.BINOP_RULES[t.op](t, args, ctx)
     x, y = args
     if t.op in ("+", "-", "*") or (t.op == "/" and t.dtype.is_float):
@@ -692,7 +692,7 @@ class ArrayBackend(NumpyBackend):
                 out = _fresh(f"{array}_new", taken)
                 v = self.convert(self.render(value, ctx), value.dtype, TENSOR, elem)
                 if elem == DType.UINT8:
-                    v = fill(sp.cast, x=f"({_bare(v)} % 256)", dtype=self.dtype(STORED[elem]))
+                    v = fill(sp.cast, x=f"({v} % 256)", dtype=self.dtype(STORED[elem]))
                 copy = fill(sp.copy, x=ctx.names[array], dtype=self.dtype(STORED[elem]))
                 bounds = {"lo": _bare(self.render(lo, ctx)), "hi": _bare(self.render(hi, ctx))}
                 doc = (
@@ -707,7 +707,7 @@ class ArrayBackend(NumpyBackend):
                 out = _fresh("result", taken)
                 v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret)
                 if ret == DType.UINT8:
-                    v = f"({_bare(v)} % 256)"
+                    v = f"({v} % 256)"
                 doc = f"return value: a 0-d {self._array_doc(ret)} (C {ret.c_name})"
                 return [comment, f"{out} = {self.asarray(v, STORED[ret])}"], out, doc
             case _:

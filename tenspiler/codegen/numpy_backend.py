@@ -209,15 +209,19 @@ def return_value(expr: str, src: DType, ret: DType) -> str:
 
 
 def _bare(expr: str) -> str:
-    """``expr`` without one pair of outer parentheses, when they enclose all of it."""
+    """``expr`` without one pair of outer parentheses, when they enclose all of it — except
+    around a conditional expression (``(a if c else b)``), which binds looser than any
+    operator it may be put next to."""
     if not (expr.startswith("(") and expr.endswith(")")):
         return expr
     depth = 0
+    conditional = False
     for i, ch in enumerate(expr):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(ch, 0)
         if depth == 0 and i < len(expr) - 1:
             return expr
-    return expr[1:-1]
+        conditional = conditional or (depth == 1 and expr.startswith(" if ", i))
+    return expr if conditional else expr[1:-1]
 
 
 # ---------------------------------------------------------------- rules: leaves
@@ -706,7 +710,7 @@ class NumpyBackend:
     ) -> tuple[str, str]:
         """``count`` runs of ``width`` elements of ``x``, ``step`` apart from ``start``,
         lie inside ``x`` (indices are non-negative and below its length)."""
-        r = lambda u: _bare(self.render(u, ctx))  # noqa: E731
+        r = lambda u: self.render(u, ctx)  # noqa: E731  (kept parenthesised: operands of * and +)
         xs, a, n, w, st = r(x), r(start), r(count), r(width), r(step)
         need = [f"{v} >= 0" for v in (a, st) if not v.isdigit()]
         first = "" if a == "0" else f"{a} + "
