@@ -1754,12 +1754,14 @@ def _pushes(node: c_ast.Node | None, into: str, row: str) -> bool:
     )
 
 
-def _entry_values(
-    body: tuple[Stmt, ...], params: set[str], loc: SourceLoc
+def entry_values(
+    body: tuple[Stmt, ...], params: set[str], loc: SourceLoc, what: str = "vector"
 ) -> Callable[[Expr], Expr]:
-    """A rewriting of expressions to the entry values of the parameters: a local assigned
-    exactly once, by a top-level statement, is replaced by its value; a parameter nothing
-    assigns stays. Anything else raises a :class:`LiftError` at ``loc``."""
+    """A rewriting of expressions (the length of the returned ``what``: vector, list) to the
+    entry values of the parameters: a local assigned exactly once, by a top-level
+    statement, is replaced by its value; a parameter nothing assigns stays; ``+ - *``,
+    negation and casts are kept. Anything else raises a :class:`LiftError` at ``loc``.
+    Shared by the C++ and the Python frontends."""
     counts: dict[str, int] = {}
     for name, _ in _writes(body):
         counts[name] = counts.get(name, 0) + 1
@@ -1773,19 +1775,18 @@ def _entry_values(
                 if name in top and counts.get(name) == 1:
                     return rewrite(top[name])
                 raise LiftError(
-                    f"the length of the returned vector depends on '{name}', which is not fixed "
+                    f"the length of the returned {what} depends on '{name}', which is not fixed "
                     "when the function starts", loc,
                 )
             case Const():
                 return e
-            case Binary(op=op, left=left, right=right, dtype=dtype):
+            case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
                 return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
             case Cast(operand=operand, dtype=dtype):
                 return Cast(rewrite(operand), dtype, e.loc)
             case Unary(op=op, operand=operand, dtype=dtype):
                 return Unary(op, rewrite(operand), dtype, e.loc)
-            case _:
-                raise LiftError("the length of the returned vector is not a simple expression of the parameters", loc)
+        raise LiftError(f"the length of the returned {what} is not a simple expression of the parameters", loc)
 
     return rewrite
 
@@ -2097,7 +2098,7 @@ class _Kernel:
         the body are substituted)."""
         assert self.result is not None
         loc = self.push_loc or self.unit.loc(self.fdef) or SourceLoc(self.unit.filename, 1, 1)
-        entry = _entry_values(body, {p.name for p in params}, loc)
+        entry = entry_values(body, {p.name for p in params}, loc)
 
         def count(sites: list[tuple[tuple[str, Expr, Expr], ...]]) -> Expr:
             total: Expr = Const(0, DType.INT, loc)

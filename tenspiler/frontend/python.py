@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
 from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.c import entry_values
 from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
@@ -1373,7 +1374,7 @@ class _Kernel(_Scope):
         rewritten to the entry values of the parameters."""
         assert self.result is not None
         loc = self.push_loc or self.mod.loc(self.fdef)
-        entry = _entry_values(body, {p.name for p in params}, loc)
+        entry = entry_values(body, {p.name for p in params}, loc, "list")
         zero, one = Const(0, INT, loc), Const(1, INT, loc)
 
         def count(sites: list[tuple[tuple[str, Expr, Expr], ...]]) -> Expr:
@@ -1616,37 +1617,6 @@ class _Kernel(_Scope):
                 case _:  # pragma: no cover - stores (appends) and loops are refused in an if
                     raise AssertionError(f"cannot guard {st!r}")
         return out
-
-
-def _entry_values(body: tuple[Stmt, ...], params: set[str], loc: SourceLoc) -> Callable[[Expr], Expr]:
-    """A rewriting of loop bounds to the entry values of the parameters: a local assigned
-    exactly once, by a top-level statement, is replaced by its value; a parameter nothing
-    assigns stays. Anything else raises a :class:`LiftError` at ``loc``."""
-    counts: dict[str, int] = {}
-    for name in _writes(body):
-        counts[name] = counts.get(name, 0) + 1
-    top = {s.target: s.value for s in body if isinstance(s, Assign)}
-
-    def rewrite(e: Expr) -> Expr:
-        match e:
-            case Var(name=name):
-                if name in params and name not in counts:
-                    return e
-                if name in top and counts.get(name) == 1:
-                    return rewrite(top[name])
-                raise LiftError(
-                    f"the length of the returned list depends on '{name}', which is not fixed when the function starts",
-                    loc,
-                )
-            case Const():
-                return e
-            case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
-                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
-            case Unary(op=op, operand=operand, dtype=dtype):
-                return Unary(op, rewrite(operand), dtype, e.loc)
-        raise LiftError("the length of the returned list is not a simple expression of the parameters", loc)
-
-    return rewrite
 
 
 def _is_lifted_decorator(d: ast.expr) -> bool:
