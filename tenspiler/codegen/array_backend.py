@@ -237,7 +237,9 @@ class _HostContext(ArrayContext):
 
     def __init__(self, parent: ArrayContext) -> None:
         names = {k: f"_to_numpy({v})" for k, v in parent.names.items()}
-        super().__init__(names, parent.param_dtypes, parent.helpers, parent.backend, parent.host)
+        super().__init__(
+            names, parent.param_dtypes, parent.helpers, plan=parent.plan, backend=parent.backend, host=parent.host
+        )
 
     def use(self, helper: str) -> str:
         name = HOST_PREFIX + helper

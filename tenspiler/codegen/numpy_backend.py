@@ -13,9 +13,11 @@ the C helpers actually used, input conversions, one statement per output and the
 Semantics are those of :mod:`tenspiler.ir.semantics` (C: integer ``/`` truncates toward zero,
 ``%`` has the sign of the dividend; see ``c_div`` and ``np_binop``; Python's ``//`` and
 ``mod`` floor: ``np.floor_divide`` / ``np.mod``). Representation of each
-:class:`~tenspiler.frontend.loop_ir.DType` in generated code (:data:`REPR`): ``INT`` and
-``UINT8`` compute in int64 (``UINT8`` is stored back modulo 256 into uint8), ``FLOAT`` in
-float32, ``DOUBLE`` in float64.
+:class:`~tenspiler.frontend.loop_ir.DType` in generated code: ``FLOAT`` computes in float32,
+``DOUBLE`` in float64; each integer node in the narrowest dtype that provably holds it
+(:mod:`tenspiler.codegen.ranges`; arrays arrive in their stored type :data:`STORED`, so
+``unsigned char`` data stays uint8); :data:`REPR` is the all-int64 representation used when a
+backend sets :attr:`NumpyBackend.int_dtypes` empty.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, assert_never
+
+import numpy as np
 
 from tenspiler.codegen import (
     GeneratedCode,
@@ -36,6 +40,7 @@ from tenspiler.codegen import (
     register_backend,
     returned_outputs,
 )
+from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Binary as LBinary
 from tenspiler.frontend.loop_ir import Compare as LCompare
@@ -106,7 +111,7 @@ HELPER_NAMES = (
 HELPERS: dict[str, str] = {
     "_c_div": '''\
 def _c_div(x, y):
-    """C integer division, elementwise on int64 arrays: truncates toward zero (C11 6.5.5).
+    """C integer division, elementwise on integer arrays: truncates toward zero (C11 6.5.5).
     A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
     discards, which get divisor 1 instead of a NumPy warning."""
     y = np.where(y == 0, 1, y)
@@ -152,15 +157,26 @@ class EmitContext:
         names: C parameter name → Python name in the generated function.
         param_dtypes: C parameter name → its scalar dtype or pointer element dtype.
         helpers: helper functions the emitted code calls (filled in by the rules).
+        plan: the dtype each node is computed in (:class:`~tenspiler.codegen.ranges.DtypePlan`);
+            ``None``: every integer in int64, reals in their C type (:data:`REPR`).
     """
 
     names: Mapping[str, str]
     param_dtypes: Mapping[str, DType]
     helpers: set[str] = field(default_factory=set)
+    plan: DtypePlan | None = None
 
     def use(self, helper: str) -> str:
         self.helpers.add(helper)
         return helper
+
+    def rep(self, t: Term) -> str:
+        """The NumPy dtype name ``t`` is computed in."""
+        return REPR[t.dtype] if self.plan is None else self.plan.rep(t)  # type: ignore[union-attr]
+
+    def narrow(self) -> bool:
+        """Whether integer nodes get range-analysed dtypes (else all int64)."""
+        return self.plan is not None and bool(self.plan.candidates)
 
 
 Rule = Callable[[Term, Sequence[str], EmitContext], str]
@@ -169,26 +185,39 @@ Rule = Callable[[Term, Sequence[str], EmitContext], str]
 # ---------------------------------------------------------------- dtype conversions
 
 
-def convert(expr: str, src: DType, dst: DType, *, tensor: bool) -> str:
-    """``expr`` (a value computed as ``src``) converted to ``dst``'s computation type.
+def convert(
+    expr: str, src: DType, dst: DType, *, tensor: bool, src_rep: str | None = None, dst_rep: str | None = None
+) -> str:
+    """``expr`` (a value of C type ``src`` computed in the NumPy dtype ``src_rep``, default
+    ``REPR[src]``) converted to ``dst`` computed in ``dst_rep`` (default ``REPR[dst]``).
 
     C conversions as in ``semantics.np_cast``: integer → real is exact, real → integer
-    truncates toward zero, ``float`` ↔ ``double`` rounds. No wrap for ``UINT8`` here (values
-    computed as ``UINT8`` live in int64); wrapping happens on stores (:func:`store_value`).
+    truncates toward zero, ``float`` ↔ ``double`` rounds; between integer dtypes the value
+    must fit ``dst_rep`` (:mod:`tenspiler.codegen.ranges` guarantees it). No wrap for
+    ``UINT8`` here; wrapping happens in casts and on stores (:func:`store_value`).
     ``expr`` must be an atom or parenthesised when ``tensor``.
     """
-    s, d = REPR[src], REPR[dst]
+    s, d = src_rep or REPR[src], dst_rep or REPR[dst]
     if s == d:
         return expr
     if dst.is_float:
         return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({_bare(expr)})"
-    return f"np.trunc({_bare(expr)}).astype(np.int64)" if tensor else f"int({_bare(expr)})"
+    if src.is_float:
+        expr = f"np.trunc({_bare(expr)}).astype(np.int64)" if tensor else f"int({_bare(expr)})"
+        s = "int64" if tensor else "int"
+        if s == d or not tensor:
+            return expr
+    return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({_bare(expr)})"
 
 
-def store_value(expr: str, src: DType, elem: DType) -> str:
-    """A tensor value of dtype ``src`` converted for storing into an array of ``elem``
-    (C conversion on assignment: ``unsigned char`` wraps modulo 256)."""
-    v = convert(expr, src, elem, tensor=True)
+def store_value(expr: str, src: DType, elem: DType, src_rep: str | None = None) -> str:
+    """A tensor value of dtype ``src`` (computed in ``src_rep``, default ``REPR[src]``)
+    converted for storing into an array of ``elem`` (C conversion on assignment:
+    ``unsigned char`` wraps modulo 256). An integer array stored into a uint8 array needs no
+    conversion: NumPy's integer casting on assignment wraps modulo 256, as C does."""
+    if src_rep is not None and elem == DType.UINT8 and not src.is_float:
+        return _bare(expr)
+    v = convert(expr, src, elem, tensor=True, src_rep=src_rep)
     return f"np.mod({_bare(v)}, 256)" if elem == DType.UINT8 else _bare(v)
 
 
@@ -231,7 +260,11 @@ def var_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``ScalarVar`` / ``TensorVar`` → the parameter, converted if the term's dtype differs
     from the declared C type."""
     assert isinstance(t, ScalarVar | TensorVar)
-    return convert(ctx.names[t.name], ctx.param_dtypes[t.name], t.dtype, tensor=is_tensor(t))
+    src_rep = None if ctx.plan is None else ctx.plan.param_reps[t.name]
+    tensor = is_tensor(t)
+    if not tensor and not t.dtype.is_float and not ctx.param_dtypes[t.name].is_float:
+        return ctx.names[t.name]  # an integer scalar parameter: an exact Python int
+    return convert(ctx.names[t.name], ctx.param_dtypes[t.name], t.dtype, tensor=tensor, src_rep=src_rep, dst_rep=ctx.rep(t))
 
 
 def lit_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -253,9 +286,17 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``cast(x, dtype)`` → C conversion: int→real exact, real→int truncates toward zero,
     →``unsigned char`` wraps modulo 256 (``semantics.np_cast``)."""
     assert isinstance(t, ScalarCast | TensorCast)
-    src = t.scalar.dtype if isinstance(t, ScalarCast) else t.tensor.dtype
+    x = t.scalar if isinstance(t, ScalarCast) else t.tensor
+    src = x.dtype
     tensor = isinstance(t, TensorCast)
-    v = convert(args[0], src, t.dtype, tensor=tensor)
+    static = ctx.plan is not None and ctx.plan.static(t)
+    if static or ctx.plan is None:
+        v = convert(args[0], src, t.dtype, tensor=tensor)
+    elif t.dtype == DType.UINT8 and ctx.rep(t) == "uint8" and src != DType.UINT8:
+        # an integer narrowed to uint8: NumPy's integer casting wraps modulo 256, as C does
+        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8({_bare(args[0])} % 256)"
+    else:
+        v = convert(args[0], src, t.dtype, tensor=tensor, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
     if t.dtype == DType.UINT8 and src != DType.UINT8:
         return f"np.mod({_bare(v)}, 256)" if tensor else f"({_bare(v)} % 256)"
     return v
@@ -351,7 +392,7 @@ def strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 def reduce_sum_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_sum(t)`` → ``np.sum(t, dtype=...)`` (0 for an empty tensor; integer sums
     stay int64, the accumulator has the node's dtype)."""
-    return f"np.sum({_bare(args[0])}, dtype=np.{REPR[t.dtype]})"  # type: ignore[union-attr]
+    return f"np.sum({_bare(args[0])}, dtype=np.{ctx.rep(t)})"
 
 
 def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -359,14 +400,15 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     ``m = tensor_tensor(M, v, *)`` this is the matrix–vector product ``M @ v``."""
     assert isinstance(t, ReduceRows)
     if t.kind == "max":
-        return f"np.max({_bare(args[0])}, axis=1).astype(np.{REPR[t.dtype]})"
-    return f"np.sum({_bare(args[0])}, axis=1, dtype=np.{REPR[t.dtype]})"
+        return f"np.max({_bare(args[0])}, axis=1).astype(np.{ctx.rep(t)}, copy=False)"
+    return f"np.sum({_bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_max(t)`` → ``np.max(t)`` (undefined for an empty tensor)."""
     assert isinstance(t, ReduceMax)
-    return convert(f"np.max({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False)
+    src_rep = None if ctx.plan is None else ctx.rep(t.tensor)
+    return convert(f"np.max({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False, src_rep=src_rep, dst_rep=ctx.rep(t))
 
 
 # ---------------------------------------------------------------- rules: arithmetic
@@ -461,6 +503,11 @@ RULES: dict[str, Rule] = {
 # ---------------------------------------------------------------- the backend
 
 
+def _int_to_uint8(t: Term) -> bool:
+    """``cast(x, uint8)`` of an integer tensor ``x`` (a store into a uint8 array wraps it)."""
+    return isinstance(t, TensorCast) and t.dtype == DType.UINT8 and not t.tensor.dtype.is_float
+
+
 def _fresh(base: str, taken: set[str]) -> str:
     name = base
     while name in taken or keyword.iskeyword(name):
@@ -488,6 +535,25 @@ class NumpyBackend:
 
     name = "numpy"
     rules: ClassVar[Mapping[str, Rule]] = RULES
+    #: Integer dtypes generated code computes in, narrowest first (:mod:`.ranges`); empty:
+    #: every integer in int64 and ``unsigned char`` arrays converted to int64 on entry.
+    int_dtypes: ClassVar[tuple[str, ...]] = tuple(INT_DTYPES)
+
+    def param_repr(self, elem: DType) -> str:
+        """The dtype a parameter (a pointer's elements) of C type ``elem`` arrives in: its
+        stored type when integers are range-analysed (``unsigned char`` stays uint8)."""
+        return STORED[elem] if self.int_dtypes else REPR[elem]
+
+    def plan(self, fn: Function) -> DtypePlan:
+        """The dtype plan of ``fn``'s summary (:class:`~tenspiler.codegen.ranges.DtypePlan`)."""
+        return DtypePlan.for_function(fn, self.int_dtypes, {d: self.param_repr(d) for d in DType})
+
+    def _int_param_text(self, fn: Function, dtype: DType, py: str) -> str:
+        """An integer scalar parameter as an exact Python int: ``unsigned char`` wraps modulo
+        256 (C's conversion at the call) when the range analysis relies on [0, 255]."""
+        if dtype == DType.UINT8 and self.int_dtypes:
+            return f"int({py}) % 256"
+        return f"int({py})"
 
     def supports(self, term: Term) -> bool:
         return not missing_ops(term, self.rules)
@@ -504,13 +570,47 @@ class NumpyBackend:
         if rule is None:
             raise no_rule_error(self.name, t, self.rules)
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
-            args = [
-                convert(self.render(c, ctx), c.dtype, t.dtype, tensor=is_tensor(c))
-                for c in operands(t)
-            ]
+            if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
+                return self._int_arith(t, rule, ctx)
+            args = [self._operand(c, t, ctx) for c in operands(t)]
+        elif isinstance(t, ScalarSelect | TensorSelect) and ctx.narrow():
+            args = [self.render(c, ctx) for c in children(t)]
+            args[-2:] = [self._operand(c, t, ctx, args[i - 2]) for i, c in enumerate((t.then, t.else_))]
         else:
             args = [self.render(c, ctx) for c in children(t)]
         return rule(t, args, ctx)
+
+    def _operand(self, c: Term, parent: Term, ctx: EmitContext, text: str | None = None) -> str:
+        """``c`` rendered (or ``text``) and converted to the type ``parent`` computes in; a
+        static integer (an exact Python int) stays as it is in integer arithmetic."""
+        text = self.render(c, ctx) if text is None else text
+        if ctx.plan is not None and ctx.plan.static(c) and not parent.dtype.is_float:  # type: ignore[union-attr]
+            return text
+        src_rep = None if ctx.plan is None else ctx.rep(c)
+        return convert(text, c.dtype, parent.dtype, tensor=is_tensor(c), src_rep=src_rep, dst_rep=ctx.rep(parent))  # type: ignore[union-attr]
+
+    def _int_arith(self, t: ScalarOp | TensorTensor | TensorScalar, rule: Rule, ctx: EmitContext) -> str:
+        """Integer arithmetic in the node's range-analysed dtype ``D`` (:mod:`.ranges`).
+        ``+ - *``, and ``/ %`` of a non-negative dividend by a positive divisor (where C's
+        truncation is NumPy's floor), are one ufunc call with ``dtype=D``: the operands are
+        converted as NumPy reads them, without temporary copies. Other divisions convert
+        their operands and use the C-semantics helpers."""
+        plan = ctx.plan
+        assert plan is not None
+        d = ctx.rep(t)
+        ops = operands(t)
+        simple = t.op in ("+", "-", "*") or plan.plain_division(t)
+        if not simple:
+            return rule(t, [self._operand(c, t, ctx) for c in ops], ctx)
+        texts = [self.render(c, ctx) for c in ops]
+        reps = [None if plan.static(c) else ctx.rep(c) for c in ops]
+        symbol = {"+": "+", "-": "-", "*": "*", "/": "//", "//": "//", "%": "%", "mod": "%"}[t.op]
+        if all(r in (None, d) for r in reps):
+            return f"({texts[0]} {symbol} {texts[1]})"
+        ufunc = {"+": "add", "-": "subtract", "*": "multiply", "//": "floor_divide", "%": "remainder"}[symbol]
+        unsafe = any(r is not None and not np.can_cast(r, d, "same_kind") for r in reps)
+        casting = ', casting="unsafe"' if unsafe else ""  # values fit d (range analysis)
+        return f"np.{ufunc}({_bare(texts[0])}, {_bare(texts[1])}, dtype=np.{d}{casting})"
 
     # ------------------------------------------------------------ glue
 
@@ -520,7 +620,7 @@ class NumpyBackend:
 
         taken = set(HELPER_NAMES)
         names = {p.name: _fresh(p.name, taken) for p in fn.params}
-        ctx = EmitContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params})
+        ctx = EmitContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn))
 
         used: set[str] = set()
         statements: list[str] = []
@@ -610,8 +710,8 @@ class NumpyBackend:
     # (used by :func:`cxx_adapter`; other array libraries override them)
 
     def _asarray_text(self, x: str, dtype: DType) -> str:
-        """``x`` (array-like) as an array of ``dtype``'s computation type."""
-        return f"np.asarray({x}, dtype=np.{REPR[dtype]})"
+        """``x`` (array-like) as an array of the dtype a ``dtype`` parameter arrives in."""
+        return f"np.asarray({x}, dtype=np.{self.param_repr(dtype)})"
 
     def _zeros_text(self, n: str, dtype: DType) -> str:
         """A zero array of ``n`` elements of ``dtype``'s stored type."""
@@ -639,11 +739,15 @@ class NumpyBackend:
                 out = _fresh(f"{array}_new", taken)
                 copy = (
                     f"{src}.copy()"
-                    if REPR[elem] == STORED[elem]
+                    if self.param_repr(elem) == STORED[elem]
                     else f"{src}.astype(np.{STORED[elem]})"
                 )
                 bounds = f"{_bare(self.render(lo, ctx))}:{_bare(self.render(hi, ctx))}"
-                v = store_value(self.render(value, ctx), value.dtype, elem)
+                src_rep = ctx.rep(value) if ctx.narrow() else None
+                if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
+                    value = value.tensor  # type: ignore[union-attr]  # the store wraps
+                    src_rep = ctx.rep(value)
+                v = store_value(self.render(value, ctx), value.dtype, elem, src_rep)
                 doc = (
                     f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
                     f"`{array}[{show(lo)}:{show(hi)}]` replaced"
@@ -731,10 +835,10 @@ class NumpyBackend:
         p = fn.param(name)
         match p.type:
             case PointerType(elem):
-                return f"{py} = np.asarray({py}, dtype=np.{REPR[elem]})"
+                return f"{py} = np.asarray({py}, dtype=np.{self.param_repr(elem)})"
             case ScalarType(dtype):
                 return (
-                    f"{py} = int({py})" if not dtype.is_float else f"{py} = np.{REPR[dtype]}({py})"
+                    f"{py} = {self._int_param_text(fn, dtype, py)}" if not dtype.is_float else f"{py} = np.{REPR[dtype]}({py})"
                 )
             case _:
                 assert_never(p.type)
@@ -769,10 +873,12 @@ Contract:
   copy of the input array `x` with `[lo:hi]` replaced by `v` (other elements keep their
   input values). One output is returned bare, several as a tuple, none as None.
   Outputs for local variables are not returned (the C caller cannot observe them).
-- dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined
-  behaviour, so the wider type is sound); `unsigned char` is computed in int64 and stored
-  back modulo 256 (C conversion); `float` in float32; `double` in float64. Returned arrays
-  are int64 / uint8 / float32 / float64 for int / unsigned char / float / double elements.
+- dtypes follow the C types: arrays arrive and are returned as int64 / uint8 / float32 /
+  float64 for int / unsigned char / float / double elements; `float` is computed in float32,
+  `double` in float64. Each integer operation is computed in the narrowest dtype that holds
+  its operands and its result for every input (an interval analysis from `unsigned char`
+  in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
+  into `unsigned char` wrap modulo 256 (C conversion).
 {arith}
 - Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
   of its array, and integer divisors are non-zero.

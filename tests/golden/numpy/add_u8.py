@@ -11,10 +11,12 @@ Contract:
   copy of the input array `x` with `[lo:hi]` replaced by `v` (other elements keep their
   input values). One output is returned bare, several as a tuple, none as None.
   Outputs for local variables are not returned (the C caller cannot observe them).
-- dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined
-  behaviour, so the wider type is sound); `unsigned char` is computed in int64 and stored
-  back modulo 256 (C conversion); `float` in float32; `double` in float64. Returned arrays
-  are int64 / uint8 / float32 / float64 for int / unsigned char / float / double elements.
+- dtypes follow the C types: arrays arrive and are returned as int64 / uint8 / float32 /
+  float64 for int / unsigned char / float / double elements; `float` is computed in float32,
+  `double` in float64. Each integer operation is computed in the narrowest dtype that holds
+  its operands and its result for every input (an interval analysis from `unsigned char`
+  in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
+  into `unsigned char` wrap modulo 256 (C conversion).
 - C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend.
 - Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
   of its array, and integer divisors are non-zero.
@@ -37,9 +39,9 @@ def add_u8(a, b, out, n):
     Returns:
         out: uint8 array, a new copy of the input `out` with `out[0:n]` replaced
     """
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    out = np.asarray(out, dtype=np.int64)
+    a = np.asarray(a, dtype=np.uint8)
+    b = np.asarray(b, dtype=np.uint8)
+    out = np.asarray(out, dtype=np.uint8)
     n = int(n)
     if not (0 <= n <= out.shape[0]):
         raise ValueError('precondition violated: need 0 <= n <= len(out)')
@@ -49,7 +51,7 @@ def add_u8(a, b, out, n):
         raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # out[0:n] = tensor_tensor(take(a, n), take(b, n), +)
-    out_new = out.astype(np.uint8)
-    out_new[0:n] = np.mod(a[:n] + b[:n], 256)
+    out_new = out.copy()
+    out_new[0:n] = np.add(a[:n], b[:n], dtype=np.int16)
 
     return out_new

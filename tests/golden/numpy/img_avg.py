@@ -11,10 +11,12 @@ Contract:
   copy of the input array `x` with `[lo:hi]` replaced by `v` (other elements keep their
   input values). One output is returned bare, several as a tuple, none as None.
   Outputs for local variables are not returned (the C caller cannot observe them).
-- dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined
-  behaviour, so the wider type is sound); `unsigned char` is computed in int64 and stored
-  back modulo 256 (C conversion); `float` in float32; `double` in float64. Returned arrays
-  are int64 / uint8 / float32 / float64 for int / unsigned char / float / double elements.
+- dtypes follow the C types: arrays arrive and are returned as int64 / uint8 / float32 /
+  float64 for int / unsigned char / float / double elements; `float` is computed in float32,
+  `double` in float64. Each integer operation is computed in the narrowest dtype that holds
+  its operands and its result for every input (an interval analysis from `unsigned char`
+  in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
+  into `unsigned char` wrap modulo 256 (C conversion).
 - C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend.
 - Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
   of its array, and integer divisors are non-zero.
@@ -23,15 +25,6 @@ Contract:
 """
 
 import numpy as np
-
-
-def _c_div(x, y):
-    """C integer division, elementwise on int64 arrays: truncates toward zero (C11 6.5.5).
-    A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
-    discards, which get divisor 1 instead of a NumPy warning."""
-    y = np.where(y == 0, 1, y)
-    q = np.abs(x) // np.abs(y)
-    return np.where((x >= 0) == (y > 0), q, -q)
 
 
 def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
@@ -49,12 +42,12 @@ def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
     Returns:
         out: uint8 array, a new copy of the input `out` with `out[0:(a__rows * a__cols)]` replaced
     """
-    a = np.asarray(a, dtype=np.int64)
+    a = np.asarray(a, dtype=np.uint8)
     a__rows = int(a__rows)
     a__cols = int(a__cols)
-    b = np.asarray(b, dtype=np.int64)
+    b = np.asarray(b, dtype=np.uint8)
     b__cols = int(b__cols)
-    out = np.asarray(out, dtype=np.int64)
+    out = np.asarray(out, dtype=np.uint8)
     if not (b__cols == a__cols):
         raise ValueError('precondition violated (shapes): need b__cols == a__cols')
     if not (0 <= a__rows * a__cols <= out.shape[0]):
@@ -65,8 +58,8 @@ def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
         raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(b)')
 
     # out[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)
-    out_new = out.astype(np.uint8)
-    out_new[0:a__rows * a__cols] = np.mod(np.mod(_c_div(a[:a__rows * a__cols] + b[:a__rows * a__cols], 2), 256), 256)
+    out_new = out.copy()
+    out_new[0:a__rows * a__cols] = np.add(a[:a__rows * a__cols], b[:a__rows * a__cols], dtype=np.int16) // 2
 
     return out_new
 
@@ -85,14 +78,14 @@ def img_avg(a, b):
     Raises:
         ValueError: an input violates a precondition of the proof (shapes, ranges).
     """
-    a = np.asarray(a, dtype=np.int64)
+    a = np.asarray(a, dtype=np.uint8)
     if a.ndim == 1 and a.size == 0:
         a = a.reshape(0, 0)
     if a.ndim != 2:
         raise ValueError('a: expected a 2-D array (rows of one length), got shape ' + str(a.shape))
     a__rows, a__cols = a.shape
     a = a.reshape(-1)
-    b = np.asarray(b, dtype=np.int64)
+    b = np.asarray(b, dtype=np.uint8)
     if b.ndim == 1 and b.size == 0:
         b = b.reshape(0, 0)
     if b.ndim != 2:

@@ -11,10 +11,12 @@ Contract:
   copy of the input array `x` with `[lo:hi]` replaced by `v` (other elements keep their
   input values). One output is returned bare, several as a tuple, none as None.
   Outputs for local variables are not returned (the C caller cannot observe them).
-- dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined
-  behaviour, so the wider type is sound); `unsigned char` is computed in int64 and stored
-  back modulo 256 (C conversion); `float` in float32; `double` in float64. Returned arrays
-  are int64 / uint8 / float32 / float64 for int / unsigned char / float / double elements.
+- dtypes follow the C types: arrays arrive and are returned as int64 / uint8 / float32 /
+  float64 for int / unsigned char / float / double elements; `float` is computed in float32,
+  `double` in float64. Each integer operation is computed in the narrowest dtype that holds
+  its operands and its result for every input (an interval analysis from `unsigned char`
+  in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
+  into `unsigned char` wrap modulo 256 (C conversion).
 - C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend.
 - Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
   of its array, and integer divisors are non-zero.

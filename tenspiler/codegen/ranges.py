@@ -1,0 +1,340 @@
+"""Value ranges of integer TensIR terms, and the narrowest safe dtype to compute each in.
+
+Generated code used to compute every integer in int64. For image kernels on ``unsigned
+char`` that multiplies the memory traffic of every temporary by eight (issue 5: NumPy with
+int64 temporaries was slower than the C it replaces). Here an interval analysis, starting
+from the C types of the parameters (``unsigned char`` ∈ [0, 255]; ``int`` is not bounded, so
+int data stays int64), bounds the value of every integer node *for every input*, and
+:class:`DtypePlan` picks for each node the narrowest machine dtype (of those the backend
+offers) that holds the node's value **and** the values of its operands. Computing a node in
+such a dtype is exact: the operands convert without loss, and the exact result is
+representable, so no intermediate wraps. (The interval of ``x / y`` also covers ``|x|`` and
+``|y|``: C division helpers take absolute values.)
+
+The analysis is the usual interval abstract domain (Cousot & Cousot 1977); the dtype choice is
+the "narrowest type that provably fits" of issue 5. It is a code generation decision only:
+proofs are about mathematical integers (``tenspiler.ir.semantics``), and the choice is checked
+by the differential tests of every backend against the reference interpreter on inputs that
+include the extreme values of each C type (``tests/test_backends.py``, ``tests/test_ranges.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tenspiler.codegen import operands
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.ir.terms import (
+    Lit,
+    Matrix,
+    ReduceMax,
+    ReduceRows,
+    ReduceSum,
+    ScalarApply,
+    ScalarCast,
+    ScalarOp,
+    ScalarSelect,
+    ScalarVar,
+    Size,
+    Slice,
+    Strided,
+    Tail,
+    Take,
+    TensorCast,
+    TensorMap,
+    TensorScalar,
+    TensorSelect,
+    TensorTensor,
+    TensorVar,
+    Term,
+    Transpose,
+    children,
+    is_tensor,
+)
+
+__all__ = ["INT_DTYPES", "DtypePlan", "Interval", "is_static", "param_ranges", "term_range"]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The integers ``lo ≤ v ≤ hi``; ``None`` is an open end (unbounded)."""
+
+    lo: int | None
+    hi: int | None
+
+    def hull(self, other: Interval) -> Interval:
+        lo = None if self.lo is None or other.lo is None else min(self.lo, other.lo)
+        hi = None if self.hi is None or other.hi is None else max(self.hi, other.hi)
+        return Interval(lo, hi)
+
+    @property
+    def bounded(self) -> bool:
+        return self.lo is not None and self.hi is not None
+
+    def magnitude(self) -> Interval:
+        """``[−m, m]`` with ``m`` the largest absolute value (open when unbounded)."""
+        if not self.bounded:
+            return UNBOUNDED
+        assert self.lo is not None and self.hi is not None
+        m = max(abs(self.lo), abs(self.hi))
+        return Interval(-m, m)
+
+
+UNBOUNDED = Interval(None, None)
+UINT8_RANGE = Interval(0, 255)
+
+#: Integer dtypes (NumPy names) from narrowest to widest, and the values each holds.
+INT_DTYPES: dict[str, Interval] = {
+    "uint8": Interval(0, 2**8 - 1),
+    "int16": Interval(-(2**15), 2**15 - 1),
+    "uint16": Interval(0, 2**16 - 1),
+    "int32": Interval(-(2**31), 2**31 - 1),
+    "int64": Interval(-(2**63), 2**63 - 1),
+}
+
+_ITEMSIZE = {"uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "int64": 8}
+
+
+def _fits(iv: Interval, dtype: str) -> bool:
+    r = INT_DTYPES[dtype]
+    assert r.lo is not None and r.hi is not None
+    return iv.lo is not None and iv.hi is not None and r.lo <= iv.lo and iv.hi <= r.hi
+
+
+def _corners(f, x: Interval, y: Interval) -> Interval:  # type: ignore[no-untyped-def]
+    if not (x.bounded and y.bounded):
+        return UNBOUNDED
+    vals = [f(a, b) for a in (x.lo, x.hi) for b in (y.lo, y.hi)]
+    return Interval(min(vals), max(vals))
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def binop_range(op: str, x: Interval, y: Interval) -> Interval:
+    """Interval of ``x op y`` for the TensIR integer operators (C ``/`` and ``%`` truncate;
+    ``//`` and ``mod`` are Python's flooring ones). A divisor interval containing 0 only
+    bounds the quotient by the dividend's magnitude (a zero divisor is undefined behaviour
+    in C, and reaches generated code only in lanes a select discards)."""
+    match op:
+        case "+":
+            return _corners(lambda a, b: a + b, x, y)
+        case "-":
+            return _corners(lambda a, b: a - b, x, y)
+        case "*":
+            return _corners(lambda a, b: a * b, x, y)
+        case "/" | "//":
+            div = _c_div if op == "/" else (lambda a, b: a // b)
+            if y.bounded and (y.lo > 0 or y.hi < 0):  # type: ignore[operator]
+                return _corners(div, x, y)
+            m = x.magnitude()
+            return m if op == "/" or not m.bounded else Interval(m.lo - 1, m.hi)  # type: ignore[operator]
+        case "%":  # sign of the dividend, |r| < |y|, |r| <= |x|
+            if not (x.bounded and y.bounded):
+                return UNBOUNDED
+            assert x.lo is not None and x.hi is not None
+            limit = max(abs(y.lo), abs(y.hi)) - 1  # type: ignore[arg-type]
+            return Interval(max(min(x.lo, 0), -limit), min(max(x.hi, 0), limit))
+        case "mod":  # sign of the divisor, |r| < |y|
+            if not y.bounded:
+                return UNBOUNDED
+            assert y.lo is not None and y.hi is not None
+            limit = max(abs(y.lo), abs(y.hi)) - 1
+            return Interval(0 if y.lo > 0 else -limit, 0 if y.hi < 0 else limit)
+    raise ValueError(f"not an integer operator: {op!r}")
+
+
+def param_ranges(fn: Function) -> dict[str, Interval]:
+    """The interval of each integer parameter (a pointer's elements) from its C type:
+    ``unsigned char`` [0, 255] (generated code converts such arguments to uint8, or modulo
+    256 for a scalar, as the C call does); ``int`` is left unbounded, so that nothing rests
+    on a caller passing only 32-bit values (int arrays are int64 arrays, and arithmetic
+    on them stays int64)."""
+    out: dict[str, Interval] = {}
+    for p in fn.params:
+        match p.type:
+            case PointerType(dtype) | ScalarType(dtype):
+                pass
+        if dtype == DType.UINT8:
+            out[p.name] = UINT8_RANGE
+    return out
+
+
+def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interval] | None = None) -> Interval:
+    """The interval holding every value (every element, for a tensor) of the integer term
+    ``t`` when each parameter lies in ``params`` (a missing parameter is unbounded). Real
+    terms are unbounded."""
+    memo = {} if memo is None else memo
+    if t in memo:
+        return memo[t]
+
+    def r(u: Term) -> Interval:
+        return term_range(u, params, memo)
+
+    out = UNBOUNDED
+    if getattr(t, "dtype", DType.INT).is_float:
+        out = UNBOUNDED
+    else:
+        match t:
+            case Lit(value):
+                out = Interval(int(value), int(value))
+            case ScalarVar(name) | TensorVar(name):
+                out = params.get(name, UNBOUNDED)
+            case Size():
+                out = Interval(0, None)
+            case ScalarOp() | TensorTensor() | TensorScalar():
+                a, b = operands(t)
+                out = binop_range(t.op, r(a), r(b))
+            case ScalarSelect(_, then, else_) | TensorSelect(_, then, else_):
+                out = r(then).hull(r(else_))
+            case ScalarCast(x) | TensorCast(x):
+                if t.dtype == DType.UINT8:
+                    inner = r(x)
+                    out = inner if _fits(inner, "uint8") else UINT8_RANGE
+                elif x.dtype.is_float:  # type: ignore[union-attr]
+                    out = UNBOUNDED
+                else:
+                    out = r(x)
+            case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x):
+                out = r(x)
+            case Transpose(m):
+                out = r(m)
+            case ReduceMax(x):
+                out = r(x)
+            case ReduceRows(m, _, kind) if kind == "max":
+                out = r(m)
+            case ReduceSum() | ReduceRows():
+                out = UNBOUNDED  # the length is not bounded
+            case ScalarApply() | TensorMap():
+                out = UNBOUNDED
+    memo[t] = out
+    return out
+
+
+REAL_REPR = {DType.FLOAT: "float32", DType.DOUBLE: "float64"}
+
+
+def is_static(t: Term, dtypes: Mapping[str, DType]) -> bool:
+    """Whether ``t`` is an integer scalar computed from integer parameters, integer
+    literals and shapes only (generated code computes it as an exact Python int)."""
+    if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
+        return False
+    match t:
+        case ScalarVar(name):
+            return name in dtypes and not dtypes[name].is_float
+        case Lit() | Size():
+            return True
+        case ScalarOp() | ScalarCast() | ScalarSelect():
+            return all(is_static(c, dtypes) for c in children(t))
+    return False
+
+
+@dataclass
+class DtypePlan:
+    """The dtype each node of a summary is computed in (NumPy dtype names).
+
+    Args:
+        params: interval of each integer parameter (:func:`param_ranges`).
+        param_dtypes: the C type of each parameter (a pointer's element type).
+        param_reps: dtype each parameter arrives in (a pointer's elements).
+        candidates: the integer dtypes the backend computes in, narrowest first; the empty
+            tuple keeps every integer node in int64 (and ``unsigned char`` values unwrapped
+            in int64 until stored).
+
+    A real node is computed in its C type (float32 / float64). An integer node gets the
+    narrowest candidate that holds its interval and its operands' intervals and is at least
+    as wide as each non-static operand's dtype (arrays are only ever widened, never
+    re-packed into a narrower type); ``int64`` when none fits. Static nodes
+    (:func:`is_static`) are Python ints: exact, and they impose no dtype.
+    """
+
+    params: Mapping[str, Interval]
+    param_dtypes: Mapping[str, DType]
+    param_reps: Mapping[str, str]
+    candidates: Sequence[str] = ()
+    _ranges: dict[Term, Interval] = field(default_factory=dict)
+    _reps: dict[Term, str] = field(default_factory=dict)
+
+    @classmethod
+    def for_function(cls, fn: Function, candidates: Sequence[str], param_reps: Mapping[DType, str]) -> DtypePlan:
+        """The plan for ``fn``'s parameters: pointers arrive as ``param_reps[elem]``."""
+        dtypes: dict[str, DType] = {}
+        for p in fn.params:
+            match p.type:
+                case PointerType(d) | ScalarType(d):
+                    dtypes[p.name] = d
+        reps = {name: param_reps[d] for name, d in dtypes.items()}
+        return cls(param_ranges(fn), dtypes, reps, tuple(candidates))
+
+    def range(self, t: Term) -> Interval:
+        return term_range(t, self.params, self._ranges)
+
+    def static(self, t: Term) -> bool:
+        return is_static(t, self.param_dtypes)
+
+    def choose(self, intervals: Iterable[Interval], at_least: Iterable[str] = ()) -> str:
+        """The narrowest candidate holding every interval, as wide as each of ``at_least``."""
+        ivs = list(intervals)
+        width = max((_ITEMSIZE.get(d, 8) for d in at_least), default=1)
+        for d in self.candidates:
+            if _ITEMSIZE[d] >= width and all(_fits(iv, d) for iv in ivs):
+                return d
+        return "int64"
+
+    def operand_ranges(self, t: ScalarOp | TensorTensor | TensorScalar) -> list[Interval]:
+        """What the dtype of an arithmetic node must hold besides its value: its operands'
+        values; for ``/``, ``%``, ``//`` and ``mod`` their magnitudes (C-division helpers
+        negate values)."""
+        a, b = operands(t)
+        ivs = [self.range(a), self.range(b)]
+        if t.op in ("/", "%", "//", "mod") and not self.plain_division(t):
+            return [iv.magnitude() for iv in ivs]
+        return ivs
+
+    def plain_division(self, t: ScalarOp | TensorTensor | TensorScalar) -> bool:
+        """A non-negative dividend and a positive divisor: C's truncating and Python's
+        flooring ``/ %`` agree with the machine's, no helper (nor negation) is needed."""
+        x, y = (self.range(c) for c in operands(t))
+        return x.lo is not None and x.lo >= 0 and y.lo is not None and y.lo > 0
+
+    def operand_reps(self, terms: Iterable[Term]) -> list[str]:
+        """The dtypes of the non-static ``terms``."""
+        return [self.rep(u) for u in terms if not self.static(u)]
+
+    def rep(self, t: Term) -> str:
+        """The NumPy dtype name ``t`` is computed in ("int64" for static integers)."""
+        if t in self._reps:
+            return self._reps[t]
+        dtype: DType = t.dtype  # type: ignore[union-attr]
+        if dtype.is_float:
+            out = REAL_REPR[dtype]
+        elif self.static(t):
+            out = "int64"
+        else:
+            match t:
+                case ScalarVar(name) | TensorVar(name):
+                    src = self.param_reps.get(name, "int64")
+                    out = src if src in INT_DTYPES else "int64"
+                case ScalarOp() | TensorTensor() | TensorScalar():
+                    a, b = operands(t)
+                    out = self.choose([self.range(t), *self.operand_ranges(t)], self.operand_reps([a, b]))
+                case ScalarSelect(_, then, else_) | TensorSelect(_, then, else_):
+                    out = self.choose([self.range(then), self.range(else_)], self.operand_reps([then, else_]))
+                case ScalarCast(x) | TensorCast(x):
+                    if x.dtype.is_float:  # type: ignore[union-attr]
+                        out = "int64"  # truncated in int64, then wrapped when UINT8
+                    elif dtype == DType.UINT8 and "uint8" in self.candidates:
+                        out = "uint8"  # astype wraps modulo 256
+                    else:
+                        out = self.rep(x) if self.candidates else "int64"
+                case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x) | Transpose(x) | ReduceMax(x):
+                    out = self.rep(x)
+                case ReduceRows(m, _, kind) if kind == "max":
+                    out = self.rep(m)
+                case _:
+                    out = "int64"  # sums (unbounded length), sizes
+        self._reps[t] = out
+        return out
