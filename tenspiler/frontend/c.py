@@ -98,6 +98,14 @@ from typing import NoReturn, TypeAlias, TypeVar
 from pycparser import c_ast, c_generator, c_parser
 
 from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.common import (
+    IfConversion,
+    convert,
+    entry_values,
+    read_source,
+    vars_read,
+    writes,
+)
 from tenspiler.frontend.cxx import VectorType, rewrite_cxx
 from tenspiler.frontend.cxx import prelude as cxx_prelude
 from tenspiler.frontend.loop_ir import (
@@ -160,12 +168,8 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
         LiftError: unreadable file, syntax error, unknown ``function``, or any construct
             outside the accepted subset; the message is ``file:line:col: what``.
     """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise LiftError(f"cannot read {p}: {e}") from e
-    return parse_c_source(text, str(path), function, cxx=p.suffix.lower() in CXX_SUFFIXES)
+    text = read_source(path)
+    return parse_c_source(text, str(path), function, cxx=Path(path).suffix.lower() in CXX_SUFFIXES)
 
 
 #: File suffixes read as the C++ ``std::vector`` subset (:mod:`tenspiler.frontend.cxx`).
@@ -588,15 +592,6 @@ def _c_width(node: c_ast.Node) -> str:
     return ""
 
 
-def _convert(e: Expr, dtype: DType) -> Expr:
-    """``e`` converted to ``dtype`` (a ``Cast``; folded on literals)."""
-    if e.dtype == dtype:
-        return e
-    if isinstance(e, Const):
-        return Const(py_cast(e.value, dtype), dtype, e.loc)
-    return Cast(e, dtype, e.loc)
-
-
 def _int_literal(text: str) -> int:
     t = text.rstrip("uUlL")
     low = t.lower()
@@ -616,59 +611,6 @@ def _float_literal(text: str) -> float:
 
 def _render(node: c_ast.Node) -> str:
     return str(c_generator.CGenerator().visit(node))
-
-
-def _vars_read(e: Expr) -> Iterator[tuple[str, SourceLoc | None]]:
-    """Scalar variables and arrays read by ``e``."""
-    match e:
-        case Const():
-            return
-        case Var(name=name, loc=loc):
-            yield name, loc
-        case Load(array=array, index=index, loc=loc):
-            yield array, loc
-            yield from _vars_read(index)
-        case Unary(operand=x) | Cast(operand=x):
-            yield from _vars_read(x)
-        case Binary(left=left, right=right):
-            yield from _vars_read(left)
-            yield from _vars_read(right)
-        case Select(cond=cond, then=then, else_=else_):
-            yield from _cond_vars_read(cond)
-            yield from _vars_read(then)
-            yield from _vars_read(else_)
-
-
-def _cond_vars_read(c: Cond) -> Iterator[tuple[str, SourceLoc | None]]:
-    match c:
-        case Compare(left=left, right=right):
-            yield from _vars_read(left)
-            yield from _vars_read(right)
-        case Logical(left=left_c, right=right_c):
-            yield from _cond_vars_read(left_c)
-            yield from _cond_vars_read(right_c)
-        case Not(operand=operand):
-            yield from _cond_vars_read(operand)
-
-
-def _and(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:
-    """``guard && c`` (just ``c`` without an enclosing guard)."""
-    return c if guard is None else Logical("&&", guard, c, loc)
-
-
-def _writes(body: tuple[Stmt, ...]) -> Iterator[tuple[str, SourceLoc | None]]:
-    """Scalar variables and arrays written by ``body`` (with the writing statement's loc)."""
-    for s in body:
-        match s:
-            case Assign(target=target, loc=loc):
-                yield target, loc
-            case Store(array=array, loc=loc):
-                yield array, loc
-            case For(var=var, body=inner, loc=loc):
-                yield var, loc
-                yield from _writes(inner)
-            case Return():
-                pass
 
 
 def _offset_plus(offset: Expr, delta: Expr, op: BinOpName, loc: SourceLoc | None) -> Expr:
@@ -1078,7 +1020,7 @@ class _Unit:
                 then = self.conditionally(iftrue, env, self.expr)
                 else_ = self.conditionally(iffalse, env, self.expr)
                 dtype = _common_dtype(then.dtype, else_.dtype)
-                return Select(c, _convert(then, dtype), _convert(else_, dtype), dtype, loc)
+                return Select(c, convert(then, dtype), convert(else_, dtype), dtype, loc)
             case c_ast.Assignment():
                 self.fail("assignment inside an expression is not supported", node)
             case c_ast.ExprList():
@@ -1092,7 +1034,7 @@ class _Unit:
         if op in ("-", "+"):
             x = self.expr(operand, env)
             dtype = _promote(x.dtype)
-            x = _convert(x, dtype)
+            x = convert(x, dtype)
             return Unary("-", x, dtype, self.loc(node)) if op == "-" else x
         if op == "&":
             if self.is_pointer(operand, env):
@@ -1148,7 +1090,7 @@ class _Unit:
 
     def compare(self, op: CmpOpName, left: Expr, right: Expr, node: c_ast.Node) -> Compare:
         dtype = _common_dtype(left.dtype, right.dtype)
-        return Compare(op, _convert(left, dtype), _convert(right, dtype), self.loc(node))
+        return Compare(op, convert(left, dtype), convert(right, dtype), self.loc(node))
 
     def cond_value(self, node: c_ast.Node, env: _Env) -> Select:
         """A comparison / logical expression used as a value: C gives the int 1 or 0."""
@@ -1178,13 +1120,13 @@ class _Unit:
         dtype = _common_dtype(left.dtype, right.dtype)
         if op == "%" and dtype.is_float:
             self.fail("operator '%' on floating-point operands is not supported", node)
-        return Binary(op, _convert(left, dtype), _convert(right, dtype), dtype, self.loc(node))
+        return Binary(op, convert(left, dtype), convert(right, dtype), dtype, self.loc(node))
 
     def index(self, node: c_ast.Node, env: _Env) -> Expr:
         e = self.expr(node, env)
         if e.dtype.is_float:
             self.fail("array index must be an integer", node)
-        return _convert(e, DType.INT)
+        return convert(e, DType.INT)
 
     def read_var(self, name: str, node: c_ast.Node, env: _Env) -> Expr:
         b = env.lookup(name)
@@ -1355,7 +1297,7 @@ class _Unit:
         e = self.expr(node, env)
         if e.dtype.is_float:
             self.fail("pointer offset must be an integer", node)
-        return _convert(e, DType.INT)
+        return convert(e, DType.INT)
 
     def read_pointer(self, b: _Pointer, node: c_ast.Node, env: _Env) -> Var:
         """Read of pointer ``b``'s offset local (refused if unassigned or unsequenced)."""
@@ -1601,7 +1543,7 @@ class _Unit:
                     "(pointers may not escape the kernel)",
                     arg,
                 )
-            scope[decl.name] = _Value(ty.dtype, _convert(self.expr(arg, env), ty.dtype))
+            scope[decl.name] = _Value(ty.dtype, convert(self.expr(arg, env), ty.dtype))
         inner = _Env([scope], inlining=(*env.inlining, name))
         items = list(fdef.body.block_items or [])
         while items and isinstance(items[-1], c_ast.EmptyStatement):
@@ -1610,7 +1552,7 @@ class _Unit:
             self.fail(f"helper function '{name}' must end with 'return E;'", fdef)
         for item in items[:-1]:
             self._helper_stmt(item, inner, name)
-        return _convert(self.expr(items[-1].expr, inner), ret)
+        return convert(self.expr(items[-1].expr, inner), ret)
 
     def math_call(self, node: c_ast.FuncCall, name: str, env: _Env) -> Expr:
         """``exp``/``expf``, ``sqrt``/``sqrtf``, ``log``/``logf``, ``tanh``/``tanhf``,
@@ -1622,7 +1564,7 @@ class _Unit:
         if self.is_pointer(args[0], env):
             self.fail(f"passing pointer '{_render(args[0])}' to '{name}' is not supported", args[0])
         dtype = DType.FLOAT if name.endswith("f") and name != "exp" else DType.DOUBLE
-        arg = _convert(self.expr(args[0], env), dtype)
+        arg = convert(self.expr(args[0], env), dtype)
         return Call(MATH_FUNCTIONS[name], arg, dtype, self.loc(node))
 
     def _helper_stmt(self, node: c_ast.Node, env: _Env, helper: str) -> None:
@@ -1638,7 +1580,7 @@ class _Unit:
             for name, dtype, init in self.local_decls(node, env):
                 if env.lookup(name) is not None:
                     self.fail(f"redeclaration of '{name}' is not supported", node)
-                value = None if init is None else _convert(self.expr(init, env), dtype)
+                value = None if init is None else convert(self.expr(init, env), dtype)
                 env.scopes[-1][name] = _Value(dtype, value)
             return
         if isinstance(node, c_ast.Assignment | c_ast.UnaryOp) and _is_update(node):
@@ -1722,7 +1664,7 @@ class _Unit:
             if op is None
             else self.binary(op, self.read_var(lvalue.name, lvalue, env), rhs, node)
         )
-        return lvalue.name, _convert(value, b.dtype)
+        return lvalue.name, convert(value, b.dtype)
 
     def update_parts(self, node: c_ast.Node, env: _Env) -> tuple[BinOpName | None, Expr]:
         """The operator (``None`` for ``=``) and right-hand side of an update statement."""
@@ -1752,43 +1694,6 @@ def _pushes(node: c_ast.Node | None, into: str, row: str) -> bool:
         and isinstance(node.args.exprs[0], c_ast.ID)
         and node.args.exprs[0].name == row
     )
-
-
-def entry_values(
-    body: tuple[Stmt, ...], params: set[str], loc: SourceLoc, what: str = "vector"
-) -> Callable[[Expr], Expr]:
-    """A rewriting of expressions (the length of the returned ``what``: vector, list) to the
-    entry values of the parameters: a local assigned exactly once, by a top-level
-    statement, is replaced by its value; a parameter nothing assigns stays; ``+ - *``,
-    negation and casts are kept. Anything else raises a :class:`LiftError` at ``loc``.
-    Shared by the C++ and the Python frontends."""
-    counts: dict[str, int] = {}
-    for name, _ in _writes(body):
-        counts[name] = counts.get(name, 0) + 1
-    top = {s.target: s.value for s in body if isinstance(s, Assign)}
-
-    def rewrite(e: Expr) -> Expr:
-        match e:
-            case Var(name=name):
-                if name in params and name not in counts:
-                    return e
-                if name in top and counts.get(name) == 1:
-                    return rewrite(top[name])
-                raise LiftError(
-                    f"the length of the returned {what} depends on '{name}', which is not fixed "
-                    "when the function starts", loc,
-                )
-            case Const():
-                return e
-            case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
-                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
-            case Cast(operand=operand, dtype=dtype):
-                return Cast(rewrite(operand), dtype, e.loc)
-            case Unary(op=op, operand=operand, dtype=dtype):
-                return Unary(op, rewrite(operand), dtype, e.loc)
-        raise LiftError(f"the length of the returned {what} is not a simple expression of the parameters", loc)
-
-    return rewrite
 
 
 def _is_update(node: c_ast.Node) -> bool:
@@ -1847,7 +1752,7 @@ def _describe(node: c_ast.Node) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", type(node).__name__).lower()
 
 
-class _Kernel:
+class _Kernel(IfConversion):
     """Lowering of the chosen function's body to loop-IR statements."""
 
     def __init__(self, unit: _Unit, fdef: c_ast.FuncDef) -> None:
@@ -1870,14 +1775,6 @@ class _Kernel:
         self.element_pushes: list[tuple[tuple[str, Expr, Expr], ...]] = []
         self.row_pushes: list[tuple[tuple[str, Expr, Expr], ...]] = []
         self.push_loc: SourceLoc | None = None
-
-    def fresh(self, base: str) -> str:
-        """A name like ``base`` that no identifier of the function or local uses."""
-        name, k = base, 1
-        while name in self.taken or name in self.locals:
-            name, k = f"{base}{k}", k + 1
-        self.taken.add(name)
-        return name
 
     def lower(self) -> Function:
         u = self.unit
@@ -2086,7 +1983,7 @@ class _Kernel:
     def append(self, r: _Result, value: Expr, loc: SourceLoc | None) -> list[Stmt]:
         length = Var(r.length, DType.INT, loc)
         return [
-            Store(r.array, length, _convert(value, r.vt.dtype), loc),
+            Store(r.array, length, convert(value, r.vt.dtype), loc),
             Assign(r.length, Binary("+", length, Const(1, DType.INT, loc), DType.INT, loc), loc),
         ]
 
@@ -2131,7 +2028,7 @@ class _Kernel:
             u.fail(f"returning a value from void function '{self.name}'", node)
         if u.is_pointer(node.expr, env):
             u.fail(f"returning pointer '{_render(node.expr)}' is not supported", node)
-        return Return(_convert(u.expr(node.expr, env), self.return_dtype), u.loc(node))
+        return Return(convert(u.expr(node.expr, env), self.return_dtype), u.loc(node))
 
     def declare(
         self,
@@ -2177,7 +2074,7 @@ class _Kernel:
                 return [self.for_loop(node, env)]
             case _:
                 defined = env.assigned | env.written
-                return self.guarded(self.with_effects(node, env), defined, env)
+                return self.guarded(self.with_effects(node, env), defined, env.written)
 
     def with_effects(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
         """A simple statement with its pointer increments (see :class:`_Effects`)."""
@@ -2212,68 +2109,13 @@ class _Kernel:
             one, zero = Const(1, DType.INT, cloc), Const(0, DType.INT, cloc)
             return [Assign(flag, Select(c, one, zero, DType.INT, cloc), loc)]
 
-        out = self.guarded(self.effects_around(head, env), defined, env)
+        out = self.guarded(self.effects_around(head, env), defined, env.written)
         env.assigned.add(flag)
-        outer = self.guard
-        zero = Const(0, DType.INT, loc)
-        then_guard = _and(outer, Compare("!=", Var(flag, DType.INT, loc), zero, loc), loc)
-        else_guard = _and(outer, Compare("==", Var(flag, DType.INT, loc), zero, loc), loc)
-        before = set(env.assigned)
-        try:
-            self.guard = then_guard
-            out.extend(self.stmt(node.iftrue, env))
-            after_then, env.assigned = env.assigned, set(before)
-            if node.iffalse is not None:
-                self.guard = else_guard
-                out.extend(self.stmt(node.iffalse, env))
-            env.assigned &= after_then  # definitely assigned: on both paths
-        finally:
-            self.guard = outer
-        return out
-
-    def fresh_if_local(self) -> str:
-        while True:
-            self.if_count += 1
-            name = f"__if{self.if_count}"
-            if name not in self.taken and name not in self.locals:
-                self.locals[name] = DType.INT
-                return name
-
-    def guarded(self, stmts: list[Stmt], defined: set[str], env: _Env) -> list[Stmt]:
-        """``stmts`` (assignments and stores) under the current guard ``g``.
-
-        ``x = e`` becomes ``x = g ? e : x`` and ``a[i] = e`` becomes
-        ``a[i] = g ? e : a[i]``. ``defined`` holds the scalars that hold a value in the IR
-        before ``stmts`` (``assigned | written``). For a scalar outside it -- C may see an
-        indeterminate value there, and the IR has none to keep -- the else value is ``0``
-        instead of ``x``: the definite-assignment check refuses every later C read of ``x``
-        that could observe that ``0`` (``x`` stays unassigned after the ``if`` unless both
-        branches assign it, and then the other branch's guarded write, or a later one,
-        replaces the ``0``), so the IR never reads an unassigned variable.
-        """
-        g = self.guard
-        if g is None:
-            return stmts
-        out: list[Stmt] = []
-        for s in stmts:
-            match s:
-                case Assign(target=target, value=value, loc=loc):
-                    dtype = value.dtype
-                    old: Expr = (
-                        Var(target, dtype, loc)
-                        if target in defined
-                        else Const(py_cast(0, dtype), dtype, loc)
-                    )
-                    out.append(Assign(target, Select(g, value, old, dtype, loc), loc))
-                    defined.add(target)
-                    env.written.add(target)
-                case Store(array=array, index=index, value=value, loc=loc, row=row):
-                    dtype = value.dtype
-                    kept = Load(array, index, dtype, loc, row)
-                    out.append(Store(array, index, Select(g, value, kept, dtype, loc), loc, row))
-                case _:  # pragma: no cover - loops and returns are refused in an if
-                    raise AssertionError(f"cannot guard {s!r}")
-        return out
+        iffalse = node.iffalse
+        return out + self.if_branches(
+            flag, Const(0, DType.INT, loc), loc, env, lambda: self.stmt(node.iftrue, env),
+            None if iffalse is None else lambda: self.stmt(iffalse, env),
+        )
 
     def simple_stmt(self, node: c_ast.Node, env: _Env) -> list[Stmt]:
         u = self.unit
@@ -2288,7 +2130,7 @@ class _Kernel:
             case c_ast.Decl():
                 out: list[Stmt] = []
                 for name, dtype, init in u.local_decls(node, env):
-                    value = None if init is None else _convert(u.expr(init, env), dtype)
+                    value = None if init is None else convert(u.expr(init, env), dtype)
                     self.declare(name, dtype, node, env)
                     if value is not None:
                         out.append(Assign(name, value, loc))
@@ -2344,13 +2186,13 @@ class _Kernel:
             op, rhs = u.update_parts(node, env)
             old = Load(array, idx, elem, u.loc(lvalue), row)
             value = rhs if op is None else u.binary(op, old, rhs, node)
-            return Store(array, idx, _convert(value, elem), u.loc(node), row)
+            return Store(array, idx, convert(value, elem), u.loc(node), row)
         if isinstance(lvalue, c_ast.ArrayRef | c_ast.UnaryOp):
             array, elem, idx = u.element(lvalue, env)
             op, rhs = u.update_parts(node, env)
             old = Load(array, idx, elem, u.loc(lvalue))
             value = rhs if op is None else u.binary(op, old, rhs, node)
-            return Store(array, idx, _convert(value, elem), u.loc(node))
+            return Store(array, idx, convert(value, elem), u.loc(node))
         target, value = u.scalar_update(node, env)
         env.assigned.add(target)
         return Assign(target, value, u.loc(node))
@@ -2461,11 +2303,11 @@ class _Kernel:
             env.scopes.pop()
             if self.loops and self.loops[-1][0] == var:
                 self.loops.pop()
-        for name, wloc in _writes(body):
+        for name, wloc in writes(body):
             if name == var:
                 raise LiftError(f"loop counter '{var}' is assigned in the loop body", wloc)
-        written = {name for name, _ in _writes(body)}
-        for name, rloc in _vars_read(stop):
+        written = {name for name, _ in writes(body)}
+        for name, rloc in vars_read(stop):
             if name == var:
                 raise LiftError(f"loop bound reads the loop counter '{var}'", rloc)
             if name in written:
@@ -2513,7 +2355,7 @@ class _Kernel:
         e = self.unit.expr(node, env)
         if e.dtype.is_float:
             self.unit.fail("loop start must be an integer expression", node)
-        return _convert(e, DType.INT)
+        return convert(e, DType.INT)
 
     def for_cond(self, node: c_ast.For, var: str, env: _Env) -> Expr:
         u = self.unit
@@ -2537,7 +2379,7 @@ class _Kernel:
         bound = u.expr(bound_node, env)
         if bound.dtype.is_float:
             u.fail("loop bound must be an integer expression", bound_node)
-        stop = _convert(bound, DType.INT)
+        stop = convert(bound, DType.INT)
         if inclusive:
             stop = _plus_one(stop, u.loc(cond))
         return stop

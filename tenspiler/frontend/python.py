@@ -75,13 +75,20 @@ import ast
 import inspect
 import math
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
 from tenspiler.errors import LiftError, SourceLoc
-from tenspiler.frontend.c import entry_values
+from tenspiler.frontend.common import (
+    IfConversion,
+    convert,
+    entry_values,
+    read_source,
+    vars_read,
+    writes,
+)
 from tenspiler.frontend.loop_ir import (
     Assign,
     Binary,
@@ -133,12 +140,7 @@ def parse_python_file(path: str | Path, function: str | None = None) -> Function
         LiftError: unreadable file, syntax error, unknown ``function``, or any construct
             outside the accepted subset (``file:line:col: message``).
     """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise LiftError(f"cannot read {p}: {e}") from e
-    return parse_python_source(text, str(path), function)
+    return parse_python_source(read_source(path), str(path), function)
 
 
 def parse_python_source(text: str, filename: str = "<string>", function: str | None = None) -> Function:
@@ -289,63 +291,6 @@ def _describe(node: ast.AST) -> str:
 def _join(a: DType, b: DType) -> DType:
     """Python's numeric tower on our types: float if either is a float."""
     return DOUBLE if DOUBLE in (a, b) else INT
-
-
-def _convert(e: Expr, dtype: DType) -> Expr:
-    """``e`` as ``dtype`` (int → float is exact; literals are folded)."""
-    if e.dtype == dtype:
-        return e
-    if isinstance(e, Const):
-        return Const(py_cast(e.value, dtype), dtype, e.loc)
-    return Cast(e, dtype, e.loc)
-
-
-def _and(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:
-    return c if guard is None else Logical("&&", guard, c, loc)
-
-
-def _vars_read(e: Expr) -> Iterator[str]:
-    """Scalar variables and arrays read by ``e``."""
-    match e:
-        case Var(name=name):
-            yield name
-        case Load(array=array, index=index):
-            yield array
-            yield from _vars_read(index)
-        case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
-            yield from _vars_read(x)
-        case Binary(left=left, right=right):
-            yield from _vars_read(left)
-            yield from _vars_read(right)
-        case Select(cond=c, then=then, else_=else_):
-            yield from _cond_vars_read(c)
-            yield from _vars_read(then)
-            yield from _vars_read(else_)
-
-
-def _cond_vars_read(c: Cond) -> Iterator[str]:
-    match c:
-        case Compare(left=left, right=right):
-            yield from _vars_read(left)
-            yield from _vars_read(right)
-        case Logical(left=left_c, right=right_c):
-            yield from _cond_vars_read(left_c)
-            yield from _cond_vars_read(right_c)
-        case Not(operand=operand):
-            yield from _cond_vars_read(operand)
-
-
-def _writes(body: list[Stmt] | tuple[Stmt, ...]) -> Iterator[str]:
-    """Scalar variables and arrays written by ``body``."""
-    for s in body:
-        match s:
-            case Assign(target=target):
-                yield target
-            case Store(array=array):
-                yield array
-            case For(var=var, body=inner):
-                yield var
-                yield from _writes(inner)
 
 
 def _is_name(node: ast.AST | None, name: str) -> bool:
@@ -604,7 +549,7 @@ class _Module:
                 c = self.cond(test, sc)
                 a, b = self.expr(body, sc), self.expr(orelse, sc)
                 d = _join(a.dtype, b.dtype)
-                return Select(c, _convert(a, d), _convert(b, d), d, loc)
+                return Select(c, convert(a, d), convert(b, d), d, loc)
             case ast.Subscript():
                 return self.subscript(node, sc)
             case ast.Call():
@@ -638,9 +583,9 @@ class _Module:
         if isinstance(op, ast.Add | ast.Sub | ast.Mult):
             d = _join(left.dtype, right.dtype)
             sym: BinOpName = "+" if isinstance(op, ast.Add) else "-" if isinstance(op, ast.Sub) else "*"
-            return Binary(sym, _convert(left, d), _convert(right, d), d, loc)
+            return Binary(sym, convert(left, d), convert(right, d), d, loc)
         if isinstance(op, ast.Div):  # true division: always a float
-            return Binary("/", _convert(left, DOUBLE), _convert(right, DOUBLE), DOUBLE, loc)
+            return Binary("/", convert(left, DOUBLE), convert(right, DOUBLE), DOUBLE, loc)
         if isinstance(op, ast.FloorDiv | ast.Mod):
             if DOUBLE in (left.dtype, right.dtype):
                 self.fail(
@@ -731,7 +676,7 @@ class _Module:
                 self.fail(f"{name}() takes one argument here", node)
             x = self.expr(args[0], sc)
             if name == "float":
-                return _convert(x, DOUBLE)
+                return convert(x, DOUBLE)
             if name == "int":
                 return x if x.dtype == INT else Cast(x, INT, loc)  # truncates toward zero
             if x.dtype.is_float:
@@ -743,7 +688,7 @@ class _Module:
                 self.fail(f"{name}() is only supported with two numbers", node)
             first, second = self.expr(args[0], sc), self.expr(args[1], sc)
             d = _join(first.dtype, second.dtype)
-            first, second = _convert(first, d), _convert(second, d)
+            first, second = convert(first, d), convert(second, d)
             # Python returns the first argument unless the second is strictly better
             return Select(Compare("<" if name == "min" else ">", second, first, loc), second, first, d, loc)
         if name == "range":
@@ -755,7 +700,7 @@ class _Module:
             self.fail(f"math.{attr} is not supported (only exp, sqrt, log, tanh, fabs)", node)
         if len(node.args) != 1:
             self.fail(f"math.{attr} with {len(node.args)} arguments is not supported", node)
-        x = _convert(self.expr(node.args[0], sc), DOUBLE)
+        x = convert(self.expr(node.args[0], sc), DOUBLE)
         return Call(_MATH[attr], x, DOUBLE, self.loc(node))
 
     def length(self, arg: ast.expr, sc: _Scope) -> Expr:
@@ -792,7 +737,7 @@ class _Module:
                         self.fail(f"comparison '{text}' is not supported", node)
                     rhs = self.expr(rnode, sc)
                     d = _join(lhs.dtype, rhs.dtype)
-                    part = Compare(cmp, _convert(lhs, d), _convert(rhs, d), loc)
+                    part = Compare(cmp, convert(lhs, d), convert(rhs, d), loc)
                     out = part if out is None else Logical("&&", out, part, loc)
                     lhs = rhs
                 assert out is not None
@@ -830,7 +775,7 @@ class _Module:
                 if t is None or t.rank != 0:
                     self.fail(f"helper '{name}' has list parameter '{p.arg}'; only numbers are supported", p)
                 if t.dtype == DOUBLE:
-                    value = _convert(value, DOUBLE)
+                    value = convert(value, DOUBLE)
                 elif value.dtype == DOUBLE:
                     self.fail(f"float argument for int parameter '{p.arg}' of '{name}'", arg)
             values[p.arg] = value
@@ -867,7 +812,7 @@ class _Module:
                 case ast.AnnAssign(target=ast.Name(id=target), annotation=ann, value=value) if value is not None:
                     v = self.expr(value, hs)
                     t = self.annotation(ann, f"'{target}'")
-                    hs.values[target] = _convert(v, DOUBLE) if t is not None and t.rank == 0 and t.dtype == DOUBLE else v
+                    hs.values[target] = convert(v, DOUBLE) if t is not None and t.rank == 0 and t.dtype == DOUBLE else v
                 case ast.AugAssign(target=ast.Name(id=target), op=op, value=value):
                     hs.values[target] = self.binop(op, hs.read(target, s.target), value, hs, s)
                 case ast.Return(value=None):
@@ -881,7 +826,7 @@ class _Module:
                     a = self.helper_block([*body, *rest], hs.copy(), fdef)
                     b = self.helper_block([*orelse, *rest], hs.copy(), fdef)
                     d = _join(a.dtype, b.dtype)
-                    return Select(c, _convert(a, d), _convert(b, d), d, self.loc(s))
+                    return Select(c, convert(a, d), convert(b, d), d, self.loc(s))
                 case ast.Assign(targets=targets) if len(targets) > 1 or not isinstance(targets[0], ast.Name):
                     self.fail(f"assignment '{ast.unparse(s)}' in helper '{hs.name}' is not supported (only to a name)", s)
                 case _:
@@ -972,7 +917,7 @@ class _HelperScope(_Scope):
 # ---------------------------------------------------------------- the kernel
 
 
-class _Kernel(_Scope):
+class _Kernel(_Scope, IfConversion):
     """Lowering of the chosen function's body to loop-IR statements (one pass of the
     type inference, see :meth:`_Module.lower`)."""
 
@@ -1007,13 +952,6 @@ class _Kernel(_Scope):
 
     def fail(self, message: str, node: ast.AST | None) -> NoReturn:
         self.mod.fail(message, node)
-
-    def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken or name in self.locals:
-            name, k = f"{base}{k}", k + 1
-        self.taken.add(name)
-        return name
 
     # ----------------------------------------------------------- scope
 
@@ -1183,7 +1121,7 @@ class _Kernel(_Scope):
                 return [self.while_loop(s, emitted)]
             case ast.Assign() | ast.AnnAssign() | ast.AugAssign():
                 defined = self.assigned | self.written
-                return self.guarded(self.assignment(s), defined)
+                return self.guarded(self.assignment(s), defined, self.written)
             case ast.Return():
                 self.fail("return before the end of the function is not supported", s)
         self.fail(f"{_describe(s)} is not supported", s)
@@ -1252,7 +1190,7 @@ class _Kernel(_Scope):
             if b.dtype == INT and value.dtype == DOUBLE:
                 self.fail(f"assigning a float to int parameter '{name}' is not supported", node)
             self.assigned.add(name)
-            return Assign(name, _convert(value, b.dtype), loc)
+            return Assign(name, convert(value, b.dtype), loc)
         dtype = self.locals.get(name) or self.types.get(name) or value.dtype
         if dtype == INT and value.dtype == DOUBLE:
             if name in self.loop_names():
@@ -1262,7 +1200,7 @@ class _Kernel(_Scope):
         self.locals[name] = dtype
         self.env[name] = _Scalar(dtype)
         self.assigned.add(name)
-        return Assign(name, _convert(value, dtype), loc)
+        return Assign(name, convert(value, dtype), loc)
 
     def loop_names(self) -> set[str]:
         return {n for n, b in self.env.items() if isinstance(b, _DeadLoopVar)} | set(self.loop_vars)
@@ -1363,7 +1301,7 @@ class _Kernel(_Scope):
         self.result_elem = elem
         length = Var(r.length, INT, loc)
         return [
-            Store(r.array, length, _convert(value, elem), loc),
+            Store(r.array, length, convert(value, elem), loc),
             Assign(r.length, Binary("+", length, Const(1, INT, loc), INT, loc), loc),
         ]
 
@@ -1453,17 +1391,17 @@ class _Kernel(_Scope):
             self.loop_vars.pop()
         self.assigned, self.written = before, before_written
         self.env[var] = _DeadLoopVar(var)
-        written = set(_writes(body))
+        written = {name for name, _ in writes(body)}
         if counter in written:  # pragma: no cover - assignments to it are refused
             self.fail(f"loop variable '{var}' is assigned in the loop body", s)
-        reads = set(_vars_read(stop))
+        reads = {name for name, _ in vars_read(stop)}
         if reads & (written | {counter}):
             # Python evaluates range() once: keep the bound in a fresh local
             snap = self.fresh("__stop")
             self.locals[snap] = INT
             pre.append(Assign(snap, stop, loc))
             stop = Var(snap, INT, loc)
-        if set(_vars_read(start)) & {counter}:
+        if counter in {name for name, _ in vars_read(start)}:
             snap = self.fresh("__start")
             self.locals[snap] = INT
             pre.append(Assign(snap, start, loc))
@@ -1537,8 +1475,8 @@ class _Kernel(_Scope):
             self.loop_vars.pop()
         self.assigned, self.written = before, before_written
         self.assigned.add(counter)
-        written = set(_writes(body))
-        for name in _vars_read(stop):
+        written = {name for name, _ in writes(body)}
+        for name, _ in vars_read(stop):
             if name == counter or name in written:
                 self.fail(f"while loop bound reads '{name}', which the loop body writes", bound_node)
         return For(counter, start, stop, tuple(body), loc)
@@ -1550,11 +1488,11 @@ class _Kernel(_Scope):
         later: set[str] = set()
         for st in reversed(emitted):
             if isinstance(st, Assign) and st.target == counter:
-                reads = set(_vars_read(st.value))
+                reads = {name for name, _ in vars_read(st.value)}
                 if not (reads & later) and counter not in reads:
                     return st.value
                 break
-            later |= set(_writes([st]))
+            later |= {name for name, _ in writes([st])}
             if counter in later:
                 break
         return Var(counter, INT, loc)
@@ -1570,53 +1508,12 @@ class _Kernel(_Scope):
         flag = self.fresh_if_local()
         c = self.cond(s.test)
         one, zero = Const(1, INT, cloc), Const(0, INT, cloc)
-        out = self.guarded([Assign(flag, Select(c, one, zero, INT, cloc), loc)], defined)
+        out = self.guarded([Assign(flag, Select(c, one, zero, INT, cloc), loc)], defined, self.written)
         self.assigned.add(flag)
-        outer = self.guard
-        then_guard = _and(outer, Compare("!=", Var(flag, INT, loc), zero, loc), loc)
-        else_guard = _and(outer, Compare("==", Var(flag, INT, loc), zero, loc), loc)
-        before = set(self.assigned)
-        try:
-            self.guard = then_guard
-            out.extend(self.block(list(s.body)))
-            after_then, self.assigned = self.assigned, set(before)
-            if s.orelse:
-                self.guard = else_guard
-                out.extend(self.block(list(s.orelse)))
-            self.assigned &= after_then  # definitely assigned: on both paths
-        finally:
-            self.guard = outer
-        return out
-
-    def fresh_if_local(self) -> str:
-        while True:
-            self.if_count += 1
-            name = f"__if{self.if_count}"
-            if name not in self.taken and name not in self.locals:
-                self.locals[name] = INT
-                return name
-
-    def guarded(self, stmts: list[Stmt], defined: set[str]) -> list[Stmt]:
-        """``stmts`` under the current guard ``g``: ``x = e`` becomes ``x = g ? e : x``
-        (``g ? e : 0`` when ``x`` holds no value yet: reads that could see the ``0`` are
-        refused by the definite-assignment check); see ``c._Kernel.guarded``."""
-        g = self.guard
-        if g is None:
-            return stmts
-        out: list[Stmt] = []
-        for st in stmts:
-            match st:
-                case Assign(target=target, value=value, loc=loc):
-                    dtype = value.dtype
-                    old: Expr = (
-                        Var(target, dtype, loc) if target in defined else Const(py_cast(0, dtype), dtype, loc)
-                    )
-                    out.append(Assign(target, Select(g, value, old, dtype, loc), loc))
-                    defined.add(target)
-                    self.written.add(target)
-                case _:  # pragma: no cover - stores (appends) and loops are refused in an if
-                    raise AssertionError(f"cannot guard {st!r}")
-        return out
+        return out + self.if_branches(
+            flag, zero, loc, self, lambda: self.block(list(s.body)),
+            (lambda: self.block(list(s.orelse))) if s.orelse else None,
+        )
 
 
 def _is_lifted_decorator(d: ast.expr) -> bool:

@@ -1,0 +1,263 @@
+"""Logic shared by the C / C++ (:mod:`tenspiler.frontend.c`) and the Python
+(:mod:`tenspiler.frontend.python`) frontends: reading the source file, loop-IR helpers
+(conversions, the variables an expression reads and a body writes, the entry values of a
+returned list's length) and if-conversion (:class:`IfConversion`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    For,
+    Load,
+    Logical,
+    Not,
+    Return,
+    Select,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
+from tenspiler.ir.semantics import py_cast
+
+__all__ = [
+    "IfConversion",
+    "and_guard",
+    "cond_vars_read",
+    "convert",
+    "entry_values",
+    "read_source",
+    "vars_read",
+    "writes",
+]
+
+
+def read_source(path: str | Path) -> str:
+    """The UTF-8 text of the source file at ``path``; a :class:`LiftError` if unreadable."""
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LiftError(f"cannot read {p}: {e}") from e
+
+
+# ---------------------------------------------------------------- loop-IR helpers
+
+
+def convert(e: Expr, dtype: DType) -> Expr:
+    """``e`` converted to ``dtype`` (a ``Cast``; folded on literals)."""
+    if e.dtype == dtype:
+        return e
+    if isinstance(e, Const):
+        return Const(py_cast(e.value, dtype), dtype, e.loc)
+    return Cast(e, dtype, e.loc)
+
+
+def and_guard(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:
+    """``guard && c`` (just ``c`` without an enclosing guard)."""
+    return c if guard is None else Logical("&&", guard, c, loc)
+
+
+def vars_read(e: Expr) -> Iterator[tuple[str, SourceLoc | None]]:
+    """Scalar variables and arrays read by ``e`` (also inside math calls), with the
+    location of each read."""
+    match e:
+        case Var(name=name, loc=loc):
+            yield name, loc
+        case Load(array=array, index=index, loc=loc):
+            yield array, loc
+            yield from vars_read(index)
+        case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
+            yield from vars_read(x)
+        case Binary(left=left, right=right):
+            yield from vars_read(left)
+            yield from vars_read(right)
+        case Select(cond=c, then=then, else_=else_):
+            yield from cond_vars_read(c)
+            yield from vars_read(then)
+            yield from vars_read(else_)
+
+
+def cond_vars_read(c: Cond) -> Iterator[tuple[str, SourceLoc | None]]:
+    """Scalar variables and arrays read by the condition ``c`` (see :func:`vars_read`)."""
+    match c:
+        case Compare(left=left, right=right):
+            yield from vars_read(left)
+            yield from vars_read(right)
+        case Logical(left=left_c, right=right_c):
+            yield from cond_vars_read(left_c)
+            yield from cond_vars_read(right_c)
+        case Not(operand=operand):
+            yield from cond_vars_read(operand)
+
+
+def writes(body: Sequence[Stmt]) -> Iterator[tuple[str, SourceLoc | None]]:
+    """Scalar variables and arrays written by ``body`` (with the writing statement's loc)."""
+    for s in body:
+        match s:
+            case Assign(target=target, loc=loc):
+                yield target, loc
+            case Store(array=array, loc=loc):
+                yield array, loc
+            case For(var=var, body=inner, loc=loc):
+                yield var, loc
+                yield from writes(inner)
+            case Return():
+                pass
+
+
+def entry_values(
+    body: tuple[Stmt, ...], params: set[str], loc: SourceLoc, what: str = "vector"
+) -> Callable[[Expr], Expr]:
+    """A rewriting of expressions (the length of the returned ``what``: vector, list) to the
+    entry values of the parameters: a local assigned exactly once, by a top-level
+    statement, is replaced by its value; a parameter nothing assigns stays; ``+ - *``,
+    negation and casts are kept. Anything else raises a :class:`LiftError` at ``loc``.
+    Shared by the C++ and the Python frontends."""
+    counts: dict[str, int] = {}
+    for name, _ in writes(body):
+        counts[name] = counts.get(name, 0) + 1
+    top = {s.target: s.value for s in body if isinstance(s, Assign)}
+
+    def rewrite(e: Expr) -> Expr:
+        match e:
+            case Var(name=name):
+                if name in params and name not in counts:
+                    return e
+                if name in top and counts.get(name) == 1:
+                    return rewrite(top[name])
+                raise LiftError(
+                    f"the length of the returned {what} depends on '{name}', which is not fixed "
+                    "when the function starts", loc,
+                )
+            case Const():
+                return e
+            case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
+                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
+            case Cast(operand=operand, dtype=dtype):
+                return Cast(rewrite(operand), dtype, e.loc)
+            case Unary(op=op, operand=operand, dtype=dtype):
+                return Unary(op, rewrite(operand), dtype, e.loc)
+        raise LiftError(f"the length of the returned {what} is not a simple expression of the parameters", loc)
+
+    return rewrite
+
+
+# ---------------------------------------------------------------- if-conversion
+
+
+class _Assigned(Protocol):
+    """What tracks definite assignment at a program point (``c._Env``, ``python._Kernel``)."""
+
+    assigned: set[str]
+
+
+class IfConversion:
+    """Fresh names and if-conversion, mixed into both frontends' ``_Kernel``: ``if (C) S1
+    else S2`` becomes ``__ifK = C ? 1 : 0`` once, then S1 guarded by ``__ifK != 0`` and S2
+    by ``__ifK == 0`` (conjoined with the enclosing guard); see the C module docstring."""
+
+    #: Locals of the kernel being lowered (fresh names avoid them; ``__ifK`` are added).
+    locals: dict[str, DType]
+    #: Identifiers of the source function (fresh names avoid them).
+    taken: set[str]
+    #: Guard of the statements being lowered (inside an ``if``), else ``None``.
+    guard: Cond | None
+    if_count: int
+
+    def fresh(self, base: str) -> str:
+        """A name like ``base`` that no identifier of the function or local uses."""
+        name, k = base, 1
+        while name in self.taken or name in self.locals:
+            name, k = f"{base}{k}", k + 1
+        self.taken.add(name)
+        return name
+
+    def fresh_if_local(self) -> str:
+        """A fresh INT local ``__ifK`` holding an ``if`` condition (added to ``locals``)."""
+        while True:
+            self.if_count += 1
+            name = f"__if{self.if_count}"
+            if name not in self.taken and name not in self.locals:
+                self.locals[name] = DType.INT
+                return name
+
+    def guarded(self, stmts: list[Stmt], defined: set[str], written: set[str]) -> list[Stmt]:
+        """``stmts`` (assignments and stores) under the current guard ``g``.
+
+        ``x = e`` becomes ``x = g ? e : x`` and ``a[i] = e`` becomes
+        ``a[i] = g ? e : a[i]``. ``defined`` holds the scalars that hold a value in the IR
+        before ``stmts`` (``assigned | written``). For a scalar outside it -- the source may
+        see an indeterminate value there, and the IR has none to keep -- the else value is
+        ``0`` instead of ``x``: the definite-assignment check refuses every later read of
+        ``x`` that could observe that ``0`` (``x`` stays unassigned after the ``if`` unless
+        both branches assign it, and then the other branch's guarded write, or a later one,
+        replaces the ``0``), so the IR never reads an unassigned variable. Guarded scalars
+        are added to ``defined`` and ``written``.
+        """
+        g = self.guard
+        if g is None:
+            return stmts
+        out: list[Stmt] = []
+        for s in stmts:
+            match s:
+                case Assign(target=target, value=value, loc=loc):
+                    dtype = value.dtype
+                    old: Expr = (
+                        Var(target, dtype, loc)
+                        if target in defined
+                        else Const(py_cast(0, dtype), dtype, loc)
+                    )
+                    out.append(Assign(target, Select(g, value, old, dtype, loc), loc))
+                    defined.add(target)
+                    written.add(target)
+                case Store(array=array, index=index, value=value, loc=loc, row=row):
+                    dtype = value.dtype
+                    kept = Load(array, index, dtype, loc, row)
+                    out.append(Store(array, index, Select(g, value, kept, dtype, loc), loc, row))
+                case _:  # pragma: no cover - loops and returns are refused in an if
+                    raise AssertionError(f"cannot guard {s!r}")
+        return out
+
+    def if_branches(
+        self,
+        flag: str,
+        zero: Const,
+        loc: SourceLoc | None,
+        state: _Assigned,
+        then: Callable[[], list[Stmt]],
+        orelse: Callable[[], list[Stmt]] | None,
+    ) -> list[Stmt]:
+        """The branches of an if-converted ``if`` whose condition the INT local ``flag``
+        holds: ``then()`` lowered under ``flag != 0``, ``orelse()`` (if any) under
+        ``flag == 0`` (``zero``: the INT literal 0 of these comparisons, located by the
+        caller). Afterwards ``state.assigned`` holds what both paths assign."""
+        outer = self.guard
+        then_guard = and_guard(outer, Compare("!=", Var(flag, DType.INT, loc), zero, loc), loc)
+        else_guard = and_guard(outer, Compare("==", Var(flag, DType.INT, loc), zero, loc), loc)
+        before = set(state.assigned)
+        out: list[Stmt] = []
+        try:
+            self.guard = then_guard
+            out.extend(then())
+            after_then, state.assigned = state.assigned, set(before)
+            if orelse is not None:
+                self.guard = else_guard
+                out.extend(orelse())
+            state.assigned &= after_then  # definitely assigned: on both paths
+        finally:
+            self.guard = outer
+        return out
