@@ -2,8 +2,9 @@
 
 Key: SHA-256 of the normalised source text (``\\r\\n`` → ``\\n``, trailing whitespace of
 every line dropped), the language, the function name, the sorted backends, whether the
-differential check ran and its seed, and the tool version — so a new version of tenspiler
-never reuses an old result. Value: one JSON file ``<key>.json`` holding the
+differential check ran and its seed, the tool version and a fingerprint of tenspiler's own
+code (:func:`code_fingerprint`) — so a new version, or an edited checkout, of tenspiler never
+reuses an old result. Value: one JSON file ``<key>.json`` holding the
 :meth:`~tenspiler.pipeline.LiftResult.to_json` fields, the certificate text, and a SHA-256
 of that payload.
 
@@ -19,6 +20,7 @@ Location: ``$TENSPILER_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tenspiler/resu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -30,10 +32,23 @@ from typing import Any
 
 from tenspiler import __version__
 
-__all__ = ["ResultCache", "cache_key", "default_cache_dir", "normalise_source"]
+__all__ = ["ResultCache", "cache_key", "code_fingerprint", "default_cache_dir", "normalise_source"]
 
 #: Format of an entry; bump when the layout changes.
 FORMAT = 1
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """Hex SHA-256 of every source file of the installed ``tenspiler`` package (paths and
+    contents, sorted): a result computed by other code is never reused, even when the
+    version number did not change (a development checkout, a patched install)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*")):
+        if f.is_file() and f.suffix in (".py", ".h", ".c", ".json", ".smt2") and "__pycache__" not in f.parts:
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def default_cache_dir() -> Path:
@@ -64,6 +79,7 @@ def cache_key(
     parts = {
         "format": FORMAT,
         "version": __version__,
+        "code": code_fingerprint(),
         "language": language,
         "function": function,
         "backends": sorted(backends),

@@ -93,6 +93,16 @@ def test_cache_key_and_store_contract(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.tmp"))  # atomic writes leave no temporaries
 
 
+def test_cache_key_changes_with_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Edited tenspiler code (same version number) never reuses a result of the old code."""
+    import tenspiler.cache as cache
+
+    before = cache_key("x", "c", "f", ["numpy"])
+    assert len(cache.code_fingerprint()) == 64
+    monkeypatch.setattr(cache, "code_fingerprint", lambda: "edited")
+    assert cache_key("x", "c", "f", ["numpy"]) != before
+
+
 def normal_blend(base: list[float], active: list[float], opacity: float) -> list[float]:
     out = []
     for i in range(len(base)):
