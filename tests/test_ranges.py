@@ -126,3 +126,23 @@ def test_narrow_numpy_code_equals_interpreter(term: TensorCast, fill: int | None
     got = ns["k"](a, b, np.zeros(n, np.uint8), n)
     want = np.mod(np.asarray(evaluate(value, {"a": a.astype(np.int64), "b": b.astype(np.int64), "n": n})), 256)
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-(2**24) + 1, 2**24 - 1), st.integers(-(2**24) + 1, 2**24 - 1)), min_size=1, max_size=50),
+       st.booleans())
+def test_float32_division_helpers_are_exact(pairs: list[tuple[int, int]], floor: bool) -> None:
+    """``_div24`` / ``_rem24`` (integer division by an array through float32) against exact
+    integer arithmetic, including the extremes ±(2**24 - 1) and divisors ±1."""
+    from tenspiler.codegen.numpy_backend import HELPERS
+
+    ns: dict = {"np": np}
+    exec(HELPERS["_div24"] + HELPERS["_rem24"], ns)
+    pairs += [(2**24 - 1, 1), (-(2**24) + 1, 3), (2**24 - 1, -(2**24) + 2), (2**24 - 2, 2**24 - 1), (-7, 2)]
+    x = np.array([p[0] for p in pairs], dtype=np.int32)
+    y = np.array([p[1] or 1 for p in pairs], dtype=np.int32)
+    ops = ("//", "mod") if floor else ("/", "%")
+    for op, helper in zip(ops, ("_div24", "_rem24"), strict=True):
+        got = ns[helper](x, y, np.int32, floor=floor)
+        want = [py_binop(op, int(a), int(b), INT) for a, b in zip(x, y, strict=True)]  # type: ignore[arg-type]
+        np.testing.assert_array_equal(got, np.array(want, dtype=np.int64), err_msg=op)

@@ -104,7 +104,7 @@ STORED: dict[DType, str] = {
 #: Module-level names of the generated module; a parameter with one of these names (or a
 #: Python keyword as its name) is renamed with a trailing underscore.
 HELPER_NAMES = (
-    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "max", "int", "str", "ValueError",
+    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "_where", "_div24", "_rem24", "max", "int", "str", "ValueError",
 )
 
 #: Text of the C-semantics helpers; a helper is emitted only when used.
@@ -145,8 +145,37 @@ def _py_mod(x, y):
     return np.mod(x, np.where(y == 0, 1, y))
 '''
 
+HELPERS["_where"] = '''\
+def _where(c, x, y, dtype):
+    """np.where(c, x, y) computed in `dtype` without branches: a bitwise blend
+    y ^ ((x ^ y) & -c) of the values' bit patterns (reals viewed as integers of their size).
+    NumPy's where branches per element and is ~20x slower on unpredictable masks."""
+    bits = np.dtype(f"i{np.dtype(dtype).itemsize}")
+    x = np.asarray(x, dtype=dtype).view(bits)
+    y = np.asarray(y, dtype=dtype).view(bits)
+    r = y ^ ((x ^ y) & -np.asarray(c).astype(bits))
+    return r.view(dtype)
+'''
+
+HELPERS["_div24"] = '''\
+def _div24(x, y, dtype, floor=False):
+    """Integer x / y truncated toward zero (C), or floored (Python's //), for |x|, |y| < 2**24
+    and y != 0, as float32 division: both operands are exact in float32 and the quotient's
+    rounding error (< |x / y| * 2**-24 < 1 / |y|) is smaller than its distance to any other
+    integer, so truncating (flooring) the rounded quotient gives the exact result."""
+    q = np.divide(x, y, dtype=np.float32)
+    return (np.floor(q) if floor else q).astype(dtype)
+'''
+HELPERS["_rem24"] = '''\
+def _rem24(x, y, dtype, floor=False):
+    """x - y * _div24(x, y): C's % (the sign of x), or Python's (floor=True: the sign of y),
+    for |x|, |y| < 2**24 and y != 0; every value fits `dtype`."""
+    q = _div24(x, y, dtype, floor)
+    return np.subtract(x, np.multiply(q, y, dtype=dtype, casting="unsafe"), dtype=dtype, casting="unsafe")
+'''
+
 #: Helpers a helper calls.
-HELPER_DEPS: dict[str, tuple[str, ...]] = {"_c_imod": ("_c_idiv",)}
+HELPER_DEPS: dict[str, tuple[str, ...]] = {"_c_imod": ("_c_idiv",), "_rem24": ("_div24",)}
 
 
 @dataclass
@@ -341,8 +370,9 @@ def _cond_text(c: Cond, args: Iterator[str]) -> str:
 
 
 def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
-    """``select(c, a, b)`` → ``np.where(c, a, b)`` (elementwise) or ``(a if c else b)``;
-    NumPy evaluates both branches, the discarded lanes do not matter."""
+    """``select(c, a, b)`` → ``_where(c, a, b, dtype)`` (elementwise: ``np.where`` as a
+    branch-free bitwise blend in the node's dtype) or ``(a if c else b)``; NumPy evaluates
+    both branches, the discarded lanes do not matter."""
     assert isinstance(t, ScalarSelect | TensorSelect)
     it = iter(args)
     cond = _cond_text(t.cond, it)
@@ -351,7 +381,24 @@ def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         # operands keep their parentheses: a nested conditional expression must not
         # re-associate (Python's ``x if c else y if d else z`` nests to the right)
         return f"({a} if {cond} else {b})"
-    return f"np.where({_bare(cond)}, {_bare(a)}, {_bare(b)})"
+    extremum = _min_max(t)
+    if extremum is not None and ctx.narrow():
+        return f"np.{extremum}({_bare(a)}, {_bare(b)})"
+    return f"{ctx.use('_where')}({_bare(cond)}, {_bare(a)}, {_bare(b)}, np.{ctx.rep(t)})"
+
+
+def _min_max(t: TensorSelect | ScalarSelect) -> str | None:
+    """``"minimum"`` / ``"maximum"`` when the integer select ``t`` is ``l < r ? l : r``
+    (or another spelling of the smaller / larger of ``l`` and ``r``; ties pick equal
+    values), else None. Not for reals: NaN compares false, ``np.minimum`` propagates it."""
+    c = t.cond
+    if t.dtype.is_float or not isinstance(c, Cmp) or c.op not in ("<", "<=", ">", ">="):
+        return None
+    if (t.then, t.else_) == (c.left, c.right):
+        return "minimum" if c.op in ("<", "<=") else "maximum"
+    if (t.then, t.else_) == (c.right, c.left):
+        return "maximum" if c.op in ("<", "<=") else "minimum"
+    return None
 
 
 def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -594,16 +641,33 @@ class NumpyBackend:
         ``+ - *``, and ``/ %`` of a non-negative dividend by a positive divisor (where C's
         truncation is NumPy's floor), are one ufunc call with ``dtype=D``: the operands are
         converted as NumPy reads them, without temporary copies. Other divisions convert
-        their operands and use the C-semantics helpers."""
+        their operands and use the C-semantics helpers, or — for an array divisor and
+        operands below 2**24 in magnitude — float32 division (``_div24`` / ``_rem24``: NumPy
+        has no vectorised integer division by an array)."""
         plan = ctx.plan
         assert plan is not None
         d = ctx.rep(t)
         ops = operands(t)
-        simple = t.op in ("+", "-", "*") or plan.plain_division(t)
-        if not simple:
+        division = t.op in ("/", "%", "//", "mod")
+        small = all(
+            (m := plan.range(c).magnitude()).hi is not None and m.hi < 2**24 for c in ops  # type: ignore[operator]
+        )
+        fast = division and small and not plan.static(ops[1])
+        if not (fast or t.op in ("+", "-", "*") or plan.plain_division(t)):
             return rule(t, [self._operand(c, t, ctx) for c in ops], ctx)
         texts = [self.render(c, ctx) for c in ops]
         reps = [None if plan.static(c) else ctx.rep(c) for c in ops]
+        if division and plan.zero_divisor(t):
+            # 0 only in lanes a select discards (else undefined): no warning there
+            y, tensor = _bare(texts[1]), is_tensor(ops[1])
+            if plan.range(ops[1]).lo is not None and plan.range(ops[1]).lo >= 0:  # type: ignore[operator]
+                texts[1] = f"np.maximum({y}, 1)" if tensor else f"max({y}, 1)"
+            else:
+                texts[1] = f"np.where({y} == 0, 1, {y})" if tensor else f"({y} or 1)"
+        if fast:
+            helper = ctx.use("_div24" if t.op in ("/", "//") else "_rem24")
+            floor = ", floor=True" if t.op in ("//", "mod") else ""
+            return f"{helper}({_bare(texts[0])}, {_bare(texts[1])}, np.{d}{floor})"
         symbol = {"+": "+", "-": "-", "*": "*", "/": "//", "//": "//", "%": "%", "mod": "%"}[t.op]
         if all(r in (None, d) for r in reps):
             return f"({texts[0]} {symbol} {texts[1]})"

@@ -130,6 +130,8 @@ def binop_range(op: str, x: Interval, y: Interval) -> Interval:
             div = _c_div if op == "/" else (lambda a, b: a // b)
             if y.bounded and (y.lo > 0 or y.hi < 0):  # type: ignore[operator]
                 return _corners(div, x, y)
+            if x.lo is not None and x.lo >= 0 and y.lo is not None and y.lo >= 0:
+                return Interval(0, x.hi)  # a divisor of 0 is undefined; else it is >= 1
             m = x.magnitude()
             return m if op == "/" or not m.bounded else Interval(m.lo - 1, m.hi)  # type: ignore[operator]
         case "%":  # sign of the dividend, |r| < |y|, |r| <= |x|
@@ -295,10 +297,18 @@ class DtypePlan:
         return ivs
 
     def plain_division(self, t: ScalarOp | TensorTensor | TensorScalar) -> bool:
-        """A non-negative dividend and a positive divisor: C's truncating and Python's
-        flooring ``/ %`` agree with the machine's, no helper (nor negation) is needed."""
+        """A non-negative dividend and a non-negative divisor: C's truncating and Python's
+        flooring ``/ %`` agree with the machine's, no helper (nor negation) is needed. (A
+        zero divisor is undefined behaviour; it can only occur in lanes a select discards,
+        see :meth:`zero_divisor`.)"""
         x, y = (self.range(c) for c in operands(t))
-        return x.lo is not None and x.lo >= 0 and y.lo is not None and y.lo > 0
+        return x.lo is not None and x.lo >= 0 and y.lo is not None and y.lo >= 0
+
+    def zero_divisor(self, t: ScalarOp | TensorTensor | TensorScalar) -> bool:
+        """Whether the divisor's interval contains 0 (generated code then divides by
+        ``max(y, 1)`` in a plain division: discarded lanes must not warn or raise)."""
+        iv = self.range(operands(t)[1])
+        return not (iv.lo is not None and iv.lo > 0) and not (iv.hi is not None and iv.hi < 0)
 
     def operand_reps(self, terms: Iterable[Term]) -> list[str]:
         """The dtypes of the non-static ``terms``."""
