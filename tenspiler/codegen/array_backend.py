@@ -16,9 +16,10 @@ only from integer parameters, literals and shapes are *static* Python ints (exac
 slice bounds and as constants under a jit compiler: ``jax.jit`` gets them as static
 arguments); every other scalar is a 0-d native array of its computation dtype (float
 literals too: ``torch.tensor(0.5, dtype=torch.float32)``, so ``float`` arithmetic stays
-float32); tensors are native arrays. dtypes as in NumPy (:data:`~tenspiler.codegen.numpy_backend.REPR`):
-``int`` and ``unsigned char`` compute in int64 (stored back modulo 256 into uint8), ``float``
-in float32, ``double`` in float64.
+float32); tensors are native arrays. dtypes as in NumPy: ``float`` in float32, ``double`` in
+float64, each integer node in the narrowest of :attr:`ArrayBackend.int_dtypes` the range
+analysis proves safe (:mod:`tenspiler.codegen.ranges`; ``unsigned char`` arrays arrive as
+uint8, and a jit-compiled core converts them inside the compiled region).
 
 **Partial lowering.** :meth:`ArrayBackend.lower` is the per-op interface: the snippet for one
 node given its rendered operands, or ``None`` when the backend *declines* the node (its rule
@@ -75,6 +76,7 @@ from tenspiler.codegen.numpy_backend import (
     _param_dtype,
     cxx_adapter,
 )
+from tenspiler.codegen.ranges import INT_DTYPES
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
@@ -260,7 +262,8 @@ def var_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     assert isinstance(t, ScalarVar | TensorVar)
     src = ctx.param_dtypes[t.name]
     kind = TENSOR if isinstance(t, TensorVar) else SCALAR if src.is_float else STATIC
-    return ctx.b.convert(ctx.names[t.name], src, kind, t.dtype)
+    src_rep = ctx.plan.param_reps[t.name] if ctx.plan is not None else None
+    return ctx.b.convert(ctx.names[t.name], src, kind, t.dtype, src_rep, ctx.rep(t))
 
 
 def lit_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
@@ -279,7 +282,11 @@ def cast_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     char`` wraps modulo 256 (``%`` floors in Python and every supported library)."""
     assert isinstance(t, ScalarCast | TensorCast)
     x = t.scalar if isinstance(t, ScalarCast) else t.tensor
-    v = ctx.b.convert(args[0], x.dtype, ctx.b.kind(x, ctx), t.dtype)
+    b, kind = ctx.b, ctx.b.kind(x, ctx)
+    if kind != STATIC and ctx.rep(t) == "uint8" and x.dtype != DType.UINT8:
+        # an integer narrowed to uint8: the library's integer conversion wraps modulo 256
+        return args[0] if ctx.rep(x) == "uint8" else fill(b.sp.cast, x=args[0], dtype=b.dtype("uint8"))
+    v = b.convert(args[0], x.dtype, kind, t.dtype, ctx.rep(x), ctx.rep(t))
     if t.dtype == DType.UINT8 and x.dtype != DType.UINT8:
         return f"({v} % 256)"  # v is an atom or parenthesised: keep it so
     return v
@@ -289,21 +296,22 @@ def reduce_sum_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """Sum in the node's dtype (the operand converted first: a ``double`` sum of ``float``
     products adds float32 products in float64, as C does); 0 for an empty tensor."""
     assert isinstance(t, ReduceSum)
-    x = ctx.b.convert(args[0], t.tensor.dtype, TENSOR, t.dtype)
+    x = ctx.b.convert(args[0], t.tensor.dtype, TENSOR, t.dtype, ctx.rep(t.tensor), ctx.rep(t))
     return fill(ctx.b.sp.sum, x=x)
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     assert isinstance(t, ReduceMax)
-    return ctx.b.convert(fill(ctx.b.sp.max, x=args[0]), t.tensor.dtype, SCALAR, t.dtype)
+    return ctx.b.convert(fill(ctx.b.sp.max, x=args[0]), t.tensor.dtype, SCALAR, t.dtype, ctx.rep(t.tensor), ctx.rep(t))
 
 
 def reduce_rows_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """Row sums (in the node's dtype) or row maxima (``_row_max``: no columns → empty)."""
     assert isinstance(t, ReduceRows)
+    reps = ctx.rep(t.matrix), ctx.rep(t)
     if t.kind == "max":
-        return ctx.b.convert(f"_row_max({_bare(args[0])})", t.matrix.dtype, TENSOR, t.dtype)
-    x = ctx.b.convert(args[0], t.matrix.dtype, TENSOR, t.dtype)
+        return ctx.b.convert(f"_row_max({_bare(args[0])})", t.matrix.dtype, TENSOR, t.dtype, *reps)
+    x = ctx.b.convert(args[0], t.matrix.dtype, TENSOR, t.dtype, *reps)
     return fill(ctx.b.sp.sum_rows, x=x)
 
 
@@ -350,18 +358,22 @@ def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     cond, static_cond = b.cond_text(t.cond, it, ctx)
     a, e = next(it), next(it)
     ka, ke = b.kind(t.then, ctx), b.kind(t.else_, ctx)
+    d = ctx.rep(t)
     if isinstance(t, ScalarSelect) and static_cond:
         if b.kind(t, ctx) != STATIC:  # a static branch of a non-static select: make it typed
-            a = b.const(a, t.dtype) if ka == STATIC else a
-            e = b.const(e, t.dtype) if ke == STATIC else e
+            a = b.const(a, d) if ka == STATIC else a
+            e = b.const(e, d) if ke == STATIC else e
         return f"({a} if {_bare(cond)} else {e})"
     if static_cond:
         cond = b.const(cond, None)
+    extremum = nb._min_max(t)
+    if extremum is not None and ctx.narrow() and ka != STATIC and ke != STATIC:
+        return f"{b.sp.xp}.{extremum}({_bare(a)}, {_bare(e)})"
     both = ka == STATIC and ke == STATIC
     if ka == STATIC and (both or not b.sp.weak_scalars):
-        a = b.const(a, t.dtype)
+        a = b.const(a, d)
     if ke == STATIC and (both or not b.sp.weak_scalars):
-        e = b.const(e, t.dtype)
+        e = b.const(e, d)
     return f"{b.sp.where}({_bare(cond)}, {_bare(a)}, {_bare(e)})"
 
 
@@ -386,6 +398,10 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return f"({x} {t.op} {y})"
     if t.op == "%" and t.dtype.is_float:
         return None if b.sp.fmod is None else fill(b.sp.fmod, x=x, y=y)
+    if ctx.plan is not None and ctx.plan.plain_division(t):
+        # non-negative operands: truncation is the library's floor; 0 only in discarded lanes
+        y = f"_nz({_bare(y)})" if ctx.plan.zero_divisor(t) else y
+        return f"({x} {'//' if t.op in ('/', '//') else '%'} {y})"
     return f"{_INT_HELPERS[t.op]}({_bare(x)}, {_bare(y)})"
 
 
@@ -517,6 +533,8 @@ class ArrayBackend(NumpyBackend):
     name = "array"
     sp: ClassVar[Spelling]
     rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES  # type: ignore[assignment]
+    #: signed types and uint8 only (unsigned 16/32-bit arithmetic is partial in some libraries)
+    int_dtypes: ClassVar[tuple[str, ...]] = ("uint8", "int16", "int32", "int64")
 
     # ------------------------------------------------------------ per-op interface
 
@@ -556,9 +574,11 @@ class ArrayBackend(NumpyBackend):
             return self.sp.bool_dtype or self.sp.dtype.format("bool")
         return self.sp.dtype.format(name)
 
-    def const(self, expr: str, dtype: DType | None) -> str:
-        """A Python number (or bool, ``dtype=None``) as a typed 0-d native array."""
-        return fill(self.sp.const, x=expr, dtype=self.dtype(None if dtype is None else REPR[dtype]))
+    def const(self, expr: str, dtype: DType | str | None) -> str:
+        """A Python number (or bool, ``dtype=None``) as a typed 0-d native array of the
+        computation type of ``dtype`` (or of the NumPy dtype name ``dtype``)."""
+        name = None if dtype is None else dtype if isinstance(dtype, str) else REPR[dtype]
+        return fill(self.sp.const, x=expr, dtype=self.dtype(name))
 
     def asarray(self, expr: str, dtype_name: str) -> str:
         return fill(self.sp.asarray, x=expr, dtype=self.dtype(dtype_name))
@@ -569,19 +589,26 @@ class ArrayBackend(NumpyBackend):
             return TENSOR
         return STATIC if _static(t, ctx.param_dtypes) else SCALAR
 
-    def convert(self, expr: str, src: DType, kind: str, dst: DType) -> str:
-        """A value of dtype ``src`` and kind ``kind`` converted to ``dst``'s computation
-        type (C conversions; ``unsigned char`` values stay unwrapped: stores wrap)."""
+    def convert(
+        self, expr: str, src: DType, kind: str, dst: DType, src_rep: str | None = None, dst_rep: str | None = None
+    ) -> str:
+        """A value of C type ``src`` computed in ``src_rep`` (default ``REPR[src]``) and of
+        kind ``kind``, converted to ``dst`` computed in ``dst_rep`` (default ``REPR[dst]``):
+        C conversions (reals to integers truncate); between integer dtypes the value fits
+        (:mod:`tenspiler.codegen.ranges`); ``unsigned char`` wraps in casts and stores."""
+        s, d = src_rep or REPR[src], dst_rep or REPR[dst]
         if kind == STATIC:
-            return self.const(expr, dst) if dst.is_float else expr
-        if REPR[src] == REPR[dst]:
+            return self.const(expr, d) if dst.is_float else expr
+        if s == d:
             return expr
-        return fill(self.sp.cast, x=expr, dtype=self.dtype(REPR[dst]))
+        return fill(self.sp.cast, x=expr, dtype=self.dtype(d))
 
-    def _converted(self, expr: str, u: Term, dst: DType, ctx: ArrayContext) -> tuple[str, str]:
+    def _converted(
+        self, expr: str, u: Term, dst: DType, ctx: ArrayContext, dst_rep: str | None = None
+    ) -> tuple[str, str]:
         kind = self.kind(u, ctx)
         out_kind = SCALAR if kind == STATIC and dst.is_float else kind
-        return self.convert(expr, u.dtype, kind, dst), out_kind
+        return self.convert(expr, u.dtype, kind, dst, ctx.rep(u), dst_rep), out_kind
 
     def cond_text(self, c: Cond, args: Iterator[str], ctx: ArrayContext) -> tuple[str, bool]:
         """A condition's text and whether it is a Python bool (all its operands static);
@@ -615,21 +642,25 @@ class ArrayBackend(NumpyBackend):
         terms: list[Term]
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
             terms = list(operands(t))
-            pairs = [self._converted(self.render(c, ctx), c, t.dtype, ctx) for c in terms]
+            pairs = [self._converted(self.render(c, ctx), c, t.dtype, ctx, ctx.rep(t)) for c in terms]
         elif isinstance(t, ScalarApply | TensorMap):  # C: exp(float) computes in double
             terms = children(t)
-            pairs = [self._converted(self.render(terms[0], ctx), terms[0], t.dtype, ctx)]
+            pairs = [self._converted(self.render(terms[0], ctx), terms[0], t.dtype, ctx, ctx.rep(t))]
         elif isinstance(t, ScalarSelect | TensorSelect):
             pairs = []
             terms = []
             for left, right in _cmp_pairs(t.cond):
                 d = promote(left.dtype, right.dtype)
-                pairs += [self._converted(self.render(u, ctx), u, d, ctx) for u in (left, right)]
+                common = None
+                if ctx.plan is not None and not d.is_float:  # both sides in one integer dtype
+                    plan = ctx.plan
+                    common = plan.choose([plan.range(left), plan.range(right)], plan.operand_reps([left, right]))
+                pairs += [self._converted(self.render(u, ctx), u, d, ctx, common) for u in (left, right)]
                 terms += [left, right]
             where = isinstance(t, TensorSelect) or any(self.kind(u, ctx) != STATIC for u in terms)
             ctx.both_branches += where
             for u in (t.then, t.else_):
-                pairs.append(self._converted(self.render(u, ctx), u, t.dtype, ctx))
+                pairs.append(self._converted(self.render(u, ctx), u, t.dtype, ctx, ctx.rep(t)))
                 terms.append(u)
             ctx.both_branches -= where
         else:
@@ -649,7 +680,7 @@ class ArrayBackend(NumpyBackend):
         ctx.host.append(show(t))
         host_args = [a if k == STATIC else f"_to_numpy({_bare(a)})" for a, k in zip(args, kinds, strict=True)]
         text = rule(t, host_args, _HostContext(ctx))
-        return text if self.kind(t, ctx) == STATIC else self.asarray(text, REPR[t.dtype])
+        return text if self.kind(t, ctx) == STATIC else self.asarray(text, ctx.rep(t))
 
     def _check_rules(self, t: Term) -> None:
         missing = missing_ops(t, {*self.rules, *nb.RULES})
@@ -659,7 +690,7 @@ class ArrayBackend(NumpyBackend):
     # ------------------------------------------------------------ glue spellings
 
     def _asarray_text(self, x: str, dtype: DType) -> str:
-        return self.asarray(x, REPR[dtype])
+        return self.asarray(x, self.param_repr(dtype))
 
     def _zeros_text(self, n: str, dtype: DType) -> str:
         return fill(self.sp.zeros, n=n, dtype=self.dtype(STORED[dtype]))
@@ -677,9 +708,11 @@ class ArrayBackend(NumpyBackend):
         p = fn.param(name)
         match p.type:
             case PointerType(elem):
-                return f"{py} = {self.asarray(py, REPR[elem])}"
+                return f"{py} = {self.asarray(py, self.param_repr(elem))}"
             case ScalarType(dtype):
-                return f"{py} = {self.asarray(py, REPR[dtype])}" if dtype.is_float else f"{py} = int({py})"
+                if dtype.is_float:
+                    return f"{py} = {self.asarray(py, REPR[dtype])}"
+                return f"{py} = {self._int_param_text(fn, dtype, py)}"
             case _:
                 assert_never(p.type)
 
@@ -692,9 +725,16 @@ class ArrayBackend(NumpyBackend):
             case ArrayOutput(array, lo, hi, value):
                 elem = _param_dtype(fn, array)
                 out = _fresh(f"{array}_new", taken)
-                v = self.convert(self.render(value, ctx), value.dtype, TENSOR, elem)
-                if elem == DType.UINT8:
+                r = ctx.rep(value)
+                v = self.render(value, ctx)
+                if elem == DType.UINT8 and r in INT_DTYPES and (r != "int64" or ctx.narrow()):
+                    # an integer: the library's conversion to uint8 wraps modulo 256
+                    v = v if r == "uint8" else fill(sp.cast, x=v, dtype=self.dtype("uint8"))
+                elif elem == DType.UINT8:
+                    v = self.convert(v, value.dtype, TENSOR, elem, r, "int64")
                     v = fill(sp.cast, x=f"({v} % 256)", dtype=self.dtype(STORED[elem]))
+                else:
+                    v = self.convert(v, value.dtype, TENSOR, elem, r, STORED[elem])
                 copy = fill(sp.copy, x=ctx.names[array], dtype=self.dtype(STORED[elem]))
                 bounds = {"lo": _bare(self.render(lo, ctx)), "hi": _bare(self.render(hi, ctx))}
                 doc = (
@@ -707,7 +747,7 @@ class ArrayBackend(NumpyBackend):
                 ret = fn.return_dtype
                 assert ret is not None
                 out = _fresh("result", taken)
-                v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret)
+                v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret, ctx.rep(value))
                 if ret == DType.UINT8:
                     v = f"({v} % 256)"
                 doc = f"return value: a 0-d {self._array_doc(ret)} (C {ret.c_name})"
@@ -731,7 +771,7 @@ class ArrayBackend(NumpyBackend):
         self._validate(fn, ps, outputs)
         taken = set(reserved)
         names = {p.name: _fresh(p.name, taken) for p in fn.params}
-        ctx = ArrayContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params}, backend=self)
+        ctx = ArrayContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self)
 
         used: set[str] = set()
         statements: list[str] = []
@@ -867,10 +907,12 @@ class ArrayBackend(NumpyBackend):
             f"{native}: the input `x` with `[lo:hi]` replaced by `v` (other elements keep their input "
             "values). One output is returned bare, several as a tuple, none as None. Outputs for local "
             "variables are not returned (the C caller cannot observe them).",
-            "dtypes follow the C types: `int` is computed in int64 (C int overflow is undefined "
-            "behaviour, so the wider type is sound); `unsigned char` in int64, stored back modulo 256; "
-            f"`float` in float32; `double` in float64. Returned arrays are {dts} for int / unsigned "
-            "char / float / double.",
+            f"dtypes follow the C types: arrays arrive and are returned as {dts} for int / unsigned "
+            "char / float / double; `float` is computed in float32, `double` in float64. Each integer "
+            "operation is computed in the narrowest dtype that holds its operands and its result for "
+            "every input (an interval analysis from `unsigned char` in [0, 255]; int64 when nothing "
+            "narrower is proved), so no integer wraps; values stored into `unsigned char` wrap modulo "
+            "256 (C conversion).",
             f"Device: {sp.device}",
             f"`{flat}_jit` (same arguments, results and checks): {sp.jit_doc} The argument "
             f"conversions and precondition checks (`_{fn.name}_args`) run eagerly before the "
