@@ -167,6 +167,7 @@ class Spelling:
     update: str = "{out}[{lo}:{hi}] = {v}"
     to_numpy: str = "np.asarray({x})"
     weak_scalars: bool = True  # Python ints mix with int64 arrays in where() (not so in TF)
+    jit_vectors: bool = False  # <f>_jit compiles the C++-signature glue too (see _vector_entries)
     decorator: str = ""  # put before every entry ("@_x64" for JAX)
     helpers: Mapping[str, str] = field(default_factory=dict)  # extra helper functions
     notes: tuple[str, ...] = ()  # extra contract lines for the module docstring
@@ -759,7 +760,9 @@ class ArrayBackend(NumpyBackend):
 
     def _reserved(self, fn: Function) -> set[str]:
         f = fn.name
-        generated = {f, f"{f}_jit", f"_{f}_core", f"_{f}_args", f"_{f}_flat", f"_{f}_flat_jit", f"_{f}_vectors", "_flat"}
+        generated = {
+            f, f"{f}_jit", f"_{f}_core", f"_{f}_args", f"_{f}_flat", f"_{f}_flat_jit", f"_{f}_vectors", f"_{f}_traced", "_flat"
+        }
         return {*BUILTINS, *self.sp.names, *_helper_texts(self.sp), *generated}
 
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
@@ -826,7 +829,7 @@ class ArrayBackend(NumpyBackend):
             jit_entry = f"# not compiled ({why}): the same function\n{flat}_jit = {flat}"
         parts = [core_text, args_text, entry, jit_entry]
         if fn.cxx is not None:
-            parts += self._vector_entries(fn, ps, names, flat, deco)
+            parts += self._vector_entries(fn, ps, names, flat, deco, jittable)
         body = "\n\n\n".join(parts)
         helpers = self._used_helpers(body)
         signature = f"{flat}({all_params})"
@@ -846,11 +849,13 @@ class ArrayBackend(NumpyBackend):
         )
 
     def _vector_entries(
-        self, fn: Function, ps: ProgramSummary, names: Mapping[str, str], flat: str, deco: str
+        self, fn: Function, ps: ProgramSummary, names: Mapping[str, str], flat: str, deco: str, jittable: bool = True
     ) -> list[str]:
         """``<f>`` and ``<f>_jit`` with the C++ / Python signature: both call
         ``_<f>_vectors`` (``cxx_adapter`` with this backend's spellings and the flat function
-        as its first argument) with ``_<f>_flat`` or ``_<f>_flat_jit``."""
+        as its first argument) with ``_<f>_flat`` or ``_<f>_flat_jit``. With
+        :attr:`Spelling.jit_vectors`, ``<f>_jit`` instead compiles all of ``_<f>_vectors``
+        with ``_<f>_flat`` (the shape glue too: JAX copies an array it reshapes eagerly)."""
         assert fn.cxx is not None
         f = fn.name
         vectors = f"_{f}_vectors"
@@ -864,10 +869,26 @@ class ArrayBackend(NumpyBackend):
         calls = f"{', ' if params else ''}{params}"
         doc = doc.replace("the function above is its flat C-style form", f"its flat C-style form is `{flat}`")
         jit_doc = f'    """Compiled variant of `{f}`: same arguments, results and checks (module docstring)."""'
+        jit_call = f"{vectors}({flat}_jit{calls})"
+        extra = []
+        if self.sp.jit_vectors and jittable:
+            static = tuple(
+                names[v] for v in fn.cxx.signature
+                if isinstance(v, str) and not _param_dtype(fn, v).is_float
+            )
+            traced = f"_{f}_traced"
+            extra.append(
+                f"def {traced}({params}):\n"
+                f'    """`{f}` with the flat `{flat}`: traced and compiled whole by `{f}_jit`."""\n'
+                f"    return {vectors}({flat}{calls})"
+            )
+            static_arg = f", {static!r}" if "static" in self.sp.jit else ""
+            jit_call = f"_jit({traced}{static_arg})({params})"
         return [
             f"{head}\n{inner}\n{body}",
+            *extra,
             f"{deco}def {f}({params}):\n{doc}\n    return {vectors}({flat}{calls})",
-            f"{deco}def {f}_jit({params}):\n{jit_doc}\n    return {vectors}({flat}_jit{calls})",
+            f"{deco}def {f}_jit({params}):\n{jit_doc}\n    return {jit_call}",
         ]
 
     def _used_helpers(self, code: str) -> list[str]:

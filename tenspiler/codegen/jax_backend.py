@@ -38,12 +38,16 @@ SPELLING = Spelling(
     copy="{x}.astype({dtype})",
     update="{out} = {out}.at[{lo}:{hi}].set({v})",
     jit="jax.jit(f, static_argnames=static)",
+    jit_vectors=True,
     decorator="@_x64",
     helpers={"_x64": X64_HELPER},
     device="JAX's default device (`jax.devices()[0]`).",
     jit_doc="the computation is compiled by `jax.jit` on the first call, with "
     "the integer arguments static (new values and shapes recompile).",
     notes=(
+        "For a C++ or Python kernel, `<f>_jit` (the real signature) compiles the conversion of its "
+        "arrays to the flat C view too, since JAX copies an array it reshapes eagerly; the shape "
+        "checks then run while `jax.jit` traces (once per shape and integer arguments).",
         "Subnormal floats: XLA's CPU code (like TensorFlow's) flushes them to zero, where C keeps "
         "them (|x| < 1.2e-38 for float, < 2.2e-308 for double); results differ only there.",
         "64-bit: every entry runs under `jax.enable_x64(True)`, so results are int64 / float64 "

@@ -63,6 +63,7 @@ from tenspiler.ir.terms import (
     ProgramSummary,
     ReduceMax,
     ReduceRows,
+    ReduceSum,
     ScalarApply,
     ScalarCast,
     ScalarOp,
@@ -83,6 +84,7 @@ from tenspiler.ir.terms import (
     children,
     free_vars,
     is_tensor,
+    rank,
 )
 
 #: NumPy dtype name that values of each DType are computed in.
@@ -387,6 +389,22 @@ def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{ctx.use('_where')}({_bare(cond)}, {_bare(a)}, {_bare(b)}, np.{ctx.rep(t)})"
 
 
+def matvec_operands(t: Term) -> tuple[Term, Term, TensorTensor] | None:
+    """``(M, v, product)`` when ``t`` is ``reduce_rows(tensor_tensor(M, v, *))`` of reals with
+    ``M`` a matrix and ``v`` a vector (either order): the matrix–vector product ``M @ v``,
+    computed by BLAS (sgemv / dgemv) in the node's type. The proof treats real ``+`` as
+    exact; any summation order is one of the roundings the float tolerance allows."""
+    match t:
+        case ReduceRows(TensorTensor("*", left, right, dtype) as product, rdtype, "sum") if (
+            dtype.is_float and rdtype == dtype
+        ):
+            if rank(left) == 2 and rank(right) == 1:
+                return left, right, product
+            if rank(left) == 1 and rank(right) == 2:
+                return right, left, product
+    return None
+
+
 def _min_max(t: TensorSelect | ScalarSelect) -> str | None:
     """``"minimum"`` / ``"maximum"`` when the integer select ``t`` is ``l < r ? l : r``
     (or another spelling of the smaller / larger of ``l`` and ``r``; ties pick equal
@@ -439,7 +457,7 @@ def strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 def reduce_sum_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_sum(t)`` → ``np.sum(t, dtype=...)`` (0 for an empty tensor; integer sums
     stay int64, the accumulator has the node's dtype)."""
-    return f"np.sum({_bare(args[0])}, dtype=np.{ctx.rep(t)})"
+    return f"np.add.reduce({_bare(args[0])}, dtype=np.{ctx.rep(t)})"
 
 
 def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -447,15 +465,15 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     ``m = tensor_tensor(M, v, *)`` this is the matrix–vector product ``M @ v``."""
     assert isinstance(t, ReduceRows)
     if t.kind == "max":
-        return f"np.max({_bare(args[0])}, axis=1).astype(np.{ctx.rep(t)}, copy=False)"
-    return f"np.sum({_bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
+        return f"np.maximum.reduce({_bare(args[0])}, axis=1).astype(np.{ctx.rep(t)}, copy=False)"
+    return f"np.add.reduce({_bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_max(t)`` → ``np.max(t)`` (undefined for an empty tensor)."""
     assert isinstance(t, ReduceMax)
     src_rep = None if ctx.plan is None else ctx.rep(t.tensor)
-    return convert(f"np.max({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False, src_rep=src_rep, dst_rep=ctx.rep(t))
+    return convert(f"np.maximum.reduce({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False, src_rep=src_rep, dst_rep=ctx.rep(t))
 
 
 # ---------------------------------------------------------------- rules: arithmetic
@@ -616,6 +634,10 @@ class NumpyBackend:
         rule = self.rules.get(op_key(t))
         if rule is None:
             raise no_rule_error(self.name, t, self.rules)
+        if ctx.narrow():
+            special = self._special(t, ctx)
+            if special is not None:
+                return special
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
             if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
                 return self._int_arith(t, rule, ctx)
@@ -626,6 +648,28 @@ class NumpyBackend:
         else:
             args = [self.render(c, ctx) for c in children(t)]
         return rule(t, args, ctx)
+
+    def _special(self, t: Term, ctx: EmitContext) -> str | None:
+        """Library calls for a few compound patterns: a matrix–vector product
+        (:func:`matvec_operands`) is ``np.matmul``; the sum of an elementwise product of two
+        vectors is ``np.dot`` (``sdot`` / ``ddot`` for reals: no temporary); the sum of a
+        one-element slice of a parameter (its bounds are guarded) is that element."""
+        mv = matvec_operands(t)
+        if mv is not None:
+            m, v = (self._operand(c, mv[2], ctx) for c in mv[:2])
+            return f"np.matmul({_bare(m)}, {_bare(v)})"
+        match t:
+            case ReduceSum(TensorTensor("*", left, right, dtype) as product, rdtype) if (
+                rdtype == dtype and rank(left) == 1 and rank(right) == 1
+            ):
+                a, b = (self._operand(c, product, ctx) for c in (left, right))
+                return f"np.dot({_bare(a)}, {_bare(b)})"
+            case ReduceSum(Slice(TensorVar() as x, lo, hi), rdtype) if hi == ScalarOp("+", lo, Lit(1, DType.INT), DType.INT) or (
+                isinstance(lo, Lit) and isinstance(hi, Lit) and hi.value == lo.value + 1
+            ):
+                elem = f"{self.render(x, ctx)}[{_bare(self.render(lo, ctx))}]"
+                return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))  # type: ignore[union-attr]
+        return None
 
     def _operand(self, c: Term, parent: Term, ctx: EmitContext, text: str | None = None) -> str:
         """``c`` rendered (or ``text``) and converted to the type ``parent`` computes in; a

@@ -61,7 +61,7 @@ def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
 
     # out[0:m__rows] = reduce_rows(tensor_tensor(matrix(tail(m, off), m__rows, len, m__cols), take(v, len), *))
     out_new = out.copy()
-    out_new[0:m__rows] = np.sum(m[off:][np.arange(m__rows)[:, None] * (m__cols) + np.arange(len)[None, :]] * v[:len], axis=1, dtype=np.int64)
+    out_new[0:m__rows] = np.add.reduce(m[off:][np.arange(m__rows)[:, None] * (m__cols) + np.arange(len)[None, :]] * v[:len], axis=1, dtype=np.int64)
 
     return out_new
 

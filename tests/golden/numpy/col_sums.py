@@ -50,6 +50,6 @@ def col_sums(A, m, n, out):
 
     # out[0:n] = reduce_rows(transpose(matrix(A, m, n, n)))
     out_new = out.copy()
-    out_new[0:n] = np.sum(A[np.arange(m)[:, None] * (n) + np.arange(n)[None, :]].T, axis=1, dtype=np.float32)
+    out_new[0:n] = np.add.reduce(A[np.arange(m)[:, None] * (n) + np.arange(n)[None, :]].T, axis=1, dtype=np.float32)
 
     return out_new

@@ -47,6 +47,6 @@ def dot(a, b, n):
         raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))
-    result = int(np.sum(a[:n] * b[:n], dtype=np.int64))
+    result = int(np.dot(a[:n], b[:n]))
 
     return result

@@ -47,6 +47,6 @@ def fdot(a, b, n):
         raise ValueError('precondition violated: need 0 <= n <= len(b)')
 
     # return = reduce_sum(tensor_tensor(take(a, n), take(b, n), *))
-    result = float(np.sum(a[:n] * b[:n], dtype=np.float64))
+    result = float(np.add.reduce(a[:n] * b[:n], dtype=np.float64))
 
     return result

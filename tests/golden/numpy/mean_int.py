@@ -49,6 +49,6 @@ def mean_int(a, n):
         raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # return = (reduce_sum(take(a, n)) / n)
-    result = int(_c_idiv(np.sum(a[:n], dtype=np.int64), n))
+    result = int(_c_idiv(np.add.reduce(a[:n], dtype=np.int64), n))
 
     return result

@@ -45,6 +45,6 @@ def suffix_sum(a, lo, n):
         raise ValueError('precondition violated: need 0 <= lo <= len(a)')
 
     # return = reduce_sum(take(tail(a, lo), (n - lo)))
-    result = int(np.sum(a[lo:][:n - lo], dtype=np.int64))
+    result = int(np.add.reduce(a[lo:][:n - lo], dtype=np.int64))
 
     return result

@@ -43,6 +43,6 @@ def vmax(a, n):
         raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # return = reduce_max(take(a, n))
-    result = int(np.max(a[:n]))
+    result = int(np.maximum.reduce(a[:n]))
 
     return result
