@@ -215,12 +215,12 @@ def test_array_written_by_c_but_missing_from_summary(tmp_path: Path) -> None:
 def test_generated_code_that_mutates_its_input_fails(tmp_path: Path) -> None:
     k = KERNELS["vadd"]
     code = numpy_code(k)
-    evil = code.text.replace("c_new = c.copy()", "c_new = c")
+    evil = code.text.replace("r = out.copy()", "r = out")  # the store helper (_store)
     assert evil != code.text
     from dataclasses import replace
 
     result = differential_check(
-        k.fn, k.ps, replace(code, text=evil), [{"a": [1], "b": [2], "c": [0], "n": 1}], tmp_path
+        k.fn, k.ps, replace(code, text=evil), [{"a": [1], "b": [2], "c": [0, 5], "n": 1}], tmp_path
     )
     assert not result.ok
     assert "modified its input 'c'" in (result.first_failure or "")

@@ -403,7 +403,7 @@ def test_generated_module_imports_only_numpy(name: str) -> None:
     imports = [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
     assert [ast.unparse(node) for node in imports] == ["import numpy as np"]
     fns = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
-    assert fns[-1] == name and all(f.startswith("_c_") for f in fns[:-1])
+    assert fns[-1] == name and all(f in nb.HELPERS for f in fns[:-1])
 
 
 # ---------------------------------------------------------------- contract

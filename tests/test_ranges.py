@@ -146,3 +146,25 @@ def test_float32_division_helpers_are_exact(pairs: list[tuple[int, int]], floor:
         got = ns[helper](x, y, np.int32, floor=floor)
         want = [py_binop(op, int(a), int(b), INT) for a, b in zip(x, y, strict=True)]  # type: ignore[arg-type]
         np.testing.assert_array_equal(got, np.array(want, dtype=np.int64), err_msg=op)
+
+
+def test_store_helper_never_modifies_or_aliases_its_inputs() -> None:
+    """``_store`` (array outputs): a partial store copies ``out``; a full one returns the
+    value itself only when it is fresh and of out's dtype, else a converted copy (uint8
+    wraps modulo 256)."""
+    from tenspiler.codegen.numpy_backend import HELPERS
+
+    ns: dict = {"np": np}
+    exec(HELPERS["_store"], ns)
+    store = ns["_store"]
+    out = np.array([1, 2, 3], dtype=np.uint8)
+    r = store(out, 1, 2, np.array([300], dtype=np.int16))
+    assert r.tolist() == [1, 44, 3] and out.tolist() == [1, 2, 3]
+    v = np.array([7, 8, 9], dtype=np.uint8)
+    assert store(out, 0, 3, v, fresh=True) is v
+    view = v[:]
+    r = store(out, 0, 3, view, fresh=True)  # a view (not owning its data): copied
+    assert r is not view and r.tolist() == [7, 8, 9]
+    assert store(out, 0, 3, v) is not v  # not fresh: may be an input
+    assert store(out, 0, 3, np.array([256, -1, 5])).tolist() == [0, 255, 5]
+    assert out.tolist() == [1, 2, 3]

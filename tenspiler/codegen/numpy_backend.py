@@ -106,7 +106,7 @@ STORED: dict[DType, str] = {
 #: Module-level names of the generated module; a parameter with one of these names (or a
 #: Python keyword as its name) is renamed with a trailing underscore.
 HELPER_NAMES = (
-    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "_where", "_div24", "_rem24", "max", "int", "str", "ValueError",
+    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "_where", "_div24", "_rem24", "_store", "max", "int", "str", "ValueError",
 )
 
 #: Text of the C-semantics helpers; a helper is emitted only when used.
@@ -174,6 +174,21 @@ def _rem24(x, y, dtype, floor=False):
     for |x|, |y| < 2**24 and y != 0; every value fits `dtype`."""
     q = _div24(x, y, dtype, floor)
     return np.subtract(x, np.multiply(q, y, dtype=dtype, casting="unsafe"), dtype=dtype, casting="unsafe")
+'''
+
+HELPERS["_store"] = '''\
+def _store(out, lo, hi, v, fresh=False):
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
 '''
 
 #: Helpers a helper calls.
@@ -860,6 +875,11 @@ class NumpyBackend:
                     f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
                     f"`{array}[{show(lo)}:{show(hi)}]` replaced"
                 )
+                if src_rep is not None:
+                    fresh = isinstance(value, TensorTensor | TensorScalar | TensorMap | ReduceRows)
+                    lo_s, hi_s = bounds.split(":", 1)  # (bounds hold no other ':')
+                    call = f"{ctx.use('_store')}({src}, {lo_s}, {hi_s}, {v}{', fresh=True' if fresh else ''})"
+                    return [comment, f"{out} = {call}"], out, doc
                 return [comment, f"{out} = {copy}", f"{out}[{bounds}] = {v}"], out, doc
             case ScalarOutput(_, value):
                 ret = fn.return_dtype

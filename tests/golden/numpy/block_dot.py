@@ -27,6 +27,20 @@ Contract:
 import numpy as np
 
 
+def _store(out, lo, hi, v, fresh=False):
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
+
+
 def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
     """Equivalent of the C function `block_dot` (see the module docstring).
 
@@ -60,8 +74,7 @@ def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
         raise ValueError('precondition violated: need 0 <= len <= len(v)')
 
     # out[0:m__rows] = reduce_rows(tensor_tensor(matrix(tail(m, off), m__rows, len, m__cols), take(v, len), *))
-    out_new = out.copy()
-    out_new[0:m__rows] = np.add.reduce(m[off:][np.arange(m__rows)[:, None] * (m__cols) + np.arange(len)[None, :]] * v[:len], axis=1, dtype=np.int64)
+    out_new = _store(out, 0, m__rows, np.add.reduce(m[off:][np.arange(m__rows)[:, None] * (m__cols) + np.arange(len)[None, :]] * v[:len], axis=1, dtype=np.int64), fresh=True)
 
     return out_new
 

@@ -37,6 +37,20 @@ def _c_div(x, y):
     return np.where((x >= 0) == (y > 0), q, -q)
 
 
+def _store(out, lo, hi, v, fresh=False):
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
+
+
 def divmod_vec(a, b, q, m, n):
     """Equivalent of the C function `divmod_vec` (see the module docstring).
 
@@ -66,11 +80,9 @@ def divmod_vec(a, b, q, m, n):
         raise ValueError('precondition violated: need 0 <= n <= len(m)')
 
     # q[0:n] = tensor_tensor(take(a, n), take(b, n), /)
-    q_new = q.copy()
-    q_new[0:n] = _c_div(a[:n], b[:n])
+    q_new = _store(q, 0, n, _c_div(a[:n], b[:n]), fresh=True)
 
     # m[0:n] = tensor_tensor(take(a, n), take(b, n), %)
-    m_new = m.copy()
-    m_new[0:n] = np.fmod(a[:n], b[:n])
+    m_new = _store(m, 0, n, np.fmod(a[:n], b[:n]), fresh=True)
 
     return q_new, m_new

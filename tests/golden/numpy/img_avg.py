@@ -27,6 +27,20 @@ Contract:
 import numpy as np
 
 
+def _store(out, lo, hi, v, fresh=False):
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
+
+
 def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
     """Equivalent of the C function `img_avg` (see the module docstring).
 
@@ -58,8 +72,7 @@ def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
         raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(b)')
 
     # out[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)
-    out_new = out.copy()
-    out_new[0:a__rows * a__cols] = np.add(a[:a__rows * a__cols], b[:a__rows * a__cols], dtype=np.int16) // 2
+    out_new = _store(out, 0, a__rows * a__cols, np.add(a[:a__rows * a__cols], b[:a__rows * a__cols], dtype=np.int16) // 2, fresh=True)
 
     return out_new
 

@@ -27,6 +27,20 @@ Contract:
 import numpy as np
 
 
+def _store(out, lo, hi, v, fresh=False):
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
+
+
 def kmod(a, out, k, n):
     """Equivalent of the C function `kmod` (see the module docstring).
 
@@ -49,7 +63,6 @@ def kmod(a, out, k, n):
         raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # out[0:n] = scalar_tensor(k, take(a, n), %)
-    out_new = out.copy()
-    out_new[0:n] = np.fmod(k, a[:n])
+    out_new = _store(out, 0, n, np.fmod(k, a[:n]), fresh=True)
 
     return out_new

@@ -27,6 +27,20 @@ Contract:
 import numpy as np
 
 
+def _store(out, lo, hi, v, fresh=False):
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
+
+
 def scale_inplace(a, k, n):
     """Equivalent of the C function `scale_inplace` (see the module docstring).
 
@@ -45,7 +59,6 @@ def scale_inplace(a, k, n):
         raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # a[0:n] = tensor_scalar(take(a, n), k, *)
-    a_new = a.copy()
-    a_new[0:n] = a[:n] * k
+    a_new = _store(a, 0, n, a[:n] * k, fresh=True)
 
     return a_new
