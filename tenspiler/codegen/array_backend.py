@@ -76,7 +76,7 @@ from tenspiler.codegen.numpy_backend import (
     _param_dtype,
     cxx_adapter,
 )
-from tenspiler.codegen.ranges import INT_DTYPES
+from tenspiler.codegen.ranges import INT_DTYPES, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
@@ -399,9 +399,17 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return f"({x} {t.op} {y})"
     if t.op == "%" and t.dtype.is_float:
         return None if b.sp.fmod is None else fill(b.sp.fmod, x=x, y=y)
-    if ctx.plan is not None and ctx.plan.plain_division(t):
+    plan = ctx.plan
+    if plan is not None and t.op in ("/", "%") and small_division(t, plan) and b.kind(operands(t)[1], ctx) != STATIC:
+        # C division by an array through float32 (exact: see numpy_backend._div24); 0 only
+        # in discarded lanes
+        yz = f"_nz({_bare(y)})" if plan.zero_divisor(t) else y
+        f32 = b.dtype("float32")
+        q = fill(b.sp.cast, x=f"({fill(b.sp.cast, x=x, dtype=f32)} / {fill(b.sp.cast, x=yz, dtype=f32)})", dtype=b.dtype(ctx.rep(t)))
+        return q if t.op == "/" else f"({x} - {yz} * {q})"
+    if plan is not None and plan.plain_division(t):
         # non-negative operands: truncation is the library's floor; 0 only in discarded lanes
-        y = f"_nz({_bare(y)})" if ctx.plan.zero_divisor(t) else y
+        y = f"_nz({_bare(y)})" if plan.zero_divisor(t) else y
         return f"({x} {'//' if t.op in ('/', '//') else '%'} {y})"
     return f"{_INT_HELPERS[t.op]}({_bare(x)}, {_bare(y)})"
 

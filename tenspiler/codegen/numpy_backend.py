@@ -40,7 +40,7 @@ from tenspiler.codegen import (
     register_backend,
     returned_outputs,
 )
-from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan
+from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Binary as LBinary
 from tenspiler.frontend.loop_ir import Compare as LCompare
@@ -708,10 +708,7 @@ class NumpyBackend:
         d = ctx.rep(t)
         ops = operands(t)
         division = t.op in ("/", "%", "//", "mod")
-        small = all(
-            (m := plan.range(c).magnitude()).hi is not None and m.hi < 2**24 for c in ops  # type: ignore[operator]
-        )
-        fast = division and small and not plan.static(ops[1])
+        fast = division and small_division(t, plan) and not plan.static(ops[1])
         if not (fast or t.op in ("+", "-", "*") or plan.plain_division(t)):
             return rule(t, [self._operand(c, t, ctx) for c in ops], ctx)
         texts = [self.render(c, ctx) for c in ops]

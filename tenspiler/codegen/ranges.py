@@ -53,7 +53,7 @@ from tenspiler.ir.terms import (
     is_tensor,
 )
 
-__all__ = ["INT_DTYPES", "DtypePlan", "Interval", "is_static", "param_ranges", "term_range"]
+__all__ = ["INT_DTYPES", "DtypePlan", "Interval", "is_static", "param_ranges", "small_division", "term_range"]
 
 
 @dataclass(frozen=True)
@@ -348,3 +348,14 @@ class DtypePlan:
                     out = "int64"  # sums (unbounded length), sizes
         self._reps[t] = out
         return out
+
+
+def small_division(t: ScalarOp | TensorTensor | TensorScalar, plan: DtypePlan) -> bool:
+    """Both operands of the division ``t`` are below 2**24 in magnitude: their quotient
+    computed in float32 and truncated (floored) is the exact integer quotient (the rounding
+    error, < |x / y| * 2**-24 < 1 / |y|, is smaller than the quotient's distance to any other
+    integer)."""
+    return all(
+        (m := plan.range(c).magnitude()).hi is not None and m.hi < 2**24  # type: ignore[operator]
+        for c in operands(t)
+    )
