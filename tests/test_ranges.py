@@ -168,3 +168,22 @@ def test_store_helper_never_modifies_or_aliases_its_inputs() -> None:
     assert store(out, 0, 3, v) is not v  # not fresh: may be an input
     assert store(out, 0, 3, np.array([256, -1, 5])).tolist() == [0, 255, 5]
     assert out.tolist() == [1, 2, 3]
+
+
+def test_common_subexpressions_are_bound_once_and_scoped_to_their_branch() -> None:
+    """A repeated subterm is computed once (``:=`` at its first evaluation); a name bound in
+    one branch of a Python conditional is not used in the other (which may run alone)."""
+    from tenspiler.ir.terms import ReduceMax, ScalarOp, ScalarOutput, ScalarSelect
+
+    fn = parse_c_source("int k(unsigned char *a, int n) { return 0; }")
+    n = ScalarVar("n", INT)
+    m = ReduceMax(Take(TensorVar("a", UINT8), n), INT)
+    then = ScalarOp("+", m, m, INT)
+    value = ScalarSelect(Cmp(">", n, Lit(1, INT)), ScalarSelect(Cmp(">", m, Lit(3, INT)), then, m, INT), m, INT)
+    code = NumpyBackend().generate(fn, ProgramSummary("k", (ScalarOutput("return", value),))).text
+    assert code.count("np.maximum.reduce(") == 2  # once per branch of the outer conditional
+    ns: dict = {}
+    exec(code, ns)
+    for a, k in (([5, 9, 2], 3), ([7], 1), ([2, 1], 2)):
+        want = evaluate(value, {"a": np.array(a), "n": k})
+        assert ns["k"](np.array(a, dtype=np.uint8), k) == want

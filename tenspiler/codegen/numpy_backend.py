@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import keyword
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, assert_never
@@ -211,6 +212,11 @@ class EmitContext:
     param_dtypes: Mapping[str, DType]
     helpers: set[str] = field(default_factory=set)
     plan: DtypePlan | None = None
+    #: common subexpressions of the output being rendered (:meth:`NumpyBackend._repeated`)
+    #: and the names bound to those already computed, in evaluation order
+    cse_candidates: set[Term] = field(default_factory=set)
+    cse: dict[Term, str] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
 
     def use(self, helper: str) -> str:
         self.helpers.add(helper)
@@ -295,7 +301,8 @@ def _bare(expr: str) -> str:
         depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(ch, 0)
         if depth == 0 and i < len(expr) - 1:
             return expr
-        conditional = conditional or (depth == 1 and expr.startswith(" if ", i))
+        # a conditional or an assignment expression (``(v := x)``) keeps its parentheses
+        conditional = conditional or (depth == 1 and expr.startswith((" if ", " := "), i))
     return expr if conditional else expr[1:-1]
 
 
@@ -646,6 +653,16 @@ class NumpyBackend:
         Raises:
             CodegenError: some op of ``t`` has no rule (the message names it).
         """
+        if t in ctx.cse:
+            return ctx.cse[t]
+        text = self._render(t, ctx)
+        if t in ctx.cse_candidates:  # computed once, at its first evaluation
+            name = _fresh("_v", ctx.taken)
+            ctx.cse[t] = name
+            return f"({name} := {_bare(text)})"
+        return text
+
+    def _render(self, t: Term, ctx: EmitContext) -> str:
         rule = self.rules.get(op_key(t))
         if rule is None:
             raise no_rule_error(self.name, t, self.rules)
@@ -653,6 +670,17 @@ class NumpyBackend:
             special = self._special(t, ctx)
             if special is not None:
                 return special
+        if isinstance(t, TensorSelect) and ctx.narrow() and (extremum := _min_max(t)) is not None:
+            a, b = (self._operand(u, t, ctx) for u in (t.then, t.else_))  # the condition is not rendered
+            return f"np.{extremum}({_bare(a)}, {_bare(b)})"
+        if isinstance(t, ScalarSelect) and ctx.cse_candidates:
+            # a Python conditional runs one branch: names bound in it end with it
+            *args, = (self.render(c, ctx) for c in children(t)[:-2])
+            bound = dict(ctx.cse)
+            for u in (t.then, t.else_):
+                args.append(self._operand(u, t, ctx) if ctx.narrow() else self.render(u, ctx))
+                ctx.cse = dict(bound)
+            return rule(t, args, ctx)
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
             if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
                 return self._int_arith(t, rule, ctx)
@@ -663,6 +691,36 @@ class NumpyBackend:
         else:
             args = [self.render(c, ctx) for c in children(t)]
         return rule(t, args, ctx)
+
+    def _render_output(self, value: Term, ctx: EmitContext, taken: set[str]) -> str:
+        """``value`` rendered with its repeated subterms computed once (bound with ``:=``
+        at their first evaluation; not across the branches of a Python conditional)."""
+        if not ctx.narrow():
+            return self.render(value, ctx)
+        ctx.cse_candidates, ctx.cse, ctx.taken = self._repeated(value, ctx), {}, taken
+        try:
+            return self.render(value, ctx)
+        finally:
+            ctx.cse_candidates, ctx.cse = set(), {}
+
+    @staticmethod
+    def _repeated(t: Term, ctx: EmitContext) -> set[Term]:
+        """Subterms of ``t`` that occur more than once and are worth a name: not parameters,
+        literals, static integers or views of a parameter."""
+        counts: Counter[Term] = Counter()
+
+        def visit(u: Term) -> None:
+            counts[u] += 1
+            minmax = isinstance(u, TensorSelect) and _min_max(u) is not None  # cond not rendered
+            for c in (u.then, u.else_) if minmax else children(u):  # type: ignore[union-attr]
+                visit(c)
+
+        visit(t)
+        cheap = (ScalarVar, TensorVar, Lit, Take, Tail, Slice)
+        return {
+            u for u, n in counts.items()
+            if n > 1 and not isinstance(u, cheap) and not (ctx.plan is not None and ctx.plan.static(u))
+        }
 
     def _special(self, t: Term, ctx: EmitContext) -> str | None:
         """Library calls for a few compound patterns: a matrix–vector product
@@ -867,7 +925,7 @@ class NumpyBackend:
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
                     value = value.tensor  # type: ignore[union-attr]  # the store wraps
                     src_rep = ctx.rep(value)
-                v = store_value(self.render(value, ctx), value.dtype, elem, src_rep)
+                v = store_value(self._render_output(value, ctx, taken), value.dtype, elem, src_rep)
                 doc = (
                     f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
                     f"`{array}[{show(lo)}:{show(hi)}]` replaced"
@@ -882,7 +940,7 @@ class NumpyBackend:
                 ret = fn.return_dtype
                 assert ret is not None
                 out = _fresh("result", taken)
-                v = return_value(self.render(value, ctx), value.dtype, ret)
+                v = return_value(self._render_output(value, ctx, taken), value.dtype, ret)
                 kind = "float" if ret.is_float else "int"
                 return (
                     [comment, f"{out} = {v}"],
