@@ -187,3 +187,34 @@ def test_common_subexpressions_are_bound_once_and_scoped_to_their_branch() -> No
     for a, k in (([5, 9, 2], 3), ([7], 1), ([2, 1], 2)):
         want = evaluate(value, {"a": np.array(a), "n": k})
         assert ns["k"](np.array(a, dtype=np.uint8), k) == want
+
+
+def test_numpy_edge_cases_of_selects_reductions_and_math() -> None:
+    """Three NumPy code generation edge cases against the reference interpreter: a Python-int
+    division by zero in the branch of an elementwise select that no lane takes (C never
+    evaluates it); the row maxima of a matrix without rows; ``exp`` of a ``float`` operand in
+    a ``double`` node (C's exp(double): computed in float64, not float32)."""
+    from tenspiler.ir.terms import Matrix, ReduceRows, ScalarOp, TensorMap
+
+    n, m = ScalarVar("n", INT), ScalarVar("m", INT)
+    a = Take(TensorVar("a", INT), n)
+    div = TensorSelect(Cmp(">", m, Lit(0, INT)), TensorScalar("+", a, ScalarOp("/", n, m, INT), False, INT), a, INT)
+    rows = ReduceRows(Matrix(TensorVar("a", INT), m, n), INT, "max")
+    f = Take(TensorVar("f", DType.FLOAT), n)
+    exp = TensorMap("exp", TensorCast(f, DType.DOUBLE), DType.DOUBLE)
+    exp_float = TensorMap("exp", f, DType.DOUBLE)
+    cases = [(div, {"n": 3, "m": 0}), (rows, {"n": 0, "m": 0}), (exp, {"n": 3, "m": 0}), (exp_float, {"n": 3, "m": 0})]
+    for value, scalars in cases:
+        out_dtype = DType.DOUBLE if value.dtype.is_float else INT
+        fn = parse_c_source(f"void k(int *a, float *f, {out_dtype.c_name} *out, int n, int m) {{ }}")
+        hi = ScalarVar("m", INT) if isinstance(value, ReduceRows) else n
+        ps = ProgramSummary("k", (ArrayOutput("out", Lit(0, INT), hi, value),))
+        code = NumpyBackend().generate(fn, ps).text
+        ns: dict = {}
+        exec(code, ns)
+        av = np.array([5, -7, 9], dtype=np.int64)
+        fv = np.array([88.5, -3.25, 0.5], dtype=np.float32)
+        got = ns["k"](av, fv, np.zeros(3), scalars["n"], scalars["m"])
+        env = {"a": av, "f": fv.astype(np.float64), **scalars}
+        want = np.asarray(evaluate(value, env))
+        np.testing.assert_allclose(got[: want.shape[0]], want, rtol=1e-15)

@@ -224,9 +224,6 @@ class ArrayContext(EmitContext):
 
     backend: ArrayBackend | None = None
     host: list[str] = field(default_factory=list)
-    #: > 0 while rendering the branches of a select computed by ``where`` (both branches
-    #: run, so a Python-int division there must not raise on a discarded zero divisor)
-    both_branches: int = 0
 
     @property
     def b(self) -> ArrayBackend:
@@ -390,9 +387,7 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     (flooring), and ``%`` of reals is the library's ``fmod`` (declined when it has none)."""
     assert isinstance(t, ScalarOp | TensorTensor | TensorScalar)
     b = ctx.b
-    if b.kind(t, ctx) == STATIC:
-        if ctx.both_branches and t.op in _INT_HELPERS:  # a discarded lane may divide by 0
-            args = [args[0], f"({args[1]} or 1)"]
+    if b.kind(t, ctx) == STATIC:  # NumPy's rule: Python ints (guarded in both-branch selects)
         return nb.BINOP_RULES[t.op](t, args, ctx)
     x, y = args
     if t.op in ("+", "-", "*") or (t.op == "/" and t.dtype.is_float):

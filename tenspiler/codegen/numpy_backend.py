@@ -217,6 +217,9 @@ class EmitContext:
     cse_candidates: set[Term] = field(default_factory=set)
     cse: dict[Term, str] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
+    #: > 0 while rendering the branches of an elementwise select (both branches run, so a
+    #: Python-int division there must not raise on a zero divisor of a discarded branch)
+    both_branches: int = 0
 
     def use(self, helper: str) -> str:
         self.helpers.add(helper)
@@ -487,7 +490,10 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     ``m = tensor_tensor(M, v, *)`` this is the matrix–vector product ``M @ v``."""
     assert isinstance(t, ReduceRows)
     if t.kind == "max":
-        return f"np.maximum.reduce({_bare(args[0])}, axis=1).astype(np.{ctx.rep(t)}, copy=False)"
+        # the identity of max as initial value: a matrix without rows (0 x 0) gives no maxima
+        rep = ctx.rep(t.matrix)
+        least = "-np.inf" if rep.startswith("float") else f"np.iinfo(np.{rep}).min"
+        return f"np.maximum.reduce({_bare(args[0])}, axis=1, initial={least}).astype(np.{ctx.rep(t)}, copy=False)"
     return f"np.add.reduce({_bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
 
 
@@ -513,10 +519,19 @@ def mul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"({args[0]} * {args[1]})"
 
 
+def _guard_divisor(t: Term, y: str, ctx: EmitContext) -> str:
+    """An integer scalar divisor ``y`` as ``(y or 1)`` inside both branches of an elementwise
+    select: a zero there belongs to a branch no lane takes (C never evaluates it; Python
+    would raise ZeroDivisionError)."""
+    if ctx.both_branches and not is_tensor(t) and not t.dtype.is_float:  # type: ignore[union-attr]
+        return f"({_bare(y)} or 1)"
+    return y
+
+
 def div_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``/``: true division on reals; C truncating division on integers (``_c_div`` on
     arrays, ``_c_idiv`` on scalars), as ``semantics.np_binop`` / ``py_binop``."""
-    x, y = _bare(args[0]), _bare(args[1])
+    x, y = _bare(args[0]), _bare(_guard_divisor(t, args[1], ctx))
     if t.dtype.is_float:  # type: ignore[union-attr]
         return f"({args[0]} / {args[1]})"
     helper = ctx.use("_c_div") if is_tensor(t) else ctx.use("_c_idiv")
@@ -529,7 +544,7 @@ def mod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     x, y = _bare(args[0]), _bare(args[1])
     if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
         return f"np.fmod({x}, {y})"
-    return f"{ctx.use('_c_imod')}({x}, {y})"
+    return f"{ctx.use('_c_imod')}({x}, {_bare(_guard_divisor(t, args[1], ctx))})"
 
 
 def floordiv_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -537,7 +552,7 @@ def floordiv_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     on arrays, Python's ``//`` on scalars, as ``semantics.np_binop`` / ``py_binop``."""
     if is_tensor(t):
         return f"{ctx.use('_py_floordiv')}({_bare(args[0])}, {_bare(args[1])})"
-    return f"({args[0]} // {args[1]})"
+    return f"({args[0]} // {_guard_divisor(t, args[1], ctx)})"
 
 
 def pymod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -545,7 +560,7 @@ def pymod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     (``np.mod``) on arrays, Python's ``%`` on scalars."""
     if is_tensor(t):
         return f"{ctx.use('_py_mod')}({_bare(args[0])}, {_bare(args[1])})"
-    return f"({args[0]} % {args[1]})"
+    return f"({args[0]} % {_guard_divisor(t, args[1], ctx)})"
 
 
 BINOP_RULES: dict[str, Rule] = {
@@ -685,9 +700,18 @@ class NumpyBackend:
             if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
                 return self._int_arith(t, rule, ctx)
             args = [self._operand(c, t, ctx) for c in operands(t)]
-        elif isinstance(t, ScalarSelect | TensorSelect) and ctx.narrow():
+        elif isinstance(t, TensorSelect):
+            args = [self.render(c, ctx) for c in children(t)[:-2]]
+            ctx.both_branches += 1
+            try:
+                args += [self._operand(c, t, ctx) if ctx.narrow() else self.render(c, ctx) for c in (t.then, t.else_)]
+            finally:
+                ctx.both_branches -= 1
+        elif isinstance(t, ScalarSelect) and ctx.narrow():
             args = [self.render(c, ctx) for c in children(t)]
             args[-2:] = [self._operand(c, t, ctx, args[i - 2]) for i, c in enumerate((t.then, t.else_))]
+        elif isinstance(t, ScalarApply | TensorMap):  # C: exp(float) computes in double
+            args = [self._operand(t.scalar if isinstance(t, ScalarApply) else t.tensor, t, ctx)]
         else:
             args = [self.render(c, ctx) for c in children(t)]
         return rule(t, args, ctx)
