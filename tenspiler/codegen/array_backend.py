@@ -76,7 +76,7 @@ from tenspiler.codegen.numpy_backend import (
     _param_dtype,
     cxx_adapter,
 )
-from tenspiler.codegen.ranges import INT_DTYPES, small_division
+from tenspiler.codegen.ranges import INT_DTYPES, is_static, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
@@ -99,7 +99,6 @@ from tenspiler.ir.terms import (
     ScalarOutput,
     ScalarSelect,
     ScalarVar,
-    Size,
     TensorCast,
     TensorMap,
     TensorScalar,
@@ -438,21 +437,6 @@ ARRAY_RULES: dict[str, ArrayRule] = {
 }
 
 
-def _static(t: Term, dtypes: Mapping[str, DType]) -> bool:
-    """Whether ``t`` is an integer scalar computed from integer parameters, integer
-    literals and shapes only (then generated code computes it as a Python int)."""
-    if is_tensor(t) or t.dtype.is_float:
-        return False
-    match t:
-        case ScalarVar(name):
-            return name in dtypes and not dtypes[name].is_float
-        case Lit() | Size():
-            return True
-        case ScalarOp() | ScalarCast() | ScalarSelect():
-            return all(_static(c, dtypes) for c in children(t))
-    return False
-
-
 def _cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
     """The operand pairs of a condition's comparisons, in :func:`children` order."""
     match c:
@@ -591,7 +575,7 @@ class ArrayBackend(NumpyBackend):
         """``"static"`` (a Python int), ``"scalar"`` (a 0-d array) or ``"tensor"``."""
         if is_tensor(t):
             return TENSOR
-        return STATIC if _static(t, ctx.param_dtypes) else SCALAR
+        return STATIC if is_static(t, ctx.param_dtypes) else SCALAR
 
     def convert(
         self, expr: str, src: DType, kind: str, dst: DType, src_rep: str | None = None, dst_rep: str | None = None
