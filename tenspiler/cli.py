@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 
@@ -74,9 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bench_main(argv[1:])
     args = _lift_parser().parse_args(argv)
-    # TensorFlow (imported by --check --to tensorflow) logs its CPU features at INFO level
-    # on import; the lift output should only hold ours (a user's own setting is kept)
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from tenspiler.pipeline import lift_file
 
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
