@@ -251,7 +251,8 @@ def _materialise(backend: str, r: Any) -> Any:
 
 
 def time_backend(res: Any, backend: str, inputs: dict[str, Any], params: list[str], reps: int) -> dict[str, float]:
-    """``{"native": s, "with_conversion": s, "jit": s?}`` (best seconds)."""
+    """``{"native": s, "with_conversion": s, "jit": s?, "jit_with_conversion": s?}`` (best
+    seconds; ``*with_conversion``: NumPy inputs in, NumPy result out)."""
     code = res.code[backend]
     ns: dict[str, Any] = {"__name__": f"speed_{backend}"}
     exec(compile(code, f"<{backend}>", "exec"), ns)
@@ -265,6 +266,9 @@ def time_backend(res: Any, backend: str, inputs: dict[str, Any], params: list[st
     if callable(jit):
         _materialise(backend, jit(*native))  # compile once
         out["jit"] = best_of(lambda: _materialise(backend, jit(*native)), reps)
+        out["jit_with_conversion"] = best_of(
+            lambda: _to_numpy(jit(*[_native(backend, inputs[p]) for p in params])), reps
+        )
     return out
 
 
@@ -328,6 +332,16 @@ def main() -> int:
     return 0
 
 
+def _native_time(r: dict[str, float]) -> float:
+    """Best seconds of a backend's entries (eager or jit) on inputs already in its arrays."""
+    return min(v for k, v in r.items() if not k.endswith("with_conversion"))
+
+
+def _converted_time(r: dict[str, float]) -> float:
+    """Best seconds of a backend's entries (eager or jit) from NumPy inputs to a NumPy result."""
+    return min(v for k, v in r.items() if k.endswith("with_conversion"))
+
+
 def _print_row(row: dict[str, Any], backends: list[str]) -> None:
     c = row["cxx_O3"]
     parts = [f"{row['suite']:6} {row['kernel']:18} g++ -O3 {c * 1e3:9.2f} ms"]
@@ -338,12 +352,12 @@ def _print_row(row: dict[str, Any], backends: list[str]) -> None:
         if "error" in r:
             parts.append(f"{b}: {r['error'][:60]}")
             continue
-        best = min(v for k, v in r.items() if k != "with_conversion")
-        parts.append(f"{b} {best * 1e3:8.2f} ms ({c / best:6.1f}x; conv {c / r['with_conversion']:5.1f}x"
+        best = _native_time(r)
+        parts.append(f"{b} {best * 1e3:8.2f} ms ({c / best:6.1f}x; conv {c / _converted_time(r):5.1f}x"
                      + (f"; jit {c / r['jit']:5.1f}x" if "jit" in r else "") + ")")
     if "copyto" in row:
         gbs = row["bytes"] / row["copyto"] / 1e9
-        times = [(min(v for k, v in r.items() if k != "with_conversion"), b) for b in backends
+        times = [(_native_time(r), b) for b in backends
                  if isinstance(r := row.get(b), dict) and "error" not in r]
         if times:
             t, b = min(times)
@@ -361,14 +375,14 @@ def _print_geomeans(rows: list[dict[str, Any]], backends: list[str]) -> None:
         for row in rows:
             r = row.get(b)
             if isinstance(r, dict) and "error" not in r:
-                ex.append(row["cxx_O3"] / min(v for k, v in r.items() if k != "with_conversion"))
-                inc.append(row["cxx_O3"] / r["with_conversion"])
+                ex.append(row["cxx_O3"] / _native_time(r))
+                inc.append(row["cxx_O3"] / _converted_time(r))
         if ex:
             g = math.exp(sum(map(math.log, ex)) / len(ex))
             gi = math.exp(sum(map(math.log, inc)) / len(inc))
             print(f"geomean speed-up over g++ -O3, {b:10}: {g:7.2f}x excluding conversion, {gi:7.2f}x including ({len(ex)} kernels)")
     for row in rows:
-        cands = [row["cxx_O3"] / min(v for k, v in r.items() if k != "with_conversion")
+        cands = [row["cxx_O3"] / _native_time(r)
                  for b in backends if isinstance(r := row.get(b), dict) and "error" not in r]
         if cands:
             best_all.append(max(cands))
