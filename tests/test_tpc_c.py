@@ -6,6 +6,7 @@ the generated text (golden files under tests/golden/tpc_c/)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -257,7 +258,7 @@ def test_golden_blend(part: str, golden: Callable[[str, str], None]) -> None:
 def test_blend_kernel_values() -> None:
     fn, ps = BLEND
     rng = np.random.default_rng(1)
-    for size, members in ((0, 1), (1, 1), (63, 2), (64, 3), (65, 2), (300, 4)):
+    for size, members in ((0, 1), (1, 1), (63, 2), (64, 3), (65, 2), (255, 1), (256, 2), (257, 3), (300, 4), (1030, 3)):
         inputs = {
             "base": rng.integers(0, 256, size), "active": rng.integers(0, 256, size),
             "out": rng.integers(0, 256, size), "opacity": int(rng.integers(0, 256)), "n": size,
@@ -352,6 +353,92 @@ def test_int_sum_partials_wrap_like_c() -> None:
 
 
 # ---------------------------------------------------------------- uint8, casts, selects
+
+
+def test_uint8_kernels_walk_256_element_blocks() -> None:
+    """A vector access to an 8-bit tensor moves 256 elements (UNPACK / PACK switches), so a
+    kernel with an unsigned char tensor walks 256-element blocks in four 64-lane quarters:
+    8-bit in / int out, int in / 8-bit out, and an 8-bit reduction, over several blocks and
+    index-space members (a wrong layout, or a packing store past the member's block, shows)."""
+    fn = sig("mix", "uchar* a, int* b, int* iout, uchar* uout, int n")
+    a8, b = Take(tv("a", UINT8), n), Take(tv("b"), n)
+    ps = ProgramSummary(
+        "mix",
+        (
+            out(TensorTensor("-", TensorScalar("*", a8, lit(3), False, INT), b, INT), "iout"),
+            out(TensorCast(TensorTensor("+", b, a8, INT), UINT8), "uout"),
+        ),
+    )
+    code = TPC_C.generate(fn, ps)
+    ns = host_namespace(code)
+    assert [k["block"] for k in ns["KERNELS"].values()] == [256, 256]
+    assert code.text.count("d += 256") == 2 and "d += 64)" not in code.text
+    assert "SW_UNPACK | SW_UNPCK_8_TO_32" in code.text and "SW_PACK | SW_PCK_32_TO_8" in code.text
+    glue = dict(code.extra_files)["_glue.cpp"]
+    assert "static const unsigned kK0Block = 256;" in glue and "static const unsigned kK1Block = 256;" in glue
+    rfn = sig("rmix", "uchar* a, int* b, int n", INT)
+    rps = ProgramSummary("rmix", (ScalarOutput("return", ReduceSum(TensorTensor("+", a8, b, INT), INT)),))
+    mfn = sig("rmax", "uchar* a, int n", INT)
+    mps = ProgramSummary("rmax", (ScalarOutput("return", ReduceMax(TensorScalar("-", a8, lit(7), False, INT), INT)),))
+    rng = np.random.default_rng(8)
+    for size, members in ((0, 1), (1, 2), (64, 1), (255, 2), (256, 3), (257, 2), (600, 3), (1100, 4)):
+        x = {"a": rng.integers(0, 256, size), "b": rng.integers(-500, 500, size), "iout": rng.integers(-9, 9, size),
+             "uout": rng.integers(0, 256, size), "n": size}
+        check_against_reference(fn, ps, x, members, numpy_exact=True)
+        check_against_reference(rfn, rps, x, members)
+        if size:
+            check_against_reference(mfn, mps, x, members)
+    # a float kernel is not affected
+    assert [k["block"] for k in host_namespace(TPC_C.generate(*_FLOAT_SUB))["KERNELS"].values()] == [64]
+
+
+def test_emulated_8bit_access_is_a_256_element_byte_permutation() -> None:
+    """tpc_emulation.h models LD_TNSR / ST_TNSR with SW_UNPACK | SW_UNPCK_8_TO_32 /
+    SW_PACK | SW_PCK_32_TO_8 as tpc_llvm's TPCEliminateRedundantLinearity.cpp does: byte k of
+    lane L <-> element d + 64 k + L of the 8-bit tensor (256 elements per access, pad 0 past
+    the end, stores past the end dropped)."""
+    source = """\
+void main(tensor src, tensor lanes, tensor copy, tensor low)
+{
+    int5 c = {0, 0, 0, 0, 0};
+    c[0] = get_index_space_offset()[0] * 256;
+    int64 x = v_i32_ld_tnsr_b(c, src, SW_UNPACK | SW_UNPCK_8_TO_32);
+    v_i32_st_tnsr(c, lanes, x);
+    v_i32_st_tnsr(c, copy, x, SW_PACK | SW_PCK_32_TO_8);
+    v_i32_st_tnsr(c, low, v_i32_and_b(x, 255), SW_PACK | SW_PCK_32_TO_8);
+}
+"""
+    spec = {"name": "perm", "index": 0, "kind": "map", "scalars": [],
+            "tensors": [("src", "uint8", "input"), ("lanes", "int32", "output"), ("copy", "uint8", "output"),
+                        ("low", "uint8", "output")]}
+    dev = EmulatedDevice(source, {"k0": spec}, members=1)
+    src = np.random.default_rng(9).integers(0, 256, 200).astype(np.uint8)
+    lanes = np.zeros(64, dtype=np.int32)
+    copy = np.zeros(200, dtype=np.uint8)
+    low = np.full(200, 7, dtype=np.uint8)
+    dev.launch("perm", [src, lanes, copy, low], [], (1,))
+    padded = np.zeros(256, dtype=np.uint32)
+    padded[:200] = src
+    want = padded[0:64] | padded[64:128] << 8 | padded[128:192] << 16 | padded[192:256] << 24
+    assert np.array_equal(lanes.view(np.uint32), want)
+    assert np.array_equal(copy, src)  # the packing store inverts the unpacking load
+    assert np.array_equal(low[:64], src[:64]) and not low[64:].any()  # it writes all 256 elements
+
+
+_FLOAT_SUB = (
+    sig("fsub", "float* x, float* out, float s, int n"),
+    ProgramSummary("fsub", (out(TensorScalar("-", Take(tv("x", FLOAT), n), sv("s", FLOAT), True, FLOAT)),)),
+)
+
+
+def test_scalar_minus_tensor_is_c_subtraction() -> None:
+    """`s - x` is SUB(MOV(s), x): for x == s it is +0.0 as in C (not -(x - s) = -0.0)."""
+    code = TPC_C.generate(*_FLOAT_SUB)
+    assert "SW_NEG" not in code.text and "v_f32_sub_b(v_f32_mov_b(s), v0)" in code.text
+    x = np.array([1.5, -2.0, 0.0, 3.25], dtype=np.float32)
+    got, _ = run_tpc(code, {"x": x, "out": np.zeros(4, dtype=np.float32), "s": 1.5, "n": 4})
+    want = np.float32(1.5) - x
+    assert np.array_equal(got[0], want) and not np.signbit(got[0][0])
 
 
 def test_uint8_promotion_and_wrap() -> None:
@@ -658,6 +745,43 @@ def test_supports() -> None:
     assert not TPC_C.supports(TensorTensor("/", Take(tv("x", FLOAT), n), Take(tv("x", FLOAT), n), FLOAT))
     assert TPC_C.supports(ReduceSum(a, INT))
     assert not TPC_C.supports(ReduceRows(Matrix(tv("a"), n, n), INT))
+
+
+# ---------------------------------------------------------------- intrinsics table
+
+_EMITTED = re.compile(r"\b(v_[a-z0-9_]+|read_lane_id_[a-z0-9_]+|get_index_space_[a-z]+|as_u?int64|SW_[A-Z0-9_]+)\b")
+_SEL = re.compile(r"v_(f32|i32|u32)_sel_(eq|neq|less|leq|grt|geq)_(f32|i32|u32)_b")
+
+
+def test_intrinsics_table_covers_the_emitted_names() -> None:
+    """Every intrinsic / builtin / switch the generator emits is listed in INTRINSICS.md
+    (with the Habana source it was checked against)."""
+    table = (ROOT / "tenspiler/codegen/tpc_c/INTRINSICS.md").read_text()
+    f, x, a = Take(tv("f", FLOAT), n), Take(tv("x", FLOAT), n), Take(tv("a"), n)
+    mfn = sig("many", "int* a, float* f, float* x, int* iout, float* fout, uchar* uout, int s, int n")
+    ps = ProgramSummary(
+        "many",
+        (
+            out(TensorTensor("%", TensorTensor("/", a, TensorCast(f, INT), INT), lit(7), INT), "iout"),
+            out(TensorSelect(BoolOp("and", Cmp(">", a, sv("s")), Cmp("<=", x, lit(0.5, FLOAT))),
+                             TensorMap("exp", TensorMap("fabs", x, FLOAT), FLOAT),
+                             TensorMap("tanh", TensorCast(a, FLOAT), FLOAT), FLOAT), "fout"),
+            out(TensorCast(TensorMap("log", TensorMap("sqrt", TensorScalar("-", f, lit(1.0, FLOAT), True, FLOAT), FLOAT), FLOAT), UINT8), "uout"),
+        ),
+    )
+    codes = [TPC_C.generate(mfn, ps), TPC_C.generate(*BLEND), TPC_C.generate(*_FLOAT_SUB)]
+    for dtype in (INT, FLOAT):
+        rfn = sig("red", f"{'int' if dtype == INT else 'float'}* a, uchar* u, int n", dtype)
+        body = Take(tv("a", dtype), n)
+        for red in (ReduceSum(body, dtype), ReduceMax(body, dtype)):
+            codes.append(TPC_C.generate(rfn, ProgramSummary("red", (ScalarOutput("return", red),))))
+        codes.append(TPC_C.generate(rfn, ProgramSummary("red", (ScalarOutput("return", ReduceSum(Take(tv("u", UINT8), n), INT)),))))
+    names = {m for c in codes for m in _EMITTED.findall(c.text)}
+    assert {"v_i32_ld_tnsr_b", "v_u32_sel_geq_u32_b", "SW_UNPACK", "v_exp_f32", "v_f32_max_b"} <= names
+    missing = sorted(
+        nm for nm in names if f"`{nm}" not in table and nm not in table and not (_SEL.fullmatch(nm) and "v_R_sel_CMP_C_b" in table)
+    )
+    assert not missing, f"emitted but not in INTRINSICS.md: {missing}"
 
 
 # ---------------------------------------------------------------- emulation

@@ -6,9 +6,11 @@ kernel can compute exactly, and why the rest runs on the host), and three files 
 
 * ``<fn>.tpc.c`` (:mod:`.kernel`) — the TPC-C kernels: ``void main(tensor ..., <scalars>)``
   walking their slice of a 1-D index space (``get_index_space_offset`` / ``_size``), 64-lane
-  vector loads/stores (``v_f32_ld_tnsr_b`` / ``v_i32_st_tnsr`` …, ``int5`` coordinates) and
-  the vector intrinsics of the element type (``v_f32_add_b``, ``v_i32_mul_b``,
-  ``v_f32_sel_grt_f32_b``, ``v_convert_i32_to_f32_b`` …); exact integer division helpers.
+  vector loads/stores (``v_f32_ld_tnsr_b`` / ``v_i32_st_tnsr`` …, ``int5`` coordinates; 8-bit
+  tensors 256 elements at a time with the UNPACK / PACK switches) and the vector intrinsics of
+  the element type (``v_f32_add_b``, ``v_i32_mul_b``, ``v_f32_sel_grt_f32_b``,
+  ``v_convert_i32_to_f32_b`` …); exact integer division helpers. ``INTRINSICS.md`` lists each
+  emitted intrinsic with the Habana source it was checked against.
 * ``<fn>_glue.cpp`` (:mod:`.glue`) — the Habana custom-kernel glue (``GetKernelName``,
   ``GetGcDefinitions``: tensor checks, ``indexSpaceGeometry``, access patterns, scalar
   parameters). Plausible SDK code, not compiled here.

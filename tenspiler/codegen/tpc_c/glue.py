@@ -3,9 +3,10 @@
 calls, as in github.com/HabanaAI/Habana_Custom_Kernel ``src/``), plus a table of the kernels.
 
 The glue validates the tensor counts and element types, sets the one-dimensional index-space
-geometry (``ceil(length / 64)`` vectors) and the access patterns (index-space element ``i``
-touches elements ``64 i … 64 i + 63`` of every tensor), copies the scalar parameters and loads
-the kernel binary. It is plausible SDK code, documented, **not compiled here** (it needs the
+geometry (``ceil(length / B)`` blocks, ``B`` = 64 elements, or 256 for a kernel with an 8-bit
+tensor: :attr:`~.kernel.KernelSignature.block`) and the access patterns (index-space element
+``i`` touches elements ``B i … B i + B - 1`` of every tensor), copies the scalar parameters and
+loads the kernel binary. It is plausible SDK code, documented, **not compiled here** (it needs the
 SDK headers ``gc_interface.h`` / ``tpc_kernel_lib_interface.h`` and the kernel ELFs).
 """
 
@@ -28,8 +29,9 @@ def glue_file(fn: Function, sigs: tuple[KernelSignature, ...]) -> str:
  * graph compiler looks up) and GetGcDefinitions, which
  *   I   checks the number and element types of the tensors (1-D views of one length that
  *       the host part, {fn.name}_host.py, sets up),
- *   II  sets the index space: rank 1, ceil(length / 64) elements (one per 64-lane vector),
- *   III sets the access pattern: element i of dim 0 touches tensor elements [64 i, 64 i + 63],
+ *   II  sets the index space: rank 1, ceil(length / B) elements, B = k<Kernel>Block
+ *       (64: one 64-lane vector; 256 for a kernel with an 8-bit tensor: one vector of bytes),
+ *   III sets the access pattern: element i of dim 0 touches tensor elements [B i, B i + B - 1],
  *   IV  copies the scalar parameters (the kernel's `main` scalars, in order),
  *   V   loads the kernel binary.
  *
@@ -43,8 +45,6 @@ def glue_file(fn: Function, sigs: tuple[KernelSignature, ...]) -> str:
 #include "tpc_kernel_lib_interface.h"
 
 namespace {ns} {{
-
-static const unsigned kVector = 64;  // lanes per 32-bit TPC vector
 """
     parts = [head]
     for s in sigs:
@@ -85,7 +85,7 @@ def _kernel_glue(s: KernelSignature) -> str:
     in_types = ", ".join(_DATA_TYPE[t.dtype] for t in inputs)
     out_types = ", ".join(_DATA_TYPE[t.dtype] for t in outputs)
     tensor_doc = "\n".join(
-        f"//   {t.role:7} {t.name} ({_C_TYPE[t.dtype]}): {t.source or ('partial results, ' + str(64) + ' per index-space element')}"
+        f"//   {t.role:7} {t.name} ({_C_TYPE[t.dtype]}): {t.source or ('partial results: 64 at the start of each index-space element')}"
         for t in s.tensors
     )
     if k.kind == "map":
@@ -97,12 +97,12 @@ def _kernel_glue(s: KernelSignature) -> str:
             return tpc_lib_api::GLUE_INCOMPATIBLE_INPUT_SIZE;"""
     else:
         length = "params->inputTensors[0].geometry.maxSizes[0]"
-        length_doc = "the reduced tensor's length; the partial tensor has 64 elements per index-space element"
-        out_check = """\
+        length_doc = f"the reduced tensor's length; the partial tensor has {s.block} elements per index-space element"
+        out_check = f"""\
     for (unsigned t = 0; t < params->inputTensorNr; t++)
         if (params->inputTensors[t].geometry.maxSizes[0] != length)
             return tpc_lib_api::GLUE_INCOMPATIBLE_INPUT_SIZE;
-    if (params->outputTensors[0].geometry.maxSizes[0] != (length + kVector - 1) / kVector * kVector)
+    if (params->outputTensors[0].geometry.maxSizes[0] != (length + k{c}Block - 1) / k{c}Block * k{c}Block)
         return tpc_lib_api::GLUE_INCOMPATIBLE_OUTPUT_SIZE;"""
     valid = next((p.name for p in s.scalars if p.kind == "length"), None)
     set_valid = f"\n    scalars.{valid} = (int)length;  // masks the lanes past the end" if valid else ""
@@ -111,6 +111,7 @@ def _kernel_glue(s: KernelSignature) -> str:
 // tensors (main order):
 {tensor_doc}
 // length: {length_doc}
+static const unsigned k{c}Block = {s.block};  // tensor elements per index-space element
 extern unsigned char _binary___{s.c_name}_o_start;
 extern unsigned char _binary___{s.c_name}_o_end;
 
@@ -151,22 +152,22 @@ tpc_lib_api::GlueCodeReturn {c}GetGcDefinitions(tpc_lib_api::HabanaKernelParams*
     const unsigned length = {length};
 {out_check}
 
-    // II: index space, one element per 64-lane vector
+    // II: index space, one element per block of k{c}Block tensor elements
     kernel->indexSpaceRank = 1;
-    kernel->indexSpaceGeometry[0] = (length + kVector - 1) / kVector;
+    kernel->indexSpaceGeometry[0] = (length + k{c}Block - 1) / k{c}Block;
 
-    // III: element i of dim 0 touches [64 i, 64 i + 63] of every tensor
+    // III: element i of dim 0 touches [k{c}Block i, k{c}Block i + k{c}Block - 1] of every tensor
     for (unsigned t = 0; t < params->inputTensorNr; t++) {{
         kernel->inputTensorAccessPattern[t].mapping[0].indexSpaceDim = 0;
-        kernel->inputTensorAccessPattern[t].mapping[0].a = kVector;
+        kernel->inputTensorAccessPattern[t].mapping[0].a = k{c}Block;
         kernel->inputTensorAccessPattern[t].mapping[0].start_b = 0;
-        kernel->inputTensorAccessPattern[t].mapping[0].end_b = kVector - 1;
+        kernel->inputTensorAccessPattern[t].mapping[0].end_b = k{c}Block - 1;
     }}
     for (unsigned t = 0; t < params->outputTensorNr; t++) {{
         kernel->outputTensorAccessPattern[t].mapping[0].indexSpaceDim = 0;
-        kernel->outputTensorAccessPattern[t].mapping[0].a = kVector;
+        kernel->outputTensorAccessPattern[t].mapping[0].a = k{c}Block;
         kernel->outputTensorAccessPattern[t].mapping[0].start_b = 0;
-        kernel->outputTensorAccessPattern[t].mapping[0].end_b = kVector - 1;
+        kernel->outputTensorAccessPattern[t].mapping[0].end_b = k{c}Block - 1;
     }}
 
     // IV: scalar parameters (from the node's parameter struct)

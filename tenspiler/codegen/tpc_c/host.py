@@ -34,7 +34,7 @@ from tenspiler.codegen.numpy_backend import (
     store_value,
 )
 from tenspiler.codegen.split import DeviceKernel, Split
-from tenspiler.codegen.tpc_c.kernel import VECTOR, KernelSignature
+from tenspiler.codegen.tpc_c.kernel import KernelSignature
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
@@ -71,12 +71,14 @@ def set_device(device):
 
 
 def _launch(kernel, tensors, scalars, length):
-    """Launch ``KERNELS[kernel]`` over ``length`` elements (nothing to do when empty)."""
+    """Launch ``KERNELS[kernel]`` over ``length`` elements: ceil(length / block) index-space
+    elements (nothing to do when empty)."""
     if length <= 0:
         return
     if _device is None:
         raise RuntimeError("no TPC device: call set_device(...) with a launcher first")
-    _device.launch(KERNELS[kernel]["name"], tensors, scalars, ((length + 63) // 64,))
+    block = KERNELS[kernel]["block"]
+    _device.launch(KERNELS[kernel]["name"], tensors, scalars, (-(-length // block),))
 
 
 def _view(a, lo, hi, what):
@@ -192,7 +194,7 @@ class _Host:
                 lines.append(f"length = {first_input}.shape[0]")
                 storage = "float32" if s.partial_lane == "f32" else "int32"
                 lines.append(
-                    f"{var} = np.full(-(-length // {VECTOR}) * {VECTOR}, {ident}, dtype=np.{storage})  # {p.name}"
+                    f"{var} = np.full(-(-length // {s.block}) * {s.block}, {ident}, dtype=np.{storage})  # {p.name}"
                 )
             args.append(var)
         scalars: list[str] = []
@@ -379,6 +381,7 @@ class _Host:
                 f'        "name": "{s.c_name}",\n'
                 f'        "index": {s.index},\n'
                 f'        "kind": "{s.kernel.kind}",\n'
+                f'        "block": {s.block},\n'
                 f"        \"tensors\": [{tensors}],\n"
                 f"        \"scalars\": [{scalars}],\n"
                 "    },"
@@ -386,7 +389,8 @@ class _Host:
         table = "\n".join(rows)
         return (
             "#: The device kernels (<fn>.tpc.c): runtime name, TENSPILER_KERNEL index, kind, tensor\n"
-            "#: parameters (name, element type, role) and scalar parameters (name, C type), in `main` order.\n"
+            "#: elements per index-space element (block), tensor parameters (name, element type, role)\n"
+            "#: and scalar parameters (name, C type), in `main` order.\n"
             f"KERNELS = {{\n{table}\n}}" if rows else "#: No device kernels: everything runs on the host.\nKERNELS = {}"
         )
 
@@ -414,7 +418,8 @@ device kernels of `{fn.name}.tpc.c` through the launcher set with `set_device(de
 `device.launch(kernel, tensors, scalars, index_space)` gets the runtime name of the kernel
 (KERNELS[...]["name"]), its tensor parameters as 1-D contiguous NumPy arrays in `main` order
 (views into the host buffers; it must write the output / partial tensors in place), its scalar
-parameters as Python numbers, and the index space (ceil(length / 64),). For tests,
+parameters as Python numbers, and the index space (ceil(length / block),), block =
+KERNELS[...]["block"] (64; 256 for a kernel with an unsigned char tensor). For tests,
 tenspiler.codegen.tpc_c.emulation.EmulatedDevice runs the kernels compiled against
 tpc_emulation.h; on a Gaudi, an adapter to the Habana runtime (not part of tenspiler) would.
 The rest is NumPy, with the NumPy backend's rules (C semantics).

@@ -2,24 +2,39 @@
 
 Each :class:`~tenspiler.codegen.split.DeviceKernel` becomes one
 ``void main(tensor in..., tensor out..., <scalars>)`` whose index space is one-dimensional:
-element ``i`` of dim 0 is the ``i``-th vector of 64 lanes, and each index-space member loops
-over its slice (``get_index_space_offset()`` / ``get_index_space_size()``). The kernel reads
-and writes 1-D tensors whose descriptors the host sets up as *views* (an input array from
-``lo`` to ``hi``, the output range), so the kernel itself only walks coordinates ``0 … len-1``;
-lanes past the end read the pad value 0 and their stores are dropped (TPC tensor semantics).
+element ``i`` of dim 0 is the ``i``-th *block* of the tensors (:data:`VECTOR` = 64 elements, or
+:data:`BYTE_BLOCK` = 256 elements when the kernel reads or writes an ``unsigned char`` tensor,
+see below), and each index-space member loops over its slice (``get_index_space_offset()`` /
+``get_index_space_size()``). The kernel reads and writes 1-D tensors whose descriptors the host
+sets up as *views* (an input array from ``lo`` to ``hi``, the output range), so the kernel itself
+only walks coordinates ``0 … len-1``; lanes past the end read the pad value 0 and their stores
+are dropped (TPC tensor semantics).
 
 * map kernels: load every view, compute the elementwise term lane by lane (SSA, one
   intrinsic per op, equal subterms computed once), convert to the output's element type and
-  store (``unsigned char`` outputs: ``AND 255`` — C's modulo-256 conversion — then a packing
-  store).
+  store.
 * reduction kernels: accumulate the term lane-wise in a vector (``v_*_add_b`` /
   ``v_*_max_b``), masking lanes past the valid length (``valid_len``, a scalar parameter, vs
-  the lane id), and store the accumulator at the member's first vector of a ``partial``
+  the lane id), and store the accumulator at the member's first element of a ``partial``
   tensor; the host combines the partials (sum modulo 2^32 for ``int`` — exact whenever the
   C sum does not overflow — or max).
 
+``unsigned char`` tensors: a vector access to an 8-bit tensor moves 256 elements. With
+``SW_UNPACK | SW_UNPCK_8_TO_32``, ``LD_TNSR`` puts element ``d + 64 k + L`` into byte ``k`` of
+32-bit lane ``L``; with ``SW_PACK | SW_PCK_32_TO_8``, ``ST_TNSR`` writes byte ``k`` of lane
+``L`` to element ``d + 64 k + L`` (the byte permutation tpc_llvm's
+``TPCEliminateRedundantLinearity.cpp`` models for these switches; Habana_Custom_Kernel's
+8-bit kernels likewise step 256 elements per vector). So a kernel with an 8-bit tensor walks
+256-element blocks: one unpacking load per 8-bit input, an inner loop over the four quarters
+``q`` (64 lanes each: byte ``q`` of the unpacked lanes, ``(x >> 8 q) & 255``; 32-bit tensors
+at ``d + 64 q``), and one packing store per 8-bit output (quarter ``q``'s values, modulo 256 —
+C's conversion to ``unsigned char`` — OR-ed into byte ``q``).
+
 Integer division and remainder are :data:`DIVISION_HELPERS`: exact long division on
 uint32 lanes (TPC has no vector integer divide), with C's truncation toward zero.
+
+Every intrinsic, type and switch emitted here is listed, with the Habana source it was checked
+against, in ``INTRINSICS.md`` beside this file.
 """
 
 from __future__ import annotations
@@ -52,15 +67,19 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    children,
     is_tensor,
 )
 
-VECTOR = 64  # lanes of a 32-bit TPC vector
+VECTOR = 64  # lanes of a 32-bit TPC vector (int64 / uint64 / float64)
+#: elements per index-space element of a kernel with an 8-bit tensor: one 2048-bit vector of
+#: bytes, i.e. 4 quarters of :data:`VECTOR` 32-bit lanes
+BYTE_BLOCK = 256
 
 #: C keywords, TPC-C type names and the kernel's own identifiers: a parameter with one of
 #: these names gets a trailing underscore.
 RESERVED = frozenset(
-    ["auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "main", "tensor", "int5", "float64", "int64", "uint64", "int128", "uint128", "float128", "int256", "uint256", "bool64", "bool128", "bool256", "char256", "uchar256", "short128", "ushort128", "bfloat128", "half128", "index_space_start", "index_space_end", "first", "last", "coords", "d", "lane", "acc"]
+    ["auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "main", "tensor", "int5", "float64", "int64", "uint64", "int128", "uint128", "float128", "int256", "uint256", "bool64", "bool128", "bool256", "char256", "uchar256", "short128", "ushort128", "bfloat128", "half128", "index_space_start", "index_space_end", "first", "last", "coords", "d", "q", "dq", "lane", "acc", "packed"]
 )
 
 #: Exact integer division on int32 lanes, from intrinsics only (emitted when used).
@@ -176,6 +195,8 @@ class KernelSignature:
         index: its position in the kernel file (``TENSPILER_KERNEL`` when several).
         tensors: tensor parameters in ``main`` order (inputs, then the output / partial).
         scalars: scalar parameters in ``main`` order, after the tensors.
+        block: tensor elements per index-space element (the host launches
+            ``ceil(length / block)`` index-space elements).
     """
 
     kernel: DeviceKernel
@@ -183,6 +204,9 @@ class KernelSignature:
     index: int
     tensors: tuple[TensorParam, ...]
     scalars: tuple[ScalarParam, ...]
+    #: tensor elements per index-space element: :data:`VECTOR`, or :data:`BYTE_BLOCK` for a
+    #: kernel with an 8-bit tensor
+    block: int = VECTOR
 
     @property
     def partial_lane(self) -> str:
@@ -215,7 +239,12 @@ class _Emitter:
     host_names: frozenset[str]
     names: Mapping[str, str]  # function parameter / host value name -> C name
     helpers: set[str]
+    #: the kernel walks 256-element blocks (it has an 8-bit tensor): see the module docstring
+    block: bool = False
     lines: list[str] = field(default_factory=list)
+    #: statements at the start of each 256-element block (the unpacking 8-bit loads)
+    block_lines: list[str] = field(default_factory=list)
+    _bytes: dict[str, str] = field(default_factory=dict)  # 8-bit tensor -> its unpacked block
     #: scalar values computed once, before the loop (on the scalar unit)
     prologue: list[str] = field(default_factory=list)
     tensors: list[TensorParam] = field(default_factory=list)
@@ -267,6 +296,23 @@ class _Emitter:
 
     # ------------------------------------------------------------ values
 
+    def load(self, p: TensorParam) -> str:
+        """The expression loading tensor ``p`` at ``coords`` (the current 64 elements)."""
+        if p.dtype == DType.FLOAT:
+            return f"v_f32_ld_tnsr_b(coords, {p.name})"
+        if p.dtype != DType.UINT8:
+            return f"v_i32_ld_tnsr_b(coords, {p.name})"
+        assert self.block, "an 8-bit tensor in a kernel that does not walk 256-element blocks"
+        raw = self._bytes.get(p.name)
+        if raw is None:
+            raw = self.fresh_c(f"{p.name}_bytes")
+            self._bytes[p.name] = raw
+            self.block_lines.append(
+                f"const int64 {raw} = v_i32_ld_tnsr_b(coords, {p.name}, SW_UNPACK | SW_UNPCK_8_TO_32);"
+                f"  /* byte k of lane L: {p.name}[d + 64 k + L] */"
+            )
+        return f"v_i32_and_b(v_i32_shr_b({raw}, 8 * q), 255)"
+
     def vec(self, v: _Val) -> str:
         """``v`` as a vector operand (a scalar is broadcast with MOV)."""
         return v.text if v.vec else f"v_{v.lane}_mov_b({v.text})"
@@ -297,7 +343,7 @@ class _Emitter:
     def _value(self, t: Term) -> _Val:
         if is_tensor(t) and (is_view(t) or (isinstance(t, TensorVar) and t.name in self.host_names)):
             p = self.tensor_param(t)
-            return self.tmp(LANE[p.dtype], _load(p))
+            return self.tmp(LANE[p.dtype], self.load(p))
         match t:
             case ScalarVar(name, dt):
                 if name in self.host_names:
@@ -342,8 +388,8 @@ class _Emitter:
             low = ".v1" if t == "i32" else ""  # i32 MUL gives {low, high} 32-bit halves
             return self.tmp(t, f"v_{t}_mul_b({self.vec(a)}, {b.text}){low}")
         if op == "-":
-            if not a.vec and b.vec:  # s - x == -(x - s), exactly, also in binary32
-                return self.tmp(t, f"v_{t}_sub_b({b.text}, {a.text}, SW_NEG)")
+            # s - x: the scalar is broadcast into SRC1 (MOV). Not -(x - s) with SW_NEG: for
+            # x == s that is -0.0 in binary32, where C's s - x is +0.0.
             return self.tmp(t, f"v_{t}_sub_b({self.vec(a)}, {b.text})")
         if op in ("/", "%") and t == "i32":
             helper = "tpc_div_i32" if op == "/" else "tpc_mod_i32"
@@ -420,14 +466,6 @@ def _literal(value: int | float, dt: DType) -> str:
     return f"({v})" if v < 0 else str(v)
 
 
-def _load(p: TensorParam) -> str:
-    if p.dtype == DType.FLOAT:
-        return f"v_f32_ld_tnsr_b(coords, {p.name})"
-    if p.dtype == DType.UINT8:
-        return f"v_i32_ld_tnsr_b(coords, {p.name}, SW_UNPACK | SW_UNPCK_8_TO_32)"
-    return f"v_i32_ld_tnsr_b(coords, {p.name})"
-
-
 def _view_array(t: Term) -> str:
     while not isinstance(t, TensorVar):
         t = t.tensor  # type: ignore[union-attr]
@@ -435,6 +473,9 @@ def _view_array(t: Term) -> str:
 
 
 def _store(out: str, elem: DType, v: _Val, vdt: DType, em: _Emitter) -> str:
+    """The statement storing ``v`` (computed as ``vdt``) into the current 64 elements of
+    ``out``; for an 8-bit ``out``: OR-ing it into byte ``q`` of ``packed`` (stored once per
+    256-element block, after the quarters)."""
     if elem == DType.FLOAT:
         w = em.convert(v, vdt, DType.FLOAT)
         return f"v_f32_st_tnsr(coords, {out}, {em.vec(w)});"
@@ -442,8 +483,15 @@ def _store(out: str, elem: DType, v: _Val, vdt: DType, em: _Emitter) -> str:
     if elem == DType.UINT8:
         if vdt != DType.UINT8:
             w = em.tmp("i32", f"v_i32_and_b({em.vec(w)}, 255)")  # C: modulo 256
-        return f"v_i32_st_tnsr(coords, {out}, {em.vec(w)}, SW_PACK | SW_PCK_32_TO_8);"
+        return f"packed = v_i32_or_b(packed, v_i32_shl_b({em.vec(w)}, 8 * q));"
     return f"v_i32_st_tnsr(coords, {out}, {em.vec(w)});"
+
+
+def _touches_bytes(t: Term, host_names: frozenset[str]) -> bool:
+    """``t`` reads an 8-bit tensor (an input view or a host value of ``unsigned char``)."""
+    if is_tensor(t) and (is_view(t) or (isinstance(t, TensorVar) and t.name in host_names)):
+        return t.dtype == DType.UINT8  # type: ignore[union-attr]
+    return any(_touches_bytes(c, host_names) for c in children(t))
 
 
 def _indent(lines: list[str], n: int) -> Iterator[str]:
@@ -489,7 +537,14 @@ def _kernel(
     names: Mapping[str, str],
     helpers: set[str],
 ) -> tuple[str, KernelSignature]:
-    em = _Emitter(fn, k, host_names, names, helpers)
+    out_elem: DType | None = None
+    if k.kind == "map":
+        assert k.output is not None
+        decl = fn.param(k.output.array).type
+        assert isinstance(decl, PointerType)
+        out_elem = decl.elem
+    block = out_elem == DType.UINT8 or _touches_bytes(k.term, host_names)  # type: ignore[arg-type]
+    em = _Emitter(fn, k, host_names, names, helpers, block=block)
     # scalar parameters and host values keep their C names; tensor views get fresh ones
     em._taken.update(names[p.name] for p in fn.scalars)
     em._taken.update(names[h] for h in host_names)
@@ -500,15 +555,19 @@ def _kernel(
     epilogue: list[str] = []
     prologue: list[str] = list(em.prologue)
     scalars = list(em.scalars)
+    at = "dq" if block else "d"  # first element of the current 64 lanes
+    block_head: list[str] = []  # once per 256-element block, before the quarters
+    block_tail: list[str] = []  # once per 256-element block, after the quarters
     if k.kind == "map":
-        assert k.output is not None
-        elem = fn.param(k.output.array).type
-        assert isinstance(elem, PointerType)
-        out = TensorParam(em.fresh_c(f"{k.output.array}_out"), elem.elem, "output", show_output(k.output))
+        assert k.output is not None and out_elem is not None
+        out = TensorParam(em.fresh_c(f"{k.output.array}_out"), out_elem, "output", show_output(k.output))
         em.lines.clear()
-        store = _store(out.name, elem.elem, v, k.term.dtype, em)  # type: ignore[union-attr]
+        store = _store(out.name, out_elem, v, k.term.dtype, em)  # type: ignore[union-attr]
         loop += [*em.lines, store]
         outputs = [out]
+        if out_elem == DType.UINT8:
+            block_head.append("int64 packed = v_i32_mov_b(0);  /* byte q of lane L: the value for d + 64 q + L */")
+            block_tail += ["coords[0] = d;", f"v_i32_st_tnsr(coords, {out.name}, packed, SW_PACK | SW_PCK_32_TO_8);"]
     else:
         lane_t = LANE[k.term.dtype]  # type: ignore[union-attr]
         vt = VECTOR_TYPE[lane_t]
@@ -528,7 +587,7 @@ def _kernel(
             f"{vt} acc = v_{lane_t}_mov_b({init});",
             "const int64 lane = v_convert_u32_to_i32_b(read_lane_id_4b_b());",
         ]
-        loop.append(f"acc = v_{lane_t}_sel_less_i32_b(lane, {valid} - d, {step}, acc);")
+        loop.append(f"acc = v_{lane_t}_sel_less_i32_b(lane, {valid} - {at}, {step}, acc);")
         epilogue = [
             "if (first < last) {",
             "    coords[0] = first;",
@@ -541,6 +600,29 @@ def _kernel(
     what_line = (
         f"writes {show_output(k.output)}" if k.output is not None else f"partial results of {show(k.source)}"
     )
+    size = BYTE_BLOCK if block else VECTOR
+    if block:
+        space = f"one element per block of {BYTE_BLOCK} (8-bit tensors: one vector of bytes)"
+        walk = [
+            f"    for (int d = first; d < last; d += {BYTE_BLOCK}) {{",
+            "        coords[0] = d;",
+            *_indent([*em.block_lines, *block_head], 8),
+            f"        for (int q = 0; q < {BYTE_BLOCK // VECTOR}; q++) {{  /* quarter q: elements d + 64 q ... */",
+            f"            const int dq = d + {VECTOR} * q;",
+            "            coords[0] = dq;",
+            *_indent(loop, 12),
+            "        }",
+            *_indent(block_tail, 8),
+            "    }",
+        ]
+    else:
+        space = f"one element per vector of {VECTOR} lanes"
+        walk = [
+            f"    for (int d = first; d < last; d += {VECTOR}) {{",
+            "        coords[0] = d;",
+            *_indent(loop, 8),
+            "    }",
+        ]
     body = [
         f"/* kernel {k.name} ({_c_name(fn, k)}): {what_line}",
         f" * device term: {show(k.term)} */",
@@ -548,19 +630,16 @@ def _kernel(
         "{",
         "    const int5 index_space_start = get_index_space_offset();",
         "    const int5 index_space_end = get_index_space_size() + index_space_start;",
-        f"    /* index space dim 0: one element per vector of {VECTOR} lanes */",
-        f"    const int first = index_space_start[0] * {VECTOR};",
-        f"    const int last = index_space_end[0] * {VECTOR};",
+        f"    /* index space dim 0: {space} */",
+        f"    const int first = index_space_start[0] * {size};",
+        f"    const int last = index_space_end[0] * {size};",
         "    int5 coords = {0, 0, 0, 0, 0};",
         *_indent(prologue, 4),
-        f"    for (int d = first; d < last; d += {VECTOR}) {{",
-        "        coords[0] = d;",
-        *_indent(loop, 8),
-        "    }",
+        *walk,
         *_indent(epilogue, 4),
         "}",
     ]
-    sig = KernelSignature(k, _c_name(fn, k), index, tensors, tuple(scalars))
+    sig = KernelSignature(k, _c_name(fn, k), index, tensors, tuple(scalars), size)
     return "\n".join(body), sig
 
 
@@ -575,7 +654,9 @@ def _file_comment(fn: Function, split: Split, sigs: list[KernelSignature], summa
         *(f" *   {line}" for line in summary_text.splitlines()),
         " *",
         " * Target: Intel Gaudi2 TPC (tpc-clang -march=gaudi2); one vector = 64 lanes of 32 bits",
-        " * (float64: 64 x f32, int64: 64 x int32). The host part (`" + fn.name + "_host.py`) sets up",
+        " * (float64: 64 x f32, int64: 64 x int32); a kernel with an 8-bit tensor walks blocks of 256",
+        " * elements (one vector of bytes, unpacked into / packed from 4 x 64 lanes). Intrinsics:",
+        " * tenspiler/codegen/tpc_c/INTRINSICS.md. The host part (`" + fn.name + "_host.py`) sets up",
         " * the tensors as 1-D views and launches the kernels; `" + fn.name + "_glue.cpp` is the glue",
         " * (kernel names, index space, tensor descriptors) for the Habana custom-kernel library.",
         " * Not compiled against the Habana SDK here: tenspiler compiles it against",

@@ -6,8 +6,9 @@ On the device (one TPC vector = 64 lanes of 32 bits):
 
 * ``int`` and ``unsigned char`` values compute in ``int64`` vectors (64 × int32): C ``int`` is
   32 bits and its overflow is undefined behaviour, so wrapping int32 lanes agree with C
-  wherever C is defined; ``unsigned char`` elements are loaded zero-extended and stored modulo
-  256 (C's conversion). ``+ - *`` are ADD/SUB/MUL; ``/ %`` (C, truncating) and ``// mod``
+  wherever C is defined; ``unsigned char`` tensors are read and written a 256-element vector
+  of bytes at a time, unpacked into / packed from four 64-lane quarters (``kernel.py``), and
+  stored modulo 256 (C's conversion). ``+ - *`` are ADD/SUB/MUL; ``/ %`` (C, truncating) and ``// mod``
   (Python, flooring) are an exact 32-step restoring long division (``kernel.py``) — TPC has no
   vector integer divide (UDIV is scalar only).
 * ``float`` computes in ``float64`` vectors (64 × f32), IEEE binary32 as C ``float``.

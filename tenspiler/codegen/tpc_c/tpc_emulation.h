@@ -9,37 +9,50 @@
  * then calls tenspiler_kernel_main once per index-space member (tenspiler/codegen/tpc_c/
  * emulation.py generates and drives it).
  *
- * This is NOT the Habana SDK: it implements exactly the intrinsics and types tenspiler emits,
- * with the lane counts and semantics documented in the SDK's tpc-intrinsics.h / tpc-defs.h
- * (HabanaAI/tpc_llvm), on plain C arrays:
+ * This is NOT the Habana SDK: it implements exactly the intrinsics, types and switches
+ * tenspiler emits, on plain C arrays. Their names, argument orders, types and switch values
+ * were checked against the public TPC toolchain (HabanaAI/tpc_llvm: clang/lib/Headers/
+ * tpc-intrinsics.h, tpc-defs.h, tpc-special.h, clang/include/clang/Basic/BuiltinsTPC.def); the
+ * table, with what is and is not confirmed, is tenspiler/codegen/tpc_c/INTRINSICS.md. The
+ * real intrinsics take trailing (switches, income, predicate, polarity) arguments with
+ * defaults (switches=0, predicate=1, polarity=0); tenspiler passes at most the switches, and
+ * this emulation accepts exactly the forms tenspiler emits.
  *
  *   float64  = 64 float lanes        int64 = 64 int32 lanes       uint64 = 64 uint32 lanes
- *   int128 / uint128 = {v1, v2} pairs of int64 / uint64 (a 32x32 -> 64-bit MUL result:
- *                      v1 = low 32 bits, v2 = high 32 bits)
+ *   int128 / uint128 = {v1, v2} pairs of int64 / uint64 (tpc-defs.h); for v_i32_mul_b's
+ *                      result: v1 = low 32 bits, v2 = high 32 bits of each 64-bit product
  *   int5     = 5 int coordinates (a GCC vector of 8 ints, so that `a + b`, `c[0] = d` and
- *              `{0, 0, 0, 0, 0}` work as in TPC-C)
+ *              `{0, 0, 0, 0, 0}` work as in TPC-C, where int5 is ext_vector_type(5))
  *   tensor   = an index into a table of 1-D tensor descriptors {data, size, dtype} that the
- *              harness fills (tpc_emu_bind); the kernel sees only coordinates.
+ *              harness fills (tpc_emu_bind); the kernel sees only coordinates (tpc-defs.h:
+ *              `typedef int tensor;`).
  *
- * Tensor access follows the TPC rules the kernels rely on: a load lane whose coordinate is
- * outside [0, size) reads the pad value 0; a store lane outside [0, size) is dropped.
- * `v_i32_ld_tnsr_b(c, t, SW_UNPACK | SW_UNPCK_8_TO_32)` reads 64 uint8 elements of an 8-bit
- * tensor and zero-extends each into one int32 lane; `v_i32_st_tnsr(c, t, v, SW_PACK |
- * SW_PCK_32_TO_8)` stores the low byte of each lane into an 8-bit tensor.
+ * Tensor access follows the TPC rules the kernels rely on: a load element whose coordinate is
+ * outside [0, size) reads the pad value 0; a store element outside [0, size) is dropped.
+ * A 32-bit access moves 64 elements (c[0] ... c[0] + 63). An access to an 8-bit tensor moves
+ * one 2048-bit vector = 256 elements (c[0] ... c[0] + 255), permuted as tpc_llvm's
+ * TPCEliminateRedundantLinearity.cpp (getSwizzleSourceIx) models the switches:
+ *   v_i32_ld_tnsr_b(c, t, SW_UNPACK | SW_UNPCK_8_TO_32): byte k of lane L = t[c[0] + 64 k + L]
+ *   v_i32_st_tnsr(c, t, v, SW_PACK | SW_PCK_32_TO_8):     t[c[0] + 64 k + L] = byte k of v[L]
+ * (k = 0..3, L = 0..63; byte k = bits 8k..8k+7, TPC being little-endian: tpc_llvm
+ * llvm/include/llvm/Target/TargetInfoTPC.h). So lane L's low byte holds element c[0] + L, but
+ * the other three bytes hold elements 64, 128, 192 further -- not zeros -- and a packing store
+ * writes all 256 elements.
  *
  * Scalar operands: TPC-C converts a scalar argument to a vector parameter implicitly (a
- * broadcast, e.g. `v_f32_mul_b(x, 2.0f)`); here the operands of every intrinsic go through
- * TPC_EMU_F/I/U, which keep a vector of the right type and broadcast a scalar (a vector of
- * another element type is a compile error, as in TPC-C).
+ * broadcast, e.g. `v_f32_mul_b(x, 2.0f)`, `v_f32_sub_b(1, input, ...)` in tpc-special.h); here
+ * the operands of every intrinsic go through TPC_EMU_F/I/U, which keep a vector of the right
+ * type and broadcast a scalar (a vector of another element type is a compile error, as in
+ * TPC-C).
  *
  * Integer arithmetic wraps modulo 2^32 (TPC ADD/SUB/MUL without SW_SAT); float arithmetic is
  * IEEE binary32 with round-to-nearest-even and no contraction (compile with
- * -ffp-contract=off). exp/sqrt/log/tanh use the C library (the SDK's versions are
- * approximations; tenspiler's proofs treat these functions as uninterpreted).
+ * -ffp-contract=off). exp/sqrt/log/tanh use the C library (the SDK's v_exp_f32 ... in
+ * tpc-special.h are polynomial / lookup-table approximations; tenspiler's proofs treat these
+ * functions as uninterpreted).
  *
  * Misuse (a dtype that does not match the tensor, an unknown switch) does not crash: it
  * records a message that tpc_emu_error_message() returns and the harness reports.
- * The switch values below are this emulation's; the real ones come from tpc-defs.h.
  */
 #ifndef TENSPILER_TPC_EMULATION_H
 #define TENSPILER_TPC_EMULATION_H
@@ -61,14 +74,14 @@ typedef struct { uint64 v1; uint64 v2; } uint128;
 typedef int tensor;
 
 /* ---------------------------------------------------------------- switches */
+/* The values of tpc-defs.h (HabanaAI/tpc_llvm clang/lib/Headers/tpc-defs.h). */
 enum {
-    SW_RHNE = 0x0 << 16,          /* CONVERT: round half to nearest even */
-    SW_RZ = 0x1 << 16,            /* CONVERT: round toward zero */
-    SW_NEG = 0x1 << 1,            /* SUB: negate the result */
-    SW_UNPACK = 0x1 << 4,         /* LD_TNSR: unpack according to the UNPACK_DT bits */
-    SW_UNPCK_8_TO_32 = 0x2 << 1,
-    SW_PACK = 0x1 << 2,           /* ST_TNSR: pack according to the PACK_DT bits */
-    SW_PCK_32_TO_8 = 0x2 << 4
+    SW_RHNE = 0x0 << (0 + 16),    /* CONVERT: round half to nearest even */
+    SW_RZ = 0x1 << (0 + 16),      /* CONVERT: round toward zero */
+    SW_UNPCK_8_TO_32 = 0x2 << 1,  /* LD_TNSR UNPACK_DT */
+    SW_UNPACK = 0x1 << 4,         /* LD_TNSR: unpack according to UNPACK_DT */
+    SW_PACK = 0x1 << 2,           /* ST_TNSR: pack according to PACK_DT */
+    SW_PCK_32_TO_8 = 0x2 << 4     /* ST_TNSR PACK_DT */
 };
 
 /* ---------------------------------------------------------------- state */
@@ -161,11 +174,16 @@ static inline float64 tpc_emu_f32_ld(int5 c, tensor t) {
 static inline int64 tpc_emu_i32_ld_3(int5 c, tensor t, int sw) {
     int64 r = {0};
     if (sw == (SW_UNPACK | SW_UNPCK_8_TO_32)) {
-        tpc_emu_tensor_t *d = tpc_emu_get(t, TPC_EMU_U8, "v_i32_ld_tnsr_b (unpack 8 to 32)");
+        /* 256 elements of an 8-bit tensor: byte k of lane L = t[c[0] + 64 k + L] */
+        tpc_emu_tensor_t *d = tpc_emu_get(t, TPC_EMU_U8, "v_i32_ld_tnsr_b (SW_UNPACK | SW_UNPCK_8_TO_32)");
         if (!d) return r;
         for (int i = 0; i < TPC_EMU_LANES; i++) {
-            long k = (long)c[0] + i;
-            if (k >= 0 && k < d->size) r[i] = ((const uint8_t *)d->data)[k];
+            uint32_t lane = 0;
+            for (int k = 0; k < 4; k++) {
+                long e = (long)c[0] + 64L * k + i;
+                if (e >= 0 && e < d->size) lane |= (uint32_t)((const uint8_t *)d->data)[e] << (8 * k);
+            }
+            r[i] = (int32_t)lane;
         }
         return r;
     }
@@ -191,12 +209,14 @@ static inline void tpc_emu_f32_st(int5 c, tensor t, float64 v) {
 
 static inline void tpc_emu_i32_st_4(int5 c, tensor t, int64 v, int sw) {
     if (sw == (SW_PACK | SW_PCK_32_TO_8)) {
-        tpc_emu_tensor_t *d = tpc_emu_get(t, TPC_EMU_U8, "v_i32_st_tnsr (pack 32 to 8)");
+        /* 256 elements of an 8-bit tensor: t[c[0] + 64 k + L] = byte k of lane L */
+        tpc_emu_tensor_t *d = tpc_emu_get(t, TPC_EMU_U8, "v_i32_st_tnsr (SW_PACK | SW_PCK_32_TO_8)");
         if (!d) return;
-        for (int i = 0; i < TPC_EMU_LANES; i++) {
-            long k = (long)c[0] + i;
-            if (k >= 0 && k < d->size) ((uint8_t *)d->data)[k] = (uint8_t)((uint32_t)v[i] & 0xffu);
-        }
+        for (int i = 0; i < TPC_EMU_LANES; i++)
+            for (int k = 0; k < 4; k++) {
+                long e = (long)c[0] + 64L * k + i;
+                if (e >= 0 && e < d->size) ((uint8_t *)d->data)[e] = (uint8_t)((uint32_t)v[i] >> (8 * k));
+            }
         return;
     }
     if (sw != 0) { tpc_emu_fail("v_i32_st_tnsr", "unsupported switches"); return; }
@@ -233,28 +253,9 @@ static inline float64 tpc_emu_f32_add(float64 a, float64 b) { return a + b; }
 static inline int64 tpc_emu_i32_add(int64 a, int64 b) { return (int64)((uint64)a + (uint64)b); }
 static inline uint64 tpc_emu_u32_add(uint64 a, uint64 b) { return a + b; }
 
-static inline float64 tpc_emu_f32_sub_3(float64 a, float64 b, int sw) {
-    if (sw == SW_NEG) return -(a - b);
-    if (sw != 0) tpc_emu_fail("v_f32_sub_b", "unsupported switches");
-    return a - b;
-}
-static inline int64 tpc_emu_i32_sub_3(int64 a, int64 b, int sw) {
-    uint64 d = (uint64)a - (uint64)b;
-    if (sw == SW_NEG) return (int64)(-d);
-    if (sw != 0) tpc_emu_fail("v_i32_sub_b", "unsupported switches");
-    return (int64)d;
-}
-static inline uint64 tpc_emu_u32_sub_3(uint64 a, uint64 b, int sw) {
-    if (sw == SW_NEG) return -(a - b);
-    if (sw != 0) tpc_emu_fail("v_u32_sub_b", "unsupported switches");
-    return a - b;
-}
-#define tpc_emu_f32_sub_2(a, b) tpc_emu_f32_sub_3(TPC_EMU_F(a), TPC_EMU_F(b), 0)
-#define tpc_emu_f32_sub_3_(a, b, s) tpc_emu_f32_sub_3(TPC_EMU_F(a), TPC_EMU_F(b), (s))
-#define tpc_emu_i32_sub_2(a, b) tpc_emu_i32_sub_3(TPC_EMU_I(a), TPC_EMU_I(b), 0)
-#define tpc_emu_i32_sub_3_(a, b, s) tpc_emu_i32_sub_3(TPC_EMU_I(a), TPC_EMU_I(b), (s))
-#define tpc_emu_u32_sub_2(a, b) tpc_emu_u32_sub_3(TPC_EMU_U(a), TPC_EMU_U(b), 0)
-#define tpc_emu_u32_sub_3_(a, b, s) tpc_emu_u32_sub_3(TPC_EMU_U(a), TPC_EMU_U(b), (s))
+static inline float64 tpc_emu_f32_sub(float64 a, float64 b) { return a - b; }
+static inline int64 tpc_emu_i32_sub(int64 a, int64 b) { return (int64)((uint64)a - (uint64)b); }
+static inline uint64 tpc_emu_u32_sub(uint64 a, uint64 b) { return a - b; }
 
 static inline float64 tpc_emu_f32_mul(float64 a, float64 b) { return a * b; }
 static inline int128 tpc_emu_i32_mul(int64 a, int64 b) {
@@ -270,15 +271,9 @@ static inline int128 tpc_emu_i32_mul(int64 a, int64 b) {
 #define v_f32_add_b(a, b) tpc_emu_f32_add(TPC_EMU_F(a), TPC_EMU_F(b))
 #define v_i32_add_b(a, b) tpc_emu_i32_add(TPC_EMU_I(a), TPC_EMU_I(b))
 #define v_u32_add_b(a, b) tpc_emu_u32_add(TPC_EMU_U(a), TPC_EMU_U(b))
-#define v_f32_sub_b(...) TPC_EMU_CAT(TPC_EMU_SUB_F, TPC_EMU_NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define v_i32_sub_b(...) TPC_EMU_CAT(TPC_EMU_SUB_I, TPC_EMU_NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define v_u32_sub_b(...) TPC_EMU_CAT(TPC_EMU_SUB_U, TPC_EMU_NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define TPC_EMU_SUB_F2 tpc_emu_f32_sub_2
-#define TPC_EMU_SUB_F3 tpc_emu_f32_sub_3_
-#define TPC_EMU_SUB_I2 tpc_emu_i32_sub_2
-#define TPC_EMU_SUB_I3 tpc_emu_i32_sub_3_
-#define TPC_EMU_SUB_U2 tpc_emu_u32_sub_2
-#define TPC_EMU_SUB_U3 tpc_emu_u32_sub_3_
+#define v_f32_sub_b(a, b) tpc_emu_f32_sub(TPC_EMU_F(a), TPC_EMU_F(b))
+#define v_i32_sub_b(a, b) tpc_emu_i32_sub(TPC_EMU_I(a), TPC_EMU_I(b))
+#define v_u32_sub_b(a, b) tpc_emu_u32_sub(TPC_EMU_U(a), TPC_EMU_U(b))
 #define v_f32_mul_b(a, b) tpc_emu_f32_mul(TPC_EMU_F(a), TPC_EMU_F(b))
 #define v_i32_mul_b(a, b) tpc_emu_i32_mul(TPC_EMU_I(a), TPC_EMU_I(b))
 
@@ -298,22 +293,33 @@ static inline int64 tpc_emu_i32_abs(int64 a) { int64 r; for (int i = 0; i < TPC_
 #define v_i32_abs_b(a) tpc_emu_i32_abs(TPC_EMU_I(a))
 
 /* ---------------------------------------------------------------- AND, OR, XOR, SHL, SHR */
+/* The shift amount (SRC2, an int64 in tpc-intrinsics.h) is a scalar in [0, 31] wherever
+ * tenspiler shifts; other amounts are reported (their TPC semantics are not documented in the
+ * public headers). Whether v_i32_shr_b shifts arithmetically is not documented either: it is
+ * emulated as an arithmetic shift, and tenspiler only uses it where the result is masked to
+ * the low 8 bits (`(x >> 8 q) & 255`, q <= 3), which is the same for both kinds of shift. */
 static inline int64 tpc_emu_i32_and(int64 a, int64 b) { return a & b; }
+static inline int64 tpc_emu_i32_or(int64 a, int64 b) { return a | b; }
 static inline int64 tpc_emu_i32_xor(int64 a, int64 b) { return a ^ b; }
 static inline uint64 tpc_emu_u32_or(uint64 a, uint64 b) { return a | b; }
-static inline uint64 tpc_emu_u32_shl(uint64 a, int k) {
-    if (k < 0 || k > 31) { tpc_emu_fail("v_u32_shl_b", "shift amount outside [0, 31]"); return a; }
-    return a << (uint32_t)k;
+static inline int tpc_emu_shift_ok(int k, const char *what) {
+    if (k < 0 || k > 31) { tpc_emu_fail(what, "shift amount outside [0, 31]"); return 0; }
+    return 1;
 }
-static inline uint64 tpc_emu_u32_shr(uint64 a, int k) {
-    if (k < 0 || k > 31) { tpc_emu_fail("v_u32_shr_b", "shift amount outside [0, 31]"); return a; }
-    return a >> (uint32_t)k;
+static inline uint64 tpc_emu_u32_shl(uint64 a, int k) { return tpc_emu_shift_ok(k, "v_u32_shl_b") ? a << (uint32_t)k : a; }
+static inline uint64 tpc_emu_u32_shr(uint64 a, int k) { return tpc_emu_shift_ok(k, "v_u32_shr_b") ? a >> (uint32_t)k : a; }
+static inline int64 tpc_emu_i32_shl(int64 a, int k) {
+    return tpc_emu_shift_ok(k, "v_i32_shl_b") ? (int64)((uint64)a << (uint32_t)k) : a;
 }
+static inline int64 tpc_emu_i32_shr(int64 a, int k) { return tpc_emu_shift_ok(k, "v_i32_shr_b") ? a >> k : a; }
 #define v_i32_and_b(a, b) tpc_emu_i32_and(TPC_EMU_I(a), TPC_EMU_I(b))
+#define v_i32_or_b(a, b) tpc_emu_i32_or(TPC_EMU_I(a), TPC_EMU_I(b))
 #define v_i32_xor_b(a, b) tpc_emu_i32_xor(TPC_EMU_I(a), TPC_EMU_I(b))
 #define v_u32_or_b(a, b) tpc_emu_u32_or(TPC_EMU_U(a), TPC_EMU_U(b))
 #define v_u32_shl_b(a, k) tpc_emu_u32_shl(TPC_EMU_U(a), (k))
 #define v_u32_shr_b(a, k) tpc_emu_u32_shr(TPC_EMU_U(a), (k))
+#define v_i32_shl_b(a, k) tpc_emu_i32_shl(TPC_EMU_I(a), (k))
+#define v_i32_shr_b(a, k) tpc_emu_i32_shr(TPC_EMU_I(a), (k))
 
 /* ---------------------------------------------------------------- CONVERT */
 static inline float64 tpc_emu_cvt_i32_f32(int64 a, int sw) {

@@ -3,7 +3,9 @@
  *   out[0:n] = cast(tensor_scalar(tensor_tensor(scalar_tensor(opacity, take(active, n), *), scalar_tensor((255 - opacity), take(base, n), *), +), 255, /), uint8)
  *
  * Target: Intel Gaudi2 TPC (tpc-clang -march=gaudi2); one vector = 64 lanes of 32 bits
- * (float64: 64 x f32, int64: 64 x int32). The host part (`normal_blend_8_host.py`) sets up
+ * (float64: 64 x f32, int64: 64 x int32); a kernel with an 8-bit tensor walks blocks of 256
+ * elements (one vector of bytes, unpacked into / packed from 4 x 64 lanes). Intrinsics:
+ * tenspiler/codegen/tpc_c/INTRINSICS.md. The host part (`normal_blend_8_host.py`) sets up
  * the tensors as 1-D views and launches the kernels; `normal_blend_8_glue.cpp` is the glue
  * (kernel names, index space, tensor descriptors) for the Habana custom-kernel library.
  * Not compiled against the Habana SDK here: tenspiler compiles it against
@@ -58,20 +60,29 @@ void main(tensor active, tensor base, tensor out_out, int opacity)
 {
     const int5 index_space_start = get_index_space_offset();
     const int5 index_space_end = get_index_space_size() + index_space_start;
-    /* index space dim 0: one element per vector of 64 lanes */
-    const int first = index_space_start[0] * 64;
-    const int last = index_space_end[0] * 64;
+    /* index space dim 0: one element per block of 256 (8-bit tensors: one vector of bytes) */
+    const int first = index_space_start[0] * 256;
+    const int last = index_space_end[0] * 256;
     int5 coords = {0, 0, 0, 0, 0};
     const int s0 = 255 - opacity;
-    for (int d = first; d < last; d += 64) {
+    for (int d = first; d < last; d += 256) {
         coords[0] = d;
-        int64 v0 = v_i32_ld_tnsr_b(coords, active, SW_UNPACK | SW_UNPCK_8_TO_32);
-        int64 v1 = v_i32_mul_b(v0, opacity).v1;
-        int64 v2 = v_i32_ld_tnsr_b(coords, base, SW_UNPACK | SW_UNPCK_8_TO_32);
-        int64 v3 = v_i32_mul_b(v2, s0).v1;
-        int64 v4 = v_i32_add_b(v1, v3);
-        int64 v5 = tpc_div_i32(v4, v_i32_mov_b(255));
-        int64 v6 = v_i32_and_b(v5, 255);
-        v_i32_st_tnsr(coords, out_out, v6, SW_PACK | SW_PCK_32_TO_8);
+        const int64 active_bytes = v_i32_ld_tnsr_b(coords, active, SW_UNPACK | SW_UNPCK_8_TO_32);  /* byte k of lane L: active[d + 64 k + L] */
+        const int64 base_bytes = v_i32_ld_tnsr_b(coords, base, SW_UNPACK | SW_UNPCK_8_TO_32);  /* byte k of lane L: base[d + 64 k + L] */
+        int64 packed = v_i32_mov_b(0);  /* byte q of lane L: the value for d + 64 q + L */
+        for (int q = 0; q < 4; q++) {  /* quarter q: elements d + 64 q ... */
+            const int dq = d + 64 * q;
+            coords[0] = dq;
+            int64 v0 = v_i32_and_b(v_i32_shr_b(active_bytes, 8 * q), 255);
+            int64 v1 = v_i32_mul_b(v0, opacity).v1;
+            int64 v2 = v_i32_and_b(v_i32_shr_b(base_bytes, 8 * q), 255);
+            int64 v3 = v_i32_mul_b(v2, s0).v1;
+            int64 v4 = v_i32_add_b(v1, v3);
+            int64 v5 = tpc_div_i32(v4, v_i32_mov_b(255));
+            int64 v6 = v_i32_and_b(v5, 255);
+            packed = v_i32_or_b(packed, v_i32_shl_b(v6, 8 * q));
+        }
+        coords[0] = d;
+        v_i32_st_tnsr(coords, out_out, packed, SW_PACK | SW_PCK_32_TO_8);
     }
 }

@@ -3,8 +3,9 @@
  * graph compiler looks up) and GetGcDefinitions, which
  *   I   checks the number and element types of the tensors (1-D views of one length that
  *       the host part, normal_blend_8_host.py, sets up),
- *   II  sets the index space: rank 1, ceil(length / 64) elements (one per 64-lane vector),
- *   III sets the access pattern: element i of dim 0 touches tensor elements [64 i, 64 i + 63],
+ *   II  sets the index space: rank 1, ceil(length / B) elements, B = k<Kernel>Block
+ *       (64: one 64-lane vector; 256 for a kernel with an 8-bit tensor: one vector of bytes),
+ *   III sets the access pattern: element i of dim 0 touches tensor elements [B i, B i + B - 1],
  *   IV  copies the scalar parameters (the kernel's `main` scalars, in order),
  *   V   loads the kernel binary.
  *
@@ -19,14 +20,13 @@
 
 namespace tenspiler_normal_blend_8 {
 
-static const unsigned kVector = 64;  // lanes per 32-bit TPC vector
-
 // ---- k0: tenspiler_normal_blend_8_k0 (map) computes cast(tensor_scalar(tensor_tensor(scalar_tensor(opacity, take(active, n), *), scalar_tensor((255 - opacity), take(base, n), *), +), 255, /), uint8)
 // tensors (main order):
 //   input   active (uint8): take(active, n)
 //   input   base (uint8): take(base, n)
 //   output  out_out (uint8): out[0:n] = cast(tensor_scalar(tensor_tensor(scalar_tensor(opacity, take(active, n), *), scalar_tensor((255 - opacity), take(base, n), *), +), 255, /), uint8)
 // length: the output range's length
+static const unsigned kK0Block = 256;  // tensor elements per index-space element
 extern unsigned char _binary___tenspiler_normal_blend_8_k0_o_start;
 extern unsigned char _binary___tenspiler_normal_blend_8_k0_o_end;
 
@@ -69,22 +69,22 @@ tpc_lib_api::GlueCodeReturn K0GetGcDefinitions(tpc_lib_api::HabanaKernelParams* 
         if (params->inputTensors[t].geometry.maxSizes[0] != length)
             return tpc_lib_api::GLUE_INCOMPATIBLE_INPUT_SIZE;
 
-    // II: index space, one element per 64-lane vector
+    // II: index space, one element per block of kK0Block tensor elements
     kernel->indexSpaceRank = 1;
-    kernel->indexSpaceGeometry[0] = (length + kVector - 1) / kVector;
+    kernel->indexSpaceGeometry[0] = (length + kK0Block - 1) / kK0Block;
 
-    // III: element i of dim 0 touches [64 i, 64 i + 63] of every tensor
+    // III: element i of dim 0 touches [kK0Block i, kK0Block i + kK0Block - 1] of every tensor
     for (unsigned t = 0; t < params->inputTensorNr; t++) {
         kernel->inputTensorAccessPattern[t].mapping[0].indexSpaceDim = 0;
-        kernel->inputTensorAccessPattern[t].mapping[0].a = kVector;
+        kernel->inputTensorAccessPattern[t].mapping[0].a = kK0Block;
         kernel->inputTensorAccessPattern[t].mapping[0].start_b = 0;
-        kernel->inputTensorAccessPattern[t].mapping[0].end_b = kVector - 1;
+        kernel->inputTensorAccessPattern[t].mapping[0].end_b = kK0Block - 1;
     }
     for (unsigned t = 0; t < params->outputTensorNr; t++) {
         kernel->outputTensorAccessPattern[t].mapping[0].indexSpaceDim = 0;
-        kernel->outputTensorAccessPattern[t].mapping[0].a = kVector;
+        kernel->outputTensorAccessPattern[t].mapping[0].a = kK0Block;
         kernel->outputTensorAccessPattern[t].mapping[0].start_b = 0;
-        kernel->outputTensorAccessPattern[t].mapping[0].end_b = kVector - 1;
+        kernel->outputTensorAccessPattern[t].mapping[0].end_b = kK0Block - 1;
     }
 
     // IV: scalar parameters (from the node's parameter struct)

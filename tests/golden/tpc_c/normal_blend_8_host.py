@@ -13,7 +13,8 @@ device kernels of `normal_blend_8.tpc.c` through the launcher set with `set_devi
 `device.launch(kernel, tensors, scalars, index_space)` gets the runtime name of the kernel
 (KERNELS[...]["name"]), its tensor parameters as 1-D contiguous NumPy arrays in `main` order
 (views into the host buffers; it must write the output / partial tensors in place), its scalar
-parameters as Python numbers, and the index space (ceil(length / 64),). For tests,
+parameters as Python numbers, and the index space (ceil(length / block),), block =
+KERNELS[...]["block"] (64; 256 for a kernel with an unsigned char tensor). For tests,
 tenspiler.codegen.tpc_c.emulation.EmulatedDevice runs the kernels compiled against
 tpc_emulation.h; on a Gaudi, an adapter to the Habana runtime (not part of tenspiler) would.
 The rest is NumPy, with the NumPy backend's rules (C semantics).
@@ -23,12 +24,14 @@ The rest is NumPy, with the NumPy backend's rules (C semantics).
 import numpy as np
 
 #: The device kernels (<fn>.tpc.c): runtime name, TENSPILER_KERNEL index, kind, tensor
-#: parameters (name, element type, role) and scalar parameters (name, C type), in `main` order.
+#: elements per index-space element (block), tensor parameters (name, element type, role)
+#: and scalar parameters (name, C type), in `main` order.
 KERNELS = {
     "k0": {
         "name": "tenspiler_normal_blend_8_k0",
         "index": 0,
         "kind": "map",
+        "block": 256,
         "tensors": [("active", "uint8", "input"), ("base", "uint8", "input"), ("out_out", "uint8", "output")],
         "scalars": [("opacity", "int")],
     },
@@ -46,12 +49,14 @@ def set_device(device):
 
 
 def _launch(kernel, tensors, scalars, length):
-    """Launch ``KERNELS[kernel]`` over ``length`` elements (nothing to do when empty)."""
+    """Launch ``KERNELS[kernel]`` over ``length`` elements: ceil(length / block) index-space
+    elements (nothing to do when empty)."""
     if length <= 0:
         return
     if _device is None:
         raise RuntimeError("no TPC device: call set_device(...) with a launcher first")
-    _device.launch(KERNELS[kernel]["name"], tensors, scalars, ((length + 63) // 64,))
+    block = KERNELS[kernel]["block"]
+    _device.launch(KERNELS[kernel]["name"], tensors, scalars, (-(-length // block),))
 
 
 def _view(a, lo, hi, what):
