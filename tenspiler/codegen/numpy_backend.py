@@ -1187,7 +1187,10 @@ def cxx_adapter(
         while res in names.values():
             res += "_"
         lines.append(f"{res} = {flat}({', '.join(args)})")
-        lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
+        if r.rank == 1:  # the result's first `total` elements: already 1-D
+            lines.append(f"return {res}[: {total}]")
+        else:
+            lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
         what = ("list" if r.rank == 1 else "list of lists") if py else ("vector" if r.rank == 1 else "vector<vector>")
         ret = f"    a {r.rank}-D {lib._array_doc(r.elem)}: the returned {what}"
     else:

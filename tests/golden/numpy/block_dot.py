@@ -106,4 +106,4 @@ def block_dot(m, v, off, len):
     v__size = v.shape[0]
     out = np.zeros((max(0, m__rows)), dtype=np.int64)
     result = _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out)
-    return result[: (max(0, m__rows))].reshape(max(0, m__rows))
+    return result[: (max(0, m__rows))]
