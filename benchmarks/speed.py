@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import json
 import math
 import os
@@ -258,14 +259,22 @@ def time_backend(res: Any, backend: str, inputs: dict[str, Any], params: list[st
     exec(compile(code, f"<{backend}>", "exec"), ns)
     entry = ns[res.function]
     native = [_native(backend, inputs[p]) for p in params]
+
+    def run(f: Callable[..., Any]) -> Callable[[], Any]:
+        # eager NumPy / PyTorch / TensorFlow calls return finished results: time the call
+        # alone; JAX and MLX dispatch asynchronously / lazily: wait for the result
+        if backend in ("jax", "mlx"):
+            return lambda: _materialise(backend, f(*native))
+        return functools.partial(f, *native)
+
     out = {
-        "native": best_of(lambda: _materialise(backend, entry(*native)), reps),
+        "native": best_of(run(entry), reps),
         "with_conversion": best_of(lambda: _to_numpy(entry(*[_native(backend, inputs[p]) for p in params])), reps),
     }
     jit = ns.get(f"{res.function}_jit")
     if callable(jit):
         _materialise(backend, jit(*native))  # compile once
-        out["jit"] = best_of(lambda: _materialise(backend, jit(*native)), reps)
+        out["jit"] = best_of(run(jit), reps)
         out["jit_with_conversion"] = best_of(
             lambda: _to_numpy(jit(*[_native(backend, inputs[p]) for p in params])), reps
         )
