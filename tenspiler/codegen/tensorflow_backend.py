@@ -64,6 +64,9 @@ class TensorflowBackend(ArrayBackend):
     """Generates TensorFlow code. Registered as ``"tensorflow"``."""
 
     name = "tensorflow"
+    #: TensorFlow's CPU kernels for truncatemod / floormod / truncatediv take int32 and int64
+    #: only: narrower integers are widened to int32 (range analysis as for the others)
+    int_dtypes = ("int32", "int64")
     sp = SPELLING
 
     def to_native(self, value: np.ndarray) -> Any:
