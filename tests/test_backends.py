@@ -880,3 +880,52 @@ def test_random_uint8_terms_match_the_interpreter(name: str) -> None:
         assert got.tolist() == want.tolist(), code.text.split("# out[0:n]", 1)[1]
 
     check()
+
+
+@st.composite
+def _u8_scalar_terms(draw: st.DrawFn) -> Term:
+    """A scalar expression over reductions of a small pool of tensor terms, so that subterms
+    repeat (common subexpressions, also across the branches of scalar selects)."""
+    pool = [draw(_u8_terms(2)) for _ in range(2)]
+    reductions = [ReduceSum(t, INT) for t in pool] + [ReduceMax(t, INT) for t in pool] + [Lit(3, INT)]
+
+    def scalar(depth: int) -> Term:
+        if depth == 0 or draw(st.integers(0, 2)) == 0:
+            return draw(st.sampled_from(reductions))
+        kind = draw(st.sampled_from(["op", "sel"]))
+        x, y = scalar(depth - 1), scalar(depth - 1)
+        if kind == "op":
+            return ScalarOp(draw(st.sampled_from(["+", "-", "*", "/", "%"])), x, y, INT)
+        op = draw(st.sampled_from(["<", ">=", "=="]))
+        return ScalarSelect(Cmp(op, x, y), scalar(depth - 1), x if draw(st.booleans()) else scalar(depth - 1), INT)
+
+    return scalar(3)
+
+
+@pytest.mark.parametrize("name", ["numpy", *BACKENDS])
+def test_random_uint8_reductions_match_the_interpreter(name: str) -> None:
+    """Scalar compositions of sums and maxima of narrowed ``unsigned char`` terms (selects
+    run one branch, repeated subterms are computed once) against the interpreter."""
+    from tenspiler.frontend.c import parse_c_source
+
+    b = get_backend("numpy") if name == "numpy" else require(name)
+    fn = parse_c_source("int k(unsigned char *a, unsigned char *b, int n) { return 0; }")
+
+    @settings(max_examples=60 if name == "numpy" else 10, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(_u8_scalar_terms(), st.integers(1, 6), st.integers(0, 2**32 - 1))
+    def check(value: Term, n: int, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        a, bb = (rng.integers(0, 256, n, dtype=np.uint8) for _ in range(2))
+        try:
+            with np.errstate(all="ignore"):
+                want = int(evaluate(value, {"a": a.astype(np.int64), "b": bb.astype(np.int64), "n": n}))
+        except (ZeroDivisionError, ArithmeticError, ValueError, UndefinedBehaviour):
+            assume(False)
+        mod = load(b.generate(fn, ProgramSummary("k", (ScalarOutput("return", value),))))
+        args = [a, bb, n] if name == "numpy" else [b.to_native(a), b.to_native(bb), n]
+        with np.errstate(all="ignore"):
+            got = mod["k"](*args)
+        assert int(np.asarray(b.to_numpy(got) if name != "numpy" else got)) == want
+
+    check()

@@ -218,3 +218,19 @@ def test_numpy_edge_cases_of_selects_reductions_and_math() -> None:
         env = {"a": av, "f": fv.astype(np.float64), **scalars}
         want = np.asarray(evaluate(value, env))
         np.testing.assert_allclose(got[: want.shape[0]], want, rtol=1e-15)
+
+
+def test_dot_of_narrow_products_accumulates_in_the_sum_type() -> None:
+    """``reduce_sum(a * a)`` over ``unsigned char``: the products fit uint16, the sum does
+    not; ``np.dot`` accumulates in its operands' dtype, so they must be widened first (a
+    regression found by the random-term property test)."""
+    from tenspiler.ir.terms import ReduceSum, ScalarOutput
+
+    fn = parse_c_source("int k(unsigned char *a, int n) { return 0; }")
+    n = ScalarVar("n", INT)
+    a = Take(TensorVar("a", UINT8), n)
+    value = ReduceSum(TensorTensor("*", a, a, INT), INT)
+    ns: dict = {}
+    exec(NumpyBackend().generate(fn, ProgramSummary("k", (ScalarOutput("return", value),))).text, ns)
+    data = np.full(1000, 255, dtype=np.uint8)
+    assert ns["k"](data, 1000) == 1000 * 255 * 255

@@ -399,7 +399,8 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         # in discarded lanes
         yz = f"_nz({_bare(y)})" if plan.zero_divisor(t) else y
         f32 = b.dtype("float32")
-        q = fill(b.sp.cast, x=f"({fill(b.sp.cast, x=x, dtype=f32)} / {fill(b.sp.cast, x=yz, dtype=f32)})", dtype=b.dtype(ctx.rep(t)))
+        xs = b.const(x, "float32") if b.kind(operands(t)[0], ctx) == STATIC else fill(b.sp.cast, x=x, dtype=f32)
+        q = fill(b.sp.cast, x=f"({xs} / {fill(b.sp.cast, x=yz, dtype=f32)})", dtype=b.dtype(ctx.rep(t)))
         return q if t.op == "/" else f"({x} - {yz} * {q})"
     if plan is not None and plan.plain_division(t):
         # non-negative operands: truncation is the library's floor; 0 only in discarded lanes

@@ -753,13 +753,14 @@ class NumpyBackend:
         one-element slice of a parameter (its bounds are guarded) is that element."""
         mv = matvec_operands(t)
         if mv is not None:
-            m, v = (self._operand(c, mv[2], ctx) for c in mv[:2])
+            m, v = (self._operand(c, t, ctx) for c in mv[:2])  # (reals: the product's type)
             return f"np.matmul({_bare(m)}, {_bare(v)})"
         match t:
-            case ReduceSum(TensorTensor("*", left, right, dtype) as product, rdtype) if (
+            case ReduceSum(TensorTensor("*", left, right, dtype), rdtype) if (
                 rdtype == dtype and rank(left) == 1 and rank(right) == 1
             ):
-                a, b = (self._operand(c, product, ctx) for c in (left, right))
+                # the operands in the sum's type: np.dot accumulates in its operands' dtype
+                a, b = (self._operand(c, t, ctx) for c in (left, right))
                 return f"np.dot({_bare(a)}, {_bare(b)})"
             case ReduceSum(Slice(TensorVar() as x, lo, hi), rdtype) if hi == ScalarOp("+", lo, Lit(1, DType.INT), DType.INT) or (
                 isinstance(lo, Lit) and isinstance(hi, Lit) and hi.value == lo.value + 1
