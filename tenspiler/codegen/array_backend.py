@@ -394,13 +394,16 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     if t.op == "%" and t.dtype.is_float:
         return None if b.sp.fmod is None else fill(b.sp.fmod, x=x, y=y)
     plan = ctx.plan
-    if plan is not None and t.op in ("/", "%") and small_division(t, plan) and b.kind(operands(t)[1], ctx) != STATIC:
-        # C division by an array through float32 (exact: see numpy_backend._div24); 0 only
-        # in discarded lanes
+    constant = b.kind(operands(t)[1], ctx) == STATIC
+    if plan is not None and t.op in ("/", "%") and small_division(t, plan) and (b.float_division or not constant):
+        # C division by an array through float32 (exact: see numpy_backend._div24), and by a
+        # constant too where the compiler vectorises float but not integer division
+        # (ArrayBackend.float_division); 0 only in discarded lanes
         yz = f"_nz({_bare(y)})" if plan.zero_divisor(t) else y
         f32 = b.dtype("float32")
         xs = b.const(x, "float32") if b.kind(operands(t)[0], ctx) == STATIC else fill(b.sp.cast, x=x, dtype=f32)
-        q = fill(b.sp.cast, x=f"({xs} / {fill(b.sp.cast, x=yz, dtype=f32)})", dtype=b.dtype(ctx.rep(t)))
+        ys = yz if constant else fill(b.sp.cast, x=yz, dtype=f32)
+        q = fill(b.sp.cast, x=f"({xs} / {ys})", dtype=b.dtype(ctx.rep(t)))
         return q if t.op == "/" else f"({x} - {yz} * {q})"
     if plan is not None and plan.plain_division(t):
         # non-negative operands: truncation is the library's floor; 0 only in discarded lanes
@@ -524,6 +527,10 @@ class ArrayBackend(NumpyBackend):
     rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES  # type: ignore[assignment]
     #: signed types and uint8 only (unsigned 16/32-bit arithmetic is partial in some libraries)
     int_dtypes: ClassVar[tuple[str, ...]] = ("uint8", "int16", "int32", "int64")
+    #: integer division by a constant through float32 too (exact for operands below 2**24):
+    #: for compilers that vectorise float division but not integer division (inductor);
+    #: XLA turns division by a constant into a multiply and shift, which is faster still
+    float_division: ClassVar[bool] = False
 
     # ------------------------------------------------------------ per-op interface
 
