@@ -76,7 +76,7 @@ from tenspiler.codegen.numpy_backend import (
     _param_dtype,
     cxx_adapter,
 )
-from tenspiler.codegen.ranges import INT_DTYPES, is_static, small_division
+from tenspiler.codegen.ranges import is_static, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
@@ -723,7 +723,7 @@ class ArrayBackend(NumpyBackend):
                 out = _fresh(f"{array}_new", taken)
                 r = ctx.rep(value)
                 v = self.render(value, ctx)
-                if elem == DType.UINT8 and r in INT_DTYPES and (r != "int64" or ctx.narrow()):
+                if elem == DType.UINT8 and not value.dtype.is_float:
                     # an integer: the library's conversion to uint8 wraps modulo 256
                     v = v if r == "uint8" else fill(sp.cast, x=v, dtype=self.dtype("uint8"))
                 elif elem == DType.UINT8:

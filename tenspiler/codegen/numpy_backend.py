@@ -408,9 +408,6 @@ def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         # operands keep their parentheses: a nested conditional expression must not
         # re-associate (Python's ``x if c else y if d else z`` nests to the right)
         return f"({a} if {cond} else {b})"
-    extremum = _min_max(t)
-    if extremum is not None and ctx.narrow():
-        return f"np.{extremum}({_bare(a)}, {_bare(b)})"
     return f"{ctx.use('_where')}({_bare(cond)}, {_bare(a)}, {_bare(b)}, np.{ctx.rep(t)})"
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.codegen import operands
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.frontend.loop_ir import DType, Function
 from tenspiler.ir.terms import (
     Lit,
     Matrix,
@@ -155,14 +155,7 @@ def param_ranges(fn: Function) -> dict[str, Interval]:
     256 for a scalar, as the C call does); ``int`` is left unbounded, so that nothing rests
     on a caller passing only 32-bit values (int arrays are int64 arrays, and arithmetic
     on them stays int64)."""
-    out: dict[str, Interval] = {}
-    for p in fn.params:
-        match p.type:
-            case PointerType(dtype) | ScalarType(dtype):
-                pass
-        if dtype == DType.UINT8:
-            out[p.name] = UINT8_RANGE
-    return out
+    return {p.name: UINT8_RANGE for p in fn.params if fn.dtype_of(p.name) == DType.UINT8}
 
 
 def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interval] | None = None) -> Interval:
@@ -177,9 +170,7 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
         return term_range(u, params, memo)
 
     out = UNBOUNDED
-    if getattr(t, "dtype", DType.INT).is_float:
-        out = UNBOUNDED
-    else:
+    if not getattr(t, "dtype", DType.INT).is_float:  # reals are unbounded
         match t:
             case Lit(value):
                 out = Interval(int(value), int(value))
@@ -263,11 +254,7 @@ class DtypePlan:
     @classmethod
     def for_function(cls, fn: Function, candidates: Sequence[str], param_reps: Mapping[DType, str]) -> DtypePlan:
         """The plan for ``fn``'s parameters: pointers arrive as ``param_reps[elem]``."""
-        dtypes: dict[str, DType] = {}
-        for p in fn.params:
-            match p.type:
-                case PointerType(d) | ScalarType(d):
-                    dtypes[p.name] = d
+        dtypes = {p.name: fn.dtype_of(p.name) for p in fn.params}
         reps = {name: param_reps[d] for name, d in dtypes.items()}
         return cls(param_ranges(fn), dtypes, reps, tuple(candidates))
 
