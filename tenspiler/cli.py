@@ -36,6 +36,9 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="synthesis budget in seconds (default 60)")
     p.add_argument("--proof-timeout", type=float, default=10.0, metavar="S", help="seconds per VC clause (default 10)")
     p.add_argument("--check", action="store_true", help="compare the generated code with the original (C/C++ compiled with cc/c++ -O2, or the Python function) on random inputs")
+    p.add_argument("--gemmini-config", choices=["int8", "fp32"], default=None,
+                   help="Gemmini datatype configuration: int8 scratchpad / int32 accumulator (default) or fp32")
+    p.add_argument("--gemmini-dim", type=int, default=None, metavar="N", help="Gemmini systolic array size DIM (default 16)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--seed", type=int, default=0, help="seed of the random program states (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress of each phase on stderr")
@@ -77,10 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
     say = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
+    gemmini = {k: v for k, v in (("config", args.gemmini_config), ("dim", args.gemmini_dim)) if v is not None}
     res = lift_file(
         args.file, backends, function=args.function, out_dir=args.output,
         timeout=args.timeout, proof_timeout=args.proof_timeout, check=args.check,
         force=args.force, seed=args.seed, progress=say,
+        backend_options={"gemmini": gemmini} if gemmini else None,
     )
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
@@ -109,6 +114,10 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
     if res.check:
         for b, c in res.check.items():
             print(f"# check [{b}]: {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} random inputs vs {c.get('reference', 'cc -O2')}")
+            if "device" in c:
+                d = c["device"]
+                print(f"# check [{b}, device]: {'passed' if d['ok'] else 'FAILED'} on {d['passed']}/{d['inputs']} inputs vs {d['reference']};"
+                      f" {d['instructions']} instructions on the oracle, C == assembly, {d['fallbacks']} host fallbacks")
     for b, placement in (getattr(res, "placement", None) or {}).items():
         print(f"# device/host split [{b}]:")
         for o in placement.get("outputs", []):

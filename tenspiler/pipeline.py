@@ -11,7 +11,7 @@ import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -109,6 +109,7 @@ def lift_file(
     force: bool = False,
     seed: int = 0,
     progress: Progress | None = None,
+    backend_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> LiftResult:
     """Lift one C kernel and emit code for ``backends``.
 
@@ -132,6 +133,7 @@ def lift_file(
     return lift_parsed(
         lambda: parse_source_file(path, function), backends, out_dir=out_dir, timeout=timeout,
         proof_timeout=proof_timeout, check=check, force=force, seed=seed, progress=progress,
+        backend_options=backend_options,
     )
 
 
@@ -154,6 +156,7 @@ def lift_parsed(
     force: bool = False,
     seed: int = 0,
     progress: Progress | None = None,
+    backend_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> LiftResult:
     """:func:`lift_file` with the frontend given as ``parse`` (called in the ``parse``
     phase; it raises :class:`LiftError` on bad input): the Python API lifts function
@@ -176,9 +179,10 @@ def lift_parsed(
         _record_proof(res, kernel, syn)
         files: dict[Path, str] = {}
         generated: dict[str, GeneratedCode] = {}
+        chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
         with _phase(res.timings, "codegen", say):
             for b in backends:
-                code = get_backend(b).generate(fn, syn.summary)
+                code = chosen[b].generate(fn, syn.summary)
                 generated[b] = code
                 res.code[b] = code.text
                 for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
@@ -187,7 +191,7 @@ def lift_parsed(
                     res.placement[b] = code.placement
         if check:
             with _phase(res.timings, "check", say):
-                res.check = _differential(fn, kernel, syn, generated, seed)
+                res.check = _differential(fn, kernel, syn, generated, seed, chosen)
             if not all(c["ok"] for c in res.check.values()):
                 res.status = "not_lifted"
                 res.message = "differential check failed: " + "; ".join(
@@ -197,10 +201,13 @@ def lift_parsed(
         cert_text = syn.proof.certificate()
         if out_dir is not None:
             out = Path(out_dir)
-            for code in generated.values():
+            for b, code in generated.items():
                 files[out / f"{fn.name}{code.filename_suffix}"] = code.text
                 for suffix, text in code.extra_files:
                     files[out / f"{fn.name}{suffix}"] = text
+                assembly = ((res.check or {}).get(b) or {}).get("assembly")
+                if assembly:  # the device program of the check's first input
+                    files[out / f"{fn.name}.{b}.s"] = assembly
             cert_path = out / f"{fn.name}.smt2"
             files[cert_path] = cert_text
             for p in files:
@@ -259,8 +266,26 @@ def check_examples(k: Kernel, seed: int, count: int = 60) -> list[dict[str, Any]
     return [dict(e.inputs) for e in exs]
 
 
+def _configured(name: str, options: Mapping[str, Any] | None) -> Any:
+    """The backend ``name``, with ``options`` applied (``Backend.with_options``).
+
+    Raises:
+        LiftError: options for a backend that takes none.
+    """
+    b = get_backend(name)
+    if not options:
+        return b
+    if not hasattr(b, "with_options"):
+        raise LiftError(f"backend {name!r} takes no options")
+    try:
+        return b.with_options(**options)
+    except CodegenError as err:
+        raise LiftError(str(err)) from None
+
+
 def _differential(
-    fn: Function, k: Kernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int
+    fn: Function, k: Kernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int,
+    backends: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     from tenspiler.check import differential_check, reference_states
 
@@ -283,6 +308,14 @@ def _differential(
             }
             if code.runner is not None:  # not Python: what ran in its place
                 out[b]["executed"] = code.runner.description
+            device_check = getattr((backends or {}).get(b), "device_check", None)
+            if device_check is not None and r.ok:  # a device backend's own check (e.g. gemmini)
+                dev = device_check(fn, syn.summary, code, k, seed)
+                out[b]["device"] = {key: v for key, v in dev.items() if key != "assembly"}
+                out[b]["assembly"] = dev.get("assembly", "")
+                if not dev["ok"]:
+                    out[b]["ok"] = False
+                    out[b]["first_failure"] = f"device check: {dev['first_failure']}"
     return out
 
 

@@ -1,0 +1,157 @@
+"""Gemmini table: every kernel lifted with ``--to gemmini --check``, plus the matmul utilisation
+point and the oracle's speed.
+
+    python benchmarks/gemmini.py [DIR|FILE ...] [--config auto|int8|fp32] [--json FILE]
+    python benchmarks/gemmini.py --matmul 12544x64x256 [--dim 16]
+    python benchmarks/gemmini.py --oracle-speed
+
+Kernels (default: ``benchmarks/kernels`` and ``../shared/corpus/c2taco``): for each verified
+kernel, the ops on Gemmini (device calls: matrix products, elementwise add/sub/scale) and what
+the host computes, the check result (the generic differential check against the original and
+the device check against the TensIR interpreter, integers bit-exact, with C == assembly), and
+the modelled cycles / utilisation of the largest check input (``tenspiler.act.cost``).
+``--config auto`` (default) uses the int8 configuration and, for a kernel it refuses (float
+values), fp32. Exit code 0 always (a measurement).
+
+``--matmul MxNxK``: the instruction stream the code generator's tiled product emits for an int8
+``M×K · K×N`` product, its modelled cycles and utilisation (MACs / (DIM² · cycles)), next to
+published points for 12544×64×256 on a 16×16 Gemmini (Autocomp, §4.4 / App. D).
+
+``--oracle-speed``: wall time of one 16×16 tile (config, mvin ×2, preload, compute, mvout) on
+the oracle, best of 200.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import DEFAULT, collect
+
+from tenspiler.act.cost import estimate
+from tenspiler.act.isa import Inst
+from tenspiler.act.isa.gemmini import ACC_BIT, GARBAGE, RAW_BIT, gemmini_isa
+from tenspiler.act.oracle import HbmBuffer, Oracle
+from tenspiler.codegen.gemmini.procs import gemm_proc
+from tenspiler.codegen.gemmini.schedule import run_proc
+from tenspiler.pipeline import lift_file
+
+PUBLISHED = [("Gemmini software library", 0.16), ("Exo, unoptimised", 0.28), ("Exo, hand-scheduled", 0.43), ("Autocomp", 0.93)]
+
+
+def matmul(shape: str, dim: int) -> None:
+    m, n, k = (int(x) for x in shape.lower().split("x"))
+    isa = gemmini_isa(dim, "int8")
+    t = time.perf_counter()
+    prog = run_proc(gemm_proc(isa), {"A": 0x1000, "B": 0x1000 + m * k, "C": 0x1000 + m * k + k * n,
+                                     "M": m, "N": n, "K": k, "sa": k, "sb": n, "sc": n})
+    gen = time.perf_counter() - t
+    t = time.perf_counter()
+    r = estimate(isa, prog)
+    est = time.perf_counter() - t
+    print(f"int8 {m}x{k} . {k}x{n} on a {dim}x{dim} Gemmini: {len(prog)} instructions (generated in {gen:.2f} s)")
+    print(f"modelled: {r.cycles} cycles, {r.macs} MACs, utilisation {r.utilization:.1%} (model run {est:.2f} s)")
+    print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(r.counts.items())))
+    print("published (Autocomp §4.4, 12544x64x256, 16x16 int8):")
+    for name, u in PUBLISHED:
+        print(f"  {name}: {u:.0%}")
+
+
+def oracle_speed() -> None:
+    isa = gemmini_isa(16, "int8")
+    o = Oracle(isa)
+    hbm = HbmBuffer(1 << 14)
+    rng = np.random.default_rng(0)
+    hbm.place(0x1000, rng.integers(-128, 128, 256, dtype=np.int8))
+    hbm.place(0x1100, rng.integers(-128, 128, 256, dtype=np.int8))
+    prog = [Inst("config_ex", (1, 0, 0, 1.0, 0, 1, 0, 0)), Inst("config_ld", (16, 1.0, 0, 0)), Inst("config_st", (64,)),
+            Inst("mvin", (0x1000, 0, 16, 16)), Inst("mvin", (0x1100, 16, 16, 16)),
+            Inst("preload", (16, ACC_BIT, 16, 16, 16, 16)), Inst("compute_preloaded", (0, GARBAGE, 16, 16, 16, 16)),
+            Inst("mvout", (0x1200, ACC_BIT | RAW_BIT, 16, 16))]
+    best = min(_timed(lambda: o.run(prog, hbm)) for _ in range(200))
+    print(f"one 16x16 int8 tile (8 instructions) on the oracle: {best * 1e3:.3f} ms (best of 200)")
+
+
+def _timed(f) -> float:  # type: ignore[no-untyped-def]
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+def kernels(paths: list[Path], config: str, json_out: str | None) -> None:
+    rows = []
+    for suite, f in collect(paths):
+        configs = ["int8", "fp32"] if config == "auto" else [config]
+        r = None
+        used = configs[0]
+        for c in configs:
+            used = c
+            t = time.perf_counter()
+            r = lift_file(f, ["gemmini"], check=True, backend_options={"gemmini": {"config": c}})
+            secs = time.perf_counter() - t
+            if r.status == "verified" or "configuration cannot hold" not in (r.message or ""):
+                break
+        assert r is not None
+        row = {"suite": suite, "kernel": f.stem, "config": used, "status": r.status, "seconds": round(secs, 2)}
+        if r.status == "verified":
+            pl = r.placement["gemmini"]
+            chk = r.check["gemmini"]
+            dev = chk.get("device", {})
+            row.update({
+                "device_calls": [f"{k['name']}: {k['kind']}" for k in pl["kernels"]],
+                "where": [o["where"] for o in pl["outputs"]],
+                "host": [o["host"] for o in pl["outputs"] if o["where"] != "device"],
+                "check": f"{chk['passed']}/{chk['inputs']} vs {chk['reference']}",
+                "device_check": f"{dev.get('passed')}/{dev.get('inputs')}" if dev else "-",
+                "fallbacks": dev.get("fallbacks"),
+                "modelled": dev.get("modelled"),
+            })
+        else:
+            row["message"] = (r.message or "").splitlines()[0][:160]
+        rows.append(row)
+        print(_line(row), flush=True)
+    verified = [r for r in rows if r["status"] == "verified"]
+    with_device = [r for r in verified if r["device_calls"]]
+    full = [r for r in verified if r["where"] and all(w == "device" for w in r["where"])]
+    print(f"\n{len(rows)} kernels; {len(verified)} verified and checked; {len(with_device)} run part on Gemmini; "
+          f"{len(full)} entirely on Gemmini; not lifted / refused: {len(rows) - len(verified)}")
+    if json_out:
+        Path(json_out).write_text(json.dumps(rows, indent=1))
+
+
+def _line(r: dict) -> str:  # type: ignore[type-arg]
+    if r["status"] != "verified":
+        return f"{r['suite']}/{r['kernel']} [{r['config']}]: {r['status']}: {r.get('message', '')}"
+    mod = r.get("modelled") or {}
+    util = f"{mod.get('cycles')} cycles, util {mod.get('utilization', 0):.1%}" if mod.get("instructions") else "no device work"
+    where = "device" if all(w == "device" for w in r["where"]) else ("host" if not r["device_calls"] else "mixed")
+    return (f"{r['suite']}/{r['kernel']} [{r['config']}]: {where}; gemmini: {', '.join(r['device_calls']) or '-'}; "
+            f"check {r['check']}, device {r['device_check']} (fallbacks {r['fallbacks']}); {util}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="*", type=Path, default=DEFAULT)
+    ap.add_argument("--config", choices=["auto", "int8", "fp32"], default="auto")
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--matmul", metavar="MxNxK")
+    ap.add_argument("--dim", type=int, default=16)
+    ap.add_argument("--oracle-speed", action="store_true")
+    a = ap.parse_args()
+    if a.matmul:
+        matmul(a.matmul, a.dim)
+    elif a.oracle_speed:
+        oracle_speed()
+    else:
+        kernels(a.paths, a.config, a.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,758 @@
+"""Plain C (C99 + GNU statement expressions) that evaluates TensIR terms: the *host
+fallback* of an accelerator C file — whatever the device does not compute is computed by
+the code this module emits.
+
+API::
+
+    emitter = CHostEmitter(arrays={"a": CArray("a", "int32_t", "n")}, scalars={"n": "n"})
+    prelude()                          # helper definitions + #includes, once per C file
+    emitter.scalar(term)               # C expression of a scalar term
+    emitter.length(term)               # C expression: number of elements of a 1-D term
+    emitter.fill("out", term, "float") # C statements: out[k] = (float) term[k] for all k
+
+**Semantics** are those of the reference interpreter :func:`tenspiler.ir.interp.evaluate`,
+on which the emitted code is correct under these assumptions (the caller's
+responsibility; nothing is checked at run time):
+
+* ``evaluate`` does not raise on the same inputs (the C code has undefined behaviour where
+  it raises: an out-of-range ``take``, an integer division by zero, ``reduce_max`` of an
+  empty tensor — which the emitted code defines as 0 —, ``sqrt`` of a negative number …);
+* every integer the interpreter computes fits ``int64_t`` (TensIR integers are unbounded;
+  integer nodes are computed in ``int64_t``), and every integer used as a real (converted
+  to ``double``) has magnitude at most 2**53, where conversion is exact;
+* a real converted to an integer is finite and in ``int64_t`` range (and, where ``fill``
+  stores a real into an integer array, in that type's range, as for any C assignment);
+* ``fill``'s destination does not overlap an array the term reads (inputs denote their
+  values before any output is written; ``fill`` rejects the obvious case, a destination
+  naming such an array);
+* the translation unit is compiled with IEEE double arithmetic and without contraction of
+  ``a * b + c`` into fused multiply-adds: ``-ffp-contract=off`` for GCC (its default in the
+  GNU modes is ``fast``; this matters on targets with FMA instructions), no
+  ``-ffast-math``. :func:`prelude` rejects ``-ffast-math`` and excess precision
+  (``FLT_EVAL_METHOD != 0``, e.g. x87) with ``#error`` and turns contraction off for Clang.
+
+**Types** (:func:`ctype`): every integer node (``INT`` and ``UINT8``) is computed in
+``int64_t`` — the interpreter never wraps a ``UINT8``-typed node, only a *cast* to ``UINT8``
+wraps (modulo 256) —, and every real node (``FLOAT`` and ``DOUBLE``) in ``double``, because
+the interpreter computes all reals in float64. Rounding to ``float`` (or conversion to any
+other C element type) happens only where :meth:`CHostEmitter.fill` stores an element, as a
+C assignment converts. Conversions between the computation types are C's (real → integer
+truncates toward zero, as the interpreter does).
+
+**Operators**: integer ``/`` and ``%`` are C's (truncating), ``//`` and ``mod`` Python's
+floor division and modulo (helpers ``tsp_floordiv`` / ``tsp_floormod`` of the prelude);
+on reals ``%`` is ``fmod``, and ``//`` / ``mod`` are not supported (:class:`CHostError`).
+Math functions (``exp``, ``sqrt``, ``log``, ``tanh``, ``fabs``) are the C library's double
+versions (``evaluate`` calls the same C library for scalars; for tensors NumPy's own
+vectorised ``exp``/``log``/``tanh`` may differ in the last bit). Reductions are sequential
+loops in element order: exact for integers; a real ``reduce_sum`` (or ``reduce_rows`` row)
+of 8 or more elements may round differently from NumPy's pairwise summation in the
+interpreter (below 8 NumPy sums sequentially too). ``reduce_max`` propagates NaN like NumPy.
+
+**Selects** evaluate, per element, only the chosen operand, like C's ``?:`` (so a select
+guarding a division by zero is safe). As in the interpreter, tensor operands of a
+``tensor_select`` (condition operands included) broadcast NumPy-style: an operand of
+length 1 stands for every element. (The interpreter additionally computes a *taken* lane
+whose divisor is zero inside a select branch with divisor 1; the C code then divides by
+zero — C's behaviour is undefined there.)
+
+**Code shape**: an element of a tensor term at an index is a C expression built
+recursively (:meth:`CHostEmitter.elem`, :meth:`CHostEmitter.elem2`); a reduction is a GNU
+statement expression ``({ ... })`` with its own loop. Before each loop (``fill``,
+``reduce_sum``, ``reduce_max``) the scalar subterms that the interpreter evaluates
+unconditionally — those not inside a select's branches — are computed once into locals, so
+e.g. softmax's ``reduce_max`` is not recomputed per element. Generated identifiers start
+with ``tsp_`` and are unique per emitter; that prefix is reserved (arrays, scalar
+expressions and destinations using it are rejected), so emitted fragments can be nested
+and placed anywhere in a function body without capturing names. (With ``-Wextra``, GCC may
+warn about comparisons that are always true for data read from ``unsigned char`` arrays.)
+
+Supported: every TensIR node with these limits — 2-D terms (``matrix``, ``transpose``,
+``tensor_tensor`` / ``tensor_scalar`` / ``tensor_cast`` / ``map`` of matrices, a vector
+broadcast along the rows of a matrix) only under ``reduce_rows``; ``tensor_select`` only on
+1-D operands; ``reduce_sum`` / ``reduce_max`` only of 1-D terms. Everything else raises
+:class:`CHostError` naming the op; the emitter never returns code for a term it does not
+fully support.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tenspiler.codegen import op_key
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir.terms import (
+    BoolOp,
+    Cmp,
+    Cond,
+    Lit,
+    Matrix,
+    NotCond,
+    ReduceMax,
+    ReduceRows,
+    ReduceSum,
+    ScalarApply,
+    ScalarCast,
+    ScalarOp,
+    ScalarSelect,
+    ScalarVar,
+    Size,
+    Slice,
+    Strided,
+    Tail,
+    Take,
+    TensorCast,
+    TensorMap,
+    TensorScalar,
+    TensorSelect,
+    TensorTensor,
+    TensorVar,
+    Term,
+    Transpose,
+    children,
+    is_tensor,
+)
+
+__all__ = ["CArray", "CHostEmitter", "CHostError", "ctype", "prelude"]
+
+
+class CHostError(CodegenError):
+    """A term (or a use of the emitter) the C host emitter does not support; the message
+    names the op. Raised instead of ever returning code that could be wrong."""
+
+
+@dataclass(frozen=True)
+class CArray:
+    """A C array the emitted code may read.
+
+    Attributes:
+        name: C identifier of the array (or pointer).
+        ctype: its element C type (``"int32_t"``, ``"unsigned char"``, ``"float"`` …);
+            elements are converted to the computation type (:func:`ctype`) when read.
+        length: C expression for its number of elements (``size`` of the tensor variable).
+    """
+
+    name: str
+    ctype: str
+    length: str
+
+
+def ctype(d: DType) -> str:
+    """The C type values of dtype ``d`` are computed in: ``"int64_t"`` for ``INT`` and
+    ``UINT8`` (the interpreter computes integers exactly and wraps only at casts to
+    ``UINT8``), ``"double"`` for ``FLOAT`` and ``DOUBLE`` (the interpreter computes reals in
+    float64)."""
+    return "double" if d.is_float else "int64_t"
+
+
+_PRELUDE = """\
+#ifndef TSP_C_HOST_PRELUDE
+#define TSP_C_HOST_PRELUDE
+/* Helpers of the TensIR host code (tenspiler.codegen.c_host). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "TensIR host code needs double arithmetic rounded to double (FLT_EVAL_METHOD == 0)"
+#endif
+#ifdef __FAST_MATH__
+#error "TensIR host code must not be compiled with -ffast-math"
+#endif
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+/* Python's floor division x // y (y != 0). */
+static inline int64_t tsp_floordiv(int64_t x, int64_t y) {
+    const int64_t q = x / y;
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+/* Python's modulo x % y (sign of y; y != 0). */
+static inline int64_t tsp_floormod(int64_t x, int64_t y) {
+    const int64_t r = x % y;
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+/* Conversion to unsigned char: x modulo 256, in [0, 255]. */
+static inline int64_t tsp_wrap_u8(int64_t x) {
+    return (int64_t)((uint64_t)x & UINT64_C(255));
+}
+/* Length of two broadcast 1-D operands (NumPy: a length-1 operand stretches). */
+static inline int64_t tsp_bcast(int64_t a, int64_t b) {
+    return a == 1 ? b : a;
+}
+#endif /* TSP_C_HOST_PRELUDE */
+"""
+
+
+def prelude() -> str:
+    """C text to put once before any emitted code: ``#include`` of ``stdint.h``,
+    ``math.h``, ``float.h``, checks of the floating-point environment, and the static
+    inline helpers (``tsp_floordiv``, ``tsp_floormod``, ``tsp_wrap_u8``, ``tsp_bcast``).
+    Guarded, so including it twice is harmless."""
+    return _PRELUDE
+
+
+# ---------------------------------------------------------------- helpers
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_RESERVED = re.compile(r"\btsp_")
+_FUNCTIONS = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs"}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _name(t: object) -> str:
+    """The op name of ``t`` for messages (``op_key``), or its class name."""
+    try:
+        return op_key(t)  # type: ignore[arg-type]
+    except (AssertionError, TypeError):
+        return type(t).__name__
+
+
+def _real(t: Term) -> bool:
+    """Whether the interpreter's value of ``t`` (its elements, for a tensor) is a real."""
+    return t.dtype.is_float
+
+
+def _conv(expr: str, src_real: bool, d: DType) -> str:
+    """``expr`` (a value of the computation type of a real / integer) converted to the
+    computation type of ``d`` as the interpreter converts (real → integer truncates)."""
+    if d.is_float:
+        return expr if src_real else f"((double)({expr}))"
+    return f"((int64_t)({expr}))" if src_real else expr
+
+
+def _cast(expr: str, src_real: bool, d: DType) -> str:
+    """C conversion to ``d`` (``scalar_cast`` / ``tensor_cast``): as :func:`_conv`, and a
+    conversion to ``UINT8`` wraps modulo 256."""
+    v = _conv(expr, src_real, d)
+    return f"tsp_wrap_u8({v})" if d == DType.UINT8 else v
+
+
+def _int_literal(v: int) -> str:
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise CHostError(f"lit: integer {v} does not fit int64_t")
+    if v == _INT64_MIN:
+        return "(-INT64_C(9223372036854775807) - 1)"
+    return f"INT64_C({v})" if v >= 0 else f"(-INT64_C({-v}))"
+
+
+def _literal(value: int | float, d: DType) -> str:
+    try:
+        if not d.is_float:
+            return _int_literal(int(value))
+        f = float(value)
+    except (OverflowError, ValueError) as e:
+        raise CHostError(f"lit: {value!r} has no {d.value} value ({e})") from None
+    if math.isnan(f):
+        return "((double)NAN)"
+    if math.isinf(f):
+        return "((double)INFINITY)" if f > 0 else "(-(double)INFINITY)"
+    return f"({f.hex()})"  # hexadecimal floating constant: exact
+
+
+def _binop(op: str, a: str, b: str, d: DType) -> str:
+    """``a op b`` on two values already in ``d``'s computation type (NumPy's ``np_binop``)."""
+    if not d.is_float:
+        if op in ("+", "-", "*", "/", "%"):
+            return f"({a} {op} {b})"
+        if op == "//":
+            return f"tsp_floordiv({a}, {b})"
+        if op == "mod":
+            return f"tsp_floormod({a}, {b})"
+    else:
+        if op in ("+", "-", "*", "/"):
+            return f"({a} {op} {b})"
+        if op == "%":
+            return f"fmod({a}, {b})"
+        if op in ("//", "mod"):
+            raise CHostError(f"Python {op} on reals is not supported")
+    raise CHostError(f"unknown arithmetic operator {op!r}")
+
+
+#: ``repr`` of a hoisted scalar subterm (a structural key: equal terms have equal values) →
+#: the C local holding its value.
+_Subst = dict[str, str]
+
+
+# ---------------------------------------------------------------- the emitter
+
+
+class CHostEmitter:
+    """Emits C evaluating TensIR terms over given C arrays and scalar expressions.
+
+    Args:
+        arrays: TensIR :class:`~tenspiler.ir.terms.TensorVar` name → the :class:`CArray`
+            holding it.
+        scalars: :class:`~tenspiler.ir.terms.ScalarVar` name → a C expression of its
+            value (of any arithmetic C type; converted to the variable's computation type).
+
+    Raises:
+        CHostError: an array name that is not a C identifier, or a name / expression
+            using the reserved prefix ``tsp_``.
+
+    All methods raise :class:`CHostError` for a term they do not support (the message
+    names the op), for an unknown variable, and for a term of the wrong kind (a scalar
+    where a tensor is expected, a 2-D term where a 1-D one is expected).
+    """
+
+    def __init__(self, arrays: Mapping[str, CArray], scalars: Mapping[str, str]) -> None:
+        for var, arr in arrays.items():
+            if not _IDENT.match(arr.name):
+                raise CHostError(f"array of {var!r}: {arr.name!r} is not a C identifier")
+            for text in (arr.name, arr.ctype, arr.length):
+                _check_reserved(text, f"array of {var!r}")
+            if not arr.ctype.strip() or not arr.length.strip():
+                raise CHostError(f"array of {var!r}: empty element type or length")
+        for var, expr in scalars.items():
+            _check_reserved(expr, f"scalar {var!r}")
+            if not expr.strip():
+                raise CHostError(f"scalar {var!r}: empty C expression")
+        self._arrays = dict(arrays)
+        self._scalars = dict(scalars)
+        self._count = 0
+        self._ranks: dict[int, tuple[Term, int]] = {}
+
+    # ------------------------------------------------------------ public API
+
+    def scalar(self, t: Term) -> str:
+        """A C expression of type ``ctype(t.dtype)`` with the value of the scalar term
+        ``t`` (side-effect free; it may contain statement expressions)."""
+        return self._s(t, {})
+
+    def length(self, t: Term) -> str:
+        """A C expression (``int64_t``) for the number of elements of the 1-D tensor
+        term ``t``."""
+        self._need_rank(t, 1)
+        return self._len(t, {})
+
+    def elem(self, t: Term, i: str) -> str:
+        """A C expression of type ``ctype(t.dtype)`` for element ``i`` of the 1-D tensor
+        term ``t``. ``i`` is a side-effect-free ``int64_t`` C expression in
+        ``[0, length(t))``; it may be evaluated several times or not at all."""
+        self._need_rank(t, 1)
+        _check_reserved(i, "index")
+        return self._e(t, f"({i})", {})
+
+    def elem2(self, t: Term, i: str, j: str) -> str:
+        """A C expression of type ``ctype(t.dtype)`` for element ``(i, j)`` (row, column)
+        of the 2-D tensor term ``t``; as :meth:`elem`."""
+        self._need_rank(t, 2)
+        _check_reserved(i, "index")
+        _check_reserved(j, "index")
+        return self._e2(t, f"({i})", f"({j})", {})
+
+    def fill(self, dst: str, t: Term, dst_ctype: str) -> list[str]:
+        """C statements (one compound statement, as lines) storing element ``k`` of the
+        1-D tensor term ``t`` into ``dst[k]`` for ``0 <= k < length(t)``, each converted to
+        ``dst_ctype`` as a C assignment converts.
+
+        ``dst`` is a C expression of a pointer to ``dst_ctype``; it must not overlap any
+        array ``t`` reads (use a temporary). A ``dst`` mentioning the C name of an array
+        ``t`` reads raises :class:`CHostError`."""
+        _check_reserved(dst, "destination")
+        _check_reserved(dst_ctype, "destination type")
+        if not dst.strip() or not dst_ctype.strip():
+            raise CHostError("fill: empty destination or destination type")
+        self._need_rank(t, 1)
+        for name in sorted(_tensor_vars(t)):
+            arr = self._array(name)
+            if re.search(rf"\b{re.escape(arr.name)}\b", dst):
+                raise CHostError(
+                    f"fill: the destination {dst!r} may overlap the array {arr.name!r} the term reads"
+                )
+        decls, sub = self._hoist(t, {})
+        n, k = self._fresh("n"), self._fresh("k")
+        return [
+            "{",
+            *(f"    {d}" for d in decls),
+            f"    const int64_t {n} = {self._len(t, sub)};",
+            f"    for (int64_t {k} = 0; {k} < {n}; {k}++) {{",
+            f"        ({dst})[{k}] = ({dst_ctype})({self._e(t, k, sub)});",
+            "    }",
+            "}",
+        ]
+
+    # ------------------------------------------------------------ names, ranks
+
+    def _fresh(self, base: str) -> str:
+        self._count += 1
+        return f"tsp_{base}{self._count}"
+
+    def _array(self, name: str) -> CArray:
+        try:
+            return self._arrays[name]
+        except KeyError:
+            raise CHostError(f"tensor_var: no C array for tensor variable {name!r}") from None
+
+    def _rank(self, t: Term) -> int:
+        """1 or 2 for a tensor term the emitter can index; raises for a scalar and for an
+        ill-formed nesting (a view of a matrix, a 2-D select …)."""
+        hit = self._ranks.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        r = self._compute_rank(t)
+        self._ranks[id(t)] = (t, r)
+        return r
+
+    def _compute_rank(self, t: Term) -> int:
+        match t:
+            case TensorVar():
+                return 1
+            case Take(x, _) | Tail(x, _) | Slice(x, _, _) | Strided(x, _, _, _):
+                if self._rank(x) != 1:
+                    raise CHostError(f"{_name(t)} of a 2-D tensor is not supported")
+                return 1
+            case Matrix(x, _, _, _):
+                if self._rank(x) != 1:
+                    raise CHostError(f"{_name(t)} of a 2-D tensor is not supported")
+                return 2
+            case Transpose(m):
+                if self._rank(m) != 2:
+                    raise CHostError("transpose of a 1-D tensor is not supported")
+                return 2
+            case ReduceRows(x, _, _):
+                if self._rank(x) != 2:
+                    raise CHostError("reduce_rows of a 1-D tensor is not supported")
+                return 1
+            case TensorTensor(_, l, r, _):
+                return max(self._rank(l), self._rank(r))
+            case TensorScalar(_, x, s, _, _):
+                if is_tensor(s):
+                    raise CHostError(f"{_name(t)}: a tensor as the scalar operand")
+                return self._rank(x)
+            case TensorCast(x, _) | TensorMap(_, x, _):
+                return self._rank(x)
+            case TensorSelect(c, a, b, _):
+                ops = self._select_operands(c, a, b)
+                if not ops:
+                    raise CHostError("tensor_select without a tensor operand is not supported")
+                if any(self._rank(o) != 1 for o in ops):
+                    raise CHostError("tensor_select of 2-D tensors is not supported")
+                return 1
+        raise CHostError(f"{_name(t)}: a scalar where a tensor is expected")
+
+    def _need_rank(self, t: Term, r: int) -> None:
+        if not is_tensor(t):
+            raise CHostError(f"{_name(t)}: a scalar where a tensor is expected")
+        if self._rank(t) != r:
+            raise CHostError(f"{_name(t)}: a {self._rank(t)}-D tensor where a {r}-D one is expected")
+
+    @staticmethod
+    def _select_operands(c: Cond, a: Term, b: Term) -> list[Term]:
+        """The tensor operands of a ``tensor_select`` (condition operands first)."""
+        out: list[Term] = []
+
+        def walk(cond: Cond) -> None:
+            match cond:
+                case Cmp(_, l, r):
+                    out.extend(x for x in (l, r) if is_tensor(x))
+                case BoolOp(_, l, r):
+                    walk(l)
+                    walk(r)
+                case NotCond(x):
+                    walk(x)
+                case _:
+                    raise CHostError(f"{_name(cond)}: not a condition")
+
+        walk(c)
+        out.extend(x for x in (a, b) if is_tensor(x))
+        return out
+
+    # ------------------------------------------------------------ hoisting
+
+    def _hoist(self, t: Term, sub: _Subst) -> tuple[list[str], _Subst]:
+        """Declarations computing, once, the scalar subterms of the tensor term ``t`` that
+        the interpreter evaluates unconditionally (not inside a select's branches), and the
+        substitution extended with them. Equal subterms share one local."""
+        targets: list[Term] = []
+
+        def walk(u: Term) -> None:
+            if not is_tensor(u):
+                if not isinstance(u, ScalarVar | Lit):
+                    targets.append(u)
+                return
+            if isinstance(u, TensorSelect):
+                walk_cond(u.cond)  # the branches are evaluated per element, if chosen
+                return
+            for c in children(u):
+                walk(c)
+
+        def walk_cond(c: Cond) -> None:
+            match c:
+                case Cmp(_, l, r):
+                    walk(l)
+                    walk(r)
+                case BoolOp(_, l, r):
+                    walk_cond(l)
+                    walk_cond(r)
+                case NotCond(x):
+                    walk_cond(x)
+
+        walk(t)
+        new = dict(sub)
+        decls: list[str] = []
+        for s in targets:
+            key = repr(s)  # structural, and tells -0.0 from 0.0 and 1 from 1.0
+            if key not in new:
+                name = self._fresh("h")
+                decls.append(f"const {ctype(s.dtype)} {name} = {self._s(s, new)};")
+                new[key] = name
+        return decls, new
+
+    # ------------------------------------------------------------ scalars
+
+    def _s(self, t: Term, sub: _Subst) -> str:
+        """C expression of type ``ctype(t.dtype)`` for the scalar term ``t``."""
+        hit = sub.get(repr(t)) if sub else None
+        if hit is not None:
+            return hit
+        match t:
+            case ScalarVar(name, d):
+                if name not in self._scalars:
+                    raise CHostError(f"scalar_var: no C expression for scalar variable {name!r}")
+                return f"(({ctype(d)})({self._scalars[name]}))"
+            case Lit(value, d):
+                return _literal(value, d)
+            case ScalarOp(op, l, r, d):
+                a, b = self._s(l, sub), self._s(r, sub)
+                if not d.is_float:
+                    if _real(l) or _real(r):
+                        raise CHostError(f"{_name(t)}: an integer operation on a real operand")
+                    return _binop(op, a, b, d)
+                if op in ("//", "mod"):
+                    raise CHostError(f"Python {op} on reals is not supported")
+                if op in ("+", "-", "*") and not _real(l) and not _real(r):
+                    # the interpreter computes exactly on the integers, then converts
+                    return _conv(_binop(op, a, b, DType.INT), False, d)
+                return _binop(op, _conv(a, _real(l), d), _conv(b, _real(r), d), d)
+            case ReduceSum(x, d) | ReduceMax(x, d):
+                return self._reduce(t, x, d, sub)
+            case Size(x, d):
+                if d.is_float:
+                    raise CHostError("size of a real dtype is not supported")
+                self._need_rank(x, 1)
+                return self._len(x, sub)
+            case ScalarCast(x, d):
+                return _cast(self._s(x, sub), _real(x), d)
+            case ScalarApply(fn, x, d):
+                return _conv(f"{self._func(fn, t)}({_conv(self._s(x, sub), _real(x), DType.DOUBLE)})", True, d)
+            case ScalarSelect(c, a, b, d):
+                then = _conv(self._s(a, sub), _real(a), d)
+                other = _conv(self._s(b, sub), _real(b), d)
+                return f"({self._cond(c, sub)} ? {then} : {other})"
+        if is_tensor(t):
+            raise CHostError(f"{_name(t)}: a tensor where a scalar is expected")
+        raise CHostError(f"{_name(t)}: not a TensIR term")
+
+    @staticmethod
+    def _func(fn: str, t: Term) -> str:
+        if fn not in _FUNCTIONS:
+            raise CHostError(f"{_name(t)}: unknown math function {fn!r}")
+        return _FUNCTIONS[fn]
+
+    def _index(self, t: Term, sub: _Subst, what: Term) -> str:
+        """An integer scalar used as an index, length, shape or stride."""
+        if is_tensor(t) or _real(t):
+            raise CHostError(f"{_name(what)}: index, length or stride {_name(t)} is not an integer scalar")
+        return self._s(t, sub)
+
+    def _cond(self, c: Cond, sub: _Subst, i: str | None = None, bidx: dict[int, str] | None = None) -> str:
+        """C truth value of a condition: of scalars (``i is None``), or at element ``i``
+        of a ``tensor_select``, its tensor operands indexed by ``bidx[id(operand)]``."""
+        match c:
+            case Cmp(op, l, r) if op in ("<", "<=", ">", ">=", "==", "!="):
+                return f"({self._operand(l, sub, i, bidx)} {op} {self._operand(r, sub, i, bidx)})"
+            case BoolOp(op, l, r) if op in ("and", "or"):
+                sym = "&&" if op == "and" else "||"
+                return f"({self._cond(l, sub, i, bidx)} {sym} {self._cond(r, sub, i, bidx)})"
+            case NotCond(x):
+                return f"(!{self._cond(x, sub, i, bidx)})"
+        raise CHostError(f"unsupported condition {c!r}")
+
+    def _operand(self, t: Term, sub: _Subst, i: str | None, bidx: dict[int, str] | None) -> str:
+        """A select or condition operand: a scalar, or a 1-D tensor's element."""
+        if not is_tensor(t):
+            return self._s(t, sub)
+        if i is None or bidx is None:
+            raise CHostError("scalar_select: a tensor in the condition is not supported")
+        return self._e(t, bidx[id(t)], sub)
+
+    def _reduce(self, t: ReduceSum | ReduceMax, x: Term, d: DType, sub: _Subst) -> str:
+        """A statement expression: the sum / maximum of the 1-D term ``x`` (0 if empty),
+        converted to ``d``."""
+        if not is_tensor(x) or self._rank(x) != 1:
+            raise CHostError(f"{_name(t)} of a {'scalar' if not is_tensor(x) else '2-D tensor'} is not supported")
+        decls, inner = self._hoist(x, sub)
+        n, k = self._fresh("n"), self._fresh("k")
+        head = " ".join([*decls, f"const int64_t {n} = {self._len(x, inner)};"])
+        loop = self._accumulate(isinstance(t, ReduceMax), x, k, n, self._e(x, k, inner), d)
+        return f"({{ {head} {loop} }})"
+
+    def _accumulate(self, is_max: bool, x: Term, k: str, n: str, elem: str, d: DType) -> str:
+        """Statements ending in the expression statement of the result: the sum / maximum
+        of ``elem`` (of ``x``'s computation type) over ``k`` in ``[0, n)``."""
+        real = _real(x)
+        ct = ctype(x.dtype)
+        acc = self._fresh("acc")
+        zero = "0.0" if real else "INT64_C(0)"
+        if is_max:
+            v = self._fresh("v")
+            take = f"{k} == 0 || {v} >= {acc}" + (f" || isnan({v})" if real else "")
+            body = f"{{ const {ct} {v} = {elem}; if ({take}) {acc} = {v}; }}"
+        else:
+            body = f"{acc} += {elem};"
+        return f"{ct} {acc} = {zero}; for (int64_t {k} = 0; {k} < {n}; {k}++) {body} {_conv(acc, real, d)};"
+
+    # ------------------------------------------------------------ 1-D tensors
+
+    def _len(self, t: Term, sub: _Subst) -> str:
+        """``int64_t`` C expression: number of elements of the 1-D term ``t``."""
+        match t:
+            case TensorVar(name, _):
+                return f"((int64_t)({self._array(name).length}))"
+            case Take(_, n):
+                return self._index(n, sub, t)
+            case Tail(x, n):
+                return f"({self._len(x, sub)} - {self._index(n, sub, t)})"
+            case Slice(_, lo, hi):
+                return f"({self._index(hi, sub, t)} - {self._index(lo, sub, t)})"
+            case Strided(_, _, count, _):
+                return self._index(count, sub, t)
+            case TensorTensor(_, l, _, _):
+                return self._len(l, sub)
+            case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
+                return self._len(x, sub)
+            case TensorSelect(c, a, b, _):
+                lens = [self._len(o, sub) for o in self._select_operands(c, a, b)]
+                out = lens[-1]
+                for ln in reversed(lens[:-1]):
+                    out = f"tsp_bcast({ln}, {out})"
+                return out
+            case ReduceRows(x, _, _):
+                return self._rows(x, sub)
+        raise CHostError(f"{_name(t)}: not a 1-D tensor")
+
+    def _e(self, t: Term, i: str, sub: _Subst) -> str:
+        """C expression of type ``ctype(t.dtype)``: element ``i`` of the 1-D term ``t``."""
+        match t:
+            case TensorVar(name, d):
+                return f"(({ctype(d)})({self._array(name).name}[{i}]))"
+            case Take(x, n):
+                self._index(n, sub, t)  # validate
+                return self._e(x, i, sub)
+            case Tail(x, n):
+                return self._e(x, f"({i} + {self._index(n, sub, t)})", sub)
+            case Slice(x, lo, hi):
+                self._index(hi, sub, t)
+                return self._e(x, f"({i} + {self._index(lo, sub, t)})", sub)
+            case Strided(x, start, count, step):
+                self._index(count, sub, t)
+                return self._e(x, f"({self._index(start, sub, t)} + {i} * {self._index(step, sub, t)})", sub)
+            case TensorTensor(op, l, r, d):
+                if self._rank(t) != 1:
+                    raise CHostError(f"{_name(t)}: a 2-D tensor where a 1-D one is expected")
+                a = _conv(self._e(l, i, sub), _real(l), d)
+                b = _conv(self._e(r, i, sub), _real(r), d)
+                return _binop(op, a, b, d)
+            case TensorScalar(op, x, s, left, d):
+                v = _conv(self._e(x, i, sub), _real(x), d)
+                sv = _conv(self._s(s, sub), _real(s), d)
+                return _binop(op, sv, v, d) if left else _binop(op, v, sv, d)
+            case TensorCast(x, d):
+                return _cast(self._e(x, i, sub), _real(x), d)
+            case TensorMap(fn, x, d):
+                arg = _conv(self._e(x, i, sub), _real(x), DType.DOUBLE)
+                return _conv(f"{self._func(fn, t)}({arg})", True, d)
+            case TensorSelect(c, a, b, d):
+                self._need_rank(t, 1)
+                ops = self._select_operands(c, a, b)
+                if len(ops) == 1:
+                    bidx = {id(ops[0]): i}
+                else:  # NumPy broadcasting: an operand of length 1 stands for every element
+                    bidx = {id(o): f"(({self._len(o, sub)}) == 1 ? INT64_C(0) : {i})" for o in ops}
+                then = _conv(self._operand(a, sub, i, bidx), _real(a), d)
+                other = _conv(self._operand(b, sub, i, bidx), _real(b), d)
+                return f"({self._cond(c, sub, i, bidx)} ? {then} : {other})"
+            case ReduceRows(x, d, kind):
+                self._need_rank(x, 2)
+                if kind not in ("sum", "max"):
+                    raise CHostError(f"reduce_rows of kind {kind!r} is not supported")
+                cols, j = self._fresh("n"), self._fresh("k")
+                loop = self._accumulate(kind == "max", x, j, cols, self._e2(x, i, j, sub), d)
+                return f"({{ const int64_t {cols} = {self._cols(x, sub)}; {loop} }})"
+        if is_tensor(t):
+            raise CHostError(f"{_name(t)}: a 2-D tensor where a 1-D one is expected")
+        raise CHostError(f"{_name(t)}: a scalar where a tensor is expected")
+
+    # ------------------------------------------------------------ 2-D tensors
+
+    def _rows(self, t: Term, sub: _Subst) -> str:
+        match t:
+            case Matrix(_, r, _, _):
+                return self._index(r, sub, t)
+            case Transpose(m):
+                return self._cols(m, sub)
+            case TensorTensor(_, l, r, _):
+                return self._rows(l if self._rank(l) == 2 else r, sub)
+            case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
+                return self._rows(x, sub)
+        raise CHostError(f"{_name(t)}: not a 2-D tensor")
+
+    def _cols(self, t: Term, sub: _Subst) -> str:
+        match t:
+            case Matrix(_, _, c, _):
+                return self._index(c, sub, t)
+            case Transpose(m):
+                return self._rows(m, sub)
+            case TensorTensor(_, l, r, _):
+                return self._cols(l if self._rank(l) == 2 else r, sub)
+            case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
+                return self._cols(x, sub)
+        raise CHostError(f"{_name(t)}: not a 2-D tensor")
+
+    def _e2(self, t: Term, i: str, j: str, sub: _Subst) -> str:
+        """C expression of type ``ctype(t.dtype)``: element ``(i, j)`` of the 2-D term
+        ``t``. A 1-D operand of a 2-D ``tensor_tensor`` is broadcast along the rows (its
+        element ``j``), as in the interpreter."""
+        if self._rank(t) != 2:
+            raise CHostError(f"{_name(t)}: a 1-D tensor where a 2-D one is expected")
+        match t:
+            case Matrix(x, r, c, stride):
+                self._index(r, sub, t)
+                width = self._index(c if stride is None else stride, sub, t)
+                if stride is not None:
+                    self._index(c, sub, t)
+                return self._e(x, f"({i} * {width} + {j})", sub)
+            case Transpose(m):
+                return self._e2(m, j, i, sub)
+            case TensorTensor(op, l, r, d):
+                a = self._e2(l, i, j, sub) if self._rank(l) == 2 else self._e(l, j, sub)
+                b = self._e2(r, i, j, sub) if self._rank(r) == 2 else self._e(r, j, sub)
+                return _binop(op, _conv(a, _real(l), d), _conv(b, _real(r), d), d)
+            case TensorScalar(op, x, s, left, d):
+                v = _conv(self._e2(x, i, j, sub), _real(x), d)
+                sv = _conv(self._s(s, sub), _real(s), d)
+                return _binop(op, sv, v, d) if left else _binop(op, v, sv, d)
+            case TensorCast(x, d):
+                return _cast(self._e2(x, i, j, sub), _real(x), d)
+            case TensorMap(fn, x, d):
+                arg = _conv(self._e2(x, i, j, sub), _real(x), DType.DOUBLE)
+                return _conv(f"{self._func(fn, t)}({arg})", True, d)
+        raise CHostError(f"{_name(t)}: not supported as a 2-D tensor")
+
+
+def _check_reserved(text: str, what: str) -> None:
+    if _RESERVED.search(text):
+        raise CHostError(f"{what}: {text!r} uses the reserved prefix tsp_")
+
+
+def _tensor_vars(t: Term) -> set[str]:
+    if isinstance(t, TensorVar):
+        return {t.name}
+    out: set[str] = set()
+    for c in children(t):
+        out |= _tensor_vars(c)
+    return out

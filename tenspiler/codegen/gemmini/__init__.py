@@ -1,0 +1,186 @@
+"""The Gemmini backend, registered as ``"gemmini"``: ``lift FILE --to gemmini``.
+
+From a verified summary it emits ``<fn>.gemmini.c``: the parts Gemmini can compute (matrix
+products, elementwise add/sub/scale; :mod:`.lower`) as device procedures issuing ``gemmini.h``
+instructions (:mod:`.procs`, :mod:`.schedule`), and everything else as host C code
+(:mod:`tenspiler.codegen.c_host`), in one function with the kernel's C parameters
+(:mod:`.cfile`). ``GeneratedCode.placement`` says per output what runs where.
+
+Options (``GemminiBackend.with_options``; CLI ``--gemmini-config``, ``--gemmini-dim``): the
+datatype configuration (``"int8"``: int8 scratchpad, int32 accumulator — the default;
+``"fp32"``) and the array size DIM (default 16). A kernel whose device values do not fit the
+configuration is refused with the reason (:class:`~tenspiler.errors.CodegenError`; exit 1).
+
+``--check`` runs the C file compiled against the recording header with the instructions
+executed by the oracle generated from the ISA description (:mod:`.harness`): once through the
+generic differential check against the original program, and once more in
+:meth:`GemminiBackend.device_check` on inputs at the int8 extremes and with long reductions,
+compared with the TensIR reference interpreter (integers bit-exactly), with every call's
+instructions required to equal the Gemmini assembly its procedure predicts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
+from tenspiler.codegen import GeneratedCode, Runner, register_backend, returned_outputs
+from tenspiler.codegen.c_host import CHostError
+from tenspiler.codegen.gemmini.cfile import c_file, param_c_type
+from tenspiler.codegen.gemmini.lower import plan_summary
+from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
+from tenspiler.codegen.gemmini.schedule import Proc
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import Function, PointerType
+from tenspiler.ir.printer import show_output, show_summary
+from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term
+
+__all__ = ["GEMMINI", "GemminiBackend", "procs_by_name"]
+
+
+def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
+    """The device procedures called ``names`` (as :mod:`.cfile` names them)."""
+    isa = gemmini_isa(dim, config)
+    out: dict[str, Proc] = {}
+    for n in names:
+        if n == "gemmini_gemm":
+            out[n] = gemm_proc(isa)
+        else:
+            rest = n.removeprefix("gemmini_affine")
+            out[n] = affine_proc(isa, int(rest.rstrip("c")), rest.endswith("c"), n)
+    return out
+
+
+class GemminiBackend:
+    """Gemmini C with host fallback. Registered as ``"gemmini"`` (int8, DIM 16)."""
+
+    name = "gemmini"
+
+    def __init__(self, dim: int = 16, config: str = "int8") -> None:
+        if config not in CONFIGS:
+            raise CodegenError(f"unknown Gemmini configuration {config!r}; known: {', '.join(CONFIGS)}")
+        if not 1 <= dim <= 256:
+            raise CodegenError(f"Gemmini DIM must be in 1..256, got {dim}")
+        self.dim, self.config = dim, config
+
+    def with_options(self, **opts: Any) -> GemminiBackend:
+        """A backend with ``config`` / ``dim`` replaced.
+
+        Raises:
+            CodegenError: an unknown option or value.
+        """
+        unknown = set(opts) - {"config", "dim"}
+        if unknown:
+            raise CodegenError(f"gemmini: unknown option(s) {', '.join(sorted(unknown))}")
+        return GemminiBackend(int(opts.get("dim", self.dim)), str(opts.get("config", self.config)))
+
+    def supports(self, term: Term) -> bool:
+        """Whether :mod:`.lower` would put any of ``term`` on Gemmini."""
+        from tenspiler.ir.terms import ScalarOutput, free_vars
+
+        try:
+            plan = plan_summary(ProgramSummary("term", (ScalarOutput("return", term),)), set(free_vars(term)), self.config)  # type: ignore[arg-type]
+        except CodegenError:
+            return False
+        return bool(plan.calls)
+
+    def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        params = {p.name for p in fn.params}
+        plan = plan_summary(ps, params, self.config)
+        isa = gemmini_isa(self.dim, self.config)
+        placement = plan.to_json()
+        header = _header(fn, ps, plan.to_json(), self.dim, self.config)
+        try:
+            cf = c_file(fn, plan, isa, header)
+        except CHostError as e:
+            raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
+        runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, self.config)
+        placement["config"] = {"dim": self.dim, "config": self.config, **CONFIGS[self.config]}
+        return GeneratedCode(
+            backend=self.name, language="c", filename_suffix=".gemmini.c", text=cf.text, entry=fn.name,
+            params=_entry_params(fn),
+            runner=Runner(runner, f"the Gemmini C file compiled against the recording header, its instructions run by the oracle "
+                                  f"generated from the Gemmini ISA description (DIM={self.dim}, {self.config})"),
+            placement=placement,
+        )
+
+    def device_check(self, fn: Function, ps: ProgramSummary, code: GeneratedCode, kernel: Any, seed: int) -> dict[str, Any]:
+        """``--check``'s Gemmini part: the C file on inputs at the int8 extremes and with long
+        reductions (:func:`.check.device_inputs` of the analysed ``kernel``) against the TensIR
+        interpreter — integers exactly, reals with the float tolerance — with every call's
+        instructions equal to its procedure's assembly (:mod:`.check`)."""
+        from tenspiler.codegen.gemmini.check import device_check, device_inputs
+
+        return device_check(self, fn, ps, code, device_inputs(kernel, seed))
+
+
+def _entry_params(fn: Function) -> tuple[str, ...]:
+    if fn.cxx is not None:
+        return tuple(v if isinstance(v, str) else v.name for v in fn.cxx.signature)
+    return tuple(p.name for p in fn.params)
+
+
+def _header(fn: Function, ps: ProgramSummary, placement: Mapping[str, Any], dim: int, config: str) -> str:
+    types = CONFIGS[config]
+    lines = [
+        f"{fn.name}.gemmini.c -- generated by tenspiler from the verified program summary:",
+        *("  " + line for line in show_summary(ps).splitlines()),
+        "",
+        f"Gemmini: DIM={dim}, {config} configuration (scratchpad {types['input']}, accumulator {types['acc']}).",
+        "Where each output is computed:",
+    ]
+    for o in placement["outputs"]:  # type: ignore[index]
+        lines.append(f"  {o['output']}: {o['where']}")
+        lines += [f"    - {n}" for n in o["notes"]]
+    lines += [
+        "",
+        "Device calls check a run-time contract first (int8 operands in [-128, 127], no int32 wrap,",
+        "exact float32 scale factors) and are computed by the host code when it fails",
+        "(counted in tenspiler_gemmini_fallbacks).",
+        "Build for Gemmini: compile with gemmini-rocc-tests' include/gemmini.h on the include path.",
+        "Check: lift --to gemmini --check compiles this file with -DTENSPILER_RECORD against a header",
+        "generated from tenspiler's Gemmini ISA description and runs each instruction on its oracle.",
+        f"The entry takes the flat C parameters: {', '.join(p.name for p in fn.params)}.",
+    ]
+    return "\n".join(lines)
+
+
+def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str], dim: int, config: str) -> str:
+    from tenspiler.codegen.numpy_backend import cxx_adapter
+
+    params = [(p.name, "ptr" if isinstance(p.type, PointerType) else "scalar", param_c_type(fn, p.name)) for p in fn.params]
+    ret = None if fn.return_dtype is None else (fn.return_c_type or fn.return_dtype.c_name)
+    outs = [("array", o.array) if isinstance(o, ArrayOutput) else ("return", "") for o in returned_outputs(ps)]
+    names = {p.name: f"p_{p.name}" for p in fn.params}
+    flat = "_flat" if fn.cxx is not None else fn.name
+    args = ", ".join(names[p.name] for p in fn.params)
+    lines = [
+        f'"""Runs {fn.name}.gemmini.c with its Gemmini instructions executed by tenspiler\'s oracle."""',
+        "import numpy as np",
+        "",
+        "from tenspiler.codegen.gemmini.runtime import load",
+        "",
+        f"_C_FILE = {c_text!r}",
+        f"_RUNNER = load(_C_FILE, {fn.name!r}, {json.dumps(params)}, {ret!r}, {procs!r}, {dim}, {config!r})",
+        f"_OUTPUTS = {json.dumps(outs)}",
+        "",
+        "",
+        f"def {flat}({args}):",
+        f"    state = _RUNNER.run({{{', '.join(f'{p.name!r}: {names[p.name]}' for p in fn.params)}}})",
+        "    values = tuple(state[name] if kind == 'array' else state['return'] for kind, name in _OUTPUTS)",
+        "    return values[0] if len(values) == 1 else (None if not values else values)",
+    ]
+    text = "\n".join(lines) + "\n"
+    if fn.cxx is not None:
+        text += "\n\n" + cxx_adapter(fn, ps, flat, names) + "\n"
+    return text
+
+
+GEMMINI = GemminiBackend()
+register_backend(GEMMINI)
+
+_ = (np, show_output)

@@ -1,0 +1,358 @@
+"""The ``<fn>.gemmini.c`` file: device procedures with ``gemmini.h`` macros plus host C code.
+
+Layout of the generated file:
+
+1. a header comment (summary, configuration, per-output placement, how to build and check);
+2. ``#include "include/gemmini.h"`` — or, with ``-DTENSPILER_RECORD``, the recording header
+   (:func:`tenspiler.act.record.recording_header`) that ``--check`` compiles against;
+3. the device procedures (:mod:`.procs`, rendered by :func:`.schedule.render_c`);
+4. the entry function, with the kernel's (flat) C parameters: for each device call in order —
+   set up its operands (the host packs operands that are not plain views: int ``int`` data to
+   int8, computed subterms, ``unsigned char`` data to ``int32``), check the call's run-time
+   contract (:mod:`.lower`), run the procedure or, when the contract fails, the host fallback
+   (``tenspiler_gemmini_fallbacks`` counts those); then compute every output into a buffer
+   with host C (:mod:`tenspiler.codegen.c_host`), copy the buffers into the output arrays
+   (outputs are functions of the entry state, so nothing is overwritten early) and return.
+
+Integer device results are widened to ``int64_t`` for the host (the proof's integers are
+unbounded; the contract keeps the device's int32 values exact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tenspiler.act.isa import IsaDescription
+from tenspiler.codegen.c_host import CArray, CHostEmitter, prelude
+from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Operand, Plan
+from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
+from tenspiler.codegen.gemmini.schedule import Proc, render_c
+from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.ir.printer import show, show_output
+from tenspiler.ir.terms import ArrayOutput, Lit, Matrix, ScalarOp, Take, Term
+
+__all__ = ["CFile", "c_file", "param_c_type"]
+
+#: exactness bound of a float32 scale factor applied to an integer
+EXACT_F32 = 2**24
+
+
+def param_c_type(fn: Function, name: str) -> str:
+    """The C element / scalar type of parameter ``name``."""
+    p = fn.param(name)
+    d = p.type.elem if isinstance(p.type, PointerType) else p.type.dtype  # type: ignore[union-attr]
+    if p.c_type and d == DType.INT:
+        return p.c_type
+    return d.c_name
+
+
+@dataclass
+class CFile:
+    """The generated C text and what the harness needs to call it."""
+
+    text: str
+    entry: str
+    procs: dict[str, Proc]
+    scalar_calls: list[str] = field(default_factory=list)
+
+
+class _Emitter:
+    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription) -> None:
+        self.fn, self.plan, self.isa = fn, plan, isa
+        self.config = isa.params["config"]
+        self.int_config = self.config == "int8"
+        self.lines: list[str] = []
+        self.decls: list[str] = []
+        self.frees: list[str] = []
+        self.procs: dict[str, Proc] = {}
+        self.tmp = 0
+        arrays: dict[str, CArray] = {}
+        scalars: dict[str, str] = {}
+        lengths = self._lengths()
+        for p in fn.params:
+            if isinstance(p.type, PointerType):
+                # a C pointer has no length: a term needing it fails to compile, naming it
+                arrays[p.name] = CArray(p.name, param_c_type(fn, p.name), lengths.get(p.name, f"tenspiler_length_of_{p.name}_is_unknown"))
+            else:
+                scalars[p.name] = p.name
+        self.arrays, self.scalars = arrays, scalars
+        self.host = CHostEmitter(arrays, scalars)
+
+    def _lengths(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        if self.fn.cxx is not None:
+            for v in self.fn.cxx.signature:
+                if not isinstance(v, str):
+                    out[v.name] = " * ".join(f"(int64_t)({s})" for s in v.sizes)
+        return out
+
+    def _refresh(self) -> None:
+        self.host = CHostEmitter(self.arrays, self.scalars)
+
+    def fresh(self, base: str) -> str:
+        self.tmp += 1
+        return f"tenspiler_{base}{self.tmp}"
+
+    def emit(self, line: str, depth: int = 1) -> None:
+        self.lines.append("    " * depth + line if line else "")
+
+    def alloc(self, name: str, ctype: str, count: str, depth: int = 1) -> None:
+        """``name = TENSPILER_ALLOC(...)``; the pointer is declared at function scope and freed
+        before the function returns."""
+        self.decls.append(f"{ctype} *{name} = NULL;")
+        self.frees.append(name)
+        self.emit(f"{name} = ({ctype} *)TENSPILER_ALLOC(sizeof({ctype}) * (size_t)TENSPILER_MAX((int64_t)({count}), (int64_t)1));", depth)
+
+    # ------------------------------------------------------------ operands
+
+    def operand(self, op: Operand, elem: str, depth: int, checks: list[str], bound_var: str | None = None,
+                lo: int | None = None, hi: int | None = None) -> tuple[str, str]:
+        """``(pointer expression, element count)`` of an operand in DRAM as ``elem``; for
+        ``host`` operands the host fills a buffer. ``lo``/``hi``: the int range each element
+        must lie in (appends the check's flag to ``checks``); ``bound_var``: receives the
+        largest magnitude."""
+        if op.kind == "ones":
+            ones = self.fresh("ones")
+            self.alloc(ones, "elem_t", "DIM", depth)  # device-readable memory: a row of ones
+            self.emit(f"for (int i = 0; i < DIM; i++) {ones}[i] = (elem_t)1;", depth)
+            return ones, "DIM"
+        if op.kind == "view":
+            assert op.offset is not None and op.term is not None
+            ptr = f"({op.base} + {self.host.scalar(op.offset)})"
+            n = self.host.length(op.term)
+            if bound_var is not None:
+                self._scan(ptr, n, depth, checks, bound_var, lo, hi)
+            return ptr, n
+        assert op.term is not None
+        term = op.term
+        n = self.host.length(term)
+        if lo is None and bound_var is None:
+            buf = self.fresh("buf")
+            self.alloc(buf, elem, n, depth)
+            self.lines.extend("    " * depth + s for s in self.host.fill(buf, term, elem))
+            return buf, n
+        wide = self.fresh("wide")
+        self.alloc(wide, "int64_t", n, depth)
+        self.lines.extend("    " * depth + s for s in self.host.fill(wide, term, "int64_t"))
+        buf = self.fresh("buf")
+        self.alloc(buf, elem, n, depth)
+        self._scan(wide, n, depth, checks, bound_var, lo, hi, narrow_into=(buf, elem))
+        return buf, n
+
+    def _scan(self, ptr: str, n: str, depth: int, checks: list[str], bound_var: str | None, lo: int | None, hi: int | None,
+              narrow_into: tuple[str, str] | None = None) -> None:
+        ok = self.fresh("ok")
+        checks.append(ok)
+        self.emit(f"int {ok} = 1;", depth)
+        if bound_var is not None:
+            self.emit(f"int64_t {bound_var} = 0;", depth)
+        self.emit(f"for (int64_t i = 0; i < (int64_t)({n}); i++) {{", depth)
+        self.emit(f"const int64_t v = (int64_t){ptr}[i];", depth + 1)
+        if lo is not None:
+            self.emit(f"if (v < {lo} || v > {hi}) {ok} = 0;", depth + 1)
+        if bound_var is not None:
+            self.emit(f"if (v > {bound_var}) {bound_var} = v; if (-v > {bound_var}) {bound_var} = -v;", depth + 1)
+        if narrow_into is not None:
+            self.emit(f"{narrow_into[0]}[i] = ({narrow_into[1]})v;", depth + 1)
+        self.emit("}", depth)
+
+    # ------------------------------------------------------------ calls
+
+    def result_buffer(self, name: str, count: str, dtype: DType) -> str:
+        """The host-visible buffer of a device result (int64_t for integers)."""
+        ctype = "int64_t" if not dtype.is_float else "float"
+        self.alloc(name, ctype, count)
+        self.arrays[name] = CArray(name, ctype, f"(int64_t)({count})")
+        return ctype
+
+    def gemm(self, c: GemmCall) -> None:
+        proc = self.procs.setdefault("gemmini_gemm", gemm_proc(self.isa))
+        m, n, k = (self.host.scalar(x) for x in (c.m, c.n, c.k))
+        self.emit(f"/* {c.name}: {c.what} on Gemmini: {show(c.source)} */")
+        self.emit(f"const int64_t {c.name}_m = {m}, {c.name}_n = {n}, {c.name}_k = {k};")
+        count = f"{c.name}_m * {c.name}_n"
+        self.result_buffer(c.name, count, c.dtype)
+        if c.scalar:
+            self.scalars[c.name] = f"{c.name}[0]"
+        self.emit("{")
+        raw = f"{c.name}_raw"
+        self.alloc(raw, "acc_t", count, 2)
+        checks: list[str] = []
+        lo, hi = (-128, 127) if self.int_config else (None, None)
+        a_ptr, _ = self.operand(c.a, "elem_t", 2, checks, None, lo, hi)
+        b_ptr, _ = self.operand(c.b, "elem_t", 2, checks, None, lo, hi)
+        sa = self.host.scalar(c.a.stride) if c.a.stride is not None else "0"
+        sb = self.host.scalar(c.b.stride) if c.b.stride is not None else "0"
+        ok = " && ".join([*checks, f"{c.name}_k <= {MAX_INT8_K}"] if self.int_config else checks) or "1"
+        self.emit(f"if ({c.name}_k == 0) {{", 2)
+        self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = 0;", 3)
+        self.emit(f"}} else if ({ok}) {{", 2)
+        self.emit(f"{proc.name}({a_ptr}, {b_ptr}, {raw}, (uint64_t){c.name}_m, (uint64_t){c.name}_n, (uint64_t){c.name}_k, "
+                  f"(uint64_t)({sa}), (uint64_t)({sb}), (uint64_t){c.name}_n);", 3)
+        self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i];", 3)
+        self.emit("} else {", 2)
+        self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
+        self.fallback(c.name, c.source, c.scalar, 3)
+        self.emit("}", 2)
+        self.emit("}")
+
+    def fallback(self, dst: str, source: Term, scalar: bool, depth: int, dst_ctype: str | None = None) -> None:
+        ctype = dst_ctype or self.arrays[dst].ctype
+        if scalar:
+            self.emit(f"{dst}[0] = ({ctype})({self.host.scalar(source)});", depth)
+        else:
+            self.lines.extend("    " * depth + s for s in self.host.fill(dst, source, ctype))
+
+    def affine(self, c: AffineCall) -> None:
+        nterms = len(c.terms)
+        has_const = c.constant is not None
+        pname = f"gemmini_affine{nterms}{'c' if has_const else ''}"
+        proc = self.procs.setdefault(pname, affine_proc(self.isa, nterms, has_const, pname))
+        n = self.host.scalar(c.length)
+        direct = c.output is not None
+        self.emit(f"/* {c.name}: elementwise add/sub/scale on Gemmini: {show(c.source)} */")
+        self.emit(f"const int64_t {c.name}_n = {n};")
+        if direct:
+            assert c.output is not None
+            out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
+            out_ctype = param_c_type(self.fn, c.output.array)
+        else:
+            self.result_buffer(c.name, f"{c.name}_n", c.dtype)
+        self.emit("{")
+        raw = f"{c.name}_raw"
+        if not direct or self.int_config:
+            self.alloc(raw, "acc_t", f"{c.name}_n", 2)
+        checks: list[str] = []
+        ptrs, scales, bounds = [], [], []
+        for i, (s, op) in enumerate(c.terms):
+            scale = "1" if s is None else self.host.scalar(s)
+            sv = f"{c.name}_s{i}"
+            self.emit(f"const {'int64_t' if self.int_config else 'double'} {sv} = {scale};", 2)
+            scales.append(sv)
+            bound = f"{c.name}_b{i}" if self.int_config else None
+            ptr, _ = self.operand(op, "acc_t", 2, checks, bound)
+            if bound is not None:
+                bounds.append((bound, sv))
+            ptrs.append(ptr)
+        args = [*ptrs]
+        if self.int_config:
+            conds = list(checks)
+            total = []
+            for b, sv in bounds:
+                conds.append(f"{sv} >= -{EXACT_F32} && {sv} <= {EXACT_F32} && {b} * ({sv} < 0 ? -{sv} : {sv}) <= {EXACT_F32}")
+                total.append(f"{b} * ({sv} < 0 ? -{sv} : {sv})")
+            args += [f"(float){sv}" for sv in scales]
+        else:
+            conds = list(checks)
+            args += [f"(float){sv}" for sv in scales]
+        if has_const:
+            assert c.constant is not None
+            cv = f"{c.name}_c"
+            cst = f"{c.name}_cst"
+            if self.int_config:
+                self.emit(f"const int64_t {cv} = {self.host.scalar(c.constant)};", 2)
+                conds.append(f"{cv} >= -{EXACT_F32} && {cv} <= {EXACT_F32}")
+                total.append(f"({cv} < 0 ? -{cv} : {cv})")
+            else:
+                self.emit(f"const double {cv} = {self.host.scalar(c.constant)};", 2)
+            self.alloc(cst, "acc_t", "DIM", 2)  # device-readable memory (TENSPILER_ALLOC), not the stack
+            self.emit(f"for (int i = 0; i < DIM; i++) {cst}[i] = (acc_t){cv};", 2)
+            args.append(cst)
+        if self.int_config and total:
+            conds.append(" + ".join(total) + f" <= {2**31 - 1}")
+        target = raw if (not direct or self.int_config) else f"(acc_t *){out}"
+        args += [target, f"(uint64_t){c.name}_n"]
+        ok = " && ".join(f"({x})" for x in conds) or "1"
+        self.emit(f"if ({ok}) {{", 2)
+        self.emit(f"{proc.name}({', '.join(args)});", 3)
+        if direct:
+            if self.int_config:
+                self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {out}[i] = ({out_ctype}){raw}[i];", 3)
+        else:
+            self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {c.name}[i] = {raw}[i];", 3)
+        self.emit("} else {", 2)
+        self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
+        if direct:
+            tmp = self.fresh("fb")
+            self.alloc(tmp, out_ctype, f"{c.name}_n", 3)
+            self.lines.extend("    " * 3 + s for s in self.host.fill(tmp, c.source, out_ctype))
+            self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {out}[i] = {tmp}[i];", 3)
+        else:
+            self.fallback(c.name, c.source, False, 3)
+        self.emit("}", 2)
+        self.emit("}")
+
+    # ------------------------------------------------------------ the entry
+
+    def entry(self) -> str:
+        fn = self.fn
+        params = []
+        for p in fn.params:
+            t = param_c_type(fn, p.name)
+            params.append(f"{t} *{p.name}" if isinstance(p.type, PointerType) else f"{t} {p.name}")
+        ret = "void" if fn.return_dtype is None else (fn.return_c_type or fn.return_dtype.c_name)
+        for call in self.plan.calls:
+            if isinstance(call, GemmCall):
+                self.gemm(call)
+            else:
+                self.affine(call)
+            self._refresh()
+        # outputs: into buffers first (they are functions of the entry state), then stored
+        copies: list[str] = []
+        ret_expr = None
+        for op in self.plan.outputs:
+            o = op.output
+            if op.host_term is None:
+                continue
+            if isinstance(o, ArrayOutput):
+                ctype = param_c_type(fn, o.array)
+                buf = self.fresh("out")
+                n = self.host.length(op.host_term)
+                self.emit(f"/* {show_output(o)} */")
+                self.alloc(buf, ctype, n)
+                self.lines.extend("    " + s for s in self.host.fill(buf, op.host_term, ctype))
+                copies.append(f"for (int64_t i = 0; i < (int64_t)({n}); i++) ({o.array} + {self.host.scalar(o.lo)})[i] = {buf}[i];")
+            else:
+                ret_expr = self.fresh("ret")
+                self.emit(f"/* {show_output(o)} */")
+                self.emit(f"const {ret} {ret_expr} = ({ret})({self.host.scalar(op.host_term)});")
+        for line in copies:
+            self.emit(line)
+        for name in reversed(self.frees):
+            self.emit(f"TENSPILER_FREE({name});")
+        if ret_expr is not None:
+            self.emit(f"return {ret_expr};")
+        body = ["    " + d for d in self.decls] + self.lines
+        return f"{ret} {fn.name}({', '.join(params) or 'void'}) {{\n" + "\n".join(body) + "\n}\n"
+
+
+def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str) -> CFile:
+    """The C file for ``fn`` with the device/host ``plan`` on ``isa``; ``header`` is the leading
+    comment (without comment markers).
+
+    Raises:
+        CodegenError / CHostError: a host term the C emitter does not support.
+    """
+    e = _Emitter(fn, plan, isa)
+    entry = e.entry()
+    procs = "\n".join(render_c(p, isa) for p in e.procs.values())
+    comment = "/*\n" + "".join(f" * {line}".rstrip() + "\n" for line in header.replace("*/", "* /").splitlines()) + " */\n"
+    text = (
+        comment
+        + "#include <stdint.h>\n#include <stdlib.h>\n#include <math.h>\n"
+        + "#ifdef TENSPILER_RECORD\n#include \"tenspiler_record.h\"  /* --check: records each instruction */\n#else\n"
+        + "#include \"include/gemmini.h\"\n#define TENSPILER_PROC(...) ((void)0)\n"
+        + "#define TENSPILER_ALLOC(bytes) malloc(bytes)\n#define TENSPILER_FREE(p) free(p)\n#endif\n"
+        + "#define TENSPILER_MIN(a, b) ((a) < (b) ? (a) : (b))\n#define TENSPILER_MAX(a, b) ((a) > (b) ? (a) : (b))\n\n"
+        + "/* device calls whose run-time contract failed and that the host computed instead */\n"
+        + "long tenspiler_gemmini_fallbacks = 0;\n"
+        + "\n"
+        + prelude() + "\n"
+        + procs + "\n"
+        + entry
+    )
+    return CFile(text, fn.name, dict(e.procs))
+
+
+# keep imports used for type checking of helpers
+_ = (Lit, Matrix, ScalarOp, Take, ScalarType)

@@ -1,0 +1,137 @@
+"""The Gemmini part of ``--check``: the C file against the TensIR reference interpreter.
+
+:func:`device_inputs` makes inputs for the kernel (the same generator as the differential
+check, :func:`tenspiler.synth.concrete.random_examples`) and pushes integer array elements to
+the int8 extremes -128 and 127 (some inputs all -128 or all 127, the largest products), with
+trip counts up to 300 (long reductions: up to 300 × 300 matrix–vector products).
+:func:`device_check` runs the C file on each (through its runner: every instruction on the
+oracle, each call's instructions equal to its procedure's assembly) and compares each returned
+value with :func:`tenspiler.ir.interp.evaluate` of the summary: integers bit-exactly, reals
+with the float tolerance of the differential check (the proof's reals are exact; Gemmini's
+float32 fused multiply-adds round). It reports the number of Gemmini instructions, the number
+of device calls the host computed because their run-time contract failed (for the int8 inputs
+here this must be 0 for integer products, so the check fails if Gemmini did not compute them),
+and the assembly text of the first input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tenspiler.codegen import GeneratedCode, returned_outputs
+from tenspiler.frontend.loop_ir import DType, Function, PointerType
+from tenspiler.ir.interp import evaluate
+from tenspiler.ir.printer import show_output
+from tenspiler.ir.terms import ArrayOutput, ProgramSummary
+
+__all__ = ["device_check", "device_inputs"]
+
+
+def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
+    """Inputs at the int8 extremes and with long reductions (see the module docstring)."""
+    from tenspiler.synth.concrete import random_examples
+
+    rng = np.random.default_rng(seed + 7)
+    exs = random_examples(k, rng, count // 2, max_trips=40, magnitude=127)
+    exs += random_examples(k, rng, count - count // 2, max_trips=300, magnitude=127)
+    out: list[dict[str, Any]] = []
+    for i, e in enumerate(exs):
+        inputs = dict(e.inputs)
+        for p in k.fn.params:
+            real = p.type.elem.is_float if isinstance(p.type, PointerType) else p.type.dtype.is_float
+            if real:
+                # reals: |x| ≤ 8 (exp and products of C floats stay finite; the int8 extremes are for integers)
+                inputs[p.name] = np.asarray(inputs[p.name]) / 16 if isinstance(p.type, PointerType) else float(inputs[p.name]) / 16
+            if isinstance(p.type, PointerType) and p.type.elem == DType.INT:
+                a = np.asarray(inputs[p.name]).copy()
+                if i % 6 == 1:
+                    a[:] = -128
+                elif i % 6 == 2:
+                    a[:] = 127
+                else:
+                    pick = rng.random(a.shape) < 0.3
+                    a[pick] = rng.choice(np.array([-128, 127]), size=int(pick.sum()))
+                inputs[p.name] = a
+        out.append(inputs)
+    return out
+
+
+def _expected(fn: Function, ps: ProgramSummary, inputs: dict[str, Any]) -> list[Any]:
+    env = {k: (np.asarray(v) if isinstance(v, np.ndarray | list) else v) for k, v in inputs.items()}
+    out: list[Any] = []
+    for o in returned_outputs(ps):
+        if isinstance(o, ArrayOutput):
+            arr = np.asarray(inputs[o.array]).astype(np.float64 if fn.param(o.array).type.elem.is_float else np.int64)  # type: ignore[union-attr]
+            lo, hi = int(evaluate(o.lo, env)), int(evaluate(o.hi, env))
+            arr[lo:hi] = evaluate(o.value, env)
+            out.append(arr)
+        else:
+            out.append(evaluate(o.value, env))
+    return out
+
+
+def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: GeneratedCode, inputs_list: list[dict[str, Any]]) -> dict[str, Any]:
+    """Run the generated C file on ``inputs_list`` and compare with the interpreter (module
+    docstring). Returns the JSON-able check record (``ok``, ``inputs``, ``passed``,
+    ``first_failure``, ``instructions``, ``fallbacks``, ``assembly``)."""
+    from tenspiler.check import _same  # the differential check's comparison (float tolerance)
+
+    assert code.runner is not None
+    namespace: dict[str, Any] = {"__name__": f"tenspiler_gemmini_{fn.name}"}
+    exec(compile(code.runner.text, f"<gemmini:{fn.name}>", "exec"), namespace)
+    runtime = namespace["_RUNNER"]
+    outputs = returned_outputs(ps)
+    passed, ran, first = 0, 0, None
+    instructions = fallbacks = 0
+    assembly = ""
+    largest: list[Any] = []
+    int_products = backend.config == "int8"
+    for i, inputs in enumerate(inputs_list):
+        try:
+            want = _expected(fn, ps, inputs)
+        except (IndexError, ValueError, ArithmeticError):
+            continue  # the summary is undefined there (e.g. a zero divisor): not a test
+        ran += 1
+        try:
+            state = runtime.run({p.name: inputs[p.name] for p in fn.params})
+        except Exception as e:
+            first = first or f"input #{i}: the Gemmini C file raised {type(e).__name__}: {e}"
+            continue
+        res = runtime.calls[-1]
+        instructions += len(res.instructions)
+        fallbacks += res.fallbacks
+        if not assembly:
+            assembly = res.assembly
+        if len(res.instructions) > len(largest):
+            largest = res.instructions
+        problem = None
+        for o, w in zip(outputs, want, strict=True):
+            got = state[o.array] if isinstance(o, ArrayOutput) else state["return"]
+            dtype = fn.param(o.array).type.elem if isinstance(o, ArrayOutput) else fn.return_dtype  # type: ignore[union-attr]
+            if not _same(w, got, dtype):  # type: ignore[arg-type]
+                problem = f"{show_output(o)}: interpreter gave {np.asarray(w)!r}, Gemmini gave {np.asarray(got)!r}"
+                break
+        if problem is None and int_products and res.fallbacks:
+            problem = f"{res.fallbacks} device call(s) fell back to the host on int8 inputs"
+        if problem is None:
+            passed += 1
+        else:
+            first = first or f"input #{i}: {problem}"
+    from tenspiler.act.cost import estimate
+
+    cost = estimate(runtime.runner.isa, largest)
+    return {
+        "ok": ran > 0 and passed == ran,
+        "inputs": ran,
+        "passed": passed,
+        "first_failure": first if ran else "no input on which the summary is defined",
+        "reference": "TensIR interpreter (integers bit-exact, reals within the float tolerance)",
+        "instructions": instructions,
+        "fallbacks": fallbacks,
+        # the cost model (tenspiler.act.cost) on the input with the most instructions
+        "modelled": {"instructions": len(largest), "cycles": cost.cycles, "macs": cost.macs,
+                     "utilization": round(cost.utilization, 4)},
+        "assembly": assembly,
+    }

@@ -1,0 +1,422 @@
+"""Which parts of a verified TensIR summary run on Gemmini, and how (the device/host split).
+
+:func:`plan_summary` walks each returned output's value and turns
+
+* **products** into :class:`GemmCall` (one tiled matrix product, :func:`~.procs.gemm_proc`):
+  ``reduce_rows(tensor_tensor(matrix(..), v, *))`` (matrix–vector; ``M·v`` is ``M×K`` times
+  ``K×1``), the same with ``transpose(matrix(..))`` (``vᵀ·M``), ``reduce_rows(matrix(..))`` (row
+  sums: times a ones column), ``reduce_sum(tensor_tensor(a, b, *))`` (dot product: ``1×K``
+  times ``K×1``) and ``reduce_sum(x)`` (times a ones column);
+* **affine elementwise terms** into :class:`AffineCall` (:func:`~.procs.affine_proc`): a
+  maximal tensor subterm built from ``+``, ``-``, multiplication by a scalar, addition of a
+  scalar and negation over 1-D operands, with at least one such op;
+
+and leaves everything else to host C code (:mod:`tenspiler.codegen.c_host`), which also
+computes device operands that are not plain views (:class:`Operand` ``kind == "host"``).
+
+Datatype rules (the configuration in use must hold every device value; otherwise
+:class:`~tenspiler.errors.CodegenError` — the CLI exits 1 with the reason):
+
+* ``int8`` configuration: products of integer (``int`` / ``unsigned char``) operands; the host
+  packs each operand into an int8 buffer and checks at run time that every element lies in
+  [-128, 127] and that ``K ≤ 131071`` (so ``K·128·128 < 2³¹``: the int32 accumulator cannot
+  wrap). Affine terms over integers: ``int`` operands are moved into the int32 accumulator
+  directly; the host checks at run time that each scaled term satisfies ``|s·x| ≤ 2²⁴`` (the
+  float32 scale is exact) when ``s ≠ 1``, and that the sum of the terms' largest magnitudes
+  (and of the constant) is below 2³¹. A call whose run-time check fails is computed by the
+  host fallback instead (counted in ``tenspiler_gemmini_fallbacks``), so results are always
+  the summary's.
+* ``fp32`` configuration: products and affine terms of ``float`` values (computed in float32
+  with fused multiply-adds in the array: within the float tolerance of the proof's real
+  arithmetic, like every float backend).
+* ``float`` values under ``int8`` or integers under ``fp32`` in a term Gemmini would compute:
+  refused, naming the term and the configuration that fits. ``double`` values: that term stays
+  on the host (noted); a kernel all of whose candidate terms are ``double`` is refused (no
+  configuration holds float64).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tenspiler.codegen import output_term, returned_outputs
+from tenspiler.errors import CodegenError
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir.printer import show, show_output
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Cmp,
+    Lit,
+    Matrix,
+    Output,
+    ProgramSummary,
+    ReduceRows,
+    ReduceSum,
+    Scalar,
+    ScalarOp,
+    ScalarSelect,
+    ScalarVar,
+    Slice,
+    Tail,
+    Take,
+    Tensor,
+    TensorScalar,
+    TensorTensor,
+    TensorVar,
+    Term,
+    Transpose,
+    is_tensor,
+    map_children,
+    rank,
+)
+
+__all__ = ["AffineCall", "GemmCall", "Operand", "OutputPlan", "Plan", "plan_summary"]
+
+#: largest reduction length whose int8 products cannot wrap the int32 accumulator
+MAX_INT8_K = (2**31 - 1) // (128 * 128)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A DRAM operand of a device call.
+
+    ``kind``: ``"view"`` — elements of the array ``base`` (a parameter or an earlier device
+    result) from element ``offset`` on, rows ``stride`` elements apart; ``"host"`` — the host
+    computes ``term`` into a buffer first (``offset`` 0; for an int8 product operand it also
+    checks the int8 range); ``"ones"`` — a column of ones (stride 0).
+    """
+
+    kind: Literal["view", "host", "ones"]
+    term: Term | None
+    base: str = ""
+    offset: Scalar | None = None
+    stride: Scalar | None = None
+
+
+@dataclass(frozen=True)
+class GemmCall:
+    """``C[m×n] = A[m×k]·B[k×n]`` (see :func:`~.procs.gemm_proc`); ``scalar``: the result is the
+    1×1 value of a reduction."""
+
+    name: str
+    a: Operand
+    b: Operand
+    m: Scalar
+    n: Scalar
+    k: Scalar
+    source: Term
+    scalar: bool
+    dtype: DType
+    what: str
+
+
+@dataclass(frozen=True)
+class AffineCall:
+    """``Σ scale_t · operand_t (+ constant)`` over ``length`` elements (``scale`` ``None``: 1)."""
+
+    name: str
+    terms: tuple[tuple[Scalar | None, Operand], ...]
+    constant: Scalar | None
+    length: Scalar
+    source: Tensor
+    dtype: DType
+    output: ArrayOutput | None = None
+
+
+Call = GemmCall | AffineCall
+
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """One output: ``host_term`` is what the host evaluates (device results appear as
+    ``TensorVar``/``ScalarVar`` named after their call); ``None`` when an affine call writes
+    the output array directly."""
+
+    output: Output
+    host_term: Term | None
+    calls: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass
+class Plan:
+    """The device calls in execution order and the per-output host work."""
+
+    calls: list[Call] = field(default_factory=list)
+    outputs: list[OutputPlan] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        def ops(c: Call) -> str:
+            return "matrix product (preload/compute_*)" if isinstance(c, GemmCall) else "elementwise add/sub/scale (mvin into the accumulator)"
+
+        return {
+            "outputs": [
+                {"output": show_output(p.output), "where": _where(p),
+                 "device_kernels": list(p.calls), "host": None if p.host_term is None else show(p.host_term), "notes": list(p.notes)}
+                for p in self.outputs
+            ],
+            "kernels": [{"name": c.name, "kind": "gemm" if isinstance(c, GemmCall) else "affine", "computes": show(c.source), "ops": ops(c)}
+                        for c in self.calls],
+        }
+
+
+def _where(p: OutputPlan) -> str:
+    """``device`` when a device call computes the whole output (the host at most copies its
+    result), ``mixed`` when the host computes part of it, ``host`` when Gemmini does nothing."""
+    if p.host_term is None or (isinstance(p.host_term, TensorVar | ScalarVar) and p.host_term.name in p.calls):
+        return "device"
+    return "mixed" if p.calls else "host"
+
+
+def _view(t: Term) -> tuple[str, Scalar] | None:
+    """``(array, element offset)`` of a view chain ending in a parameter array."""
+    match t:
+        case TensorVar(name):
+            return name, Lit(0, DType.INT)
+        case Take(x, _):
+            return _view(x)
+        case Tail(x, n) | Slice(x, n, _):
+            inner = _view(x)
+            if inner is None:
+                return None
+            return inner[0], _add(inner[1], n)
+    return None
+
+
+def _add(a: Scalar, b: Scalar) -> Scalar:
+    if isinstance(a, Lit) and a.value == 0:
+        return b
+    if isinstance(b, Lit) and b.value == 0:
+        return a
+    return ScalarOp("+", a, b, DType.INT)
+
+
+class _Double(Exception):
+    """A term Gemmini would compute has double values: it stays on the host."""
+
+
+class _Planner:
+    def __init__(self, config: str, params: set[str]) -> None:
+        self.config = config
+        self.params = params
+        self.plan = Plan()
+        self._memo: dict[Term, Term] = {}
+        self.doubles: list[str] = []
+
+    # ------------------------------------------------------------ types
+
+    def _fits(self, dtypes: set[DType], what: Term) -> None:
+        if DType.DOUBLE in dtypes:
+            raise _Double(f"{show(what)}: double values stay on the host (no Gemmini configuration holds float64)")
+        if self.config == "int8":
+            bad = dtypes - {DType.INT, DType.UINT8}
+            suggestion = " (--gemmini-config fp32 holds float values)" if bad == {DType.FLOAT} else ""
+        else:
+            bad = dtypes - {DType.FLOAT}
+            suggestion = " (--gemmini-config int8 holds integers)" if bad <= {DType.INT, DType.UINT8} else ""
+        if bad:
+            kinds = ", ".join(sorted(d.value for d in bad))
+            raise CodegenError(
+                f"gemmini: {show(what)} computes with {kinds} values, which the {self.config} "
+                f"configuration cannot hold exactly{suggestion}"
+            )
+
+    def _elem_ok(self, d: DType) -> bool:
+        """A view of this element type can be moved into the accumulator as it is."""
+        return d == (DType.INT if self.config == "int8" else DType.FLOAT)
+
+    def _fresh(self) -> str:
+        return f"g{len(self.plan.calls)}"
+
+    # ------------------------------------------------------------ operands
+
+    def _product_operand(self, t: Term) -> Operand:
+        """A vector / matrix operand of a product: in fp32 a float view is used in place; in
+        int8 everything is packed to int8 by the host (C ``int`` data is 4 bytes)."""
+        base = t.tensor if isinstance(t, Matrix) else t
+        stride = (t.stride or t.cols) if isinstance(t, Matrix) else Lit(1, DType.INT)
+        if isinstance(t, Matrix):  # the elements the matrix reads: a host buffer needs a length
+            i = DType.INT
+            span = ScalarOp("+", ScalarOp("*", ScalarOp("-", t.rows, Lit(1, i), i), stride, i), t.cols, i)
+            needed = ScalarSelect(Cmp(">", t.rows, Lit(0, i)), span, Lit(0, i), i)
+            base_for_host: Term = Take(t.tensor, needed)
+        else:
+            base_for_host = t
+        v = _view(base) if self.config == "fp32" else None
+        if v is not None and v[0] in self.params:
+            return Operand("view", base, v[0], v[1], stride)
+        return Operand("host", self.host(base_for_host), "", Lit(0, DType.INT), stride)
+
+    def _affine_operand(self, t: Term) -> Operand:
+        v = _view(t)
+        if v is not None and self._elem_ok(t.dtype) and (v[0] in self.params):  # type: ignore[union-attr]
+            return Operand("view", t, v[0], v[1], None)
+        return Operand("host", self.host(t), "", Lit(0, DType.INT), None)
+
+    # ------------------------------------------------------------ products
+
+    def _product(self, t: Term) -> GemmCall | None:
+        one = Lit(1, DType.INT)
+        match t:
+            case ReduceRows(TensorTensor("*", l, r, pd), rd, "sum") if {rank(l), rank(r)} == {1, 2}:
+                mat, vec = (l, r) if rank(l) == 2 else (r, l)
+                self._fits({pd, rd, mat.dtype, vec.dtype}, t)
+                if isinstance(mat, Matrix):
+                    return self._gemm(t, self._product_operand(mat), self._product_operand(vec),
+                                      mat.rows, one, mat.cols, False, "matrix-vector product")
+                if isinstance(mat, Transpose):
+                    m = mat.matrix
+                    return self._gemm(t, self._product_operand(vec), self._product_operand(m),
+                                      one, m.cols, m.rows, False, "vector-matrix product")
+            case ReduceRows(Matrix() as mat, rd, "sum"):
+                self._fits({rd, mat.dtype}, t)
+                return self._gemm(t, self._product_operand(mat), Operand("ones", None, stride=Lit(0, DType.INT)),
+                                  mat.rows, one, mat.cols, False, "row sums (times a ones column)")
+            case ReduceSum(TensorTensor("*", l, r, pd), rd) if rank(l) == 1 and rank(r) == 1:
+                self._fits({pd, rd, l.dtype, r.dtype}, t)
+                a = self._product_operand(l)
+                b = self._product_operand(r)
+                return self._gemm(t, a, b, one, one, self._length(l), True, "dot product")
+            case ReduceSum(x, rd) if rank(x) == 1 and not isinstance(x, TensorTensor | TensorScalar):
+                self._fits({rd, x.dtype}, t)
+                return self._gemm(t, self._product_operand(x), Operand("ones", None, stride=Lit(0, DType.INT)),
+                                  one, one, self._length(x), True, "sum (times a ones column)")
+        return None
+
+    def _length(self, t: Term) -> Scalar:
+        from tenspiler.ir.terms import Size
+
+        return Size(t)  # type: ignore[arg-type]
+
+    def _gemm(self, t: Term, a: Operand, b: Operand, m: Scalar, n: Scalar, k: Scalar, scalar: bool, what: str) -> GemmCall:
+        c = GemmCall(self._fresh(), a, b, m, n, k, t, scalar, t.dtype, what)  # type: ignore[union-attr]
+        self.plan.calls.append(c)
+        return c
+
+    # ------------------------------------------------------------ affine terms
+
+    def _linear(self, t: Term, scale: Scalar | None) -> tuple[list[tuple[Scalar | None, Term]], list[Scalar]] | None:
+        """``t·scale`` as scaled leaves plus constants, or None when ``t`` is not affine."""
+        if not is_tensor(t):
+            return None
+        integral = not t.dtype.is_float  # type: ignore[union-attr]
+
+        def neg(s: Scalar | None, d: DType) -> Scalar:
+            m1 = Lit(-1, d) if not d.is_float else Lit(-1.0, d)
+            return m1 if s is None else ScalarOp("*", m1, s, d)
+
+        def times(s: Scalar | None, f: Scalar) -> Scalar:
+            return f if s is None else ScalarOp("*", s, f, f.dtype)  # type: ignore[union-attr]
+
+        match t:
+            case TensorTensor("+" | "-" as op, l, r, _) if rank(l) == 1 and rank(r) == 1:
+                left = self._linear(l, scale) or ([(scale, l)], [])
+                rs = scale if op == "+" else neg(scale, t.dtype)
+                if op == "-" and scale is not None and not integral:
+                    return None
+                right = self._linear(r, rs) or ([(rs, r)], [])
+                return left[0] + right[0], left[1] + right[1]
+            case TensorScalar("*", x, s, _, _) if rank(x) == 1 and (integral or scale is None):
+                inner = self._linear(x, times(scale, s))
+                if inner is None:
+                    return [(times(scale, s), x)], []
+                if not integral and (len(inner[0]) > 1 or inner[1]):
+                    return None  # s·(a + b) ≠ s·a + s·b in floating point
+                return inner
+            case TensorScalar("+" | "-" as op, x, s, left, _) if rank(x) == 1 and (integral or scale is None):
+                if op == "-" and left:  # s - x
+                    inner = self._linear(x, neg(scale, t.dtype)) or ([(neg(scale, t.dtype), x)], [])
+                    return inner[0], [*inner[1], times(scale, s)]
+                c = s if op == "+" else ScalarOp("*", Lit(-1, s.dtype) if not s.dtype.is_float else Lit(-1.0, s.dtype), s, s.dtype)  # type: ignore[union-attr]
+                inner = self._linear(x, scale) or ([(scale, x)], [])
+                return inner[0], [*inner[1], times(scale, c)]
+        return None
+
+    def _affine(self, t: Tensor) -> AffineCall | None:
+        lin = self._linear(t, None)
+        if lin is None or rank(t) != 1:
+            return None
+        leaves, consts = lin
+        dtypes = {t.dtype} | {x.dtype for _, x in leaves} | {c.dtype for c in consts}  # type: ignore[union-attr]
+        self._fits(dtypes, t)
+        terms: list[tuple[Scalar | None, Operand]] = [(s, self._affine_operand(x)) for s, x in leaves]
+        constant: Scalar | None = None
+        for c in consts:
+            constant = c if constant is None else ScalarOp("+", constant, c, c.dtype)  # type: ignore[union-attr]
+        # at most three moves per row: fold the rest into earlier calls
+        while len(terms) + (constant is not None) > 3:
+            head = terms[:2]
+            part = AffineCall(self._fresh(), tuple(head), None, self._length(t), t, t.dtype)
+            self.plan.calls.append(part)
+            terms = [(None, Operand("host", TensorVar(part.name, t.dtype), "", Lit(0, DType.INT))), *terms[2:]]
+        call = AffineCall(self._fresh(), tuple(terms), constant, self._length(t), t, t.dtype)
+        self.plan.calls.append(call)
+        return call
+
+    # ------------------------------------------------------------ host terms
+
+    def host(self, t: Term) -> Term:
+        """``t`` for the host, with the parts Gemmini computes replaced by their results."""
+        if t in self._memo:
+            return self._memo[t]
+        out: Term | None = None
+        try:
+            g = self._product(t)
+            if g is not None:
+                out = ScalarVar(g.name, t.dtype) if g.scalar else TensorVar(g.name, t.dtype)  # type: ignore[union-attr]
+            elif is_tensor(t) and rank(t) == 1:  # type: ignore[arg-type]
+                a = self._affine(t)  # type: ignore[arg-type]
+                if a is not None:
+                    out = TensorVar(a.name, t.dtype)  # type: ignore[union-attr]
+        except _Double as e:
+            self.doubles.append(str(e))
+        if out is None:
+            out = map_children(t, self.host)
+        self._memo[t] = out
+        return out
+
+    def place(self, o: Output) -> OutputPlan:
+        before = len(self.plan.calls)
+        value = output_term(o)
+        if isinstance(o, ArrayOutput):
+            try:
+                a = self._affine(value) if rank(value) == 1 else None  # type: ignore[arg-type]
+            except _Double as e:
+                self.doubles.append(str(e))
+                a = None
+            if a is not None:
+                # written in place when its element type is the accumulator's and no operand
+                # reads the output array at another offset
+                direct = self._elem_ok(value.dtype) and all(
+                    op.kind != "view" or op.base != o.array or op.offset == o.lo for _, op in a.terms
+                )
+                if direct:
+                    self.plan.calls[-1] = AffineCall(a.name, a.terms, a.constant, a.length, a.source, a.dtype, o)
+                    return OutputPlan(o, None, tuple(c.name for c in self.plan.calls[before:]), ("elementwise add/sub/scale on Gemmini",))
+                host_term: Term = TensorVar(a.name, value.dtype)
+            else:
+                host_term = self.host(value)
+        else:
+            host_term = self.host(value)
+        calls = tuple(c.name for c in self.plan.calls[before:])
+        notes = [f"{c.name}: {getattr(c, 'what', 'elementwise add/sub/scale')} on Gemmini" for c in self.plan.calls[before:]]
+        if not (isinstance(host_term, TensorVar | ScalarVar) and host_term.name in calls):
+            notes.append(f"host computes {show(host_term)}")
+        return OutputPlan(o, host_term, calls, tuple(notes))
+
+
+def plan_summary(ps: ProgramSummary, params: set[str], config: str) -> Plan:
+    """The device/host split of the returned outputs of ``ps`` (see the module docstring).
+
+    Raises:
+        CodegenError: a value Gemmini would compute does not fit ``config``.
+    """
+    p = _Planner(config, params)
+    for o in returned_outputs(ps):
+        p.plan.outputs.append(p.place(o))
+    if p.doubles and not p.plan.calls:
+        raise CodegenError(f"gemmini: the kernel computes with double values, which no Gemmini configuration holds ({p.doubles[0]})")
+    if p.doubles:
+        p.plan.outputs = [OutputPlan(o.output, o.host_term, o.calls, (*o.notes, *dict.fromkeys(p.doubles))) for o in p.plan.outputs]
+    return p.plan

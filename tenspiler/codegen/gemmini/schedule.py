@@ -1,0 +1,322 @@
+"""Device procedures: loop nests of accelerator instructions, written once, rendered to C and
+run in Python.
+
+A :class:`Proc` is a tiny imperative program — ``for`` loops, ``if``, ``let`` bindings and
+instruction statements whose attributes are integer/float expressions over the procedure's
+parameters (pointers, sizes, scale factors). :func:`render_c` prints it as a C function that
+issues each instruction with its ``gemmini.h`` macro (the macro name and argument order come
+from the ISA description); :func:`run_proc` evaluates it in Python for concrete arguments and
+returns the instruction stream (the "Gemmini assembly" of that call). Because both come from
+the same :class:`Proc`, the C recording check (:mod:`tenspiler.codegen.gemmini.harness`) —
+the compiled C issues exactly the stream :func:`run_proc` predicts — tests the C text, the C
+compiler and the macro mapping against the assembly.
+
+Expression semantics: integers are unsigned 64-bit in C (``uint64_t``) and Python ints here;
+the procedures only build non-negative values (sizes, offsets, addresses), ``//`` is C's
+``/`` on them, and :func:`render_c` wraps every operation in parentheses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from tenspiler.act.isa import Inst, IsaDescription
+
+__all__ = [
+    "E",
+    "For",
+    "If",
+    "Instr",
+    "Let",
+    "Param",
+    "Proc",
+    "const",
+    "emin",
+    "render_c",
+    "run_proc",
+    "var",
+]
+
+
+@dataclass(frozen=True)
+class E:
+    """An expression: ``op`` is ``"const"``, ``"var"``, a binary operator
+    (``+ - * // %``), ``"min"``, ``"max"``, a comparison (``< <= == !=``), ``"and"``, or
+    ``"select"`` (``args = (cond, a, b)``)."""
+
+    op: str
+    args: tuple[E | int | float | str, ...]
+
+    def _bin(self, op: str, other: ExprLike, swap: bool = False) -> E:
+        o = lift(other)
+        return E(op, (o, self) if swap else (self, o))
+
+    def __add__(self, o: ExprLike) -> E:
+        return self._bin("+", o)
+
+    def __radd__(self, o: ExprLike) -> E:
+        return self._bin("+", o, True)
+
+    def __sub__(self, o: ExprLike) -> E:
+        return self._bin("-", o)
+
+    def __rsub__(self, o: ExprLike) -> E:
+        return self._bin("-", o, True)
+
+    def __mul__(self, o: ExprLike) -> E:
+        return self._bin("*", o)
+
+    def __rmul__(self, o: ExprLike) -> E:
+        return self._bin("*", o, True)
+
+    def __floordiv__(self, o: ExprLike) -> E:
+        return self._bin("//", o)
+
+    def __mod__(self, o: ExprLike) -> E:
+        return self._bin("%", o)
+
+    def lt(self, o: ExprLike) -> E:
+        return self._bin("<", o)
+
+    def le(self, o: ExprLike) -> E:
+        return self._bin("<=", o)
+
+    def eq(self, o: ExprLike) -> E:
+        return self._bin("==", o)
+
+
+ExprLike = E | int | float
+
+
+def lift(x: ExprLike) -> E:
+    return x if isinstance(x, E) else const(x)
+
+
+def const(v: int | float) -> E:
+    return E("const", (v,))
+
+
+def var(name: str) -> E:
+    return E("var", (name,))
+
+
+def emin(a: ExprLike, b: ExprLike) -> E:
+    return E("min", (lift(a), lift(b)))
+
+
+def select(c: E, a: ExprLike, b: ExprLike) -> E:
+    return E("select", (c, lift(a), lift(b)))
+
+
+@dataclass(frozen=True)
+class Instr:
+    """Issue instruction ``name`` with attribute expressions ``args`` (macro order)."""
+
+    name: str
+    args: tuple[ExprLike, ...]
+
+
+@dataclass(frozen=True)
+class For:
+    """``for (v = start; v < stop; v += step) body``."""
+
+    v: str
+    start: ExprLike
+    stop: ExprLike
+    step: int
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class If:
+    cond: E
+    then: tuple[Stmt, ...]
+    else_: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True)
+class Let:
+    """``const uint64_t v = e;`` (scoped to the rest of the enclosing block)."""
+
+    v: str
+    e: ExprLike
+
+
+Stmt = Instr | For | If | Let
+
+
+@dataclass(frozen=True)
+class Param:
+    """A procedure parameter: ``kind`` ``"ptr"`` (a DRAM pointer, ``ctype`` its element type),
+    ``"size"`` (``uint64_t``) or ``"float"`` (a ``float`` scale factor)."""
+
+    name: str
+    kind: Literal["ptr", "size", "float"]
+    ctype: str = ""
+    #: a pointer the device writes through (not ``const``)
+    written: bool = False
+
+
+@dataclass(frozen=True)
+class Proc:
+    """A device procedure: ``name(params) { body }``, with a comment saying what it computes."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    doc: str = ""
+
+
+# ---------------------------------------------------------------------------- Python
+
+
+def _eval(e: ExprLike, env: Mapping[str, int | float]) -> int | float:
+    if not isinstance(e, E):
+        return e
+    op, a = e.op, e.args
+    if op == "const":
+        return a[0]  # type: ignore[return-value]
+    if op == "var":
+        return env[a[0]]  # type: ignore[index]
+    if op == "select":
+        return _eval(a[1], env) if _eval(a[0], env) else _eval(a[2], env)  # type: ignore[arg-type]
+    x, y = _eval(a[0], env), _eval(a[1], env)  # type: ignore[arg-type]
+    match op:
+        case "+":
+            return x + y
+        case "-":
+            r = x - y
+            if isinstance(r, int) and r < 0:
+                raise ValueError(f"negative intermediate {x} - {y} in a device procedure")
+            return r
+        case "*":
+            return x * y
+        case "//":
+            return x // y  # type: ignore[operator]
+        case "%":
+            return x % y  # type: ignore[operator]
+        case "min":
+            return min(x, y)
+        case "max":
+            return max(x, y)
+        case "<":
+            return int(x < y)
+        case "<=":
+            return int(x <= y)
+        case "==":
+            return int(x == y)
+        case "!=":
+            return int(x != y)
+        case "and":
+            return int(bool(x) and bool(y))
+    raise ValueError(f"unknown operator {op}")
+
+
+def run_proc(proc: Proc, args: Mapping[str, int | float]) -> list[Inst]:
+    """The instruction stream ``proc`` issues for the concrete ``args`` (pointers as integer
+    addresses, sizes, float scale factors).
+
+    Raises:
+        KeyError: an argument is missing.
+    """
+    env: dict[str, int | float] = {p.name: args[p.name] for p in proc.params}
+    out: list[Inst] = []
+
+    def block(stmts: Sequence[Stmt], env: dict[str, int | float]) -> None:
+        env = dict(env)
+        for s in stmts:
+            match s:
+                case Instr(name, a):
+                    out.append(Inst(name, tuple(_eval(x, env) for x in a)))
+                case Let(v, e):
+                    env[v] = _eval(e, env)
+                case If(c, then, else_):
+                    block(then if _eval(c, env) else else_, env)
+                case For(v, start, stop, step, body):
+                    i, hi = _eval(start, env), _eval(stop, env)
+                    while i < hi:
+                        env[v] = i
+                        block(body, env)
+                        i += step
+
+    block(proc.body, env)
+    return out
+
+
+# ---------------------------------------------------------------------------- C
+
+
+def _c(e: ExprLike, ptrs: frozenset[str] = frozenset()) -> str:
+    """C text of ``e``; a pointer parameter in ``ptrs`` reads as its byte address."""
+    if not isinstance(e, E):
+        return _c_const(e)
+    op, a = e.op, e.args
+    if op == "const":
+        return _c_const(a[0])  # type: ignore[arg-type]
+    if op == "var":
+        return f"((uint64_t)({a[0]}))" if a[0] in ptrs else str(a[0])
+    if op == "select":
+        return f"({_c(a[0], ptrs)} ? {_c(a[1], ptrs)} : {_c(a[2], ptrs)})"  # type: ignore[arg-type]
+    x, y = _c(a[0], ptrs), _c(a[1], ptrs)  # type: ignore[arg-type]
+    if op in ("min", "max"):
+        return f"TENSPILER_{op.upper()}({x}, {y})"
+    c_op = {"//": "/", "and": "&&"}.get(op, op)
+    return f"({x} {c_op} {y})"
+
+
+def _c_const(v: int | float | str) -> str:
+    if isinstance(v, float):
+        return f"{v!r}f" if v == v and abs(v) != float("inf") else "NAN"
+    if isinstance(v, int):
+        return f"{v}u" if v < 2**31 else f"{v:#x}ull"
+    return str(v)
+
+
+def _c_arg(kind: str, e: ExprLike, ptrs: frozenset[str]) -> str:
+    text = _c(e, ptrs)
+    return f"(float)({text})" if kind == "float" else text
+
+
+def render_c(proc: Proc, isa: IsaDescription, indent: str = "    ") -> str:
+    """``proc`` as a ``static void`` C function issuing ``gemmini.h`` macros (the macro of each
+    instruction and its argument order from ``isa``)."""
+    params = ", ".join(
+        f"{'' if p.written else 'const '}{p.ctype} *{p.name}" if p.kind == "ptr" else f"uint64_t {p.name}" if p.kind == "size" else f"float {p.name}"
+        for p in proc.params
+    )
+    ptrs = frozenset(p.name for p in proc.params if p.kind == "ptr")
+    lines: list[str] = []
+    if proc.doc:
+        lines += ["/* " + proc.doc.replace("*/", "* /").replace("\n", "\n * ") + " */"]
+    lines.append(f"static void {proc.name}({params}) {{")
+    marker_args = ", ".join(f"(uint64_t)({p.name})" if p.kind != "float" else f"tenspiler_fbits({p.name})" for p in proc.params)
+    lines.append(f'{indent}TENSPILER_PROC("{proc.name}", {len(proc.params)}{", " + marker_args if marker_args else ""});')
+
+    def block(stmts: Sequence[Stmt], depth: int) -> None:
+        pad = indent * depth
+        for s in stmts:
+            match s:
+                case Instr(name, a):
+                    spec = isa.spec(name)
+                    args = [_c_arg(at.kind, x, ptrs) for at, x in zip(spec.attrs, a, strict=True)]
+                    args += [str(v) for v in spec.fixed_args]
+                    lines.append(f"{pad}{spec.macro}({', '.join(args)});")
+                case Let(v, e):
+                    lines.append(f"{pad}const uint64_t {v} = {_c(e, ptrs)};")
+                case If(c, then, else_):
+                    lines.append(f"{pad}if ({_c(c, ptrs)}) {{")
+                    block(then, depth + 1)
+                    if else_:
+                        lines.append(f"{pad}}} else {{")
+                        block(else_, depth + 1)
+                    lines.append(f"{pad}}}")
+                case For(v, start, stop, step, body):
+                    lines.append(f"{pad}for (uint64_t {v} = {_c(start, ptrs)}; {v} < {_c(stop, ptrs)}; {v} += {step}) {{")
+                    block(body, depth + 1)
+                    lines.append(f"{pad}}}")
+
+    block(proc.body, 1)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
