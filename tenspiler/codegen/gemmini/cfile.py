@@ -183,8 +183,11 @@ class _Emitter:
         b_ptr, _ = self.operand(c.b, "elem_t", 2, checks, None, lo, hi)
         sa = self.host.scalar(c.a.stride) if c.a.stride is not None else "0"
         sb = self.host.scalar(c.b.stride) if c.b.stride is not None else "0"
-        ok = " && ".join([*checks, f"{c.name}_k <= {MAX_INT8_K}"] if self.int_config else checks) or "1"
-        self.emit(f"if ({c.name}_k == 0) {{", 2)
+        # negative sizes: a view only a discarded select branch would read (the host's loops
+        # then do nothing); int8: the reduction must not wrap the int32 accumulator
+        sizes = f"{c.name}_m >= 0 && {c.name}_n >= 0 && {c.name}_k >= 0"
+        ok = " && ".join([sizes, *checks, f"{c.name}_k <= {MAX_INT8_K}"] if self.int_config else [sizes, *checks])
+        self.emit(f"if ({c.name}_k == 0 && {c.name}_m >= 0 && {c.name}_n >= 0) {{", 2)
         self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = 0;", 3)
         self.emit(f"}} else if ({ok}) {{", 2)
         self.emit(f"{proc.name}({a_ptr}, {b_ptr}, {raw}, (uint64_t){c.name}_m, (uint64_t){c.name}_n, (uint64_t){c.name}_k, "
@@ -262,7 +265,7 @@ class _Emitter:
             conds.append(" + ".join(total) + f" <= {2**31 - 1}")
         target = raw if (not direct or self.int_config) else f"(acc_t *){out}"
         args += [target, f"(uint64_t){c.name}_n"]
-        ok = " && ".join(f"({x})" for x in conds) or "1"
+        ok = " && ".join(f"({x})" for x in [f"{c.name}_n >= 0", *conds])
         self.emit(f"if ({ok}) {{", 2)
         self.emit(f"{proc.name}({', '.join(args)});", 3)
         if direct:

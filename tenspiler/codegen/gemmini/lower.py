@@ -62,12 +62,15 @@ from tenspiler.ir.terms import (
     Take,
     Tensor,
     TensorScalar,
+    TensorSelect,
     TensorTensor,
     TensorVar,
     Term,
     Transpose,
+    children,
     is_tensor,
     map_children,
+    map_cond,
     rank,
 )
 
@@ -192,6 +195,13 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
     return ScalarOp("+", a, b, DType.INT)
 
 
+def _divides(t: Term) -> bool:
+    """``t`` contains a division or remainder (undefined for a zero divisor)."""
+    if isinstance(t, ScalarOp | TensorTensor | TensorScalar) and t.op in ("/", "%", "//", "mod"):
+        return True
+    return any(_divides(c) for c in children(t))
+
+
 class _Double(Exception):
     """A term Gemmini would compute has double values: it stays on the host."""
 
@@ -203,6 +213,7 @@ class _Planner:
         self.plan = Plan()
         self._memo: dict[Term, Term] = {}
         self.doubles: list[str] = []
+        self._in_branch = 0
 
     # ------------------------------------------------------------ types
 
@@ -357,9 +368,27 @@ class _Planner:
     # ------------------------------------------------------------ host terms
 
     def host(self, t: Term) -> Term:
-        """``t`` for the host, with the parts Gemmini computes replaced by their results."""
+        """``t`` for the host, with the parts Gemmini computes replaced by their results.
+
+        A device call computes every element of its term, so inside a branch of a select it
+        is only made for a term that is defined everywhere (no division or remainder: the
+        select may guard a zero divisor in the lanes it discards)."""
         if t in self._memo:
             return self._memo[t]
+        if isinstance(t, TensorSelect | ScalarSelect):
+            cond = map_cond(t.cond, self.host)
+            self._in_branch += 1
+            try:
+                then, else_ = self.host(t.then), self.host(t.else_)
+            finally:
+                self._in_branch -= 1
+            out_sel: Term = type(t)(cond, then, else_, t.dtype)
+            self._memo[t] = out_sel
+            return out_sel
+        if self._in_branch and _divides(t):
+            out_div = map_children(t, self.host)
+            self._memo[t] = out_div
+            return out_div
         out: Term | None = None
         try:
             g = self._product(t)

@@ -187,9 +187,9 @@ void gemv(int M, int N, int *A, int *x, int *y) {
             if (v < -128 || v > 127) tenspiler_ok6 = 0;
             tenspiler_buf5[i] = (elem_t)v;
         }
-        if (g0_k == 0) {
+        if (g0_k == 0 && g0_m >= 0 && g0_n >= 0) {
             for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = 0;
-        } else if (tenspiler_ok3 && tenspiler_ok6 && g0_k <= 131071) {
+        } else if (g0_m >= 0 && g0_n >= 0 && g0_k >= 0 && tenspiler_ok3 && tenspiler_ok6 && g0_k <= 131071) {
             gemmini_gemm(tenspiler_buf2, tenspiler_buf5, g0_raw, (uint64_t)g0_m, (uint64_t)g0_n, (uint64_t)g0_k, (uint64_t)(((int64_t)(N))), (uint64_t)(INT64_C(1)), (uint64_t)g0_n);
             for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = g0_raw[i];
         } else {
