@@ -325,7 +325,7 @@ def _affine_terms(depth: int):  # type: ignore[no-untyped-def]
     sub = _affine_terms(depth - 1)
     return st.one_of(
         leaf,
-        st.builds(lambda op, l, r: TensorTensor(op, l, r, I), st.sampled_from(["+", "-"]), sub, sub),
+        st.builds(lambda op, x, y: TensorTensor(op, x, y, I), st.sampled_from(["+", "-"]), sub, sub),
         st.builds(lambda x, s: TensorScalar("*", x, s, False, I), sub, st.sampled_from([Lit(3, I), Lit(-2, I), _sv("s")])),
         st.builds(lambda x, s, left: TensorScalar((left and "-") or "+", x, s, left, I), sub,
                   st.sampled_from([Lit(7, I), _sv("s")]), st.booleans()),

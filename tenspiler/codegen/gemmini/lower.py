@@ -382,7 +382,7 @@ class _Planner:
                 then, else_ = self.host(t.then), self.host(t.else_)
             finally:
                 self._in_branch -= 1
-            out_sel: Term = type(t)(cond, then, else_, t.dtype)
+            out_sel: Term = type(t)(cond, then, else_, t.dtype)  # type: ignore[arg-type]
             self._memo[t] = out_sel
             return out_sel
         if self._in_branch and _divides(t):
