@@ -118,6 +118,10 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
                 d = c["device"]
                 print(f"# check [{b}, device]: {'passed' if d['ok'] else 'FAILED'} on {d['passed']}/{d['inputs']} inputs vs {d['reference']};"
                       f" {d['instructions']} instructions on the oracle, C == assembly, {d['fallbacks']} host fallbacks")
+                if d.get("modelled", {}).get("instructions"):
+                    mo = d["modelled"]
+                    print(f"# cost model [{b}]: largest check input: {mo['instructions']} instructions, {mo['cycles']} cycles,"
+                          f" utilisation {mo['utilization']:.1%} (tenspiler/act/cost.py: an event model, not a simulator)")
     for b, placement in (getattr(res, "placement", None) or {}).items():
         print(f"# device/host split [{b}]:")
         for o in placement.get("outputs", []):
