@@ -380,3 +380,13 @@ def test_division_in_a_select_branch_stays_on_the_host(tmp_path) -> None:  # typ
     assert r.check["gemmini"]["ok"] and r.check["gemmini"]["device"]["ok"]
     kernels = r.placement["gemmini"]["kernels"]
     assert kernels and all("/" not in k["computes"] for k in kernels)
+
+
+@needs_cc
+def test_other_array_sizes_end_to_end() -> None:
+    """DIM is a parameter of the description, the procedures and the recording header."""
+    for dim in (4, 8):
+        r = lift_file(ROOT / "benchmarks/kernels/blas/gemv.c", ["gemmini"], check=True,
+                      backend_options={"gemmini": {"dim": dim}})
+        assert r.status == "verified", r.message
+        assert r.check["gemmini"]["device"]["ok"] and r.placement["gemmini"]["config"]["dim"] == dim

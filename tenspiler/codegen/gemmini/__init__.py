@@ -149,6 +149,14 @@ def _header(fn: Function, ps: ProgramSummary, placement: Mapping[str, Any], dim:
     return "\n".join(lines)
 
 
+def _returns(outs: list[tuple[str, str]]) -> str:
+    """The flat function's return statement (no builtins: the kernel may be called ``len``)."""
+    values = [f"state[{name!r}]" if kind == "array" else "state['return']" for kind, name in outs]
+    if not values:
+        return "return None"
+    return f"return {values[0]}" if len(values) == 1 else f"return ({', '.join(values)})"
+
+
 def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str], dim: int, config: str) -> str:
     from tenspiler.codegen.numpy_backend import cxx_adapter
 
@@ -166,13 +174,11 @@ def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str]
         "",
         f"_C_FILE = {c_text!r}",
         f"_RUNNER = load(_C_FILE, {fn.name!r}, {json.dumps(params)}, {ret!r}, {procs!r}, {dim}, {config!r})",
-        f"_OUTPUTS = {json.dumps(outs)}",
         "",
         "",
         f"def {flat}({args}):",
         f"    state = _RUNNER.run({{{', '.join(f'{p.name!r}: {names[p.name]}' for p in fn.params)}}})",
-        "    values = tuple(state[name] if kind == 'array' else state['return'] for kind, name in _OUTPUTS)",
-        "    return values[0] if len(values) == 1 else (None if not values else values)",
+        f"    {_returns(outs)}",
     ]
     text = "\n".join(lines) + "\n"
     if fn.cxx is not None:

@@ -8,10 +8,13 @@ trip counts up to 300 (long reductions: up to 300 × 300 matrix–vector product
 oracle, each call's instructions equal to its procedure's assembly) and compares each returned
 value with :func:`tenspiler.ir.interp.evaluate` of the summary: integers bit-exactly, reals
 with the float tolerance of the differential check (the proof's reals are exact; Gemmini's
-float32 fused multiply-adds round). It reports the number of Gemmini instructions, the number
-of device calls the host computed because their run-time contract failed (for the int8 inputs
-here this must be 0 for integer products, so the check fails if Gemmini did not compute them),
-and the assembly text of the first input.
+float32 fused multiply-adds round). An output that casts a real to an integer is left to the
+differential check against the original program (which rounds in float32 like Gemmini): a
+cast is discontinuous, no tolerance applies. It reports the number of Gemmini instructions,
+the number of device calls the host computed because their run-time contract failed (a
+computed operand such as ``x - 1`` may leave int8 at the extremes; the check fails when no
+input ran without such a fallback, i.e. when Gemmini never computed the kernel in full), and
+the assembly text of the first input.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from tenspiler.codegen import GeneratedCode, returned_outputs
 from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show_output
-from tenspiler.ir.terms import ArrayOutput, ProgramSummary
+from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarCast, TensorCast, Term, children
 
 __all__ = ["device_check", "device_inputs"]
 
@@ -58,6 +61,19 @@ def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
     return out
 
 
+def _real_to_int(t: Term) -> bool:
+    """``t`` converts a real to an integer somewhere (a cast is discontinuous: float32 and the
+    interpreter's reals may land on either side of an integer)."""
+    if isinstance(t, ScalarCast | TensorCast) and not t.dtype.is_float and _child_dtype(t).is_float:
+        return True
+    return any(_real_to_int(c) for c in children(t))
+
+
+def _child_dtype(t: ScalarCast | TensorCast) -> DType:
+    inner = t.scalar if isinstance(t, ScalarCast) else t.tensor
+    return inner.dtype  # type: ignore[union-attr]
+
+
 def _expected(fn: Function, ps: ProgramSummary, inputs: dict[str, Any]) -> list[Any]:
     env = {k: (np.asarray(v) if isinstance(v, np.ndarray | list) else v) for k, v in inputs.items()}
     out: list[Any] = []
@@ -83,7 +99,7 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
     exec(compile(code.runner.text, f"<gemmini:{fn.name}>", "exec"), namespace)
     runtime = namespace["_RUNNER"]
     outputs = returned_outputs(ps)
-    passed, ran, first = 0, 0, None
+    passed, ran, first, clean = 0, 0, None, 0
     instructions = fallbacks = 0
     assembly = ""
     largest: list[Any] = []
@@ -108,28 +124,35 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
             largest = res.instructions
         problem = None
         for o, w in zip(outputs, want, strict=True):
+            if _real_to_int(o.value):
+                continue  # rounding of float32 vs real arithmetic meets a discontinuous cast
             got = state[o.array] if isinstance(o, ArrayOutput) else state["return"]
             dtype = fn.param(o.array).type.elem if isinstance(o, ArrayOutput) else fn.return_dtype  # type: ignore[union-attr]
             if not _same(w, got, dtype):  # type: ignore[arg-type]
                 problem = f"{show_output(o)}: interpreter gave {np.asarray(w)!r}, Gemmini gave {np.asarray(got)!r}"
                 break
-        if problem is None and int_products and res.fallbacks:
-            problem = f"{res.fallbacks} device call(s) fell back to the host on int8 inputs"
         if problem is None:
             passed += 1
+            clean += res.fallbacks == 0
         else:
             first = first or f"input #{i}: {problem}"
     from tenspiler.act.cost import estimate
 
     cost = estimate(runtime.runner.isa, largest)
+    if ran and passed == ran and not clean:
+        first = "every input sent some device call to the host (its run-time contract failed): Gemmini computed nothing in full"
+    skipped = [show_output(o) for o in outputs if _real_to_int(o.value)]
     return {
-        "ok": ran > 0 and passed == ran,
+        "ok": ran > 0 and passed == ran and clean > 0,
         "inputs": ran,
         "passed": passed,
         "first_failure": first if ran else "no input on which the summary is defined",
         "reference": "TensIR interpreter (integers bit-exact, reals within the float tolerance)",
         "instructions": instructions,
         "fallbacks": fallbacks,
+        "inputs_without_fallback": clean,
+        # real→integer casts: compared with the original program by the differential check only
+        "not_compared": skipped,
         # the cost model (tenspiler.act.cost) on the input with the most instructions
         "modelled": {"instructions": len(largest), "cycles": cost.cycles, "macs": cost.macs,
                      "utilization": round(cost.utilization, 4)},
