@@ -103,7 +103,6 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
     instructions = fallbacks = 0
     assembly = ""
     largest: list[Any] = []
-    int_products = backend.config == "int8"
     for i, inputs in enumerate(inputs_list):
         try:
             want = _expected(fn, ps, inputs)
