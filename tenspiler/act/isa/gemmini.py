@@ -33,7 +33,8 @@ state (DRAM stride in bytes, scale, shrunk) per mvin id (``mvin``/``mvin2``/``mv
   integer destination round half to even and saturate; a scale of exactly 1.0 is the identity;
 * ``sys_shift`` on compute outputs written to the scratchpad: a rounding right shift (half to
   even), then saturation;
-* ReLU (``act = 1``) is applied to scaled ``mvout`` reads after scaling;
+* ReLU (``act = 1``) is applied to scaled ``mvout`` reads after scaling, as ``y > 0 ? y : 0``
+  (a NaN or -0.0 gives +0);
 * float32 processing elements compute a *fused* multiply-add ``c + a*b`` with one rounding
   (Gemmini's hardfloat ``MulAddRecFN``), emulated exactly with round-to-odd in float64
   (Boldo & Melquiond, IEEE TC 2008); accumulator adds are float32 additions.
@@ -247,7 +248,7 @@ def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS,
             ex = st.regs["ex"]
             y = scale(src, ex["acc_scale"], np.dtype(np.float32) if is_float else at)
             if ex["act"] == RELU:
-                y = np.maximum(y, 0)
+                y = np.where(y > 0, y, np.zeros_like(y))  # y > 0 ? y : 0 (NaN and -0.0 give +0)
             out = y.astype(it) if is_float else saturate(y, it)
         else:
             out = src

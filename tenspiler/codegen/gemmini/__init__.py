@@ -51,7 +51,9 @@ def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
             out[n] = gemm_proc(isa)
         else:
             rest = n.removeprefix("gemmini_affine")
-            out[n] = affine_proc(isa, int(rest.rstrip("c")), rest.endswith("c"), n)
+            relu = rest.endswith("r")
+            rest = rest.removesuffix("r")
+            out[n] = affine_proc(isa, int(rest.rstrip("c")), rest.endswith("c"), n, relu)
     return out
 
 

@@ -209,11 +209,12 @@ class _Emitter:
     def affine(self, c: AffineCall) -> None:
         nterms = len(c.terms)
         has_const = c.constant is not None
-        pname = f"gemmini_affine{nterms}{'c' if has_const else ''}"
-        proc = self.procs.setdefault(pname, affine_proc(self.isa, nterms, has_const, pname))
+        pname = f"gemmini_affine{nterms}{'c' if has_const else ''}{'r' if c.relu else ''}"
+        proc = self.procs.setdefault(pname, affine_proc(self.isa, nterms, has_const, pname, c.relu))
         n = self.host.scalar(c.length)
         direct = c.output is not None
-        self.emit(f"/* {c.name}: elementwise add/sub/scale on Gemmini: {show(c.source)} */")
+        what = "ReLU of elementwise add/sub/scale (mvout activation)" if c.relu else "elementwise add/sub/scale"
+        self.emit(f"/* {c.name}: {what} on Gemmini: {show(c.source)} */")
         self.emit(f"const int64_t {c.name}_n = {n};")
         if direct:
             assert c.output is not None

@@ -125,6 +125,8 @@ class AffineCall:
     source: Tensor
     dtype: DType
     output: ArrayOutput | None = None
+    #: the result is ``max(…, 0)`` (``source`` is the whole select)
+    relu: bool = False
 
 
 Call = GemmCall | AffineCall
@@ -151,7 +153,9 @@ class Plan:
 
     def to_json(self) -> dict[str, object]:
         def ops(c: Call) -> str:
-            return "matrix product (preload/compute_*)" if isinstance(c, GemmCall) else "elementwise add/sub/scale (mvin into the accumulator)"
+            if isinstance(c, GemmCall):
+                return "matrix product (preload/compute_*)"
+            return "elementwise add/sub/scale (mvin into the accumulator)" + (", ReLU (mvout activation)" if c.relu else "")
 
         return {
             "outputs": [
@@ -193,6 +197,17 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
     if isinstance(b, Lit) and b.value == 0:
         return a
     return ScalarOp("+", a, b, DType.INT)
+
+
+def _relu_operand(t: Term) -> Term | None:
+    """``x`` when ``t`` is ``select(x > 0, x, 0)`` (or ``0 < x``) of a 1-D real tensor — exactly
+    Gemmini's ReLU ``y > 0 ? y : 0`` (NaN and -0.0 give +0, as the select does)."""
+    match t:
+        case TensorSelect(Cmp(">", x, Lit(0 | 0.0)), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:  # type: ignore[arg-type]
+            return x
+        case TensorSelect(Cmp("<", Lit(0 | 0.0), x), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:  # type: ignore[arg-type]
+            return x
+    return None
 
 
 def _divides(t: Term) -> bool:
@@ -345,7 +360,12 @@ class _Planner:
         return None
 
     def _affine(self, t: Tensor) -> AffineCall | None:
-        lin = self._linear(t, None)
+        inner = _relu_operand(t) if self.config == "fp32" else None
+        lin: tuple[list[tuple[Scalar | None, Term]], list[Scalar]] | None
+        if inner is not None:
+            lin = self._linear(inner, None) or ([(None, inner)], [])
+        else:
+            lin = self._linear(t, None)
         if lin is None or rank(t) != 1:
             return None
         leaves, consts = lin
@@ -361,7 +381,7 @@ class _Planner:
             part = AffineCall(self._fresh(), tuple(head), None, self._length(t), t, t.dtype)
             self.plan.calls.append(part)
             terms = [(None, Operand("host", TensorVar(part.name, t.dtype), "", Lit(0, DType.INT))), *terms[2:]]
-        call = AffineCall(self._fresh(), tuple(terms), constant, self._length(t), t, t.dtype)
+        call = AffineCall(self._fresh(), tuple(terms), constant, self._length(t), t, t.dtype, relu=inner is not None)
         self.plan.calls.append(call)
         return call
 
@@ -375,6 +395,15 @@ class _Planner:
         select may guard a zero divisor in the lanes it discards)."""
         if t in self._memo:
             return self._memo[t]
+        if isinstance(t, TensorSelect) and self.config == "fp32" and _relu_operand(t) is not None:
+            try:
+                r = self._affine(t)
+            except _Double as e:
+                self.doubles.append(str(e))
+                r = None
+            if r is not None:
+                self._memo[t] = TensorVar(r.name, t.dtype)
+                return self._memo[t]
         if isinstance(t, TensorSelect | ScalarSelect):
             cond = map_cond(t.cond, self.host)
             self._in_branch += 1
@@ -421,8 +450,9 @@ class _Planner:
                     op.kind != "view" or op.base != o.array or op.offset == o.lo for _, op in a.terms
                 )
                 if direct:
-                    self.plan.calls[-1] = AffineCall(a.name, a.terms, a.constant, a.length, a.source, a.dtype, o)
-                    return OutputPlan(o, None, tuple(c.name for c in self.plan.calls[before:]), ("elementwise add/sub/scale on Gemmini",))
+                    self.plan.calls[-1] = AffineCall(a.name, a.terms, a.constant, a.length, a.source, a.dtype, o, a.relu)
+                    what = "ReLU of an elementwise add/sub/scale" if a.relu else "elementwise add/sub/scale"
+                    return OutputPlan(o, None, tuple(c.name for c in self.plan.calls[before:]), (f"{what} on Gemmini",))
                 host_term: Term = TensorVar(a.name, value.dtype)
             else:
                 host_term = self.host(value)

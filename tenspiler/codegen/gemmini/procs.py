@@ -30,7 +30,14 @@ from __future__ import annotations
 import numpy as np
 
 from tenspiler.act.isa import IsaDescription
-from tenspiler.act.isa.gemmini import ACC_BIT, ACCUMULATE_BIT, GARBAGE, RAW_BIT, WEIGHT_STATIONARY
+from tenspiler.act.isa.gemmini import (
+    ACC_BIT,
+    ACCUMULATE_BIT,
+    GARBAGE,
+    RAW_BIT,
+    RELU,
+    WEIGHT_STATIONARY,
+)
 from tenspiler.codegen.gemmini.schedule import (
     E,
     For,
@@ -165,10 +172,12 @@ def gemm_proc(isa: IsaDescription, name: str = "gemmini_gemm") -> Proc:
     return Proc(name, params, body, doc)
 
 
-def affine_proc(isa: IsaDescription, nterms: int, constant: bool, name: str) -> Proc:
+def affine_proc(isa: IsaDescription, nterms: int, constant: bool, name: str, relu: bool = False) -> Proc:
     """``out = s0·x0 + … + s{nterms-1}·x{nterms-1} (+ c)`` over ``n`` elements (see the module
     docstring). Parameters: ``x0``…, ``s0``… (float scale factors), ``cst`` (DIM copies of the
-    constant, when ``constant``), ``out``, ``n``.
+    constant, when ``constant``), ``out``, ``n``. ``relu``: ``out = max(…, 0)`` by moving the
+    rows out through the activation (``config_ex`` act = ReLU, ``acc_scale`` 1.0: a scaled
+    read, ``inputType`` out — exact for the fp32 configuration only).
 
     Raises:
         ValueError: more than three loads per row (``nterms + constant > 3``) or none.
@@ -190,10 +199,13 @@ def affine_proc(isa: IsaDescription, nterms: int, constant: bool, name: str) -> 
             stmts.append(Instr(movers[t], (var(f"x{t}") + start * acs, acc + flag, cols, rows)))
         if constant:
             stmts.append(Instr(movers[nterms], (var("cst"), acc + ACCUMULATE_BIT, cols, rows)))
-        stmts.append(Instr("mvout", (out + start * acs, acc + RAW_BIT, cols, rows)))
+        stmts.append(Instr("mvout", (out + start * acs, acc + (0 if relu else RAW_BIT), cols, rows)))
         return tuple(stmts)
 
-    configs: list[Stmt] = [Instr("config_st", (d * acs,))]
+    if relu and isa.types["input"] != isa.types["acc"]:
+        raise ValueError("a ReLU affine procedure needs inputType == accType (the fp32 configuration)")
+    configs: list[Stmt] = [Instr("config_ex", (WEIGHT_STATIONARY, RELU, 0, 1.0, 0, 1, 0, 0))] if relu else []
+    configs.append(Instr("config_st", (d * acs,)))
     configs += [Instr("config_ld", (d * acs, var(f"s{t}"), 0, t)) for t in range(nterms)]
     if constant:
         configs.append(Instr("config_ld", (0, 1.0, 0, nterms)))
@@ -209,4 +221,5 @@ def affine_proc(isa: IsaDescription, nterms: int, constant: bool, name: str) -> 
     params += (Param("cst", "ptr", "acc_t"),) if constant else ()
     params += (Param("out", "ptr", "acc_t", written=True), Param("n", "size"))
     terms = " + ".join(f"s{t}*x{t}" for t in range(nterms)) + (" + c" if constant else "")
+    terms = f"max({terms}, 0)" if relu else terms
     return Proc(name, params, body, f"out[0:n] = {terms} on a {d}x{d} Gemmini (rows of {d} in the accumulator; raw accType out)")
