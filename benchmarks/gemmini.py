@@ -4,6 +4,7 @@ point and the oracle's speed.
     python benchmarks/gemmini.py [DIR|FILE ...] [--config auto|int8|fp32] [--json FILE]
     python benchmarks/gemmini.py --matmul 12544x64x256 [--dim 16]
     python benchmarks/gemmini.py --oracle-speed
+    python benchmarks/gemmini.py --markdown TABLE.md --from-json FILE   (render a saved run)
 
 Kernels (default: ``benchmarks/kernels`` and ``../shared/corpus/c2taco``): for each verified
 kernel, the ops on Gemmini (device calls: matrix products, elementwise add/sub/scale) and what
@@ -84,7 +85,7 @@ def _timed(f) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - t
 
 
-def kernels(paths: list[Path], config: str, json_out: str | None) -> None:
+def kernels(paths: list[Path], config: str, json_out: str | None) -> list[dict]:  # type: ignore[type-arg]
     rows = []
     for suite, f in collect(paths):
         configs = ["int8", "fp32"] if config == "auto" else [config]
@@ -123,6 +124,32 @@ def kernels(paths: list[Path], config: str, json_out: str | None) -> None:
           f"{len(full)} entirely on Gemmini; not lifted / refused: {len(rows) - len(verified)}")
     if json_out:
         Path(json_out).write_text(json.dumps(rows, indent=1))
+    return rows
+
+
+def markdown(rows: list[dict], config: str) -> str:  # type: ignore[type-arg]
+    """The table as Markdown: one row per kernel, then the totals."""
+    out = [
+        "| suite | kernel | config | where | on Gemmini | on the host | check vs original | device check vs TensIR | fallbacks | modelled cycles | utilisation |",
+        "|---|---|---|---|---|---|---|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        if r["status"] != "verified":
+            out.append(f"| {r['suite']} | {r['kernel']} | {r['config']} | — | — | — | {r['status']}: {r.get('message', '')[:90].replace('|', '/')} | | | | |")
+            continue
+        mod = r.get("modelled") or {}
+        where = "device" if all(w == "device" for w in r["where"]) else ("host" if not r["device_calls"] else "mixed")
+        host = "; ".join(h for h in r["host"] if h)[:80].replace("|", "/") or "—"
+        out.append(
+            f"| {r['suite']} | {r['kernel']} | {r['config']} | {where} | {', '.join(r['device_calls']) or '—'} | {host} | "
+            f"{r['check']} | {r['device_check']} | {r['fallbacks']} | {mod.get('cycles', 0)} | {mod.get('utilization', 0):.1%} |"
+        )
+    verified = [r for r in rows if r["status"] == "verified"]
+    with_device = [r for r in verified if r["device_calls"]]
+    full = [r for r in verified if r["where"] and all(w == "device" for w in r["where"])]
+    out += ["", f"{len(rows)} kernels (`--config {config}`); {len(verified)} verified and checked; {len(with_device)} run part "
+                f"on Gemmini; {len(full)} entirely on Gemmini; not lifted or refused: {len(rows) - len(verified)}."]
+    return "\n".join(out) + "\n"
 
 
 def _line(r: dict) -> str:  # type: ignore[type-arg]
@@ -143,13 +170,20 @@ def main() -> int:
     ap.add_argument("--matmul", metavar="MxNxK")
     ap.add_argument("--dim", type=int, default=16)
     ap.add_argument("--oracle-speed", action="store_true")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
+    ap.add_argument("--from-json", metavar="FILE", help="render --markdown from a saved --json run instead of running")
     a = ap.parse_args()
+    if a.from_json:
+        Path(a.markdown or "/dev/stdout").write_text(markdown(json.loads(Path(a.from_json).read_text()), a.config))
+        return 0
     if a.matmul:
         matmul(a.matmul, a.dim)
     elif a.oracle_speed:
         oracle_speed()
     else:
-        kernels(a.paths, a.config, a.json)
+        rows = kernels(a.paths, a.config, a.json)
+        if a.markdown:
+            Path(a.markdown).write_text(markdown(rows, a.config))
     return 0
 
 
