@@ -427,3 +427,20 @@ def test_relu_kernel_runs_entirely_on_gemmini_fp32() -> None:
     assert r.status == "verified", r.message
     assert r.check["gemmini"]["device"]["ok"]
     assert [o["where"] for o in r.placement["gemmini"]["outputs"]] == ["device"]
+
+
+@needs_cc
+def test_python_integers_are_64_bit_and_large_values_fall_back() -> None:
+    """A Python kernel's ints are not C ints: the entry takes long long, and values beyond the
+    contract are computed by the host, exactly."""
+    fn, _, code = _lifted("benchmarks/kernels/python/vadd.py")
+    assert "long long *a" in code.text
+    rt = _runtime(code)
+    big = np.array([2**40, -(2**39), 5], dtype=np.int64)
+    sizes = {p.name: 3 for p in fn.params if p.name.endswith("__size") or p.name == "n"}
+    state = rt.run({"a": big, "b": big, **sizes, "out": np.zeros(3, dtype=np.int64)})
+    assert state["out"].tolist() == [2**41, -(2**40), 10]
+    assert rt.calls[-1].fallbacks == 1
+    small = np.array([3, -4, 5])
+    state = rt.run({"a": small, "b": small, **sizes, "out": np.zeros(3, dtype=np.int64)})
+    assert state["out"].tolist() == [6, -8, 10] and rt.calls[-1].fallbacks == 0

@@ -91,8 +91,9 @@ class GemminiBackend:
         return bool(plan.calls)
 
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
-        params = {p.name for p in fn.params}
-        plan = plan_summary(ps, params, self.config)
+        device_type = "int" if self.config == "int8" else "float"
+        in_place = {p.name for p in fn.params if isinstance(p.type, PointerType) and param_c_type(fn, p.name) == device_type}
+        plan = plan_summary(ps, in_place, self.config)
         isa = gemmini_isa(self.dim, self.config)
         placement = plan.to_json()
         header = _header(fn, ps, plan.to_json(), self.dim, self.config)

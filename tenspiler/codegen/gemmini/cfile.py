@@ -38,11 +38,14 @@ EXACT_F32 = 2**24
 
 
 def param_c_type(fn: Function, name: str) -> str:
-    """The C element / scalar type of parameter ``name``."""
+    """The C element / scalar type of parameter ``name`` (a Python kernel's integers: ``long
+    long``; the int8 contract still decides what reaches Gemmini)."""
     p = fn.param(name)
     d = p.type.elem if isinstance(p.type, PointerType) else p.type.dtype  # type: ignore[union-attr]
     if p.c_type and d == DType.INT:
         return p.c_type
+    if fn.python is not None and d == DType.INT:
+        return "long long"
     return d.c_name
 
 

@@ -142,7 +142,7 @@ class GemminiRunner:
                 procedures predict, an instruction is invalid (oracle), or the C code issued an
                 instruction outside a device procedure.
         """
-        arrays = {n: np.ascontiguousarray(np.asarray(inputs[n]), dtype=C_TYPES[t][0]) for n, k, t in self.params if k == "ptr"}
+        arrays = {n: _storage(n, inputs[n], t) for n, k, t in self.params if k == "ptr"}
         total = sum(a.nbytes + 64 for a in arrays.values())
         hbm = HbmBuffer(max(1 << 16, 12 * total + (1 << 22)))
         hbm.base = int(hbm.data.ctypes.data)
@@ -212,5 +212,26 @@ class GemminiRunner:
         return Inst(inst.name, vals)
 
 
+def _storage(name: str, value: Any, ctype: str) -> np.ndarray:
+    """``value`` as a C array of ``ctype``.
+
+    Raises:
+        ValueError: an integer the C type cannot hold (no silent wrap).
+    """
+    dt = np.dtype(C_TYPES[ctype][0])
+    arr = np.asarray(value)
+    if dt.kind in "iu" and arr.size:
+        info = np.iinfo(dt)
+        lo, hi = arr.min(), arr.max()
+        if lo < info.min or hi > info.max:
+            raise ValueError(f"{name}: values in [{lo}, {hi}] do not fit C {ctype}")
+    return np.ascontiguousarray(arr, dtype=dt)
+
+
 def _scalar(v: Any, ctype: str) -> int | float:
-    return float(v) if ctype in ("float", "double") else int(v)
+    if ctype in ("float", "double"):
+        return float(v)
+    dt = np.dtype(C_TYPES[ctype][0])
+    if not np.iinfo(dt).min <= int(v) <= np.iinfo(dt).max:
+        raise ValueError(f"{v} does not fit C {ctype}")
+    return int(v)

@@ -446,7 +446,7 @@ class _Planner:
             if a is not None:
                 # written in place when its element type is the accumulator's and no operand
                 # reads the output array at another offset
-                direct = self._elem_ok(value.dtype) and all(
+                direct = self._elem_ok(value.dtype) and o.array in self.params and all(
                     op.kind != "view" or op.base != o.array or op.offset == o.lo for _, op in a.terms
                 )
                 if direct:
@@ -467,6 +467,10 @@ class _Planner:
 
 def plan_summary(ps: ProgramSummary, params: set[str], config: str) -> Plan:
     """The device/host split of the returned outputs of ``ps`` (see the module docstring).
+
+    ``params``: the arrays whose C storage is the configuration's device type (4-byte ``int``
+    for ``int8`` — accumulator operands; ``float`` for ``fp32``); only those are read by the
+    device in place, every other operand is converted by the host first.
 
     Raises:
         CodegenError: a value Gemmini would compute does not fit ``config``.
