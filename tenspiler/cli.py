@@ -37,7 +37,7 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--proof-timeout", type=float, default=10.0, metavar="S", help="seconds per VC clause (default 10)")
     p.add_argument("--check", action="store_true", help="compare the generated code with the original (C/C++ compiled with cc/c++ -O2, or the Python function) on random inputs")
     p.add_argument("--gemmini-config", choices=["int8", "fp32"], default=None,
-                   help="Gemmini datatype configuration: int8 scratchpad / int32 accumulator (default) or fp32")
+                   help="Gemmini datatype configuration: int8 scratchpad / int32 accumulator, or fp32; a kernel whose Gemmini values it cannot hold is refused (default: the one that puts more of the kernel on Gemmini, int8 on a tie)")
     p.add_argument("--gemmini-dim", type=int, default=None, metavar="N", help="Gemmini systolic array size DIM (default 16)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--seed", type=int, default=0, help="seed of the random program states (default 0)")

@@ -287,7 +287,7 @@ def test_lift_to_gemmini_fp32_end_to_end() -> None:
 
 @needs_cc
 def test_cli_refuses_a_kernel_the_configuration_cannot_hold(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    rc = main([str(ROOT / "benchmarks/kernels/llama/matmul.cc"), "--to", "gemmini", "-o", str(tmp_path)])
+    rc = main([str(ROOT / "benchmarks/kernels/llama/matmul.cc"), "--to", "gemmini", "--gemmini-config", "int8", "-o", str(tmp_path)])
     err = capsys.readouterr().err
     assert rc == 1 and "float values" in err and "--gemmini-config fp32" in err
     assert not list(tmp_path.iterdir())  # no partial output
@@ -444,3 +444,21 @@ def test_python_integers_are_64_bit_and_large_values_fall_back() -> None:
     small = np.array([3, -4, 5])
     state = rt.run({"a": small, "b": small, **sizes, "out": np.zeros(3, dtype=np.int64)})
     assert state["out"].tolist() == [6, -8, 10] and rt.calls[-1].fallbacks == 0
+
+
+@needs_cc
+def test_without_a_chosen_configuration_the_kernel_picks_one_and_nothing_is_refused() -> None:
+    """--to all must not fail on Gemmini's account: float kernels get fp32, double-only kernels
+    run on the host (with a note), integer kernels int8."""
+    for path, config, device in [("benchmarks/kernels/llama/matmul.cc", "fp32", True),
+                                 ("benchmarks/kernels/python/saxpy.py", "int8", False),
+                                 ("benchmarks/kernels/blas/dot.c", "int8", True)]:
+        r = lift_file(ROOT / path, ["gemmini"])
+        assert r.status == "verified", (path, r.message)
+        pl = r.placement["gemmini"]
+        assert pl["config"]["config"] == config and pl["config"]["chosen_by"] == "tenspiler"
+        assert bool(pl["kernels"]) == device
+        if not device:
+            assert any("double values stay on the host" in n for o in pl["outputs"] for n in o["notes"])
+    r = lift_file(ROOT / "benchmarks/kernels/python/saxpy.py", ["gemmini"], backend_options={"gemmini": {"config": "fp32"}})
+    assert r.status == "not_lifted" and "double values" in r.message

@@ -7,9 +7,12 @@ instructions (:mod:`.procs`, :mod:`.schedule`), and everything else as host C co
 (:mod:`.cfile`). ``GeneratedCode.placement`` says per output what runs where.
 
 Options (``GemminiBackend.with_options``; CLI ``--gemmini-config``, ``--gemmini-dim``): the
-datatype configuration (``"int8"``: int8 scratchpad, int32 accumulator — the default;
-``"fp32"``) and the array size DIM (default 16). A kernel whose device values do not fit the
-configuration is refused with the reason (:class:`~tenspiler.errors.CodegenError`; exit 1).
+datatype configuration (``"int8"``: int8 scratchpad, int32 accumulator; ``"fp32"``) and the
+array size DIM (default 16). With a configuration chosen, a kernel whose device values it
+cannot hold is refused with the reason (:class:`~tenspiler.errors.CodegenError`; exit 1).
+Without one, the backend uses the configuration that puts more of the kernel on Gemmini
+(``int8`` on a tie: the default Gemmini), keeps the terms it cannot hold on the host, and says
+so in the placement — so ``--to all`` never fails on Gemmini's account.
 
 ``--check`` runs the C file compiled against the recording header with the instructions
 executed by the oracle generated from the ISA description (:mod:`.harness`): once through the
@@ -31,7 +34,7 @@ from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
 from tenspiler.codegen import GeneratedCode, Runner, register_backend, returned_outputs
 from tenspiler.codegen.c_host import CHostError
 from tenspiler.codegen.gemmini.cfile import c_file, param_c_type
-from tenspiler.codegen.gemmini.lower import plan_summary
+from tenspiler.codegen.gemmini.lower import Plan, plan_summary
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.schedule import Proc
 from tenspiler.errors import CodegenError
@@ -58,12 +61,13 @@ def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
 
 
 class GemminiBackend:
-    """Gemmini C with host fallback. Registered as ``"gemmini"`` (int8, DIM 16)."""
+    """Gemmini C with host fallback. Registered as ``"gemmini"`` (configuration chosen per
+    kernel, DIM 16)."""
 
     name = "gemmini"
 
-    def __init__(self, dim: int = 16, config: str = "int8") -> None:
-        if config not in CONFIGS:
+    def __init__(self, dim: int = 16, config: str | None = None) -> None:
+        if config is not None and config not in CONFIGS:
             raise CodegenError(f"unknown Gemmini configuration {config!r}; known: {', '.join(CONFIGS)}")
         if not 1 <= dim <= 256:
             raise CodegenError(f"Gemmini DIM must be in 1..256, got {dim}")
@@ -78,36 +82,55 @@ class GemminiBackend:
         unknown = set(opts) - {"config", "dim"}
         if unknown:
             raise CodegenError(f"gemmini: unknown option(s) {', '.join(sorted(unknown))}")
-        return GemminiBackend(int(opts.get("dim", self.dim)), str(opts.get("config", self.config)))
+        config = opts.get("config", self.config)
+        return GemminiBackend(int(opts.get("dim", self.dim)), None if config is None else str(config))
 
     def supports(self, term: Term) -> bool:
         """Whether :mod:`.lower` would put any of ``term`` on Gemmini."""
         from tenspiler.ir.terms import ScalarOutput, free_vars
 
-        try:
-            plan = plan_summary(ProgramSummary("term", (ScalarOutput("return", term),)), set(free_vars(term)), self.config)  # type: ignore[arg-type]
-        except CodegenError:
-            return False
-        return bool(plan.calls)
+        ps = ProgramSummary("term", (ScalarOutput("return", term),))  # type: ignore[arg-type]
+        for config in [self.config] if self.config else list(CONFIGS):
+            try:
+                if plan_summary(ps, set(free_vars(term)), config, strict=self.config is not None).calls:
+                    return True
+            except CodegenError:
+                return False
+        return False
+
+    def plan(self, fn: Function, ps: ProgramSummary) -> tuple[str, Plan]:
+        """The configuration used and the device/host split of ``ps`` (see the class docstring).
+
+        Raises:
+            CodegenError: with a chosen configuration, a device value it cannot hold.
+        """
+        def one(config: str) -> Plan:
+            device_type = "int" if config == "int8" else "float"
+            in_place = {p.name for p in fn.params if isinstance(p.type, PointerType) and param_c_type(fn, p.name) == device_type}
+            return plan_summary(ps, in_place, config, strict=self.config is not None)
+
+        if self.config is not None:
+            return self.config, one(self.config)
+        plans = {c: one(c) for c in CONFIGS}
+        best = max(CONFIGS, key=lambda c: (len(plans[c].calls), c == "int8"))
+        return best, plans[best]
 
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
-        device_type = "int" if self.config == "int8" else "float"
-        in_place = {p.name for p in fn.params if isinstance(p.type, PointerType) and param_c_type(fn, p.name) == device_type}
-        plan = plan_summary(ps, in_place, self.config)
-        isa = gemmini_isa(self.dim, self.config)
+        config, plan = self.plan(fn, ps)
+        isa = gemmini_isa(self.dim, config)
         placement = plan.to_json()
-        header = _header(fn, ps, plan.to_json(), self.dim, self.config)
+        header = _header(fn, ps, plan.to_json(), self.dim, config, chosen=self.config is not None)
         try:
             cf = c_file(fn, plan, isa, header)
         except CHostError as e:
             raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
-        runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, self.config)
-        placement["config"] = {"dim": self.dim, "config": self.config, **CONFIGS[self.config]}
+        runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, config)
+        placement["config"] = {"dim": self.dim, "config": config, "chosen_by": "user" if self.config else "tenspiler", **CONFIGS[config]}
         return GeneratedCode(
             backend=self.name, language="c", filename_suffix=".gemmini.c", text=cf.text, entry=fn.name,
             params=_entry_params(fn),
             runner=Runner(runner, f"the Gemmini C file compiled against the recording header, its instructions run by the oracle "
-                                  f"generated from the Gemmini ISA description (DIM={self.dim}, {self.config})"),
+                                  f"generated from the Gemmini ISA description (DIM={self.dim}, {config})"),
             placement=placement,
         )
 
@@ -127,13 +150,14 @@ def _entry_params(fn: Function) -> tuple[str, ...]:
     return tuple(p.name for p in fn.params)
 
 
-def _header(fn: Function, ps: ProgramSummary, placement: Mapping[str, Any], dim: int, config: str) -> str:
+def _header(fn: Function, ps: ProgramSummary, placement: Mapping[str, Any], dim: int, config: str, chosen: bool) -> str:
     types = CONFIGS[config]
     lines = [
         f"{fn.name}.gemmini.c -- generated by tenspiler from the verified program summary:",
         *("  " + line for line in show_summary(ps).splitlines()),
         "",
-        f"Gemmini: DIM={dim}, {config} configuration (scratchpad {types['input']}, accumulator {types['acc']}).",
+        f"Gemmini: DIM={dim}, {config} configuration (scratchpad {types['input']}, accumulator {types['acc']})"
+        + ("." if chosen else "; chosen by tenspiler (it puts the most on Gemmini; --gemmini-config to choose)."),
         "Where each output is computed:",
     ]
     for o in placement["outputs"]:  # type: ignore[index]

@@ -222,8 +222,9 @@ class _Double(Exception):
 
 
 class _Planner:
-    def __init__(self, config: str, params: set[str]) -> None:
+    def __init__(self, config: str, params: set[str], strict: bool = True) -> None:
         self.config = config
+        self.strict = strict
         self.params = params
         self.plan = Plan()
         self._memo: dict[Term, Term] = {}
@@ -243,10 +244,11 @@ class _Planner:
             suggestion = " (--gemmini-config int8 holds integers)" if bad <= {DType.INT, DType.UINT8} else ""
         if bad:
             kinds = ", ".join(sorted(d.value for d in bad))
-            raise CodegenError(
-                f"gemmini: {show(what)} computes with {kinds} values, which the {self.config} "
-                f"configuration cannot hold exactly{suggestion}"
-            )
+            message = (f"gemmini: {show(what)} computes with {kinds} values, which the {self.config} "
+                       f"configuration cannot hold exactly{suggestion}")
+            if self.strict:
+                raise CodegenError(message)
+            raise _Double(f"{show(what)}: {kinds} values stay on the host (the {self.config} configuration cannot hold them)")
 
     def _elem_ok(self, d: DType) -> bool:
         """A view of this element type can be moved into the accumulator as it is."""
@@ -465,20 +467,22 @@ class _Planner:
         return OutputPlan(o, host_term, calls, tuple(notes))
 
 
-def plan_summary(ps: ProgramSummary, params: set[str], config: str) -> Plan:
+def plan_summary(ps: ProgramSummary, params: set[str], config: str, strict: bool = True) -> Plan:
     """The device/host split of the returned outputs of ``ps`` (see the module docstring).
 
     ``params``: the arrays whose C storage is the configuration's device type (4-byte ``int``
     for ``int8`` — accumulator operands; ``float`` for ``fp32``); only those are read by the
-    device in place, every other operand is converted by the host first.
+    device in place, every other operand is converted by the host first. ``strict`` (the user
+    chose ``config``): refuse values the configuration cannot hold; otherwise those terms stay
+    on the host, with a note.
 
     Raises:
         CodegenError: a value Gemmini would compute does not fit ``config``.
     """
-    p = _Planner(config, params)
+    p = _Planner(config, params, strict)
     for o in returned_outputs(ps):
         p.plan.outputs.append(p.place(o))
-    if p.doubles and not p.plan.calls:
+    if strict and p.doubles and not p.plan.calls:
         raise CodegenError(f"gemmini: the kernel computes with double values, which no Gemmini configuration holds ({p.doubles[0]})")
     if p.doubles:
         p.plan.outputs = [OutputPlan(o.output, o.host_term, o.calls, (*o.notes, *dict.fromkeys(p.doubles))) for o in p.plan.outputs]
