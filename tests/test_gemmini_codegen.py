@@ -462,3 +462,27 @@ def test_without_a_chosen_configuration_the_kernel_picks_one_and_nothing_is_refu
             assert any("double values stay on the host" in n for o in pl["outputs"] for n in o["notes"])
     r = lift_file(ROOT / "benchmarks/kernels/python/saxpy.py", ["gemmini"], backend_options={"gemmini": {"config": "fp32"}})
     assert r.status == "not_lifted" and "double values" in r.message
+
+
+def test_static_ranges_decide_int8_products() -> None:
+    """unsigned char data: a sum is shifted into int8 (the host adds 128·K back); a dot
+    product of [0, 255] values cannot fit int8 at all and stays on the host."""
+    from tenspiler.codegen.ranges import UINT8_RANGE
+
+    n, U = _sv("n"), DType.UINT8
+    total = ReduceSum(Take(_tv("img", U), n), I)
+    plan = plan_summary(ProgramSummary("k", (ScalarOutput("return", total),)), set(), "int8", ranges={"img": UINT8_RANGE})
+    (g,) = plan.calls
+    assert isinstance(g, GemmCall) and g.a_offset == 128
+    dot = ReduceSum(TensorTensor("*", Take(_tv("img", U), n), Take(_tv("w", U), n), I), I)
+    plan = plan_summary(ProgramSummary("k", (ScalarOutput("return", dot),)), set(), "int8",
+                        ranges={"img": UINT8_RANGE, "w": UINT8_RANGE})
+    assert not plan.calls and any("do not fit Gemmini's int8" in note for note in plan.outputs[0].notes)
+
+
+@needs_cc
+def test_uint8_sum_runs_on_gemmini_shifted() -> None:
+    r = lift_file(ROOT / "tests/kernels/mean_pixel.c", ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    dev = r.check["gemmini"]["device"]
+    assert dev["ok"] and dev["fallbacks"] == 0 and dev["instructions"] > 0

@@ -109,7 +109,7 @@ class _Emitter:
     # ------------------------------------------------------------ operands
 
     def operand(self, op: Operand, elem: str, depth: int, checks: list[str], bound_var: str | None = None,
-                lo: int | None = None, hi: int | None = None) -> tuple[str, str]:
+                lo: int | None = None, hi: int | None = None, offset: int = 0) -> tuple[str, str]:
         """``(pointer expression, element count)`` of an operand in DRAM as ``elem``; for
         ``host`` operands the host fills a buffer. ``lo``/``hi``: the int range each element
         must lie in (appends the check's flag to ``checks``); ``bound_var``: receives the
@@ -139,18 +139,19 @@ class _Emitter:
         self.lines.extend("    " * depth + s for s in self.host.fill(wide, term, "int64_t"))
         buf = self.fresh("buf")
         self.alloc(buf, elem, n, depth)
-        self._scan(wide, n, depth, checks, bound_var, lo, hi, narrow_into=(buf, elem))
+        self._scan(wide, n, depth, checks, bound_var, lo, hi, narrow_into=(buf, elem), offset=offset)
         return buf, n
 
     def _scan(self, ptr: str, n: str, depth: int, checks: list[str], bound_var: str | None, lo: int | None, hi: int | None,
-              narrow_into: tuple[str, str] | None = None) -> None:
+              narrow_into: tuple[str, str] | None = None, offset: int = 0) -> None:
         ok = self.fresh("ok")
         checks.append(ok)
         self.emit(f"int {ok} = 1;", depth)
         if bound_var is not None:
             self.emit(f"int64_t {bound_var} = 0;", depth)
         self.emit(f"for (int64_t i = 0; i < (int64_t)({n}); i++) {{", depth)
-        self.emit(f"const int64_t v = (int64_t){ptr}[i];", depth + 1)
+        shift = f" - INT64_C({offset})" if offset else ""
+        self.emit(f"const int64_t v = (int64_t){ptr}[i]{shift};", depth + 1)
         if lo is not None:
             self.emit(f"if (v < {lo} || v > {hi}) {ok} = 0;", depth + 1)
         if bound_var is not None:
@@ -182,7 +183,7 @@ class _Emitter:
         self.alloc(raw, "acc_t", count, 2)
         checks: list[str] = []
         lo, hi = (-128, 127) if self.int_config else (None, None)
-        a_ptr, _ = self.operand(c.a, "elem_t", 2, checks, None, lo, hi)
+        a_ptr, _ = self.operand(c.a, "elem_t", 2, checks, None, lo, hi, offset=c.a_offset)
         b_ptr, _ = self.operand(c.b, "elem_t", 2, checks, None, lo, hi)
         sa = self.host.scalar(c.a.stride) if c.a.stride is not None else "0"
         sb = self.host.scalar(c.b.stride) if c.b.stride is not None else "0"
@@ -195,7 +196,8 @@ class _Emitter:
         self.emit(f"}} else if ({ok}) {{", 2)
         self.emit(f"{proc.name}({a_ptr}, {b_ptr}, {raw}, (uint64_t){c.name}_m, (uint64_t){c.name}_n, (uint64_t){c.name}_k, "
                   f"(uint64_t)({sa}), (uint64_t)({sb}), (uint64_t){c.name}_n);", 3)
-        self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i];", 3)
+        back = f" + INT64_C({c.a_offset}) * {c.name}_k" if c.a_offset else ""  # the shift of a uint8 sum
+        self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i]{back};", 3)
         self.emit("} else {", 2)
         self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
         self.fallback(c.name, c.source, c.scalar, 3)

@@ -37,10 +37,12 @@ Datatype rules (the configuration in use must hold every device value; otherwise
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from tenspiler.codegen import output_term, returned_outputs
+from tenspiler.codegen.ranges import Interval, term_range
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.printer import show, show_output
@@ -112,6 +114,9 @@ class GemmCall:
     scalar: bool
     dtype: DType
     what: str
+    #: subtracted from every A element when packing (the result gets ``a_offset·K`` back; B
+    #: is a ones column): a uint8 sum fits int8 shifted by 128
+    a_offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -217,8 +222,12 @@ def _divides(t: Term) -> bool:
     return any(_divides(c) for c in children(t))
 
 
-class _Double(Exception):
-    """A term Gemmini would compute has double values: it stays on the host."""
+class _HostOnly(Exception):
+    """A term Gemmini would compute stays on the host (the message says why)."""
+
+
+class _Double(_HostOnly):
+    """... because it has double values (no configuration holds float64)."""
 
 
 class _Planner:
@@ -229,7 +238,12 @@ class _Planner:
         self.plan = Plan()
         self._memo: dict[Term, Term] = {}
         self.doubles: list[str] = []
+        self.host_notes: list[str] = []
+        self.ranges: Mapping[str, Interval] = {}
         self._in_branch = 0
+
+    def _note(self, e: _HostOnly) -> None:
+        (self.doubles if isinstance(e, _Double) else self.host_notes).append(str(e))
 
     # ------------------------------------------------------------ types
 
@@ -248,7 +262,7 @@ class _Planner:
                        f"configuration cannot hold exactly{suggestion}")
             if self.strict:
                 raise CodegenError(message)
-            raise _Double(f"{show(what)}: {kinds} values stay on the host (the {self.config} configuration cannot hold them)")
+            raise _HostOnly(f"{show(what)}: {kinds} values stay on the host (the {self.config} configuration cannot hold them)")
 
     def _elem_ok(self, d: DType) -> bool:
         """A view of this element type can be moved into the accumulator as it is."""
@@ -258,6 +272,29 @@ class _Planner:
         return f"g{len(self.plan.calls)}"
 
     # ------------------------------------------------------------ operands
+
+    def _int8_offset(self, t: Term, what: Term, may_shift: bool) -> int:
+        """The offset the host subtracts from operand ``t`` when packing it to int8: 0 when its
+        static range (:mod:`tenspiler.codegen.ranges`, from the C types) fits int8 or is
+        unbounded (the run-time contract decides); for a sum (``may_shift``: times ones) of a
+        bounded range 256 wide at most, the shift into [-128, 127] (the host adds
+        ``offset·K`` back).
+
+        Raises:
+            _HostOnly: a bounded range that fits int8 neither as it is nor shifted.
+        """
+        if self.config != "int8":
+            return 0
+        base = t.tensor if isinstance(t, Matrix) else t
+        iv = term_range(base, self.ranges)
+        if not iv.bounded:
+            return 0
+        assert iv.lo is not None and iv.hi is not None
+        if iv.lo >= -128 and iv.hi <= 127:
+            return 0
+        if may_shift and iv.hi - iv.lo <= 255:
+            return iv.lo + 128
+        raise _HostOnly(f"{show(what)}: values in [{iv.lo}, {iv.hi}] do not fit Gemmini's int8 scratchpad; the host computes it")
 
     def _product_operand(self, t: Term) -> Operand:
         """A vector / matrix operand of a product: in fp32 a float view is used in place; in
@@ -290,6 +327,8 @@ class _Planner:
             case ReduceRows(TensorTensor("*", l, r, pd), rd, "sum") if {rank(l), rank(r)} == {1, 2}:
                 mat, vec = (l, r) if rank(l) == 2 else (r, l)
                 self._fits({pd, rd, mat.dtype, vec.dtype}, t)
+                self._int8_offset(mat.matrix if isinstance(mat, Transpose) else mat, t, False)
+                self._int8_offset(vec, t, False)
                 if isinstance(mat, Matrix):
                     return self._gemm(t, self._product_operand(mat), self._product_operand(vec),
                                       mat.rows, one, mat.cols, False, "matrix-vector product")
@@ -299,17 +338,21 @@ class _Planner:
                                       one, m.cols, m.rows, False, "vector-matrix product")
             case ReduceRows(Matrix() as mat, rd, "sum"):
                 self._fits({rd, mat.dtype}, t)
+                off = self._int8_offset(mat, t, True)
                 return self._gemm(t, self._product_operand(mat), Operand("ones", None, stride=Lit(0, DType.INT)),
-                                  mat.rows, one, mat.cols, False, "row sums (times a ones column)")
+                                  mat.rows, one, mat.cols, False, "row sums (times a ones column)", off)
             case ReduceSum(TensorTensor("*", l, r, pd), rd) if rank(l) == 1 and rank(r) == 1:
                 self._fits({pd, rd, l.dtype, r.dtype}, t)
+                self._int8_offset(l, t, False)
+                self._int8_offset(r, t, False)
                 a = self._product_operand(l)
                 b = self._product_operand(r)
                 return self._gemm(t, a, b, one, one, self._length(l), True, "dot product")
             case ReduceSum(x, rd) if rank(x) == 1 and not isinstance(x, TensorTensor | TensorScalar):
                 self._fits({rd, x.dtype}, t)
+                off = self._int8_offset(x, t, True)
                 return self._gemm(t, self._product_operand(x), Operand("ones", None, stride=Lit(0, DType.INT)),
-                                  one, one, self._length(x), True, "sum (times a ones column)")
+                                  one, one, self._length(x), True, "sum (times a ones column)", off)
         return None
 
     def _length(self, t: Term) -> Scalar:
@@ -317,8 +360,11 @@ class _Planner:
 
         return Size(t)  # type: ignore[arg-type]
 
-    def _gemm(self, t: Term, a: Operand, b: Operand, m: Scalar, n: Scalar, k: Scalar, scalar: bool, what: str) -> GemmCall:
-        c = GemmCall(self._fresh(), a, b, m, n, k, t, scalar, t.dtype, what)  # type: ignore[union-attr]
+    def _gemm(self, t: Term, a: Operand, b: Operand, m: Scalar, n: Scalar, k: Scalar, scalar: bool, what: str,
+              a_offset: int = 0) -> GemmCall:
+        if a_offset:
+            what += f" of values shifted by {-a_offset} into int8 (the host adds {a_offset}·K back)"
+        c = GemmCall(self._fresh(), a, b, m, n, k, t, scalar, t.dtype, what, a_offset)  # type: ignore[union-attr]
         self.plan.calls.append(c)
         return c
 
@@ -400,8 +446,8 @@ class _Planner:
         if isinstance(t, TensorSelect) and self.config == "fp32" and _relu_operand(t) is not None:
             try:
                 r = self._affine(t)
-            except _Double as e:
-                self.doubles.append(str(e))
+            except _HostOnly as e:
+                self._note(e)
                 r = None
             if r is not None:
                 self._memo[t] = TensorVar(r.name, t.dtype)
@@ -429,8 +475,8 @@ class _Planner:
                 a = self._affine(t)  # type: ignore[arg-type]
                 if a is not None:
                     out = TensorVar(a.name, t.dtype)  # type: ignore[union-attr]
-        except _Double as e:
-            self.doubles.append(str(e))
+        except _HostOnly as e:
+            self._note(e)
         if out is None:
             out = map_children(t, self.host)
         self._memo[t] = out
@@ -442,8 +488,8 @@ class _Planner:
         if isinstance(o, ArrayOutput):
             try:
                 a = self._affine(value) if rank(value) == 1 else None  # type: ignore[arg-type]
-            except _Double as e:
-                self.doubles.append(str(e))
+            except _HostOnly as e:
+                self._note(e)
                 a = None
             if a is not None:
                 # written in place when its element type is the accumulator's and no operand
@@ -467,23 +513,28 @@ class _Planner:
         return OutputPlan(o, host_term, calls, tuple(notes))
 
 
-def plan_summary(ps: ProgramSummary, params: set[str], config: str, strict: bool = True) -> Plan:
+def plan_summary(ps: ProgramSummary, params: set[str], config: str, strict: bool = True,
+                 ranges: Mapping[str, Interval] | None = None) -> Plan:
     """The device/host split of the returned outputs of ``ps`` (see the module docstring).
 
     ``params``: the arrays whose C storage is the configuration's device type (4-byte ``int``
     for ``int8`` — accumulator operands; ``float`` for ``fp32``); only those are read by the
     device in place, every other operand is converted by the host first. ``strict`` (the user
     chose ``config``): refuse values the configuration cannot hold; otherwise those terms stay
-    on the host, with a note.
+    on the host, with a note. ``ranges``: the static intervals of the integer parameters
+    (:func:`tenspiler.codegen.ranges.param_ranges`; default: unbounded) — a product operand
+    whose bounded range cannot fit int8 stays on the host.
 
     Raises:
         CodegenError: a value Gemmini would compute does not fit ``config``.
     """
     p = _Planner(config, params, strict)
+    p.ranges = ranges or {}
     for o in returned_outputs(ps):
         p.plan.outputs.append(p.place(o))
     if strict and p.doubles and not p.plan.calls:
         raise CodegenError(f"gemmini: the kernel computes with double values, which no Gemmini configuration holds ({p.doubles[0]})")
-    if p.doubles:
-        p.plan.outputs = [OutputPlan(o.output, o.host_term, o.calls, (*o.notes, *dict.fromkeys(p.doubles))) for o in p.plan.outputs]
+    if p.doubles or p.host_notes:
+        extra = tuple(dict.fromkeys(p.doubles + p.host_notes))
+        p.plan.outputs = [OutputPlan(o.output, o.host_term, o.calls, (*o.notes, *extra)) for o in p.plan.outputs]
     return p.plan
