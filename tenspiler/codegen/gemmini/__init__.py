@@ -28,8 +28,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
 from tenspiler.codegen import GeneratedCode, Runner, register_backend, returned_outputs
 from tenspiler.codegen.c_host import CHostError
@@ -40,7 +38,7 @@ from tenspiler.codegen.gemmini.schedule import Proc
 from tenspiler.codegen.ranges import param_ranges
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Function, PointerType
-from tenspiler.ir.printer import show_output, show_summary
+from tenspiler.ir.printer import show_summary
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term
 
 __all__ = ["GEMMINI", "GemminiBackend", "procs_by_name"]
@@ -216,5 +214,3 @@ def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str]
 
 GEMMINI = GemminiBackend()
 register_backend(GEMMINI)
-
-_ = (np, show_output)

@@ -27,9 +27,9 @@ from tenspiler.codegen.c_host import CArray, CHostEmitter, prelude
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Operand, Plan
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.schedule import Proc, render_c
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
+from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.printer import show, show_output
-from tenspiler.ir.terms import ArrayOutput, Lit, Matrix, ScalarOp, Take, Term
+from tenspiler.ir.terms import ArrayOutput, Term
 
 __all__ = ["CFile", "c_file", "param_c_type"]
 
@@ -361,7 +361,3 @@ def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str) -> CFile:
         + entry
     )
     return CFile(text, fn.name, dict(e.procs))
-
-
-# keep imports used for type checking of helpers
-_ = (Lit, Matrix, ScalarOp, Take, ScalarType)
