@@ -59,6 +59,7 @@ from tenspiler.ir.terms import (
     ScalarOp,
     ScalarSelect,
     ScalarVar,
+    Size,
     Slice,
     Tail,
     Take,
@@ -356,8 +357,6 @@ class _Planner:
         return None
 
     def _length(self, t: Term) -> Scalar:
-        from tenspiler.ir.terms import Size
-
         return Size(t)  # type: ignore[arg-type]
 
     def _gemm(self, t: Term, a: Operand, b: Operand, m: Scalar, n: Scalar, k: Scalar, scalar: bool, what: str,
