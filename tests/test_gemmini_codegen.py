@@ -486,3 +486,14 @@ def test_uint8_sum_runs_on_gemmini_shifted() -> None:
     assert r.status == "verified", r.message
     dev = r.check["gemmini"]["device"]
     assert dev["ok"] and dev["fallbacks"] == 0 and dev["instructions"] > 0
+
+
+@needs_cc
+@pytest.mark.parametrize("kernel", ["tests/kernels/col_sums.c", "tests/kernels/drain.c"])
+def test_column_sums_and_sums_of_computed_values_on_gemmini(kernel: str) -> None:
+    """Column sums are a ones row times the matrix; a sum of a host-computed vector (a % 7)
+    is still summed on Gemmini."""
+    r = lift_file(ROOT / kernel, ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    assert r.placement["gemmini"]["kernels"] and r.check["gemmini"]["device"]["ok"]
+    assert r.check["gemmini"]["device"]["fallbacks"] == 0

@@ -114,11 +114,12 @@ class _Emitter:
         ``host`` operands the host fills a buffer. ``lo``/``hi``: the int range each element
         must lie in (appends the check's flag to ``checks``); ``bound_var``: receives the
         largest magnitude."""
-        if op.kind == "ones":
+        if op.kind == "ones":  # device-readable memory: a row of DIM ones (a column read with stride 0), or of K ones
             ones = self.fresh("ones")
-            self.alloc(ones, "elem_t", "DIM", depth)  # device-readable memory: a row of ones
-            self.emit(f"for (int i = 0; i < DIM; i++) {ones}[i] = (elem_t)1;", depth)
-            return ones, "DIM"
+            count = "DIM" if op.offset is None else f"TENSPILER_MAX((int64_t)({self.host.scalar(op.offset)}), (int64_t)DIM)"
+            self.alloc(ones, "elem_t", count, depth)
+            self.emit(f"for (int64_t i = 0; i < (int64_t)({count}); i++) {ones}[i] = (elem_t)1;", depth)
+            return ones, count
         if op.kind == "view":
             assert op.offset is not None and op.term is not None
             ptr = f"({op.base} + {self.host.scalar(op.offset)})"

@@ -90,7 +90,8 @@ class Operand:
     ``kind``: ``"view"`` — elements of the array ``base`` (a parameter or an earlier device
     result) from element ``offset`` on, rows ``stride`` elements apart; ``"host"`` — the host
     computes ``term`` into a buffer first (``offset`` 0; for an int8 product operand it also
-    checks the int8 range); ``"ones"`` — a column of ones (stride 0).
+    checks the int8 range); ``"ones"`` — a column of ones (stride 0), or with ``offset`` set, a
+    row of ``offset`` ones (the A operand of column sums).
     """
 
     kind: Literal["view", "host", "ones"]
@@ -342,6 +343,12 @@ class _Planner:
                 off = self._int8_offset(mat, t, True)
                 return self._gemm(t, self._product_operand(mat), Operand("ones", None, stride=Lit(0, DType.INT)),
                                   mat.rows, one, mat.cols, False, "row sums (times a ones column)", off)
+            case ReduceRows(Transpose(Matrix() as mat), rd, "sum"):
+                self._fits({rd, mat.dtype}, t)
+                self._int8_offset(mat, t, False)
+                ones = Operand("ones", None, stride=Lit(0, DType.INT), offset=mat.rows)  # a row of K ones
+                return self._gemm(t, ones, self._product_operand(mat), one, mat.cols, mat.rows, False,
+                                  "column sums (a ones row times the matrix)")
             case ReduceSum(TensorTensor("*", l, r, pd), rd) if rank(l) == 1 and rank(r) == 1:
                 self._fits({pd, rd, l.dtype, r.dtype}, t)
                 self._int8_offset(l, t, False)
@@ -349,7 +356,7 @@ class _Planner:
                 a = self._product_operand(l)
                 b = self._product_operand(r)
                 return self._gemm(t, a, b, one, one, self._length(l), True, "dot product")
-            case ReduceSum(x, rd) if rank(x) == 1 and not isinstance(x, TensorTensor | TensorScalar):
+            case ReduceSum(x, rd) if rank(x) == 1:  # (a product is the dot-product case above)
                 self._fits({rd, x.dtype}, t)
                 off = self._int8_offset(x, t, True)
                 return self._gemm(t, self._product_operand(x), Operand("ones", None, stride=Lit(0, DType.INT)),
