@@ -497,3 +497,26 @@ def test_column_sums_and_sums_of_computed_values_on_gemmini(kernel: str) -> None
     assert r.status == "verified", r.message
     assert r.placement["gemmini"]["kernels"] and r.check["gemmini"]["device"]["ok"]
     assert r.check["gemmini"]["device"]["fallbacks"] == 0
+
+
+# ---------------------------------------------------------------- the contract's constants
+
+
+def test_int8_reduction_bound_is_the_largest_that_cannot_wrap() -> None:
+    from tenspiler.codegen.gemmini.lower import MAX_INT8_K
+
+    assert MAX_INT8_K * 128 * 128 <= 2**31 - 1 < (MAX_INT8_K + 1) * 128 * 128
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=st.integers(-(2**24), 2**24), s=st.integers(-(2**24), 2**24))
+def test_float32_scaling_is_exact_under_the_contract(x: int, s: int) -> None:
+    """The affine contract (|s·x| ≤ 2²⁴, |s| ≤ 2²⁴) makes the accumulator's float32 scaling
+    exact, so round-half-even gives s·x back."""
+    assume(abs(x * s) <= 2**24)
+    y = np.float32(np.float32(x) * np.float32(s))
+    assert int(np.rint(np.float64(y))) == x * s
+
+
+def test_float32_scaling_bound_is_tight() -> None:
+    assert int(np.float32(2**24 + 1)) != 2**24 + 1  # one past the bound is not representable
