@@ -520,3 +520,19 @@ def test_float32_scaling_is_exact_under_the_contract(x: int, s: int) -> None:
 
 def test_float32_scaling_bound_is_tight() -> None:
     assert int(np.float32(2**24 + 1)) != 2**24 + 1  # one past the bound is not representable
+
+
+def test_recording_header_and_assembly_goldens(golden) -> None:  # type: ignore[no-untyped-def]
+    """Printed artefacts derived from the ISA description: the recording header and the
+    assembly of a small tiled product and an affine row procedure (edge tiles included)."""
+    from tenspiler.act.assembly import Region, format_program
+    from tenspiler.act.record import recording_header
+
+    isa = gemmini_isa(16, "int8")
+    golden("gemmini/record_int8.h", recording_header(isa))
+    golden("gemmini/record_fp32_dim4.h", recording_header(gemmini_isa(4, "fp32")))
+    gemm = run_proc(gemm_proc(isa), {"A": 0x1000, "B": 0x1400, "C": 0x1800, "M": 20, "N": 3, "K": 35, "sa": 35, "sb": 3, "sc": 3})
+    regions = [Region("A", 0x1000, 700, "int8"), Region("B", 0x1400, 105, "int8"), Region("C", 0x1800, 240, "int32")]
+    golden("gemmini/gemm_20x3x35.s", format_program(isa, gemm, regions, comment="C[20x3] = A[20x35] . B[35x3]"))
+    aff = run_proc(affine_proc(isa, 2, True, "aff"), {"x0": 0x1000, "x1": 0x1400, "s0": 2.0, "s1": -1.0, "cst": 0x1800, "out": 0x1900, "n": 37})
+    golden("gemmini/affine_37.s", format_program(isa, aff, comment="out[0:37] = 2*x0 - x1 + c"))
