@@ -536,3 +536,18 @@ def test_recording_header_and_assembly_goldens(golden) -> None:  # type: ignore[
     golden("gemmini/gemm_20x3x35.s", format_program(isa, gemm, regions, comment="C[20x3] = A[20x35] . B[35x3]"))
     aff = run_proc(affine_proc(isa, 2, True, "aff"), {"x0": 0x1000, "x1": 0x1400, "s0": 2.0, "s1": -1.0, "cst": 0x1800, "out": 0x1900, "n": 37})
     golden("gemmini/affine_37.s", format_program(isa, aff, comment="out[0:37] = 2*x0 - x1 + c"))
+
+
+@needs_cc
+def test_a_crash_of_the_c_file_is_an_error_not_the_end_of_the_caller() -> None:
+    from tenspiler.codegen.gemmini import procs_by_name
+
+    fn, _, code = _lifted("benchmarks/kernels/dsp/vadd.c")
+    broken = code.text.replace("void vadd(", "void vadd_unused(void) {}\nvoid vadd(", 1)
+    i = broken.index("void vadd(")
+    j = broken.index("{", i)
+    broken = broken[: j + 1] + "\n    *(volatile int *)0 = 0;" + broken[j + 1:]
+    params = [(p.name, "ptr" if hasattr(p.type, "elem") else "scalar", "int") for p in fn.params]
+    runner = GemminiRunner(broken, fn.name, params, None, procs_by_name(16, "int8", ["gemmini_affine2"]), 16, "int8")
+    with pytest.raises(CodegenError, match="crashed.*SIGSEGV"):
+        runner.call({p[0]: (np.arange(20) if p[1] == "ptr" else 20) for p in params})

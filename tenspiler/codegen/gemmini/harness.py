@@ -11,7 +11,8 @@ header generated from the ISA description (:func:`tenspiler.act.record.recording
 bytes, so the C code's pointers are HBM addresses); ``TENSPILER_ALLOC`` allocates from the same
 buffer. Each instruction the C code issues is executed at once by the
 :class:`~tenspiler.act.oracle.Oracle` (so host code after a device call reads the device's
-results) and recorded. Each device procedure announces its arguments
+results) and recorded. Each call runs in a forked child process, so that a crash of the
+compiled C is reported as an error instead of ending the caller. Each device procedure announces its arguments
 (``TENSPILER_PROC``); :meth:`GemminiRunner.call` replays the procedure in Python with those
 arguments (:func:`~.schedule.run_proc`) and requires the recorded instructions to equal the
 predicted ones — the assembly — instruction for instruction.
@@ -22,7 +23,9 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import pickle
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -135,13 +138,44 @@ class GemminiRunner:
         self.fallback_counter = ctypes.c_long.in_dll(self.lib, "tenspiler_gemmini_fallbacks")
 
     def call(self, inputs: Mapping[str, Any]) -> CallResult:
-        """Run the entry on ``inputs`` (arrays and scalars by parameter name).
+        """Run the entry on ``inputs`` (arrays and scalars by parameter name), in a forked
+        child process: a crash of the compiled C (a bug of ours) is reported, not fatal
+        (``TENSPILER_GEMMINI_INPROC=1`` runs it in this process, for debugging).
 
         Raises:
             CodegenError: the instructions the C code issued differ from the assembly its
-                procedures predict, an instruction is invalid (oracle), or the C code issued an
-                instruction outside a device procedure.
+                procedures predict, an instruction is invalid (oracle), the C code issued an
+                instruction outside a device procedure, or it crashed.
+            ValueError: an input its C type cannot hold.
         """
+        if os.environ.get("TENSPILER_GEMMINI_INPROC") or not hasattr(os, "fork"):
+            return self._call(inputs)
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: run, send the result or the exception back, exit at once
+            os.close(rfd)
+            try:
+                payload = pickle.dumps(("ok", self._call(inputs)))
+            except BaseException as e:
+                payload = pickle.dumps(("error", type(e).__name__, str(e)))
+            with os.fdopen(wfd, "wb") as f:
+                f.write(payload)
+            os._exit(0)
+        os.close(wfd)
+        with os.fdopen(rfd, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(pid, 0)
+        if not data:
+            why = f"signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
+            raise CodegenError(f"the Gemmini C file crashed ({why}) while running under the recording header")
+        result = pickle.loads(data)
+        if result[0] == "ok":
+            return result[1]  # type: ignore[no-any-return]
+        if result[1] == "ValueError":
+            raise ValueError(result[2])
+        raise CodegenError(f"{result[1]}: {result[2]}" if result[1] != "CodegenError" else result[2])
+
+    def _call(self, inputs: Mapping[str, Any]) -> CallResult:
         arrays = {n: _storage(n, inputs[n], t) for n, k, t in self.params if k == "ptr"}
         total = sum(a.nbytes + 64 for a in arrays.values())
         hbm = HbmBuffer(max(1 << 16, 12 * total + (1 << 22)))
