@@ -549,5 +549,5 @@ def test_a_crash_of_the_c_file_is_an_error_not_the_end_of_the_caller() -> None:
     broken = broken[: j + 1] + "\n    *(volatile int *)0 = 0;" + broken[j + 1:]
     params = [(p.name, "ptr" if hasattr(p.type, "elem") else "scalar", "int") for p in fn.params]
     runner = GemminiRunner(broken, fn.name, params, None, procs_by_name(16, "int8", ["gemmini_affine2"]), 16, "int8")
-    with pytest.raises(CodegenError, match="crashed.*SIGSEGV"):
+    with pytest.raises(CodegenError, match=r"crashed.*SIGSEGV"):
         runner.call({p[0]: (np.arange(20) if p[1] == "ptr" else 20) for p in params})
