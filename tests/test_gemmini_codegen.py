@@ -551,3 +551,25 @@ def test_a_crash_of_the_c_file_is_an_error_not_the_end_of_the_caller() -> None:
     runner = GemminiRunner(broken, fn.name, params, None, procs_by_name(16, "int8", ["gemmini_affine2"]), 16, "int8")
     with pytest.raises(CodegenError, match=r"crashed.*SIGSEGV"):
         runner.call({p[0]: (np.arange(20) if p[1] == "ptr" else 20) for p in params})
+
+
+def test_operands_that_leave_int8_on_int8_data_stay_on_the_host() -> None:
+    """x·x of int8 data is up to 16384: Gemmini would never get it, so the host sums it; a
+    row-sum of a host-computed real matrix goes to Gemmini in fp32."""
+    n, m = _sv("n"), _sv("m")
+    sq = ReduceRows(TensorTensor("*", Matrix(_tv("A"), m, n), Matrix(_tv("A"), m, n), I), I)
+    plan = plan_summary(ProgramSummary("k", (ArrayOutput("y", Lit(0, I), m, sq),)), {"A", "y"}, "int8", int_arrays={"A"})
+    assert not plan.calls and "(with int8 array data) do not fit" in plan.outputs[0].notes[-1]
+    from tenspiler.ir.terms import TensorMap
+
+    ex = ReduceRows(TensorMap("exp", Matrix(_tv("B", F), m, n), F), F)
+    (g,) = plan_summary(ProgramSummary("k", (ArrayOutput("y", Lit(0, I), m, ex),)), {"B", "y"}, "fp32").calls
+    assert isinstance(g, GemmCall) and g.a.shape == (m, n)
+
+
+@needs_cc
+def test_row_sums_of_a_host_computed_matrix_on_gemmini() -> None:
+    r = lift_file(ROOT / "tests/kernels/row_exp_sum.c", ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    dev = r.check["gemmini"]["device"]
+    assert dev["ok"] and dev["instructions"] > 0 and dev["fallbacks"] == 0

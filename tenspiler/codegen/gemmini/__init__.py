@@ -37,7 +37,7 @@ from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.schedule import Proc
 from tenspiler.codegen.ranges import param_ranges
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import Function, PointerType
+from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.printer import show_summary
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term
 
@@ -106,7 +106,8 @@ class GemminiBackend:
         def one(config: str) -> Plan:
             device_type = "int" if config == "int8" else "float"
             in_place = {p.name for p in fn.params if isinstance(p.type, PointerType) and param_c_type(fn, p.name) == device_type}
-            return plan_summary(ps, in_place, config, strict=self.config is not None, ranges=param_ranges(fn))
+            ints = {p.name for p in fn.params if isinstance(p.type, PointerType) and p.type.elem == DType.INT}
+            return plan_summary(ps, in_place, config, strict=self.config is not None, ranges=param_ranges(fn), int_arrays=ints)
 
         if self.config is not None:
             return self.config, one(self.config)

@@ -129,6 +129,20 @@ class _Emitter:
             return ptr, n
         assert op.term is not None
         term = op.term
+        if op.shape is not None:  # a 2-D host term, stored row-major
+            rows, cols = (self.host.scalar(x) for x in op.shape)
+            n = f"(({rows}) * ({cols}))"
+            wide = self.fresh("wide")
+            ctype = "int64_t" if lo is not None or bound_var is not None else elem
+            self.alloc(wide, ctype, n, depth)
+            self.emit(f"for (int64_t r = 0; r < (int64_t)({rows}); r++) for (int64_t c = 0; c < (int64_t)({cols}); c++)", depth)
+            self.emit(f"    {wide}[r * ({cols}) + c] = ({ctype})({self.host.elem2(term, 'r', 'c')});", depth)
+            if ctype == elem:
+                return wide, n
+            buf = self.fresh("buf")
+            self.alloc(buf, elem, n, depth)
+            self._scan(wide, n, depth, checks, bound_var, lo, hi, narrow_into=(buf, elem), offset=offset)
+            return buf, n
         n = self.host.length(term)
         if lo is None and bound_var is None:
             buf = self.fresh("buf")

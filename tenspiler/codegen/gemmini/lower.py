@@ -91,7 +91,8 @@ class Operand:
     result) from element ``offset`` on, rows ``stride`` elements apart; ``"host"`` — the host
     computes ``term`` into a buffer first (``offset`` 0; for an int8 product operand it also
     checks the int8 range); ``"ones"`` — a column of ones (stride 0), or with ``offset`` set, a
-    row of ``offset`` ones (the A operand of column sums).
+    row of ``offset`` ones (the A operand of column sums). A 2-D ``host`` term has ``shape``
+    (rows, columns): the host stores it row-major (``stride`` = columns).
     """
 
     kind: Literal["view", "host", "ones"]
@@ -99,6 +100,7 @@ class Operand:
     base: str = ""
     offset: Scalar | None = None
     stride: Scalar | None = None
+    shape: tuple[Scalar, Scalar] | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,19 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
     return ScalarOp("+", a, b, DType.INT)
 
 
+def _shape2(t: Term) -> tuple[Scalar, Scalar] | None:
+    """(rows, columns) of a 2-D elementwise term, from the matrix view it is built on."""
+    match t:
+        case Matrix(_, rows, cols, _):
+            return rows, cols
+        case Transpose(Matrix(_, rows, cols, _)):
+            return cols, rows
+    for c in children(t):
+        if is_tensor(c) and rank(c) == 2:  # type: ignore[arg-type]
+            return _shape2(c)
+    return None
+
+
 def _relu_operand(t: Term) -> Term | None:
     """``x`` when ``t`` is ``select(x > 0, x, 0)`` (or ``0 < x``) of a 1-D real tensor — exactly
     Gemmini's ReLU ``y > 0 ? y : 0`` (NaN and -0.0 give +0, as the select does)."""
@@ -242,6 +257,8 @@ class _Planner:
         self.doubles: list[str] = []
         self.host_notes: list[str] = []
         self.ranges: Mapping[str, Interval] = {}
+        #: int arrays assumed to hold int8 data (what the run-time contract lets reach Gemmini)
+        self.assumed: Mapping[str, Interval] = {}
         self._in_branch = 0
 
     def _note(self, e: _HostOnly) -> None:
@@ -289,14 +306,18 @@ class _Planner:
             return 0
         base = t.tensor if isinstance(t, Matrix) else t
         iv = term_range(base, self.ranges)
-        if not iv.bounded:
-            return 0
+        assumption = ""
+        if not iv.bounded:  # int data: what the operand is when the arrays hold int8 values
+            iv = term_range(base, {**self.assumed, **self.ranges})
+            assumption = " (with int8 array data)"
+            if not iv.bounded:
+                return 0  # depends on a scalar: the run-time contract decides
         assert iv.lo is not None and iv.hi is not None
         if iv.lo >= -128 and iv.hi <= 127:
             return 0
         if may_shift and iv.hi - iv.lo <= 255:
             return iv.lo + 128
-        raise _HostOnly(f"{show(what)}: values in [{iv.lo}, {iv.hi}] do not fit Gemmini's int8 scratchpad; the host computes it")
+        raise _HostOnly(f"{show(what)}: values in [{iv.lo}, {iv.hi}]{assumption} do not fit Gemmini's int8 scratchpad; the host computes it")
 
     def _product_operand(self, t: Term) -> Operand:
         """A vector / matrix operand of a product: in fp32 a float view is used in place; in
@@ -349,6 +370,13 @@ class _Planner:
                 ones = Operand("ones", None, stride=Lit(0, DType.INT), offset=mat.rows)  # a row of K ones
                 return self._gemm(t, ones, self._product_operand(mat), one, mat.cols, mat.rows, False,
                                   "column sums (a ones row times the matrix)")
+            case ReduceRows(x, rd, "sum") if rank(x) == 2 and (shape := _shape2(x)) is not None:
+                # row sums of a matrix the host computes (e.g. map(exp, matrix(..))): times ones
+                self._fits({rd, x.dtype}, t)  # type: ignore[union-attr]
+                self._int8_offset(x, t, False)
+                a = Operand("host", self.host(x), "", Lit(0, DType.INT), shape[1], shape)
+                return self._gemm(t, a, Operand("ones", None, stride=Lit(0, DType.INT)), shape[0], one, shape[1], False,
+                                  "row sums of a host-computed matrix (times a ones column)")
             case ReduceSum(TensorTensor("*", l, r, pd), rd) if rank(l) == 1 and rank(r) == 1:
                 self._fits({pd, rd, l.dtype, r.dtype}, t)
                 self._int8_offset(l, t, False)
@@ -520,7 +548,7 @@ class _Planner:
 
 
 def plan_summary(ps: ProgramSummary, params: set[str], config: str, strict: bool = True,
-                 ranges: Mapping[str, Interval] | None = None) -> Plan:
+                 ranges: Mapping[str, Interval] | None = None, int_arrays: set[str] | frozenset[str] = frozenset()) -> Plan:
     """The device/host split of the returned outputs of ``ps`` (see the module docstring).
 
     ``params``: the arrays whose C storage is the configuration's device type (4-byte ``int``
@@ -529,13 +557,17 @@ def plan_summary(ps: ProgramSummary, params: set[str], config: str, strict: bool
     chose ``config``): refuse values the configuration cannot hold; otherwise those terms stay
     on the host, with a note. ``ranges``: the static intervals of the integer parameters
     (:func:`tenspiler.codegen.ranges.param_ranges`; default: unbounded) — a product operand
-    whose bounded range cannot fit int8 stays on the host.
+    whose bounded range cannot fit int8 stays on the host. ``int_arrays``: the ``int`` arrays
+    (unbounded by their type); an operand that leaves int8 even when they hold int8 values
+    (``x * x``, ``x - 1``) also stays on the host — the contract would send it there at run
+    time on typical data.
 
     Raises:
         CodegenError: a value Gemmini would compute does not fit ``config``.
     """
     p = _Planner(config, params, strict)
     p.ranges = ranges or {}
+    p.assumed = {a: Interval(-128, 127) for a in int_arrays}
     for o in returned_outputs(ps):
         p.plan.outputs.append(p.place(o))
     if strict and p.doubles and not p.plan.calls:
