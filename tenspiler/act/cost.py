@@ -109,13 +109,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tenspiler.act.isa import Inst, IsaDescription, IsaError
+from tenspiler.act.isa.gemmini import ACC_BIT, GARBAGE, RAW_BIT, ROW_MASK
 
 __all__ = ["CostParams", "CostReport", "Timing", "estimate"]
 
-_GARBAGE = 0xFFFFFFFF
-_ACC_BIT = 1 << 31
-_RAW_BIT = 1 << 29
-_ROW_MASK = (1 << 29) - 1
+# the local-address encoding of the ISA description (one definition)
+_GARBAGE, _ACC_BIT, _RAW_BIT, _ROW_MASK = GARBAGE, ACC_BIT, RAW_BIT, ROW_MASK
 
 # instruction kinds of the main loop (by mnemonic)
 _MVIN, _MVOUT, _PRELOAD, _COMPUTE, _CONFIG_EX, _CONFIG_LD, _CONFIG_ST, _FENCE, _FLUSH = range(9)
