@@ -68,18 +68,29 @@ def _cvt(t: Term) -> Term:
     return Term("convert", (t,), (), "s32")
 
 
-def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 1024, hbm_base: int = HBM_BASE) -> TensorIsa:
-    """Gemmini (int8 configuration, ``dim`` × ``dim`` array) as a :class:`TensorIsa` whose
-    ``expand`` produces :mod:`tenspiler.act.isa.gemmini` instructions.
+def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 1024, hbm_base: int = HBM_BASE,
+                       config: str = "int8") -> TensorIsa:
+    """Gemmini (``dim`` × ``dim`` array, ``config`` ``"int8"`` or ``"fp32"``) as a
+    :class:`TensorIsa` whose ``expand`` produces :mod:`tenspiler.act.isa.gemmini` instructions.
+
+    ``fp32`` has no widening (``cvt`` is the identity), no separate int32 load, and one more
+    instruction, ``matmul_spad`` (the product written to the scratchpad, so that a chain of
+    products stays on chip); int8 has no such instruction because Gemmini saturates int32 to
+    int8 there, which no operator of the graph subset expresses.
 
     Raises:
-        ValueError: ``dim`` outside 1..256 (from the lower ISA)."""
-    lower = gemmini_isa(dim, "int8", spad_rows, acc_rows)
+        ValueError: ``dim`` outside 1..256 or an unknown ``config`` (from the lower ISA)."""
+    lower = gemmini_isa(dim, config, spad_rows, acc_rows)
+    is_int = config == "int8"
+    et, at = ("s8", "s32") if is_int else ("f32", "f32")
     tile = (1, dim)
     nc = (("n", tile), ("c", tile))
     hbm = TensorBuffer("hbm", HBM_BYTES, 1, "s8", hbm=True, doc="off-chip memory (bytes)")
-    spad = TensorBuffer("spad", spad_rows, dim, "s8", doc="scratchpad: int8 rows")
-    acc = TensorBuffer("acc", acc_rows, dim, "s32", doc="accumulator: int32 rows")
+    spad = TensorBuffer("spad", spad_rows, dim, et, doc=f"scratchpad: {et} rows")
+    acc = TensorBuffer("acc", acc_rows, dim, at, doc=f"accumulator: {at} rows")
+
+    def cvt(t: Term) -> Term:
+        return _cvt(t) if is_int else t
 
     def hbm_in(dtype: str) -> Slice:
         return Slice("hbm", "src", "n", "c", stride="src_stride", dtype=dtype)
@@ -88,32 +99,48 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
         return Slice("hbm", "dst", "n", "c", stride="dst_stride", dtype=dtype)
 
     mm_in = (Slice("spad", "a", "n", "k"), Slice("spad", "b", "k", "c"))
-    product = Term("dot", (_cvt(x(1)), _cvt(x(2))))
+    product = Term("dot", (cvt(x(1)), cvt(x(2))))
     mnk = (("n", tile), ("k", tile), ("c", tile))
-    instructions = (
-        TensorInstruction("mvin_spad", nc, ("src", "src_stride", "dst"), Slice("spad", "dst", "n", "c"), (hbm_in("s8"),),
-                          x(1), doc="HBM int8 rows → scratchpad"),
-        TensorInstruction("mvin_acc", nc, ("src", "src_stride", "dst"), Slice("acc", "dst", "n", "c"), (hbm_in("s8"),),
-                          _cvt(x(1)), doc="HBM int8 rows → accumulator, widened"),
-        TensorInstruction("mvin_acc_add", nc, ("src", "src_stride", "dst"), Slice("acc", "dst", "n", "c"),
-                          (Slice("acc", "dst", "n", "c"), hbm_in("s8")), Term("add", (x(1), _cvt(x(2)))),
-                          doc="HBM int8 rows added into accumulator rows (in place)"),
-        TensorInstruction("mvin_acc32", nc, ("src", "src_stride", "dst"), Slice("acc", "dst", "n", "c"), (hbm_in("s32"),),
-                          x(1), doc="HBM int32 rows → accumulator"),
-        TensorInstruction("matmul", mnk, ("a", "b", "out"), Slice("acc", "out", "n", "c"), mm_in, product, cost=1.0,
+    ld_attrs = ("src", "src_stride", "dst")
+    instructions = [
+        TensorInstruction("mvin_spad", nc, ld_attrs, Slice("spad", "dst", "n", "c"), (hbm_in(et),),
+                          x(1), doc=f"HBM {et} rows → scratchpad"),
+        TensorInstruction("mvin_acc", nc, ld_attrs, Slice("acc", "dst", "n", "c"), (hbm_in(et),),
+                          cvt(x(1)), doc=f"HBM {et} rows → accumulator" + (", widened" if is_int else "")),
+        TensorInstruction("mvin_acc_add", nc, ld_attrs, Slice("acc", "dst", "n", "c"),
+                          (Slice("acc", "dst", "n", "c"), hbm_in(et)), Term("add", (x(1), cvt(x(2)))),
+                          doc=f"HBM {et} rows added into accumulator rows (in place)"),
+    ]
+    if is_int:
+        instructions.append(TensorInstruction("mvin_acc32", nc, ld_attrs, Slice("acc", "dst", "n", "c"), (hbm_in("s32"),),
+                                              x(1), doc="HBM int32 rows → accumulator"))
+    instructions += [
+        TensorInstruction("matmul", mnk, ("a", "b", "out"), Slice("acc", "out", "n", "c"), mm_in, product,
                           doc="accumulator tile = A · B (weight-stationary)"),
         TensorInstruction("matmul_acc", mnk, ("a", "b", "out"), Slice("acc", "out", "n", "c"),
-                          (*mm_in, Slice("acc", "out", "n", "c")), Term("add", (x(3), product)), cost=1.0,
+                          (*mm_in, Slice("acc", "out", "n", "c")), Term("add", (x(3), product)),
                           doc="accumulator tile += A · B (in place)"),
-        TensorInstruction("mvout_acc", nc, ("src", "dst", "dst_stride"), hbm_out("s32"), (Slice("acc", "src", "n", "c"),),
-                          x(1), doc="accumulator rows → HBM, raw int32"),
-        TensorInstruction("mvout_spad", nc, ("src", "dst", "dst_stride"), hbm_out("s8"), (Slice("spad", "src", "n", "c"),),
-                          x(1), doc="scratchpad rows → HBM, int8"),
-    )
+    ]
+    if not is_int:
+        instructions.append(TensorInstruction("matmul_spad", mnk, ("a", "b", "out"), Slice("spad", "out", "n", "c"), mm_in,
+                                              product, doc="scratchpad tile = A · B (weight-stationary)"))
+    instructions += [
+        TensorInstruction("mvout_acc", nc, ("src", "dst", "dst_stride"), hbm_out(at), (Slice("acc", "src", "n", "c"),),
+                          x(1), doc=f"accumulator rows → HBM, raw {at}"),
+        TensorInstruction("mvout_spad", nc, ("src", "dst", "dst_stride"), hbm_out(et), (Slice("spad", "src", "n", "c"),),
+                          x(1), doc=f"scratchpad rows → HBM, {et}"),
+    ]
+    instructions = tuple(instructions)  # type: ignore[assignment]
 
     mvins = ("mvin", "mvin2", "mvin3")
 
-    def load(regs: dict[Any, Any], stride: int, shrunk: int, dram: int, local: int, cols: int, rows: int) -> list[Any]:
+    def hbm_addr(regs: dict[Any, Any], addr: Any) -> Any:
+        """The lower machine's address of tensor-HBM byte ``addr`` (relocated programs set
+        ``regs["hbm_base"] = 0`` and pass pointer expressions)."""
+        base = regs.get("hbm_base", hbm_base)
+        return addr if base == 0 else base + addr
+
+    def load(regs: dict[Any, Any], stride: Any, shrunk: int, dram: Any, local: int, cols: Any, rows: Any) -> list[Any]:
         want = (stride, 1.0, shrunk)
         ids = [i for i in range(3) if regs.get(("ld", i)) == want]
         if ids:
@@ -125,7 +152,7 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
         order.remove(ident)
         order.append(ident)
         return [Config(("ld", ident), want, Inst("config_ld", (stride, 1.0, shrunk, ident))),
-                Inst(mvins[ident], (hbm_base + dram, local, cols, rows))]
+                Inst(mvins[ident], (hbm_addr(regs, dram), local, cols, rows))]
 
     ex_ws = (WEIGHT_STATIONARY, 0, 0, 1.0, 0, 1, 0, 0)
 
@@ -138,23 +165,24 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
         n, c = a["n"], a["c"]
         if inst.name == "mvin_spad":
             return load(regs, b["src_stride"], 0, b["src"], b["dst"], c, n)
+        shrunk = 1 if is_int else 0
         if inst.name == "mvin_acc":
-            return load(regs, b["src_stride"], 1, b["src"], ACC_BIT | b["dst"], c, n)
+            return load(regs, b["src_stride"], shrunk, b["src"], ACC_BIT | b["dst"], c, n)
         if inst.name == "mvin_acc_add":
-            return load(regs, b["src_stride"], 1, b["src"], ACC_BIT | ACCUMULATE_BIT | b["dst"], c, n)
+            return load(regs, b["src_stride"], shrunk, b["src"], ACC_BIT | ACCUMULATE_BIT | b["dst"], c, n)
         if inst.name == "mvin_acc32":
             return load(regs, b["src_stride"], 0, b["src"], ACC_BIT | b["dst"], c, n)
-        if inst.name in ("matmul", "matmul_acc"):
+        if inst.name in ("matmul", "matmul_acc", "matmul_spad"):
             k = a["k"]
-            out = ACC_BIT | b["out"] | (ACCUMULATE_BIT if inst.name == "matmul_acc" else 0)
+            out = b["out"] if inst.name == "matmul_spad" else ACC_BIT | b["out"] | (ACCUMULATE_BIT if inst.name == "matmul_acc" else 0)
             return [Config("ex", ex_ws, Inst("config_ex", ex_ws)),
                     Inst("preload", (b["b"], out, c, k, c, n)),
                     Inst("compute_preloaded", (b["a"], GARBAGE, k, n, dim, dim))]
         if inst.name in ("mvout_acc", "mvout_spad"):
             local = (ACC_BIT | RAW_BIT | b["src"]) if inst.name == "mvout_acc" else b["src"]
             return [Config("st", b["dst_stride"], Inst("config_st", (b["dst_stride"],))),
-                    Inst("mvout", (hbm_base + b["dst"], local, c, n))]
+                    Inst("mvout", (hbm_addr(regs, b["dst"]), local, c, n))]
         raise AssertionError(inst.name)
 
-    return TensorIsa("gemmini", (hbm, spad, acc), instructions, expand=expand, lower=lower,
+    return TensorIsa(f"gemmini-{config}", (hbm, spad, acc), instructions, expand=expand, lower=lower,
                      epilogue=(Inst("fence", ()),), doc=__doc__ or "")

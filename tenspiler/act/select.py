@@ -323,13 +323,11 @@ class Selector:
     def grow(self, k: int = 1) -> bool:
         """Run ``k`` more rule iterations; return ``True`` if the e-graph is saturated."""
         t0 = time.perf_counter()
-        out = self._run(f"(run-schedule (repeat {k} (seq (saturate (run shape)) (run))))")
+        out = self._run(f"(run-schedule (repeat {k} (seq (saturate (run shape)) (run))) (saturate (run shape)))")
         self.iterations += k
         self.seconds += time.perf_counter() - t0
-        report = out[-1].report if out and hasattr(out[-1], "report") else None
-        if report is None:
-            return False
-        return not any(it.rule_set_report.changed for it in report.iterations) if hasattr(report, "iterations") else False
+        report = getattr(out[-1], "report", None) if out else None
+        return report is not None and not report.updated
 
     def enodes(self) -> tuple[dict[Any, list[_ENode]], Any, int]:
         """The e-graph: e-nodes by e-class, the root's e-class, the e-node count."""
@@ -536,7 +534,7 @@ def check_egraph(sel: Selector, inputs: dict[str, Any], tol: float = 1e-4) -> li
             g = sel.graph.nodes[n.prims[0]]
             return np.asarray(g.attrs[0], dtype=np.int64 if d != "f32" else np.float32).reshape(r, c)
         if n.ctor in ins:
-            return term_shape_eval(ins[n.ctor].semantics, kids)
+            return term_shape_eval(ins[n.ctor].semantics, kids, (r, c))
         if n.ctor == "Slice":
             r0, r1, c0, c1 = n.prims
             return kids[0][r0:r1, c0:c1]

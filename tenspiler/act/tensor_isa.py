@@ -299,19 +299,37 @@ def window(isa: TensorIsa, s: Slice, alpha: Mapping[str, int], beta: Mapping[str
     return Window(buf.name, start, rows, cols, buf.dtype)
 
 
-def term_shape_eval(term: Term, args: Sequence[np.ndarray]) -> np.ndarray:
+def term_shape_eval(term: Term, args: Sequence[np.ndarray], shape: Sequence[int] | None = None) -> np.ndarray:
     """Evaluate g_θ on operand values ``args`` (``x1`` is ``args[0]``) with
     :func:`tenspiler.act.graph.apply`.
 
+    ``shape`` is the result's shape where the term alone does not fix it: a ``broadcast``
+    takes the shape of its consumer — the other operand of an elementwise ``add``/``divide``,
+    or (at the root) the instruction's output slice.
+
     Raises:
-        tenspiler.act.graph.GraphError: a value outside the operators' defined arithmetic."""
+        tenspiler.act.graph.GraphError: a value outside the operators' defined arithmetic.
+        TensorIsaError: a ``broadcast`` whose result shape is unknown, or elementwise operands
+            of different shapes."""
     if term.op == "input":
         return args[term.attrs[0] - 1]
-    vals = [term_shape_eval(a, args) for a in term.args]
+    if term.op in ("add", "divide"):
+        known = [None if a.op == "broadcast" else term_shape_eval(a, args) for a in term.args]
+        hint = next((v.shape for v in known if v is not None), shape)
+        vals = [v if v is not None else term_shape_eval(a, args, hint) for a, v in zip(term.args, known, strict=True)]
+        if len({v.shape for v in vals}) > 1:
+            raise TensorIsaError(f"{term.op}: operand shapes {[v.shape for v in vals]} differ")
+    else:
+        vals = [term_shape_eval(a, args) for a in term.args]
     dtype = term.dtype or vals[0].dtype.name
     dtype = {"int8": "s8", "int32": "s32", "float32": "f32"}.get(dtype, dtype)
-    shape = _result_shape(term, vals)
-    return apply(Node(term.op, dtype, shape, tuple(range(len(vals))), term.attrs), vals)
+    if term.op == "broadcast":
+        if shape is None:
+            raise TensorIsaError(f"{term}: the result shape of a broadcast is not known here")
+        out_shape = tuple(shape)
+    else:
+        out_shape = _result_shape(term, vals)
+    return apply(Node(term.op, dtype, out_shape, tuple(range(len(vals))), term.attrs), vals)
 
 
 def _result_shape(term: Term, vals: Sequence[np.ndarray]) -> tuple[int, ...]:
@@ -379,7 +397,8 @@ class TermOracle:
     def step(self, inst: TInst) -> None:
         spec, alpha, beta = bind(self.isa, inst)
         args = [self.read(window(self.isa, s, alpha, beta)) for s in spec.inputs]
-        self.write(window(self.isa, spec.output, alpha, beta), term_shape_eval(spec.semantics, args))
+        out = window(self.isa, spec.output, alpha, beta)
+        self.write(out, term_shape_eval(spec.semantics, args, (out.rows, out.cols)))
 
     def run(self, program: Sequence[TInst]) -> None:
         for k, inst in enumerate(program):
