@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -110,7 +111,21 @@ def _tiling_rules(t: int) -> str:
 (rule ((= e (Add a b)) (<= (rows a) {t}) (= n (cols a)) (> n {t}) (= m (rows a)))
       ((union e (Cat1 (Add (Slice a 0 m 0 {t}) (Slice b 0 m 0 {t})) (Add (Slice a 0 m {t} n) (Slice b 0 m {t} n))))))
 (rewrite (Add a b) (Add b a))
+(rule ((= e (Add a (Add b c))) (= b (Dot x y)) (= (dt e) "s32")) ((union e (Add (Add a c) b))))
+(rule ((= e (Add a (Add b c))) (= b (Cvt "s32" x)) (= (dt e) "s32")) ((union e (Add (Add a c) b))))
+(rule ((= e (Cat0 (Slice x r0 r1 c0 c1) (Slice x r1 r2 c0 c1)))) ((union e (Slice x r0 r2 c0 c1))))
+(rule ((= e (Cat1 (Slice x r0 r1 c0 c1) (Slice x r0 r1 c1 c2)))) ((union e (Slice x r0 r1 c0 c2))))
 (rewrite (Slice (Cvt d x) r0 r1 c0 c1) (Cvt d (Slice x r0 r1 c0 c1)))
+(rewrite (Cvt d (Cat0 a b)) (Cat0 (Cvt d a) (Cvt d b)))
+(rewrite (Cvt d (Cat1 a b)) (Cat1 (Cvt d a) (Cvt d b)))
+(rule ((= e (Add x (Cat0 a b))) (= ra (rows a)) (= r (rows x)) (= c (cols x)))
+      ((union e (Cat0 (Add (Slice x 0 ra 0 c) a) (Add (Slice x ra r 0 c) b)))))
+(rule ((= e (Add x (Cat1 a b))) (= ca (cols a)) (= r (rows x)) (= c (cols x)))
+      ((union e (Cat1 (Add (Slice x 0 r 0 ca) a) (Add (Slice x 0 r ca c) b)))))
+(rewrite (Dot (Cat0 a b) y) (Cat0 (Dot a y) (Dot b y)))
+(rule ((= e (Dot x (Cat1 a b)))) ((union e (Cat1 (Dot x a) (Dot x b)))))
+(rule ((= e (Dot (Cat1 a b) y)) (= ca (cols a)) (= k (rows y)) (= n (cols y)))
+      ((union e (Add (Dot a (Slice y 0 ca 0 n)) (Dot b (Slice y ca k 0 n))))))
 (rewrite (Slice (Exp x) r0 r1 c0 c1) (Exp (Slice x r0 r1 c0 c1)))
 (rewrite (Slice (Add x y) r0 r1 c0 c1) (Add (Slice x r0 r1 c0 c1) (Slice y r0 r1 c0 c1)))
 (rewrite (Slice (Div x y) r0 r1 c0 c1) (Div (Slice x r0 r1 c0 c1) (Slice y r0 r1 c0 c1)))
@@ -224,6 +239,47 @@ def _shape2(shape: tuple[int, ...]) -> tuple[int, int]:
     raise SelectionError(f"rank-{len(shape)} tensors are outside the 2-D e-graph encoding")
 
 
+def normalize_sums(graph: Graph) -> Graph:
+    """Re-associate integer sums (Module 1's only graph rewrite; integer ``add`` wraps modulo
+    2^bits, so it is associative and commutative and the rewrite is exact; ``f32`` sums are
+    left alone). A maximal tree of ``add`` nodes whose inner nodes have one user becomes a
+    left-deep chain: first the terms that are neither a ``dot`` nor a ``convert``, then the
+    converts, then the dots — the order in which the accumulate instructions (``x3 + dot``,
+    ``x1 + convert(x2)``) absorb them. Equality saturation would find the same chains with
+    associativity, but only after as many iterations as the sum has terms, each multiplying
+    the e-graph by the commutative variants."""
+    from tenspiler.act.graph import GraphBuilder
+
+    users = graph.users()
+    b = GraphBuilder()
+    new: dict[int, int] = {}
+
+    def terms(i: int, out: list[int]) -> None:
+        n = graph.nodes[i]
+        for o in n.operands:
+            m = graph.nodes[o]
+            if m.op == "add" and m.dtype == n.dtype and len(users[o]) == 1:
+                terms(o, out)
+            else:
+                out.append(o)
+
+    for i in graph.live():
+        n = graph.nodes[i]
+        if n.op == "add" and n.dtype in ("s8", "s32"):
+            ts: list[int] = []
+            terms(i, ts)
+            rank = {"dot": 2, "convert": 1}
+            ts.sort(key=lambda t: rank.get(graph.nodes[t].op, 0))  # stable: keeps source order within a rank
+            acc = new[ts[0]]
+            for t in ts[1:]:
+                acc = b.add(acc, new[t])
+            new[i] = acc
+        else:
+            b.nodes.append(type(n)(n.op, n.dtype, n.shape, tuple(new[o] for o in n.operands), n.attrs))
+            new[i] = len(b.nodes) - 1
+    return b.build(new[graph.root])
+
+
 def graph_terms(graph: Graph) -> tuple[str, list[str]]:
     """The egglog commands adding ``graph`` (one ``let`` per live node) and the let-names."""
     lines, names = [], {}
@@ -308,7 +364,7 @@ class Selector:
         t0 = time.perf_counter()
         self.egraph = eb.EGraph()
         self._run(egglog_program(self.isa))
-        terms, names = graph_terms(self.graph)
+        terms, names = graph_terms(normalize_sums(self.graph))
         self._run(terms)
         self._root_name = names[-1] if names else None
         self._run("(run-schedule (saturate (run shape)))")
@@ -356,15 +412,20 @@ class Selector:
             raise SelectionError("the graph's root is not in the e-graph")
         return classes, root, count
 
-    def extract(self, max_nodes: int | None = None) -> PiiGraph:
-        """The cheapest buffer-guided pii graph (§5.3).
+    #: extraction variants tried in turn when memory allocation fails (§5.4: enumerate pii
+    #: graphs): all identity instructions; no on-chip slices; no on-chip identity nodes
+    VARIANTS: tuple[frozenset[str], ...] = (frozenset(), frozenset({"Slice"}), frozenset({"Slice", "Cat0"}))
+
+    def extract(self, max_nodes: int | None = None, forbid: frozenset[str] = frozenset()) -> PiiGraph:
+        """The cheapest buffer-guided pii graph (§5.3); ``forbid``: identity constructors
+        (``"Slice"``, ``"Cat0"``) not to use in on-chip buffers.
 
         Raises:
             SelectionError: no pii graph (the reason names the first operation without an
                 instruction), or more than ``max_nodes`` nodes (the bound Γ(k))."""
         classes, root, _ = self.enodes()
         shape = self._shapes(classes)
-        return _Extraction(self.isa, self.graph, classes, shape).run(root, max_nodes)
+        return _Extraction(self.isa, self.graph, classes, shape, forbid).run(root, max_nodes)
 
     def _shapes(self, classes: dict[Any, list[_ENode]]) -> dict[Any, tuple[int, int, str]]:
         eg = self.egraph
@@ -377,39 +438,43 @@ class Selector:
         return {k: tuple(v) for k, v in out.items()}  # type: ignore[misc]
 
 
-Target = tuple[Any, str, bool]  # (e-class, buffer, may write HBM)
+Target = tuple[Any, str, bool]  # (e-class, buffer, HBM write mode: the output's pieces)
 
 
 class _Extraction:
     def __init__(self, isa: TensorIsa, graph: Graph, classes: dict[Any, list[_ENode]],
-                 shape: dict[Any, tuple[int, int, str]]) -> None:
-        self.isa, self.graph, self.classes, self.shape = isa, graph, classes, shape
+                 shape: dict[Any, tuple[int, int, str]], forbid: frozenset[str] = frozenset()) -> None:
+        self.isa, self.graph, self.classes, self.shape, self.forbid = isa, graph, classes, shape, forbid
         self.hbm = isa.hbm.name
         self.onchip = [b.name for b in isa.buffers[1:]]
         self.ins = {f"I_{i.name}": i for i in isa.instructions}
 
     def options(self, t: Target) -> list[tuple[float, _ENode, tuple[Target, ...]]]:
-        cls, buf, hbm_ok = t
+        """The ways to produce e-class ``cls`` in ``buf``. In HBM there are two modes: *read*
+        (a leaf — parameter or constant — or a window of one: an instruction's HBM operand)
+        and *write* (the output: instructions writing HBM, concatenated in place)."""
+        cls, buf, write = t
+        hbm = buf == self.hbm
         out = []
         for n in self.classes.get(cls, ()):
             if n.ctor in ("Param", "Const"):
-                if buf == self.hbm:
+                if hbm and not write:
                     out.append((0.0, n, ()))
             elif n.ctor in self.ins:
                 ins = self.ins[n.ctor]
-                if ins.output.buffer != buf or (buf == self.hbm and not hbm_ok):
+                if ins.output.buffer != buf or (hbm and not write):
                     continue
                 kids = tuple((k, s.buffer, False) for k, s in zip(n.children, ins.inputs, strict=True))
                 out.append((ins.cost, n, kids))
             elif n.ctor == "Slice":
-                _r0, _r1, c0, _c1 = n.prims
-                if buf != self.hbm and c0 != 0:
+                _, _, c0, _ = n.prims
+                if (hbm and write) or (not hbm and (c0 != 0 or "Slice" in self.forbid)):
                     continue
                 out.append((EPS, n, ((n.children[0], buf, False),)))
             elif n.ctor in ("Cat0", "Cat1"):
-                if n.ctor == "Cat1" and buf != self.hbm:
+                if (hbm and not write) or (not hbm and (n.ctor == "Cat1" or n.ctor in self.forbid)):
                     continue
-                out.append((EPS, n, tuple((k, buf, hbm_ok) for k in n.children)))
+                out.append((EPS, n, tuple((k, buf, write) for k in n.children)))
         return out
 
     def run(self, root: Any, max_nodes: int | None) -> PiiGraph:
@@ -441,13 +506,13 @@ class _Extraction:
             if t in best:
                 continue
             best[t] = (c, j)
-            for parent, pj in set(waiting.get(t, ())):
+            for parent, pj in dict.fromkeys(waiting.get(t, ())):
                 if parent in best:
                     continue
                 missing[(parent, pj)] -= 1
                 if missing[(parent, pj)] == 0:
                     pc, _, kids = opts[parent][pj]
-                    total = pc + sum(best[k][0] for k in set(kids))
+                    total = pc + sum(best[k][0] for k in dict.fromkeys(kids))
                     heapq.heappush(heap, (total, next(tie), parent, pj))
         if start not in best:
             raise SelectionError(self._why(start, opts, best))
@@ -474,15 +539,28 @@ class _Extraction:
         return f"{self.isa.name}: no sequence of instructions produces the output {d}[{r},{c}] in HBM"
 
     def _build(self, start: Target, opts: dict, best: dict, max_nodes: int | None) -> PiiGraph:
+        """Materialise the chosen e-nodes as a pii graph. Values are shared between consumers,
+        except the operand an in-place instruction overwrites (an input slice at the output's
+        start attribute, e.g. ``matmul_acc``'s accumulator): it gets its own copy, built from
+        the same choices, so that no other consumer needs the rows it destroys; and so does each
+        part of a concatenation (concat^H fixes the parts' relative positions, which a shared
+        part could not satisfy for two consumers, nor a part repeated in one)."""
         nodes: list[PiiNode] = []
         memo: dict[Target, int] = {}
 
-        def build(t: Target) -> int:
-            if t in memo:
+        def build(t: Target, fresh: bool = False) -> int:
+            if t in memo and not fresh:
                 return memo[t]
             _, j = best[t]
             _, n, kids = opts[t][j]
-            ids = tuple(build(k) for k in kids)
+            if n.ctor in self.ins:
+                ins = self.ins[n.ctor]
+                dest = [s.buffer == ins.output.buffer and s.start == ins.output.start for s in ins.inputs]
+                ids = tuple(build(k, d) for k, d in zip(kids, dest, strict=True))
+            elif n.ctor in ("Cat0", "Cat1"):  # each part gets its own rows at its position
+                ids = tuple(build(k, True) for k in kids)
+            else:  # a slice shares: its rows are a part of a value other slices may read too
+                ids = tuple(build(k) for k in kids)
             r, c, d = self.shape[t[0]]
             buf = t[1]
             if n.ctor == "Param":
@@ -498,13 +576,21 @@ class _Extraction:
                 bd = self.isa.buffer(ins.output.buffer)
                 dtype = ins.output.dtype if bd.hbm else bd.dtype
                 node = PiiNode("pii", buf, r, c, dtype, ids, inst=ins.name, alpha=tuple(n.prims))
+            if n.ctor in ("Param", "Const") and t in memo:  # leaves are never copied
+                return memo[t]
             nodes.append(node)
-            memo[t] = len(nodes) - 1
+            if not fresh:
+                memo[t] = len(nodes) - 1
             if max_nodes is not None and len(nodes) > max_nodes:
                 raise SelectionError(f"the cheapest pii graph has more than {max_nodes} nodes")
-            return memo[t]
+            return len(nodes) - 1
 
-        root = build(start)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20000))
+        try:
+            root = build(start)
+        finally:
+            sys.setrecursionlimit(limit)
         return PiiGraph(tuple(nodes), root)
 
 

@@ -1,0 +1,137 @@
+"""Module 6 (code emitter, ACT §6.3): concrete instructions → the lower ISA's instruction
+stream, assembly text and C.
+
+* :func:`lower` expands each concrete tensor instruction with the description's ``expand``
+  and issues a configuration instruction only when the register does not already hold the
+  needed value (the emitter's register view starts empty: nothing is assumed about reset
+  values). The description's ``prologue``/``epilogue`` (Gemmini: ``fence``) frame the stream.
+* :func:`to_proc` makes the stream a straight-line device procedure
+  (:class:`~tenspiler.codegen.gemmini.schedule.Proc`) whose HBM addresses are its pointer
+  parameters plus offsets, so that the same object prints as C with the ``gemmini.h`` macros
+  (:func:`~tenspiler.codegen.gemmini.schedule.render_c`) and runs in Python to the instruction
+  stream (:func:`~tenspiler.codegen.gemmini.schedule.run_proc`) — the pair the C recording
+  check compares.
+* :func:`assembly_text` and :func:`c_text` print a program; the output depends only on the
+  program (byte-identical for identical input).
+
+Descriptions without a lower ISA print their tensor instructions (``name [α] (β)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tenspiler.act import assembly
+from tenspiler.act.graph import DTYPES
+from tenspiler.act.isa import Inst
+from tenspiler.act.pii import Program, Region
+from tenspiler.act.tensor_isa import Config, TensorIsa, TInst
+from tenspiler.codegen.gemmini.schedule import Instr, Param, Proc, render_c, var
+
+__all__ = ["assembly_text", "c_text", "lower", "regions", "to_proc"]
+
+_CTYPES = {"s8": "int8_t", "s32": "int32_t", "f32": "float"}
+
+
+def lower(isa: TensorIsa, instructions: Sequence[TInst], *, frame: bool = True,
+          regs: dict[Any, Any] | None = None) -> tuple[Inst, ...]:
+    """The lower ISA's instructions for ``instructions`` (see the module docstring); without
+    the prologue/epilogue when ``frame`` is false. ``regs``: the emitter's register view to
+    start from (empty: nothing assumed); attribute values may be
+    :class:`~tenspiler.codegen.gemmini.schedule.E` expressions (relocated programs).
+
+    Raises:
+        ValueError: ``isa`` has no ``expand``."""
+    if isa.expand is None:
+        raise ValueError(f"{isa.name} has no lower ISA")
+    regs = {} if regs is None else regs
+    out: list[Inst] = list(isa.prologue) if frame else []
+    for inst in instructions:
+        for item in isa.expand(inst, regs):
+            if isinstance(item, Config):
+                if regs.get(item.key) != item.value:
+                    out.append(item.setter)
+                    regs[item.key] = item.value
+            else:
+                out.append(item)
+    if frame:
+        out += isa.epilogue
+    return tuple(out)
+
+
+def regions(program: Program) -> list[tuple[str, Region, bool]]:
+    """``(pointer name, region, written)`` for the inputs, the output and the constants, in
+    that order (the procedure's parameters)."""
+    out = [(r.name, r, False) for r in program.layout.inputs]
+    out.append((program.layout.output.name, program.layout.output, True))
+    out += [(f"const{k}", r, False) for k, (_, r) in enumerate(program.layout.constants)]
+    return out
+
+
+def to_proc(isa: TensorIsa, program: Program, name: str, hbm_base: int) -> Proc:
+    """``program``'s lowered stream as a straight-line :class:`Proc` whose HBM attributes are
+    ``pointer + offset`` (``hbm_base``: the byte the tensor HBM address 0 maps to).
+
+    Raises:
+        ValueError: an HBM address outside every region (a compiler bug)."""
+    if program.lowered is None:
+        raise ValueError(f"{isa.name} programs have no lower ISA stream")
+    regs = regions(program)
+    params = tuple(Param(p, "ptr", _CTYPES[r.dtype], written=w) for p, r, w in regs)
+    body = []
+    for inst in program.lowered:
+        spec = isa.lower.spec(inst.name)
+        args: list[Any] = []
+        for a, v in zip(spec.attrs, inst.args, strict=True):
+            if a.kind == "hbm" and v != 0:
+                off = int(v) - hbm_base
+                owner = [(p, r) for p, r, _ in regs if r.start <= off < r.end]
+                if not owner:
+                    raise ValueError(f"{inst}: HBM address {v:#x} is outside every region")
+                p, r = owner[0]
+                args.append(var(p) + (off - r.start) if off != r.start else var(p))
+            else:
+                args.append(v)
+        body.append(Instr(inst.name, tuple(args)))
+    doc = f"{name}: {len(program.instructions)} tensor instructions, {len(program.lowered)} {isa.name} instructions (ACT backend)"
+    return Proc(name, params, tuple(body), doc)
+
+
+def _c_array(name: str, region: Region, data: bytes) -> str:
+    vals = np.frombuffer(data, dtype=DTYPES[region.dtype])
+    body = ", ".join(repr(float(v)) + "f" if region.dtype == "f32" else str(int(v)) for v in vals)
+    return f"static const {_CTYPES[region.dtype]} {name}[{vals.size}] = {{{body}}};"
+
+
+def c_text(isa: TensorIsa, program: Program, name: str, hbm_base: int) -> str:
+    """A C file: the constant section as static arrays, the device procedure issuing the
+    ``gemmini.h`` macros, and ``void name(inputs…, output)`` calling it. Row-major, dense
+    arrays; the pointers' targets must not overlap."""
+    proc = to_proc(isa, program, f"{name}_device", hbm_base)
+    regs = regions(program)
+    lines = [f"/* generated by tenspiler's ACT backend for {isa.name}: {name} */", "#include <stdint.h>",
+             '#include "gemmini.h"', "#ifndef TENSPILER_PROC", "#define TENSPILER_PROC(...) ((void)0)", "#endif", ""]
+    for k, (_addr, data) in enumerate(program.constants):
+        _, r, _ = regs[len(program.layout.inputs) + 1 + k]
+        lines.append(_c_array(f"{name}_const{k}", r, data))
+    lines.append(render_c(proc, isa.lower))
+    outer = [f"{'' if w else 'const '}{_CTYPES[r.dtype]} *{p}" for p, r, w in regs if not p.startswith("const")]
+    call = [p if not p.startswith("const") else f"{name}_{p}" for p, _, _ in regs]
+    lines.append(f"void {name}({', '.join(outer)}) {{\n    {proc.name}({', '.join(call)});\n}}\n")
+    return "\n".join(lines)
+
+
+def assembly_text(isa: TensorIsa, program: Program, hbm_base: int = 0) -> str:
+    """The program as assembly: the lower ISA's format (:mod:`tenspiler.act.assembly`) with
+    ``.region`` lines for inputs, output and constants, or the tensor instructions."""
+    regs = regions(program)
+    if program.lowered is not None:
+        rs = [assembly.Region(p, hbm_base + r.start, r.end - r.start, r.dtype) for p, r, _ in regs]
+        return assembly.format_program(isa.lower, program.lowered, rs, comment=f"ACT backend: {isa.name}")
+    lines = [f"; ACT backend: {isa.name}", f".isa {isa.name}"]
+    lines += [f".region {p} {r.start:#x} {r.end - r.start} {r.dtype}" for p, r, _ in regs]
+    lines += [str(i) for i in program.instructions]
+    return "\n".join(lines) + "\n"
