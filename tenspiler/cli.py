@@ -39,11 +39,22 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--gemmini-config", choices=["int8", "fp32"], default=None,
                    help="Gemmini datatype configuration: int8 scratchpad / int32 accumulator, or fp32; a kernel whose Gemmini values it cannot hold is refused (default: the one that puts more of the kernel on Gemmini, int8 on a tie)")
     p.add_argument("--gemmini-dim", type=int, default=None, metavar="N", help="Gemmini systolic array size DIM (default 16)")
+    p.add_argument("--hlo-sizes", type=_hlo_sizes, default=None, metavar="NAME=N[,NAME=N...]",
+                   help="static values of the kernel's size parameters for --to hlo (HLO shapes are static; default: 64 each)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--seed", type=int, default=0, help="seed of the random program states (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress of each phase on stderr")
     p.add_argument("--version", action="version", version=f"tenspiler {__version__}")
     return p
+
+
+def _hlo_sizes(text: str) -> dict[str, int]:
+    from tenspiler.codegen.hlo_backend import parse_sizes
+
+    try:
+        return parse_sizes(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _recheck_main(argv: Sequence[str]) -> int:
@@ -81,11 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
     say = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
     gemmini = {k: v for k, v in (("config", args.gemmini_config), ("dim", args.gemmini_dim)) if v is not None}
+    # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
+    hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
+    options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}
     res = lift_file(
         args.file, backends, function=args.function, out_dir=args.output,
         timeout=args.timeout, proof_timeout=args.proof_timeout, check=args.check,
         force=args.force, seed=args.seed, progress=say,
-        backend_options={"gemmini": gemmini} if gemmini else None,
+        backend_options=options or None,
     )
     if args.json:
         print(json.dumps(res.to_json(), indent=2))

@@ -20,7 +20,7 @@ table) lower node by node instead: ``ArrayBackend.lower(term, operands, ctx)`` r
 snippet or ``None`` to decline the node, and the generated code computes a declined node with
 NumPy host code (operands to NumPy, NumPy's rule, result back).
 
-Importing this package registers the built-in backends (``"numpy"``, ``"tpc_c"``, ``"gemmini"``, and the
+Importing this package registers the built-in backends (``"numpy"``, ``"tpc_c"``, ``"gemmini"``, ``"hlo"``, and the
 array libraries ``"torch"``, ``"mlx"``, ``"tensorflow"``, ``"jax"``: their libraries are imported
 only by the generated code).
 """
@@ -319,6 +319,7 @@ def output_term(o: Output) -> Scalar | Tensor:
 # Built-in backends register themselves on import; keep these imports last (they use the
 # registry defined above).
 from tenspiler.codegen import gemmini as gemmini  # noqa: E402
+from tenspiler.codegen import hlo_backend as hlo_backend  # noqa: E402
 from tenspiler.codegen import jax_backend as jax_backend  # noqa: E402
 from tenspiler.codegen import mlx_backend as mlx_backend  # noqa: E402
 from tenspiler.codegen import numpy_backend as numpy_backend  # noqa: E402
