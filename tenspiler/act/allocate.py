@@ -182,7 +182,7 @@ class _Facts:
         """Pairs ``(p, q)``, ``p < q``, of segments of one buffer with overlapping live ranges."""
         pairs: list[tuple[Seg, Seg]] = []
         for vs in self.by_buffer.values():
-            active: list[int] = []  # sweep in order of definition
+            active: list[Seg] = []  # sweep in order of definition
             for v in sorted(vs, key=lambda v: live[v]):
                 active = [u for u in active if live[u][1] > live[v][0]]
                 pairs.extend((min(u, v), max(u, v)) for u in active)

@@ -68,12 +68,12 @@ def hbm_layout(graph: Graph, pg: PiiGraph | None = None, *, output_name: str = "
     item = DTYPES[root.dtype].itemsize
     output = Region(output_name, addr, r, c, root.dtype, c * item)
     addr = _align(addr + r * c * item)
-    consts = []
-    for k, n in enumerate(pg.nodes if pg is not None else ()):
-        if n.kind == "const":
-            item = DTYPES[n.dtype].itemsize
-            consts.append((k, Region(f"const{len(consts)}", addr, n.rows, n.cols, n.dtype, n.cols * item)))
-            addr = _align(addr + n.rows * n.cols * item)
+    consts: list[tuple[int, Region]] = []
+    for k, pn in enumerate(pg.nodes if pg is not None else ()):
+        if pn.kind == "const":
+            item = DTYPES[pn.dtype].itemsize
+            consts.append((k, Region(f"const{len(consts)}", addr, pn.rows, pn.cols, pn.dtype, pn.cols * item)))
+            addr = _align(addr + pn.rows * pn.cols * item)
     return HbmLayout(tuple(inputs), output, tuple(consts))
 
 

@@ -130,7 +130,6 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
         TensorInstruction("mvout_spad", nc, ("src", "dst", "dst_stride"), hbm_out(et), (Slice("spad", "src", "n", "c"),),
                           x(1), doc=f"scratchpad rows → HBM, {et}"),
     ]
-    instructions = tuple(instructions)  # type: ignore[assignment]
 
     mvins = ("mvin", "mvin2", "mvin3")
 
@@ -184,5 +183,5 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
                     Inst("mvout", (hbm_addr(regs, b["dst"]), local, c, n))]
         raise AssertionError(inst.name)
 
-    return TensorIsa(f"gemmini-{config}", (hbm, spad, acc), instructions, expand=expand, lower=lower,
+    return TensorIsa(f"gemmini-{config}", (hbm, spad, acc), tuple(instructions), expand=expand, lower=lower,
                      epilogue=(Inst("fence", ()),), doc=__doc__ or "")

@@ -282,7 +282,8 @@ def normalize_sums(graph: Graph) -> Graph:
 
 def graph_terms(graph: Graph) -> tuple[str, list[str]]:
     """The egglog commands adding ``graph`` (one ``let`` per live node) and the let-names."""
-    lines, names = [], {}
+    lines: list[str] = []
+    names: dict[int, str] = {}
     for i in graph.live():
         n = graph.nodes[i]
         a = [names[o] for o in n.operands]
@@ -455,7 +456,7 @@ class _Extraction:
         and *write* (the output: instructions writing HBM, concatenated in place)."""
         cls, buf, write = t
         hbm = buf == self.hbm
-        out = []
+        out: list[tuple[float, _ENode, tuple[Target, ...]]] = []
         for n in self.classes.get(cls, ()):
             if n.ctor in ("Param", "Const"):
                 if hbm and not write:
@@ -574,7 +575,7 @@ class _Extraction:
             else:
                 ins = self.ins[n.ctor]
                 bd = self.isa.buffer(ins.output.buffer)
-                dtype = ins.output.dtype if bd.hbm else bd.dtype
+                dtype = (ins.output.dtype or "s8") if bd.hbm else bd.dtype
                 node = PiiNode("pii", buf, r, c, dtype, ids, inst=ins.name, alpha=tuple(n.prims))
             if n.ctor in ("Param", "Const") and t in memo:  # leaves are never copied
                 return memo[t]
