@@ -214,7 +214,8 @@ def _lifted(path: str, config: str = "int8"):  # type: ignore[no-untyped-def]
 def test_c_file_golden(golden) -> None:  # type: ignore[no-untyped-def]
     _, _, code = _lifted("benchmarks/kernels/blas/gemv.c")
     golden("gemmini/gemv.gemmini.c", code.text)
-    assert "gemmini_extended_preload(" in code.text and "gemmini_extended_compute_accumulated(" in code.text
+    # the product goes through the ACT backend's block kernels
+    assert "static void act_gemm_64x16x64(" in code.text and "gemmini_extended_compute_preloaded(" in code.text
 
 
 def _runtime(code):  # type: ignore[no-untyped-def]
@@ -234,7 +235,8 @@ def test_runner_matches_numpy_and_falls_back_outside_the_int8_contract() -> None
     state = rt.run({"M": m, "N": n, "A": a, "x": x, "y": np.zeros(m, dtype=np.int64)})
     assert np.array_equal(state["y"], a.reshape(m, n) @ x)
     res = rt.calls[-1]
-    assert res.fallbacks == 0 and any(i.name == "compute_accumulated" for i in res.instructions)
+    assert res.fallbacks == 0 and any(i.name == "compute_preloaded" for i in res.instructions)
+    assert [n for n, _ in res.procs] == ["act_gemm_64x16x64"]
     x[3] = 1000  # outside int8: the host computes the product, still exactly
     state = rt.run({"M": m, "N": n, "A": a, "x": x, "y": np.zeros(m, dtype=np.int64)})
     assert np.array_equal(state["y"], a.reshape(m, n) @ x)
@@ -573,3 +575,19 @@ def test_row_sums_of_a_host_computed_matrix_on_gemmini() -> None:
     assert r.status == "verified", r.message
     dev = r.check["gemmini"]["device"]
     assert dev["ok"] and dev["instructions"] > 0 and dev["fallbacks"] == 0
+
+
+@needs_cc
+def test_the_hand_written_procedure_is_still_available() -> None:
+    """``act=False``: products use the issue-6 tiled procedure (weights reused in the array)."""
+    fn, ps, _ = _lifted("benchmarks/kernels/blas/gemv.c")
+    code = GemminiBackend(act=False).generate(fn, ps)
+    assert "static void gemmini_gemm(" in code.text and "act_gemm" not in code.text
+    rt = _runtime(code)
+    rng = np.random.default_rng(1)
+    m, n = 20, 33
+    a = rng.integers(-128, 128, m * n)
+    x = rng.integers(-128, 128, n)
+    state = rt.run({"M": m, "N": n, "A": a, "x": x, "y": np.zeros(m, dtype=np.int64)})
+    assert np.array_equal(state["y"], a.reshape(m, n) @ x)
+    assert any(i.name == "compute_accumulated" for i in rt.calls[-1].instructions)

@@ -146,6 +146,14 @@ def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, tim
     last = "no pii graph found"
     tried: set[str] = set()
     k = 0
+    n_graph = len(graph.live())
+
+    def bound(k: int) -> int:
+        """Γ(k) (§5.4): the node bound of extraction after iteration k, strictly increasing,
+        scaled by the graph's size (a pii graph has about as many nodes as the graph it
+        implements, times the tiles per operation)."""
+        return max(64, n_graph) * 2 ** k
+
     iter_s = 0.0
     while k < max_iterations:
         k += 1
@@ -161,7 +169,7 @@ def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, tim
         for forbid in sel.VARIANTS:
             try:
                 ts = time.perf_counter()
-                pg = sel.extract(max_nodes=max(64, 2 ** (k + 4)), forbid=forbid)
+                pg = sel.extract(max_nodes=bound(k), forbid=forbid)
                 stats["extract_s"] = stats.get("extract_s", 0.0) + time.perf_counter() - ts
             except SelectionError as e:
                 if not forbid:  # the variants only remove options: they cannot succeed either

@@ -46,10 +46,15 @@ __all__ = ["GEMMINI", "GemminiBackend", "procs_by_name"]
 
 def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
     """The device procedures called ``names`` (as :mod:`.cfile` names them)."""
+    from tenspiler.act.tiling import act_gemm_proc, parse_proc_name
+
     isa = gemmini_isa(dim, config)
     out: dict[str, Proc] = {}
     for n in names:
-        if n == "gemmini_gemm":
+        block = parse_proc_name(n)
+        if block is not None:
+            out[n] = act_gemm_proc(dim, block, n, config)
+        elif n == "gemmini_gemm":
             out[n] = gemm_proc(isa)
         else:
             rest = n.removeprefix("gemmini_affine")
@@ -65,12 +70,12 @@ class GemminiBackend:
 
     name = "gemmini"
 
-    def __init__(self, dim: int = 16, config: str | None = None) -> None:
+    def __init__(self, dim: int = 16, config: str | None = None, act: bool = True) -> None:
         if config is not None and config not in CONFIGS:
             raise CodegenError(f"unknown Gemmini configuration {config!r}; known: {', '.join(CONFIGS)}")
         if not 1 <= dim <= 256:
             raise CodegenError(f"Gemmini DIM must be in 1..256, got {dim}")
-        self.dim, self.config = dim, config
+        self.dim, self.config, self.act = dim, config, act
 
     def with_options(self, **opts: Any) -> GemminiBackend:
         """A backend with ``config`` / ``dim`` replaced.
@@ -78,11 +83,12 @@ class GemminiBackend:
         Raises:
             CodegenError: an unknown option or value.
         """
-        unknown = set(opts) - {"config", "dim"}
+        unknown = set(opts) - {"config", "dim", "act"}
         if unknown:
             raise CodegenError(f"gemmini: unknown option(s) {', '.join(sorted(unknown))}")
         config = opts.get("config", self.config)
-        return GemminiBackend(int(opts.get("dim", self.dim)), None if config is None else str(config))
+        return GemminiBackend(int(opts.get("dim", self.dim)), None if config is None else str(config),
+                              bool(opts.get("act", self.act)))
 
     def supports(self, term: Term) -> bool:
         """Whether :mod:`.lower` would put any of ``term`` on Gemmini."""
@@ -121,11 +127,14 @@ class GemminiBackend:
         placement = plan.to_json()
         header = _header(fn, ps, plan.to_json(), self.dim, config, chosen=self.config is not None)
         try:
-            cf = c_file(fn, plan, isa, header)
+            cf = c_file(fn, plan, isa, header, act=self.act)
         except CHostError as e:
             raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
         runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, config)
-        placement["config"] = {"dim": self.dim, "config": config, "chosen_by": "user" if self.config else "tenspiler", **CONFIGS[config]}
+        placement["config"] = {"dim": self.dim, "config": config, "chosen_by": "user" if self.config else "tenspiler", **CONFIGS[config],
+                               "products": "ACT backend (block kernels: e-graph instruction selection, CP-SAT allocation, validated)"
+                               if self.act else "hand-written tiled matmul procedure",
+                               "elementwise": "hand-written accumulator procedure"}
         return GeneratedCode(
             backend=self.name, language="c", filename_suffix=".gemmini.c", text=cf.text, entry=fn.name,
             params=_entry_params(fn),

@@ -60,8 +60,8 @@ class CFile:
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription) -> None:
-        self.fn, self.plan, self.isa = fn, plan, isa
+    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, act: bool = True) -> None:
+        self.fn, self.plan, self.isa, self.act = fn, plan, isa, act
         self.config = isa.params["config"]
         self.int_config = self.config == "int8"
         self.lines: list[str] = []
@@ -184,10 +184,56 @@ class _Emitter:
         self.arrays[name] = CArray(name, ctype, f"(int64_t)({count})")
         return ctype
 
+    def act_gemm(self, c: GemmCall, a_ptr: str, b_ptr: str, raw: str, sa: str, sb: str) -> None:
+        """The product through the ACT backend (:mod:`tenspiler.act.tiling`): the host pads A
+        and B with zeros to whole blocks (a block shape chosen at run time from the compiled
+        variants), the block-kernel procedure computes the padded product, and the host copies
+        the ``m × n`` corner into ``raw``."""
+        from tenspiler.act.tiling import act_gemm_proc, choose, gemm_variants, proc_name
+        from tenspiler.ir.terms import Lit
+
+        dim = int(self.isa.params["dim"])
+
+        def static(t: object) -> int | None:
+            return int(t.value) if isinstance(t, Lit) else None
+
+        n_lit, k_lit = static(c.n), static(c.k)
+        # sizes known statically (a matrix-vector product has n = 1) select the variants
+        variants = [b for b in gemm_variants(dim)
+                    if (n_lit is None or b.tn == choose(n_lit, 1, dim).tn) and (k_lit is None or b.tk == choose(1, k_lit, dim).tk)]
+        for b in variants:
+            self.procs.setdefault(proc_name(b), act_gemm_proc(dim, b, config=self.config))
+        x = c.name
+        d = 4
+        small_n = f"{x}_n <= {dim}"
+        self.emit("/* the block: tenspiler.act.tiling.choose */", d - 1)
+        self.emit(f"const int64_t {x}_tm = {4 * dim}, {x}_tn = {small_n} ? {dim} : {4 * dim}, "
+                  f"{x}_tk = {x}_k <= {4 * dim} ? {4 * dim} : {x}_k <= {8 * dim} ? {8 * dim} : {16 * dim};", d - 1)
+        self.emit(f"const int64_t {x}_mb = ({x}_m + {x}_tm - 1) / {x}_tm, {x}_nb = ({x}_n + {x}_tn - 1) / {x}_tn, "
+                  f"{x}_kb = ({x}_k + {x}_tk - 1) / {x}_tk;", d - 1)
+        self.emit(f"const int64_t {x}_mp = {x}_mb * {x}_tm, {x}_np = {x}_nb * {x}_tn, {x}_kp = {x}_kb * {x}_tk;", d - 1)
+        ap, bp, cp = f"{x}_ap", f"{x}_bp", f"{x}_cp"
+        self.alloc(ap, "elem_t", f"{x}_mp * {x}_kp", d - 1)
+        self.alloc(bp, "elem_t", f"{x}_kp * {x}_np", d - 1)
+        self.alloc(cp, "acc_t", f"{x}_mp * {x}_np", d - 1)
+        self.emit("/* zero padding to whole blocks (zero rows/columns add nothing to the product) */", d - 1)
+        self.emit(f"for (int64_t i = 0; i < {x}_mp; i++) for (int64_t j = 0; j < {x}_kp; j++)", d - 1)
+        self.emit(f"    {ap}[i * {x}_kp + j] = (i < {x}_m && j < {x}_k) ? {a_ptr}[i * (int64_t)({sa}) + j] : (elem_t)0;", d - 1)
+        self.emit(f"for (int64_t i = 0; i < {x}_kp; i++) for (int64_t j = 0; j < {x}_np; j++)", d - 1)
+        self.emit(f"    {bp}[i * {x}_np + j] = (i < {x}_k && j < {x}_n) ? {b_ptr}[i * (int64_t)({sb}) + j] : (elem_t)0;", d - 1)
+        args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kb, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
+        for i, b in enumerate(variants):
+            cond = f"{x}_tn == {b.tn} && {x}_tk == {b.tk}"
+            self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
+            self.emit(f"{proc_name(b)}({args});", d)
+        self.emit("}", d - 1)
+        self.emit(f"for (int64_t i = 0; i < {x}_m; i++) for (int64_t j = 0; j < {x}_n; j++) {raw}[i * {x}_n + j] = {cp}[i * {x}_np + j];", d - 1)
+
     def gemm(self, c: GemmCall) -> None:
-        proc = self.procs.setdefault("gemmini_gemm", gemm_proc(self.isa))
+        proc = self.procs.setdefault("gemmini_gemm", gemm_proc(self.isa)) if not self.act else None
         m, n, k = (self.host.scalar(x) for x in (c.m, c.n, c.k))
-        self.emit(f"/* {c.name}: {c.what} on Gemmini: {show(c.source)} */")
+        how = "block kernels compiled by the ACT backend" if self.act else "the tiled matmul procedure"
+        self.emit(f"/* {c.name}: {c.what} on Gemmini ({how}): {show(c.source)} */")
         self.emit(f"const int64_t {c.name}_m = {m}, {c.name}_n = {n}, {c.name}_k = {k};")
         count = f"{c.name}_m * {c.name}_n"
         self.result_buffer(c.name, count, c.dtype)
@@ -209,8 +255,12 @@ class _Emitter:
         self.emit(f"if ({c.name}_k == 0 && {c.name}_m >= 0 && {c.name}_n >= 0) {{", 2)
         self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = 0;", 3)
         self.emit(f"}} else if ({ok}) {{", 2)
-        self.emit(f"{proc.name}({a_ptr}, {b_ptr}, {raw}, (uint64_t){c.name}_m, (uint64_t){c.name}_n, (uint64_t){c.name}_k, "
-                  f"(uint64_t)({sa}), (uint64_t)({sb}), (uint64_t){c.name}_n);", 3)
+        if self.act:
+            self.act_gemm(c, a_ptr, b_ptr, raw, sa, sb)
+        else:
+            assert proc is not None
+            self.emit(f"{proc.name}({a_ptr}, {b_ptr}, {raw}, (uint64_t){c.name}_m, (uint64_t){c.name}_n, "
+                      f"(uint64_t){c.name}_k, (uint64_t)({sa}), (uint64_t)({sb}), (uint64_t){c.name}_n);", 3)
         back = f" + INT64_C({c.a_offset}) * {c.name}_k" if c.a_offset else ""  # the shift of a uint8 sum
         self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i]{back};", 3)
         self.emit("} else {", 2)
@@ -350,14 +400,14 @@ class _Emitter:
         return f"{ret} {fn.name}({', '.join(params) or 'void'}) {{\n" + "\n".join(body) + "\n}\n"
 
 
-def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str) -> CFile:
+def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str, act: bool = True) -> CFile:
     """The C file for ``fn`` with the device/host ``plan`` on ``isa``; ``header`` is the leading
     comment (without comment markers).
 
     Raises:
         CodegenError / CHostError: a host term the C emitter does not support.
     """
-    e = _Emitter(fn, plan, isa)
+    e = _Emitter(fn, plan, isa, act)
     entry = e.entry()
     procs = "\n".join(render_c(p, isa) for p in e.procs.values())
     comment = "/*\n" + "".join(f" * {line}".rstrip() + "\n" for line in header.replace("*/", "* /").splitlines()) + " */\n"

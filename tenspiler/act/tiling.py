@@ -1,0 +1,247 @@
+"""The middle end in front of the ACT backend: block kernels and the loops around them.
+
+ACT compiles statically shaped kernels and leaves tiling to the middle end (ACT §9.3: XLA
+chooses tile sizes and loop structure; "Act focuses exclusively on the backend passes").
+Legacy C kernels have run-time sizes, and the paper's large GEMMs would make e-graphs of tens
+of thousands of tile products, so this module does what XLA does for ACT:
+
+* a **block kernel** is a small static graph compiled by :func:`~tenspiler.act.compiler.
+  compile_graph` — for a matrix product with blocks ``TM × TN × TK``: ``C = A·B`` (the first
+  reduction block) and ``C = Cin + A·B`` (the later ones; the partial sums go through HBM as
+  int32 rows);
+* the compiled program is **relocated** (:func:`relocate`): every HBM address is decoded into
+  (region, row, column) of the block's dense layout and becomes ``pointer + (row0 + row) ·
+  stride + (col0 + col)`` over the procedure's run-time pointers, block origins and strides;
+  HBM stride attributes become the run-time strides. Nothing else changes: the on-chip
+  addresses, α attributes and the order are the validated program's;
+* a **loop procedure** (:class:`~tenspiler.codegen.gemmini.schedule.Proc`) runs the relocated
+  kernels over the blocks. It prints as C with ``gemmini.h`` macros and runs in Python to the
+  instruction stream, like the procedures of :mod:`tenspiler.codegen.gemmini.procs`.
+
+Operands are padded by the caller to whole blocks with zeros (zero rows/columns of A or B
+add nothing to a product; padded output rows/columns are not copied back), so every block is
+the compiled kernel exactly.
+
+Aliasing argument for ``C = Cin + A·B`` run in place (``Cin`` and ``C`` the same DRAM): the
+two regions overlap only element for element, and each output tile is written by a ``mvout``
+that depends (through the accumulator) on the ``mvin`` of the same tile of ``Cin``, so every
+element of ``Cin`` is read before its own position is written; distinct tiles are disjoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from tenspiler.act.compiler import compile_graph
+from tenspiler.act.emit import lower
+from tenspiler.act.gemmini_tensor import gemmini_tensor_isa
+from tenspiler.act.graph import DTYPES, Graph, GraphBuilder
+from tenspiler.act.pii import Program, Region
+from tenspiler.act.tensor_isa import TensorIsa, TInst
+from tenspiler.codegen.gemmini.schedule import E, For, Instr, Param, Proc, Stmt, const, var
+
+__all__ = ["Block", "RegionRef", "act_gemm_proc", "gemm_block_graph", "gemm_kernels", "gemm_variants", "parse_proc_name",
+           "proc_name", "relocate"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """A GEMM block: ``tm × tn`` outputs, ``tk`` of the reduction (multiples of DIM)."""
+
+    tm: int
+    tn: int
+    tk: int
+
+
+@dataclass(frozen=True)
+class RegionRef:
+    """Where a block kernel's region lives at run time: element ``(r, c)`` of the region is at
+    ``ptr + ((row0 + r) · stride + col0 + c) · itemsize`` (``stride`` in elements)."""
+
+    ptr: E | int
+    row0: E | int
+    col0: E | int
+    stride: E | int
+
+
+def gemm_block_graph(block: Block, accumulate: bool, tile: int | None = None, config: str = "int8") -> Graph:
+    """``C = A·B`` or ``C = Cin + A·B`` on one block: ``A`` ``[tm, tk]``, ``B`` ``[tk, tn]``,
+    ``Cin`` and the result ``[tm, tn]``; int8 operands widened to an int32 product (``config``
+    ``"int8"``) or all float32 (``"fp32"``).
+
+    With ``tile``, the graph is already tiled the way XLA hands ACT its kernels: each output
+    tile is ``Cin_ij + Σ_k dot(A_ik, B_kj)`` over ``tile``-sized slices, and the output is the
+    concatenation of the tiles — the same value (the tiling rules of
+    :mod:`tenspiler.act.select` would derive it, one tile per e-graph iteration)."""
+    et, at = ("s8", "s32") if config == "int8" else ("f32", "f32")
+    g = GraphBuilder()
+    a = g.parameter("A", et, (block.tm, block.tk))
+    b = g.parameter("B", et, (block.tk, block.tn))
+    c = g.parameter("Cin", at, (block.tm, block.tn)) if accumulate else None
+
+    def widen(x: int) -> int:
+        return g.convert(x, at) if et != at else x
+
+    if tile is None:
+        y = g.dot(widen(a), widen(b))
+        if c is not None:
+            y = g.add(c, y)
+        return g.build()
+    t = tile
+    rows = []
+    for i in range(0, block.tm, t):
+        cols = []
+        for j in range(0, block.tn, t):
+            acc = g.slice(c, (i, j), (i + t, j + t)) if c is not None else None
+            for k in range(0, block.tk, t):
+                p = g.dot(widen(g.slice(a, (i, k), (i + t, k + t))), widen(g.slice(b, (k, j), (k + t, j + t))))
+                acc = p if acc is None else g.add(acc, p)
+            assert acc is not None
+            cols.append(acc)
+        rows.append(cols[0] if len(cols) == 1 else g.concatenate(cols, 1))
+    out = rows[0] if len(rows) == 1 else g.concatenate(rows, 0)
+    return g.build(out)
+
+
+@lru_cache(maxsize=32)
+def gemm_kernels(dim: int, block: Block, config: str = "int8", spad_rows: int = 16384,
+                 acc_rows: int = 1024) -> tuple[Program, Program]:
+    """The two compiled block kernels (first reduction block, accumulating block) for Gemmini
+    with a ``dim × dim`` array in ``config`` (cached per process).
+
+    Raises:
+        tenspiler.act.compiler.CompileError: FAIL (e.g. a block too large for the buffers)."""
+    isa = gemmini_tensor_isa(dim, spad_rows, acc_rows, config=config)
+    return (compile_graph(isa, gemm_block_graph(block, False, dim, config), output_name="C"),
+            compile_graph(isa, gemm_block_graph(block, True, dim, config), output_name="C"))
+
+
+def gemm_variants(dim: int) -> list[Block]:
+    """The block shapes the middle end chooses from at run time (in DIM tiles): 4 × 1 for
+    products with at most DIM columns (matrix–vector), else 4 × 4; a reduction block of 4
+    tiles when K ≤ 4·DIM, of 8 when K ≤ 8·DIM, else 16 (fewer partial-sum round trips
+    through HBM). :func:`choose` is the rule."""
+    return [Block(4 * dim, tn * dim, tk * dim) for tn in (1, 4) for tk in (4, 8, 16)]
+
+
+def choose(n: int, k: int, dim: int) -> Block:
+    """The variant of :func:`gemm_variants` for an ``n``-column, ``k``-deep product (the
+    generated C applies the same rule at run time)."""
+    return Block(4 * dim, dim if n <= dim else 4 * dim, 4 * dim if k <= 4 * dim else 8 * dim if k <= 8 * dim else 16 * dim)
+
+
+def proc_name(block: Block) -> str:
+    """The device procedure name of a block variant (``act_gemm_64x16x64``)."""
+    return f"act_gemm_{block.tm}x{block.tn}x{block.tk}"
+
+
+def parse_proc_name(name: str) -> Block | None:
+    """The block of an :func:`proc_name` name, or ``None``."""
+    if not name.startswith("act_gemm_"):
+        return None
+    tm, tn, tk = (int(x) for x in name.removeprefix("act_gemm_").split("x"))
+    return Block(tm, tn, tk)
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    return b if isinstance(a, int) and a == 0 else a if isinstance(b, int) and b == 0 else a + b
+
+
+def _mul(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if isinstance(a, int) and a in (0, 1):
+        return 0 if a == 0 else b
+    if isinstance(b, int) and b in (0, 1):
+        return 0 if b == 0 else a
+    return a * b
+
+
+def _decode(layout_regions: Sequence[Region], addr: int) -> tuple[Region, int, int]:
+    for r in layout_regions:
+        if r.start <= addr < r.end:
+            off = addr - r.start
+            row, rem = divmod(off, r.stride)
+            item = DTYPES[r.dtype].itemsize
+            if rem % item or rem // item >= r.cols:
+                break
+            return r, row, rem // item
+    raise ValueError(f"HBM address {addr} is not an element of any region")
+
+
+def relocate(isa: TensorIsa, program: Program, refs: Mapping[str, RegionRef]) -> list[TInst]:
+    """``program``'s tensor instructions with HBM start and stride attributes rewritten over
+    ``refs`` (region name → where it lives at run time); see the module docstring.
+
+    Raises:
+        ValueError: an HBM address outside the regions, a stride attribute that is not its
+            region's, or a region without a reference (a constant section: not supported)."""
+    lay = program.layout
+    regions = [*lay.inputs, lay.output, *(r for _, r in lay.constants)]
+    out = []
+    for inst in program.instructions:
+        spec = isa.instruction(inst.name)
+        beta: dict[str, Any] = dict(zip(spec.beta, inst.beta, strict=True))
+        new = dict(beta)
+        for s in (spec.output, *spec.inputs):
+            if not isa.buffer(s.buffer).hbm:
+                continue
+            region, row, col = _decode(regions, beta[s.start])
+            if region.name not in refs:
+                raise ValueError(f"region {region.name} has no run-time reference")
+            ref = refs[region.name]
+            item = DTYPES[region.dtype].itemsize
+            new[s.start] = _add(ref.ptr, _mul(_add(_add(_mul(_add(ref.row0, row), ref.stride), ref.col0), col), item))
+            if s.stride is not None:
+                if beta[s.stride] != region.stride:
+                    raise ValueError(f"{inst}: stride {beta[s.stride]} is not region {region.name}'s {region.stride}")
+                new[s.stride] = _mul(ref.stride, item)
+        out.append(TInst(inst.name, inst.alpha, tuple(new[b] for b in spec.beta)))
+    return out
+
+
+def _body(isa: TensorIsa, insts: Sequence[TInst]) -> tuple[Stmt, ...]:
+    return tuple(Instr(i.name, i.args) for i in lower(isa, insts, frame=False, regs={"hbm_base": 0}))
+
+
+def act_gemm_proc(dim: int, block: Block, name: str | None = None, config: str = "int8") -> Proc:
+    """``C[MB·tm × NB·tn] = A[MB·tm × KB·tk] · B[KB·tk × NB·tn]`` over whole blocks, with the
+    ACT-compiled block kernels: for each output block, the first reduction block overwrites
+    ``C``, the later ones accumulate into it through HBM. ``A``, ``B`` int8 and ``C`` int32
+    row-major with row strides ``sa``, ``sb``, ``sc`` (elements); ``MB``, ``NB``, ``KB`` ≥ 1
+    block counts. Ends with ``fence``.
+
+    Raises:
+        tenspiler.act.compiler.CompileError: the block kernels do not compile."""
+    isa = gemmini_tensor_isa(dim, config=config)
+    first, acc = gemm_kernels(dim, block, config)
+    name = name or proc_name(block)
+    bi, bj, bk = var("bi"), var("bj"), var("bk")
+    sa, sb, sc = var("sa"), var("sb"), var("sc")
+
+    def refs(k: E | int) -> dict[str, RegionRef]:
+        c = RegionRef(var("C"), bi * block.tm, bj * block.tn, sc)
+        return {"A": RegionRef(var("A"), bi * block.tm, _mul(k, block.tk), sa),
+                "B": RegionRef(var("B"), _mul(k, block.tk), bj * block.tn, sb), "Cin": c, "C": c}
+
+    body: tuple[Stmt, ...] = (
+        For("bi", const(0), var("MB"), 1, (
+            For("bj", const(0), var("NB"), 1, (
+                *_body(isa, relocate(isa, first, refs(0))),
+                For("bk", const(1), var("KB"), 1, _body(isa, relocate(isa, acc, refs(bk)))),
+            )),
+        )),
+        Instr("fence", ()),
+    )
+    params = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"), Param("C", "ptr", "acc_t", written=True),
+              Param("MB", "size"), Param("NB", "size"), Param("KB", "size"),
+              Param("sa", "size"), Param("sb", "size"), Param("sc", "size"))
+    doc = (f"C = A . B over {block.tm}x{block.tn}x{block.tk} blocks on a {dim}x{dim} Gemmini ({config}): block kernels "
+           f"compiled by the ACT backend ({len(first.instructions)} + {len(acc.instructions)} tensor instructions, "
+           f"e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses")
+    return Proc(name, params, body, doc)
