@@ -591,3 +591,22 @@ def test_the_hand_written_procedure_is_still_available() -> None:
     state = rt.run({"M": m, "N": n, "A": a, "x": x, "y": np.zeros(m, dtype=np.int64)})
     assert np.array_equal(state["y"], a.reshape(m, n) @ x)
     assert any(i.name == "compute_accumulated" for i in rt.calls[-1].instructions)
+
+
+@needs_cc
+def test_a_partial_sum_call_falls_back_to_its_own_terms(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A sum of four arrays is two device calls (three moves per row); when the first call's
+    contract fails, its host fallback computes its own two terms, not the whole sum (which
+    the second call would then add twice)."""
+    src = tmp_path / "sum4.c"
+    src.write_text("void sum4(int n, int *a, int *b, int *c, int *d, int *out) {\n"
+                   "  for (int i = 0; i < n; i++) out[i] = a[i] + b[i] + c[i] + d[i];\n}\n")
+    _, _, code = _lifted(str(src))
+    rt = _runtime(code)
+    a = np.array([2**30, 5, 1])
+    b = np.array([-(2**30), 7, 1])
+    c = np.array([1, 2, 3])
+    d = np.array([1, 2, 3])
+    state = rt.run({"n": 3, "a": a, "b": b, "c": c, "d": d, "out": np.zeros(3, dtype=np.int64)})
+    assert list(state["out"]) == [2, 16, 8]
+    assert sum(r.fallbacks for r in rt.calls[-1:]) >= 1  # the first call did fall back

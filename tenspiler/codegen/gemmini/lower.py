@@ -457,12 +457,16 @@ class _Planner:
         constant: Scalar | None = None
         for c in consts:
             constant = c if constant is None else ScalarOp("+", constant, c, c.dtype)  # type: ignore[union-attr]
+        # the value of each term, for a partial call's source (what its host fallback computes)
+        values: list[Term] = [x if s is None else TensorScalar("*", x, s, False, t.dtype) for s, x in leaves]  # type: ignore[arg-type]
         # at most three moves per row: fold the rest into earlier calls
         while len(terms) + (constant is not None) > 3:
             head = terms[:2]
-            part = AffineCall(self._fresh(), tuple(head), None, self._length(t), t, t.dtype)
+            source = TensorTensor("+", values[0], values[1], t.dtype)  # type: ignore[arg-type]
+            part = AffineCall(self._fresh(), tuple(head), None, self._length(t), source, t.dtype)
             self.plan.calls.append(part)
             terms = [(None, Operand("host", TensorVar(part.name, t.dtype), "", Lit(0, DType.INT))), *terms[2:]]
+            values = [TensorVar(part.name, t.dtype), *values[2:]]
         call = AffineCall(self._fresh(), tuple(terms), constant, self._length(t), t, t.dtype, relu=inner is not None)
         self.plan.calls.append(call)
         return call
