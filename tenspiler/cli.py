@@ -143,6 +143,9 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
             print(f"#   {o['output']}: {o['where']}{kernels}")
             for note in o["notes"]:
                 print(f"#     - {note}")
+        cfg = placement.get("config", {})
+        if "products" in cfg and any(o["device_kernels"] for o in placement.get("outputs", [])):
+            print(f"#   device code: products: {cfg['products']}; elementwise: {cfg['elementwise']}")
     if res.outputs:
         for b, path in res.outputs.items():
             print(f"# {b}: written to {path}")
