@@ -52,7 +52,7 @@ dims = st.integers(1, DIM)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(["mvin_spad", "mvin_acc", "mvin_acc_add", "mvin_acc32"]), dims, dims,
+@given(st.sampled_from(["mvin_spad", "mvin_acc", "mvin_acc_add", "mvin_acc32", "mvin_acc32_add"]), dims, dims,
        st.integers(0, 1000), st.integers(16, 40), st.integers(0, 12), st.integers(0, 2**32 - 1))
 def test_loads_agree(name, n, c, src, stride, dst, seed):
     assert_same([TInst(name, (n, c), (src, stride, dst))], seed)

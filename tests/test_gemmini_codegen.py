@@ -246,18 +246,18 @@ def test_runner_matches_numpy_and_falls_back_outside_the_int8_contract() -> None
 @needs_cc
 def test_recording_check_catches_a_c_file_that_differs_from_the_assembly() -> None:
     fn, _, code = _lifted("benchmarks/kernels/dsp/vadd.c")
-    marker = "TENSPILER_PROC(\"gemmini_affine2\""
+    marker = "TENSPILER_PROC(\"act_affine_uu\""
     i = code.text.index(marker)
     j = code.text.index("\n", i)
     tampered = code.text[: j + 1] + "    gemmini_fence();\n" + code.text[j + 1:]
     from tenspiler.codegen.gemmini import procs_by_name
 
     params = [(p.name, "ptr" if hasattr(p.type, "elem") else "scalar", "int") for p in fn.params]
-    runner = GemminiRunner(tampered, fn.name, params, None, procs_by_name(16, "int8", ["gemmini_affine2"]), 16, "int8")
+    runner = GemminiRunner(tampered, fn.name, params, None, procs_by_name(16, "int8", ["act_affine_uu"]), 16, "int8")
     args = {p[0]: (np.arange(20) if p[1] == "ptr" else 20) for p in params}
     with pytest.raises(CodegenError, match=r"instruction|outside"):
         runner.call(args)
-    ok = GemminiRunner(code.text, fn.name, params, None, procs_by_name(16, "int8", ["gemmini_affine2"]), 16, "int8")
+    ok = GemminiRunner(code.text, fn.name, params, None, procs_by_name(16, "int8", ["act_affine_uu"]), 16, "int8")
     res = ok.call(args)
     assert res.instructions and res.assembly.startswith("; recorded")
 
@@ -550,7 +550,7 @@ def test_a_crash_of_the_c_file_is_an_error_not_the_end_of_the_caller() -> None:
     j = broken.index("{", i)
     broken = broken[: j + 1] + "\n    *(volatile int *)0 = 0;" + broken[j + 1:]
     params = [(p.name, "ptr" if hasattr(p.type, "elem") else "scalar", "int") for p in fn.params]
-    runner = GemminiRunner(broken, fn.name, params, None, procs_by_name(16, "int8", ["gemmini_affine2"]), 16, "int8")
+    runner = GemminiRunner(broken, fn.name, params, None, procs_by_name(16, "int8", ["act_affine_uu"]), 16, "int8")
     with pytest.raises(CodegenError, match=r"crashed.*SIGSEGV"):
         runner.call({p[0]: (np.arange(20) if p[1] == "ptr" else 20) for p in params})
 

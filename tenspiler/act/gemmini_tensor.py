@@ -13,6 +13,7 @@ mvin_spad     ``x1`` (s8)                      ``config_ld`` + ``mvin`` (to the 
 mvin_acc      ``convert<s32>(x1)``             ``config_ld`` (shrunk) + ``mvin`` (acc)
 mvin_acc_add  ``add(x1, convert<s32>(x2))``    ``config_ld`` (shrunk) + ``mvin`` (acc, bit 30)
 mvin_acc32    ``x1`` (s32)                     ``config_ld`` + ``mvin`` (acc)
+mvin_acc32_add ``add(x1, x2)`` (s32)           ``config_ld`` + ``mvin`` (acc, bit 30)
 matmul        ``dot(cvt x1, cvt x2)``          ``config_ex`` (WS) + ``preload`` + ``compute_preloaded``
 matmul_acc    ``add(x3, dot(cvt x1, cvt x2))`` as matmul, output address with bit 30
 mvout_acc     ``x1`` (s32)                     ``config_st`` + ``mvout`` (acc, bit 29: raw int32)
@@ -114,6 +115,9 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
     if is_int:
         instructions.append(TensorInstruction("mvin_acc32", nc, ld_attrs, Slice("acc", "dst", "n", "c"), (hbm_in("s32"),),
                                               x(1), doc="HBM int32 rows → accumulator"))
+        instructions.append(TensorInstruction("mvin_acc32_add", nc, ld_attrs, Slice("acc", "dst", "n", "c"),
+                                              (Slice("acc", "dst", "n", "c"), hbm_in("s32")), Term("add", (x(1), x(2))),
+                                              doc="HBM int32 rows added into accumulator rows (in place)"))
     instructions += [
         TensorInstruction("matmul", mnk, ("a", "b", "out"), Slice("acc", "out", "n", "c"), mm_in, product,
                           doc="accumulator tile = A · B (weight-stationary)"),
@@ -171,6 +175,8 @@ def gemmini_tensor_isa(dim: int = 16, spad_rows: int = 16384, acc_rows: int = 10
             return load(regs, b["src_stride"], shrunk, b["src"], ACC_BIT | ACCUMULATE_BIT | b["dst"], c, n)
         if inst.name == "mvin_acc32":
             return load(regs, b["src_stride"], 0, b["src"], ACC_BIT | b["dst"], c, n)
+        if inst.name == "mvin_acc32_add":
+            return load(regs, b["src_stride"], 0, b["src"], ACC_BIT | ACCUMULATE_BIT | b["dst"], c, n)
         if inst.name in ("matmul", "matmul_acc", "matmul_spad"):
             k = a["k"]
             out = b["out"] if inst.name == "matmul_spad" else ACC_BIT | b["out"] | (ACCUMULATE_BIT if inst.name == "matmul_acc" else 0)

@@ -43,7 +43,7 @@ from tenspiler.act.pii import Program, Region
 from tenspiler.act.tensor_isa import TensorIsa, TInst
 from tenspiler.codegen.gemmini.schedule import E, For, Instr, Param, Proc, Stmt, const, var
 
-__all__ = ["Block", "RegionRef", "act_gemm_proc", "gemm_block_graph", "gemm_kernels", "gemm_variants", "parse_proc_name",
+__all__ = ["Block", "RegionRef", "act_affine_proc", "act_gemm_proc", "affine_block_graph", "affine_kernel", "gemm_block_graph", "gemm_kernels", "gemm_variants", "parse_proc_name",
            "proc_name", "relocate"]
 
 
@@ -245,3 +245,79 @@ def act_gemm_proc(dim: int, block: Block, name: str | None = None, config: str =
            f"compiled by the ACT backend ({len(first.instructions)} + {len(acc.instructions)} tensor instructions, "
            f"e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses")
     return Proc(name, params, body, doc)
+
+
+# ---------------------------------------------------------------------- elementwise affine terms
+
+
+def affine_block_graph(dim: int, tm: int, scaled: tuple[bool, ...], has_const: bool) -> Graph:
+    """One block of ``y = Σ_t s_t·x_t (+ c)`` over ``tm × dim`` elements (an n-vector is rows
+    of ``dim``): a scaled term is ``dot(x_t, S{t})`` with ``X{t}`` s8 ``[tm, dim]`` and
+    ``S{t}`` s8 ``[dim, dim]`` = ``s_t·I`` built by the host (ACT Fig. 17's ``eye``
+    constants); a unit term is ``X{t}`` s32 ``[tm, dim]`` itself; ``C`` s32 ``[dim, dim]``
+    holds ``c`` in every element. Pre-tiled by rows of ``dim``; the result s32 ``[tm, dim]``."""
+    g = GraphBuilder()
+    xs = [g.parameter(f"X{t}", "s8" if s else "s32", (tm, dim)) for t, s in enumerate(scaled)]
+    ss = {t: g.parameter(f"S{t}", "s8", (dim, dim)) for t, s in enumerate(scaled) if s}
+    c = g.parameter("C", "s32", (dim, dim)) if has_const else None
+    rows = []
+    for i in range(0, tm, dim):
+        acc = c
+        for t, x in enumerate(xs):
+            tile = g.slice(x, (i, 0), (i + dim, dim))
+            term = g.dot(g.convert(tile, "s32"), g.convert(ss[t], "s32")) if t in ss else tile
+            acc = term if acc is None else g.add(acc, term)
+        assert acc is not None
+        rows.append(acc)
+    return g.build(rows[0] if len(rows) == 1 else g.concatenate(rows, 0))
+
+
+@lru_cache(maxsize=32)
+def affine_kernel(dim: int, tm: int, scaled: tuple[bool, ...], has_const: bool) -> Program:
+    """The compiled affine block kernel (cached per process).
+
+    Raises:
+        tenspiler.act.compiler.CompileError: FAIL."""
+    return compile_graph(gemmini_tensor_isa(dim), affine_block_graph(dim, tm, scaled, has_const), output_name="Y")
+
+
+def affine_proc_name(scaled: tuple[bool, ...], has_const: bool) -> str:
+    """``act_affine_<s|u per term>[_c]`` (``act_affine_us_c``: a unit and a scaled term and a
+    constant)."""
+    return "act_affine_" + "".join("s" if s else "u" for s in scaled) + ("_c" if has_const else "")
+
+
+def parse_affine_proc_name(name: str) -> tuple[tuple[bool, ...], bool] | None:
+    if not name.startswith("act_affine_"):
+        return None
+    body = name.removeprefix("act_affine_")
+    terms, _, c = body.partition("_")
+    return tuple(ch == "s" for ch in terms), c == "c"
+
+
+def act_affine_proc(dim: int, scaled: tuple[bool, ...], has_const: bool, name: str | None = None) -> Proc:
+    """``Y = Σ_t s_t·X{t} (+ c)`` over ``RB`` blocks of ``4·dim`` rows of ``dim`` elements
+    (int8 ``X{t}`` of scaled terms with int8 ``S{t} = s_t·I``, int32 ``X{t}`` of unit terms,
+    an int32 ``C`` tile, int32 ``Y``; dense rows), with the
+    ACT-compiled block kernel relocated per block. Ends with ``fence``.
+
+    Raises:
+        tenspiler.act.compiler.CompileError: the block kernel does not compile."""
+    isa = gemmini_tensor_isa(dim)
+    tm = 4 * dim
+    kernel = affine_kernel(dim, tm, scaled, has_const)
+    bi = var("bi")
+    refs = {f"X{t}": RegionRef(var(f"X{t}"), bi * tm, 0, dim) for t in range(len(scaled))}
+    refs |= {f"S{t}": RegionRef(var(f"S{t}"), 0, 0, dim) for t, s in enumerate(scaled) if s}
+    if has_const:
+        refs["C"] = RegionRef(var("C"), 0, 0, dim)
+    refs["Y"] = RegionRef(var("Y"), bi * tm, 0, dim)
+    body: tuple[Stmt, ...] = (For("bi", const(0), var("RB"), 1, _body(isa, relocate(isa, kernel, refs))), Instr("fence", ()))
+    params = (*(Param(f"X{t}", "ptr", "elem_t" if s else "acc_t") for t, s in enumerate(scaled)),
+              *(Param(f"S{t}", "ptr", "elem_t") for t, s in enumerate(scaled) if s),
+              *((Param("C", "ptr", "acc_t"),) if has_const else ()),
+              Param("Y", "ptr", "acc_t", written=True), Param("RB", "size"))
+    doc = (f"Y = sum of {len(scaled)} term(s){' + c' if has_const else ''} over blocks of {tm}x{dim} elements on a "
+           f"{dim}x{dim} Gemmini: scaled terms multiply by s*I on the array, unit terms are widening loads; the block "
+           f"kernel ({len(kernel.instructions)} tensor instructions) compiled by the ACT backend and relocated per block")
+    return Proc(name or affine_proc_name(scaled, has_const), params, body, doc)

@@ -46,14 +46,22 @@ __all__ = ["GEMMINI", "GemminiBackend", "procs_by_name"]
 
 def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
     """The device procedures called ``names`` (as :mod:`.cfile` names them)."""
-    from tenspiler.act.tiling import act_gemm_proc, parse_proc_name
+    from tenspiler.act.tiling import (
+        act_affine_proc,
+        act_gemm_proc,
+        parse_affine_proc_name,
+        parse_proc_name,
+    )
 
     isa = gemmini_isa(dim, config)
     out: dict[str, Proc] = {}
     for n in names:
         block = parse_proc_name(n)
+        affine = parse_affine_proc_name(n)
         if block is not None:
             out[n] = act_gemm_proc(dim, block, n, config)
+        elif affine is not None:
+            out[n] = act_affine_proc(dim, affine[0], affine[1], n)
         elif n == "gemmini_gemm":
             out[n] = gemm_proc(isa)
         else:
@@ -134,7 +142,9 @@ class GemminiBackend:
         placement["config"] = {"dim": self.dim, "config": config, "chosen_by": "user" if self.config else "tenspiler", **CONFIGS[config],
                                "products": "ACT backend (block kernels: e-graph instruction selection, CP-SAT allocation, validated)"
                                if self.act else "hand-written tiled matmul procedure",
-                               "elementwise": "hand-written accumulator procedure"}
+                               "elementwise": ("ACT backend (scaled terms as products with s·I)" if config == "int8" else
+                                               "hand-written accumulator procedure (fp32)") if self.act
+                               else "hand-written accumulator procedure"}
         return GeneratedCode(
             backend=self.name, language="c", filename_suffix=".gemmini.c", text=cf.text, entry=fn.name,
             params=_entry_params(fn),

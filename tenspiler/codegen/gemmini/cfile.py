@@ -276,7 +276,117 @@ class _Emitter:
         else:
             self.lines.extend("    " * depth + s for s in self.host.fill(dst, source, ctype))
 
-    def affine(self, c: AffineCall) -> None:
+    def act_affine(self, c: AffineCall) -> None:
+        """An int8-configuration affine term through the ACT backend
+        (:func:`tenspiler.act.tiling.act_affine_proc`), padded with zeros to whole blocks of
+        ``4·DIM × DIM`` elements. Unit terms are int32 operands moved into the accumulator;
+        a scaled term ``s·x`` is a product with the int8 matrix ``s·I``, so ``x`` is packed
+        to int8 — shifted by 128 when it holds values in [0, 255] that int8 cannot (the
+        constant tile gets ``128·s`` back), decided per call from the data. Contract: packed
+        operands and scales in [-128, 127], ``Σ|terms| + |c| < 2³¹`` (no int32 wrap). When it
+        fails, a call with scaled terms tries the hand-written procedure (int32 operands,
+        float32 scale factors, its own contract), then the host."""
+        from tenspiler.act.tiling import act_affine_proc, affine_proc_name
+
+        dim = int(self.isa.params["dim"])
+        scaled = tuple(s is not None for s, _ in c.terms)
+        has_const = c.constant is not None or any(scaled)
+        proc = self.procs.setdefault(affine_proc_name(scaled, has_const), act_affine_proc(dim, scaled, has_const))
+        x = c.name
+        n = self.host.scalar(c.length)
+        direct = c.output is not None
+        self.emit(f"/* {x}: elementwise add/sub/scale on Gemmini (block kernel compiled by the ACT backend): {show(c.source)} */")
+        self.emit(f"const int64_t {x}_n = {n};")
+        if direct:
+            assert c.output is not None
+            out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
+            out_ctype = param_c_type(self.fn, c.output.array)
+        else:
+            self.result_buffer(x, f"{x}_n", c.dtype)
+        self.emit("{")
+        checks: list[str] = []
+        conds = [f"{x}_n >= 0"]
+        bound = []
+        ptrs = []
+        cst = [f"{x}_c0"]
+        self.emit(f"const int64_t {x}_c0 = {self.host.scalar(c.constant) if c.constant is not None else '0'};", 2)
+        for i, (s, op) in enumerate(c.terms):
+            b = f"{x}_b{i}"
+            ptr, _ = self.operand(op, "acc_t", 2, checks, b)
+            ptrs.append(ptr)
+            if s is None:
+                bound.append(b)
+                continue
+            sv, off, lo, hi = f"{x}_s{i}", f"{x}_o{i}", f"{x}_lo{i}", f"{x}_hi{i}"
+            self.emit(f"const int64_t {sv} = {self.host.scalar(s)};", 2)
+            self.emit(f"int64_t {lo} = 0, {hi} = 0;", 2)
+            self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {{ const int64_t v = (int64_t){ptr}[i]; "
+                      f"if (i == 0 || v < {lo}) {lo} = v; if (i == 0 || v > {hi}) {hi} = v; }}", 2)
+            self.emit(f"const int64_t {off} = ({hi} > 127 && {lo} >= 0 && {hi} <= 255) ? 128 : 0;", 2)
+            conds += [f"{sv} >= -128 && {sv} <= 127", f"{lo} - {off} >= -128 && {hi} - {off} <= 127"]
+            bound.append(f"128 * ({sv} < 0 ? -{sv} : {sv})")
+            cst.append(f"{sv} * {off}")
+        conds += checks
+        self.emit(f"const int64_t {x}_c = {' + '.join(cst)};", 2)
+        conds.append(f"{x}_c >= -{2**31 - 1} && {x}_c <= {2**31 - 1}")
+        bound.append(f"({x}_c < 0 ? -{x}_c : {x}_c)")
+        conds.append(" + ".join(bound) + f" <= {2**31 - 1}")
+        blk = 4 * dim * dim
+        self.emit(f"const int64_t {x}_rb = ({x}_n + {blk - 1}) / {blk}, {x}_np = {x}_rb * {blk};", 2)
+        ok = " && ".join(f"({cnd})" for cnd in conds)
+        self.emit(f"if ({ok}) {{", 2)
+        args = []
+        for i, (ptr, is_scaled) in enumerate(zip(ptrs, scaled, strict=True)):
+            buf = f"{x}_x{i}"
+            ctype = "elem_t" if is_scaled else "acc_t"
+            shift = f" - {x}_o{i}" if is_scaled else ""
+            self.alloc(buf, ctype, f"{x}_np", 3)
+            self.emit(f"for (int64_t i = 0; i < {x}_np; i++) {buf}[i] = i < {x}_n ? ({ctype})({ptr}[i]{shift}) : ({ctype})0;", 3)
+            args.append(buf)
+        for i, is_scaled in enumerate(scaled):
+            if is_scaled:
+                buf = f"{x}_S{i}"
+                self.alloc(buf, "elem_t", str(dim * dim), 3)
+                self.emit(f"for (int64_t i = 0; i < {dim * dim}; i++) {buf}[i] = i % {dim + 1} == 0 ? (elem_t){x}_s{i} : (elem_t)0;", 3)
+                args.append(buf)
+        if has_const:
+            self.alloc(f"{x}_C", "acc_t", str(dim * dim), 3)
+            self.emit(f"for (int64_t i = 0; i < {dim * dim}; i++) {x}_C[i] = (acc_t){x}_c;", 3)
+            args.append(f"{x}_C")
+        self.alloc(f"{x}_y", "acc_t", f"{x}_np", 3)
+        self.emit(f"{proc.name}({', '.join(args)}, {x}_y, (uint64_t){x}_rb);", 3)
+        dst = out if direct else x
+        cast = f"({out_ctype})" if direct else ""
+        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {dst}[i] = {cast}{x}_y[i];", 3)
+        self.emit("} else {", 2)
+        if any(scaled):
+            # operands outside int8: the hand-written procedure (float32 scale factors, int32
+            # operands), which has its own contract and host fallback
+            self.emit("/* a scaled operand does not fit int8: the accumulator procedure with mvin scale factors */", 3)
+            mark = len(self.lines)
+            self.affine(c, header=False)
+            self.lines[mark:] = [("        " + line) if line else line for line in self.lines[mark:]]
+            self.emit("}", 2)
+            self.emit("}")
+            return
+        self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
+        if direct:
+            tmp = self.fresh("fb")
+            self.alloc(tmp, out_ctype, f"{x}_n", 3)
+            self.lines.extend("    " * 3 + s for s in self.host.fill(tmp, c.source, out_ctype))
+            self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {out}[i] = {tmp}[i];", 3)
+        else:
+            self.fallback(x, c.source, False, 3)
+        self.emit("}", 2)
+        self.emit("}")
+
+    def affine(self, c: AffineCall, header: bool = True) -> None:
+        """An affine call: through the ACT backend (int8, no ReLU; :meth:`act_affine`), else
+        with the hand-written accumulator procedure. ``header=False``: the call's length and
+        result buffer are already declared (the ACT path's fallback)."""
+        if header and self.act and self.int_config and not c.relu:
+            self.act_affine(c)
+            return
         nterms = len(c.terms)
         has_const = c.constant is not None
         pname = f"gemmini_affine{nterms}{'c' if has_const else ''}{'r' if c.relu else ''}"
@@ -284,13 +394,14 @@ class _Emitter:
         n = self.host.scalar(c.length)
         direct = c.output is not None
         what = "ReLU of elementwise add/sub/scale (mvout activation)" if c.relu else "elementwise add/sub/scale"
-        self.emit(f"/* {c.name}: {what} on Gemmini: {show(c.source)} */")
-        self.emit(f"const int64_t {c.name}_n = {n};")
+        if header:
+            self.emit(f"/* {c.name}: {what} on Gemmini: {show(c.source)} */")
+            self.emit(f"const int64_t {c.name}_n = {n};")
         if direct:
             assert c.output is not None
             out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
             out_ctype = param_c_type(self.fn, c.output.array)
-        else:
+        elif header:
             self.result_buffer(c.name, f"{c.name}_n", c.dtype)
         self.emit("{")
         raw = f"{c.name}_raw"
