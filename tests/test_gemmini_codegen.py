@@ -610,3 +610,45 @@ def test_a_partial_sum_call_falls_back_to_its_own_terms(tmp_path) -> None:  # ty
     state = rt.run({"n": 3, "a": a, "b": b, "c": c, "d": d, "out": np.zeros(3, dtype=np.int64)})
     assert list(state["out"]) == [2, 16, 8]
     assert sum(r.fallbacks for r in rt.calls[-1:]) >= 1  # the first call did fall back
+
+
+@needs_cc
+def test_affine_terms_through_act_then_the_procedure_then_the_host(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """int8: ``3·a - b + 7`` runs as an ACT block kernel (a scaled term: a product with 3·I;
+    -b: a product with -I) while a and b fit int8; with a value that leaves int8 the
+    hand-written procedure (float32 scale factors) computes it; beyond its contract, the host."""
+    src = tmp_path / "axpb.c"
+    src.write_text("void axpb(int n, int *a, int *b, int *out) {\n"
+                   "  for (int i = 0; i < n; i++) out[i] = 3 * a[i] - b[i] + 7;\n}\n")
+    _, _, code = _lifted(str(src))
+    rt = _runtime(code)
+    rng = np.random.default_rng(3)
+    n = 150
+    a, b = rng.integers(-128, 128, n), rng.integers(-128, 128, n)
+
+    def run(a, b):  # type: ignore[no-untyped-def]
+        state = rt.run({"n": n, "a": a, "b": b, "out": np.zeros(n, dtype=np.int64)})
+        assert list(state["out"]) == list(3 * a - b + 7)
+        return [p for p, _ in rt.calls[-1].procs], rt.calls[-1].fallbacks
+
+    procs, fallbacks = run(a, b)
+    assert procs == ["act_affine_ss_c"] and fallbacks == 0
+    a[5] = 1000
+    procs, fallbacks = run(a, b)
+    assert procs == ["gemmini_affine2c"] and fallbacks == 0
+    a[5] = 2**29
+    procs, fallbacks = run(a, b)
+    assert procs == [] and fallbacks == 1
+
+
+@needs_cc
+def test_uint8_operands_of_scaled_terms_are_shifted_into_int8(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "inv.c"
+    src.write_text("void inv(int n, unsigned char *a, int *out) {\n"
+                   "  for (int i = 0; i < n; i++) out[i] = 255 - 2 * a[i];\n}\n")
+    _, _, code = _lifted(str(src))
+    rt = _runtime(code)
+    a = np.arange(256, dtype=np.uint8)
+    state = rt.run({"n": 256, "a": a, "out": np.zeros(256, dtype=np.int64)})
+    assert list(state["out"]) == [255 - 2 * int(v) for v in a]
+    assert [p for p, _ in rt.calls[-1].procs] == ["act_affine_s_c"] and rt.calls[-1].fallbacks == 0
