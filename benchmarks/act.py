@@ -142,7 +142,7 @@ def exo(fixed: Block | None, oracle: bool) -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     rng = np.random.default_rng(0)
     for m, n, k in EXO_SHAPES:
-        block = fixed or choose(n, k, 16)
+        block = fixed or choose(m, n, k, 16)
         proc = act_gemm_proc(16, block)
         mb, nb, kb = -(-m // block.tm), -(-n // block.tn), -(-k // block.tk)
         mp, np_, kp = mb * block.tm, nb * block.tn, kb * block.tk

@@ -175,7 +175,7 @@ def test_block_procedure_on_the_oracle(m, n, k, seed):
     """Padded operands, the block chosen by the run-time rule, every instruction on the Gemmini
     oracle: the m × n corner is A·B exactly."""
     dim = 4
-    block = choose(n, k, dim)
+    block = choose(m, n, k, dim)
     proc = act_gemm_proc(dim, block)
     mb, nb, kb = -(-m // block.tm), -(-n // block.tn), -(-k // block.tk)
     mp, np_, kp = mb * block.tm, nb * block.tn, kb * block.tk

@@ -120,17 +120,19 @@ def gemm_kernels(dim: int, block: Block, config: str = "int8", spad_rows: int = 
 
 
 def gemm_variants(dim: int) -> list[Block]:
-    """The block shapes the middle end chooses from at run time (in DIM tiles): 4 × 1 for
-    products with at most DIM columns (matrix–vector), else 4 × 4; a reduction block of 4
-    tiles when K ≤ 4·DIM, of 8 when K ≤ 8·DIM, else 16 (fewer partial-sum round trips
+    """The block shapes the middle end chooses from at run time (in DIM tiles): 1 or 4 rows
+    and 1 or 4 columns of output tiles (1 when the product has at most DIM rows / columns: a
+    dot product or matrix–vector product is not padded to 4 tiles), and a reduction block of
+    4 tiles when K ≤ 4·DIM, of 8 when K ≤ 8·DIM, else 16 (fewer partial-sum round trips
     through HBM). :func:`choose` is the rule."""
-    return [Block(4 * dim, tn * dim, tk * dim) for tn in (1, 4) for tk in (4, 8, 16)]
+    return [Block(tm * dim, tn * dim, tk * dim) for tm in (1, 4) for tn in (1, 4) for tk in (4, 8, 16)]
 
 
-def choose(n: int, k: int, dim: int) -> Block:
-    """The variant of :func:`gemm_variants` for an ``n``-column, ``k``-deep product (the
+def choose(m: int, n: int, k: int, dim: int) -> Block:
+    """The variant of :func:`gemm_variants` for an ``m × n`` product ``k`` deep (the
     generated C applies the same rule at run time)."""
-    return Block(4 * dim, dim if n <= dim else 4 * dim, 4 * dim if k <= 4 * dim else 8 * dim if k <= 8 * dim else 16 * dim)
+    return Block(dim if m <= dim else 4 * dim, dim if n <= dim else 4 * dim,
+                 4 * dim if k <= 4 * dim else 8 * dim if k <= 8 * dim else 16 * dim)
 
 
 def proc_name(block: Block) -> str:

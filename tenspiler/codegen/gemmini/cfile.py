@@ -197,17 +197,18 @@ class _Emitter:
         def static(t: object) -> int | None:
             return int(t.value) if isinstance(t, Lit) else None
 
-        n_lit, k_lit = static(c.n), static(c.k)
+        m_lit, n_lit, k_lit = static(c.m), static(c.n), static(c.k)
         # sizes known statically (a matrix-vector product has n = 1) select the variants
         variants = [b for b in gemm_variants(dim)
-                    if (n_lit is None or b.tn == choose(n_lit, 1, dim).tn) and (k_lit is None or b.tk == choose(1, k_lit, dim).tk)]
+                    if (m_lit is None or b.tm == choose(m_lit, 1, 1, dim).tm) and (n_lit is None or b.tn == choose(1, n_lit, 1, dim).tn)
+                    and (k_lit is None or b.tk == choose(1, 1, k_lit, dim).tk)]
         for b in variants:
             self.procs.setdefault(proc_name(b), act_gemm_proc(dim, b, config=self.config))
         x = c.name
         d = 4
         small_n = f"{x}_n <= {dim}"
         self.emit("/* the block: tenspiler.act.tiling.choose */", d - 1)
-        self.emit(f"const int64_t {x}_tm = {4 * dim}, {x}_tn = {small_n} ? {dim} : {4 * dim}, "
+        self.emit(f"const int64_t {x}_tm = {x}_m <= {dim} ? {dim} : {4 * dim}, {x}_tn = {small_n} ? {dim} : {4 * dim}, "
                   f"{x}_tk = {x}_k <= {4 * dim} ? {4 * dim} : {x}_k <= {8 * dim} ? {8 * dim} : {16 * dim};", d - 1)
         self.emit(f"const int64_t {x}_mb = ({x}_m + {x}_tm - 1) / {x}_tm, {x}_nb = ({x}_n + {x}_tn - 1) / {x}_tn, "
                   f"{x}_kb = ({x}_k + {x}_tk - 1) / {x}_tk;", d - 1)
@@ -223,7 +224,7 @@ class _Emitter:
         self.emit(f"    {bp}[i * {x}_np + j] = (i < {x}_k && j < {x}_n) ? {b_ptr}[i * (int64_t)({sb}) + j] : (elem_t)0;", d - 1)
         args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kb, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
         for i, b in enumerate(variants):
-            cond = f"{x}_tn == {b.tn} && {x}_tk == {b.tk}"
+            cond = f"{x}_tm == {b.tm} && {x}_tn == {b.tn} && {x}_tk == {b.tk}"
             self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
             self.emit(f"{proc_name(b)}({args});", d)
         self.emit("}", d - 1)

@@ -67,6 +67,302 @@ static inline int64_t tsp_bcast(int64_t a, int64_t b) {
 }
 #endif /* TSP_C_HOST_PRELUDE */
 
+/* C = A . B over 16x16x64 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (13 + 14 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
+static void act_gemm_16x16x64(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("act_gemm_16x16x64", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    for (uint64_t bi = 0u; bi < MB; bi += 1) {
+        for (uint64_t bj = 0u; bj < NB; bj += 1) {
+            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 16u) * sa)), 0u, 16u, 16u);
+            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
+            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 16u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 32u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 48u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_config_st((sc * 4u));
+            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            for (uint64_t bk = 1u; bk < KB; bk += 1) {
+                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + (bk * 64u))), 0u, 16u, 16u);
+                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
+                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
+                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 64u)) + 16u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 16u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 64u)) + 32u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 32u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 64u)) + 48u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 48u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_config_st((sc * 4u));
+                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            }
+        }
+    }
+    gemmini_fence();
+}
+
+/* C = A . B over 16x16x128 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (25 + 26 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
+static void act_gemm_16x16x128(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("act_gemm_16x16x128", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    for (uint64_t bi = 0u; bi < MB; bi += 1) {
+        for (uint64_t bj = 0u; bj < NB; bj += 1) {
+            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 16u) * sa)), 0u, 16u, 16u);
+            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
+            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 16u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 32u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 48u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 64u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((64u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 80u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((80u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 96u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((96u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 112u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((112u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_config_st((sc * 4u));
+            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            for (uint64_t bk = 1u; bk < KB; bk += 1) {
+                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + (bk * 128u))), 0u, 16u, 16u);
+                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 128u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
+                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
+                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 16u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 16u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 32u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 32u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 48u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 48u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 64u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 80u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 80u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 96u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 96u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 112u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 112u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_config_st((sc * 4u));
+                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            }
+        }
+    }
+    gemmini_fence();
+}
+
+/* C = A . B over 16x16x256 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (49 + 50 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
+static void act_gemm_16x16x256(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("act_gemm_16x16x256", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    for (uint64_t bi = 0u; bi < MB; bi += 1) {
+        for (uint64_t bj = 0u; bj < NB; bj += 1) {
+            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 16u) * sa)), 0u, 16u, 16u);
+            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
+            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 16u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 32u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 48u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 64u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((64u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 80u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((80u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 96u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((96u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 112u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((112u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 128u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((128u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 144u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((144u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 160u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((160u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 176u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((176u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 192u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((192u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 208u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((208u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 224u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((224u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 240u)), 0u, 16u, 16u);
+            gemmini_extended_mvin2((((uint64_t)(B)) + ((240u * sb) + (bj * 16u))), 16u, 16u, 16u);
+            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+            gemmini_config_st((sc * 4u));
+            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            for (uint64_t bk = 1u; bk < KB; bk += 1) {
+                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + (bk * 256u))), 0u, 16u, 16u);
+                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 256u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
+                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
+                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 16u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 16u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 32u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 32u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 48u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 48u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 64u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 80u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 80u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 96u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 96u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 112u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 112u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 128u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 128u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 144u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 144u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 160u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 160u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 176u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 176u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 192u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 192u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 208u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 208u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 224u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 224u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 240u)), 0u, 16u, 16u);
+                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 240u) * sb) + (bj * 16u))), 16u, 16u, 16u);
+                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
+                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
+                gemmini_config_st((sc * 4u));
+                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            }
+        }
+    }
+    gemmini_fence();
+}
+
 /* C = A . B over 64x16x64 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (40 + 44 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
 static void act_gemm_64x16x64(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
     TENSPILER_PROC("act_gemm_64x16x64", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
@@ -943,7 +1239,7 @@ void gemv(int M, int N, int *A, int *x, int *y) {
             for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = 0;
         } else if (g0_m >= 0 && g0_n >= 0 && g0_k >= 0 && tenspiler_ok3 && tenspiler_ok6 && g0_k <= 131071) {
             /* the block: tenspiler.act.tiling.choose */
-            const int64_t g0_tm = 64, g0_tn = g0_n <= 16 ? 16 : 64, g0_tk = g0_k <= 64 ? 64 : g0_k <= 128 ? 128 : 256;
+            const int64_t g0_tm = g0_m <= 16 ? 16 : 64, g0_tn = g0_n <= 16 ? 16 : 64, g0_tk = g0_k <= 64 ? 64 : g0_k <= 128 ? 128 : 256;
             const int64_t g0_mb = (g0_m + g0_tm - 1) / g0_tm, g0_nb = (g0_n + g0_tn - 1) / g0_tn, g0_kb = (g0_k + g0_tk - 1) / g0_tk;
             const int64_t g0_mp = g0_mb * g0_tm, g0_np = g0_nb * g0_tn, g0_kp = g0_kb * g0_tk;
             g0_ap = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(g0_mp * g0_kp), (int64_t)1));
@@ -954,11 +1250,17 @@ void gemv(int M, int N, int *A, int *x, int *y) {
                 g0_ap[i * g0_kp + j] = (i < g0_m && j < g0_k) ? tenspiler_buf2[i * (int64_t)(((int64_t)(N))) + j] : (elem_t)0;
             for (int64_t i = 0; i < g0_kp; i++) for (int64_t j = 0; j < g0_np; j++)
                 g0_bp[i * g0_np + j] = (i < g0_k && j < g0_n) ? tenspiler_buf5[i * (int64_t)(INT64_C(1)) + j] : (elem_t)0;
-            if (g0_tn == 16 && g0_tk == 64) {
+            if (g0_tm == 16 && g0_tn == 16 && g0_tk == 64) {
+                act_gemm_16x16x64(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            } else if (g0_tm == 16 && g0_tn == 16 && g0_tk == 128) {
+                act_gemm_16x16x128(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            } else if (g0_tm == 16 && g0_tn == 16 && g0_tk == 256) {
+                act_gemm_16x16x256(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            } else if (g0_tm == 64 && g0_tn == 16 && g0_tk == 64) {
                 act_gemm_64x16x64(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tn == 16 && g0_tk == 128) {
+            } else if (g0_tm == 64 && g0_tn == 16 && g0_tk == 128) {
                 act_gemm_64x16x128(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tn == 16 && g0_tk == 256) {
+            } else if (g0_tm == 64 && g0_tn == 16 && g0_tk == 256) {
                 act_gemm_64x16x256(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
             }
             for (int64_t i = 0; i < g0_m; i++) for (int64_t j = 0; j < g0_n; j++) g0_raw[i * g0_n + j] = g0_cp[i * g0_np + j];
