@@ -252,13 +252,29 @@ def act_gemm_proc(dim: int, block: Block, name: str | None = None, config: str =
 # ---------------------------------------------------------------------- elementwise affine terms
 
 
-def affine_block_graph(dim: int, tm: int, scaled: tuple[bool, ...], has_const: bool) -> Graph:
+def affine_block_graph(dim: int, tm: int, scaled: tuple[bool, ...], has_const: bool, config: str = "int8") -> Graph:
     """One block of ``y = Σ_t s_t·x_t (+ c)`` over ``tm × dim`` elements (an n-vector is rows
     of ``dim``): a scaled term is ``dot(x_t, S{t})`` with ``X{t}`` s8 ``[tm, dim]`` and
     ``S{t}`` s8 ``[dim, dim]`` = ``s_t·I`` built by the host (ACT Fig. 17's ``eye``
     constants); a unit term is ``X{t}`` s32 ``[tm, dim]`` itself; ``C`` s32 ``[dim, dim]``
-    holds ``c`` in every element. Pre-tiled by rows of ``dim``; the result s32 ``[tm, dim]``."""
+    holds ``c`` in every element. Pre-tiled by rows of ``dim``; the result s32 ``[tm, dim]``.
+
+    ``config="fp32"``: unit terms only, f32 throughout, added in the source's order with the
+    constant last (float addition is not associative: the order is the summary's)."""
     g = GraphBuilder()
+    if config == "fp32":
+        if any(scaled):
+            raise ValueError("fp32 affine block kernels take unit terms only")
+        fx = [g.parameter(f"X{t}", "f32", (tm, dim)) for t in range(len(scaled))]
+        fc = g.parameter("C", "f32", (dim, dim)) if has_const else None
+        frows = []
+        for i in range(0, tm, dim):
+            parts = [g.slice(x, (i, 0), (i + dim, dim)) for x in fx] + ([fc] if fc is not None else [])
+            total = parts[0]
+            for p in parts[1:]:
+                total = g.add(total, p)
+            frows.append(total)
+        return g.build(frows[0] if len(frows) == 1 else g.concatenate(frows, 0))
     xs = [g.parameter(f"X{t}", "s8" if s else "s32", (tm, dim)) for t, s in enumerate(scaled)]
     ss = {t: g.parameter(f"S{t}", "s8", (dim, dim)) for t, s in enumerate(scaled) if s}
     c = g.parameter("C", "s32", (dim, dim)) if has_const else None
@@ -275,12 +291,13 @@ def affine_block_graph(dim: int, tm: int, scaled: tuple[bool, ...], has_const: b
 
 
 @lru_cache(maxsize=32)
-def affine_kernel(dim: int, tm: int, scaled: tuple[bool, ...], has_const: bool) -> Program:
+def affine_kernel(dim: int, tm: int, scaled: tuple[bool, ...], has_const: bool, config: str = "int8") -> Program:
     """The compiled affine block kernel (cached per process).
 
     Raises:
         tenspiler.act.compiler.CompileError: FAIL."""
-    return compile_graph(gemmini_tensor_isa(dim), affine_block_graph(dim, tm, scaled, has_const), output_name="Y")
+    return compile_graph(gemmini_tensor_isa(dim, config=config), affine_block_graph(dim, tm, scaled, has_const, config),
+                         output_name="Y")
 
 
 def affine_proc_name(scaled: tuple[bool, ...], has_const: bool) -> str:
@@ -297,7 +314,8 @@ def parse_affine_proc_name(name: str) -> tuple[tuple[bool, ...], bool] | None:
     return tuple(ch == "s" for ch in terms), c == "c"
 
 
-def act_affine_proc(dim: int, scaled: tuple[bool, ...], has_const: bool, name: str | None = None) -> Proc:
+def act_affine_proc(dim: int, scaled: tuple[bool, ...], has_const: bool, name: str | None = None,
+                    config: str = "int8") -> Proc:
     """``Y = Σ_t s_t·X{t} (+ c)`` over ``RB`` blocks of ``4·dim`` rows of ``dim`` elements
     (int8 ``X{t}`` of scaled terms with int8 ``S{t} = s_t·I``, int32 ``X{t}`` of unit terms,
     an int32 ``C`` tile, int32 ``Y``; dense rows), with the
@@ -305,9 +323,9 @@ def act_affine_proc(dim: int, scaled: tuple[bool, ...], has_const: bool, name: s
 
     Raises:
         tenspiler.act.compiler.CompileError: the block kernel does not compile."""
-    isa = gemmini_tensor_isa(dim)
+    isa = gemmini_tensor_isa(dim, config=config)
     tm = 4 * dim
-    kernel = affine_kernel(dim, tm, scaled, has_const)
+    kernel = affine_kernel(dim, tm, scaled, has_const, config)
     bi = var("bi")
     refs = {f"X{t}": RegionRef(var(f"X{t}"), bi * tm, 0, dim) for t in range(len(scaled))}
     refs |= {f"S{t}": RegionRef(var(f"S{t}"), 0, 0, dim) for t, s in enumerate(scaled) if s}

@@ -61,7 +61,7 @@ def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
         if block is not None:
             out[n] = act_gemm_proc(dim, block, n, config)
         elif affine is not None:
-            out[n] = act_affine_proc(dim, affine[0], affine[1], n)
+            out[n] = act_affine_proc(dim, affine[0], affine[1], n, config)
         elif n == "gemmini_gemm":
             out[n] = gemm_proc(isa)
         else:
@@ -143,7 +143,8 @@ class GemminiBackend:
                                "products": "ACT backend (block kernels: e-graph instruction selection, CP-SAT allocation, validated)"
                                if self.act else "hand-written tiled matmul procedure",
                                "elementwise": ("ACT backend (scaled terms as products with s·I)" if config == "int8" else
-                                               "hand-written accumulator procedure (fp32)") if self.act
+                                               "ACT backend for sums of unit terms, else the hand-written accumulator "
+                                               "procedure") if self.act
                                else "hand-written accumulator procedure"}
         return GeneratedCode(
             backend=self.name, language="c", filename_suffix=".gemmini.c", text=cf.text, entry=fn.name,

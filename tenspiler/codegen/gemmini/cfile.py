@@ -381,13 +381,61 @@ class _Emitter:
         self.emit("}", 2)
         self.emit("}")
 
+    def act_affine_float(self, c: AffineCall) -> None:
+        """An fp32 sum of unit terms (+ a constant) through the ACT backend: float32 adds in
+        the accumulator in the summary's order, padded to whole blocks; no contract."""
+        from tenspiler.act.tiling import act_affine_proc, affine_proc_name
+
+        dim = int(self.isa.params["dim"])
+        scaled = tuple(False for _ in c.terms)
+        has_const = c.constant is not None
+        proc = self.procs.setdefault(affine_proc_name(scaled, has_const), act_affine_proc(dim, scaled, has_const, config="fp32"))
+        x = c.name
+        direct = c.output is not None
+        self.emit(f"/* {x}: elementwise sum on Gemmini (block kernel compiled by the ACT backend): {show(c.source)} */")
+        self.emit(f"const int64_t {x}_n = {self.host.scalar(c.length)};")
+        if direct:
+            assert c.output is not None
+            out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
+            out_ctype = param_c_type(self.fn, c.output.array)
+        else:
+            self.result_buffer(x, f"{x}_n", c.dtype)
+        self.emit("{")
+        checks: list[str] = []
+        ptrs = [self.operand(op, "acc_t", 2, checks, None)[0] for _, op in c.terms]
+        blk = 4 * dim * dim
+        self.emit(f"const int64_t {x}_rb = ({x}_n + {blk - 1}) / {blk}, {x}_np = {x}_rb * {blk};", 2)
+        args = []
+        for i, ptr in enumerate(ptrs):
+            buf = f"{x}_x{i}"
+            self.alloc(buf, "acc_t", f"{x}_np", 2)
+            self.emit(f"for (int64_t i = 0; i < {x}_np; i++) {buf}[i] = i < {x}_n ? (acc_t)({ptr}[i]) : (acc_t)0;", 2)
+            args.append(buf)
+        if has_const:
+            assert c.constant is not None
+            self.alloc(f"{x}_C", "acc_t", str(dim * dim), 2)
+            self.emit(f"for (int64_t i = 0; i < {dim * dim}; i++) {x}_C[i] = (acc_t)({self.host.scalar(c.constant)});", 2)
+            args.append(f"{x}_C")
+        self.alloc(f"{x}_y", "acc_t", f"{x}_np", 2)
+        self.emit(f"if ({x}_n >= 0) {{", 2)
+        self.emit(f"{proc.name}({', '.join(args)}, {x}_y, (uint64_t){x}_rb);", 3)
+        dst = out if direct else x
+        cast = f"({out_ctype})" if direct else ""
+        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {dst}[i] = {cast}{x}_y[i];", 3)
+        self.emit("}", 2)
+        self.emit("}")
+
     def affine(self, c: AffineCall, header: bool = True) -> None:
         """An affine call: through the ACT backend (int8, no ReLU; :meth:`act_affine`), else
         with the hand-written accumulator procedure. ``header=False``: the call's length and
         result buffer are already declared (the ACT path's fallback)."""
-        if header and self.act and self.int_config and not c.relu:
-            self.act_affine(c)
-            return
+        if header and self.act and not c.relu:
+            if self.int_config:
+                self.act_affine(c)
+                return
+            if all(s is None for s, _ in c.terms):
+                self.act_affine_float(c)
+                return
         nterms = len(c.terms)
         has_const = c.constant is not None
         pname = f"gemmini_affine{nterms}{'c' if has_const else ''}{'r' if c.relu else ''}"
