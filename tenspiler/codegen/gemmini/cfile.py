@@ -277,6 +277,30 @@ class _Emitter:
         else:
             self.lines.extend("    " * depth + s for s in self.host.fill(dst, source, ctype))
 
+    def _affine_target(self, c: AffineCall, comment: str, header: bool = True) -> tuple[str | None, str | None]:
+        """Declare an affine call's length (and, unless it writes an output array directly,
+        its result buffer); return ``(output pointer, output C type)`` of a direct call, else
+        ``(None, None)``. ``header=False``: already declared (only the direct target)."""
+        if header:
+            self.emit(f"/* {c.name}: {comment}: {show(c.source)} */")
+            self.emit(f"const int64_t {c.name}_n = {self.host.scalar(c.length)};")
+        if c.output is not None:
+            return f"({c.output.array} + {self.host.scalar(c.output.lo)})", param_c_type(self.fn, c.output.array)
+        if header:
+            self.result_buffer(c.name, f"{c.name}_n", c.dtype)
+        return None, None
+
+    def _affine_fallback(self, c: AffineCall, out: str | None, out_ctype: str | None) -> None:
+        """The host computes an affine call whose run-time contract failed (depth 3)."""
+        self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
+        if out is not None and out_ctype is not None:
+            tmp = self.fresh("fb")
+            self.alloc(tmp, out_ctype, f"{c.name}_n", 3)
+            self.lines.extend("    " * 3 + s for s in self.host.fill(tmp, c.source, out_ctype))
+            self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {out}[i] = {tmp}[i];", 3)
+        else:
+            self.fallback(c.name, c.source, False, 3)
+
     def act_affine(self, c: AffineCall) -> None:
         """An int8-configuration affine term through the ACT backend
         (:func:`tenspiler.act.tiling.act_affine_proc`), padded with zeros to whole blocks of
@@ -294,16 +318,7 @@ class _Emitter:
         has_const = c.constant is not None or any(scaled)
         proc = self.procs.setdefault(affine_proc_name(scaled, has_const), act_affine_proc(dim, scaled, has_const))
         x = c.name
-        n = self.host.scalar(c.length)
-        direct = c.output is not None
-        self.emit(f"/* {x}: elementwise add/sub/scale on Gemmini (block kernel compiled by the ACT backend): {show(c.source)} */")
-        self.emit(f"const int64_t {x}_n = {n};")
-        if direct:
-            assert c.output is not None
-            out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
-            out_ctype = param_c_type(self.fn, c.output.array)
-        else:
-            self.result_buffer(x, f"{x}_n", c.dtype)
+        out, out_ctype = self._affine_target(c, "elementwise add/sub/scale on Gemmini (block kernel compiled by the ACT backend)")
         self.emit("{")
         checks: list[str] = []
         conds = [f"{x}_n >= 0"]
@@ -356,9 +371,7 @@ class _Emitter:
             args.append(f"{x}_C")
         self.alloc(f"{x}_y", "acc_t", f"{x}_np", 3)
         self.emit(f"{proc.name}({', '.join(args)}, {x}_y, (uint64_t){x}_rb);", 3)
-        dst = out if direct else x
-        cast = f"({out_ctype})" if direct else ""
-        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {dst}[i] = {cast}{x}_y[i];", 3)
+        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {out or x}[i] = {f'({out_ctype})' if out else ''}{x}_y[i];", 3)
         self.emit("} else {", 2)
         if any(scaled):
             # operands outside int8: the hand-written procedure (float32 scale factors, int32
@@ -370,14 +383,7 @@ class _Emitter:
             self.emit("}", 2)
             self.emit("}")
             return
-        self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
-        if direct:
-            tmp = self.fresh("fb")
-            self.alloc(tmp, out_ctype, f"{x}_n", 3)
-            self.lines.extend("    " * 3 + s for s in self.host.fill(tmp, c.source, out_ctype))
-            self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {out}[i] = {tmp}[i];", 3)
-        else:
-            self.fallback(x, c.source, False, 3)
+        self._affine_fallback(c, out, out_ctype)
         self.emit("}", 2)
         self.emit("}")
 
@@ -391,15 +397,7 @@ class _Emitter:
         has_const = c.constant is not None
         proc = self.procs.setdefault(affine_proc_name(scaled, has_const), act_affine_proc(dim, scaled, has_const, config="fp32"))
         x = c.name
-        direct = c.output is not None
-        self.emit(f"/* {x}: elementwise sum on Gemmini (block kernel compiled by the ACT backend): {show(c.source)} */")
-        self.emit(f"const int64_t {x}_n = {self.host.scalar(c.length)};")
-        if direct:
-            assert c.output is not None
-            out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
-            out_ctype = param_c_type(self.fn, c.output.array)
-        else:
-            self.result_buffer(x, f"{x}_n", c.dtype)
+        out, out_ctype = self._affine_target(c, "elementwise sum on Gemmini (block kernel compiled by the ACT backend)")
         self.emit("{")
         checks: list[str] = []
         ptrs = [self.operand(op, "acc_t", 2, checks, None)[0] for _, op in c.terms]
@@ -419,9 +417,7 @@ class _Emitter:
         self.alloc(f"{x}_y", "acc_t", f"{x}_np", 2)
         self.emit(f"if ({x}_n >= 0) {{", 2)
         self.emit(f"{proc.name}({', '.join(args)}, {x}_y, (uint64_t){x}_rb);", 3)
-        dst = out if direct else x
-        cast = f"({out_ctype})" if direct else ""
-        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {dst}[i] = {cast}{x}_y[i];", 3)
+        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {out or x}[i] = {f'({out_ctype})' if out else ''}{x}_y[i];", 3)
         self.emit("}", 2)
         self.emit("}")
 
@@ -440,18 +436,9 @@ class _Emitter:
         has_const = c.constant is not None
         pname = f"gemmini_affine{nterms}{'c' if has_const else ''}{'r' if c.relu else ''}"
         proc = self.procs.setdefault(pname, affine_proc(self.isa, nterms, has_const, pname, c.relu))
-        n = self.host.scalar(c.length)
-        direct = c.output is not None
         what = "ReLU of elementwise add/sub/scale (mvout activation)" if c.relu else "elementwise add/sub/scale"
-        if header:
-            self.emit(f"/* {c.name}: {what} on Gemmini: {show(c.source)} */")
-            self.emit(f"const int64_t {c.name}_n = {n};")
-        if direct:
-            assert c.output is not None
-            out = f"({c.output.array} + {self.host.scalar(c.output.lo)})"
-            out_ctype = param_c_type(self.fn, c.output.array)
-        elif header:
-            self.result_buffer(c.name, f"{c.name}_n", c.dtype)
+        out, out_ctype = self._affine_target(c, f"{what} on Gemmini", header)
+        direct = out is not None
         self.emit("{")
         raw = f"{c.name}_raw"
         if not direct or self.int_config:
@@ -505,14 +492,7 @@ class _Emitter:
         else:
             self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {c.name}[i] = {raw}[i];", 3)
         self.emit("} else {", 2)
-        self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
-        if direct:
-            tmp = self.fresh("fb")
-            self.alloc(tmp, out_ctype, f"{c.name}_n", 3)
-            self.lines.extend("    " * 3 + s for s in self.host.fill(tmp, c.source, out_ctype))
-            self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {out}[i] = {tmp}[i];", 3)
-        else:
-            self.fallback(c.name, c.source, False, 3)
+        self._affine_fallback(c, out, out_ctype)
         self.emit("}", 2)
         self.emit("}")
 
