@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tenspiler.act.assembly import parse_program
 from tenspiler.act.compiler import CompileError, compile_graph, run
-from tenspiler.act.emit import assembly_text, c_text
+from tenspiler.act.emit import RegionRef, assembly_text, c_text, relocate
 from tenspiler.act.gemmini_tensor import HBM_BASE, gemmini_tensor_isa
 from tenspiler.act.graph import DTYPES, GraphBuilder, evaluate
 from tenspiler.act.isa.gemmini import gemmini_isa
@@ -24,7 +24,7 @@ from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.qkv import qkv_graph, qkv_isa
 from tenspiler.act.record import recording_header
 from tenspiler.act.tensor_isa import TInst
-from tenspiler.act.tiling import Block, RegionRef, act_gemm_proc, choose, gemm_kernels, relocate
+from tenspiler.act.tiling import Block, act_gemm_proc, choose, gemm_kernels
 from tenspiler.act.validate import ValidationError, validate
 from tenspiler.codegen.gemmini.schedule import E, run_proc, var
 
@@ -120,7 +120,7 @@ def test_output_is_byte_identical_for_identical_input():
     texts = set()
     for _ in range(2):
         prog = compile_graph(ISA16, gemm_graph(40, 24, 20, bias=True))
-        texts.add(assembly_text(ISA16, prog, HBM_BASE) + c_text(ISA16, prog, "k", HBM_BASE))
+        texts.add(assembly_text(ISA16, prog, HBM_BASE) + c_text(ISA16, prog, "k"))
     assert len(texts) == 1
 
 
@@ -148,7 +148,7 @@ def test_assembly_round_trips_and_runs():
 def test_the_c_file_compiles_against_the_recording_header(tmp_path):
     prog = compile_graph(ISA16, gemm_graph(20, 17, 9))
     (tmp_path / "gemmini.h").write_text(recording_header(ISA16.lower))
-    (tmp_path / "k.c").write_text(c_text(ISA16, prog, "kernel", HBM_BASE))
+    (tmp_path / "k.c").write_text(c_text(ISA16, prog, "kernel"))
     r = subprocess.run(["cc", "-c", "-Wall", "-Werror", "-DTENSPILER_RECORD", "-I", str(tmp_path), str(tmp_path / "k.c"),
                         "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

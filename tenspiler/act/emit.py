@@ -5,7 +5,11 @@ stream, assembly text and C.
   and issues a configuration instruction only when the register does not already hold the
   needed value (the emitter's register view starts empty: nothing is assumed about reset
   values). The description's ``prologue``/``epilogue`` (Gemmini: ``fence``) frame the stream.
-* :func:`to_proc` makes the stream a straight-line device procedure
+* :func:`relocate` rewrites a program's HBM start and stride attributes over run-time
+  pointers, origins and strides (:class:`RegionRef` per region): every HBM address is
+  decoded into (region, row, column) of the layout; on-chip addresses, α and the order stay
+  the validated program's. The middle end (:mod:`tenspiler.act.tiling`) uses it per block;
+* :func:`to_proc` makes the (relocated) stream a straight-line device procedure
   (:class:`~tenspiler.codegen.gemmini.schedule.Proc`) whose HBM addresses are its pointer
   parameters plus offsets, so that the same object prints as C with the ``gemmini.h`` macros
   (:func:`~tenspiler.codegen.gemmini.schedule.render_c`) and runs in Python to the instruction
@@ -19,7 +23,8 @@ Descriptions without a lower ISA print their tensor instructions (``name [α] (�
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,9 +34,9 @@ from tenspiler.act.graph import DTYPES
 from tenspiler.act.isa import Inst
 from tenspiler.act.pii import Program, Region
 from tenspiler.act.tensor_isa import Config, TensorIsa, TInst
-from tenspiler.codegen.gemmini.schedule import Instr, Param, Proc, render_c, var
+from tenspiler.codegen.gemmini.schedule import E, Instr, Param, Proc, render_c, var
 
-__all__ = ["assembly_text", "c_text", "lower", "regions", "to_proc"]
+__all__ = ["RegionRef", "add", "assembly_text", "c_text", "lower", "mul", "regions", "relocate", "to_proc"]
 
 _CTYPES = {"s8": "int8_t", "s32": "int32_t", "f32": "float"}
 
@@ -71,33 +76,90 @@ def regions(program: Program) -> list[tuple[str, Region, bool]]:
     return out
 
 
-def to_proc(isa: TensorIsa, program: Program, name: str, hbm_base: int) -> Proc:
-    """``program``'s lowered stream as a straight-line :class:`Proc` whose HBM attributes are
-    ``pointer + offset`` (``hbm_base``: the byte the tensor HBM address 0 maps to).
+@dataclass(frozen=True)
+class RegionRef:
+    """Where a block kernel's region lives at run time: element ``(r, c)`` of the region is at
+    ``ptr + ((row0 + r) · stride + col0 + c) · itemsize`` (``stride`` in elements)."""
+
+    ptr: E | int
+    row0: E | int
+    col0: E | int
+    stride: E | int
+
+
+def add(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    return b if isinstance(a, int) and a == 0 else a if isinstance(b, int) and b == 0 else a + b
+
+
+def mul(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if isinstance(a, int) and a in (0, 1):
+        return 0 if a == 0 else b
+    if isinstance(b, int) and b in (0, 1):
+        return 0 if b == 0 else a
+    return a * b
+
+
+def _decode(layout_regions: Sequence[Region], addr: int) -> tuple[Region, int, int]:
+    for r in layout_regions:
+        if r.start <= addr < r.end:
+            off = addr - r.start
+            row, rem = divmod(off, r.stride)
+            item = DTYPES[r.dtype].itemsize
+            if rem % item or rem // item >= r.cols:
+                break
+            return r, row, rem // item
+    raise ValueError(f"HBM address {addr} is not an element of any region")
+
+
+def relocate(isa: TensorIsa, program: Program, refs: Mapping[str, RegionRef]) -> list[TInst]:
+    """``program``'s tensor instructions with HBM start and stride attributes rewritten over
+    ``refs`` (region name → where it lives at run time); see the module docstring.
 
     Raises:
-        ValueError: an HBM address outside every region (a compiler bug)."""
+        ValueError: an HBM address outside the regions, a stride attribute that is not its
+            region's, or a region without a reference (a constant section: not supported)."""
+    lay = program.layout
+    regions = [*lay.inputs, lay.output, *(r for _, r in lay.constants)]
+    out = []
+    for inst in program.instructions:
+        spec = isa.instruction(inst.name)
+        beta: dict[str, Any] = dict(zip(spec.beta, inst.beta, strict=True))
+        new = dict(beta)
+        for s in (spec.output, *spec.inputs):
+            if not isa.buffer(s.buffer).hbm:
+                continue
+            region, row, col = _decode(regions, beta[s.start])
+            if region.name not in refs:
+                raise ValueError(f"region {region.name} has no run-time reference")
+            ref = refs[region.name]
+            item = DTYPES[region.dtype].itemsize
+            new[s.start] = add(ref.ptr, mul(add(add(mul(add(ref.row0, row), ref.stride), ref.col0), col), item))
+            if s.stride is not None:
+                if beta[s.stride] != region.stride:
+                    raise ValueError(f"{inst}: stride {beta[s.stride]} is not region {region.name}'s {region.stride}")
+                new[s.stride] = mul(ref.stride, item)
+        out.append(TInst(inst.name, inst.alpha, tuple(new[b] for b in spec.beta)))
+    return out
+
+
+def to_proc(isa: TensorIsa, program: Program, name: str) -> Proc:
+    """``program`` as a straight-line :class:`Proc` (lowered, framed) whose HBM attributes are
+    its pointer parameters plus offsets (:func:`relocate` with each region at its pointer).
+
+    Raises:
+        ValueError: ``isa`` has no lower ISA, or an HBM address outside every region."""
     if program.lowered is None:
         raise ValueError(f"{isa.name} programs have no lower ISA stream")
     regs = regions(program)
     params = tuple(Param(p, "ptr", _CTYPES[r.dtype], written=w) for p, r, w in regs)
-    body = []
-    for inst in program.lowered:
-        spec = isa.lower.spec(inst.name)
-        args: list[Any] = []
-        for a, v in zip(spec.attrs, inst.args, strict=True):
-            if a.kind == "hbm" and v != 0:
-                off = int(v) - hbm_base
-                owner = [(p, r) for p, r, _ in regs if r.start <= off < r.end]
-                if not owner:
-                    raise ValueError(f"{inst}: HBM address {v:#x} is outside every region")
-                p, r = owner[0]
-                args.append(var(p) + (off - r.start) if off != r.start else var(p))
-            else:
-                args.append(v)
-        body.append(Instr(inst.name, tuple(args)))
-    doc = f"{name}: {len(program.instructions)} tensor instructions, {len(program.lowered)} {isa.name} instructions (ACT backend)"
-    return Proc(name, params, tuple(body), doc)
+    refs = {r.name: RegionRef(var(p), 0, 0, r.stride // DTYPES[r.dtype].itemsize) for p, r, _ in regs}
+    body = tuple(Instr(i.name, i.args) for i in lower(isa, relocate(isa, program, refs), regs={"hbm_base": 0}))
+    doc = f"{name}: {len(program.instructions)} tensor instructions, {len(body)} {isa.name} instructions (ACT backend)"
+    return Proc(name, params, body, doc)
 
 
 def _c_array(name: str, region: Region, data: bytes) -> str:
@@ -106,11 +168,11 @@ def _c_array(name: str, region: Region, data: bytes) -> str:
     return f"static const {_CTYPES[region.dtype]} {name}[{vals.size}] = {{{body}}};"
 
 
-def c_text(isa: TensorIsa, program: Program, name: str, hbm_base: int) -> str:
+def c_text(isa: TensorIsa, program: Program, name: str) -> str:
     """A C file: the constant section as static arrays, the device procedure issuing the
     ``gemmini.h`` macros, and ``void name(inputs…, output)`` calling it. Row-major, dense
     arrays; the pointers' targets must not overlap."""
-    proc = to_proc(isa, program, f"{name}_device", hbm_base)
+    proc = to_proc(isa, program, f"{name}_device")
     regs = regions(program)
     lines = [f"/* generated by tenspiler's ACT backend for {isa.name}: {name} */", "#include <stdint.h>",
              '#include "gemmini.h"', "#ifndef TENSPILER_PROC", "#define TENSPILER_PROC(...) ((void)0)", "#endif", ""]

@@ -9,7 +9,7 @@ of thousands of tile products, so this module does what XLA does for ACT:
   compile_graph` — for a matrix product with blocks ``TM × TN × TK``: ``C = A·B`` (the first
   reduction block) and ``C = Cin + A·B`` (the later ones; the partial sums go through HBM as
   int32 rows);
-* the compiled program is **relocated** (:func:`relocate`): every HBM address is decoded into
+* the compiled program is **relocated** (:func:`tenspiler.act.emit.relocate`): every HBM address is decoded into
   (region, row, column) of the block's dense layout and becomes ``pointer + (row0 + row) ·
   stride + (col0 + col)`` over the procedure's run-time pointers, block origins and strides;
   HBM stride attributes become the run-time strides. Nothing else changes: the on-chip
@@ -30,21 +30,20 @@ element of ``Cin`` is read before its own position is written; distinct tiles ar
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from tenspiler.act.compiler import compile_graph
-from tenspiler.act.emit import lower
+from tenspiler.act.emit import RegionRef, lower, mul, relocate
 from tenspiler.act.gemmini_tensor import gemmini_tensor_isa
-from tenspiler.act.graph import DTYPES, Graph, GraphBuilder
-from tenspiler.act.pii import Program, Region
+from tenspiler.act.graph import Graph, GraphBuilder
+from tenspiler.act.pii import Program
 from tenspiler.act.tensor_isa import TensorIsa, TInst
 from tenspiler.codegen.gemmini.schedule import E, For, Instr, Param, Proc, Stmt, const, var
 
-__all__ = ["Block", "RegionRef", "act_affine_proc", "act_gemm_proc", "affine_block_graph", "affine_kernel", "gemm_block_graph", "gemm_kernels", "gemm_variants", "parse_proc_name",
-           "proc_name", "relocate"]
+__all__ = ["Block", "act_affine_proc", "act_gemm_proc", "affine_block_graph", "affine_kernel", "gemm_block_graph",
+           "gemm_kernels", "gemm_variants", "parse_proc_name", "proc_name"]
 
 
 @dataclass(frozen=True)
@@ -54,17 +53,6 @@ class Block:
     tm: int
     tn: int
     tk: int
-
-
-@dataclass(frozen=True)
-class RegionRef:
-    """Where a block kernel's region lives at run time: element ``(r, c)`` of the region is at
-    ``ptr + ((row0 + r) · stride + col0 + c) · itemsize`` (``stride`` in elements)."""
-
-    ptr: E | int
-    row0: E | int
-    col0: E | int
-    stride: E | int
 
 
 def gemm_block_graph(block: Block, accumulate: bool, tile: int | None = None, config: str = "int8") -> Graph:
@@ -148,65 +136,6 @@ def parse_proc_name(name: str) -> Block | None:
     return Block(tm, tn, tk)
 
 
-def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        return a + b
-    return b if isinstance(a, int) and a == 0 else a if isinstance(b, int) and b == 0 else a + b
-
-
-def _mul(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        return a * b
-    if isinstance(a, int) and a in (0, 1):
-        return 0 if a == 0 else b
-    if isinstance(b, int) and b in (0, 1):
-        return 0 if b == 0 else a
-    return a * b
-
-
-def _decode(layout_regions: Sequence[Region], addr: int) -> tuple[Region, int, int]:
-    for r in layout_regions:
-        if r.start <= addr < r.end:
-            off = addr - r.start
-            row, rem = divmod(off, r.stride)
-            item = DTYPES[r.dtype].itemsize
-            if rem % item or rem // item >= r.cols:
-                break
-            return r, row, rem // item
-    raise ValueError(f"HBM address {addr} is not an element of any region")
-
-
-def relocate(isa: TensorIsa, program: Program, refs: Mapping[str, RegionRef]) -> list[TInst]:
-    """``program``'s tensor instructions with HBM start and stride attributes rewritten over
-    ``refs`` (region name → where it lives at run time); see the module docstring.
-
-    Raises:
-        ValueError: an HBM address outside the regions, a stride attribute that is not its
-            region's, or a region without a reference (a constant section: not supported)."""
-    lay = program.layout
-    regions = [*lay.inputs, lay.output, *(r for _, r in lay.constants)]
-    out = []
-    for inst in program.instructions:
-        spec = isa.instruction(inst.name)
-        beta: dict[str, Any] = dict(zip(spec.beta, inst.beta, strict=True))
-        new = dict(beta)
-        for s in (spec.output, *spec.inputs):
-            if not isa.buffer(s.buffer).hbm:
-                continue
-            region, row, col = _decode(regions, beta[s.start])
-            if region.name not in refs:
-                raise ValueError(f"region {region.name} has no run-time reference")
-            ref = refs[region.name]
-            item = DTYPES[region.dtype].itemsize
-            new[s.start] = _add(ref.ptr, _mul(_add(_add(_mul(_add(ref.row0, row), ref.stride), ref.col0), col), item))
-            if s.stride is not None:
-                if beta[s.stride] != region.stride:
-                    raise ValueError(f"{inst}: stride {beta[s.stride]} is not region {region.name}'s {region.stride}")
-                new[s.stride] = _mul(ref.stride, item)
-        out.append(TInst(inst.name, inst.alpha, tuple(new[b] for b in spec.beta)))
-    return out
-
-
 def _body(isa: TensorIsa, insts: Sequence[TInst]) -> tuple[Stmt, ...]:
     return tuple(Instr(i.name, i.args) for i in lower(isa, insts, frame=False, regs={"hbm_base": 0}))
 
@@ -228,8 +157,8 @@ def act_gemm_proc(dim: int, block: Block, name: str | None = None, config: str =
 
     def refs(k: E | int) -> dict[str, RegionRef]:
         c = RegionRef(var("C"), bi * block.tm, bj * block.tn, sc)
-        return {"A": RegionRef(var("A"), bi * block.tm, _mul(k, block.tk), sa),
-                "B": RegionRef(var("B"), _mul(k, block.tk), bj * block.tn, sb), "Cin": c, "C": c}
+        return {"A": RegionRef(var("A"), bi * block.tm, mul(k, block.tk), sa),
+                "B": RegionRef(var("B"), mul(k, block.tk), bj * block.tn, sb), "Cin": c, "C": c}
 
     body: tuple[Stmt, ...] = (
         For("bi", const(0), var("MB"), 1, (
