@@ -38,6 +38,7 @@ Exit code 0 always (a measurement).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import sys
 import time
@@ -61,6 +62,7 @@ from tenspiler.act.isa.gemmini import (
     gemmini_isa,
 )
 from tenspiler.act.oracle import HbmBuffer, Oracle
+from tenspiler.act.tensor_isa import bind, window
 from tenspiler.act.tiling import Block, act_gemm_proc, choose
 from tenspiler.codegen.gemmini.procs import gemm_proc
 from tenspiler.codegen.gemmini.schedule import run_proc
@@ -104,15 +106,6 @@ def library_sequence(kind: str, addr: dict[str, int]) -> list[Inst]:
     return seq
 
 
-def run_lowered(stream: list[Inst], layout, inputs: dict[str, np.ndarray]) -> np.ndarray:
-    mem = HbmBuffer(layout.size + 64, HBM_BASE)
-    for r in layout.inputs:
-        mem.place(HBM_BASE + r.start, np.ascontiguousarray(inputs[r.name]))
-    Oracle(gemmini_isa(16, "int8")).run(stream, mem)
-    o = layout.output
-    return np.stack([mem.read(HBM_BASE + o.start + i * o.stride, o.cols, DTYPES[o.dtype]) for i in range(o.rows)])
-
-
 def single_tile() -> None:
     isa = gemmini_tensor_isa()
     rng = np.random.default_rng(7)
@@ -128,7 +121,7 @@ def single_tile() -> None:
         ok_act = np.array_equal(run(isa, prog, inputs), want)
         addr = {r.name: HBM_BASE + r.start for r in prog.layout.inputs} | {"out": HBM_BASE + prog.layout.output.start}
         lib = library_sequence(kind, addr)
-        ok_lib = np.array_equal(run_lowered(lib, prog.layout, inputs), want)
+        ok_lib = np.array_equal(run(isa, dataclasses.replace(prog, lowered=tuple(lib)), inputs), want)
         n = len(prog.lowered)
         print(f"| {kind} | {len(g.live())} | {n} | {len(lib)} | {n / len(lib):.2f}× | {ok_act} / {ok_lib} | {secs:.2f} |")
 
@@ -178,15 +171,14 @@ def exo(fixed: Block | None, oracle: bool) -> None:
 
 
 def hbm_bytes(isa, program) -> int:
+    """Bytes moved between HBM and the chip: every HBM window an instruction reads or writes."""
     total = 0
     for inst in program.instructions:
-        spec = isa.instruction(inst.name)
-        alpha = dict(zip(spec.alpha_names, inst.alpha, strict=True))
+        spec, alpha, beta = bind(isa, inst)
         for s in (spec.output, *spec.inputs):
             if isa.buffer(s.buffer).hbm:
-                rows = s.rows if isinstance(s.rows, int) else alpha[s.rows]
-                cols = s.cols if isinstance(s.cols, int) else alpha[s.cols]
-                total += rows * cols * DTYPES[s.dtype].itemsize
+                w = window(isa, s, alpha, beta)
+                total += w.rows * w.cols * DTYPES[w.dtype].itemsize
     return total
 
 
