@@ -360,6 +360,7 @@ class Selector:
     iterations: int = 0
     egraph: Any = field(default=None, repr=False)
     seconds: float = 0.0
+    _snap: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         t0 = time.perf_counter()
@@ -379,6 +380,7 @@ class Selector:
 
     def grow(self, k: int = 1) -> bool:
         """Run ``k`` more rule iterations; return ``True`` if the e-graph is saturated."""
+        self._snap = None
         t0 = time.perf_counter()
         out = self._run(f"(run-schedule (repeat {k} (seq (saturate (run shape)) (run))) (saturate (run shape)))")
         self.iterations += k
@@ -388,6 +390,17 @@ class Selector:
 
     def enodes(self) -> tuple[dict[Any, list[_ENode]], Any, int]:
         """The e-graph: e-nodes by e-class, the root's e-class, the e-node count."""
+        classes, root, count, _ = self.snapshot()
+        return classes, root, count
+
+    def snapshot(self) -> tuple[dict[Any, list[_ENode]], Any, int, dict[Any, tuple[int, int, str]]]:
+        """One read of the e-graph (cached until :meth:`grow`): e-nodes by e-class, the root's
+        e-class, the e-node count, and each e-class's ``(rows, cols, dtype)``."""
+        if self._snap is None:
+            self._snap = self._read()
+        return self._snap
+
+    def _read(self) -> tuple[dict[Any, list[_ENode]], Any, int, dict[Any, tuple[int, int, str]]]:
         eg = self.egraph
         frozen = eg.freeze()
         classes: dict[Any, list[_ENode]] = {}
@@ -411,7 +424,12 @@ class Selector:
                 count += 1
         if root is None:
             raise SelectionError("the graph's root is not in the e-graph")
-        return classes, root, count
+        shapes: dict[Any, list[Any]] = {}
+        for fn in ("rows", "cols", "dt"):
+            for row in frozen.functions[fn].rows:
+                v = eg.value_to_i64(row.output) if fn != "dt" else eg.value_to_string(row.output)
+                shapes.setdefault(row.inputs[0], [None, None, None])[("rows", "cols", "dt").index(fn)] = v
+        return classes, root, count, {k: (v[0], v[1], v[2]) for k, v in shapes.items()}
 
     #: extraction variants tried in turn when memory allocation fails (§5.4: enumerate pii
     #: graphs): all identity instructions; no on-chip slices; no on-chip identity nodes
@@ -424,19 +442,8 @@ class Selector:
         Raises:
             SelectionError: no pii graph (the reason names the first operation without an
                 instruction), or more than ``max_nodes`` nodes (the bound Γ(k))."""
-        classes, root, _ = self.enodes()
-        shape = self._shapes(classes)
+        classes, root, _, shape = self.snapshot()
         return _Extraction(self.isa, self.graph, classes, shape, forbid).run(root, max_nodes)
-
-    def _shapes(self, classes: dict[Any, list[_ENode]]) -> dict[Any, tuple[int, int, str]]:
-        eg = self.egraph
-        frozen = eg.freeze()
-        out: dict[Any, list[Any]] = {}
-        for fn in ("rows", "cols", "dt"):
-            for row in frozen.functions[fn].rows:
-                v = eg.value_to_i64(row.output) if fn != "dt" else eg.value_to_string(row.output)
-                out.setdefault(row.inputs[0], [None, None, None])[("rows", "cols", "dt").index(fn)] = v
-        return {k: tuple(v) for k, v in out.items()}  # type: ignore[misc]
 
 
 Target = tuple[Any, str, bool]  # (e-class, buffer, HBM write mode: the output's pieces)
@@ -608,8 +615,7 @@ def check_egraph(sel: Selector, inputs: dict[str, Any], tol: float = 1e-4) -> li
     from tenspiler.act.graph import Node, apply
     from tenspiler.act.tensor_isa import term_shape_eval
 
-    classes, _, _ = sel.enodes()
-    shapes = sel._shapes(classes)
+    classes, _, _, shapes = sel.snapshot()
     ins = {f"I_{i.name}": i for i in sel.isa.instructions}
 
     def value(n: _ENode, vals: dict[Any, Any]) -> Any:
