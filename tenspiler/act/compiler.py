@@ -81,7 +81,7 @@ def _const_bytes(pg: PiiGraph, layout: HbmLayout) -> tuple[tuple[int, bytes], ..
     return tuple((r.start, np.asarray(pg.nodes[k].attrs[0], dtype=DTYPES[r.dtype]).tobytes()) for k, r in layout.constants)
 
 
-def _producers(pg: PiiGraph, order: Sequence[int], layout: HbmLayout) -> tuple[list[list[Any]], Any]:
+def _producers(isa: TensorIsa, pg: PiiGraph, order: Sequence[int], layout: HbmLayout) -> tuple[list[list[Any]], Any]:
     """For each emitted instruction, for each operand slice, who must have last written each
     element and where it sits in that writer's output (the validator's mapping form:
     ``{writer: (row offset, column offset)}``, columns in elements on-chip and bytes in HBM;
@@ -97,7 +97,7 @@ def _producers(pg: PiiGraph, order: Sequence[int], layout: HbmLayout) -> tuple[l
             return {n.attrs[0]: (0, 0)}
         if n.kind == "const":
             return {f"const {u}": (0, 0)}
-        item = DTYPES[n.dtype].itemsize if n.buffer == pg.nodes[pg.root].buffer else 1
+        item = DTYPES[n.dtype].itemsize if isa.buffer(n.buffer).hbm else 1  # HBM columns are bytes
         out: dict[Any, tuple[int, int]] = {}
         if n.kind == "slice":
             r0, c0 = n.attrs
@@ -206,7 +206,7 @@ def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, tim
         instructions = tuple(i for _, i in pairs)
         lowered = lower(isa, instructions) if isa.expand is not None else None
         try:
-            per, out = _producers(pg, alloc.order, layout)
+            per, out = _producers(isa, pg, alloc.order, layout)
             validate(isa, instructions, layout, producers=per, output_producers=out)
         except ValidationError as e:  # a compiler bug: never emit it
             raise CompileError(f"the validator rejected the program: {e}", stats) from None
