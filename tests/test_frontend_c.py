@@ -247,19 +247,6 @@ def test_directives_and_comments_keep_locations() -> None:
     assert loop.body == (Store("a", iv("i"), Const(1, DType.UINT8)),)
 
 
-def test_macro_use_is_refused() -> None:
-    # a constant macro (#define N 4) is substituted; anything else is refused
-    err = refused("#define N (4 + M)\nint f(int *a) {\n  return a[N];\n}\n")
-    assert err.message == "macro 'N' is not supported (the C preprocessor is not run)"
-    assert err.loc == SourceLoc("k.c", 3, 12)
-
-
-def test_conditional_directive_is_refused() -> None:
-    err = refused("#ifdef X\nint f(int x) { return x; }\n#endif\n")
-    assert "'#ifdef' is not supported" in err.message
-    assert err.loc == SourceLoc("k.c", 1, 1)
-
-
 def test_default_function_is_last_non_static() -> None:
     src = (
         "int first(int x) { return x; }\n"
@@ -1219,14 +1206,6 @@ def test_inclusive_bound_minus_one_folds() -> None:
     (loop,) = fn.body
     assert isinstance(loop, For)
     assert loop.stop == Binary("-", Var("n", DType.INT), Const(2, DType.INT), DType.INT)
-
-
-def test_constant_macros_are_substituted_and_others_refused() -> None:
-    fn = parse_c_source("#define N 8\n#define EPS (1e-5f)\nfloat f(float *a) { float s = 0; for (int i = 0; i < N; i++) s += a[i] + EPS; return s; }\n")
-    (_, loop, _) = fn.body
-    assert loop.stop == Const(8, DType.INT)  # type: ignore[union-attr]
-    err = refused("#define SQ(x) ((x)*(x))\nint f(int *a) {\n  return SQ(a[0]);\n}\n")
-    assert "SQ" in err.message
 
 
 # ---------------------------------------------------------------- struct parameters

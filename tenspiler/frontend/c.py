@@ -1,11 +1,16 @@
 """C frontend: parse a kernel with pycparser and lower it to the loop IR.
 
-The C preprocessor is *not* run. Comments are blanked, ``#include``/``#pragma``/``#define``
-(and other non-conditional directive) lines become empty lines, and typedefs for
-``uint8_t``, ``int8_t``, ``int32_t``, ``int64_t`` and ``size_t`` are prepended on one line
-followed by a ``# 1`` line marker, so every location is the exact ``line:col`` of the user's
-file. Conditional directives (``#if``, ``#ifdef``, ...) are refused: blanking them would
-silently compile both branches.
+Comments are blanked (keeping every line and column) and the C preprocessor is run
+(:mod:`tenspiler.frontend.preprocess`: pcpp, checked against the system ``cpp``;
+``#include``/``#pragma`` lines are blanked and the standard headers' constants predefined),
+so macros, ``#undef`` and conditionals mean what the compiler sees. Typedefs for ``uint8_t``,
+``int8_t``, ``int32_t``, ``int64_t`` and ``size_t`` are prepended on one line followed by a
+``# 1`` line marker, so every location is the exact ``line:col`` of the user's file.
+
+Before lowering, the kernel and the helpers it calls are typed by C11 §6.3
+(:class:`tenspiler.frontend.c_types.TypeGate`): unsigned arithmetic and value-changing
+integer conversions (``long`` → ``int``), where the loop IR's integer model would differ
+from C, are refused with the rule's name.
 
 Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
 
@@ -98,6 +103,7 @@ from typing import NoReturn, TypeAlias, TypeVar
 from pycparser import c_ast, c_generator, c_parser
 
 from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.common import (
     IfConversion,
     convert,
@@ -142,6 +148,7 @@ from tenspiler.frontend.loop_ir import (
     VectorParam,
     VectorResult,
 )
+from tenspiler.frontend.preprocess import char_is_signed, preprocess
 from tenspiler.ir.semantics import py_cast
 
 __all__ = ["parse_c_file", "parse_c_source"]
@@ -186,7 +193,7 @@ def parse_c_source(
     :mod:`tenspiler.frontend.cxx`); the result then has ``Function.cxx`` set.
     """
     text = text.replace("\r\n", "\n")
-    prepared, macros = _prepare(text, filename)
+    prepared = _prepare(text, filename)
     vectors: dict[str, VectorType] = {}
     head = " ".join(f"typedef {c} {n};" for n, c in _PRELUDE_TYPEDEFS)
     n_head = len(_PRELUDE_TYPEDEFS)
@@ -199,7 +206,7 @@ def parse_c_source(
         ast = parser.parse(head + "\n# 1\n" + prepared, filename)
     except c_parser.ParseError as e:
         raise _syntax_error(str(e), parser, filename, text) from None
-    unit = _Unit(filename, text, macros, vectors, cxx)
+    unit = _Unit(filename, text, vectors, cxx)
     return unit.lower(ast.ext[n_head:], function)
 
 
@@ -223,57 +230,11 @@ _BUILTIN_TYPEDEFS: dict[str, DType | None] = {
     "size_t": None,  # unsigned: wraps modulo 2^64, not modelled
 }
 
-_CONDITIONAL_DIRECTIVES = frozenset({"if", "ifdef", "ifndef", "elif", "else", "endif"})
-_DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(\w*)[ \t]*(\w*)")
-
-
-#: ``#define NAME <number>`` (optionally parenthesised): an object-like constant macro.
-_CONSTANT_MACRO_RE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?[fF]?|0[xX][0-9a-fA-F]+))[ \t]*\)?[ \t]*$")
-
-
-def constant_macros(text: str) -> dict[str, str]:
-    """``#define NAME 100`` / ``#define EPS 1e-5f`` → name → literal text. Only such
-    constant macros are understood (substituted where the name is used); any other macro
-    used in the code is refused."""
-    out: dict[str, str] = {}
-    for line in text.split("\n"):
-        m = _CONSTANT_MACRO_RE.match(line)
-        if m:
-            out[m.group(1)] = m.group(2)
-    return out
-
-
-def _prepare(text: str, filename: str) -> tuple[str, frozenset[str]]:
-    """Blank comments and preprocessor lines (keeping every line and column).
-
-    Returns the text for pycparser and the names ``#define``-d in the file.
-    """
-    lines = _blank_comments(text, filename).split("\n")
-    macros: set[str] = set()
-    i = 0
-    while i < len(lines):
-        m = _DIRECTIVE_RE.match(lines[i])
-        if m is None:
-            i += 1
-            continue
-        directive = m.group(1)
-        if directive in _CONDITIONAL_DIRECTIVES:
-            col = lines[i].index("#") + 1
-            raise LiftError(
-                f"preprocessor conditional '#{directive}' is not supported "
-                "(the C preprocessor is not run)",
-                SourceLoc(filename, i + 1, col),
-            )
-        if directive == "define" and m.group(2):
-            macros.add(m.group(2))
-        # Blank the directive and its backslash-continued lines.
-        while True:
-            cont = lines[i].rstrip().endswith("\\")
-            lines[i] = ""
-            i += 1
-            if not cont or i >= len(lines):
-                break
-    return "\n".join(lines), frozenset(macros)
+def _prepare(text: str, filename: str) -> str:
+    """Blank comments (keeping every line and column), then run the C preprocessor
+    (:func:`tenspiler.frontend.preprocess.preprocess`: ``#include``/``#pragma`` blanked,
+    macros and conditionals executed, checked against the system ``cpp``)."""
+    return preprocess(_blank_comments(text, filename), filename)
 
 
 def _blank_comments(text: str, filename: str) -> str:
@@ -653,14 +614,11 @@ class _Unit:
         self,
         filename: str,
         text: str,
-        macros: frozenset[str],
         vectors: dict[str, VectorType] | None = None,
         cxx: bool = False,
     ) -> None:
-        self.constants = constant_macros(_blank_comments(text, filename))
         self.filename = filename
         self.text = text
-        self.macros = macros
         #: C++ only: vector typedef names (see :mod:`tenspiler.frontend.cxx`).
         self.vectors = vectors or {}
         self.cxx = cxx
@@ -722,7 +680,24 @@ class _Unit:
             if not public:
                 raise LiftError(f"no non-static function is defined in {self.filename}", first_line)
             chosen = self.funcdefs[public[-1]]
+        self.type_gate().check_function(chosen)
         return _Kernel(self, chosen).lower()
+
+    def type_gate(self) -> TypeGate:
+        """The C11 typing of this unit (:mod:`tenspiler.frontend.c_types`)."""
+
+        def fields(ty: c_ast.Node) -> list[c_ast.Decl] | None:
+            st = self.struct_of(ty)
+            return list(st.decls) if st is not None and st.decls is not None else None
+
+        def vector(ty: c_ast.Node) -> tuple[list[str], int] | None:
+            vt = self.vector_type(ty)
+            return ([vt.elem], vt.rank) if vt is not None else None
+
+        return TypeGate(
+            self.filename, self.resolve_typedefs, fields, vector, self.funcdefs,
+            char_signed=char_is_signed(),
+        )
 
     # ----------------------------------------------------------- types
 
@@ -1148,20 +1123,9 @@ class _Unit:
             case _Struct():
                 self.fail(f"use of struct '{name}' as a value is not supported", node)
             case None:
-                if name in self.constants:
-                    literal = self.constants[name]
-                    kind = "double" if any(ch in literal.lower() for ch in ".e") and not literal.lower().startswith("0x") else "int"
-                    if kind == "double" and literal.lower().endswith("f"):
-                        kind = "float"
-                    neg = literal.startswith("-")
-                    const = c_ast.Constant(kind, literal.lstrip("+-"), coord=node.coord)
-                    value = self.expr(const, env)
-                    return Unary("-", value, value.dtype, self.loc(node)) if neg else value
                 self.unknown_name(name, node)
 
     def unknown_name(self, name: str, node: c_ast.Node) -> NoReturn:
-        if name in self.macros:
-            self.fail(f"macro '{name}' is not supported (the C preprocessor is not run)", node)
         if name in self.funcdefs or name in self.prototypes:
             self.fail(f"use of function '{name}' as a value is not supported", node)
         self.fail(f"'{name}' is not declared", node)
@@ -1508,8 +1472,6 @@ class _Unit:
         if env.lookup(name) is None and name not in self.funcdefs and name in MATH_FUNCTIONS:
             return self.math_call(node, name, env)
         if env.lookup(name) is not None or name not in self.funcdefs:
-            if name in self.macros:
-                self.fail(f"macro '{name}' is not supported (the C preprocessor is not run)", node)
             self.fail(f"call to '{name}' is not supported", node)
         if name in env.inlining:
             self.fail(f"recursive call to '{name}' is not supported", node)

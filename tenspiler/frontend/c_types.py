@@ -1,0 +1,583 @@
+"""C11 §6.3 typing of a kernel: the gate that keeps the loop IR's integer model exact.
+
+The loop IR models ``int`` and ``long`` as mathematical integers (their overflow is
+undefined behaviour, C11 §6.5p5, so on every input where C is defined the two agree) and
+``unsigned char`` as ``[0, 255]`` with conversions into it reducing modulo 256 (C11
+§6.3.1.3p2). That model is exact only if no value is computed in an *unsigned* type of rank
+≥ ``int`` (which wraps modulo 2ⁿ, C11 §6.2.5p9) and no conversion narrows a value into a
+signed type that cannot hold it (implementation-defined, C11 §6.3.1.3p3). This module types
+every expression of the kernel and of the helpers it calls by the standard — integer
+promotions (§6.3.1.1), usual arithmetic conversions (§6.3.1.8), the type of each integer
+literal by its base and suffix (§6.4.4.1), conversion as if by assignment on ``=``, ``op=``,
+initialisation, ``return`` and argument passing (§6.5.16.1, §6.8.6.4, §6.5.2.2) and on casts
+— and refuses, with a located :class:`~tenspiler.errors.LiftError` naming the rule, every
+place where the model would differ from C:
+
+* arithmetic (``+ - * / %``, unary ``-``, ``op=``) whose type after the usual arithmetic
+  conversions is unsigned, e.g. ``a[i] - 1u`` or ``x + 0xFFFFFFFF`` (``unsigned int``):
+  refused, except ``/`` and ``%`` and comparisons whose operands are both non-negative by
+  their own types (an ``unsigned char``, an unsigned type, or a non-negative constant
+  before conversion), where unsigned and mathematical results agree;
+* a conversion between integer types that does not preserve every value of the source
+  type, e.g. a ``long`` stored into an ``int`` array — unless the source is an integer
+  constant expression whose value fits, or the destination is ``unsigned char`` (modelled
+  exactly, modulo 256).
+
+Conversions to and between floating types, and from floating to integer types, are left to
+the real-number model (stated in every certificate); their C semantics is the lowering's.
+Expressions the typing does not know (they are refused by the lowering or carry no integer
+risk) get type ``None`` and are not checked further.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from tenspiler.errors import LiftError, SourceLoc
+
+__all__ = ["CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion"]
+
+
+@dataclass(frozen=True)
+class CInt:
+    """An integer type of the LP64 data model (GCC on x86-64 and AArch64 Linux)."""
+
+    name: str
+    bits: int
+    signed: bool
+    rank: int  # C11 §6.3.1.1p1: _Bool < char < short < int < long < long long
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    def holds(self, other: CInt) -> bool:
+        """Every value of ``other`` is a value of this type."""
+        return self.lo <= other.lo and other.hi <= self.hi
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class CFloat:
+    name: str  # float, double, long double
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class CPtr:
+    elem: CType | None
+
+    def __str__(self) -> str:
+        return f"{self.elem} *"
+
+
+CType = CInt | CFloat | CPtr
+
+BOOL = CInt("_Bool", 1, False, 0)
+SCHAR = CInt("signed char", 8, True, 1)
+UCHAR = CInt("unsigned char", 8, False, 1)
+SHORT = CInt("short", 16, True, 2)
+USHORT = CInt("unsigned short", 16, False, 2)
+INT = CInt("int", 32, True, 3)
+UINT = CInt("unsigned int", 32, False, 3)
+LONG = CInt("long", 64, True, 4)
+ULONG = CInt("unsigned long", 64, False, 4)
+LLONG = CInt("long long", 64, True, 5)
+ULLONG = CInt("unsigned long long", 64, False, 5)
+FLOAT = CFloat("float")
+DOUBLE = CFloat("double")
+LDOUBLE = CFloat("long double")
+
+#: ``<stdint.h>``/``<stddef.h>`` names the frontend knows, as GCC defines them on LP64.
+TYPEDEF_NAMES: dict[str, CType] = {
+    "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
+    "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
+    "size_t": ULONG, "ptrdiff_t": LONG, "ssize_t": LONG,
+}
+
+
+def type_of_words(words: list[str], char_signed: bool = True) -> CType | None:
+    """The type named by a list of type specifiers (``["unsigned", "long"]``), or
+    ``None`` (void, structs, unknown names)."""
+    ws = [w for w in words if w not in ("const", "volatile", "restrict", "static", "register", "auto", "extern", "inline")]
+    if len(ws) == 1 and ws[0] in TYPEDEF_NAMES:
+        return TYPEDEF_NAMES[ws[0]]
+    if ws == ["float"]:
+        return FLOAT
+    if ws == ["double"]:
+        return DOUBLE
+    if sorted(ws) == ["double", "long"]:
+        return LDOUBLE
+    if ws == ["_Bool"]:
+        return BOOL
+    known = {"int", "long", "short", "signed", "unsigned", "char"}
+    if not ws or not set(ws) <= known:
+        return None
+    unsigned = "unsigned" in ws
+    if "char" in ws:
+        if unsigned:
+            return UCHAR
+        if "signed" in ws:
+            return SCHAR
+        return SCHAR if char_signed else UCHAR  # plain char: the target's signedness
+    if "short" in ws:
+        return USHORT if unsigned else SHORT
+    longs = ws.count("long")
+    if longs >= 2:
+        return ULLONG if unsigned else LLONG
+    if longs == 1:
+        return ULONG if unsigned else LONG
+    return UINT if unsigned else INT
+
+
+def promote(t: CType | None) -> CType | None:
+    """Integer promotion (C11 §6.3.1.1p2): ranks below ``int`` become ``int`` (every value
+    of those types fits in ``int`` on LP64)."""
+    if isinstance(t, CInt) and t.rank < INT.rank:
+        return INT
+    return t
+
+
+def usual_conversion(a: CType | None, b: CType | None) -> CType | None:
+    """The common real type of the usual arithmetic conversions (C11 §6.3.1.8p1)."""
+    if a is None or b is None or isinstance(a, CPtr) or isinstance(b, CPtr):
+        return None
+    for f in (LDOUBLE, DOUBLE, FLOAT):
+        if f in (a, b):
+            return f
+    assert isinstance(a, CInt) and isinstance(b, CInt)
+    a, b = promote(a), promote(b)  # type: ignore[assignment]
+    assert isinstance(a, CInt) and isinstance(b, CInt)
+    if a == b:
+        return a
+    if a.signed == b.signed:
+        return a if a.rank >= b.rank else b
+    u, s = (a, b) if not a.signed else (b, a)
+    if u.rank >= s.rank:
+        return u
+    if s.holds(u):
+        return s
+    return {INT: UINT, LONG: ULONG, LLONG: ULLONG}[s]
+
+
+def literal_type(text: str) -> tuple[CInt, int] | None:
+    """Type and value of an integer constant by its base and suffix (C11 §6.4.4.1p5: the
+    first type of its list that can represent the value), or ``None`` if none can."""
+    t = text.lower()
+    suffix = ""
+    while t and t[-1] in "ul":
+        suffix = t[-1] + suffix
+        t = t[:-1]
+    if t.startswith("0x"):
+        value, decimal = int(t[2:], 16), False
+    elif t.startswith("0b"):
+        value, decimal = int(t[2:], 2), False
+    elif len(t) > 1 and t.startswith("0"):
+        value, decimal = int(t, 8), False
+    else:
+        value, decimal = int(t), True
+    unsigned = "u" in suffix
+    longs = suffix.count("l")
+    if unsigned:
+        candidates = [UINT, ULONG, ULLONG][min(longs, 2) :]
+    elif decimal:
+        candidates = [INT, LONG, LLONG][min(longs, 2) :]
+    else:
+        candidates = [INT, UINT, LONG, ULONG, LLONG, ULLONG][2 * min(longs, 2) :]
+    for c in candidates:
+        if c.lo <= value <= c.hi:
+            return c, value
+    return None
+
+
+def _nonnegative_type(t: CType | None) -> bool:
+    return isinstance(t, CInt) and not t.signed
+
+
+_ARITH = frozenset({"+", "-", "*", "/", "%"})
+_CMP = frozenset({"<", ">", "<=", ">=", "==", "!="})
+_MATH_DOUBLE = frozenset({"exp", "sqrt", "log", "fabs", "tanh"})
+_MATH_FLOAT = frozenset({"expf", "sqrtf", "logf", "fabsf", "tanhf"})
+
+
+class TypeGate:
+    """Types the kernel and the helpers it calls; refuses the places listed in the module
+    docstring.
+
+    Args:
+        filename: for locations.
+        resolve: expands a user typedef name to its type node (``_Unit.resolve_typedefs``).
+        struct_fields: the field declarations of the struct named by a type node, or
+            ``None`` if it is not a struct.
+        vector_elem: for the C++ subset, the element type words and rank of a vector
+            typedef name.
+        funcdefs: the file's function definitions by name (helpers).
+        char_signed: whether plain ``char`` is signed on the target.
+    """
+
+    def __init__(
+        self,
+        filename: str,
+        resolve: Callable[[c_ast.Node], c_ast.Node],
+        struct_fields: Callable[[c_ast.Node], list[c_ast.Decl] | None],
+        vector_elem: Callable[[c_ast.Node], tuple[list[str], int] | None],
+        funcdefs: dict[str, c_ast.FuncDef],
+        char_signed: bool = True,
+    ) -> None:
+        self.filename = filename
+        self.resolve = resolve
+        self.struct_fields = struct_fields
+        self.vector_elem = vector_elem
+        self.funcdefs = funcdefs
+        self.char_signed = char_signed
+        self.checked: set[str] = set()
+        self.scopes: list[dict[str, c_ast.Node]] = []
+        self.ret: list[CType | None] = []
+
+    # ------------------------------------------------------------------ errors
+
+    def fail(self, message: str, node: c_ast.Node) -> None:
+        coord = getattr(node, "coord", None)
+        loc = SourceLoc(self.filename, coord.line, coord.column or 1) if coord else SourceLoc(self.filename, 1, 1)
+        raise LiftError(message, loc)
+
+    # ------------------------------------------------------------------ types of declarations
+
+    def decl_type(self, ty: c_ast.Node) -> CType | None:
+        """The C type of a declarator's type node (``None``: struct, vector, void, unknown)."""
+        ty = self.resolve(ty)
+        match ty:
+            case c_ast.PtrDecl(type=inner) | c_ast.ArrayDecl(type=inner):
+                return CPtr(self.decl_type(inner))
+            case c_ast.TypeDecl(type=c_ast.IdentifierType(names=names)):
+                vec = self.vector_elem(ty)
+                if vec is not None:
+                    t: CType | None = type_of_words(vec[0], self.char_signed)
+                    for _ in range(vec[1]):
+                        t = CPtr(t)
+                    return t
+                return type_of_words(list(names), self.char_signed)
+        return None
+
+    def bind(self, name: str, ty: c_ast.Node) -> None:
+        self.scopes[-1][name] = ty
+
+    def lookup(self, name: str) -> c_ast.Node | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    # ------------------------------------------------------------------ functions
+
+    def check_function(self, fdef: c_ast.FuncDef) -> None:
+        """Type-check ``fdef`` (and, once each, the helpers it calls)."""
+        name = fdef.decl.name
+        if name in self.checked:
+            return
+        self.checked.add(name)
+        saved = self.scopes
+        self.scopes = [{}]
+        fdecl = fdef.decl.type
+        for p in fdecl.args.params if fdecl.args is not None else []:
+            if isinstance(p, c_ast.Decl) and p.name is not None:
+                self.bind(p.name, p.type)
+        self.ret.append(self.decl_type(fdecl.type))
+        try:
+            self.stmt(fdef.body)
+        finally:
+            self.ret.pop()
+            self.scopes = saved
+
+    # ------------------------------------------------------------------ statements
+
+    def stmt(self, node: c_ast.Node | None) -> None:
+        match node:
+            case None:
+                return
+            case c_ast.Compound(block_items=items):
+                self.scopes.append({})
+                for it in items or []:
+                    self.stmt(it)
+                self.scopes.pop()
+            case c_ast.For(init=init, cond=cond, next=nxt, stmt=body):
+                self.scopes.append({})
+                self.stmt(init)
+                if cond is not None:
+                    self.expr(cond)
+                if nxt is not None:
+                    self.expr(nxt)
+                self.stmt(body)
+                self.scopes.pop()
+            case c_ast.DeclList(decls=decls):
+                for d in decls:
+                    self.stmt(d)
+            case c_ast.Decl(name=name, type=ty, init=init):
+                if name is None or isinstance(ty, c_ast.FuncDecl):
+                    return
+                if init is not None and not isinstance(init, c_ast.InitList):
+                    self.convert(self.expr(init), self.decl_type(ty), init, "initialisation")
+                self.bind(name, ty)
+            case c_ast.If(cond=cond, iftrue=t, iffalse=f):
+                self.expr(cond)
+                self.stmt(t)
+                self.stmt(f)
+            case c_ast.While(cond=cond, stmt=body) | c_ast.DoWhile(cond=cond, stmt=body):
+                self.expr(cond)
+                self.stmt(body)
+            case c_ast.Return(expr=e):
+                if e is not None:
+                    self.convert(self.expr(e), self.ret[-1] if self.ret else None, e, "return")
+            case c_ast.Label(stmt=s):
+                self.stmt(s)
+            case _:
+                if isinstance(node, c_ast.Node) and not isinstance(
+                    node, c_ast.Typedef | c_ast.Pragma | c_ast.EmptyStatement
+                ) and _is_expr(node):
+                    self.expr(node)
+                else:
+                    for _, child in node.children():
+                        self.stmt(child)
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, node: c_ast.Node) -> CType | None:
+        """The C type of expression ``node`` (after checking its operands)."""
+        match node:
+            case c_ast.Constant(type=kind, value=text):
+                if kind in ("int", "unsigned int", "long int", "unsigned long int", "long long int", "unsigned long long int"):
+                    typed = literal_type(text)
+                    if typed is None:
+                        self.fail(f"integer constant '{text}' is too large for any integer type", node)
+                    return typed[0] if typed else None
+                if kind == "float":
+                    return FLOAT
+                if kind == "double":
+                    return LDOUBLE if text.lower().endswith("l") else DOUBLE
+                if kind == "char":
+                    return INT
+                return None
+            case c_ast.ID(name=name):
+                ty = self.lookup(name)
+                return self.decl_type(ty) if ty is not None else None
+            case c_ast.ArrayRef(name=base, subscript=sub):
+                self.expr(sub)
+                t = self.expr(base)
+                return t.elem if isinstance(t, CPtr) else None
+            case c_ast.StructRef(name=base, field=field, type="."):
+                bty = self._struct_decl_of(base)
+                if bty is None:
+                    return None
+                fields = self.struct_fields(bty) or []
+                for f in fields:
+                    if isinstance(f, c_ast.Decl) and f.name == field.name:
+                        return self.decl_type(f.type)
+                return None
+            case c_ast.UnaryOp(op=op, expr=operand):
+                return self.unary(op, operand, node)
+            case c_ast.BinaryOp(op=op, left=left, right=right):
+                return self.binary(op, left, right, node)
+            case c_ast.TernaryOp(cond=c, iftrue=t, iffalse=f):
+                self.expr(c)
+                a, b = self.expr(t), self.expr(f)
+                if isinstance(a, CPtr) or isinstance(b, CPtr):
+                    return a if isinstance(a, CPtr) else b
+                return usual_conversion(a, b)
+            case c_ast.Cast(to_type=to, expr=operand):
+                dst = self.decl_type(to.type)
+                self.convert(self.expr(operand), dst, operand, "cast")
+                return dst
+            case c_ast.Assignment(op=op, lvalue=lv, rvalue=rv):
+                lt, rt = self.expr(lv), self.expr(rv)
+                if op == "=":
+                    self.convert(rt, lt, rv, "assignment")
+                elif op[:-1] in _ARITH:
+                    common = self.arith(op[:-1], lt, rt, lv, rv, node)
+                    self.convert(common, lt, node, f"compound assignment '{op}'", constant=False)
+                return lt
+            case c_ast.FuncCall(name=c_ast.ID(name=fname), args=args):
+                return self.call(fname, args.exprs if args is not None else [], node)
+            case c_ast.ExprList(exprs=exprs):
+                t = None
+                for e in exprs:
+                    t = self.expr(e)
+                return t
+        for _, child in node.children():
+            if _is_expr(child):
+                self.expr(child)
+        return None
+
+    def _struct_decl_of(self, base: c_ast.Node) -> c_ast.Node | None:
+        if isinstance(base, c_ast.ID):
+            return self.lookup(base.name)
+        return None
+
+    def unary(self, op: str, operand: c_ast.Node, node: c_ast.Node) -> CType | None:
+        t = self.expr(operand)
+        if op in ("-", "+"):
+            p = promote(t)
+            if op == "-" and isinstance(p, CInt) and not p.signed:
+                self.fail(f"unary '-' on '{p}' (unsigned arithmetic wraps modulo 2^{p.bits}, C11 §6.2.5p9) is not supported", node)
+            return p
+        if op == "!":
+            return INT
+        if op == "*":
+            return t.elem if isinstance(t, CPtr) else None
+        if op == "&":
+            return CPtr(t)
+        if op in ("++", "--", "p++", "p--"):
+            if isinstance(t, CInt):
+                one = INT
+                common = usual_conversion(t, one)
+                if isinstance(common, CInt) and not common.signed:
+                    self.fail(f"'{op.lstrip('p')}' on '{t}' (unsigned arithmetic wraps modulo 2^{common.bits}, C11 §6.2.5p9) is not supported", node)
+            return t
+        return None
+
+    def binary(self, op: str, left: c_ast.Node, right: c_ast.Node, node: c_ast.Node) -> CType | None:
+        lt, rt = self.expr(left), self.expr(right)
+        if op in ("&&", "||"):
+            return INT
+        if isinstance(lt, CPtr) or isinstance(rt, CPtr):
+            if op in ("+", "-") and isinstance(lt, CPtr) and not isinstance(rt, CPtr):
+                return lt
+            if op == "+" and isinstance(rt, CPtr):
+                return rt
+            return INT if op in _CMP else None  # pointer difference: refused by the lowering
+        if op in _CMP:
+            common = usual_conversion(lt, rt)
+            if isinstance(common, CInt) and not common.signed and not (
+                self.nonnegative(left, lt) and self.nonnegative(right, rt)
+            ):
+                self.fail(
+                    f"comparison '{op}' in '{common}' (a signed operand is converted to "
+                    f"unsigned, C11 §6.3.1.8) is not supported",
+                    node,
+                )
+            return INT
+        if op in _ARITH:
+            return self.arith(op, lt, rt, left, right, node)
+        return None  # bitwise operators and shifts: refused by the lowering
+
+    def arith(
+        self, op: str, lt: CType | None, rt: CType | None,
+        left: c_ast.Node, right: c_ast.Node, node: c_ast.Node,
+    ) -> CType | None:
+        common = usual_conversion(lt, rt)
+        if isinstance(common, CInt) and not common.signed:
+            if op in ("/", "%") and self.nonnegative(left, lt) and self.nonnegative(right, rt):
+                return common
+            if self.constant_value(node) is not None:
+                return common  # a constant that does not wrap
+            self.fail(
+                f"unsigned arithmetic '{op}' in '{common}' (wraps modulo 2^{common.bits}, "
+                "C11 §6.2.5p9) is not supported",
+                node,
+            )
+        return common
+
+    def nonnegative(self, node: c_ast.Node, t: CType | None) -> bool:
+        """``node``'s value is ≥ 0 by its own type (before any conversion), or it is a
+        constant expression with a value ≥ 0."""
+        if _nonnegative_type(t):
+            return True
+        v = self.constant_value(node)
+        return v is not None and v >= 0
+
+    def constant_value(self, node: c_ast.Node) -> int | None:
+        """The value of a simple integer constant expression (literals, unary ``-``/``+``,
+        ``+ - * / %`` and casts), when every intermediate value lies in its C type (so that
+        no step wraps or overflows), else ``None``."""
+        match node:
+            case c_ast.Constant(type=kind, value=text) if "int" in kind:
+                typed = literal_type(text)
+                return typed[1] if typed else None
+            case c_ast.UnaryOp(op="-" | "+" as op, expr=e):
+                v = self.constant_value(e)
+                t = promote(self.expr(e))
+                if v is None or not isinstance(t, CInt):
+                    return None
+                r = -v if op == "-" else v
+                return r if t.lo <= r <= t.hi else None
+            case c_ast.BinaryOp(op=op, left=a, right=b) if op in _ARITH:
+                x, y = self.constant_value(a), self.constant_value(b)
+                t = usual_conversion(self.expr(a), self.expr(b))
+                if x is None or y is None or not isinstance(t, CInt):
+                    return None
+                if op in ("/", "%"):
+                    if y == 0:
+                        return None
+                    q = abs(x) // abs(y) * (1 if (x >= 0) == (y > 0) else -1)
+                    v = q if op == "/" else x - y * q
+                else:
+                    v = x + y if op == "+" else x - y if op == "-" else x * y
+                return v if t.lo <= v <= t.hi else None
+            case c_ast.Cast(to_type=to, expr=e):
+                v = self.constant_value(e)
+                dst = self.decl_type(to.type)
+                return v if v is not None and isinstance(dst, CInt) and dst.lo <= v <= dst.hi else None
+        return None
+
+    def convert(
+        self, src: CType | None, dst: CType | None, node: c_ast.Node, what: str,
+        *, constant: bool = True,
+    ) -> None:
+        """Check a conversion of a value of type ``src`` (the expression ``node``) to
+        ``dst`` (C11 §6.3.1.3): integer → integer must keep every value, unless the
+        value is a constant that fits (``constant``: ``node`` is the converted value) or
+        ``dst`` is ``unsigned char`` (modelled)."""
+        if not (isinstance(src, CInt) and isinstance(dst, CInt)):
+            return
+        if dst.holds(src) or dst == UCHAR:
+            return
+        if constant:
+            v = self.constant_value(node)
+            if v is not None and dst.lo <= v <= dst.hi:
+                return
+        self.fail(
+            f"{what}: conversion from '{src}' to '{dst}' may change the value "
+            f"(implementation-defined, C11 §6.3.1.3p3; GCC reduces modulo 2^{dst.bits}) is not supported"
+            if dst.signed
+            else f"{what}: conversion from '{src}' to '{dst}' wraps modulo 2^{dst.bits} "
+            "(C11 §6.3.1.3p2) and is not supported",
+            node,
+        )
+
+    def call(self, fname: str, args: list[c_ast.Node], node: c_ast.Node) -> CType | None:
+        types = [self.expr(a) for a in args]
+        if self.lookup(fname) is None and fname in self.funcdefs:
+            fdef = self.funcdefs[fname]
+            fdecl = fdef.decl.type
+            params = [
+                p for p in (fdecl.args.params if fdecl.args is not None else [])
+                if isinstance(p, c_ast.Decl)
+            ]
+            for a, t, p in zip(args, types, params, strict=False):
+                self.convert(t, self.decl_type(p.type), a, f"argument '{p.name}' of '{fname}'")
+            self.check_function(fdef)
+            return self.decl_type(fdecl.type)
+        if fname in _MATH_DOUBLE:
+            return DOUBLE
+        if fname in _MATH_FLOAT:
+            return FLOAT
+        return None
+
+
+def _is_expr(node: c_ast.Node) -> bool:
+    return isinstance(
+        node,
+        c_ast.Constant | c_ast.ID | c_ast.ArrayRef | c_ast.StructRef | c_ast.UnaryOp
+        | c_ast.BinaryOp | c_ast.TernaryOp | c_ast.Cast | c_ast.Assignment | c_ast.FuncCall
+        | c_ast.ExprList,
+    )

@@ -1,0 +1,296 @@
+"""The C preprocessor, run for real: macros mean what the compiler sees.
+
+A kernel's ``#define``/``#undef``/``#if`` directives are executed by **pcpp** (a C99
+preprocessor on PyPI), chosen over the system ``cpp`` as the *producer* of the text because
+it keeps the user's spacing, so the columns of every unexpanded token stay exact for
+``file:line:col`` messages (GCC's ``cpp -E`` collapses runs of blanks). When a system
+preprocessor is available (``cpp``, else ``cc -E``/``gcc -E``) it is the *referee*: the same
+text is preprocessed by it too, with the compiler's own predefined macros, and any
+difference in the resulting token stream refuses the kernel ("the preprocessors disagree"),
+so the lowering never sees code the compiler would not.
+
+What is done before preprocessing (every line and column kept):
+
+* comments are blanked (pcpp would shrink each to one blank);
+* ``#include`` lines are blanked: the standard headers cannot be parsed by pycparser. The
+  object-like macros of ``<limits.h>``, ``<stdint.h>``, ``<float.h>`` and ``<math.h>``
+  that kernels use are predefined instead, with the values of the x86-64 / AArch64 LP64
+  ABI that GCC's headers give them (:data:`HEADER_MACROS`); any other name from a header
+  stays undeclared and the lowering refuses it;
+* ``#pragma`` lines are blanked (OpenMP and vectoriser hints do not change the meaning of
+  sequential code);
+* the predefined macros of the system compiler (``cpp -dM -E``) are defined, so
+  ``#ifdef __GNUC__``/``__x86_64__``/``__STDC_VERSION__`` take the compiler's branch
+  (without a system preprocessor: a fixed GCC-on-x86-64 set).
+
+``#error`` and malformed directives raise :class:`~tenspiler.errors.LiftError` at their
+line.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import re
+import shutil
+import subprocess
+
+from tenspiler.errors import LiftError, SourceLoc
+
+__all__ = ["HEADER_MACROS", "preprocess"]
+
+#: Object-like macros of the standard headers kernels use, as GCC's headers define them on
+#: LP64 targets (glibc ``limits.h``/``stdint.h``, GCC ``float.h``, glibc ``math.h``), by
+#: header; a header's macros are defined only if the file includes it (C or C++ name).
+#: A ``U``/``L`` suffix keeps each literal's C type (an unsigned one is refused where used).
+HEADER_MACROS: dict[str, dict[str, str]] = {
+    "limits": {
+        "CHAR_BIT": "8",
+        "SCHAR_MIN": "(-128)",
+        "SCHAR_MAX": "127",
+        "UCHAR_MAX": "255",
+        "CHAR_MIN": "(-128)",
+        "CHAR_MAX": "127",
+        "SHRT_MIN": "(-32768)",
+        "SHRT_MAX": "32767",
+        "USHRT_MAX": "65535",
+        "INT_MIN": "(-2147483647 - 1)",
+        "INT_MAX": "2147483647",
+        "LONG_MIN": "(-9223372036854775807L - 1L)",
+        "LONG_MAX": "9223372036854775807L",
+        "ULONG_MAX": "18446744073709551615UL",
+        "LLONG_MIN": "(-9223372036854775807LL - 1LL)",
+        "LLONG_MAX": "9223372036854775807LL",
+    },
+    "stdint": {
+        "UINT_MAX": "4294967295U",
+        "INT8_MIN": "(-128)",
+        "INT8_MAX": "(127)",
+        "UINT8_MAX": "(255)",
+        "INT16_MIN": "(-32767-1)",
+        "INT16_MAX": "(32767)",
+        "UINT16_MAX": "(65535)",
+        "INT32_MIN": "(-2147483647-1)",
+        "INT32_MAX": "(2147483647)",
+        "UINT32_MAX": "(4294967295U)",
+        "INT64_MIN": "(-9223372036854775807L-1)",
+        "INT64_MAX": "(9223372036854775807L)",
+    },
+    "float": {
+        "FLT_MAX": "3.40282346638528859811704183484516925e+38F",
+        "FLT_MIN": "1.17549435082228750796873653722224568e-38F",
+        "FLT_EPSILON": "1.19209289550781250000000000000000000e-7F",
+        "DBL_MAX": "1.79769313486231570814527423731704357e+308",
+        "DBL_MIN": "2.22507385850720138309023271733240406e-308",
+        "DBL_EPSILON": "2.22044604925031308084726333618164062e-16",
+    },
+    "math": {
+        "M_E": "2.7182818284590452354",
+        "M_LOG2E": "1.4426950408889634074",
+        "M_LOG10E": "0.43429448190325182765",
+        "M_LN2": "0.69314718055994530942",
+        "M_LN10": "2.30258509299404568402",
+        "M_PI": "3.14159265358979323846",
+        "M_PI_2": "1.57079632679489661923",
+        "M_PI_4": "0.78539816339744830962",
+        "M_1_PI": "0.31830988618379067154",
+        "M_2_PI": "0.63661977236758134308",
+        "M_SQRT2": "1.41421356237309504880",
+        "M_SQRT1_2": "0.70710678118654752440",
+    },
+}
+
+_HEADER_OF: dict[str, str] = {
+    "limits.h": "limits", "climits": "limits", "stdint.h": "stdint", "cstdint": "stdint",
+    "inttypes.h": "stdint", "cinttypes": "stdint", "float.h": "float", "cfloat": "float",
+    "math.h": "math", "cmath": "math",
+}
+_INCLUDE_RE = re.compile(r'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
+
+
+#: Predefined macros used when no system preprocessor exists (GCC 12 on x86-64, C17).
+_FALLBACK_PREDEFINED: dict[str, str] = {
+    "__STDC__": "1",
+    "__STDC_VERSION__": "201710L",
+    "__STDC_HOSTED__": "1",
+    "__GNUC__": "12",
+    "__GNUC_MINOR__": "2",
+    "__x86_64__": "1",
+    "__x86_64": "1",
+    "__LP64__": "1",
+    "_LP64": "1",
+    "__linux__": "1",
+    "__CHAR_BIT__": "8",
+    "__SIZEOF_INT__": "4",
+    "__SIZEOF_LONG__": "8",
+    "__INT_MAX__": "0x7fffffff",
+    "__LONG_MAX__": "0x7fffffffffffffffL",
+}
+
+_DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(\w*)")
+_DEFINE_RE = re.compile(r"#define (\S+?)(?:\s(.*))?$")
+_LINE_MARKER_RE = re.compile(r"#(?:line)?\s*\d+(?:\s.*)?$")
+
+
+@functools.cache
+def system_preprocessor() -> tuple[str, ...] | None:
+    """The command of the system C preprocessor (``cpp``, else ``cc -E``/``gcc -E``), or
+    ``None`` if there is none."""
+    if shutil.which("cpp"):
+        return ("cpp",)
+    for cc in ("cc", "gcc", "clang"):
+        if shutil.which(cc):
+            return (cc, "-E")
+    return None
+
+
+@functools.cache
+def predefined_macros() -> tuple[tuple[str, str], ...]:
+    """The system compiler's predefined object-like macros (``cpp -dM -E`` in C17 mode),
+    or a fixed GCC-on-x86-64 set when there is no system preprocessor."""
+    cmd = system_preprocessor()
+    if cmd is not None:
+        try:
+            out = subprocess.run(
+                [*cmd, "-x", "c", "-std=gnu17", "-dM", "-", "-o", "-"],
+                input="", capture_output=True, text=True, timeout=30, check=True,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = None
+        if out is not None:
+            found: list[tuple[str, str]] = []
+            for line in out.splitlines():
+                m = _DEFINE_RE.match(line)
+                if m and "(" not in m.group(1):  # function-like builtins are not needed
+                    found.append((m.group(1), m.group(2) or ""))
+            return tuple(found)
+    return tuple(_FALLBACK_PREDEFINED.items())
+
+
+@functools.cache
+def _macro_names() -> frozenset[str]:
+    return frozenset(n for n, _ in predefined_macros()) | frozenset(
+        n for group in HEADER_MACROS.values() for n in group
+    )
+
+
+def header_macros(text: str) -> dict[str, str]:
+    """The :data:`HEADER_MACROS` of the standard headers ``text`` includes."""
+    out: dict[str, str] = {}
+    for line in text.split("\n"):
+        m = _INCLUDE_RE.match(line)
+        if m and m.group(1) in _HEADER_OF:
+            out.update(HEADER_MACROS[_HEADER_OF[m.group(1)]])
+    return out
+
+
+def char_is_signed() -> bool:
+    """Whether plain ``char`` is signed on the system compiler's target (GCC defines
+    ``__CHAR_UNSIGNED__`` where it is not, e.g. on AArch64)."""
+    return "__CHAR_UNSIGNED__" not in _macro_names()
+
+
+def _blank_lines(text: str, drop: frozenset[str]) -> str:
+    """Blank (to empty lines) every directive named in ``drop`` with its continuation
+    lines, so line numbers do not move."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _DIRECTIVE_RE.match(lines[i])
+        if m is None or m.group(1) not in drop:
+            i += 1
+            continue
+        while True:
+            cont = lines[i].rstrip().endswith("\\")
+            lines[i] = ""
+            i += 1
+            if not cont or i >= len(lines):
+                break
+    return "\n".join(lines)
+
+
+def preprocess(text: str, filename: str) -> str:
+    """Preprocess comment-free C ``text`` (comments already blanked, see the module
+    docstring) and return text for pycparser whose lines and columns are the user's.
+
+    Returns:
+        The preprocessed text. It contains ``# N "file"`` line markers where lines were
+        removed, so pycparser's coordinates stay the user's; a kernel without directives
+        comes back unchanged.
+
+    Raises:
+        LiftError: ``#error``, a malformed directive, or a disagreement with the system
+            preprocessor (located at the first differing line when known).
+    """
+    headers = header_macros(text)
+    text = _blank_lines(text, frozenset({"include", "pragma", "import"}))
+    if not any(
+        _DIRECTIVE_RE.match(line) for line in text.split("\n") if "#" in line
+    ) and not set(re.findall(r"\b[A-Za-z_]\w*\b", text)) & _macro_names():
+        return text  # nothing to expand
+    from pcpp import Preprocessor
+
+    errors: list[tuple[int, str]] = []
+
+    class _Pre(Preprocessor):  # type: ignore[misc]
+        def on_error(self, file: str, line: int, msg: str) -> None:
+            errors.append((line, msg))
+            self.return_code += 1
+
+        def on_include_not_found(self, *args: object) -> None:  # pragma: no cover
+            raise AssertionError("#include lines are blanked before preprocessing")
+
+    pre = _Pre()
+    pre.line_directive = "#"
+    pre.compress = 0
+    for name, value in predefined_macros():
+        pre.define(f"{name} {value}")
+    for name, value in headers.items():
+        pre.define(f"{name} {value}")
+    pre.parse(text, filename)
+    out = io.StringIO()
+    pre.write(out)
+    if errors:
+        line, msg = errors[0]
+        msg = msg.strip()
+        raise LiftError(f"preprocessor: {msg}", SourceLoc(filename, max(line, 1), 1))
+    result = out.getvalue()
+    _referee(text, result, filename, headers)
+    return result
+
+
+def _tokens(text: str) -> str:
+    """The token stream of preprocessed text as one string without blanks or line
+    markers (both preprocessors' outputs are compared this way)."""
+    kept = [ln for ln in text.split("\n") if not _LINE_MARKER_RE.match(ln.strip())]
+    return re.sub(r"\s+", "", "".join(kept))
+
+
+def _referee(text: str, produced: str, filename: str, headers: dict[str, str]) -> None:
+    """Check pcpp's output against the system preprocessor's (see the module docstring)."""
+    cmd = system_preprocessor()
+    if cmd is None:
+        return
+    defines = [f"-D{name}={value}" for name, value in headers.items()]
+    try:
+        proc = subprocess.run(
+            [*cmd, "-x", "c", "-std=gnu17", "-nostdinc", "-P", *defines, "-", "-o", "-"],
+            input=text, capture_output=True, text=True, timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return
+    if proc.returncode != 0:
+        m = re.search(r"<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)", proc.stderr)
+        if m:
+            raise LiftError(
+                f"preprocessor: {m.group(3)}",
+                SourceLoc(filename, int(m.group(1)), int(m.group(2))),
+            )
+        raise LiftError(f"preprocessor: {proc.stderr.strip()}", SourceLoc(filename, 1, 1))
+    if _tokens(proc.stdout) != _tokens(produced):
+        raise LiftError(
+            "the preprocessors disagree on this file (pcpp and the system cpp expand its "
+            "macros differently): not lifted, since the result might not be the program "
+            "the compiler sees",
+            SourceLoc(filename, 1, 1),
+        )
