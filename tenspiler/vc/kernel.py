@@ -18,6 +18,7 @@ from tenspiler.frontend.loop_ir import (
     Binary,
     Call,
     Cast,
+    Compare,
     Cond,
     Const,
     DType,
@@ -25,6 +26,7 @@ from tenspiler.frontend.loop_ir import (
     For,
     Function,
     Load,
+    Logical,
     Not,
     Return,
     Select,
@@ -343,9 +345,25 @@ def divisors(e: Expr, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ..
         case Unary(_, x) | Cast(x) | Call(_, x):
             return divisors(x, guard)
         case Select(c, a, b):
-            conds = [d for x in symexec.cond_exprs(c) for d in divisors(x, guard)]
-            return conds + divisors(a, (*guard, c)) + divisors(b, (*guard, Not(c)))
+            return cond_divisors(c, guard) + divisors(a, (*guard, c)) + divisors(b, (*guard, Not(c)))
         case Const() | Var():
             return []
         case _:
             assert_never(e)
+
+
+def cond_divisors(c: Cond, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
+    """:func:`divisors` of a condition, with C's short-circuit evaluation (C11 §6.5.13,
+    §6.5.14): the right operand of ``l && r`` is evaluated only when ``l`` holds, that of
+    ``l || r`` only when ``l`` does not."""
+    match c:
+        case Compare(_, l, r):
+            return divisors(l, guard) + divisors(r, guard)
+        case Logical("&&", l, r):
+            return cond_divisors(l, guard) + cond_divisors(r, (*guard, l))
+        case Logical("||", l, r):
+            return cond_divisors(l, guard) + cond_divisors(r, (*guard, Not(l)))
+        case Not(x):
+            return cond_divisors(x, guard)
+        case _:
+            raise AssertionError(f"not a condition: {c!r}")
