@@ -144,6 +144,8 @@ class NestKernel:
     #: Shape preconditions ``(cols of a vector<vector<T>> parameter, n)`` over the entry
     #: state (see :func:`unify_row_strides`).
     same_cols: tuple[tuple[Expr, Expr], ...] = ()
+    #: Every scalar the nest assigns and its role (:data:`ROLES`), sorted by name.
+    roles: tuple[tuple[str, str], ...] = ()
 
     @property
     def i(self) -> str:
@@ -298,60 +300,78 @@ def analyze_nest(fn: Function) -> NestKernel:
     stop = symexec.substitute(outer.stop, pre)
     fn, pre_i_list, inner, post_i_list, cells = promote_cells(fn, inner, pre_i_stmts, post_i_stmts)
     pre_i_stmts, post_i_stmts = tuple(pre_i_list), tuple(post_i_list)
-    pre_i = symexec.execute(pre_i_stmts)
-    for array, stores in list(pre_i.stores.items()):
-        # a store to a promoted cell before the inner loop is overwritten by the store-back
-        if array in cells and all(symexec.index_difference(idx, cells[array]) == 0 for idx, _ in stores):
-            del pre_i.stores[array]
-    if pre_i.stores:
-        raise NotLiftable("array writes between the loop headers are not supported yet", outer.loc)
-    inner_start = symexec.substitute(inner.start, pre_i)
-    if not (isinstance(inner_start, Const) and inner_start.value == 0):
-        raise NotLiftable("the inner loop must start at 0", inner.loc)
-    body = symexec.execute(inner.body)
-    assigned_inner = set(body.scalars)
-    assigned_outer = set(pre_i.scalars) | assigned_inner
-    cols_reads = symexec.reads(inner.stop)
-    if cols_reads & (assigned_outer | {outer.var, inner.var}):
+    written = symexec.assigned_scalars((*pre_i_stmts, inner, *post_i_stmts)) | {outer.var, inner.var}
+    for name in sorted((symexec.reads(outer.start) | symexec.reads(outer.stop)) & written):
+        raise NotLiftable(f"the outer loop bound depends on '{name}', which the loop nest assigns", outer.loc)
+    if symexec.reads(inner.stop) & written:
         raise NotLiftable("the inner loop bound must not change inside the nest", inner.loc)
-    cols = symexec.substitute(inner.stop, pre)
+    # the first symbolic execution of each part, over its own head: finds the inductions
+    pre_i = symexec.execute(pre_i_stmts)
+    body = symexec.execute(inner.body)
     post_i = symexec.execute(post_i_stmts)
     if post_i.has_return or pre_i.has_return:
         raise NotLiftable("return inside a loop is not supported", outer.loc)
+    inner_start = symexec.substitute(inner.start, pre_i)
+    if not (isinstance(inner_start, Const) and inner_start.value == 0):
+        raise NotLiftable("the inner loop must start at 0", inner.loc)
+    cols = symexec.substitute(inner.stop, pre)
     inductions = _nest_inductions(fn, pre, pre_i, body, post_i, inner.stop, start, outer.var, inner.var)
-    if inductions:
-        # read every induction through its closed form (justified by invariant conjuncts)
-        outer_env = {d.name: d.outer for d in inductions if d.outer is not None}
-        inner_env = {d.name: d.inner if d.inner is not None else d.outer for d in inductions}
-        exit_env = {n: symexec.replace_vars(e, {inner.var: inner.stop}) for n, e in inner_env.items() if e is not None}
-        pre_i = _substituted(pre_i, outer_env)
-        body = _substituted(body, {n: e for n, e in inner_env.items() if e is not None})
-        post_i = _substituted(post_i, exit_env)
+    stepped = {d.name for d in inductions}
+    # The transition relation of the nest, executed once from the real head states: at the
+    # outer head the inductions are their closed forms; at the inner head (and its exit)
+    # also every scalar pre_i sets and the inner loop leaves alone (a per-row value, fixed
+    # during the row) is its pre_i value. Any other scalar the nest writes is read at a
+    # head only if it is an accumulator (a head variable of the VCs) or refused below by
+    # :func:`nest_scalar_roles` and :func:`_check_closed`: no read falls back to a
+    # pre-nest value.
+    # a store to a promoted cell before the inner loop is overwritten by the store-back
+    # (``cells``: indices over the outer head as pre_i's first execution sees it)
+    overwritten = {array for array, stores in pre_i.stores.items()
+                   if array in cells and all(symexec.index_difference(idx, cells[array]) == 0 for idx, _ in stores)}
+    outer_head = {d.name: d.outer for d in inductions if d.outer is not None}
+    pre_i = _run(pre_i_stmts, outer_head)
+    for array in overwritten:
+        del pre_i.stores[array]
+    if pre_i.stores:
+        raise NotLiftable("array writes between the loop headers are not supported yet", outer.loc)
+    assigned_inner = symexec.assigned_scalars(inner.body)
+    row_locals = {x: v for x, v in pre_i.scalars.items() if x not in assigned_inner and x not in stepped}
+    body_stores = symexec.stored_arrays(inner.body)
+    for x, v in sorted(row_locals.items()):
+        for ld in symexec.loads(v):
+            if ld.array in body_stores and (x in symexec.upward_exposed(inner.body)
+                                            or x in symexec.upward_exposed(post_i_stmts)):
+                raise NotLiftable(f"scalar '{x}' set before the inner loop reads '{ld.array}', which the inner "
+                                  "loop writes (not supported)", ld.loc)
+    inner_head: dict[str, Expr] = {d.name: d.inner if d.inner is not None else d.outer  # type: ignore[misc]
+                                   for d in inductions if (d.inner or d.outer) is not None}
+    exit_head = {n: symexec.replace_vars(e, {inner.var: inner.stop}) for n, e in inner_head.items()}
+    body = _run(inner.body, {**row_locals, **inner_head})
+    post_i = _run(post_i_stmts, {**row_locals, **exit_head})
 
     # inner accumulators: reset in pre_i, accumulated in the body, read by post_i
     post_i_reads = symexec.upward_exposed(post_i_stmts)
     post_reads = symexec.upward_exposed(post_stmts)
     scalars: list[ScalarTarget] = []
     totals: list[ScalarTarget] = []
-    stepped = {d.name for d in inductions}
-    for name in sorted(assigned_inner - stepped):
+    for name in sorted(assigned_inner - stepped - {inner.var}):
         if name in post_reads:
             if name in pre_i.scalars or name in post_i_reads or name in post_i.scalars:
-                raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", inner.loc)
+                raise NotLiftable(_carried(name, "carries a value out of the loop nest"), inner.loc)
             # accumulated over the whole nest: a reduction over the flattened matrix
             totals.append(ScalarTarget(name, body.scalars[name], pre.scalars.get(name, Var(name, fn.dtype_of(name))), fn.dtype_of(name)))
             continue
         if name not in post_i_reads:
-            continue  # dead after the inner loop
+            continue  # not read after the inner loop: a temporary, or refused by nest_scalar_roles
         if name not in pre_i.scalars:
-            raise NotLiftable(
-                f"'{name}' accumulates across rows (not reset before the inner loop): not supported yet",
-                inner.loc,
-            )
+            raise NotLiftable(_carried(name, "its value after the inner loop is read, but it is not reset before "
+                                             "the inner loop"), inner.loc)
         scalars.append(ScalarTarget(name, body.scalars[name], pre_i.scalars[name], fn.dtype_of(name)))
-    for name in set(post_i.scalars) - stepped:
+    for name in sorted(set(post_i.scalars) - stepped):
         if name in post_reads:
-            raise NotLiftable(f"'{name}' carries a value out of the loop nest (not supported yet)", outer.loc)
+            raise NotLiftable(_carried(name, "carries a value out of the loop nest"), outer.loc)
+    roles = nest_scalar_roles(fn, outer.var, inner.var, pre_i_stmts, inner, post_i_stmts, post_stmts,
+                              {d.name: d for d in inductions}, {s.name for s in scalars}, {t.name for t in totals})
 
     linear_idx = Binary("+", Binary("*", Var(outer.var, INT), inner.stop, INT), Var(inner.var, INT), INT)
     linear: list[LinearOutput] = []
@@ -383,10 +403,132 @@ def analyze_nest(fn: Function) -> NestKernel:
         if post.stores:
             raise NotLiftable("array writes after the loop nest are not supported yet", post_stmts[0].loc)
         result = post.returned
+        if result is not None:
+            # at the exit of the nest the outer counter is the bound (``start <= stop`` is assumed)
+            result = symexec.replace_vars(result, {outer.var: outer.stop})
     k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
-                   tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals), same_cols)
+                   tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals), same_cols,
+                   tuple(sorted(roles.items())))
+    _check_closed(k)
     _check_reads(k)
     return k
+
+
+#: The roles :func:`nest_scalar_roles` gives the scalars a loop nest writes.
+ROLES = {
+    "counter": "a loop counter",
+    "induction": "stepped by constants (closed form in i, j)",
+    "row reduction": "reset before the inner loop, accumulated in it, read after it",
+    "total": "accumulated over the whole nest, read after it",
+    "row value": "set before the inner loop and not changed in it: its value in the row is substituted",
+    "temporary": "assigned before every read in the same iteration: its defining expression is substituted",
+}
+
+
+def _carried(name: str, why: str = "") -> str:
+    """The reason a kernel is refused for a scalar its loop nest carries unsupported."""
+    return (f"scalar '{name}' is carried across iterations of the loop nest (not a reduction or counter)"
+            + (f": {why}" if why else ""))
+
+
+def nest_scalar_roles(
+    fn: Function, i: str, j: str, pre_i: Sequence[Stmt], inner: For, post_i: Sequence[Stmt],
+    post: Sequence[Stmt], inductions: Mapping[str, NestInduction], row_reductions: set[str],
+    totals: set[str],
+) -> dict[str, str]:
+    """The role (a key of :data:`ROLES`) of **every** scalar the loop nest assigns, from
+    where each is read before it is assigned (upward-exposed reads):
+
+    * at the head of an outer iteration (``pre_i``, or the inner loop / ``post_i`` before
+      ``pre_i`` sets it): its value comes from the previous row or from before the nest;
+    * at the head of an inner iteration, when the inner body assigns it: from the previous
+      column (or from before the inner loop);
+    * after the inner loop, when the inner body assigns it: the last column's value;
+    * after the nest.
+
+    Only counters, inductions, row reductions and totals — the scalars the verification
+    conditions carry as head variables or closed forms — may be read there; any other
+    scalar so read raises :class:`NotLiftable` naming it. The rest are per-iteration values
+    (``row value``, ``temporary``) that the symbolic execution substitutes by their
+    defining expressions in the same iteration."""
+    outer_body = (*pre_i, inner, *post_i)
+    at_outer_head = symexec.upward_exposed(outer_body)
+    at_inner_head = symexec.upward_exposed(inner.body)
+    after_inner = symexec.upward_exposed(post_i)
+    after_nest = symexec.upward_exposed(post)
+    in_pre_i = symexec.assigned_scalars(pre_i)
+    in_body = symexec.assigned_scalars(inner.body)
+    roles: dict[str, str] = {}
+    for x in sorted(symexec.assigned_scalars(outer_body) | {i, j}):
+        if x in (i, j):
+            if x == j and x in after_nest:
+                raise NotLiftable(f"the inner loop counter '{j}' is read after the loop nest (not supported)", inner.loc)
+            roles[x] = "counter"
+            continue
+        if x in inductions:
+            if x in after_nest:
+                raise NotLiftable(_carried(x, "a counter stepped in the nest is read after it (not supported yet)"),
+                                  inner.loc)
+            roles[x] = "induction"
+        elif x in row_reductions:
+            roles[x] = "row reduction"
+        elif x in totals:
+            roles[x] = "total"
+        elif x in at_outer_head:
+            why = ("its value is read before it is assigned in an iteration of the outer loop, so it comes from "
+                   "the previous row (or from before the nest)")
+            raise NotLiftable(_carried(x, why), inner.loc)
+        elif x in in_body and x in at_inner_head:
+            why = ("its value is read before it is assigned in an iteration of the inner loop, so it comes from "
+                   "the previous iteration (e.g. a running sum or a flag)")
+            raise NotLiftable(_carried(x, why), inner.loc)
+        elif x in in_body and x in after_inner:
+            raise NotLiftable(_carried(x, "its value after the inner loop's last iteration is read"), inner.loc)
+        elif x in after_nest:
+            raise NotLiftable(_carried(x, "it carries a value out of the loop nest"), inner.loc)
+        else:
+            roles[x] = "row value" if x in in_pre_i and x not in in_body else "temporary"
+    return roles
+
+
+def _check_closed(k: NestKernel) -> None:
+    """Every expression of the nest's transition relation reads, of the scalars the nest
+    writes, only those the verification conditions carry at that point (counters, row
+    reductions, totals); everything else it reads is unchanged since the nest's entry.
+    A read of any other scalar written in the nest would silently take its pre-nest value
+    in the VCs: refused instead (a second, independent guard behind
+    :func:`nest_scalar_roles`)."""
+    written = k.assigned
+    red = {s.name for s in k.scalars}
+    tot = {t.name for t in k.totals}
+
+    def exprs(st: SymState) -> list[Expr]:
+        out = list(st.scalars.values())
+        for sts in st.stores.values():
+            for idx, val in sts:
+                out += [idx, val]
+        return out
+
+    parts: list[tuple[str, list[Expr], set[str]]] = [
+        ("before the inner loop", exprs(k.pre_i), {k.i}),
+        ("in the inner loop", exprs(k.body), {k.i, k.j} | red | tot),
+        ("after the inner loop", exprs(k.post_i), {k.i, k.j} | red),
+        ("after the loop nest", [k.result] if k.result is not None else [], tot),
+    ]
+    for where, es, allowed in parts:
+        for e in es:
+            for x in sorted((symexec.reads(e) & written) - allowed):
+                raise NotLiftable(_carried(x, f"its value {where} depends on earlier iterations"), e.loc)
+
+
+def _run(stmts: Sequence[Stmt], head: Mapping[str, Expr]) -> SymState:
+    """Symbolic execution of ``stmts`` from a head state in which the scalars of ``head``
+    have the given values (over the enclosing head state); the result's ``scalars`` are
+    the ones ``stmts`` assign."""
+    st = symexec.execute(stmts, SymState(scalars=dict(head)))
+    mine = symexec.assigned_scalars(stmts)
+    st.scalars = {x: v for x, v in st.scalars.items() if x in mine}
+    return st
 
 
 def unify_row_strides(
@@ -524,14 +666,6 @@ def promote_cells(
     )
 
 
-def _substituted(st: SymState, env: Mapping[str, Expr]) -> SymState:
-    out = st.copy()
-    out.scalars = {n: symexec.replace_vars(v, env) for n, v in st.scalars.items()}
-    out.stores = {a: [(symexec.replace_vars(i, env), symexec.replace_vars(v, env)) for i, v in sts]
-                  for a, sts in st.stores.items()}
-    return out
-
-
 def _const_step(update: Expr, name: str) -> int | None:
     d = symexec.index_difference(update, Var(name, INT))
     return d if d is not None and symexec.reads(update) <= {name} else None
@@ -644,6 +778,12 @@ def _check_reads(k: NestKernel) -> None:
         for ld in symexec.loads(e):
             d_lin = symexec.index_difference(ld.index, lin)
             r = classify_read(k, ld)
+            if r is None and (d := symexec.index_difference(ld.index, Var(k.i, INT))) is not None:
+                at = k.i if d == 0 else f"{k.i} {'+' if d > 0 else '-'} {abs(d)}"
+                raise NotLiftable(
+                    f"'{ld.array}' is read at the row index {at} inside the inner loop (directly or through a "
+                    f"scalar set before it): a per-row value broadcast along the row (e.g. row scaling) is not "
+                    "expressible in TensIR's flattened view yet", ld.loc)
             if r is None:
                 raise NotLiftable(
                     f"read of '{ld.array}' at an index that is not {k.i}*n + {k.j} + c, {k.j} + c, "
@@ -681,7 +821,7 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
     total = linear_bound(k, stop)
     if k.result is not None:
         env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
-        env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env}
+        env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
             outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
     for o in k.linear:
@@ -752,7 +892,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     ind_heads = {d.name: head_name(d.name) for d in k.inductions}
     for s in (*k.scalars, *k.totals):
         decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
-    written = [o.array for o in k.linear] + [r.array for r in k.rows]
+    written_arrays = [o.array for o in k.linear] + [r.array for r in k.rows]
     outs: list[LinearOutput | RowOutput] = [*k.linear, *k.rows]
     for o in outs:
         decls.append(f"(declare-const {head_name(o.array)} {array_sort(o.dtype)})")
@@ -762,11 +902,16 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         return encode_expr(e, entry_scalars, entry_arrays)
 
     start, stop, cols = entry_enc(k.start), entry_enc(k.stop), entry_enc(k.cols)
-    # scalar environment at the loop heads: parameters and pre-loop locals keep their values
-    base: dict[str, str] = {p.name: entry_enc(k.entry_value(p.name)) for p in fn.scalars}
+    # scalar environment at the loop heads: parameters and pre-loop locals the nest does not
+    # write keep their values; a scalar the nest writes is never read through its pre-nest
+    # value (the head variables below carry the ones the VCs need, _check_closed refuses
+    # the rest)
+    written = k.assigned
+    base: dict[str, str] = {p.name: entry_enc(k.entry_value(p.name)) for p in fn.scalars if p.name not in written}
     for name, e in k.pre.scalars.items():
-        base[name] = entry_enc(e)
-    head_arrays = {a: (head_name(a) if a in written else entry_arrays[a]) for a in entry_arrays}
+        if name not in written:
+            base[name] = entry_enc(e)
+    head_arrays = {a: (head_name(a) if a in written_arrays else entry_arrays[a]) for a in entry_arrays}
 
     def enc_at(extra: Mapping[str, str]) -> SmtEncoder:
         return SmtEncoder({**entry_scalars, **entry_arrays, **extra}, {}, tensir.definitions, tensir._rec_names)
@@ -838,7 +983,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
             parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")
         return "(and " + " ".join(parts) + ")"
 
-    heads = {a: head_name(a) for a in written}
+    heads = {a: head_name(a) for a in written_arrays}
     outer_env = {**base, k.i: iv}
     inner_env = {**outer_env, k.j: jv, **{s.name: head_name(s.name) for s in (*k.scalars, *k.totals)}}
 
@@ -846,7 +991,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         return encode_expr(e, env, head_arrays)
 
     clauses: list[Clause] = []
-    entry_arrs = {a: entry_arrays[a] for a in written}
+    entry_arrs = {a: entry_arrays[a] for a in written_arrays}
     ind_entry = {d.name: entry_enc(k.entry_value(d.name)) for d in k.inductions if d.outer is not None}
     tot_entry = {t.name: entry_enc(t.init) for t in k.totals}
     clauses.append(Clause("initiation", (), inv_outer(start, entry_arrs, None, ind_entry, tot_entry)))
