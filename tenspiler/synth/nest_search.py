@@ -84,17 +84,29 @@ Combo = tuple[tuple[str, Any], ...]
 def _context(k: NestKernel, with_rows: bool) -> TreeContext:
     idx: tuple[Expr, ...] = (k.linear_index(), Var(k.j, INT)) if with_rows else (k.linear_index(),)
     accepts = (lambda ld: classify_read(k, ld) is not None) if with_rows else None
-    return TreeContext(idx, frozenset({k.i, k.j}), frozenset(s.name for s in k.scalars), accepts)
+    # row reductions and totals are head variables of the VCs: read by another value they make a scan
+    carried = frozenset(s.name for s in (*k.scalars, *k.totals))
+    return TreeContext(idx, frozenset({k.i, k.j}), carried, accepts)
+
+
+def _entry_scalar(k: NestKernel, e: Var) -> Term:
+    """A scalar leaf the nest does not write, as its value at the nest's entry. A scalar
+    the nest writes has no such value (``analyze_nest`` substitutes or refuses every one
+    of them); never fall back to its pre-nest value."""
+    if e.name in k.assigned:
+        raise NotLiftable(f"scalar '{e.name}' is written in the loop nest and cannot be read as its value "
+                          "before the nest", e.loc)
+    return lift_entry_scalar(k.entry_value(e.name))
 
 
 def _scalar_pool(k: NestKernel, values: list[Expr], origins: list[tuple[Expr, Term]]) -> list[Scalar]:
     out: list[Scalar] = []
-    carried = {s.name for s in k.scalars}
+    carried = {s.name for s in (*k.scalars, *k.totals)}
 
     for v in values:
         for e in subexpressions(v):
             if isinstance(e, Var) and e.name not in (k.i, k.j) and e.name not in carried:
-                t = lift_entry_scalar(k.entry_value(e.name))
+                t = _entry_scalar(k, e)
                 origins.append((e, t))
                 if t not in out:
                     out.append(t)
@@ -365,8 +377,8 @@ def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
             return totals[name]
         case Var(name, _, loc) if name in (k.i, k.j):
             raise NotLiftable(f"the loop counter '{name}' is used as a value", loc)
-        case Var(name):
-            return lift_entry_scalar(k.entry_value(name))
+        case Var():
+            return _entry_scalar(k, e)
         case Const(value, d):
             return Lit(value, d)
         case Load(array, index, dtype, loc):
