@@ -85,6 +85,7 @@ from tenspiler.ir.terms import (
     children,
     free_vars,
     is_tensor,
+    promote,
     rank,
 )
 
@@ -396,6 +397,18 @@ def _cond_text(c: Cond, args: Iterator[str]) -> str:
     raise TypeError(f"not a TensIR condition: {c!r}")
 
 
+def cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
+    """The operand pairs of a condition's comparisons, in :func:`children` order."""
+    match c:
+        case Cmp(_, left, right):
+            yield left, right
+        case BoolOp(_, left, right):
+            yield from cmp_pairs(left)
+            yield from cmp_pairs(right)
+        case NotCond(x):
+            yield from cmp_pairs(x)
+
+
 def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``select(c, a, b)`` → ``_where(c, a, b, dtype)`` (elementwise: ``np.where`` as a
     branch-free bitwise blend in the node's dtype) or ``(a if c else b)``; NumPy evaluates
@@ -687,7 +700,7 @@ class NumpyBackend:
             return f"np.{extremum}({_bare(a)}, {_bare(b)})"
         if isinstance(t, ScalarSelect) and ctx.cse_candidates:
             # a Python conditional runs one branch: names bound in it end with it
-            *args, = (self.render(c, ctx) for c in children(t)[:-2])
+            args = self._cond_operands(t.cond, ctx)
             bound = dict(ctx.cse)
             for u in (t.then, t.else_):
                 args.append(self._operand(u, t, ctx) if ctx.narrow() else self.render(u, ctx))
@@ -698,15 +711,15 @@ class NumpyBackend:
                 return self._int_arith(t, rule, ctx)
             args = [self._operand(c, t, ctx) for c in operands(t)]
         elif isinstance(t, TensorSelect):
-            args = [self.render(c, ctx) for c in children(t)[:-2]]
+            args = self._cond_operands(t.cond, ctx)
             ctx.both_branches += 1
             try:
                 args += [self._operand(c, t, ctx) if ctx.narrow() else self.render(c, ctx) for c in (t.then, t.else_)]
             finally:
                 ctx.both_branches -= 1
-        elif isinstance(t, ScalarSelect) and ctx.narrow():
-            args = [self.render(c, ctx) for c in children(t)]
-            args[-2:] = [self._operand(c, t, ctx, args[i - 2]) for i, c in enumerate((t.then, t.else_))]
+        elif isinstance(t, ScalarSelect):
+            args = self._cond_operands(t.cond, ctx)
+            args += [self._operand(c, t, ctx) if ctx.narrow() else self.render(c, ctx) for c in (t.then, t.else_)]
         elif isinstance(t, ScalarApply | TensorMap):  # C: exp(float) computes in double
             args = [self._operand(t.scalar if isinstance(t, ScalarApply) else t.tensor, t, ctx)]
         else:
@@ -774,6 +787,24 @@ class NumpyBackend:
             return text
         src_rep = None if ctx.plan is None else ctx.rep(c)
         return convert(text, c.dtype, parent.dtype, tensor=is_tensor(c), src_rep=src_rep, dst_rep=ctx.rep(parent))  # type: ignore[union-attr]
+
+    def _cond_operands(self, c: Cond, ctx: EmitContext) -> list[str]:
+        """The operands of a condition's comparisons, rendered in traversal order, each pair
+        converted to the C type the comparison is computed in (C's usual arithmetic
+        conversions, ``promote``): ``x > 0.1`` on a ``float`` array ``x`` compares in double,
+        as C converts ``x[i]`` to the double literal's type (NumPy would compare a float32
+        array with a Python float in float32), and an ``int`` compared with a ``float`` is
+        converted to float. Integer pairs compare exactly in any dtypes: unchanged."""
+        out: list[str] = []
+        for left, right in cmp_pairs(c):
+            d = promote(left.dtype, right.dtype)  # type: ignore[union-attr]
+            for u in (left, right):
+                text = self.render(u, ctx)
+                if d.is_float:
+                    src_rep = None if ctx.plan is None else ctx.rep(u)
+                    text = convert(text, u.dtype, d, tensor=is_tensor(u), src_rep=src_rep, dst_rep=REPR[d])  # type: ignore[union-attr]
+                out.append(text)
+        return out
 
     def _int_arith(self, t: ScalarOp | TensorTensor | TensorScalar, rule: Rule, ctx: EmitContext) -> str:
         """Integer arithmetic in the node's range-analysed dtype ``D`` (:mod:`.ranges`).
