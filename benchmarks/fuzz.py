@@ -1,0 +1,100 @@
+"""The nightly kernel-fuzzing campaign (a red team for "verified => correct").
+
+    python benchmarks/fuzz.py --budget 5000 --seed S
+
+generates ``--budget`` kernels (C, and ``--python-share`` percent legacy Python) with
+:mod:`tenspiler.fuzz.generate`, lifts each in a worker process (``--timeout`` seconds of
+synthesis, killed at a hard wall limit), runs every verified one against gcc (``-O0
+-fwrapv``, ``-O2``, a sanitizer build to discard inputs with undefined behaviour) or the
+original Python function on adversarial inputs, and classifies it: agrees,
+VERIFIED-BUT-WRONG, VERIFIED-INVALID-C, refused (by reason), CRASH, timeout.
+
+Writes ``--out`` (default ``benchmarks/results/fuzz.md``) and the same data as JSON next to
+it (``fuzz.json``); every bug's kernel and counterexample goes to ``--failures`` (default
+``benchmarks/results/fuzz_failures/``). ``--snapshot`` runs the tool as committed at HEAD
+(``git archive HEAD``, in a temporary folder) instead of the working tree, so a campaign is
+not disturbed by edits in progress. Progress goes to stderr, one line per kernel. Exit code:
+0 when no bug was found, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _snapshot_and_reexec(argv: list[str]) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="tenspiler_head_"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "tenspiler"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+    fuzz = tmp / "tenspiler" / "fuzz"
+    if not fuzz.exists():  # the fuzzer itself may be newer than HEAD: use the working copy
+        fuzz.symlink_to(ROOT / "tenspiler" / "fuzz")
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    env = dict(os.environ, PYTHONPATH=str(tmp), TENSPILER_FUZZ_SNAPSHOT=head)
+    args = [a for a in argv if a != "--snapshot"]
+    return subprocess.call([sys.executable, str(Path(__file__).resolve()), *args], env=env)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budget", type=int, default=500, help="number of generated kernels")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=20.0, help="synthesis seconds per kernel")
+    ap.add_argument("--python-share", type=int, default=25, help="percent of Python kernels")
+    ap.add_argument("--cases", type=int, default=48, help="inputs per verified kernel")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz.md")
+    ap.add_argument("--failures", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz_failures")
+    ap.add_argument("--snapshot", action="store_true", help="run the tool as committed at HEAD")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    if args.snapshot and not os.environ.get("TENSPILER_FUZZ_SNAPSHOT"):
+        return _snapshot_and_reexec(argv)
+
+    import tenspiler
+    from tenspiler.fuzz.campaign import BUGS, run_campaign
+
+    t0 = time.time()
+
+    def progress(i: int, rec: dict, summary) -> None:  # type: ignore[no-untyped-def]
+        if args.quiet:
+            return
+        c = summary.counts
+        what = rec.get("category") or rec.get("detail") or rec.get("message", "")
+        mark = " <== BUG" if rec["cls"] in BUGS else ""
+        print(f"[{i + 1}/{args.budget} {time.time() - t0:6.0f}s] {rec['language']:6} {rec['cls']:18} "
+              f"{str(what)[:70]}{mark}   (ok {c['agrees']}, wrong {c['VERIFIED-BUT-WRONG']}, "
+              f"crash {c['CRASH']}, refused {c['refused']})", file=sys.stderr, flush=True)
+
+    summary = run_campaign(args.budget, seed=args.seed, timeout=args.timeout, python_share=args.python_share,
+                           failures=args.failures, cases=args.cases, progress=progress)
+    snap = os.environ.get("TENSPILER_FUZZ_SNAPSHOT")
+    command = "python benchmarks/fuzz.py " + " ".join(shlex.quote(a) for a in argv)
+    md = summary.markdown(command)
+    where = f"tool: {'HEAD ' + snap + ' (snapshot)' if snap else 'working tree'} at {tenspiler.__file__}"
+    md = md.replace("\n\n", f"\n\n{where}.\n\n", 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(md, encoding="utf-8")
+    data = summary.to_json()
+    data["command"], data["tool"] = command, where
+    args.out.with_suffix(".json").write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    c = summary.counts
+    print(f"{len(summary.records)} kernels: {c['agrees']} verified and agree, {c['VERIFIED-BUT-WRONG']} verified but wrong, "
+          f"{c['VERIFIED-INVALID-C']} verified invalid C, {c['refused']} refused, {c['CRASH']} crashes, "
+          f"{c['timeout']} timeouts, {c['no-valid-input']} without valid input in {summary.seconds:.0f} s; "
+          f"summary in {args.out}")
+    return 1 if summary.bugs() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

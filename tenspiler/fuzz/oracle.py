@@ -1,0 +1,667 @@
+"""The independent differential oracle of the fuzzer.
+
+:func:`lift_spec` lifts a kernel through the public API (``tenspiler.lift``) and reduces the
+outcome to plain data. :func:`judge` then, for a verified kernel, runs
+
+* C: the source compiled by ``gcc`` three times into a small program whose ``main`` reads
+  test cases from stdin and prints every array and the return value after the call --
+  ``-O0 -fwrapv``, ``-O2`` and ``-O0 -fsanitize=address,undefined,...
+  -fno-sanitize-recover=all``. A case on which the sanitizer build aborts (signed overflow,
+  division by zero, out-of-bounds access, float-cast overflow) or on which ``-O0 -fwrapv``
+  and ``-O2`` disagree has undefined behaviour in C: it is discarded, not a counterexample.
+* Python: the original function, executed from the module source (so rebound globals take
+  their final value); a case on which it raises is discarded.
+
+against the generated NumPy function on adversarial inputs (sizes 0..3 and larger, every
+type's extremes, values straddling each constant of the program, wide random values).
+Cases that violate the generated code's own precondition checks (``ValueError:
+precondition violated``) are discarded too: the proof assumes them. Integers are compared
+exactly; a kernel touching floating point is compared with a tolerance (the tool verifies
+over the reals) and only gross disagreements count.
+
+This module deliberately shares nothing with :mod:`tenspiler.check`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tenspiler.fuzz.generate import TYPES, CType, KernelSpec, Param
+
+GCC = os.environ.get("TENSPILER_FUZZ_CC", "gcc")
+SAN_FLAGS = ["-O0", "-fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero",
+             "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+VARIANTS = {"O0wrapv": ["-O0", "-fwrapv"], "O2": ["-O2"], "san": SAN_FLAGS}
+
+# ----------------------------------------------------------------------------- lifting
+
+
+def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.0) -> dict[str, Any]:
+    """Lift ``spec`` to NumPy; plain data: ``status`` is ``verified``, ``refused`` (a clean
+    :class:`~tenspiler.errors.LiftError`: bad input or not lifted), or ``crash`` (any other
+    exception, or an ``internal error`` the pipeline caught)."""
+    import tenspiler
+    from tenspiler.errors import TenspilerError
+
+    try:
+        res = tenspiler.lift(spec.source, to="numpy", language=spec.language, function=spec.function,
+                             timeout=timeout, proof_timeout=proof_timeout, cache=False)
+    except tenspiler.LiftError as err:
+        r = getattr(err, "result", None)
+        message = r.message if r is not None else str(err)
+        status = r.status if r is not None else "error"
+        if "internal error" in message:
+            return {"status": "crash", "message": message, "tool_status": status}
+        return {"status": "refused", "message": message, "tool_status": status}
+    except TenspilerError as err:  # documented, but lift() promises LiftError
+        return {"status": "crash", "message": f"{type(err).__name__} escaped lift(): {err}"}
+    except Exception as err:  # noqa: BLE001 - the point is to catch everything
+        return {"status": "crash", "message": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc(limit=8)}
+    return {"status": "verified", "summary": res.summary or "", "assumptions": list(res.assumptions),
+            "code": res.code.get("numpy", ""), "message": ""}
+
+
+def refusal_category(message: str) -> str:
+    """The first words of a refusal's reason, locations and quoted names stripped."""
+    m = re.sub(r"^.*?\(\w+\):\s*", "", message, count=1)  # "<fn> was not lifted (status): "
+    m = re.sub(r"^[^\s:]*:\d+:\d+:\s*", "", m)  # file:line:col:
+    m = re.sub(r"'[^']*'", "'_'", m)
+    m = re.sub(r"\d+", "N", m)
+    words = m.split()
+    return " ".join(words[:5]) if words else "(empty)"
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def _f32(x: float) -> float:
+    return float(np.float32(x))
+
+
+def _value_pool(t: CType, constants: list[float], rng: random.Random) -> list[Any]:
+    if t.is_float:
+        pool: list[float] = [0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, -7.0, 0.1, 100.0, -100.0, 1e-3]
+        for c in constants:
+            c = float(c)
+            if abs(c) > 1e6:
+                continue
+            pool += [c, -c, c + 1, c - 1, math.nextafter(c, math.inf), math.nextafter(c, -math.inf), _f32(c)]
+            if t.bits == 32:
+                f = np.float32(c)
+                pool += [float(np.nextafter(f, np.float32(np.inf))), float(np.nextafter(f, np.float32(-np.inf)))]
+        pool += [rng.uniform(-1000, 1000) for _ in range(4)] + [float(rng.randint(-20, 20)) for _ in range(4)]
+        return [_f32(p) if t.bits == 32 else p for p in pool]
+    pool_i = {t.lo, t.lo + 1, t.hi, t.hi - 1, 0, 1, 2, 3, 7, 127, 128, 255, 256, 65535, 65536,
+              2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32 - 1, 2**63 - 1, -(2**63), -1, -2}
+    for c in constants:
+        if isinstance(c, float) and not c.is_integer():
+            pool_i |= {math.floor(c), math.ceil(c)}
+            continue
+        c = int(c)
+        pool_i |= {c - 1, c, c + 1, -c}
+    pool_i |= {rng.randint(t.lo, t.hi) for _ in range(4)}
+    pool_i |= {rng.randint(-(1 << rng.randint(1, t.bits - 1)), 1 << rng.randint(1, t.bits - 1)) for _ in range(4)}
+    return sorted(v for v in pool_i if t.lo <= v <= t.hi)
+
+
+def _small(t: CType, rng: random.Random) -> Any:
+    if t.is_float:
+        v = rng.choice([float(rng.randint(-9, 9)), rng.randint(-40, 40) / 4, rng.uniform(-10, 10)])
+        return _f32(v) if t.bits == 32 else v
+    lo, hi = max(t.lo, -12), min(t.hi, 12)
+    return rng.randint(lo, hi)
+
+
+_SIZES_1D = [0, 1, 2, 3, 1, 2, 3, 4, 5, 8, 17]
+_SIZES_2D = [(0, 0), (0, 3), (3, 0), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (4, 5)]
+
+
+@dataclass
+class Case:
+    """One input: parameter name -> value (a scalar or a list)."""
+
+    values: dict[str, Any]
+    mode: str
+
+
+def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Case]:
+    consts = list(spec.constants)
+    pools = {p.name: _value_pool(TYPES[p.ctype], consts, rng) for p in spec.params if not p.size}
+    cases: list[Case] = []
+    for idx in range(count):
+        mode = ["small", "extreme", "mixed", "straddle"][idx % 4]
+        if spec.shape == "2d":
+            m, n = _SIZES_2D[idx % len(_SIZES_2D)] if idx < 2 * len(_SIZES_2D) else (rng.randint(0, 5), rng.randint(0, 5))
+        else:
+            m, n = 0, (_SIZES_1D[idx % len(_SIZES_1D)] if idx < 2 * len(_SIZES_1D) else rng.randint(0, 12))
+        vals: dict[str, Any] = {}
+
+        def draw(p: Param) -> Any:
+            t = TYPES[p.ctype]
+            if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
+                return _small(t, rng)
+            if mode == "straddle" and rng.random() < 0.5:
+                near = [v for v in pools[p.name] if any(abs(float(v) - float(c)) <= 1 for c in consts)]
+                if near:
+                    return rng.choice(near)
+            return rng.choice(pools[p.name])
+
+        for p in spec.params:
+            if p.size:
+                vals[p.name] = m if p.name == "m" else n
+            elif p.array:
+                if p.extent == "2d":
+                    vals[p.name] = [[draw(p) for _ in range(n)] for _ in range(m)]
+                    continue
+                length = n if p.extent == "cols" else int(eval(p.extent or "n", {"n": n, "m": m}))  # noqa: S307
+                vals[p.name] = [draw(p) for _ in range(max(length, 0))]
+            else:
+                vals[p.name] = draw(p)
+        if spec.language == "python" and spec.shape == "2d" and m == 0:
+            continue  # len(m[0]) of an empty matrix raises in Python: no result to compare
+        cases.append(Case(vals, mode))
+    return cases
+
+
+# ----------------------------------------------------------------------------- C harness
+
+
+def _rd(t: CType) -> str:
+    return "fz_rf()" if t.is_float else ("fz_ru()" if not t.signed else "fz_ri()")
+
+
+def _pr(t: CType, expr: str) -> str:
+    if t.is_float:
+        return f'printf(" %a", (double)({expr}));'
+    if t.signed:
+        return f'printf(" %lld", (long long)({expr}));'
+    return f'printf(" %llu", (unsigned long long)({expr}));'
+
+
+def harness(spec: KernelSpec) -> str:
+    lines = [spec.source, "", "#include <stdio.h>", "#include <stdlib.h>",
+             "static long long fz_ri(void) { long long v; if (scanf(\"%lld\", &v) != 1) exit(97); return v; }",
+             "static unsigned long long fz_ru(void) { unsigned long long v; if (scanf(\"%llu\", &v) != 1) exit(97); return v; }",
+             "static double fz_rf(void) { char b[128]; if (scanf(\"%127s\", b) != 1) exit(97); return strtod(b, 0); }",
+             "int main(void) {", "  long long fz_cases = fz_ri();",
+             "  for (long long fz_c = 0; fz_c < fz_cases; fz_c++) {"]
+    for p in spec.params:
+        t = TYPES[p.ctype]
+        if p.array:
+            lines += [f"    long long fz_len_{p.name} = fz_ri();",
+                      f"    {p.ctype} *fz_{p.name} = ({p.ctype} *)malloc(fz_len_{p.name} ? fz_len_{p.name} * sizeof({p.ctype}) : 1);",
+                      f"    for (long long fz_t = 0; fz_t < fz_len_{p.name}; fz_t++) fz_{p.name}[fz_t] = ({p.ctype}){_rd(t)};"]
+        else:
+            lines.append(f"    {p.ctype} fz_{p.name} = ({p.ctype}){_rd(t)};")
+    args = ", ".join(f"fz_{p.name}" for p in spec.params)
+    if spec.ret:
+        lines.append(f"    {spec.ret} fz_r = {spec.function}({args});")
+    else:
+        lines.append(f"    {spec.function}({args});")
+    lines.append('    printf("case %lld\\n", fz_c);')
+    if spec.ret:
+        lines += ['    printf("ret");', "    " + _pr(TYPES[spec.ret], "fz_r"), '    printf("\\n");']
+    for p in spec.params:
+        if p.array:
+            lines += [f'    printf("{p.name}");',
+                      f"    for (long long fz_t = 0; fz_t < fz_len_{p.name}; fz_t++) {_pr(TYPES[p.ctype], f'fz_{p.name}[fz_t]')}",
+                      '    printf("\\n");', f"    free(fz_{p.name});"]
+    lines += ["    fflush(stdout);", "  }", "  return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+def _fmt(t: CType, v: Any) -> str:
+    return float(v).hex() if t.is_float else str(int(v))
+
+
+def encode_cases(spec: KernelSpec, cases: list[Case]) -> str:
+    out = [str(len(cases))]
+    for c in cases:
+        for p in spec.params:
+            t = TYPES[p.ctype]
+            v = c.values[p.name]
+            if p.array:
+                out.append(" ".join([str(len(v))] + [_fmt(t, x) for x in v]))
+            else:
+                out.append(_fmt(t, v))
+    return "\n".join(out) + "\n"
+
+
+def _parse_num(t: CType, s: str) -> Any:
+    return float.fromhex(s) if t.is_float else int(s)
+
+
+def parse_output(spec: KernelSpec, text: str) -> list[dict[str, Any]]:
+    """Completed cases, in order: {"ret": v, array name: [..]}."""
+    types = {p.name: TYPES[p.ctype] for p in spec.params}
+    if spec.ret:
+        types["ret"] = TYPES[spec.ret]
+    results: list[dict[str, Any]] = []
+    cur: dict[str, Any] | None = None
+    expected = 1 + (1 if spec.ret else 0) + sum(p.array for p in spec.params)
+    seen = 0
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "case":
+            cur, seen = {}, 1
+            continue
+        if cur is None:
+            continue
+        t = types[parts[0]]
+        vals = [_parse_num(t, s) for s in parts[1:]]
+        cur[parts[0]] = vals[0] if parts[0] == "ret" else vals
+        seen += 1
+        if seen == expected:
+            results.append(cur)
+            cur = None
+    return results
+
+
+@dataclass
+class CBuild:
+    dir: Path
+    binaries: dict[str, Path]
+    error: str = ""
+
+
+def build_c(spec: KernelSpec, workdir: Path) -> CBuild:
+    src = workdir / "k.c"
+    src.write_text(harness(spec), encoding="utf-8")
+    procs = {}
+    for name, flags in VARIANTS.items():
+        exe = workdir / f"k_{name}"
+        procs[name] = (exe, subprocess.Popen([GCC, *flags, "-w", "-o", str(exe), str(src), "-lm"],
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    error = ""
+    for name, (_exe, p) in procs.items():
+        _out, err = p.communicate(timeout=120)
+        if p.returncode != 0 and not error:
+            error = f"{name}: {err.strip()[:2000]}"
+    return CBuild(workdir, {n: e for n, (e, _p) in procs.items()}, error)
+
+
+def _run(exe: Path, data: str) -> tuple[int, str, str]:
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=0")
+    try:
+        p = subprocess.run([str(exe)], input=data, capture_output=True, text=True, timeout=30, env=env)
+    except subprocess.TimeoutExpired:
+        return -999, "", "timeout"
+    return p.returncode, p.stdout, p.stderr
+
+
+def _run_all(spec: KernelSpec, exe: Path, cases: list[Case]) -> tuple[list[dict[str, Any] | None], list[str]]:
+    """Run ``cases`` through one build; a case on which the program dies gets ``None`` (and
+    the first line of its error), the program is restarted after it."""
+    res: list[dict[str, Any] | None] = [None] * len(cases)
+    notes = [""] * len(cases)
+    start = 0
+    while start < len(cases):
+        rc, out, err = _run(exe, encode_cases(spec, cases[start:]))
+        done = parse_output(spec, out)
+        for j, d in enumerate(done[: len(cases) - start]):
+            res[start + j] = d
+        if rc == 0 and len(done) >= len(cases) - start:
+            break
+        bad = start + len(done)
+        if bad >= len(cases):
+            break
+        first = next((ln for ln in err.splitlines() if "runtime error" in ln or "ERROR: AddressSanitizer" in ln),
+                     err.strip()[:200] or f"exit code {rc}")
+        notes[bad] = re.sub(r"^.*?runtime error: ", "", first)[:160]
+        start = bad + 1
+    return res, notes
+
+
+def run_c(spec: KernelSpec, build: CBuild, cases: list[Case]) -> tuple[list[dict[str, Any] | None], list[str]]:
+    """Per case: the C outputs, or ``None`` when the case has undefined behaviour (the
+    sanitizer build aborts on it, or -O0 -fwrapv and -O2 disagree). Also the reasons."""
+    san, san_notes = _run_all(spec, build.binaries["san"], cases)
+    notes = ["sanitizer: " + n if r is None else "" for r, n in zip(san, san_notes, strict=True)]
+    valid = [i for i, r in enumerate(san) if r is not None]
+    sub = [cases[i] for i in valid]
+    o0, _ = _run_all(spec, build.binaries["O0wrapv"], sub)
+    o2, _ = _run_all(spec, build.binaries["O2"], sub)
+    res: list[dict[str, Any] | None] = [None] * len(cases)
+    for k, i in enumerate(valid):
+        a, b = o0[k], o2[k]
+        if a is None or b is None:
+            notes[i] = "-O0 -fwrapv or -O2 build died on a sanitizer-clean case"
+        elif not _same_bits(a, b):
+            notes[i] = "-O0 -fwrapv and -O2 disagree"
+        else:
+            res[i] = a
+    return res, notes
+
+
+def _same_bits(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return repr(a) == repr(b)
+
+
+# ----------------------------------------------------------------------------- NumPy side
+
+
+def load_generated(code: str, function: str) -> Any:
+    ns: dict[str, Any] = {"__name__": "tenspiler_fuzz_generated"}
+    exec(compile(code, f"<generated {function}>", "exec"), ns)  # noqa: S102
+    return ns[function]
+
+
+def output_names(spec: KernelSpec, summary: str) -> list[str]:
+    """The generated function's outputs in order: ``return`` and written array parameters
+    (summary lines for locals are not returned)."""
+    arrays = {p.name for p in spec.params if p.array}
+    names: list[str] = []
+    for line in summary.splitlines():
+        m = re.match(r"\s*(\w+)\s*(\[[^\]]*\])?\s*=", line)
+        if not m:
+            continue
+        name = m.group(1)
+        if name == "return" or (m.group(2) and name in arrays):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _np_arg(t: CType, v: Any) -> Any:
+    if isinstance(v, list):
+        if t.is_float:
+            return np.array(v, dtype=np.float32 if t.bits == 32 else np.float64)
+        return list(v)
+    return v
+
+
+def _flat(x: Any) -> list[Any]:
+    if isinstance(x, np.ndarray):
+        return x.reshape(-1).tolist()
+    if isinstance(x, (list, tuple)):
+        out: list[Any] = []
+        for e in x:
+            out.extend(_flat(e))
+        return out
+    if isinstance(x, np.generic):
+        return [x.item()]
+    return [x]
+
+
+# ----------------------------------------------------------------------------- comparison
+
+
+def is_float_kernel(spec: KernelSpec) -> bool:
+    if any(TYPES[p.ctype].is_float for p in spec.params):
+        return True
+    if spec.ret in ("float", "double"):
+        return True
+    if any(isinstance(c, float) and not float(c).is_integer() for c in spec.constants):
+        return True
+    return bool(re.search(r"\bfloat\b|\bdouble\b|\d\.\d*|\d[eE][+-]?\d", spec.source)) if spec.language == "c" else \
+        any("float" in p.ctype or "double" in p.ctype for p in spec.params)
+
+
+def _close(want: Any, got: Any, floaty: bool) -> tuple[bool, bool]:
+    """(agrees, bit-identical)."""
+    try:
+        if isinstance(want, float) or isinstance(got, float) or floaty:
+            w, g = float(want), float(got)
+            if w == g or (math.isnan(w) and math.isnan(g)):
+                return True, True
+            if not floaty:
+                return False, False
+            if math.isnan(w) or math.isnan(g) or math.isinf(w) or math.isinf(g):
+                return (math.isinf(w) and math.isinf(g) and w == g), False
+            return abs(w - g) <= 1e-2 * max(1.0, abs(w), abs(g)), False
+        return int(want) == int(got), int(want) == int(got)
+    except (TypeError, ValueError, OverflowError):
+        return False, False
+
+
+@dataclass
+class Verdict:
+    cls: str  # agrees | VERIFIED-BUT-WRONG | VERIFIED-INVALID-C | no-valid-input
+    detail: str = ""
+    counterexample: dict[str, Any] | None = None
+    c_output: Any = None
+    numpy_output: Any = None
+    tested: int = 0
+    discarded_ub: int = 0
+    discarded_pre: int = 0
+    inexact_float: bool = False
+    float_width_mismatch: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 48,
+          workdir: Path | None = None, extra_cases: list[Case] | None = None) -> Verdict:
+    """Run a verified kernel's generated NumPy code against the reference on adversarial
+    inputs (``extra_cases`` first); the first disagreement is returned as a counterexample."""
+    rng = random.Random(seed * 1_000_003 + int(hashlib.sha256(spec.source.encode()).hexdigest()[:8], 16))
+    cases = list(extra_cases or []) + make_cases(spec, rng, count)
+    try:
+        fn = load_generated(lifted["code"], spec.function)
+    except Exception as e:  # noqa: BLE001
+        return Verdict("VERIFIED-BUT-WRONG", f"generated code does not load: {type(e).__name__}: {e}")
+    names = output_names(spec, lifted.get("summary", ""))
+    if spec.language == "python":
+        refs, notes = run_python(spec, cases)
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="fuzzc_", dir=workdir))
+        try:
+            build = build_c(spec, tmp)
+            if build.error:
+                return Verdict("VERIFIED-INVALID-C", "gcc rejects the verified kernel: " + build.error[:600])
+            refs, notes = run_c(spec, build, cases)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    floaty = is_float_kernel(spec)
+    v = Verdict("agrees")
+    types = {p.name: TYPES[p.ctype] for p in spec.params}
+    for case, ref, note in zip(cases, refs, notes, strict=True):
+        if ref is None:
+            v.discarded_ub += 1
+            if note and len(v.notes) < 5:
+                v.notes.append(note)
+            continue
+        args = [_np_arg(types[p.name], case.values[p.name]) for p in spec.params]
+        try:
+            got = fn(*args)
+        except ValueError as e:
+            if "precondition" in str(e):
+                v.discarded_pre += 1
+                msg = "precondition refused an input C/Python accepts: " + str(e)[:120]
+                if msg not in v.notes and len(v.notes) < 8:
+                    v.notes.append(msg)
+                continue
+            return _wrong(v, case, ref, f"generated code raised ValueError: {e}", None)
+        except Exception as e:  # noqa: BLE001
+            return _wrong(v, case, ref, f"generated code raised {type(e).__name__}: {e}", None)
+        v.tested += 1
+        bad = compare(spec, names, case, ref, got, floaty, v)
+        if bad:
+            return _wrong(v, case, ref, bad, got)
+    if v.tested == 0:
+        v.cls = "no-valid-input"
+    return v
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(e) for e in x]
+    if isinstance(x, dict):
+        return {k: _jsonable(e) for k, e in x.items()}
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _wrong(v: Verdict, case: Case, ref: Any, detail: str, got: Any) -> Verdict:
+    v.cls = "VERIFIED-BUT-WRONG"
+    v.detail = detail
+    v.counterexample = _jsonable(case.values)
+    v.c_output = _jsonable(ref)
+    v.numpy_output = _jsonable(got)
+    return v
+
+
+def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, floaty: bool, v: Verdict) -> str:
+    """'' when the generated outputs agree with the reference, else what differs."""
+    if spec.language == "python":
+        want, have = _flat(ref), _flat(got)
+        if len(want) != len(have):
+            return f"result has {len(have)} elements, Python gives {len(want)}"
+        for idx, (w, h) in enumerate(zip(want, have, strict=True)):
+            if isinstance(w, int) and not isinstance(w, bool) and abs(w) >= 2**63:
+                return ""  # outside int64: the documented limit of the generated code
+            agree, exact = _close(w, h, floaty)
+            v.inexact_float |= not exact
+            if not agree:
+                return f"element {idx}: Python {w!r}, generated {h!r}"
+        return ""
+    outs = got if len(names) > 1 else (got,) if names else ()
+    if len(names) > 1 and (not isinstance(got, tuple) or len(got) != len(names)):
+        return f"generated code returned {type(got).__name__}, expected {len(names)} outputs {names}"
+    produced = dict(zip(names, outs, strict=False))
+    if spec.ret and "return" not in produced:
+        return "the summary has no return value but the C function returns one"
+    for name in ["return"] + [p.name for p in spec.params if p.array]:
+        if name == "return":
+            if not spec.ret:
+                continue
+            agree, exact = _close(ref["ret"], _flat(produced["return"])[0], floaty)
+            v.inexact_float |= not exact
+            if not agree:
+                return f"return value: C {ref['ret']!r}, generated {_flat(produced['return'])[0]!r}"
+            continue
+        want = ref[name]
+        have = _flat(produced[name]) if name in produced else list(case.values[name])
+        if name in produced and isinstance(produced[name], np.ndarray) and TYPES[_ptype(spec, name)].bits == 32 \
+                and TYPES[_ptype(spec, name)].is_float and produced[name].dtype != np.float32:
+            v.float_width_mismatch = True
+        if len(want) != len(have):
+            return f"{name}: length {len(have)}, C has {len(want)}"
+        for idx, (w, h) in enumerate(zip(want, have, strict=True)):
+            agree, exact = _close(w, h, floaty)
+            v.inexact_float |= not exact
+            if not agree:
+                src = "generated" if name in produced else "unchanged input (not an output of the summary)"
+                return f"{name}[{idx}]: C {w!r}, {src} {h!r}"
+    return ""
+
+
+def _ptype(spec: KernelSpec, name: str) -> str:
+    return next(p.ctype for p in spec.params if p.name == name)
+
+
+# ----------------------------------------------------------------------------- Python side
+
+
+def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str]]:
+    ns: dict[str, Any] = {"__name__": "tenspiler_fuzz_original"}
+    exec(compile(spec.source, "<kernel>", "exec"), ns)  # noqa: S102
+    fn = ns[spec.function]
+    refs: list[Any] = []
+    notes: list[str] = []
+    import copy
+
+    for c in cases:
+        args = [copy.deepcopy(c.values[p.name]) for p in spec.params]
+        try:
+            refs.append(fn(*args))
+            notes.append("")
+        except Exception as e:  # noqa: BLE001
+            refs.append(None)
+            notes.append(f"Python raised {type(e).__name__}")
+    return refs, notes
+
+
+def describe_float(x: float) -> str:
+    return f"{x!r} ({struct.pack('>d', x).hex()})"
+
+
+# ----------------------------------------------------------------------------- kernel files
+
+_C_FUNC = re.compile(r"^[ \t]*((?:static|inline|extern)\s+)*([A-Za-z_][\w \t]*?[\w*])\s*\b(\w+)\s*\(([^)]*)\)\s*\{", re.M)
+
+
+def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
+    """A :class:`KernelSpec` for a hand-written kernel file (``.c`` or ``.py``) and the
+    inputs its comments give. Comment lines (``//`` or ``#``) understood:
+
+    * ``fuzz-spec: {json}`` -- ``{"extents": {"a": "n + 1"}, "sizes": ["n"], "shape": "1d",
+      "function": "f"}`` (all optional; arrays default to length ``n``, size parameters
+      to the scalars named ``n`` and ``m``);
+    * ``input: {json}`` -- a counterexample, parameter name -> value (tried first).
+    """
+    import ast
+    import json
+
+    text = path.read_text(encoding="utf-8")
+    meta: dict[str, Any] = {}
+    inputs: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        m = re.match(r"\s*(?://|#)\s*(fuzz-spec|input):\s*(\{.*\})\s*$", line)
+        if m:
+            (meta.update if m.group(1) == "fuzz-spec" else inputs.append)(json.loads(m.group(2)))
+    extents: dict[str, str] = meta.get("extents", {})
+    sizes = set(meta.get("sizes", ["n", "m"]))
+    params: list[Param] = []
+    if path.suffix == ".py":
+        tree = ast.parse(text)
+        defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        fdef = next((d for d in defs if d.name == meta.get("function")), defs[-1])
+        for a in fdef.args.args:
+            ann = ast.unparse(a.annotation) if a.annotation else "float"
+            ct = "int" if "int" in ann else "double"
+            if ann.startswith("list[list"):
+                params.append(Param(a.arg, ct, True, "2d"))
+            elif ann.startswith("list"):
+                params.append(Param(a.arg, ct, True, extents.get(a.arg, "n")))
+            else:
+                params.append(Param(a.arg, ct))
+        if any(p.extent == "2d" for p in params):
+            params = [Param(p.name, p.ctype, True, "cols") if p.array and p.extent == "n" else p for p in params]
+        name, ret, lang = fdef.name, None, "python"
+    else:
+        funcs = [(m.group(1) or "", m.group(2).strip(), m.group(3), m.group(4)) for m in _C_FUNC.finditer(text)]
+        funcs = [f for f in funcs if f[1] not in ("if", "for", "while", "return", "else")]
+        chosen = [f for f in funcs if f[2] == meta.get("function")] or [f for f in funcs if "static" not in f[0]]
+        _q, rtype, name, plist = chosen[-1]
+        for part in [x.strip() for x in plist.split(",") if x.strip() and x.strip() != "void"]:
+            part = re.sub(r"\b(const|restrict)\b", "", part).strip()
+            pm = re.match(r"(.*?)(\*?)\s*(\w+)\s*(\[\s*\])?$", part)
+            assert pm, f"cannot read parameter {part!r} of {path}"
+            ty = " ".join(pm.group(1).replace("*", " ").split())
+            arr = bool(pm.group(2) or pm.group(4) or "*" in pm.group(1))
+            pname = pm.group(3)
+            if arr:
+                params.append(Param(pname, ty, True, extents.get(pname, "n")))
+            else:
+                params.append(Param(pname, ty, size=pname in sizes))
+        ret = None if rtype == "void" else " ".join(rtype.split())
+        lang = "c"
+    nums: list[float] = []
+    for tok in re.findall(r"(?<![\w.])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][+-]?\d+)?|\d+)[uUlLfF]*", text):
+        try:
+            nums.append(int(tok, 0) if not re.search(r"[.eE]", tok) or tok.lower().startswith("0x") else float(tok))
+        except ValueError:
+            nums.append(int(tok, 8) if tok.startswith("0") else float(tok))
+    spec = KernelSpec(path.stem, lang, text, meta.get("function", name), params, ret,
+                      sorted(set(nums), key=repr)[:40], [], meta.get("shape", "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"))
+    return spec, [Case(inp, "given") for inp in inputs]
