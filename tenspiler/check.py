@@ -81,6 +81,13 @@ C_TIMEOUT = 10.0
 CFLAGS = ("-O2", "-shared", "-fPIC", "-Werror=incompatible-pointer-types")
 #: C++ kernels (``Function.cxx``): compiled with ``$CXX`` or ``c++``.
 CXXFLAGS = ("-O2", "-shared", "-fPIC", "-std=c++17")
+#: Added for translation validation: UBSan stops the C function at its first undefined
+#: behaviour (signed overflow, division by zero, invalid shift, ...) with a "runtime error"
+#: report on the child's stderr, so inputs outside C's defined behaviour are recognised and
+#: dropped instead of being compared.
+SANITIZE = ("-fsanitize=undefined", "-fno-sanitize-recover=all")
+#: The message of a reference state on which C had undefined behaviour.
+UB_MESSAGE = "undefined behaviour in the C function (UBSan)"
 
 
 @dataclass(frozen=True)
@@ -261,8 +268,11 @@ def _cxx_wrapper_source(fn: Function) -> str:
     )
 
 
-def compile_c(fn: Function, workdir: Path) -> CKernel:
+def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     """Compile ``fn.source`` into a shared library and load ``fn.name`` from it.
+
+    ``sanitize``: also compile with UBSan (:data:`SANITIZE`; falls back to a plain build
+    when the compiler has no UBSan runtime).
 
     The compiler is ``$CC`` or ``cc``, run as ``cc -O2 -shared -fPIC
     -Werror=incompatible-pointer-types -o kernel.so kernel.c -lm`` in a new temporary
@@ -287,12 +297,19 @@ def compile_c(fn: Function, workdir: Path) -> CKernel:
     lib = tmp / "kernel.so"
     src.write_text(fn.source + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
     flags = CXXFLAGS if cxx else CFLAGS
-    proc = subprocess.run(
-        [cc, *flags, "-o", str(lib), str(src), "-lm"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = None
+    if sanitize:
+        proc = subprocess.run(
+            [cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"],
+            capture_output=True, text=True, check=False,
+        )
+    if proc is None or proc.returncode != 0:
+        proc = subprocess.run(
+            [cc, *flags, "-o", str(lib), str(src), "-lm"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     if proc.returncode != 0:
         raise CodegenError(
             f"compiling {fn.name} with {cc} failed (exit {proc.returncode}):\n{proc.stderr}"
@@ -491,7 +508,7 @@ def _fmt(v: object) -> str:
     return repr(v)
 
 
-def _fmt_inputs(inputs: Mapping[str, object]) -> str:
+def format_inputs(inputs: Mapping[str, object]) -> str:
     return ", ".join(
         f"{k}={_fmt(np.asarray(v)) if not np.isscalar(v) else _fmt(v)}" for k, v in inputs.items()
     )
@@ -505,11 +522,14 @@ def _snapshot(inputs: Mapping[str, object]) -> dict[str, object]:
 
 
 def _c_worker(
-    kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any
+    kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any,
+    stderr_fd: int,
 ) -> None:
     """Child process body: run each input and send ``("state", final state)`` or
-    ``("raise", exception)`` back, in order."""
+    ``("raise", exception)`` back, in order. The C function's stderr (UBSan's reports)
+    goes to ``stderr_fd``, which the parent reads."""
     faulthandler.disable()  # a crash is expected and reported by the parent; no dump
+    os.dup2(stderr_fd, 2)
     try:
         for inputs in inputs_list:
             try:
@@ -520,7 +540,9 @@ def _c_worker(
         send.close()
 
 
-def _crash_message(exitcode: int | None) -> str:
+def _crash_message(exitcode: int | None, stderr: bytes = b"") -> str:
+    if b"runtime error:" in stderr:
+        return UB_MESSAGE
     if exitcode is not None and exitcode < 0:
         try:
             return f"the C function crashed ({signal.Signals(-exitcode).name})"
@@ -550,7 +572,8 @@ def _run_c_all(
         recv, send = ctx.Pipe(duplex=False)
         timed_out = False
         rest = inputs_list[len(results) :]
-        proc = ctx.Process(target=_c_worker, args=(kernel, fn, rest, send), daemon=True)
+        errf = tempfile.TemporaryFile()  # noqa: SIM115 (closed below, after the child ends)
+        proc = ctx.Process(target=_c_worker, args=(kernel, fn, rest, send, errf.fileno()), daemon=True)
         proc.start()
         send.close()
         try:
@@ -573,11 +596,14 @@ def _run_c_all(
             if proc.is_alive():
                 proc.kill()
                 proc.join()
+        errf.seek(0)
+        stderr = errf.read()
+        errf.close()
         if len(results) < len(inputs_list):
             results.append(
                 f"the C function did not return within {C_TIMEOUT:g} s"
                 if timed_out
-                else _crash_message(proc.exitcode)
+                else _crash_message(proc.exitcode, stderr)
             )
     return results
 
@@ -712,17 +738,19 @@ def differential_check(
         if problem is None:
             passed += 1
         elif first is None:
-            first = f"input #{i} ({_fmt_inputs(inputs)}): {problem}"
+            first = f"input #{i} ({format_inputs(inputs)}): {problem}"
     n = len(inputs_list)
     return CheckResult(code.backend, n, passed, first, passed == n)
 
 
 def reference_states(
-    fn: Function, inputs_list: Sequence[Mapping[str, object]], workdir: Path
+    fn: Function, inputs_list: Sequence[Mapping[str, object]], workdir: Path,
+    sanitize: bool = False,
 ) -> list[dict[str, object] | str]:
     """What :func:`differential_check` compares with, per input: the final state of the C /
-    C++ function compiled under ``workdir`` (run in forked children), or the original Python
-    function's result; a string says how the reference failed on that input.
+    C++ function compiled under ``workdir`` (run in forked children; with UBSan if
+    ``sanitize``, then :data:`UB_MESSAGE` marks an input with undefined behaviour), or the
+    original Python function's result; a string says how the reference failed on that input.
 
     Raises:
         ValueError: an input does not fit its C type.
@@ -732,4 +760,31 @@ def reference_states(
         from tenspiler.check_python import run_python_all
 
         return run_python_all(fn, inputs_list)
-    return _run_c_all(compile_c(fn, workdir), fn, inputs_list)
+    return _run_c_all(compile_c(fn, workdir, sanitize), fn, inputs_list)
+
+
+def model_mismatch(fn: Function, model: Mapping[str, object], state: Mapping[str, object]) -> str | None:
+    """Translation validation of the frontend: ``None`` when the loop-IR interpreter's final
+    state ``model`` (:func:`tenspiler.frontend.loop_interp.run_function`) equals the
+    compiled source's ``state`` on the same input — the return value and every pointer
+    parameter, exactly for integers, within the float tolerances otherwise — else what
+    differs. For C and C++ kernels (a Python kernel's reference has another format).
+    Floats are modelled as reals: a float element that C computed as infinite or NaN
+    (overflow of the float type, outside the model) is not compared."""
+
+    def same(c: object, m: object, dtype: DType) -> bool:
+        if dtype.is_float:
+            c_arr, m_arr = np.asarray(c, dtype=np.float64), np.asarray(m, dtype=np.float64)
+            if c_arr.shape == m_arr.shape:
+                finite = np.isfinite(c_arr)
+                return _same(c_arr[finite], m_arr[finite], dtype)
+        return _same(c, m, dtype)
+
+    if fn.return_dtype is not None and not same(state["return"], model["return"], fn.return_dtype):
+        return f"return: C gave {_fmt(state['return'])}, the loop IR {_fmt(model['return'])}"
+    for p in fn.arrays:
+        if p.name in state and p.name in model:
+            elem = p.type.elem  # type: ignore[union-attr]
+            if not same(state[p.name], model[p.name], elem):
+                return f"{p.name}: C gave {_fmt(state[p.name])}, the loop IR {_fmt(model[p.name])}"
+    return None

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tenspiler import __version__
 from tenspiler.codegen import backend_names
@@ -35,7 +38,13 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="synthesis budget in seconds (default 60)")
     p.add_argument("--proof-timeout", type=float, default=10.0, metavar="S", help="seconds per VC clause (default 10)")
-    p.add_argument("--check", action="store_true", help="compare the generated code with the original (C/C++ compiled with cc/c++ -O2, or the Python function) on random inputs")
+    p.add_argument(
+        "--check", action=argparse.BooleanOptionalAction, default=None,
+        help="translation validation (default: on when a C/C++ compiler is found, always for Python): "
+        "compare the loop IR and the generated code with the original (C/C++ compiled with cc/c++ -O2 "
+        "and UBSan, or the Python function) on random and adversarial inputs; a disagreement means "
+        "'not lifted'. --no-check skips it",
+    )
     p.add_argument("--gemmini-config", choices=["int8", "fp32"], default=None,
                    help="Gemmini datatype configuration: int8 scratchpad / int32 accumulator, or fp32; a kernel whose Gemmini values it cannot hold is refused (default: the one that puts more of the kernel on Gemmini, int8 on a tie)")
     p.add_argument("--gemmini-dim", type=int, default=None, metavar="N", help="Gemmini systolic array size DIM (default 16)")
@@ -55,6 +64,19 @@ def _hlo_sizes(text: str) -> dict[str, int]:
         return parse_sizes(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def can_check(path: str) -> bool:
+    """Whether ``--check`` can run for ``path``: a Python file always; C/C++ when the
+    compiler (``$CC``/``cc``, ``$CXX``/``c++``) is on ``PATH``."""
+    from tenspiler.frontend.c import CXX_SUFFIXES
+    from tenspiler.frontend.python import PY_SUFFIXES
+
+    suffix = Path(path).suffix.lower()
+    if suffix in PY_SUFFIXES:
+        return True
+    cc = os.environ.get("CXX", "c++") if suffix in CXX_SUFFIXES else os.environ.get("CC", "cc")
+    return shutil.which(cc) is not None
 
 
 def _recheck_main(argv: Sequence[str]) -> int:
@@ -95,9 +117,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
     hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
     options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}
+    check = args.check if args.check is not None else can_check(args.file)
+    if not check and args.check is None:
+        print(f"# note: no compiler for {args.file} found: translation validation skipped", file=sys.stderr)
     res = lift_file(
         args.file, backends, function=args.function, out_dir=args.output,
-        timeout=args.timeout, proof_timeout=args.proof_timeout, check=args.check,
+        timeout=args.timeout, proof_timeout=args.proof_timeout, check=check,
         force=args.force, seed=args.seed, progress=say,
         backend_options=options or None,
     )
@@ -127,7 +152,11 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
     print(f"# certificate: {res.certificate}   (re-check: lift recheck {res.certificate})")
     if res.check:
         for b, c in res.check.items():
-            print(f"# check [{b}]: {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} random inputs vs {c.get('reference', 'cc -O2')}")
+            extra = ""
+            if "adversarial" in c:
+                extra = f" ({c['adversarial']} adversarial; {c['dropped_undefined']} on which the source has undefined behaviour dropped)"
+            what = "the loop IR (the proof's model of the source)" if b == "loop-ir" else "the generated code"
+            print(f"# check [{b}]: {what} {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} inputs vs {c.get('reference', 'cc -O2')}{extra}")
             if "device" in c:
                 d = c["device"]
                 print(f"# check [{b}, device]: {'passed' if d['ok'] else 'FAILED'} on {d['passed']}/{d['inputs']} inputs vs {d['reference']};"

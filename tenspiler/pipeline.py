@@ -26,7 +26,7 @@ from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.loop_ir import Function
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show_summary
-from tenspiler.synth.concrete import random_examples
+from tenspiler.synth.concrete import Example, adversarial_examples, random_examples
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.vc.nest import Kernel
@@ -258,12 +258,21 @@ def _record_proof(res: LiftResult, k: Kernel, syn: Synthesized) -> None:
 
 
 def check_examples(k: Kernel, seed: int, count: int = 60) -> list[dict[str, Any]]:
-    """Inputs for ``--check``: longer arrays and larger values than the synthesis states
-    (kept small enough that 32-bit C ``int`` arithmetic cannot overflow)."""
+    """Random inputs for ``--check``: longer arrays and larger values than the synthesis
+    states (kept small enough that 32-bit C ``int`` arithmetic rarely overflows)."""
+    return [dict(e.inputs) for e in _check_examples(k, seed, count)]
+
+
+def _check_examples(k: Kernel, seed: int, count: int) -> list[Example]:
     rng = np.random.default_rng(seed + 1)
     exs = random_examples(k, rng, count // 2, max_trips=6, magnitude=9)
     exs += random_examples(k, rng, count - count // 2, max_trips=40, magnitude=100)
-    return [dict(e.inputs) for e in exs]
+    return exs
+
+
+#: Adversarial inputs of the translation validation (before dropping those on which C has
+#: undefined behaviour): :func:`tenspiler.synth.concrete.adversarial_examples`.
+ADVERSARIAL_INPUTS = 90
 
 
 def _configured(name: str, options: Mapping[str, Any] | None) -> Any:
@@ -287,14 +296,53 @@ def _differential(
     fn: Function, k: Kernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int,
     backends: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    from tenspiler.check import differential_check, reference_states
+    from tenspiler.check import (
+        UB_MESSAGE,
+        differential_check,
+        format_inputs,
+        model_mismatch,
+        reference_states,
+    )
 
-    inputs = check_examples(k, seed)
+    base = _check_examples(k, seed, 60)
+    adversarial = adversarial_examples(k, np.random.default_rng(seed + 2), ADVERSARIAL_INPUTS)
+    examples = base + adversarial
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="tenspiler-check-") as tmp:
         # the reference runs once, in forked children, before any generated code has loaded
-        # a multithreaded array library (forking after that may deadlock)
-        states = reference_states(fn, inputs, Path(tmp))
+        # a multithreaded array library (forking after that may deadlock); with UBSan, so
+        # that inputs on which C has undefined behaviour are dropped, not compared
+        all_states = reference_states(fn, [dict(e.inputs) for e in examples], Path(tmp), sanitize=True)
+        kept = [(e, st) for e, st in zip(examples, all_states, strict=True) if st != UB_MESSAGE]
+        inputs = [dict(e.inputs) for e, _ in kept]
+        states = [st for _, st in kept]
+        n_adv = sum(1 for e, _ in kept if any(e is a for a in adversarial))
+        dropped = len(examples) - len(kept)
+        reference = (
+            "the original Python function" if fn.python is not None
+            else "c++ -O2" if fn.cxx is not None else "cc -O2"
+        )
+        if not inputs:
+            raise NotLiftable(
+                "translation validation: C has undefined behaviour on every test input, "
+                "so the summary could not be compared with it"
+            )
+        if fn.python is None:
+            # translation validation of the frontend: the loop IR (the model the proof is
+            # about) against the compiled source
+            first = None
+            passed = 0
+            for i, (e, st) in enumerate(kept):
+                problem = st if isinstance(st, str) else model_mismatch(fn, e.final, st)
+                if problem is None:
+                    passed += 1
+                elif first is None:
+                    first = f"input #{i} ({format_inputs(e.inputs)}): {problem}"
+            out["loop-ir"] = {
+                "ok": first is None, "inputs": len(kept), "passed": passed,
+                "first_failure": first, "reference": reference + " (UBSan)",
+                "adversarial": n_adv, "dropped_undefined": dropped,
+            }
         for b, code in generated.items():
             r = differential_check(fn, syn.summary, code, inputs, Path(tmp), states)
             out[b] = {
@@ -303,8 +351,9 @@ def _differential(
                 "passed": r.n_passed,
                 "first_failure": r.first_failure,
                 # what the generated code was compared with
-                "reference": "the original Python function" if fn.python is not None
-                else "c++ -O2" if fn.cxx is not None else "cc -O2",
+                "reference": reference,
+                "adversarial": n_adv,
+                "dropped_undefined": dropped,
             }
             if code.runner is not None:  # not Python: what ran in its place
                 out[b]["executed"] = code.runner.description

@@ -100,6 +100,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn, TypeAlias, TypeVar
 
+import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
 from tenspiler.errors import LiftError, SourceLoc
@@ -942,7 +943,8 @@ class _Unit:
                 if "double" in ctype:
                     return Const(_float_literal(text), DType.DOUBLE, loc)
                 if "float" in ctype:
-                    return Const(_float_literal(text), DType.FLOAT, loc)
+                    # the value C gives the literal: the nearest float (C11 §6.4.4.2p3-4)
+                    return Const(float(np.float32(_float_literal(text))), DType.FLOAT, loc)
                 return Const(_int_literal(text), DType.INT, loc)
             case c_ast.ID(name=name):
                 return self.read_var(name, node, env)

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
@@ -42,7 +45,10 @@ def show(t: Term) -> str:
     match t:
         case ScalarVar(name) | TensorVar(name):
             return name
-        case Lit(v):
+        case Lit(v, dtype):
+            if isinstance(v, float) and dtype == DType.FLOAT:
+                # a float literal holds a float32 value: its shortest float32 spelling
+                return str(np.float32(v))
             return repr(v) if isinstance(v, float) else str(v)
         case ScalarOp(op, l, r):
             return f"({show(l)} {op} {show(r)})"

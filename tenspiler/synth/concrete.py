@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import Const, DType, PointerType
+from tenspiler.frontend.loop_ir import Const, DType, PointerType, Var
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
@@ -53,14 +53,120 @@ def random_examples(
     elements in a loop nest. A quarter of the elements are *boundary values*: the
     program's constants and their neighbours, 0 and ±1 — so that branches such as
     ``a == 0 ? 255 : …`` are exercised (a uniform uint8 hits 0 once in 256 draws)."""
+    special = _special_values(k.fn)
+
+    def scalar(p: Any) -> int | float:
+        d = p.type.dtype
+        if d.is_float:
+            return float(np.round(rng.uniform(-magnitude, magnitude), 2))
+        if d == DType.UINT8:
+            return int(rng.integers(0, 256))
+        return int(rng.integers(-2, max_trips + 2))
+
+    def elements(d: DType, n: int, c_type: str = "") -> np.ndarray:
+        del c_type
+        return _elements(rng, d, n, magnitude, special)
+
+    return _examples(k, rng, count, max_trips, scalar, elements)
+
+
+#: Value range of each C integer type the frontend accepts (``Param.c_type`` spelling; ""
+#: is ``int``).
+C_INT_RANGES: dict[str, tuple[int, int]] = {
+    "": (-(2**31), 2**31 - 1),
+    "int": (-(2**31), 2**31 - 1),
+    "long": (-(2**63), 2**63 - 1),
+    "long long": (-(2**63), 2**63 - 1),
+    "long int": (-(2**63), 2**63 - 1),
+    "unsigned char": (0, 255),
+}
+
+
+def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips: int = 5) -> list[Example]:
+    """``count`` examples for translation validation, chosen to expose a model that
+    differs from C: trip counts ``-1..max_trips`` (zero and negative sizes included); every
+    other integer scalar and element drawn from the extremes of its C type (``INT_MIN``,
+    ``INT_MAX`` and their neighbours, ``LONG_MIN``…, 0, 255), wide magnitudes (``±10^k``
+    for ``k`` up to 9 or 18) and the program's constants and their neighbours (values that
+    straddle every threshold of its conditions); floats from the program's constants, their
+    float32 and float64 neighbours (so a comparison done in the wrong precision shows) and
+    magnitudes from 1e-3 to 1e4. Inputs on which the source has undefined behaviour are
+    dropped by the caller (the C reference runs with UBSan) and by :func:`make_example`."""
     fn = k.fn
     consts = _program_constants(fn)
+    special = _special_values(fn)
+    bounds = [k.stop] + ([k.cols] if getattr(k, "nested", False) else [])
+    bound_vars = {e.name for b in bounds for e in subexpressions(b) if isinstance(e, Var)}
+
+    def ints(c_type: str, n: int) -> np.ndarray:
+        # one mode per array, so that not every input overflows: the type's extremes (and
+        # the program's constants), wide magnitudes, or small values around the constants
+        lo, hi = C_INT_RANGES.get(c_type, C_INT_RANGES[""])
+        near = [v for v in special if lo <= v <= hi]
+        mode = rng.choice(["extreme", "wide", "small"], p=[0.25, 0.35, 0.4])
+        if mode == "extreme":
+            pool = [*near, lo, lo + 1, hi, hi - 1, 0, 1]
+            return np.array([pool[int(i)] for i in rng.integers(0, len(pool), n)], dtype=np.int64)
+        if mode == "wide":
+            digits = 18 if hi > 2**32 else 9
+            mags = 10 ** rng.integers(0, digits + 1, n).astype(object)
+            signs = rng.choice([-1, 1] if lo < 0 else [1], n).astype(object)
+            vals = [min(max(int(s * m * int(rng.integers(1, 10))), lo), hi) for s, m in zip(signs, mags, strict=True)]
+            return np.array(vals, dtype=np.int64)
+        small = rng.integers(max(lo, -20), min(hi, 20) + 1, n).astype(np.int64)
+        pick = rng.random(n) < 0.5
+        if near and pick.any():
+            small[pick] = rng.choice(np.array(near, dtype=np.int64), int(pick.sum()))
+        return small
+
+    def floats(d: DType, n: int) -> np.ndarray:
+        pool: list[float] = [0.0, 1.0, -1.0, 0.5]
+        for c in consts:
+            if isinstance(c, float) or d.is_float:
+                c32 = np.float32(c)
+                pool += [float(c), float(c32), float(np.nextafter(c32, np.float32(np.inf))),
+                         float(np.nextafter(c32, np.float32(-np.inf))),
+                         float(np.nextafter(float(c), np.inf)), float(np.nextafter(float(c), -np.inf))]
+        wide = rng.choice([-1.0, 1.0], n) * 10.0 ** rng.uniform(-3, 4, n)
+        pick = rng.random(n) < 0.5
+        vals = np.where(pick, rng.choice(np.array(pool), n), wide)
+        return vals.astype(np.float32).astype(np.float64) if d == DType.FLOAT else vals
+
+    def scalar(p: Any) -> int | float:
+        d = p.type.dtype
+        if p.name in bound_vars and not d.is_float:
+            return int(rng.integers(-1, max_trips + 1))
+        if d.is_float:
+            return float(floats(d, 1)[0])
+        return int(ints("unsigned char" if d == DType.UINT8 else p.c_type, 1)[0])
+
+    def elements(d: DType, n: int, c_type: str = "") -> np.ndarray:
+        if d.is_float:
+            return floats(d, n)
+        return ints("unsigned char" if d == DType.UINT8 else c_type, n)
+
+    return _examples(k, rng, count, max_trips, scalar, elements)
+
+
+def _special_values(fn: Any) -> list[int | float]:
+    """The program's constants and their neighbours, 0 and ±1."""
+    return sorted({v + d for v in _program_constants(fn) for d in (-1, 0, 1)} | {0, 1, -1})
+
+
+def _examples(
+    k: Any, rng: np.random.Generator, count: int, max_trips: int,
+    scalar: Any, elements: Any,
+) -> list[Example]:
+    """``count`` examples whose scalar parameters come from ``scalar(param)`` and whose
+    arrays, long enough for ``max_trips`` (rows of ``max_trips``) iterations or a constant
+    loop bound, from ``elements(dtype, length, c_type)``; inputs the source rejects
+    (:func:`make_example`) are redrawn, up to ``200 * count`` attempts."""
+    fn = k.fn
     # loops bounded by a constant (``#define N 64``) need arrays that long
     bounds = [k.stop] + ([k.cols] if k.nested else [])
     in_bounds = [e.value for b in bounds for e in subexpressions(b) if isinstance(e, Const)]
     biggest = max([int(v) for v in in_bounds if isinstance(v, int) and 0 < v <= 4096] + [max_trips])
     length = (biggest * biggest if k.nested else biggest) + 8
-    special = sorted({v + d for v in consts for d in (-1, 0, 1)} | {0, 1, -1})
     out: list[Example] = []
     attempts = 0
     while len(out) < count and attempts < count * 200:
@@ -68,20 +174,13 @@ def random_examples(
         inputs: dict[str, Any] = {}
         for p in fn.params:
             if isinstance(p.type, PointerType):
-                inputs[p.name] = _elements(rng, p.type.elem, length, magnitude, special)
+                inputs[p.name] = elements(p.type.elem, length, p.c_type)
             else:
-                d = p.type.dtype
-                if d.is_float:
-                    inputs[p.name] = float(np.round(rng.uniform(-magnitude, magnitude), 2))
-                elif d == DType.UINT8:
-                    inputs[p.name] = int(rng.integers(0, 256))
-                else:
-                    inputs[p.name] = int(rng.integers(-2, max_trips + 2))
+                inputs[p.name] = scalar(p)
         if fn.cxx is not None:
             _vector_shapes(fn, inputs, rng, max_trips + 2, length)
         if fn.structs:
-            _struct_shapes(fn, inputs, rng, max_trips + 2, length,
-                           lambda d, n: _elements(rng, d, n, magnitude, special))
+            _struct_shapes(fn, inputs, rng, max_trips + 2, length, elements)
         ex = make_example(k, inputs)
         if ex is not None:
             out.append(ex)
@@ -139,7 +238,7 @@ def _struct_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, mo
             cols = size()
             inputs[f.cols] = cols
             n = cols * max(most, -(-length // cols)) if cols > 0 else length
-            inputs[f.param] = elements(p.type.elem, n)
+            inputs[f.param] = elements(p.type.elem, n, p.c_type)
 
 
 def _elements(rng: np.random.Generator, d: DType, length: int, magnitude: int,
