@@ -234,6 +234,31 @@ void set_after_inner_dead(int *A, int *y, int m, int n) {
     last = s;
   }
 }""", {"last": "temporary", "r": "temporary", "s": "row reduction"}),
+    # a per-row value read inside the inner loop by a row reduction: broadcast along the
+    # columns (transpose(matrix(scale, n, m, 0)))
+    "scaled_row_dot": ("""
+void scaled_row_dot(float *A, float *scale, float *x, float *y, int m, int n) {
+  for (int i = 0; i < m; i++) {
+    float w = scale[i];
+    float s = 0;
+    for (int j = 0; j < n; j++) {
+      s += A[i * n + j] * w + x[j];
+    }
+    y[i] = s;
+  }
+}""", {"w": "row value", "s": "row reduction"}),
+    "offset_row_sums": ("""
+void offset_row_sums(int *A, int *g, int *y, int m, int n) {
+  for (int i = 0; i < m; i++) {
+    int w = g[i + 1] * 3;
+    int s = 0;
+    for (int j = 0; j < n; j++) {
+      int t = A[i * n + j] - w;
+      s += t;
+    }
+    y[i] = s;
+  }
+}""", {"w": "row value", "s": "row reduction", "t": "temporary"}),
     # a conditional temporary: assigned on both paths before its read
     "temp_select": ("""
 void temp_select(int *A, int *B, int m, int n) {
@@ -259,7 +284,7 @@ def _adversarial_inputs(fn: Any, rng: np.random.Generator, count: int = 40) -> l
             if p.name in inputs:
                 continue
             if isinstance(p.type, PointerType):
-                size = max(m * n, m) + 2
+                size = m * n + m + n + 2
                 if p.type.elem.is_float:
                     inputs[p.name] = np.round(rng.uniform(-20, 20, size), 2)
                 else:

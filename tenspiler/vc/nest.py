@@ -225,7 +225,7 @@ class NestKernel:
         for e in [o.value for o in self.linear] + [s.update for s in self.scalars]:
             for ld in symexec.loads(e):
                 r = classify_read(self, ld)
-                general = r is not None and (r.kind in ("strided", "transposed") or not isinstance(r.offset, Const))
+                general = r is not None and (r.kind in ("strided", "transposed", "outer") or not isinstance(r.offset, Const))
                 if general and r not in out:
                     out.append(r)  # type: ignore[arg-type]
         return out
@@ -240,6 +240,8 @@ class NestKernel:
             return False  # the summary views the array from element off on
         if r.kind == "row":
             return off + max(cols, 0) <= n
+        if r.kind == "outer":
+            return off + max(stop, 0) <= n
         s = int(evaluate(lift_entry_scalar(r.stride), inputs)) if r.stride is not None else cols
         if s < 0:
             return False
@@ -731,7 +733,9 @@ class Read:
     * ``"matrix"``: ``A[i*n + j + d]`` (``offset`` the constant ``d``);
     * ``"row"``: ``x[j + c]``;
     * ``"strided"``: ``A[i*s + j + c]`` (rows of a wider row-major matrix; ``stride`` s);
-    * ``"transposed"``: ``A[j*s + i + c]`` (the inner loop walks down a column)."""
+    * ``"transposed"``: ``A[j*s + i + c]`` (the inner loop walks down a column);
+    * ``"outer"``: ``x[i + c]``, one value per row, the same for every column (in row
+      reductions only: ``x`` broadcast along the columns, ``transpose(matrix(x, n, m, 0))``)."""
 
     array: str
     kind: str
@@ -765,6 +769,8 @@ def classify_read(k: NestKernel, ld: Load) -> Read | None:
         return Read(ld.array, "strided", rest, ci)
     if is_(ci, 1) and not is_(cj, 0):
         return Read(ld.array, "transposed", rest, cj)
+    if is_(ci, 1) and is_(cj, 0):
+        return Read(ld.array, "outer", rest)
     return None
 
 
@@ -774,22 +780,22 @@ def _check_reads(k: NestKernel) -> None:
     writes may only be read at the element being written."""
     written = {o.array: o.offset for o in k.linear} | {o.array: o.offset for o in k.rows}
     lin = k.linear_index()
-    for e in [o.value for o in k.linear] + [s.update for s in k.scalars]:
+    values = [(o.value, True) for o in k.linear] + [(s.update, False) for s in k.scalars]
+    for e, elementwise in values:
         for ld in symexec.loads(e):
             d_lin = symexec.index_difference(ld.index, lin)
             r = classify_read(k, ld)
-            if r is None and (d := symexec.index_difference(ld.index, Var(k.i, INT))) is not None:
-                at = k.i if d == 0 else f"{k.i} {'+' if d > 0 else '-'} {abs(d)}"
+            if r is not None and r.kind == "outer" and elementwise:
                 raise NotLiftable(
-                    f"'{ld.array}' is read at the row index {at} inside the inner loop (directly or through a "
-                    f"scalar set before it): a per-row value broadcast along the row (e.g. row scaling) is not "
-                    "expressible in TensIR's flattened view yet", ld.loc)
+                    f"'{ld.array}' is read at the row index {_src(ld.index)} inside the inner loop (directly or through a "
+                    f"scalar set before it) for an element-wise output: a per-row value broadcast along the row "
+                    "(e.g. row scaling) is not expressible in TensIR's flattened view yet", ld.loc)
             if r is None:
                 raise NotLiftable(
-                    f"read of '{ld.array}' at an index that is not {k.i}*n + {k.j} + c, {k.j} + c, "
+                    f"read of '{ld.array}' at an index that is not {k.i}*n + {k.j} + c, {k.j} + c, {k.i} + c, "
                     f"{k.i}*s + {k.j} + c or {k.j}*s + {k.i} + c (s, c fixed in the nest)", ld.loc
                 )
-            if r.kind in ("strided", "transposed") and not _zero_expr(k.start):
+            if r.kind in ("strided", "transposed", "outer") and not _zero_expr(k.start):
                 raise NotLiftable(f"a strided read of '{ld.array}' needs the outer loop to start at 0", ld.loc)
             if ld.array in written and d_lin != written[ld.array]:
                 raise NotLiftable(f"'{ld.array}' is read at an element the nest writes elsewhere", ld.loc)
