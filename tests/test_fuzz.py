@@ -30,7 +30,15 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "long_min_division.c": "NumPy _c_div takes np.abs(LONG_MIN), which overflows: LONG_MIN / 3 comes out positive",
+    "long_min_divisor.c": "NumPy _c_div takes np.abs(LONG_MIN), which overflows: 255 / LONG_MIN gives 1, C gives 0",
+    "nest_constant_row_sum_crash.c": "internal error (KeyError: 'out') on a row reduction that reads no array",
+    "nest_select_crash.c": "internal error (TypeError: not a 2-D TensIR term: TensorSelect) on a select in a row reduction",
+    "python_hoisted_division.py": "1 // c is hoisted out of the loop: ZeroDivisionError on an empty list, where Python never divides",
+    "python_nest_select_crash.py": "internal error (TypeError: not a 2-D TensIR term: TensorSelect) on a select in a row reduction",
+    "python_nest_select_matrix_crash.py": "internal error (TypeError: not a tensor TensIR term: Matrix) on a select in a row reduction",
+}
 
 
 def _params() -> list[Any]:
@@ -56,9 +64,13 @@ def test_regression(path: Path) -> None:
 
 # --------------------------------------------------------------------------- smoke campaign
 
-SMOKE_EXAMPLES = 200
+SMOKE_EXAMPLES = 300
 #: bugs the smoke campaign currently finds (None: it is expected to be clean)
-SMOKE_KNOWN: str | None = None
+SMOKE_KNOWN: str | None = (
+    "finds crashes (working tree of 2026-11-24 17:45): internal error 'TypeError: not a 2-D TensIR term: "
+    "TensorSelect' on selects in row reductions (C and Python nests), internal error \"KeyError: 'out'\" on row "
+    "reductions that read no array; see tests/kernels/fuzz_regressions/*crash*"
+)
 
 
 def _smoke_marks() -> list[Any]:
@@ -82,7 +94,10 @@ def test_smoke_campaign(_run: int) -> None:
     bugs = [r for r in records if r["cls"] in BUGS or r["cls"] == "oracle-error"]
     verified = sum(r["status"] == "verified" for r in records)
     assert verified >= 20, f"only {verified} of {len(records)} generated kernels were verified"
-    assert not bugs, "\n\n".join(
+    from collections import Counter
+
+    counts = dict(Counter(r["cls"] for r in records))
+    assert not bugs, f"{len(bugs)} bugs in {len(records)} kernels {counts}:\n\n" + "\n\n".join(
         f"{r['cls']}: {r.get('detail') or r.get('message')}\nsummary: {r.get('summary')}\n"
         f"input: {r.get('counterexample')}\nreference: {r.get('c_output')}\ngenerated: {r.get('numpy_output')}\n{r['source']}"
         for r in bugs[:10]

@@ -2,7 +2,9 @@
 
 Classes: ``agrees`` (verified, and the generated code agrees with the reference on every
 valid input), ``VERIFIED-BUT-WRONG`` (a bug: the kernel and counterexample are saved),
-``VERIFIED-INVALID-C`` (verified although gcc rejects the C: a bug), ``no-valid-input``
+``VERIFIED-INVALID-C`` (verified although gcc rejects the C: a bug),
+``PRECONDITION-NOT-CHECKED`` (an input violates an assumption the result states, the
+generated code does not raise ``ValueError`` as promised, and its result is wrong: a bug), ``no-valid-input``
 (verified, but every input was discarded), ``refused`` (a clean LiftError; its category is
 the first words of the reason), ``CRASH`` (any other exception, an ``internal error``, or
 the lifting worker died: a bug) and ``timeout`` (the tool's own time-out, or the worker
@@ -29,7 +31,7 @@ from typing import Any
 from tenspiler.fuzz.generate import KernelSpec, random_kernel
 from tenspiler.fuzz.oracle import judge, lift_spec, refusal_category
 
-BUGS = ("VERIFIED-BUT-WRONG", "VERIFIED-INVALID-C", "CRASH")
+BUGS = ("VERIFIED-BUT-WRONG", "PRECONDITION-NOT-CHECKED", "VERIFIED-INVALID-C", "CRASH")
 
 
 def _worker(conn: Any) -> None:  # pragma: no cover - runs in the child

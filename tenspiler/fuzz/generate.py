@@ -201,7 +201,7 @@ class _CGen:
     def literal(self, float_ctx: bool) -> str:
         d = self.d
         if float_ctx and d.coin(70):
-            v = d.pick([0.0, 0.5, 0.1, 1.0, 2.0, 1e-3, 3.25, 100.0, 0.7])
+            v = d.pick([0.0, 0.5, 0.1, 1.0, 2.0, 1e-3, 3.25, 100.0, 0.7, 0.1, 0.3, 1.1, 0.2])
             self.constants.append(v)
             return _float_literal(d, v, self.feats)
         v = d.pick([0, 1, 1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 65535, 0x7F, 0x7FFFFFFF,
@@ -230,7 +230,7 @@ class _CGen:
 
     def cond(self, env: dict[str, list[str]], float_ctx: bool) -> str:
         d = self.d
-        a = self.expr(env, float_ctx, 1)
+        a = self.leaf(env, float_ctx) if d.coin(50) else self.expr(env, float_ctx, 1)
         if d.coin(70):
             b = self.literal(float_ctx)
         else:

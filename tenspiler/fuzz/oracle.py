@@ -127,6 +127,24 @@ def _small(t: CType, rng: random.Random) -> Any:
     return rng.randint(lo, hi)
 
 
+def _tight(t: CType, constants: list[float]) -> list[Any]:
+    """Values exactly at and next to each constant: c - 1, c, c + 1 for integers; for reals
+    c, its float32 rounding and their neighbours (where float and double comparisons differ)."""
+    out: list[Any] = []
+    for c in constants:
+        if t.is_float:
+            c = float(c)
+            if abs(c) > 1e30:
+                continue
+            f = np.float32(c)
+            vals = [c, float(f), float(np.nextafter(f, np.float32(np.inf))), float(np.nextafter(f, np.float32(-np.inf))),
+                    math.nextafter(c, math.inf), math.nextafter(c, -math.inf)]
+            out += [_f32(v) if t.bits == 32 else v for v in vals]
+        else:
+            out += [v for v in (math.floor(c) - 1, math.floor(c), math.ceil(c), math.ceil(c) + 1) if t.lo <= v <= t.hi]
+    return out
+
+
 _SIZES_1D = [0, 1, 2, 3, 1, 2, 3, 4, 5, 8, 17]
 _SIZES_2D = [(0, 0), (0, 3), (3, 0), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (4, 5)]
 
@@ -142,6 +160,7 @@ class Case:
 def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Case]:
     consts = list(spec.constants)
     pools = {p.name: _value_pool(TYPES[p.ctype], consts, rng) for p in spec.params if not p.size}
+    tight = {p.name: _tight(TYPES[p.ctype], consts) for p in spec.params if not p.size}
     cases: list[Case] = []
     for idx in range(count):
         mode = ["small", "extreme", "mixed", "straddle"][idx % 4]
@@ -155,8 +174,8 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             t = TYPES[p.ctype]
             if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
                 return _small(t, rng)
-            if mode == "straddle" and rng.random() < 0.5:
-                near = [v for v in pools[p.name] if any(abs(float(v) - float(c)) <= 1 for c in consts)]
+            if mode == "straddle" and rng.random() < 0.6:
+                near = tight.get(p.name) or []
                 if near:
                     return rng.choice(near)
             return rng.choice(pools[p.name])
@@ -490,13 +509,49 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
             return _wrong(v, case, ref, f"generated code raised ValueError: {e}", None)
         except Exception as e:  # noqa: BLE001
             return _wrong(v, case, ref, f"generated code raised {type(e).__name__}: {e}", None)
-        v.tested += 1
         bad = compare(spec, names, case, ref, got, floaty, v)
+        broken = violated_assumptions(lifted.get("assumptions", []), case.values)
+        if broken:
+            # the proof assumed something this input violates: not a counterexample to the
+            # proof, but the generated code promises to check its preconditions (ValueError)
+            v.discarded_pre += 1
+            if bad:
+                w = _wrong(v, case, ref, f"stated precondition {broken[0]!r} is violated but the generated code "
+                                         f"does not check it, and returns a wrong result ({bad})", got)
+                w.cls = "PRECONDITION-NOT-CHECKED"
+                return w
+            continue
+        v.tested += 1
         if bad:
             return _wrong(v, case, ref, bad, got)
     if v.tested == 0:
         v.cls = "no-valid-input"
     return v
+
+
+_ASSUMPTION = re.compile(r":\s*([\w\s+\-*()]+?)\s*(<=|<|>=|>|==|!=)\s*([\w\s+\-*()]+?)\s*$")
+
+
+def violated_assumptions(assumptions: list[str], values: dict[str, Any]) -> list[str]:
+    """The stated assumptions of the form ``...: E1 op E2`` over scalar parameters (e.g.
+    "the loop runs a non-negative number of times: 1 <= n") that ``values`` violates;
+    assumptions the oracle cannot evaluate are skipped."""
+    scalars = {k: v for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    out = []
+    for text in assumptions:
+        m = _ASSUMPTION.search(text)
+        if not m:
+            continue
+        names = set(re.findall(r"[A-Za-z_]\w*", m.group(1) + " " + m.group(3)))
+        if not names <= set(scalars):
+            continue
+        try:
+            ok = eval(f"({m.group(1)}) {m.group(2)} ({m.group(3)})", {"__builtins__": {}}, dict(scalars))  # noqa: S307
+        except Exception:  # noqa: BLE001
+            continue
+        if not ok:
+            out.append(text)
+    return out
 
 
 def _jsonable(x: Any) -> Any:
