@@ -76,6 +76,7 @@ from tenspiler.codegen.numpy_backend import (
     _param_dtype,
     cxx_adapter,
 )
+from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import is_static, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
@@ -107,7 +108,6 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     children,
-    free_vars,
     is_tensor,
     promote,
 )
@@ -161,7 +161,9 @@ class Spelling:
     transpose: str = "{x}.T"
     gather: str = "{x}[{i}]"
     fmod: str | None = None  # C fmod of reals; None: declined (NumPy host code)
-    c_div: str = "y = _nz(y)\nq = abs(x) // abs(y)\nreturn {where}((x >= 0) == (y > 0), q, -q)"
+    # floor quotient, +1 when inexact and the signs differ: no abs(), which overflows on
+    # the type's minimum (LONG_MIN / 3)
+    c_div: str = "y = _nz(y)\nq = x // y\nreturn {where}((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)"
     c_mod: str = "y = _nz(y)\nreturn x - y * _c_div(x, y)"
     update: str = "{out}[{lo}:{hi}] = {v}"
     to_numpy: str = "np.asarray({x})"
@@ -781,11 +783,12 @@ class ArrayBackend(NumpyBackend):
             statements.append("\n".join(stmts))
             results.append(result)
             returns_doc.append(doc)
-        for lhs, rhs in ps.preconditions:
-            used |= free_vars(lhs) | free_vars(rhs)
+        preconditions = proof_preconditions(fn, ps)
+        for pre in preconditions:
+            used |= pre.names
         params = [p for p in fn.params if p.name in used]
         checks = [self._convert_param(fn, p.name, names[p.name]) for p in params]
-        checks += self._guards(outputs, ctx, ps.preconditions)
+        checks += self._guards(outputs, ctx, preconditions)
 
         f = fn.name
         core, args_fn = f"_{f}_core", f"_{f}_args"

@@ -41,6 +41,7 @@ from tenspiler.codegen import (
     register_backend,
     returned_outputs,
 )
+from tenspiler.codegen.preconditions import Precondition, proof_preconditions
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Binary as LBinary
@@ -119,14 +120,14 @@ def _c_div(x, y):
     A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
     discards, which get divisor 1 instead of a NumPy warning."""
     y = np.where(y == 0, 1, y)
-    q = np.abs(x) // np.abs(y)
-    return np.where((x >= 0) == (y > 0), q, -q)
+    q = x // y  # floor; no abs(), which overflows on the type's minimum (LONG_MIN / 3)
+    return np.where((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)
 ''',
     "_c_idiv": '''\
 def _c_idiv(x, y):
     """C integer division of two integers: truncates toward zero (C11 6.5.5)."""
-    q = abs(x) // abs(y)
-    return q if (x >= 0) == (y > 0) else -q
+    q = x // y
+    return q + 1 if x % y != 0 and (x < 0) != (y < 0) else q
 ''',
     "_c_imod": '''\
 def _c_imod(x, y):
@@ -864,12 +865,13 @@ class NumpyBackend:
             results.append(result)
             returns_doc.append(doc)
 
-        for lhs, rhs in ps.preconditions:
-            used |= free_vars(lhs) | free_vars(rhs)
+        preconditions = proof_preconditions(fn, ps)
+        for pre in preconditions:
+            used |= pre.names
         conversions = [
             self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in used
         ]
-        conversions += self._guards(outputs, ctx, ps.preconditions)
+        conversions += self._guards(outputs, ctx, preconditions)
         if not results:
             ret = "return None"
         elif len(results) == 1:
@@ -1007,19 +1009,15 @@ class NumpyBackend:
         self,
         outputs: Sequence[Output],
         ctx: EmitContext,
-        preconditions: Sequence[tuple[Term, Term]] = (),
+        preconditions: Sequence[Precondition] = (),
+        ranges: bool = True,
     ) -> list[str]:
-        """Checks of the proof's preconditions: first the summary's shape preconditions
-        (``ProgramSummary.preconditions``, ``a == b``), then the ranges: every take/tail/slice
-        of a parameter array and every output range lies inside the array (NumPy would
-        otherwise wrap negative bounds or clip long ones silently)."""
-        checks: list[tuple[str, str]] = [
-            (
-                f"{_bare(self.render(a, ctx))} == {_bare(self.render(b, ctx))}",
-                f"precondition violated (shapes): need {show(a)} == {show(b)}",
-            )
-            for a, b in preconditions
-        ]
+        """Checks of the proof's preconditions (:mod:`tenspiler.codegen.preconditions`): first
+        ``preconditions`` (the loops' trip counts, each literally, then the summary's shape
+        preconditions ``a == b``), then — with ``ranges`` — the ranges: every take/tail/slice
+        of a parameter array, every matrix view and every output range lies inside the
+        array (NumPy would otherwise wrap negative bounds or clip long ones silently)."""
+        checks: list[tuple[str, str]] = [self._precondition_check(p, ctx) for p in preconditions]
 
         def visit(t: Term) -> None:
             match t:
@@ -1031,19 +1029,38 @@ class NumpyBackend:
                     checks.append(self._gather_check(ctx, x, start, count, Lit(1, DType.INT), step))
                 case Matrix(x, nr, nc, stride) if stride is not None:
                     checks.append(self._gather_check(ctx, x, Lit(0, DType.INT), nr, nc, stride))
+                case Matrix(x, nr, nc, None):
+                    checks.append(self._matrix_check(ctx, x, nr, nc))
                 case _:
                     pass
             for c in children(t):
                 visit(c)
 
-        for o in outputs:
-            if isinstance(o, ArrayOutput):
-                checks.append(self._range_check(ctx, o.array, o.lo, o.hi))
-            visit(output_term(o))
+        if ranges:
+            for o in outputs:
+                if isinstance(o, ArrayOutput):
+                    checks.append(self._range_check(ctx, o.array, o.lo, o.hi))
+                visit(output_term(o))
         lines: list[str] = []
         for cond, text in dict.fromkeys(checks):
             lines.append(f"if not ({cond}):\n    raise ValueError({text!r})")
         return lines
+
+    def _precondition_check(self, p: Precondition, ctx: EmitContext) -> tuple[str, str]:
+        """``(condition, message)`` of one trip-count or shape precondition."""
+        return f"{_bare(self.render(p.left, ctx))} {p.op} {_bare(self.render(p.right, ctx))}", p.message
+
+    def _matrix_check(self, ctx: EmitContext, x: Term, rows: Term, cols: Term) -> tuple[str, str]:
+        """``matrix(x, rows, cols)``: a non-negative shape, and, for a view of a parameter, at
+        least ``rows * cols`` elements (a reshape would fail, or a negative product slice
+        from the end)."""
+        r, c = self.render(rows, ctx), self.render(cols, ctx)
+        need = [f"{v} >= 0" for v in (r, c) if not v.isdigit()]
+        length = f"{self.render(x, ctx)}.shape[0]"
+        if _is_view(x):
+            need.append(f"{r} * {c} <= {length}")
+        cond = " and ".join(need) or "True"
+        return cond, f"precondition violated: need {cond.replace(length, f'len({show(x)})')}"
 
     def _gather_check(
         self, ctx: EmitContext, x: Term, start: Term, count: Term, width: Term, step: Term
@@ -1146,6 +1163,30 @@ Contract:
             '"""',
         ]
         return "\n".join(lines)
+
+
+def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *, c_entry: bool = False) -> list[str]:
+    """Python statements checking the proof's preconditions on the arguments of a runner of
+    code that is not Python (``GeneratedCode.runner``; ``names``: parameter → Python name,
+    arrays may be lists), as the NumPy backend's entry does (``ValueError``).
+
+    ``c_entry``: the runner calls a C entry, which handles the trip counts and shapes itself
+    (it runs the kernel's own loops outside them); only the array ranges are checked — the
+    C caller's obligation, which a C pointer cannot check —, and only where the trip counts
+    and shapes hold (elsewhere the loops read what the original reads)."""
+    ctx = EmitContext(
+        {p.name: f"np.asarray({names[p.name]})" if isinstance(p.type, PointerType) else names[p.name] for p in fn.params},
+        {p.name: _param_dtype(fn, p.name) for p in fn.params},
+    )
+    outputs = returned_outputs(ps)
+    preconditions = proof_preconditions(fn, ps)
+    if not c_entry:
+        return NUMPY._guards(outputs, ctx, preconditions)
+    ranges = NUMPY._guards(outputs, ctx)
+    if not preconditions or not ranges:
+        return ranges
+    inside = " and ".join(f"({NUMPY._precondition_check(p, ctx)[0]})" for p in preconditions)
+    return [f"if {inside}:\n" + _indent("\n".join(ranges))]
 
 
 def cxx_adapter(
@@ -1269,6 +1310,16 @@ def _render_loop_expr(e: LExpr, names: Mapping[str, str]) -> str:
     raise CodegenError(f"cannot render the result length {e!r} of the C++ entry")
 
 
+def _is_view(t: Term) -> bool:
+    """A parameter array or a take / tail / slice of one (cheap to read twice)."""
+    match t:
+        case TensorVar():
+            return True
+        case Take(x, _) | Tail(x, _) | Slice(x, _, _):
+            return _is_view(x)
+    return False
+
+
 def _check_vars(fn: Function, o: Output, t: Term, kinds: Mapping[str, bool]) -> None:
     """Every free variable of ``t`` is a parameter of the right kind."""
     for name in sorted(free_vars(t)):
@@ -1315,5 +1366,6 @@ __all__ = [
     "Rule",
     "convert",
     "return_value",
+    "runner_guards",
     "store_value",
 ]

@@ -529,6 +529,18 @@ class TypeGate:
                 return v if v is not None and isinstance(dst, CInt) and dst.lo <= v <= dst.hi else None
         return None
 
+    def fits(self, node: c_ast.Node, dst: CInt) -> bool:
+        """Every value ``node`` can take lies in ``dst``: a constant expression that fits, a
+        ``?:`` whose branches fit, or an expression whose own type (before the usual
+        arithmetic conversions of a ``?:``) ``dst`` holds."""
+        v = self.constant_value(node)
+        if v is not None:
+            return dst.lo <= v <= dst.hi
+        if isinstance(node, c_ast.TernaryOp):
+            return self.fits(node.iftrue, dst) and self.fits(node.iffalse, dst)
+        t = self.expr(node)
+        return isinstance(t, CInt) and dst.holds(t)
+
     def convert(
         self, src: CType | None, dst: CType | None, node: c_ast.Node, what: str,
         *, constant: bool = True,
@@ -541,10 +553,8 @@ class TypeGate:
             return
         if dst.holds(src) or dst == UCHAR:
             return
-        if constant:
-            v = self.constant_value(node)
-            if v is not None and dst.lo <= v <= dst.hi:
-                return
+        if constant and self.fits(node, dst):
+            return
         self.fail(
             f"{what}: conversion from '{src}' to '{dst}' may change the value "
             f"(implementation-defined, C11 §6.3.1.3p3; GCC reduces modulo 2^{dst.bits}) is not supported"

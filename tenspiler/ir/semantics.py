@@ -101,8 +101,8 @@ def c_div(x: Any, y: Any) -> Any:
     """C integer division (truncation toward zero) on int64 NumPy arrays; ``y`` ≠ 0."""
     x = np.asarray(x, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
-    q = np.abs(x) // np.abs(y)
-    return np.where((x >= 0) == (y > 0), q, -q)
+    q = x // y  # floor; np.abs would overflow on the int64 minimum
+    return np.where((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)
 
 
 def np_cast(x: Any, dtype: DType) -> Any:

@@ -580,6 +580,13 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
                     f"the rows {sp.name}.{f.field}[0], {sp.name}.{f.field}[1], ... of struct parameter "
                     f"'{sp.name}' are distinct, non-overlapping arrays of {f.cols} elements, read as "
                     f"the flat row-major array {f.param}", "true"))
+    if fn.python is None and (
+        fn.return_dtype == DType.INT
+        or any(isinstance(p.type, PointerType) and p.type.elem == DType.INT for p in fn.params)
+    ):
+        out.append((
+            "signed integer arithmetic does not overflow: int and long are modelled as "
+            "mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)", "true"))
     if any(_param_dtype(p).is_float for p in fn.params):
         out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
     used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})

@@ -27,6 +27,7 @@
 ; assumptions (preconditions of the proof)
 ;   the loop runs a non-negative number of times: 0 <= n
 ;   a has an element at every index in [0, n), the range the summary reads or writes
+;   signed integer arithmetic does not overflow: int and long are modelled as mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)
 ; clause: initiation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))

@@ -32,6 +32,7 @@
 ;   b has an element at every index in [0, n), the range the summary reads or writes
 ;   c has an element at every index in [0, n), the range the summary reads or writes
 ;   the pointer parameters a, b, c point to distinct, non-overlapping arrays
+;   signed integer arithmetic does not overflow: int and long are modelled as mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)
 ; clause: initiation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
