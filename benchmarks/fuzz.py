@@ -12,8 +12,8 @@ VERIFIED-BUT-WRONG, VERIFIED-INVALID-C, refused (by reason), CRASH, timeout.
 Writes ``--out`` (default ``benchmarks/results/fuzz.md``) and the same data as JSON next to
 it (``fuzz.json``); every bug's kernel and counterexample goes to ``--failures`` (default
 ``benchmarks/results/fuzz_failures/``). ``--snapshot`` runs the tool as committed at HEAD
-(``git archive HEAD``, in a temporary folder) instead of the working tree, so a campaign is
-not disturbed by edits in progress. Progress goes to stderr, one line per kernel. Exit code:
+(``git archive HEAD``, in a temporary folder; the fuzzer itself from the working tree)
+instead of the working tree, so a campaign is not disturbed by edits in progress. Progress goes to stderr, one line per kernel. Exit code:
 0 when no bug was found, 1 otherwise.
 """
 
@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,8 +38,9 @@ def _snapshot_and_reexec(argv: list[str]) -> int:
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "tenspiler"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
     fuzz = tmp / "tenspiler" / "fuzz"
-    if not fuzz.exists():  # the fuzzer itself may be newer than HEAD: use the working copy
-        fuzz.symlink_to(ROOT / "tenspiler" / "fuzz")
+    if fuzz.exists():  # the fuzzer is the measuring instrument: always the working copy
+        shutil.rmtree(fuzz)
+    fuzz.symlink_to(ROOT / "tenspiler" / "fuzz")
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     env = dict(os.environ, PYTHONPATH=str(tmp), TENSPILER_FUZZ_SNAPSHOT=head)
     args = [a for a in argv if a != "--snapshot"]
@@ -56,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz.md")
     ap.add_argument("--failures", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz_failures")
     ap.add_argument("--snapshot", action="store_true", help="run the tool as committed at HEAD")
+    ap.add_argument("--tool-check", action="store_true",
+                    help="lift with the tool's own differential check on (lift --check); default: the API default, off")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.snapshot and not os.environ.get("TENSPILER_FUZZ_SNAPSHOT"):
@@ -73,11 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         what = rec.get("category") or rec.get("detail") or rec.get("message", "")
         mark = " <== BUG" if rec["cls"] in BUGS else ""
         print(f"[{i + 1}/{args.budget} {time.time() - t0:6.0f}s] {rec['language']:6} {rec['cls']:18} "
-              f"{str(what)[:70]}{mark}   (ok {c['agrees']}, wrong {c['VERIFIED-BUT-WRONG']}, "
+              f"{str(what)[:70]}{mark}   (ok {c['agrees']}, wrong {c['VERIFIED-BUT-WRONG'] + c['PRECONDITION-NOT-CHECKED']}, "
               f"crash {c['CRASH']}, refused {c['refused']})", file=sys.stderr, flush=True)
 
     summary = run_campaign(args.budget, seed=args.seed, timeout=args.timeout, python_share=args.python_share,
-                           failures=args.failures, cases=args.cases, progress=progress)
+                           failures=args.failures, cases=args.cases, progress=progress, check=args.tool_check)
     snap = os.environ.get("TENSPILER_FUZZ_SNAPSHOT")
     command = "python benchmarks/fuzz.py " + " ".join(shlex.quote(a) for a in argv)
     md = summary.markdown(command)
@@ -89,10 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     data["command"], data["tool"] = command, where
     args.out.with_suffix(".json").write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
     c = summary.counts
-    print(f"{len(summary.records)} kernels: {c['agrees']} verified and agree, {c['VERIFIED-BUT-WRONG']} verified but wrong, "
-          f"{c['VERIFIED-INVALID-C']} verified invalid C, {c['refused']} refused, {c['CRASH']} crashes, "
-          f"{c['timeout']} timeouts, {c['no-valid-input']} without valid input in {summary.seconds:.0f} s; "
-          f"summary in {args.out}")
+    order = ["agrees", "VERIFIED-BUT-WRONG", "PRECONDITION-NOT-CHECKED", "VERIFIED-INVALID-C", "CRASH",
+             "caught-by-check", "refused", "timeout", "no-valid-input", "oracle-error"]
+    parts = ", ".join(f"{c[k]} {k}" for k in order if c[k] or k in ("agrees", "VERIFIED-BUT-WRONG", "CRASH", "refused"))
+    print(f"{len(summary.records)} kernels: {parts} in {summary.seconds:.0f} s; summary in {args.out}")
     return 1 if summary.bugs() else 0
 
 

@@ -2,7 +2,9 @@
 
 Classes: ``agrees`` (verified, and the generated code agrees with the reference on every
 valid input), ``VERIFIED-BUT-WRONG`` (a bug: the kernel and counterexample are saved),
-``VERIFIED-INVALID-C`` (verified although gcc rejects the C: a bug),
+``VERIFIED-INVALID-C`` (verified although gcc rejects the C: a bug), ``caught-by-check``
+(with the tool's own check on: proved, then rejected by its differential check -- a
+verification or codegen bug that the check caught),
 ``PRECONDITION-NOT-CHECKED`` (an input violates an assumption the result states, the
 generated code does not raise ``ValueError`` as promised, and its result is wrong: a bug), ``no-valid-input``
 (verified, but every input was discarded), ``refused`` (a clean LiftError; its category is
@@ -42,9 +44,9 @@ def _worker(conn: Any) -> None:  # pragma: no cover - runs in the child
             return
         if msg is None:
             return
-        spec_json, timeout = msg
+        spec_json, timeout, check = msg
         try:
-            out = lift_spec(KernelSpec.from_json(spec_json), timeout=timeout)
+            out = lift_spec(KernelSpec.from_json(spec_json), timeout=timeout, check=check)
         except BaseException as e:  # noqa: BLE001
             out = {"status": "crash", "message": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
         conn.send(out)
@@ -53,8 +55,9 @@ def _worker(conn: Any) -> None:  # pragma: no cover - runs in the child
 class Lifter:
     """Lifts kernels in a persistent forked worker with a hard wall limit per kernel."""
 
-    def __init__(self, timeout: float = 20.0, hard_limit: float | None = None) -> None:
+    def __init__(self, timeout: float = 20.0, hard_limit: float | None = None, check: bool = False) -> None:
         self.timeout = timeout
+        self.check = check
         self.hard_limit = hard_limit or 3 * timeout + 30
         self._ctx = mp.get_context("fork")
         self._proc: Any = None
@@ -76,7 +79,7 @@ class Lifter:
     def lift(self, spec: KernelSpec) -> dict[str, Any]:
         if self._proc is None or not self._proc.is_alive():
             self._start()
-        self._conn.send((spec.to_json(), self.timeout))
+        self._conn.send((spec.to_json(), self.timeout, self.check))
         if not self._conn.poll(self.hard_limit):
             self._kill()
             return {"status": "timeout", "message": f"no answer within the hard limit of {self.hard_limit:.0f} s"}
@@ -131,7 +134,9 @@ def run_kernel(spec: KernelSpec, lifter: Lifter | None = None, seed: int = 0, ca
                        float_width_mismatch=v.float_width_mismatch, notes=v.notes)
     elif st == "refused":
         msg = rec["message"]
-        if any(w in msg.lower() for w in _TIMEOUT_WORDS):
+        if "differential check failed" in msg:
+            rec["cls"] = "caught-by-check"  # proved, then rejected by the tool's own check
+        elif any(w in msg.lower() for w in _TIMEOUT_WORDS):
             rec["cls"] = "timeout"
         else:
             rec["cls"] = "refused"
@@ -264,12 +269,12 @@ def save_failure(rec: dict[str, Any], spec: KernelSpec, folder: Path) -> Path:
 def run_campaign(budget: int, seed: int = 0, timeout: float = 20.0, python_share: int = 25,
                  failures: Path | None = None, cases: int = 48,
                  progress: Callable[[int, dict[str, Any], Summary], None] | None = None,
-                 specs: Iterable[KernelSpec] | None = None) -> Summary:
+                 specs: Iterable[KernelSpec] | None = None, check: bool = False) -> Summary:
     rng = random.Random(seed)
     summary = Summary(seed=seed)
     t0 = time.perf_counter()
     source = specs if specs is not None else (random_kernel(rng, python_share, name=f"k{seed}_{i}") for i in range(budget))
-    with Lifter(timeout) as lifter:
+    with Lifter(timeout, check=check) as lifter:
         for i, spec in enumerate(source):
             rec = run_kernel(spec, lifter, seed=seed, cases=cases)
             if rec["cls"] in BUGS and failures is not None:

@@ -338,6 +338,11 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     if helper:
         parts.append(helper + "\n")
     parts.append(f"{ret or 'void'} {name}({sig}) {{\n{body}}}\n")
+    if g.macro_names and d.coin(25):
+        # a redefinition after the function: the body keeps the definition in force above it
+        g.feats.add("macro-redefined-after")
+        m = d.pick(g.macro_names)
+        parts.append(f"#undef {m}\n#define {m} {g.literal(float_ctx)}\n")
     src = "".join(parts)
     for p in params:
         if ctype(p.ctype).spelling not in _ACCEPTED:

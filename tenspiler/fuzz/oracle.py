@@ -50,16 +50,17 @@ VARIANTS = {"O0wrapv": ["-O0", "-fwrapv"], "O2": ["-O2"], "san": SAN_FLAGS}
 # ----------------------------------------------------------------------------- lifting
 
 
-def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.0) -> dict[str, Any]:
+def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.0, check: bool = False) -> dict[str, Any]:
     """Lift ``spec`` to NumPy; plain data: ``status`` is ``verified``, ``refused`` (a clean
     :class:`~tenspiler.errors.LiftError`: bad input or not lifted), or ``crash`` (any other
-    exception, or an ``internal error`` the pipeline caught)."""
+    exception, or an ``internal error`` the pipeline caught). ``check=True`` also runs the
+    tool's own differential check (``lift --check``, the CLI default)."""
     import tenspiler
     from tenspiler.errors import TenspilerError
 
     try:
         res = tenspiler.lift(spec.source, to="numpy", language=spec.language, function=spec.function,
-                             timeout=timeout, proof_timeout=proof_timeout, cache=False)
+                             timeout=timeout, proof_timeout=proof_timeout, cache=False, check=check)
     except tenspiler.LiftError as err:
         r = getattr(err, "result", None)
         message = r.message if r is not None else str(err)
