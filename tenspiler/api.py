@@ -185,7 +185,7 @@ def lift(
     language: str | None = None,
     timeout: float = 60.0,
     proof_timeout: float = 10.0,
-    check: bool = False,
+    check: bool | None = None,
     seed: int = 0,
     cache: bool = True,
     cache_dir: str | Path | None = None,
@@ -201,7 +201,10 @@ def lift(
             last one defined).
         language: ``"c"``, ``"cxx"`` or ``"python"`` for source text (files: by suffix).
         timeout: synthesis budget (seconds); ``proof_timeout``: seconds per VC clause.
-        check: also run the differential check against the original on random inputs.
+        check: translation validation: compare the loop IR and the generated code with the
+            original (C compiled with UBSan, or the Python function) on random and
+            adversarial inputs; a disagreement means "not lifted". Default (``None``): on
+            when it can run (a C / C++ compiler exists; always for Python).
         seed: seed of the random program states.
         cache: use the persistent result cache (:mod:`tenspiler.cache`); ``cache_dir``
             overrides its folder.
@@ -217,6 +220,10 @@ def lift(
     """
     backends = [b.strip() for b in to.split(",")] if isinstance(to, str) else list(to)
     t = _target(target, function, language)
+    if check is None:
+        from tenspiler.check import can_check
+
+        check = can_check(t.language)
     store = ResultCache(Path(cache_dir)) if cache_dir is not None else ResultCache.default()
     key = cache_key(t.source, t.language, t.function, backends, check, seed)
     if cache:

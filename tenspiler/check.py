@@ -268,6 +268,16 @@ def _cxx_wrapper_source(fn: Function) -> str:
     )
 
 
+def can_check(language: str) -> bool:
+    """Whether translation validation can run for a kernel in ``language`` (``"c"``,
+    ``"cxx"`` or ``"python"``): Python always; C / C++ when ``$CC``/``cc`` or
+    ``$CXX``/``c++`` is on ``PATH``."""
+    if language == "python":
+        return True
+    cc = os.environ.get("CXX", "c++") if language == "cxx" else os.environ.get("CC", "cc")
+    return shutil.which(cc) is not None
+
+
 def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     """Compile ``fn.source`` into a shared library and load ``fn.name`` from it.
 

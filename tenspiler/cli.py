@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,16 +65,15 @@ def _hlo_sizes(text: str) -> dict[str, int]:
 
 
 def can_check(path: str) -> bool:
-    """Whether ``--check`` can run for ``path``: a Python file always; C/C++ when the
-    compiler (``$CC``/``cc``, ``$CXX``/``c++``) is on ``PATH``."""
+    """Whether ``--check`` can run for the file ``path`` (:func:`tenspiler.check.can_check`)."""
+    from tenspiler.check import can_check as can_check_language
     from tenspiler.frontend.c import CXX_SUFFIXES
     from tenspiler.frontend.python import PY_SUFFIXES
 
     suffix = Path(path).suffix.lower()
-    if suffix in PY_SUFFIXES:
-        return True
-    cc = os.environ.get("CXX", "c++") if suffix in CXX_SUFFIXES else os.environ.get("CC", "cc")
-    return shutil.which(cc) is not None
+    return can_check_language(
+        "python" if suffix in PY_SUFFIXES else "cxx" if suffix in CXX_SUFFIXES else "c"
+    )
 
 
 def _recheck_main(argv: Sequence[str]) -> int:
