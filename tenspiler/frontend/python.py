@@ -13,8 +13,23 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
 
 * top level: ``def`` (the kernel: ``function``, default the last top-level ``def``; the
   others may be called as helpers), ``import math`` / ``import math as m`` / ``from math
-  import exp, ...``, constants ``NAME = <number literal>`` assigned once (read as
-  literals); other top-level statements are ignored (they run on import in ``--check``).
+  import exp, ...``, constants ``NAME = <number literal>`` (read as literals); other
+  top-level statements are ignored (they run on import in ``--check``).
+* module names are resolved soundly: a constant is folded only if nothing else in the
+  module may bind its name -- no other module-level binding of another value (assignment,
+  ``+=``, ``for`` / ``with`` target, ``:=``, ``del``, import, ``def``, ``class``, ``except
+  ... as``, ``match`` capture), no binding under ``global NAME`` in any function or class,
+  no ``obj.NAME = ...`` / ``setattr(obj, 'NAME', ...)``, and no construct that may bind any
+  global (``globals()``, ``vars()``, ``exec`` / ``eval`` without a namespace, a star import,
+  ``sys.modules``, ``__dict__``, ``setattr`` with a computed name) -- and, when the module
+  is running (a live function's ``__globals__``, or a module of ``sys.modules`` loaded
+  from the file), only if its current value is the literal (same type). Otherwise the use
+  is refused, naming the rebinding ("module global 'SCALE' is rebound at line 7
+  (assignment, under 'global' in 'set_scale') ..."). The same rule guards the names the
+  subset gives a meaning: the builtins ``len abs min max int float range`` (refused when
+  the module may bind them), ``math`` and names imported from it, and helper functions
+  (only top-level ``def`` s may bind them). A later rebinding from *another* module after
+  lifting cannot be seen: pass values that change as parameters.
 * parameters: plain positional parameters (no defaults, ``*args``, keyword-only,
   decorators other than ``@lifted`` / ``@tenspiler.lifted``) that are numbers, lists of numbers (1-D) or rectangular lists of lists (2-D).
 * statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``for v in
@@ -74,6 +89,8 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import os
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -122,7 +139,7 @@ from tenspiler.frontend.loop_ir import (
 )
 from tenspiler.ir.semantics import py_cast
 
-__all__ = ["PY_SUFFIXES", "parse_python_file", "parse_python_function", "parse_python_source"]
+__all__ = ["PY_SUFFIXES", "folded_globals", "parse_python_file", "parse_python_function", "parse_python_source"]
 
 #: File suffixes read by this frontend.
 PY_SUFFIXES = (".py",)
@@ -152,14 +169,16 @@ def parse_python_source(text: str, filename: str = "<string>", function: str | N
         tree = ast.parse(text, filename)
     except SyntaxError as e:
         raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
-    return _Module(text, filename, tree).lower(function)
+    return _Module(text, filename, tree, live=_live_namespaces(filename)).lower(function)
 
 
 def parse_python_function(fn: Callable[..., Any]) -> Function:
     """Lower the Python function object ``fn``: its module's source (``inspect``) is
     parsed, so that helpers of the module can be inlined and locations are the real
-    ``file:line:col``. When only the function's own source is available (e.g. defined in a
-    notebook cell), that text is parsed with its line and column offsets."""
+    ``file:line:col``; module constants must still hold their source value in
+    ``fn.__globals__``. When only the function's own source is available (e.g. defined in
+    a notebook cell), or ``fn`` is not the def the module's name binds now (an earlier
+    ``def`` of the same name), that text is parsed with its line and column offsets."""
     name = getattr(fn, "__name__", None)
     if not inspect.isfunction(fn) or name is None:
         raise LiftError(f"{fn!r} is not a Python function")
@@ -168,9 +187,13 @@ def parse_python_function(fn: Callable[..., Any]) -> Function:
         module_text = Path(filename).read_text(encoding="utf-8")
     except (OSError, TypeError):
         module_text, filename = "", getattr(fn.__code__, "co_filename", "<unknown>")
-    if module_text and name in _top_level_defs(module_text, filename):
-        # the last top-level def of that name is the one the module binds
-        return parse_python_source(module_text, filename, name)
+    fdef = _top_level_defs(module_text, filename).get(name) if module_text else None
+    if fdef is not None and _is_def_of(fdef, fn):
+        # the last top-level def of that name is the one the module binds (fn is that one)
+        text = module_text.replace("\r\n", "\n")
+        tree = ast.parse(text, filename)
+        live = [fn.__globals__, *(ns for ns in _live_namespaces(filename) if ns is not fn.__globals__)]
+        return _Module(text, filename, tree, live=live).lower(name)
     # not a top-level function of a readable module: its own source, offsets kept
     try:
         lines, first = inspect.getsourcelines(fn)
@@ -185,6 +208,52 @@ def parse_python_function(fn: Callable[..., Any]) -> Function:
         raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
     ast.increment_lineno(tree, max(first, 1) - 1)
     return _Module(body, filename, tree, line_offset=max(first, 1) - 1, col_shift=shift).lower(name)
+
+
+def folded_globals(text: str, filename: str = "<string>", function: str | None = None) -> dict[str, int | float]:
+    """The module constants the lowering of ``function`` of ``text`` folds, by name: the
+    values a caller must find in the function's ``__globals__`` for the lifted code to
+    equal the function (e.g. checked per call by a wrapper, or on a cache hit)."""
+    text = text.replace("\r\n", "\n")
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError as e:
+        raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
+    mod = _Module(text, filename, tree, live=_live_namespaces(filename))
+    mod.lower(function)
+    return dict(mod.folded)
+
+
+def _is_def_of(fdef: ast.FunctionDef, fn: Callable[..., Any]) -> bool:
+    """Whether ``fdef`` is the definition of ``fn`` (not an earlier / other def of the same
+    name): its first line, decorators included, is the code object's."""
+    first = min([fdef.lineno, *(d.lineno for d in fdef.decorator_list)])
+    code = getattr(fn, "__code__", None)
+    return getattr(code, "co_name", None) == fdef.name and getattr(code, "co_firstlineno", None) in (first, fdef.lineno)
+
+
+def _live_namespaces(filename: str) -> list[dict[str, Any]]:
+    """The globals of every imported module whose file is ``filename`` (``__main__``
+    included): the values a lifted function reads at run time, compared with what the
+    source assigns (:meth:`_Module.live_mismatch`)."""
+    if not filename or filename.startswith("<"):
+        return []
+    try:
+        want = os.path.realpath(filename)
+    except (OSError, ValueError):  # pragma: no cover
+        return []
+    base = os.path.basename(want)
+    out: list[dict[str, Any]] = []
+    for m in list(sys.modules.values()):
+        f = getattr(m, "__file__", None)
+        if not isinstance(f, str) or os.path.basename(f) != base:
+            continue
+        try:
+            if os.path.realpath(f) == want:
+                out.append(vars(m))
+        except (OSError, ValueError, TypeError):  # pragma: no cover
+            continue
+    return out
 
 
 def _top_level_defs(text: str, filename: str) -> dict[str, ast.FunctionDef]:
@@ -258,6 +327,8 @@ _RESULT_KEY = "<result>"
 
 _MATH = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs"}
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
+#: The builtins the subset calls (refused when the module may rebind them).
+_BUILTINS = frozenset({"len", "abs", "min", "max", "int", "float", "range"})
 _LIST_NAMES = frozenset({"list", "List", "Sequence"})
 _CMP: dict[type[ast.cmpop], CmpOpName] = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
@@ -389,7 +460,13 @@ class _Module:
     """One Python module: its functions, math imports and constants."""
 
     def __init__(
-        self, text: str, filename: str, tree: ast.Module, line_offset: int = 0, col_shift: int = 0
+        self,
+        text: str,
+        filename: str,
+        tree: ast.Module,
+        line_offset: int = 0,
+        col_shift: int = 0,
+        live: list[dict[str, Any]] | None = None,
     ) -> None:
         self.text = text
         self.filename = filename
@@ -404,7 +481,6 @@ class _Module:
         self.constants: dict[str, int | float] = {}
         #: Names the module binds at the top level (constants among them).
         self.globals: set[str] = set()
-        seen = self.globals
         for s in tree.body:
             match s:
                 case ast.FunctionDef(name=name):
@@ -414,28 +490,117 @@ class _Module:
                     for a in names:
                         if a.name == "math":
                             self.math_modules.add(a.asname or "math")
-                case ast.ImportFrom(module="math", names=names):
+                case ast.ImportFrom(module="math", names=names, level=0):
                     for a in names:
-                        self.math_names[a.asname or a.name] = a.name
-                case ast.Assign(targets=[ast.Name(id=name)], value=value):
+                        if a.name != "*":
+                            self.math_names[a.asname or a.name] = a.name
+                case ast.Assign(targets=[ast.Name(id=name)], value=value) | ast.AnnAssign(
+                    target=ast.Name(id=name), value=value
+                ) if value is not None:
+                    # a candidate constant: folded only if nothing else binds the name
+                    # (:meth:`constant`)
                     lit = _number_literal(value)
-                    if lit is not None and name not in seen:
-                        self.constants[name] = lit
-                    else:
-                        self.constants.pop(name, None)
-                    seen.add(name)
-                case ast.AnnAssign(target=ast.Name(id=name), value=value) if value is not None:
-                    lit = _number_literal(value)
-                    if lit is not None and name not in seen:
-                        self.constants[name] = lit
-                    else:
-                        self.constants.pop(name, None)
-                    seen.add(name)
-                case _:
-                    for n in ast.walk(s):
-                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                            self.constants.pop(n.id, None)
-                            seen.add(n.id)
+                    if lit is not None:
+                        self.constants.setdefault(name, lit)
+        #: Every place the module source may bind each module-level name (see
+        #: :func:`_module_bindings`); ``dynamic``: a construct that may bind any of them.
+        self.bindings, self.dynamic = _module_bindings(tree)
+        self.globals.update(self.bindings)
+        #: Namespaces of the running module(s) (a live function's ``__globals__``).
+        self.live = live or []
+        #: The module constants folded into the lowered function, by name.
+        self.folded: dict[str, int | float] = {}
+
+    # ----------------------------------------------------------- module names
+
+    def rebinding(self, name: str, ref: _Site | None) -> _Site | None:
+        """The first place that may bind the module-level ``name`` to something else than
+        ``ref`` (the binding the lifter relies on; ``None``: the builtin), else ``None``.
+        Bindings with the same key (``NAME = 2`` twice, ``import math`` twice) agree;
+        top-level ``def`` s of a helper agree (the last one is the module's)."""
+        if self.dynamic is not None:
+            return self.dynamic
+        for site in self.bindings.get(name, []):
+            if ref is None or site is ref:
+                if ref is None:
+                    return site
+                continue
+            if site.module_scope and site.key is not None and site.key == ref.key:
+                continue
+            return site
+        return None
+
+    def site_of(self, name: str, key: tuple[Any, ...]) -> _Site | None:
+        return next((x for x in self.bindings.get(name, []) if x.key == key), None)
+
+    def refuse_rebound(self, what: str, site: _Site, node: ast.AST, advice: str) -> NoReturn:
+        line = getattr(site.node, "lineno", None)
+        where = f"at line {line} " if line is not None else ""
+        verb = "may be rebound" if site is self.dynamic else "is rebound"
+        self.fail(f"{what} {verb} {where}({site.reason}): {advice}", node)
+
+    def stable_builtin(self, name: str, node: ast.AST) -> None:
+        """Refuse a call of builtin ``name`` (``len``, ``abs``, ``range`` ...) when the
+        module may rebind that name: the call would not mean the builtin."""
+        site = self.rebinding(name, None) if name in self.bindings or self.dynamic is not None else None
+        if site is not None:
+            self.refuse_rebound(f"builtin '{name}'", site, node, "its meaning at call time is unknown")
+        for ns in self.live:
+            if name in ns:
+                self.fail(
+                    f"builtin '{name}' is shadowed by a global of the running module: "
+                    "its meaning at call time is unknown",
+                    node,
+                )
+
+    def stable_helper(self, name: str, node: ast.AST) -> None:
+        """Refuse inlining helper ``name`` when something else than its top-level ``def``
+        statements may bind the name."""
+        site = self.rebinding(name, self.site_of(name, ("def",)))
+        if site is not None:
+            self.refuse_rebound(
+                f"function '{name}'", site, node, "the function called at run time is unknown; do not rebind helpers"
+            )
+        fdef = self.defs[name]
+        for ns in self.live:
+            if name in ns and not _is_def_of(fdef, getattr(ns[name], "original", ns[name])):
+                self.fail(
+                    f"function '{name}' of the running module is not the def at line {fdef.lineno}: "
+                    "the function called at run time is unknown",
+                    node,
+                )
+
+    def stable_math(self, name: str, node: ast.AST) -> None:
+        """Refuse ``name`` (``math`` or a name imported from it) when the module may rebind it."""
+        site = self.rebinding(name, self.bindings[name][0] if self.bindings.get(name) else None)
+        if site is not None:
+            self.refuse_rebound(f"'{name}'", site, node, "its meaning at call time is unknown")
+        for ns in self.live:
+            if name not in ns:
+                continue
+            want = math if name in self.math_modules else getattr(math, self.math_names.get(name, ""), None)
+            if ns[name] is not want:
+                self.fail(f"'{name}' of the running module is not the one imported from math", node)
+
+    def constant(self, name: str, node: ast.AST) -> int | float:
+        """The value of the module constant ``name``: a literal it is bound to exactly once
+        and never rebound (nor set to another value in the running module)."""
+        v = self.constants[name]
+        ref = self.site_of(name, _literal_key(v))
+        site = self.rebinding(name, ref)
+        if site is not None:
+            self.refuse_rebound(
+                f"module global '{name}'", site, node, "its value at call time is unknown; pass it as a parameter"
+            )
+        for ns in self.live:
+            if name in ns and not (type(ns[name]) is type(v) and ns[name] == v):
+                self.fail(
+                    f"module global '{name}' is {ns[name]!r} in the running module but {v!r} in its source "
+                    "(it was rebound): its value at call time is unknown; pass it as a parameter",
+                    node,
+                )
+        self.folded[name] = v
+        return v
 
     # ----------------------------------------------------------- locations
 
@@ -555,8 +720,9 @@ class _Module:
             case ast.Call():
                 return self.call(node, sc)
             case ast.Attribute(value=ast.Name(id=m), attr=attr) if (
-                m in self.math_modules and sc.lookup(m) is None and attr in _MATH_CONSTANTS
+                m in self.math_modules and sc.lookup(m) is None and m not in sc.local_names and attr in _MATH_CONSTANTS
             ):
+                self.stable_math(m, node)
                 return Const(_MATH_CONSTANTS[attr], DOUBLE, loc)
             case ast.Attribute():
                 self.fail(f"attribute '{ast.unparse(node)}' is not supported", node)
@@ -652,7 +818,13 @@ class _Module:
                 self.fail("starred arguments are not supported", a)
         func = node.func
         if isinstance(func, ast.Attribute):
-            if isinstance(func.value, ast.Name) and func.value.id in self.math_modules and sc.lookup(func.value.id) is None:
+            if (
+                isinstance(func.value, ast.Name)
+                and func.value.id in self.math_modules
+                and sc.lookup(func.value.id) is None
+                and func.value.id not in sc.local_names
+            ):
+                self.stable_math(func.value.id, func)
                 return self.math_call(func.attr, node, sc)
             if func.attr == "append":
                 self.fail("append used as a value is not supported", node)
@@ -663,10 +835,14 @@ class _Module:
         if sc.lookup(name) is not None or name in sc.local_names:
             self.fail(f"call to variable '{name}' is not supported", node)
         if name in self.defs:
+            self.stable_helper(name, func)
             return self.inline(name, node, sc)
         if name in self.math_names:
+            self.stable_math(name, func)
             return self.math_call(self.math_names[name], node, sc)
         args = node.args
+        if name in _BUILTINS:
+            self.stable_builtin(name, func)
         if name == "len":
             if len(args) != 1:
                 self.fail("len() takes one argument", node)
@@ -834,6 +1010,155 @@ class _Module:
         self.fail(f"helper function '{hs.name}' may end without returning a value", fdef)
 
 
+@dataclass(frozen=True, eq=False)
+class _Site:
+    """A place where the module source may bind a module-level name: ``node`` (for its
+    line), ``reason`` (the construct), ``key`` (what is bound when two sites bind the same
+    thing: a number literal, an import of one object, a top-level ``def``; ``None``:
+    unknown), ``module_scope`` (a statement of the module, not of a function)."""
+
+    node: ast.AST
+    reason: str
+    key: tuple[Any, ...] | None
+    module_scope: bool
+
+
+def _literal_key(v: int | float) -> tuple[Any, ...]:
+    return ("literal", type(v).__name__, repr(v))
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+_STMT_REASONS: dict[type[ast.AST], str] = {
+    ast.Assign: "assignment", ast.AugAssign: "augmented assignment", ast.AnnAssign: "annotated assignment",
+    ast.For: "for loop", ast.AsyncFor: "for loop", ast.With: "with ... as", ast.AsyncWith: "with ... as",
+    ast.Delete: "del", ast.NamedExpr: "assignment expression ':='", ast.comprehension: "comprehension variable",
+    ast.Match: "match capture",
+}
+
+def _module_bindings(tree: ast.Module) -> tuple[dict[str, list[_Site]], _Site | None]:
+    """Every site of the module source that may bind a module-level name, by name, in
+    source order: module-level statements of any kind (assignments, augmented
+    assignments, ``for`` / ``with`` targets, ``:=``, ``del``, imports, ``def``, ``class``,
+    ``except ... as``, ``match`` captures) and, in every function or class body, the
+    bindings of names it declares ``global``; attribute assignments ``obj.NAME = ...`` and
+    ``setattr(obj, 'NAME', ...)`` anywhere (``obj`` may be the module). The second result is
+    the first construct that may bind *any* global (``globals()``, ``exec``, a star import
+    other than from math, ``sys.modules``, ``setattr`` with a computed name ...), or ``None``."""
+    out: dict[str, list[_Site]] = {}
+    dynamic: list[_Site] = []
+    literal_targets: set[ast.AST] = set()
+
+    def add(name: str, node: ast.AST, reason: str, key: tuple[Any, ...] | None, module_scope: bool) -> None:
+        out.setdefault(name, []).append(_Site(node, reason, key, module_scope))
+
+    def scope_nodes(body: list[ast.AST]) -> list[tuple[ast.AST, str]]:
+        """The nodes of one scope (not of nested functions / classes / lambdas, whose
+        names, decorators, defaults and bases belong to it), each with the construct it is
+        part of."""
+        found: list[tuple[ast.AST, str]] = []
+        stack: list[tuple[ast.AST, str]] = [(n, "") for n in reversed(body)]
+        while stack:
+            node, reason = stack.pop()
+            reason = _STMT_REASONS.get(type(node), reason if not isinstance(node, ast.stmt) else type(node).__name__)
+            found.append((node, reason))
+            if isinstance(node, _SCOPES):
+                inner: list[ast.AST] = list(getattr(node, "decorator_list", []))
+                if isinstance(node, ast.ClassDef):
+                    inner += [*node.bases, *node.keywords]
+                else:
+                    args = node.args
+                    inner += [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+                stack.extend((n, reason) for n in reversed(inner))
+                continue
+            stack.extend((n, reason) for n in reversed(list(ast.iter_child_nodes(node))))
+        return found
+
+    def bind(node: ast.AST, reason: str, module_scope: bool, only: set[str] | None, where: str) -> None:
+        """Record the binding ``node`` makes (if it binds a name of ``only``, when given)."""
+        names: list[tuple[str, str, tuple[Any, ...] | None]] = []
+        match node:
+            case ast.Assign(targets=[ast.Name(id=name) as t], value=value) | ast.AnnAssign(
+                target=ast.Name(id=name) as t, value=value
+            ) if value is not None and _number_literal(value) is not None:
+                lit = _number_literal(value)
+                assert lit is not None
+                literal_targets.add(t)
+                names.append((name, reason, _literal_key(lit)))
+            case ast.Name(id=name, ctx=ast.Store() | ast.Del()) if (
+                node not in literal_targets and reason != "comprehension variable"  # local to it
+            ):
+                names.append((name, reason, None))
+            case ast.Import(names=aliases):
+                for a in aliases:
+                    bound = a.asname or a.name.split(".")[0]
+                    names.append((bound, "import", ("module", a.name if a.asname else bound)))
+            case ast.ImportFrom(module=mod, names=aliases, level=level):
+                for a in aliases:
+                    if a.name == "*":
+                        if mod == "math" and level == 0:
+                            names.extend(
+                                (n, "from math import *", ("from", "math", n)) for n in dir(math) if not n.startswith("_")
+                            )
+                        elif module_scope:
+                            dynamic.append(_Site(node, f"'from {'.' * level}{mod or ''} import *' may bind any name", None, True))
+                        continue
+                    key = ("from", mod, a.name) if level == 0 else None
+                    names.append((a.asname or a.name, "import", key))
+            case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name):
+                top = module_scope and node in tree.body and isinstance(node, ast.FunctionDef)
+                names.append((name, "def", ("def",) if top else None))
+            case ast.ClassDef(name=name):
+                names.append((name, "class", None))
+            case ast.ExceptHandler(name=str() as name):
+                names.append((name, "except ... as", None))
+            case ast.MatchAs(name=str() as name) | ast.MatchStar(name=str() as name):
+                names.append((name, "match capture", None))
+            case ast.MatchMapping(rest=str() as name):
+                names.append((name, "match capture", None))
+        for name, why, key in names:
+            if only is None or name in only:
+                add(name, node, why + where, key if only is None else None, module_scope)
+
+    def analyse(body: list[ast.AST], module_scope: bool, where: str) -> None:
+        nodes = scope_nodes(body)
+        declared = {n for node, _ in nodes if isinstance(node, ast.Global) for n in node.names}
+        if module_scope or declared:
+            detail = "" if module_scope else where
+            for node, reason in nodes:
+                bind(node, reason, module_scope, None if module_scope else declared, detail)
+        for node, _ in nodes:
+            match node:
+                case ast.FunctionDef() | ast.AsyncFunctionDef():
+                    analyse(list(node.body), False, f", under 'global' in '{node.name}'")
+                case ast.ClassDef():
+                    analyse(list(node.body), False, f", under 'global' in class '{node.name}'")
+                case ast.Lambda():
+                    analyse([node.body], False, ", in a lambda")
+                case ast.Attribute(attr=attr, ctx=ast.Store() | ast.Del()) if not _is_name(node.value, "self"):
+                    add(attr, node, f"attribute assignment '{ast.unparse(node)}'", None, False)
+                case ast.Attribute(attr="modules", value=ast.Name(id="sys")) | ast.Attribute(attr="__dict__"):
+                    dynamic.append(_Site(node, f"'{ast.unparse(node)}' may bind any global", None, False))
+                case ast.Call(func=ast.Name(id="setattr" | "delattr" as f), args=[_, ast.Constant(value=str() as attr), *_]):
+                    add(attr, node, f"{f}()", None, False)
+                case ast.Call(func=ast.Name(id="setattr" | "delattr" as f)):
+                    dynamic.append(_Site(node, f"{f}() with a computed name may bind any global", None, False))
+                case ast.Call(func=ast.Name(id="exec" | "eval" as f), args=args, keywords=kws) if len(args) < 2 and not any(
+                    k.arg == "globals" for k in kws
+                ):
+                    dynamic.append(_Site(node, f"{f}() may bind any global", None, False))
+                case ast.Call(func=ast.Name(id="globals" | "vars" | "locals" | "__import__" as f)) if (
+                    f != "locals" or module_scope
+                ):
+                    dynamic.append(_Site(node, f"{f}() may bind any global", None, False))
+                case ast.Call(func=ast.Attribute(attr="import_module")):
+                    dynamic.append(_Site(node, "importlib.import_module() may bind any global", None, False))
+
+    analyse(list(tree.body), True, "")
+    dynamic.sort(key=lambda x: (getattr(x.node, "lineno", 0), getattr(x.node, "col_offset", 0)))
+    return out, (dynamic[0] if dynamic else None)
+
+
 def _number_literal(node: ast.expr) -> int | float | None:
     match node:
         case ast.Constant(value=bool()):
@@ -874,11 +1199,12 @@ class _Scope:
         """A module constant (a name the function does not bind)."""
         mod = self.mod
         if name in mod.constants:
-            v = mod.constants[name]
+            v = mod.constant(name, node)
             return Const(v, INT if isinstance(v, int) else DOUBLE, mod.loc(node))
         if name in mod.defs:
             mod.fail(f"function '{name}' used as a value is not supported", node)
         if mod.math_names.get(name) in _MATH_CONSTANTS:  # from math import pi
+            mod.stable_math(name, node)
             return Const(_MATH_CONSTANTS[mod.math_names[name]], DOUBLE, mod.loc(node))
         if name in mod.math_modules or name in mod.math_names:
             mod.fail(f"'{name}' used as a value is not supported", node)
@@ -1349,7 +1675,8 @@ class _Kernel(_Scope, IfConversion):
         it = s.iter
         pre: list[Stmt] = []
         each: _ListParam | None = None
-        if isinstance(it, ast.Call) and _is_name(it.func, "range") and "range" not in self.mod.defs:
+        if isinstance(it, ast.Call) and _is_name(it.func, "range") and "range" not in self.local_names:
+            self.mod.stable_builtin("range", it.func)
             if it.keywords:
                 self.fail("keyword arguments are not supported", it.keywords[0])
             args = it.args
