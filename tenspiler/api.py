@@ -227,7 +227,16 @@ def lift(
     store = ResultCache(Path(cache_dir)) if cache_dir is not None else ResultCache.default()
     key = cache_key(t.source, t.language, t.function, backends, check, seed)
     if cache:
-        hit = store.get(key)
+        usable = True
+        if t.language == "python":
+            # the running module's globals are part of a Python kernel's meaning (a folded
+            # constant may have been rebound since the result was cached): parse again,
+            # which refuses a global whose value differs from the source's
+            try:
+                t.parse()
+            except LiftError:
+                usable = False  # reported by the uncached lift below, with its result
+        hit = store.get(key) if usable else None
         if hit is not None and _certificate_ok(hit, recheck):
             return Lifted(_result_from(hit), from_cache=True)
     res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
@@ -280,6 +289,17 @@ def lifted(fn: _F) -> _F: ...
 def lifted(fn: None = None, **options: Any) -> Callable[[_F], _F]: ...
 
 
+def _folded(f: Callable[..., Any]) -> dict[str, int | float]:
+    """The module constants the lifted version of ``f`` folded (``{}`` if unknown)."""
+    try:
+        t = _function_target(f, None)
+        from tenspiler.frontend.python import folded_globals
+
+        return folded_globals(t.source, t.filename, t.function)
+    except (TenspilerError, OSError, TypeError):
+        return {}
+
+
 def lifted(fn: _F | None = None, **options: Any) -> _F | Callable[[_F], _F]:
     """Decorator: replace a legacy function by its verified lifted version.
 
@@ -305,8 +325,18 @@ def lifted(fn: _F | None = None, **options: Any) -> _F | Callable[[_F], _F]:
             )
             return f
 
+        folded = _folded(f)
+        namespace = getattr(f, "__globals__", {})
+        missing = object()
+
         @functools.wraps(f)
         def call(*args: Any, **kwargs: Any) -> Any:
+            # a module constant folded into the lifted code may have been rebound since:
+            # then only the original function means what the caller wrote
+            for name, value in folded.items():
+                now = namespace.get(name, missing)
+                if type(now) is not type(value) or now != value:
+                    return f(*args, **kwargs)
             return fast(*args, **kwargs)
 
         call.lifted = res  # type: ignore[attr-defined]

@@ -350,7 +350,7 @@ def test_kernel_is_verified_and_agrees_with_the_python_function(name: str) -> No
     assert res.summary == SUMMARIES[name]
     assert res.check is not None
     c = res.check["numpy"]
-    assert c["ok"] and c["passed"] == c["inputs"] == 60, c["first_failure"]
+    assert c["ok"] and c["passed"] == c["inputs"] >= 100, c["first_failure"]  # random + adversarial
     assert c["reference"] == "the original Python function"
 
 

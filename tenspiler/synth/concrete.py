@@ -102,13 +102,17 @@ def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips
         # one mode per array, so that not every input overflows: the type's extremes (and
         # the program's constants), wide magnitudes, or small values around the constants
         lo, hi = C_INT_RANGES.get(c_type, C_INT_RANGES[""])
+        if fn.python is not None and (lo, hi) != (0, 255):
+            # Python ints are unbounded; the generated code computes in int64 (a stated
+            # assumption): magnitudes whose products of three still fit
+            lo, hi = -(2**20), 2**20
         near = [v for v in special if lo <= v <= hi]
         mode = rng.choice(["extreme", "wide", "small"], p=[0.25, 0.35, 0.4])
         if mode == "extreme":
             pool = [*near, lo, lo + 1, hi, hi - 1, 0, 1]
             return np.array([pool[int(i)] for i in rng.integers(0, len(pool), n)], dtype=np.int64)
         if mode == "wide":
-            digits = 18 if hi > 2**32 else 9
+            digits = 18 if hi > 2**32 else 9 if hi > 2**20 else 6
             mags = 10 ** rng.integers(0, digits + 1, n).astype(object)
             signs = rng.choice([-1, 1] if lo < 0 else [1], n).astype(object)
             vals = [min(max(int(s * m * int(rng.integers(1, 10))), lo), hi) for s, m in zip(signs, mags, strict=True)]

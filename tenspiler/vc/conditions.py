@@ -587,6 +587,10 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
         out.append((
             "signed integer arithmetic does not overflow: int and long are modelled as "
             "mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)", "true"))
+    if fn.python is not None and any(_param_dtype(p) == DType.INT for p in fn.params):
+        out.append((
+            "Python's integers are unbounded; the generated code computes them in 64 bits, "
+            "so it equals the function while every integer value fits in int64", "true"))
     if any(_param_dtype(p).is_float for p in fn.params):
         out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
     used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})
