@@ -338,3 +338,40 @@ def test_a_folded_constant_straddled_by_the_inputs(tmp_path: Path) -> None:
 def test_constructs_without_a_sound_meaning_are_refused(body: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         py(f"def f(a: list[float]):\n    out = []\n    for x in a:\n        out.append({body})\n    return out\n")
+
+
+def test_cache_hit_and_lifted_wrapper_see_a_rebound_global(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A cached result is not returned once the running module rebinds a folded constant,
+    and a @lifted function calls the original while the constant differs."""
+    import importlib
+    import sys
+
+    import tenspiler
+
+    src = tmp_path / "gmod_rebound.py"
+    src.write_text(
+        "SCALE = 2\n"
+        "def f(xs: list[float]) -> list[float]:\n"
+        "    out = []\n"
+        "    for i in range(len(xs)):\n"
+        "        out.append(xs[i] * SCALE)\n"
+        "    return out\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("gmod_rebound")
+    try:
+        cache = tmp_path / "cache"
+        first = tenspiler.lift(mod.f, check=False, cache_dir=cache)
+        assert not first.from_cache
+        assert tenspiler.lift(mod.f, check=False, cache_dir=cache).from_cache
+        mod.SCALE = 5
+        with pytest.raises(tenspiler.LiftError, match="SCALE"):
+            tenspiler.lift(mod.f, check=False, cache_dir=cache)
+        mod.SCALE = 2
+        fast = tenspiler.lifted(cache_dir=cache, check=False)(mod.f)
+        assert hasattr(fast, "lifted")
+        assert list(fast([1.5])) == [3.0]
+        mod.SCALE = 5
+        assert list(fast([1.5])) == [7.5]  # the original function, as Python would
+    finally:
+        sys.modules.pop("gmod_rebound", None)
