@@ -33,6 +33,7 @@ from tenspiler.codegen.numpy_backend import (
     return_value,
     store_value,
 )
+from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.split import DeviceKernel, Split
 from tenspiler.codegen.tpc_c.kernel import KernelSignature
 from tenspiler.errors import CodegenError
@@ -40,6 +41,7 @@ from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
+    Matrix,
     ProgramSummary,
     ScalarOutput,
     Slice,
@@ -48,6 +50,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     children,
+    free_vars,
 )
 
 #: NumPy storage type of each element dtype on the device.
@@ -287,27 +290,36 @@ class _Host:
         return name
 
     def guards(self) -> list[str]:
-        """Range checks of the take/tail/slice reads the host itself evaluates, and the
-        summary's shape preconditions (the device views check their ranges in ``_view``)."""
+        """The proof's preconditions (:mod:`tenspiler.codegen.preconditions`): the loops' trip
+        counts, each literally, and the summary's shape preconditions; then range checks of
+        the take/tail/slice reads and matrix views the host itself evaluates (the device
+        views check their ranges in ``_view``)."""
         checks: list[str] = []
-        for a, b in self.ps.preconditions:
-            checks.append(
-                f"if not ({self.render(a)} == {self.render(b)}):\n"
-                f"    raise ValueError({('precondition violated (shapes): need ' + show(a) + ' == ' + show(b))!r})"
-            )
+
+        def check(cond_text: tuple[str, str]) -> str:
+            cond, text = cond_text
+            return f"if not ({cond}):\n    raise ValueError({text!r})"
+
+        for pre in proof_preconditions(self.fn, self.ps):
+            checks.append(check(NUMPY._precondition_check(pre, self.ctx)))
 
         def visit(t: Term) -> None:
-            match t:
-                case Take(TensorVar(a), n) | Tail(TensorVar(a), n):
-                    checks.append(f'_view({self.names[a]}, 0, {self.render(n)}, "{a}")')
-                case Slice(TensorVar(a), lo, hi):
-                    checks.append(f'_view({self.names[a]}, {self.render(lo)}, {self.render(hi)}, "{a}")')
+            if not free_vars(t) <= set(self.names):
+                pass  # reads a device kernel's or a host value's result: checked where computed
+            elif isinstance(t, Take | Tail) and isinstance(t.tensor, TensorVar):
+                checks.append(f'_view({self.names[t.tensor.name]}, 0, {self.render(t.n)}, "{t.tensor.name}")')
+            elif isinstance(t, Slice) and isinstance(t.tensor, TensorVar):
+                checks.append(f'_view({self.names[t.tensor.name]}, {self.render(t.lo)}, {self.render(t.hi)}, "{t.tensor.name}")')
+            elif isinstance(t, Matrix) and t.stride is None:
+                checks.append(check(NUMPY._matrix_check(self.ctx, t.tensor, t.rows, t.cols)))
             for c in children(t):
                 visit(c)
 
         for p in self.split.placements:
             if p.host_term is not None:
                 visit(p.host_term)
+        for h in self.split.host_values:
+            visit(h.term)
         return list(dict.fromkeys(checks))
 
     # ------------------------------------------------------------ the module
