@@ -31,7 +31,17 @@ responsibility; nothing is checked at run time):
   ``-ffast-math``. :func:`prelude` rejects ``-ffast-math`` and excess precision
   (``FLT_EVAL_METHOD != 0``, e.g. x87) with ``#error`` and turns contraction off for Clang.
 
-**Types** (:func:`ctype`): every integer node (``INT`` and ``UINT8``) is computed in
+**C types** (``CHostEmitter(..., c_types=True)``, the Gemmini C file's host code): the code
+is C's instead — each ``FLOAT`` node is computed in ``float`` (a chain of ``float``
+operations rounds after each, literals are ``float`` constants, ``exp`` of a ``float`` result
+is ``expf``), a comparison converts its operands to their common C type (``promote``: a
+``float`` against a ``double`` literal compares in ``double``, an ``int`` against a ``float``
+in ``float``), a sum accumulates in its own type (C's ``acc += x[k]``), and integer
+operands of a real operation are converted first. The interpreter computes reals in
+float64 without intermediate rounding, so on inputs where rounding decides (a comparison at
+a float boundary) the two differ and the C types are the original program's.
+
+**Types** (:func:`ctype`, the default): every integer node (``INT`` and ``UINT8``) is computed in
 ``int64_t`` — the interpreter never wraps a ``UINT8``-typed node, only a *cast* to ``UINT8``
 wraps (modulo 256) —, and every real node (``FLOAT`` and ``DOUBLE``) in ``double``, because
 the interpreter computes all reals in float64. Rounding to ``float`` (or conversion to any
@@ -115,6 +125,7 @@ from tenspiler.ir.terms import (
     Transpose,
     children,
     is_tensor,
+    promote,
 )
 
 __all__ = ["CArray", "CHostEmitter", "CHostError", "ctype", "prelude"]
@@ -288,6 +299,8 @@ class CHostEmitter:
             holding it.
         scalars: :class:`~tenspiler.ir.terms.ScalarVar` name → a C expression of its
             value (of any arithmetic C type; converted to the variable's computation type).
+        c_types: compute each operation in its C type (see the module docstring) instead of
+            the interpreter's (reals in ``double``).
 
     Raises:
         CHostError: an array name that is not a C identifier, or a name / expression
@@ -298,7 +311,7 @@ class CHostEmitter:
     where a tensor is expected, a 2-D term where a 1-D one is expected).
     """
 
-    def __init__(self, arrays: Mapping[str, CArray], scalars: Mapping[str, str]) -> None:
+    def __init__(self, arrays: Mapping[str, CArray], scalars: Mapping[str, str], *, c_types: bool = False) -> None:
         for var, arr in arrays.items():
             if not _IDENT.match(arr.name):
                 raise CHostError(f"array of {var!r}: {arr.name!r} is not a C identifier")
@@ -312,6 +325,7 @@ class CHostEmitter:
                 raise CHostError(f"scalar {var!r}: empty C expression")
         self._arrays = dict(arrays)
         self._scalars = dict(scalars)
+        self.c_types = c_types
         self._count = 0
         self._ranks: dict[int, tuple[Term, int]] = {}
 
@@ -498,7 +512,7 @@ class CHostEmitter:
             key = repr(s)  # structural, and tells -0.0 from 0.0 and 1 from 1.0
             if key not in new:
                 name = self._fresh("h")
-                decls.append(f"const {ctype(s.dtype)} {name} = {self._s(s, new)};")
+                decls.append(f"const {self._ct(s.dtype)} {name} = {self._s(s, new)};")
                 new[key] = name
         return decls, new
 
@@ -513,9 +527,10 @@ class CHostEmitter:
             case ScalarVar(name, d):
                 if name not in self._scalars:
                     raise CHostError(f"scalar_var: no C expression for scalar variable {name!r}")
-                return f"(({ctype(d)})({self._scalars[name]}))"
+                return f"(({self._ct(d)})({self._scalars[name]}))"
             case Lit(value, d):
-                return _literal(value, d)
+                lit = _literal(value, d)
+                return f"((float){lit})" if self._ct(d) == "float" else lit
             case ScalarOp(op, l, r, d):
                 a, b = self._s(l, sub), self._s(r, sub)
                 if not d.is_float:
@@ -524,10 +539,10 @@ class CHostEmitter:
                     return _binop(op, a, b, d)
                 if op in ("//", "mod"):
                     raise CHostError(f"Python {op} on reals is not supported")
-                if op in ("+", "-", "*") and not _real(l) and not _real(r):
+                if op in ("+", "-", "*") and not _real(l) and not _real(r) and not self.c_types:
                     # the interpreter computes exactly on the integers, then converts
                     return _conv(_binop(op, a, b, DType.INT), False, d)
-                return _binop(op, _conv(a, _real(l), d), _conv(b, _real(r), d), d)
+                return _binop(op, self._conv(a, l.dtype, d), self._conv(b, r.dtype, d), d)
             case ReduceSum(x, d) | ReduceMax(x, d):
                 return self._reduce(t, x, d, sub)
             case Size(x, d):
@@ -536,16 +551,48 @@ class CHostEmitter:
                 self._need_rank(x, 1)
                 return self._len(x, sub)
             case ScalarCast(x, d):
-                return _cast(self._s(x, sub), _real(x), d)
+                return self._cast(self._s(x, sub), x.dtype, d)
             case ScalarApply(fn, x, d):
-                return _conv(f"{self._func(fn, t)}({_conv(self._s(x, sub), _real(x), DType.DOUBLE)})", True, d)
+                return self._apply(fn, self._s(x, sub), x.dtype, d, t)
             case ScalarSelect(c, a, b, d):
-                then = _conv(self._s(a, sub), _real(a), d)
-                other = _conv(self._s(b, sub), _real(b), d)
+                then = self._conv(self._s(a, sub), a.dtype, d)
+                other = self._conv(self._s(b, sub), b.dtype, d)
                 return f"({self._cond(c, sub)} ? {then} : {other})"
         if is_tensor(t):
             raise CHostError(f"{_name(t)}: a tensor where a scalar is expected")
         raise CHostError(f"{_name(t)}: not a TensIR term")
+
+    # ------------------------------------------------------------ computation types
+
+    def _ct(self, d: DType) -> str:
+        """The C type values of dtype ``d`` are computed in: :func:`ctype`, or with
+        ``c_types`` the C type itself for ``float``."""
+        return "float" if self.c_types and d == DType.FLOAT else ctype(d)
+
+    def _conv(self, expr: str, src: DType, d: DType) -> str:
+        """``expr`` (computed in ``src``'s computation type) in ``d``'s computation type (a
+        real to an integer truncates)."""
+        if not self.c_types:
+            return _conv(expr, src.is_float, d)
+        if src.is_float and d.is_float:
+            return expr if self._ct(src) == self._ct(d) else f"(({self._ct(d)})({expr}))"
+        if d.is_float:
+            return f"(({self._ct(d)})({expr}))"
+        return f"((int64_t)({expr}))" if src.is_float else expr
+
+    def _cast(self, expr: str, src: DType, d: DType) -> str:
+        """C conversion to ``d`` (``scalar_cast`` / ``tensor_cast``): as :meth:`_conv`, and a
+        conversion to ``UINT8`` wraps modulo 256."""
+        v = self._conv(expr, src, d)
+        return f"tsp_wrap_u8({v})" if d == DType.UINT8 else v
+
+    def _apply(self, fn: str, arg: str, src: DType, d: DType, t: Term) -> str:
+        """A math function of ``arg`` (of ``src``) with a result of ``d``: the C library's
+        double function — with ``c_types``, for a ``float`` result, its ``float`` one
+        (``expf``), as C's ``expf(x)``."""
+        if self._ct(d) == "float":
+            return f"{self._func(fn, t)}f({self._conv(arg, src, d)})"
+        return self._conv(f"{self._func(fn, t)}({self._conv(arg, src, DType.DOUBLE)})", DType.DOUBLE, d)
 
     @staticmethod
     def _func(fn: str, t: Term) -> str:
@@ -564,7 +611,11 @@ class CHostEmitter:
         of a ``tensor_select``, its tensor operands indexed by ``bidx[id(operand)]``."""
         match c:
             case Cmp(op, l, r) if op in ("<", "<=", ">", ">=", "==", "!="):
-                return f"({self._operand(l, sub, i, bidx)} {op} {self._operand(r, sub, i, bidx)})"
+                a, b = self._operand(l, sub, i, bidx), self._operand(r, sub, i, bidx)
+                if self.c_types:  # in the type C compares in (the usual arithmetic conversions)
+                    common = promote(l.dtype, r.dtype)  # type: ignore[union-attr]
+                    a, b = self._conv(a, l.dtype, common), self._conv(b, r.dtype, common)  # type: ignore[union-attr]
+                return f"({a} {op} {b})"
             case BoolOp(op, l, r) if op in ("and", "or"):
                 sym = "&&" if op == "and" else "||"
                 return f"({self._cond(l, sub, i, bidx)} {sym} {self._cond(r, sub, i, bidx)})"
@@ -595,8 +646,10 @@ class CHostEmitter:
         """Statements ending in the expression statement of the result: the sum / maximum
         of ``elem`` (of ``x``'s computation type) over ``k`` in ``[0, n)``."""
         real = _real(x)
-        ct = ctype(x.dtype)
-        acc = self._fresh("acc")
+        ct = self._ct(x.dtype)
+        result = self._conv(acc := self._fresh("acc"), x.dtype, d)
+        if self.c_types and not is_max:  # C's `d acc = 0; acc += x[k];` (each step in C's types)
+            ct, result, real = self._ct(d), acc, d.is_float
         zero = "0.0" if real else "INT64_C(0)"
         if is_max:
             v = self._fresh("v")
@@ -604,7 +657,7 @@ class CHostEmitter:
             body = f"{{ const {ct} {v} = {elem}; if ({take}) {acc} = {v}; }}"
         else:
             body = f"{acc} += {elem};"
-        return f"{ct} {acc} = {zero}; for (int64_t {k} = 0; {k} < {n}; {k}++) {body} {_conv(acc, real, d)};"
+        return f"{ct} {acc} = {zero}; for (int64_t {k} = 0; {k} < {n}; {k}++) {body} {result};"
 
     # ------------------------------------------------------------ 1-D tensors
 
@@ -639,7 +692,7 @@ class CHostEmitter:
         """C expression of type ``ctype(t.dtype)``: element ``i`` of the 1-D term ``t``."""
         match t:
             case TensorVar(name, d):
-                return f"(({ctype(d)})({self._array(name).name}[{i}]))"
+                return f"(({self._ct(d)})({self._array(name).name}[{i}]))"
             case Take(x, n):
                 self._index(n, sub, t)  # validate
                 return self._e(x, i, sub)
@@ -654,18 +707,17 @@ class CHostEmitter:
             case TensorTensor(op, l, r, d):
                 if self._rank(t) != 1:
                     raise CHostError(f"{_name(t)}: a 2-D tensor where a 1-D one is expected")
-                a = _conv(self._e(l, i, sub), _real(l), d)
-                b = _conv(self._e(r, i, sub), _real(r), d)
+                a = self._conv(self._e(l, i, sub), l.dtype, d)
+                b = self._conv(self._e(r, i, sub), r.dtype, d)
                 return _binop(op, a, b, d)
             case TensorScalar(op, x, s, left, d):
-                v = _conv(self._e(x, i, sub), _real(x), d)
-                sv = _conv(self._s(s, sub), _real(s), d)
+                v = self._conv(self._e(x, i, sub), x.dtype, d)
+                sv = self._conv(self._s(s, sub), s.dtype, d)
                 return _binop(op, sv, v, d) if left else _binop(op, v, sv, d)
             case TensorCast(x, d):
-                return _cast(self._e(x, i, sub), _real(x), d)
+                return self._cast(self._e(x, i, sub), x.dtype, d)
             case TensorMap(fn, x, d):
-                arg = _conv(self._e(x, i, sub), _real(x), DType.DOUBLE)
-                return _conv(f"{self._func(fn, t)}({arg})", True, d)
+                return self._apply(fn, self._e(x, i, sub), x.dtype, d, t)
             case TensorSelect(c, a, b, d):
                 self._need_rank(t, 1)
                 ops = self._select_operands(c, a, b)
@@ -673,8 +725,8 @@ class CHostEmitter:
                     bidx = {id(ops[0]): i}
                 else:  # NumPy broadcasting: an operand of length 1 stands for every element
                     bidx = {id(o): f"(({self._len(o, sub)}) == 1 ? INT64_C(0) : {i})" for o in ops}
-                then = _conv(self._operand(a, sub, i, bidx), _real(a), d)
-                other = _conv(self._operand(b, sub, i, bidx), _real(b), d)
+                then = self._conv(self._operand(a, sub, i, bidx), a.dtype, d)
+                other = self._conv(self._operand(b, sub, i, bidx), b.dtype, d)
                 return f"({self._cond(c, sub, i, bidx)} ? {then} : {other})"
             case ReduceRows(x, d, kind):
                 self._need_rank(x, 2)
@@ -731,16 +783,15 @@ class CHostEmitter:
             case TensorTensor(op, l, r, d):
                 a = self._e2(l, i, j, sub) if self._rank(l) == 2 else self._e(l, j, sub)
                 b = self._e2(r, i, j, sub) if self._rank(r) == 2 else self._e(r, j, sub)
-                return _binop(op, _conv(a, _real(l), d), _conv(b, _real(r), d), d)
+                return _binop(op, self._conv(a, l.dtype, d), self._conv(b, r.dtype, d), d)
             case TensorScalar(op, x, s, left, d):
-                v = _conv(self._e2(x, i, j, sub), _real(x), d)
-                sv = _conv(self._s(s, sub), _real(s), d)
+                v = self._conv(self._e2(x, i, j, sub), x.dtype, d)
+                sv = self._conv(self._s(s, sub), s.dtype, d)
                 return _binop(op, sv, v, d) if left else _binop(op, v, sv, d)
             case TensorCast(x, d):
-                return _cast(self._e2(x, i, j, sub), _real(x), d)
+                return self._cast(self._e2(x, i, j, sub), x.dtype, d)
             case TensorMap(fn, x, d):
-                arg = _conv(self._e2(x, i, j, sub), _real(x), DType.DOUBLE)
-                return _conv(f"{self._func(fn, t)}({arg})", True, d)
+                return self._apply(fn, self._e2(x, i, j, sub), x.dtype, d, t)
         raise CHostError(f"{_name(t)}: not supported as a 2-D tensor")
 
 
