@@ -257,7 +257,9 @@ def _entry_params(fn: Function) -> tuple[str, ...]:
 
 
 def _runner_text(fn: Function, ps: ProgramSummary, spec: Any) -> str:
-    from tenspiler.codegen.numpy_backend import cxx_adapter
+    """The runner: the proof's preconditions checked (``ValueError``, as the NumPy entry),
+    then the split computed by :class:`~tenspiler.act.from_tensir.PlanRunner`."""
+    from tenspiler.codegen.numpy_backend import cxx_adapter, runner_guards
 
     outs = [("array", o.array) if isinstance(o, ArrayOutput) else ("return", "") for o in returned_outputs(ps)]
     values = [f"state[{name!r}]" if kind == "array" else "state['return']" for kind, name in outs]
@@ -279,6 +281,7 @@ def _runner_text(fn: Function, ps: ProgramSummary, spec: Any) -> str:
         "",
         "",
         f"def {flat}({', '.join(names[p.name] for p in fn.params)}):",
+        *("\n".join(f"    {line}" for line in g.split("\n")) for g in runner_guards(fn, ps, names)),
         f"    state = _RUNNER.run({{{', '.join(f'{p.name!r}: {names[p.name]}' for p in fn.params)}}})",
         f"    {ret}",
     ]

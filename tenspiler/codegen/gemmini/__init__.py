@@ -35,6 +35,7 @@ from tenspiler.codegen.gemmini.cfile import c_file, param_c_type
 from tenspiler.codegen.gemmini.lower import Plan, plan_summary
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.schedule import Proc
+from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import param_ranges
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType, Function, PointerType
@@ -135,7 +136,7 @@ class GemminiBackend:
         placement = plan.to_json()
         header = _header(fn, ps, plan.to_json(), self.dim, config, chosen=self.config is not None)
         try:
-            cf = c_file(fn, plan, isa, header, act=self.act)
+            cf = c_file(fn, plan, isa, header, act=self.act, preconditions=proof_preconditions(fn, ps))
         except CHostError as e:
             raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
         runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, config)
@@ -204,8 +205,14 @@ def _returns(outs: list[tuple[str, str]]) -> str:
     return f"return {values[0]}" if len(values) == 1 else f"return ({', '.join(values)})"
 
 
+def _indent_lines(block: str) -> str:
+    return "\n".join(f"    {line}" for line in block.split("\n"))
+
+
 def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str], dim: int, config: str) -> str:
-    from tenspiler.codegen.numpy_backend import cxx_adapter
+    """The runner: the arrays' ranges checked (a C pointer has no length: the caller's
+    obligation, here the runner's), then the C file on the oracle."""
+    from tenspiler.codegen.numpy_backend import cxx_adapter, runner_guards
 
     params = [(p.name, "ptr" if isinstance(p.type, PointerType) else "scalar", param_c_type(fn, p.name)) for p in fn.params]
     ret = None if fn.return_dtype is None else (fn.return_c_type or fn.return_dtype.c_name)
@@ -224,6 +231,7 @@ def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str]
         "",
         "",
         f"def {flat}({args}):",
+        *(_indent_lines(g) for g in runner_guards(fn, ps, names, c_entry=True)),
         f"    state = _RUNNER.run({{{', '.join(f'{p.name!r}: {names[p.name]}' for p in fn.params)}}})",
         f"    {_returns(outs)}",
     ]

@@ -11,7 +11,8 @@ Layout of the generated file:
    int8, computed subterms, ``unsigned char`` data to ``int32``), check the call's run-time
    contract (:mod:`.lower`), run the procedure or, when the contract fails, the host fallback
    (``tenspiler_gemmini_fallbacks`` counts those); then compute every output into a buffer
-   with host C (:mod:`tenspiler.codegen.c_host`), copy the buffers into the output arrays
+   with host C (:mod:`tenspiler.codegen.c_host` with ``c_types``: each operation in its C
+   type, ``float`` in ``float``, comparisons in C's common type), copy the buffers into the output arrays
    (outputs are functions of the entry state, so nothing is overwritten early) and return.
 
 Integer device results are widened to ``int64_t`` for the host (the proof's integers are
@@ -20,6 +21,7 @@ unbounded; the contract keeps the device's int32 values exact).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.act.isa import IsaDescription
@@ -27,6 +29,8 @@ from tenspiler.codegen.c_host import CArray, CHostEmitter, prelude
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Operand, Plan
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.schedule import Proc, render_c
+from tenspiler.codegen.loop_c import function_body_c
+from tenspiler.codegen.preconditions import Precondition
 from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import ArrayOutput, Term
@@ -60,8 +64,10 @@ class CFile:
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, act: bool = True) -> None:
+    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, act: bool = True,
+                 preconditions: Sequence[Precondition] = ()) -> None:
         self.fn, self.plan, self.isa, self.act = fn, plan, isa, act
+        self.preconditions = tuple(preconditions)
         self.config = isa.params["config"]
         self.int_config = self.config == "int8"
         self.lines: list[str] = []
@@ -79,7 +85,7 @@ class _Emitter:
             else:
                 scalars[p.name] = p.name
         self.arrays, self.scalars = arrays, scalars
-        self.host = CHostEmitter(arrays, scalars)
+        self.host = CHostEmitter(arrays, scalars, c_types=True)
 
     def _lengths(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -90,7 +96,7 @@ class _Emitter:
         return out
 
     def _refresh(self) -> None:
-        self.host = CHostEmitter(self.arrays, self.scalars)
+        self.host = CHostEmitter(self.arrays, self.scalars, c_types=True)
 
     def fresh(self, base: str) -> str:
         self.tmp += 1
@@ -498,6 +504,22 @@ class _Emitter:
 
     # ------------------------------------------------------------ the entry
 
+    def outside_preconditions(self, ret: str | None) -> None:
+        """Where an input violates a trip count or shape precondition of the proof
+        (:mod:`tenspiler.codegen.preconditions`), the summary says nothing but C is defined (a
+        loop with a negative trip count runs zero times): the entry runs the kernel's own
+        loops there (:mod:`tenspiler.codegen.loop_c`) and returns."""
+        if not self.preconditions:
+            return
+        conds = " && ".join(f"({self.host.scalar(p.left)} {p.op} {self.host.scalar(p.right)})" for p in self.preconditions)
+        texts = "; ".join(p.text for p in self.preconditions)
+        self.emit(f"if (!({conds})) {{")
+        self.emit(f"/* outside the proof's preconditions ({texts}): the kernel's own loops, as the C runs them */", 2)
+        int_type = "long long" if self.fn.python is not None else "int"
+        for line in function_body_c(self.fn, ret, int_type):
+            self.emit(line, 2)
+        self.emit("}")
+
     def entry(self) -> str:
         fn = self.fn
         params = []
@@ -505,6 +527,7 @@ class _Emitter:
             t = param_c_type(fn, p.name)
             params.append(f"{t} *{p.name}" if isinstance(p.type, PointerType) else f"{t} {p.name}")
         ret = "void" if fn.return_dtype is None else (fn.return_c_type or fn.return_dtype.c_name)
+        self.outside_preconditions(None if fn.return_dtype is None else ret)
         for call in self.plan.calls:
             if isinstance(call, GemmCall):
                 self.gemm(call)
@@ -540,14 +563,16 @@ class _Emitter:
         return f"{ret} {fn.name}({', '.join(params) or 'void'}) {{\n" + "\n".join(body) + "\n}\n"
 
 
-def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str, act: bool = True) -> CFile:
+def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str, act: bool = True,
+           preconditions: Sequence[Precondition] = ()) -> CFile:
     """The C file for ``fn`` with the device/host ``plan`` on ``isa``; ``header`` is the leading
-    comment (without comment markers).
+    comment (without comment markers). Where an input violates one of ``preconditions`` (the
+    proof's trip counts and shapes) the entry runs the kernel's own loops instead.
 
     Raises:
         CodegenError / CHostError: a host term the C emitter does not support.
     """
-    e = _Emitter(fn, plan, isa, act)
+    e = _Emitter(fn, plan, isa, act, preconditions)
     entry = e.entry()
     procs = "\n".join(render_c(p, isa) for p in e.procs.values())
     comment = "/*\n" + "".join(f" * {line}".rstrip() + "\n" for line in header.replace("*/", "* /").splitlines()) + " */\n"

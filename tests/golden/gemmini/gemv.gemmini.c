@@ -1201,6 +1201,20 @@ void gemv(int M, int N, int *A, int *x, int *y) {
     elem_t *g0_bp = NULL;
     acc_t *g0_cp = NULL;
     int *tenspiler_out7 = NULL;
+    if (!((INT64_C(0) <= ((int64_t)(M))) && (INT64_C(0) <= ((int64_t)(N))))) {
+        /* outside the proof's preconditions (0 <= M; 0 <= N): the kernel's own loops, as the C runs them */
+        int r;
+        int c;
+        int dotp;
+        for (r = 0; r < M; r++) {
+            dotp = 0;
+            for (c = 0; c < N; c++) {
+                dotp = (dotp + (A[((r * N) + c)] * x[c]));
+            }
+            y[r] = dotp;
+        }
+        return;
+    }
     /* g0: matrix-vector product on Gemmini (block kernels compiled by the ACT backend): reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *)) */
     const int64_t g0_m = ((int64_t)(M)), g0_n = INT64_C(1), g0_k = ((int64_t)(N));
     g0 = (int64_t *)TENSPILER_ALLOC(sizeof(int64_t) * (size_t)TENSPILER_MAX((int64_t)(g0_m * g0_n), (int64_t)1));
