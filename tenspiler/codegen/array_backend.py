@@ -950,9 +950,9 @@ class ArrayBackend(NumpyBackend):
                 f"(`_c_div`, `_c_mod`; not {sp.label}'s flooring `//` and `%`)."
             )
         items.append(
-            "Preconditions (those the proof assumes) are checked first (ValueError): each "
-            "take/tail/slice bound lies in [0, length] of its array, shapes agree. Integer divisors "
-            "are assumed non-zero."
+            "Preconditions (those the proof assumes) are checked first (ValueError naming the "
+            "violated one): each loop runs a non-negative number of times, each take/tail/slice/matrix "
+            "bound lies in [0, length] of its array, shapes agree. Integer divisors are assumed non-zero."
         )
         host = ""
         if ctx is not None and ctx.host:

@@ -1133,8 +1133,9 @@ Contract:
   in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
   into `unsigned char` wrap modulo 256 (C conversion).
 {arith}
-- Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
-  of its array, and integer divisors are non-zero.
+- Preconditions (those the proof assumes), checked first (ValueError naming the violated
+  one): each loop runs a non-negative number of times, each take/tail/slice/matrix bound
+  lies in [0, length] of its array, shapes agree. Integer divisors are assumed non-zero.
 - Needs only NumPy. A parameter named like a Python keyword or one of this module's names
   gets a trailing underscore.
 """'''

@@ -18,8 +18,9 @@ Contract:
   in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
   into `unsigned char` wrap modulo 256 (C conversion).
 - C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend.
-- Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
-  of its array, and integer divisors are non-zero.
+- Preconditions (those the proof assumes), checked first (ValueError naming the violated
+  one): each loop runs a non-negative number of times, each take/tail/slice/matrix bound
+  lies in [0, length] of its array, shapes agree. Integer divisors are assumed non-zero.
 - Needs only NumPy. A parameter named like a Python keyword or one of this module's names
   gets a trailing underscore.
 """
@@ -64,6 +65,10 @@ def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
     off = int(off)
     len = int(len)
     out = np.asarray(out, dtype=np.int64)
+    if not (0 <= m__rows):
+        raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= m__rows')
+    if not (0 <= len):
+        raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= len')
     if not (0 <= m__rows <= out.shape[0]):
         raise ValueError('precondition violated: need 0 <= m__rows <= len(out)')
     if not (m__rows <= 0 or len <= 0 or (m__cols >= 0 and (m__rows - 1) * m__cols + len <= m[off:].shape[0])):

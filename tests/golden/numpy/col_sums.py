@@ -18,8 +18,9 @@ Contract:
   in [0, 255]; int64 when nothing narrower is proved), so no integer wraps; values stored
   into `unsigned char` wrap modulo 256 (C conversion).
 - C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend.
-- Preconditions (those the proof assumes): each take/tail/slice bound lies in [0, length]
-  of its array, and integer divisors are non-zero.
+- Preconditions (those the proof assumes), checked first (ValueError naming the violated
+  one): each loop runs a non-negative number of times, each take/tail/slice/matrix bound
+  lies in [0, length] of its array, shapes agree. Integer divisors are assumed non-zero.
 - Needs only NumPy. A parameter named like a Python keyword or one of this module's names
   gets a trailing underscore.
 """
@@ -57,6 +58,10 @@ def col_sums(A, m, n, out):
     m = int(m)
     n = int(n)
     out = np.asarray(out, dtype=np.float32)
+    if not (0 <= n):
+        raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= n')
+    if not (0 <= m):
+        raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= m')
     if not (0 <= n <= out.shape[0]):
         raise ValueError('precondition violated: need 0 <= n <= len(out)')
     if not (m <= 0 or n <= 0 or (n >= 0 and (m - 1) * n + n <= A.shape[0])):
