@@ -31,8 +31,7 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
 XFAIL: dict[str, str] = {
-    "long_min_division.c": "NumPy _c_div takes np.abs(LONG_MIN), which overflows: LONG_MIN / 3 comes out positive",
-    "long_min_divisor.c": "NumPy _c_div takes np.abs(LONG_MIN), which overflows: 255 / LONG_MIN gives 1, C gives 0",
+    "c_hoisted_scalar_division.c": "100 / k is hoisted out of the loop: ZeroDivisionError for n = 0, where C never divides",
     "nest_constant_row_sum_crash.c": "internal error (KeyError: 'out') on a row reduction that reads no array",
     "nest_select_crash.c": "internal error (TypeError: not a 2-D TensIR term: TensorSelect) on a select in a row reduction",
     "python_hoisted_division.py": "1 // c is hoisted out of the loop: ZeroDivisionError on an empty list, where Python never divides",

@@ -430,7 +430,8 @@ def is_float_kernel(spec: KernelSpec) -> bool:
         return True
     if any(isinstance(c, float) and not float(c).is_integer() for c in spec.constants):
         return True
-    return bool(re.search(r"\bfloat\b|\bdouble\b|\d\.\d*|\d[eE][+-]?\d", spec.source)) if spec.language == "c" else \
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", spec.source, flags=re.S)
+    return bool(re.search(r"\bfloat\b|\bdouble\b|\d\.\d*|\d[eE][+-]?\d", code)) if spec.language == "c" else \
         any("float" in p.ctype or "double" in p.ctype for p in spec.params)
 
 
