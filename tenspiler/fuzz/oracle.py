@@ -435,7 +435,24 @@ def is_float_kernel(spec: KernelSpec) -> bool:
         any("float" in p.ctype or "double" in p.ctype for p in spec.params)
 
 
-def _close(want: Any, got: Any, floaty: bool) -> tuple[bool, bool]:
+def _float_atol(spec: KernelSpec, case: Case) -> float:
+    """Absolute tolerance of a float kernel on ``case``: the tool verifies over the reals, so
+    each rounding may contribute an error of one ulp of the largest magnitude in play (a
+    float32 sum of values near 2**31 is off by hundreds); gross errors stay far above this."""
+    mags = [abs(float(x)) for v in case.values.values() for x in (_flat(v) if isinstance(v, list) else [v])
+            if isinstance(x, (int, float)) and math.isfinite(float(x))]
+    scale = max(mags, default=1.0)
+    length = max((len(_flat(v)) for v in case.values.values() if isinstance(v, list)), default=0)
+    narrow = any(TYPES[p.ctype].bits == 32 and TYPES[p.ctype].is_float for p in spec.params) or spec.ret == "float" \
+        or bool(re.search(r"\bfloat\b|\d[fF]\b", spec.source))
+    return (2.0**-20 if narrow else 2.0**-48) * scale * _op_count(spec) * (length + 2)
+
+
+def _op_count(spec: KernelSpec) -> float:
+    return float(max(1, spec.source.count("*") + spec.source.count("+") + spec.source.count("-")))
+
+
+def _close(want: Any, got: Any, floaty: bool, atol: float = 0.0) -> tuple[bool, bool]:
     """(agrees, bit-identical)."""
     try:
         if isinstance(want, float) or isinstance(got, float) or floaty:
@@ -446,7 +463,7 @@ def _close(want: Any, got: Any, floaty: bool) -> tuple[bool, bool]:
                 return False, False
             if math.isnan(w) or math.isnan(g) or math.isinf(w) or math.isinf(g):
                 return (math.isinf(w) and math.isinf(g) and w == g), False
-            return abs(w - g) <= 1e-2 * max(1.0, abs(w), abs(g)), False
+            return abs(w - g) <= max(1e-2 * max(1.0, abs(w), abs(g)), atol), False
         return int(want) == int(got), int(want) == int(got)
     except (TypeError, ValueError, OverflowError):
         return False, False
@@ -579,6 +596,7 @@ def _wrong(v: Verdict, case: Case, ref: Any, detail: str, got: Any) -> Verdict:
 
 def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, floaty: bool, v: Verdict) -> str:
     """'' when the generated outputs agree with the reference, else what differs."""
+    atol = _float_atol(spec, case) if floaty else 0.0
     if spec.language == "python":
         want, have = _flat(ref), _flat(got)
         if len(want) != len(have):
@@ -586,7 +604,7 @@ def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, 
         for idx, (w, h) in enumerate(zip(want, have, strict=True)):
             if isinstance(w, int) and not isinstance(w, bool) and abs(w) >= 2**63:
                 return ""  # outside int64: the documented limit of the generated code
-            agree, exact = _close(w, h, floaty)
+            agree, exact = _close(w, h, floaty, atol)
             v.inexact_float |= not exact
             if not agree:
                 return f"element {idx}: Python {w!r}, generated {h!r}"
@@ -601,7 +619,7 @@ def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, 
         if name == "return":
             if not spec.ret:
                 continue
-            agree, exact = _close(ref["ret"], _flat(produced["return"])[0], floaty)
+            agree, exact = _close(ref["ret"], _flat(produced["return"])[0], floaty, atol)
             v.inexact_float |= not exact
             if not agree:
                 return f"return value: C {ref['ret']!r}, generated {_flat(produced['return'])[0]!r}"
@@ -614,7 +632,7 @@ def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, 
         if len(want) != len(have):
             return f"{name}: length {len(have)}, C has {len(want)}"
         for idx, (w, h) in enumerate(zip(want, have, strict=True)):
-            agree, exact = _close(w, h, floaty)
+            agree, exact = _close(w, h, floaty, atol)
             v.inexact_float |= not exact
             if not agree:
                 src = "generated" if name in produced else "unchanged input (not an output of the summary)"
