@@ -89,7 +89,7 @@ def _context(k: NestKernel, with_rows: bool) -> TreeContext:
     return TreeContext(idx, frozenset({k.i, k.j}), carried, accepts)
 
 
-def _entry_scalar(k: NestKernel, e: Var) -> Term:
+def _entry_scalar(k: NestKernel, e: Var) -> Scalar:
     """A scalar leaf the nest does not write, as its value at the nest's entry. A scalar
     the nest writes has no such value (``analyze_nest`` substitutes or refuses every one
     of them); never fall back to its pre-nest value."""
