@@ -31,7 +31,6 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
 XFAIL: dict[str, str] = {
-    "ternary_unsigned_branch.c": "c ? int : unsigned has type unsigned int (C11 6.5.15p5); the tool keeps the int value -130",
     "c_hoisted_scalar_division.c": "100 / k is hoisted out of the loop: ZeroDivisionError for n = 0, where C never divides",
     "nest_constant_row_sum_crash.c": "internal error (KeyError: 'out') on a row reduction that reads no array",
     "nest_select_crash.c": "internal error (TypeError: not a 2-D TensIR term: TensorSelect) on a select in a row reduction",

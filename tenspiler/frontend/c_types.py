@@ -393,7 +393,12 @@ class TypeGate:
                 a, b = self.expr(t), self.expr(f)
                 if isinstance(a, CPtr) or isinstance(b, CPtr):
                     return a if isinstance(a, CPtr) else b
-                return usual_conversion(a, b)
+                common = usual_conversion(a, b)
+                # each branch is converted to the common type (C11 §6.5.15p5): an int branch
+                # of an unsigned ?: wraps like any other conversion
+                self.convert(a, common, t, "'?:' branch")
+                self.convert(b, common, f, "'?:' branch")
+                return common
             case c_ast.Cast(to_type=to, expr=operand):
                 dst = self.decl_type(to.type)
                 self.convert(self.expr(operand), dst, operand, "cast")
