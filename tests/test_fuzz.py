@@ -32,11 +32,7 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 #: entry must be removed with the fix).
 XFAIL: dict[str, str] = {
     "c_hoisted_scalar_division.c": "100 / k is hoisted out of the loop: ZeroDivisionError for n = 0, where C never divides",
-    "nest_constant_row_sum_crash.c": "internal error (KeyError: 'out') on a row reduction that reads no array",
-    "nest_select_crash.c": "internal error (TypeError: not a 2-D TensIR term: TensorSelect) on a select in a row reduction",
     "python_hoisted_division.py": "1 // c is hoisted out of the loop: ZeroDivisionError on an empty list, where Python never divides",
-    "python_nest_select_crash.py": "internal error (TypeError: not a 2-D TensIR term: TensorSelect) on a select in a row reduction",
-    "python_nest_select_matrix_crash.py": "internal error (TypeError: not a tensor TensIR term: Matrix) on a select in a row reduction",
 }
 
 

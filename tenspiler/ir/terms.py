@@ -320,10 +320,38 @@ def rank(t: Tensor) -> int:
             return max(rank(l), rank(r))
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
             return rank(x)
-        case TensorSelect(_, a, b, _):
-            return max(rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
+        case TensorSelect(c, a, b, _):
+            return max(_cond_rank(c), rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
         case _:
             return 1
+
+
+def _cond_rank(c: Cond) -> int:
+    match c:
+        case Cmp(_, a, b):
+            return max(rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
+        case BoolOp(_, a, b):
+            return max(_cond_rank(a), _cond_rank(b))
+        case NotCond(a):
+            return _cond_rank(a)
+    return 1
+
+
+def _row_of(t: Term, r: Scalar) -> Term:
+    """Row ``r`` of ``t`` if it is a 2-D term, else ``t`` itself (a scalar, or a vector
+    broadcast along the rows)."""
+    return row(t, r) if is_tensor(t) and rank(t) == 2 else t  # type: ignore[arg-type]
+
+
+def _row_cond(c: Cond, r: Scalar) -> Cond:
+    match c:
+        case Cmp(op, a, b):
+            return Cmp(op, _row_of(a, r), _row_of(b, r))
+        case BoolOp(op, a, b):
+            return BoolOp(op, _row_cond(a, r), _row_cond(b, r))
+        case NotCond(a):
+            return NotCond(_row_cond(a, r))
+    raise TypeError(f"not a TensIR condition: {c!r}")
 
 
 def row(t: Tensor, r: Scalar) -> Tensor:
@@ -343,6 +371,8 @@ def row(t: Tensor, r: Scalar) -> Tensor:
             return TensorCast(row(x, r), d)
         case TensorMap(fn, x, d):
             return TensorMap(fn, row(x, r), d)
+        case TensorSelect(c, a, b, d):
+            return TensorSelect(_row_cond(c, r), _row_of(a, r), _row_of(b, r), d)
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
 

@@ -335,6 +335,17 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                         break
             if not row_keep:
                 return None
+        elif k.rows:
+            # row outputs with no accumulator to enumerate (e.g. a per-row counter): their
+            # values lift directly, or the space is empty
+            try:
+                arrays = tuple((r.array, _lift_row(k, r.value, {})) for r in k.rows)
+            except (KeyError, TypeError, ValueError, NotLiftable):
+                return None
+            ps = nest_summary(k, Candidate((), arrays), partial=True)  # type: ignore[arg-type]
+            if not all(mismatch(ps, ex, only=r.array) is None for r in k.rows for ex in examples):
+                return None
+            row_keep = [arrays]
         stats.survivors += len(row_keep) + sum(len(p) for p in per_hole)
 
         def combos() -> Iterator[Combo]:
