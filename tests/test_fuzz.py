@@ -31,8 +31,6 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
 XFAIL: dict[str, str] = {
-    "c_hoisted_scalar_division.c": "100 / k is hoisted out of the loop: ZeroDivisionError for n = 0, where C never divides",
-    "python_hoisted_division.py": "1 // c is hoisted out of the loop: ZeroDivisionError on an empty list, where Python never divides",
 }
 
 

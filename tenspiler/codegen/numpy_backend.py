@@ -531,11 +531,20 @@ def mul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 
 def _guard_divisor(t: Term, y: str, ctx: EmitContext) -> str:
-    """An integer scalar divisor ``y`` as ``(y or 1)`` inside both branches of an elementwise
-    select: a zero there belongs to a branch no lane takes (C never evaluates it; Python
-    would raise ZeroDivisionError)."""
-    if ctx.both_branches and not is_tensor(t) and not t.dtype.is_float:  # type: ignore[union-attr]
-        return f"({_bare(y)} or 1)"
+    """An integer scalar divisor ``y`` as ``(y or 1)`` unless it is a non-zero literal.
+
+    A zero divisor reaches generated code only where the source does not divide: in a
+    branch of an elementwise select no lane takes, or hoisted out of a loop that runs no
+    iteration (``a[:n] * (100 // k)`` with ``n == 0``). C never evaluates it there, and
+    Python would raise ``ZeroDivisionError``. Where the source does divide, a zero divisor
+    is undefined behaviour, which the proof excludes by hypothesis. In the proof, ``x / 0``
+    is unconstrained, so the summary holds for any value standing in for it."""
+    del ctx
+    if not is_tensor(t) and not t.dtype.is_float:  # type: ignore[union-attr]
+        bare = _bare(y)
+        if bare.lstrip("-").isdigit() and int(bare) != 0:
+            return y
+        return f"({bare} or 1)"
     return y
 
 

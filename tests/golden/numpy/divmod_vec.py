@@ -34,8 +34,8 @@ def _c_div(x, y):
     A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
     discards, which get divisor 1 instead of a NumPy warning."""
     y = np.where(y == 0, 1, y)
-    q = np.abs(x) // np.abs(y)
-    return np.where((x >= 0) == (y > 0), q, -q)
+    q = x // y  # floor; no abs(), which overflows on the type's minimum (LONG_MIN / 3)
+    return np.where((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)
 
 
 def _store(out, lo, hi, v, fresh=False):

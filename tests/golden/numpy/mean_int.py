@@ -30,8 +30,8 @@ import numpy as np
 
 def _c_idiv(x, y):
     """C integer division of two integers: truncates toward zero (C11 6.5.5)."""
-    q = abs(x) // abs(y)
-    return q if (x >= 0) == (y > 0) else -q
+    q = x // y
+    return q + 1 if x % y != 0 and (x < 0) != (y < 0) else q
 
 
 def mean_int(a, n):
@@ -50,6 +50,6 @@ def mean_int(a, n):
         raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # return = (reduce_sum(take(a, n)) / n)
-    result = int(_c_idiv(np.add.reduce(a[:n], dtype=np.int64), n))
+    result = int(_c_idiv(np.add.reduce(a[:n], dtype=np.int64), n or 1))
 
     return result
