@@ -4,7 +4,7 @@ Comments are blanked (keeping every line and column) and the C preprocessor is r
 (:mod:`tenspiler.frontend.preprocess`: pcpp, checked against the system ``cpp``;
 ``#include``/``#pragma`` lines are blanked and the standard headers' constants predefined),
 so macros, ``#undef`` and conditionals mean what the compiler sees. Typedefs for ``uint8_t``,
-``int8_t``, ``int32_t``, ``int64_t`` and ``size_t`` are prepended on one line followed by a
+``int8_t``, ``int32_t``, ``int64_t``, ``size_t`` and the other ``<stdint.h>`` names are prepended on one line followed by a
 ``# 1`` line marker, so every location is the exact ``line:col`` of the user's file.
 
 Before lowering, the kernel and the helpers it calls are typed by C11 §6.3
@@ -220,6 +220,11 @@ _PRELUDE_TYPEDEFS: tuple[tuple[str, str], ...] = (
     ("int32_t", "int"),
     ("int64_t", "long"),
     ("size_t", "unsigned long"),
+    ("int16_t", "short"),
+    ("uint16_t", "unsigned short"),
+    ("uint32_t", "unsigned int"),
+    ("uint64_t", "unsigned long"),
+    ("ptrdiff_t", "long"),
 )
 
 #: What the prelude typedef names mean (``None``: refused when used).
@@ -229,6 +234,11 @@ _BUILTIN_TYPEDEFS: dict[str, DType | None] = {
     "int32_t": DType.INT,
     "int64_t": DType.INT,
     "size_t": None,  # unsigned: wraps modulo 2^64, not modelled
+    "int16_t": None,  # stores into short narrow
+    "uint16_t": None,
+    "uint32_t": None,  # unsigned arithmetic wraps
+    "uint64_t": None,
+    "ptrdiff_t": None,  # (a long; not needed by kernels)
 }
 
 def _prepare(text: str, filename: str) -> str:
