@@ -60,11 +60,7 @@ def test_regression(path: Path) -> None:
 
 SMOKE_EXAMPLES = 300
 #: bugs the smoke campaign currently finds (None: it is expected to be clean)
-SMOKE_KNOWN: str | None = (
-    "finds crashes (working tree of 2026-11-24 17:45): internal error 'TypeError: not a 2-D TensIR term: "
-    "TensorSelect' on selects in row reductions (C and Python nests), internal error \"KeyError: 'out'\" on row "
-    "reductions that read no array; see tests/kernels/fuzz_regressions/*crash*"
-)
+SMOKE_KNOWN: str | None = None  # clean since 9072396 / 36d4958 (it found the nest crashes before)
 
 
 def _smoke_marks() -> list[Any]:
