@@ -85,7 +85,7 @@ CXXFLAGS = ("-O2", "-shared", "-fPIC", "-std=c++17")
 #: behaviour (signed overflow, division by zero, invalid shift, ...) with a "runtime error"
 #: report on the child's stderr, so inputs outside C's defined behaviour are recognised and
 #: dropped instead of being compared.
-SANITIZE = ("-fsanitize=undefined", "-fno-sanitize-recover=all")
+SANITIZE = ("-fsanitize=undefined,float-cast-overflow", "-fno-sanitize-recover=all")
 #: The message of a reference state on which C had undefined behaviour.
 UB_MESSAGE = "undefined behaviour in the C function (UBSan)"
 
