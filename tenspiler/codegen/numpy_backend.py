@@ -1056,8 +1056,12 @@ class NumpyBackend:
         return lines
 
     def _precondition_check(self, p: Precondition, ctx: EmitContext) -> tuple[str, str]:
-        """``(condition, message)`` of one trip-count or shape precondition."""
-        return f"{_bare(self.render(p.left, ctx))} {p.op} {_bare(self.render(p.right, ctx))}", p.message
+        """``(condition, message)`` of one trip-count or shape precondition (a constant on the
+        right, as ``n >= 0``)."""
+        left, right = _bare(self.render(p.left, ctx)), _bare(self.render(p.right, ctx))
+        if isinstance(p.left, Lit) and not isinstance(p.right, Lit):
+            return f"{right} {'>=' if p.op == '<=' else p.op} {left}", p.message
+        return f"{left} {p.op} {right}", p.message
 
     def _matrix_check(self, ctx: EmitContext, x: Term, rows: Term, cols: Term) -> tuple[str, str]:
         """``matrix(x, rows, cols)``: a non-negative shape, and, for a view of a parameter, at

@@ -65,9 +65,9 @@ def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
     off = int(off)
     len = int(len)
     out = np.asarray(out, dtype=np.int64)
-    if not (0 <= m__rows):
+    if not (m__rows >= 0):
         raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= m__rows')
-    if not (0 <= len):
+    if not (len >= 0):
         raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= len')
     if not (0 <= m__rows <= out.shape[0]):
         raise ValueError('precondition violated: need 0 <= m__rows <= len(out)')

@@ -58,9 +58,9 @@ def col_sums(A, m, n, out):
     m = int(m)
     n = int(n)
     out = np.asarray(out, dtype=np.float32)
-    if not (0 <= n):
+    if not (n >= 0):
         raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= n')
-    if not (0 <= m):
+    if not (m >= 0):
         raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= m')
     if not (0 <= n <= out.shape[0]):
         raise ValueError('precondition violated: need 0 <= n <= len(out)')

@@ -63,9 +63,9 @@ def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
     b = np.asarray(b, dtype=np.uint8)
     b__cols = int(b__cols)
     out = np.asarray(out, dtype=np.uint8)
-    if not (0 <= a__rows):
+    if not (a__rows >= 0):
         raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= a__rows')
-    if not (0 <= a__cols):
+    if not (a__cols >= 0):
         raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= a__cols')
     if not (b__cols == a__cols):
         raise ValueError('precondition violated (shapes): need b__cols == a__cols')
