@@ -281,14 +281,6 @@ def _certificate_ok(payload: dict[str, Any], recheck: bool) -> bool:
     return is_valid(recheck_text(payload["certificate_text"]))
 
 
-@overload
-def lifted(fn: _F) -> _F: ...
-
-
-@overload
-def lifted(fn: None = None, **options: Any) -> Callable[[_F], _F]: ...
-
-
 def _folded(f: Callable[..., Any]) -> dict[str, int | float]:
     """The module constants the lifted version of ``f`` folded (``{}`` if unknown)."""
     try:
@@ -298,6 +290,14 @@ def _folded(f: Callable[..., Any]) -> dict[str, int | float]:
         return folded_globals(t.source, t.filename, t.function)
     except (TenspilerError, OSError, TypeError):
         return {}
+
+
+@overload
+def lifted(fn: _F) -> _F: ...
+
+
+@overload
+def lifted(fn: None = None, **options: Any) -> Callable[[_F], _F]: ...
 
 
 def lifted(fn: _F | None = None, **options: Any) -> _F | Callable[[_F], _F]:

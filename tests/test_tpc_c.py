@@ -830,7 +830,7 @@ def test_lifted_kernel_checks_against_the_original(path: str, where: Sequence[st
     assert res.status == "verified", res.message
     assert res.check is not None
     c = res.check["tpc_c"]
-    assert c["ok"] and c["passed"] == c["inputs"] == 60, c["first_failure"]
+    assert c["ok"] and c["passed"] == c["inputs"] >= 100, c["first_failure"]  # random + adversarial
     assert "tpc_emulation.h" in c["executed"]
     assert [o["where"] for o in res.placement["tpc_c"]["outputs"]] == list(where)
 

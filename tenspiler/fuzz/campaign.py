@@ -18,6 +18,7 @@ hard wall limit, so one hung kernel cannot stall a campaign.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
 import random
@@ -47,7 +48,7 @@ def _worker(conn: Any) -> None:  # pragma: no cover - runs in the child
         spec_json, timeout, check = msg
         try:
             out = lift_spec(KernelSpec.from_json(spec_json), timeout=timeout, check=check)
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             out = {"status": "crash", "message": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
         conn.send(out)
 
@@ -92,10 +93,8 @@ class Lifter:
 
     def close(self) -> None:
         if self._conn is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self._conn.send(None)
-            except OSError:
-                pass
         if self._proc is not None:
             self._proc.join(5)
             if self._proc.is_alive():
@@ -113,8 +112,9 @@ _TIMEOUT_WORDS = ("timed out", "timeout", "time limit", "budget")
 
 
 def run_kernel(spec: KernelSpec, lifter: Lifter | None = None, seed: int = 0, cases: int = 48,
-               timeout: float = 20.0) -> dict[str, Any]:
-    """Lift and judge one kernel; a plain-data record with ``cls`` and the details."""
+               timeout: float = 20.0, extra_cases: list[Any] | None = None) -> dict[str, Any]:
+    """Lift and judge one kernel; a plain-data record with ``cls`` and the details.
+    ``extra_cases``: inputs judged first (e.g. a regression's counterexample)."""
     t0 = time.perf_counter()
     lifted = lifter.lift(spec) if lifter is not None else lift_spec(spec, timeout=timeout)
     rec: dict[str, Any] = {"name": spec.name, "language": spec.language, "features": spec.features,
@@ -124,8 +124,8 @@ def run_kernel(spec: KernelSpec, lifter: Lifter | None = None, seed: int = 0, ca
         rec["summary"] = lifted.get("summary", "")
         rec["assumptions"] = lifted.get("assumptions", [])
         try:
-            v = judge(spec, lifted, seed=seed, count=cases)
-        except Exception as e:  # noqa: BLE001 - an oracle bug must not end the campaign
+            v = judge(spec, lifted, seed=seed, count=cases, extra_cases=extra_cases)
+        except Exception as e:
             rec.update(cls="oracle-error", detail=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
         else:
             rec.update(cls=v.cls, detail=v.detail, counterexample=v.counterexample, c_output=v.c_output,
@@ -228,8 +228,8 @@ class Summary:
             for note in r.get("notes", []):
                 if note.startswith("precondition refused"):
                     msgs[re.sub(r"\d+", "N", note.split(": ", 1)[1])[:120]] += 1
-        for m, k in msgs.most_common(10):
-            lines.append(f"- {k} x `{m}`")
+        for text, count in msgs.most_common(10):
+            lines.append(f"- {count} x `{text}`")
         d = self.to_json()
         lines += ["", f"Float kernels that agree only within tolerance: {d['float_inexact_agreeing']}; "
                   f"float32 outputs returned in another dtype: {d['float_width_mismatch']}.", ""]
@@ -294,25 +294,7 @@ def check_file(path: Path, timeout: float = 20.0, cases: int = 48, seed: int = 0
     from tenspiler.fuzz.oracle import spec_from_file
 
     spec, given = spec_from_file(Path(path))
-    t0 = time.perf_counter()
-    lifted = lift_spec(spec, timeout=timeout)
-    rec: dict[str, Any] = {"name": spec.name, "status": lifted["status"], "message": lifted.get("message", ""),
-                           "summary": lifted.get("summary")}
-    if lifted["status"] == "verified":
-        v = judge(spec, lifted, seed=seed, count=cases, extra_cases=given)
-        rec.update(cls=v.cls, detail=v.detail, counterexample=v.counterexample, c_output=v.c_output,
-                   numpy_output=v.numpy_output, tested=v.tested, discarded_ub=v.discarded_ub,
-                   discarded_pre=v.discarded_pre, notes=v.notes)
-    elif lifted["status"] == "refused":
-        rec["cls"] = "refused"
-        rec["category"] = refusal_category(rec["message"])
-    elif lifted["status"] == "timeout":
-        rec["cls"] = "timeout"
-    else:
-        rec["cls"] = "CRASH"
-        rec["traceback"] = lifted.get("traceback", "")
-    rec["seconds"] = round(time.perf_counter() - t0, 3)
-    return rec
+    return run_kernel(spec, seed=seed, cases=cases, timeout=timeout, extra_cases=given)
 
 
 if __name__ == "__main__":  # python -m tenspiler.fuzz.campaign FILE...: judge kernel files

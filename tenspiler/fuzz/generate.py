@@ -95,7 +95,7 @@ class Draw:
     def pick(self, options: Sequence[T]) -> T:
         return self._choose(list(options))  # type: ignore[no-any-return]
 
-    def int(self, lo: int, hi: int) -> int:
+    def integer(self, lo: int, hi: int) -> int:
         return self._integer(lo, hi)
 
     def coin(self, percent: int = 50) -> bool:
@@ -231,10 +231,7 @@ class _CGen:
     def cond(self, env: dict[str, list[str]], float_ctx: bool) -> str:
         d = self.d
         a = self.leaf(env, float_ctx) if d.coin(50) else self.expr(env, float_ctx, 1)
-        if d.coin(70):
-            b = self.literal(float_ctx)
-        else:
-            b = self.expr(env, float_ctx, 1)
+        b = self.literal(float_ctx) if d.coin(70) else self.expr(env, float_ctx, 1)
         op = d.pick(["<", "<=", ">", ">=", "==", "!="])
         c = f"{a} {op} {b}"
         if d.coin(15):
@@ -277,7 +274,7 @@ class _CGen:
     def make_macros(self, float_ctx: bool) -> str:
         d = self.d
         lines: list[str] = []
-        for idx in range(d.int(0, 2)):
+        for idx in range(d.integer(0, 2)):
             name = f"K{idx}"
             lines.append(f"#define {name} {self.literal(float_ctx)}")
             if d.coin(30):
@@ -354,7 +351,7 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     d = g.d
     max_off = d.pick([0, 0, 0, 1, 2])
     start = d.pick([0, 0, 0, 1])
-    n_in = d.int(1, 2)
+    n_in = d.integer(1, 2)
     ins = ["a", "b"][:n_in]
     extent = "n" if max_off == 0 else f"n + {max_off}"
     params = [Param(x, elem, True, extent) for x in ins]
@@ -643,7 +640,7 @@ def python_kernel(d: Draw, name: str = "kern") -> KernelSpec:
             body.append(f"{ind}i += 1")
         body.append("    return s" if reduce else "    return out")
         ret = ("float" if is_float else "int") if reduce else "list"
-    src = "\n".join(glob_lines + ["", "", f"def {name}({', '.join(args)}):"] + body + [""] + late_lines) + "\n"
+    src = "\n".join([*glob_lines, "", "", f"def {name}({', '.join(args)}):", *body, "", *late_lines]) + "\n"
     return KernelSpec(name, "python", src, name, params, ret, sorted(set(consts), key=repr), sorted(feats),
                       "2d" if nested else "1d")
 

@@ -70,7 +70,7 @@ def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.
         return {"status": "refused", "message": message, "tool_status": status}
     except TenspilerError as err:  # documented, but lift() promises LiftError
         return {"status": "crash", "message": f"{type(err).__name__} escaped lift(): {err}"}
-    except Exception as err:  # noqa: BLE001 - the point is to catch everything
+    except Exception as err:
         return {"status": "crash", "message": f"{type(err).__name__}: {err}",
                 "traceback": traceback.format_exc(limit=8)}
     return {"status": "verified", "summary": res.summary or "", "assumptions": list(res.assumptions),
@@ -171,7 +171,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             m, n = 0, (_SIZES_1D[idx % len(_SIZES_1D)] if idx < 2 * len(_SIZES_1D) else rng.randint(0, 12))
         vals: dict[str, Any] = {}
 
-        def draw(p: Param) -> Any:
+        def draw(p: Param, mode: str = mode) -> Any:
             t = TYPES[p.ctype]
             if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
                 return _small(t, rng)
@@ -188,7 +188,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                 if p.extent == "2d":
                     vals[p.name] = [[draw(p) for _ in range(n)] for _ in range(m)]
                     continue
-                length = n if p.extent == "cols" else int(eval(p.extent or "n", {"n": n, "m": m}))  # noqa: S307
+                length = n if p.extent == "cols" else int(eval(p.extent or "n", {"n": n, "m": m}))
                 vals[p.name] = [draw(p) for _ in range(max(length, 0))]
             else:
                 vals[p.name] = draw(p)
@@ -379,7 +379,7 @@ def _same_bits(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def load_generated(code: str, function: str) -> Any:
     ns: dict[str, Any] = {"__name__": "tenspiler_fuzz_generated"}
-    exec(compile(code, f"<generated {function}>", "exec"), ns)  # noqa: S102
+    exec(compile(code, f"<generated {function}>", "exec"), ns)
     return ns[function]
 
 
@@ -393,9 +393,8 @@ def output_names(spec: KernelSpec, summary: str) -> list[str]:
         if not m:
             continue
         name = m.group(1)
-        if name == "return" or (m.group(2) and name in arrays):
-            if name not in names:
-                names.append(name)
+        if (name == "return" or (m.group(2) and name in arrays)) and name not in names:
+            names.append(name)
     return names
 
 
@@ -492,7 +491,7 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
     cases = list(extra_cases or []) + make_cases(spec, rng, count)
     try:
         fn = load_generated(lifted["code"], spec.function)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return Verdict("VERIFIED-BUT-WRONG", f"generated code does not load: {type(e).__name__}: {e}")
     names = output_names(spec, lifted.get("summary", ""))
     if spec.language == "python":
@@ -526,7 +525,7 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
                     v.notes.append(msg)
                 continue
             return _wrong(v, case, ref, f"generated code raised ValueError: {e}", None)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             return _wrong(v, case, ref, f"generated code raised {type(e).__name__}: {e}", None)
         bad = compare(spec, names, case, ref, got, floaty, v)
         broken = violated_assumptions(lifted.get("assumptions", []), case.values)
@@ -565,8 +564,8 @@ def violated_assumptions(assumptions: list[str], values: dict[str, Any]) -> list
         if not names <= set(scalars):
             continue
         try:
-            ok = eval(f"({m.group(1)}) {m.group(2)} ({m.group(3)})", {"__builtins__": {}}, dict(scalars))  # noqa: S307
-        except Exception:  # noqa: BLE001
+            ok = eval(f"({m.group(1)}) {m.group(2)} ({m.group(3)})", {"__builtins__": {}}, dict(scalars))
+        except Exception:
             continue
         if not ok:
             out.append(text)
@@ -649,7 +648,7 @@ def _ptype(spec: KernelSpec, name: str) -> str:
 
 def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str]]:
     ns: dict[str, Any] = {"__name__": "tenspiler_fuzz_original"}
-    exec(compile(spec.source, "<kernel>", "exec"), ns)  # noqa: S102
+    exec(compile(spec.source, "<kernel>", "exec"), ns)
     fn = ns[spec.function]
     refs: list[Any] = []
     notes: list[str] = []
@@ -660,7 +659,7 @@ def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str
         try:
             refs.append(fn(*args))
             notes.append("")
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             refs.append(None)
             notes.append(f"Python raised {type(e).__name__}")
     return refs, notes

@@ -334,7 +334,6 @@ def _cond_rank(c: Cond) -> int:
             return max(_cond_rank(a), _cond_rank(b))
         case NotCond(a):
             return _cond_rank(a)
-    return 1
 
 
 def _row_of(t: Term, r: Scalar) -> Term:

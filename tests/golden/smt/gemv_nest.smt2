@@ -37,6 +37,7 @@
 ;   the inner loop runs a non-negative number of times: 0 <= N
 ;   every array has an element at every index the nest reads or writes (rows 0..M of N elements); 0 >= 0
 ;   the pointer parameters A, x, y point to distinct, non-overlapping arrays
+;   signed integer arithmetic does not overflow: int and long are modelled as mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)
 ; clause: initiation (expected: unsat)
 (push 1)
 (assert (<= 0 M.0))
