@@ -153,6 +153,8 @@ def _print_human(res) -> None:  # type: ignore[no-untyped-def]
             if "adversarial" in c:
                 extra = f" ({c['adversarial']} adversarial; {c['dropped_undefined']} on which the source has undefined behaviour dropped)"
             what = "the loop IR (the proof's model of the source)" if b == "loop-ir" else "the generated code"
+            if c.get("advisory") and c["passed"] != c["inputs"]:
+                extra += f"; advisory only ({c['advisory']})"
             print(f"# check [{b}]: {what} {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} inputs vs {c.get('reference', 'cc -O2')}{extra}")
             if "device" in c:
                 d = c["device"]
