@@ -200,7 +200,7 @@ def test_baseline_regressions_and_improvements(tmp_path: Path) -> None:
     assert "REGRESSION corpus/blas/recurrence.c: no longer verified (verified -> not_lifted)" in p.stdout
     assert "improved   corpus/blas/saxpy.c: now verified (not_lifted -> verified)" in p.stdout
     assert "1 regression(s), 1 improvement(s), 2 new, 1 missing" in p.stdout
-    # the only kernel verified in both runs, well under 0.5 s in both: never a time regression
+    # the only kernel verified in both runs, under NOISE_SECONDS in both: never a time regression
     base = _fake_baseline(tmp_path / "fast.json", [{"id": "corpus/blas/saxpy.c", "outcome": "verified", "wall_seconds": 0.01}])
     p = bench(["corpus/blas/saxpy.c", "--timeout", "20", "--baseline", str(base), "--report", "rep"], tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -213,10 +213,11 @@ def test_compare_time_rule() -> None:
     def k(kid: str, outcome: str, s: float) -> dict[str, Any]:
         return {"id": kid, "outcome": outcome, "wall_seconds": s}
 
-    old = {"kernels": [k("a", "verified", 1.0), k("b", "verified", 0.2), k("c", "verified", 0.2),
-                       k("d", "verified", 3.0), k("e", "not_lifted", 1.0)]}
-    new = [k("a", "verified", 2.5), k("b", "verified", 0.45), k("c", "verified", 0.6),
-           k("d", "verified", 1.0), k("e", "not_lifted", 9.0), k("f", "verified", 1.0)]
+    # NOISE_SECONDS is 2: b stays under it in both runs; c leaves it
+    old = {"kernels": [k("a", "verified", 2.0), k("b", "verified", 0.2), k("c", "verified", 0.2),
+                       k("d", "verified", 6.0), k("e", "not_lifted", 1.0)]}
+    new = [k("a", "verified", 5.0), k("b", "verified", 1.9), k("c", "verified", 2.1),
+           k("d", "verified", 2.0), k("e", "not_lifted", 9.0), k("f", "verified", 1.0)]
     cmp = compare(old, new)
     assert [(c.id, c.kind) for c in cmp.regressions] == [("a", "slower"), ("c", "slower")]
     assert [(c.id, c.kind) for c in cmp.improvements] == [("d", "faster")]
