@@ -21,11 +21,12 @@ import numpy as np
 
 from tenspiler import __version__
 from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
+from tenspiler.codegen.ranges import wrap_hazards
 from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.loop_ir import Function, PointerType
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
-from tenspiler.ir.printer import show_summary
+from tenspiler.ir.printer import show, show_summary
 from tenspiler.synth.concrete import Example, adversarial_examples, random_examples
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.kernel import analyze_kernel
@@ -177,6 +178,13 @@ def lift_parsed(
             syn = synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed, progress=say)
         res.timings["verification"] = round(syn.proof.seconds, 4)
         _record_proof(res, kernel, syn)
+        hazards = wrap_hazards(fn, [o.value for o in syn.summary.outputs])
+        if hazards:
+            raise NotLiftable(
+                f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
+                "inputs of the C types and feeds a comparison, division or conversion: the "
+                "generated code (int64) would wrap where the source does not, so it is not emitted"
+            )
         files: dict[Path, str] = {}
         generated: dict[str, GeneratedCode] = {}
         chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}

@@ -53,7 +53,10 @@ from tenspiler.ir.terms import (
     is_tensor,
 )
 
-__all__ = ["INT_DTYPES", "DtypePlan", "Interval", "is_static", "param_ranges", "small_division", "term_range"]
+__all__ = [
+    "INT_DTYPES", "DtypePlan", "Interval", "c_type_ranges", "is_static", "param_ranges",
+    "small_division", "term_range", "wrap_hazards",
+]
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,75 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 out = UNBOUNDED
     memo[t] = out
     return out
+
+
+def c_type_ranges(fn: Function) -> dict[str, Interval]:
+    """The interval of each integer parameter (a pointer's elements) as its C type allows:
+    ``int`` 32 bits, ``long`` 64 bits, ``unsigned char`` [0, 255] (Python kernels: none)."""
+    if fn.python is not None:
+        return {}
+    out: dict[str, Interval] = {}
+    for p in fn.params:
+        d = fn.dtype_of(p.name)
+        if d == DType.UINT8:
+            out[p.name] = UINT8_RANGE
+        elif d == DType.INT:
+            out[p.name] = INT_DTYPES["int64" if "long" in p.c_type else "int32"]
+    return out
+
+
+def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
+    """Integer subterms of ``terms`` whose value may leave int64 for inputs of the C types
+    (:func:`c_type_ranges`) and that feed a comparison, a division or remainder, a
+    conversion or a maximum — where a wrapped int64 value gives another result (``+ - *``
+    and stores are exact modulo 2⁶⁴, so a value that fits in the end is right). The
+    summary is proved over the mathematical integers; a synthesised term such as ``A * A``
+    on ``long`` data can exceed 64 bits where the source (``A / A``) cannot. A term whose
+    range is unbounded (a sum over the input's length) is not listed: the source computes
+    such sums itself, in a C type whose overflow is undefined behaviour."""
+    from tenspiler.ir.terms import BoolOp, Cmp, NotCond
+
+    params = c_type_ranges(fn)
+    memo: dict[Term, Interval] = {}
+    found: list[Term] = []
+
+    def hazard(u: Term) -> None:
+        if getattr(u, "dtype", DType.INT).is_float:
+            return
+        iv = term_range(u, params, memo)
+        if iv.bounded and not _fits(iv, "int64") and u not in found:
+            found.append(u)
+
+    def cond(c: object) -> None:
+        match c:
+            case Cmp(_, a, b):
+                hazard(a)
+                hazard(b)
+            case BoolOp(_, a, b):
+                cond(a)
+                cond(b)
+            case NotCond(a):
+                cond(a)
+
+    def walk(t: Term) -> None:
+        match t:
+            case ScalarOp() | TensorTensor() | TensorScalar() if t.op in ("/", "%", "//", "mod"):
+                for u in operands(t):
+                    hazard(u)
+            case ScalarCast(x) | TensorCast(x):
+                hazard(x)
+            case ReduceMax(x):
+                hazard(x)
+            case ReduceRows(m, _, kind) if kind == "max":
+                hazard(m)
+            case ScalarSelect(c, _, _) | TensorSelect(c, _, _):
+                cond(c)
+        for u in children(t):
+            walk(u)
+
+    for t in terms:
+        walk(t)
+    return found
 
 
 REAL_REPR = {DType.FLOAT: "float32", DType.DOUBLE: "float64"}
