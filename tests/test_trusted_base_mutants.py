@@ -424,13 +424,8 @@ def test_literal_type(text: str, expected: object) -> None:
     assert ct.literal_type(text) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="soundness bug found by this mutation run: TypeGate.constant_value folds '/' and '%' "
-    "on the operands' signed values, but C converts a negative operand to the unsigned common "
-    "type first: (int)(7u % -2) is 7 in C (7u % 4294967294u) and the lowered IR computes "
-    "7 % -2 == 1; (int)(-6 % 3u) is 1 in C and 0 in the IR",
-)
+# found by the mutation run: C divides a negative operand converted to the unsigned
+# common type ((int)(7u % -2) is 7, not 1), so such a constant is not folded
 @pytest.mark.parametrize("body", ["out[i] = a[i] + (int)(7u % -2);", "out[i] = a[i] + (int)(-6 % 3u);"])
 def test_constant_unsigned_remainder_of_negative_operand_is_refused(body: str) -> None:
     assert gate(body) is not None
@@ -654,3 +649,30 @@ def test_type_gate_helper_return_type_and_no_parameters() -> None:
 def test_np_call_computes_in_float64() -> None:
     assert np.asarray(np_call("fabs", np.array([-3]))).dtype == np.float64
     assert np.asarray(np_call("exp", np.array([1.0], dtype=np.float32))).dtype == np.float64
+
+
+# Statement and declaration forms the typing gate must descend into (mutants of
+# TypeGate.stmt / decl_type / type_of_words that skip one of them survived the first run).
+_NARROW = "conversion from 'long' to 'int'"
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # for-init, if/else branches, nested blocks
+        "void f(long *a, int *out, int n) { for (int k = a[0]; k < n; k++) out[k] = 0; }",
+        "void f(long *a, int *out, int n) { for (int i = 0; i < n; i++) { if (i > 1) out[i] = a[i]; } }",
+        "void f(long *a, int *out, int n) { for (int i = 0; i < n; i++) { if (i > 1) out[i] = 0; else out[i] = a[i]; } }",
+        "void f(long *a, int *out, int n) { for (int i = 0; i < n; i++) { { { out[i] = a[i]; } } } }",
+        # qualifiers do not hide a type
+        "void f(const long *restrict a, int *out, int n) { for (int i = 0; i < n; i++) out[i] = a[i]; }",
+        "void f(long *a, int *out, int n) { for (int i = 0; i < n; i++) { volatile int t = a[i]; out[i] = t; } }",
+        # a struct parameter's field
+        "typedef struct s { long v; } s;\nvoid f(s p, int *out, int n) { for (int i = 0; i < n; i++) out[i] = p.v; }",
+        # a helper's own body
+        "static int g(long x) { int y = x; return y; }\nvoid f(long *a, int *out, int n) { for (int i = 0; i < n; i++) out[i] = g(a[i]); }",
+    ],
+)
+def test_narrowing_is_found_in_every_statement_form(src: str) -> None:
+    with pytest.raises(LiftError, match=_NARROW):
+        parse_c_source(src, "k.c")

@@ -521,8 +521,8 @@ class TypeGate:
                 if x is None or y is None or not isinstance(t, CInt):
                     return None
                 if op in ("/", "%"):
-                    if y == 0:
-                        return None
+                    if y == 0 or (not t.signed and (x < 0 or y < 0)):
+                        return None  # C divides the operands converted to unsigned
                     q = abs(x) // abs(y) * (1 if (x >= 0) == (y > 0) else -1)
                     v = q if op == "/" else x - y * q
                 else:
