@@ -108,6 +108,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     children,
+    cmp_pairs,
     is_tensor,
     promote,
 )
@@ -443,18 +444,6 @@ ARRAY_RULES: dict[str, ArrayRule] = {
 }
 
 
-def _cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
-    """The operand pairs of a condition's comparisons, in :func:`children` order."""
-    match c:
-        case Cmp(_, left, right):
-            yield left, right
-        case BoolOp(_, left, right):
-            yield from _cmp_pairs(left)
-            yield from _cmp_pairs(right)
-        case NotCond(x):
-            yield from _cmp_pairs(x)
-
-
 # ---------------------------------------------------------------- helper texts
 
 
@@ -647,7 +636,7 @@ class ArrayBackend(NumpyBackend):
         elif isinstance(t, ScalarSelect | TensorSelect):
             pairs = []
             terms = []
-            for left, right in _cmp_pairs(t.cond):
+            for left, right in cmp_pairs(t.cond):
                 d = promote(left.dtype, right.dtype)
                 common = None
                 if ctx.plan is not None and not d.is_float:  # both sides in one integer dtype

@@ -84,6 +84,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     children,
+    cmp_pairs,
     free_vars,
     is_tensor,
     promote,
@@ -396,18 +397,6 @@ def _cond_text(c: Cond, args: Iterator[str]) -> str:
         case NotCond(x):
             return f"np.logical_not({_bare(_cond_text(x, args))})"
     raise TypeError(f"not a TensIR condition: {c!r}")
-
-
-def cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
-    """The operand pairs of a condition's comparisons, in :func:`children` order."""
-    match c:
-        case Cmp(_, left, right):
-            yield left, right
-        case BoolOp(_, left, right):
-            yield from cmp_pairs(left)
-            yield from cmp_pairs(right)
-        case NotCond(x):
-            yield from cmp_pairs(x)
 
 
 def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:

@@ -50,6 +50,7 @@ from tenspiler.ir.terms import (
     Term,
     Transpose,
     children,
+    cmp_pairs,
     is_tensor,
 )
 
@@ -234,8 +235,6 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
     on ``long`` data can exceed 64 bits where the source (``A / A``) cannot. A term whose
     range is unbounded (a sum over the input's length) is not listed: the source computes
     such sums itself, in a C type whose overflow is undefined behaviour."""
-    from tenspiler.ir.terms import BoolOp, Cmp, NotCond
-
     params = c_type_ranges(fn)
     memo: dict[Term, Interval] = {}
     found: list[Term] = []
@@ -246,17 +245,6 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
         iv = term_range(u, params, memo)
         if iv.bounded and not _fits(iv, "int64") and u not in found:
             found.append(u)
-
-    def cond(c: object) -> None:
-        match c:
-            case Cmp(_, a, b):
-                hazard(a)
-                hazard(b)
-            case BoolOp(_, a, b):
-                cond(a)
-                cond(b)
-            case NotCond(a):
-                cond(a)
 
     def walk(t: Term) -> None:
         match t:
@@ -270,7 +258,9 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
             case ReduceRows(m, _, kind) if kind == "max":
                 hazard(m)
             case ScalarSelect(c, _, _) | TensorSelect(c, _, _):
-                cond(c)
+                for pair in cmp_pairs(c):
+                    for u in pair:
+                        hazard(u)
         for u in children(t):
             walk(u)
 

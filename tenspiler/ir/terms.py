@@ -14,7 +14,7 @@ Every term carries the dtype of its value; integer arithmetic on ``uint8`` promo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -326,14 +326,23 @@ def rank(t: Tensor) -> int:
             return 1
 
 
-def _cond_rank(c: Cond) -> int:
+def cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
+    """The operand pairs of a condition's comparisons, left to right."""
     match c:
-        case Cmp(_, a, b):
-            return max(rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
-        case BoolOp(_, a, b):
-            return max(_cond_rank(a), _cond_rank(b))
-        case NotCond(a):
-            return _cond_rank(a)
+        case Cmp(_, left, right):
+            yield left, right
+        case BoolOp(_, left, right):
+            yield from cmp_pairs(left)
+            yield from cmp_pairs(right)
+        case NotCond(x):
+            yield from cmp_pairs(x)
+
+
+def _cond_rank(c: Cond) -> int:
+    return max(
+        (rank(u) if is_tensor(u) else 1 for pair in cmp_pairs(c) for u in pair),  # type: ignore[arg-type]
+        default=1,
+    )
 
 
 def _row_of(t: Term, r: Scalar) -> Term:
