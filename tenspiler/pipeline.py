@@ -24,7 +24,7 @@ from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
 from tenspiler.codegen.ranges import wrap_hazards
 from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
-from tenspiler.frontend.loop_ir import Function, PointerType
+from tenspiler.frontend.loop_ir import Expr, Function, PointerType, map_stmt_exprs
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.synth.concrete import Example, adversarial_examples, random_examples
@@ -284,13 +284,21 @@ ADVERSARIAL_INPUTS = 90
 
 
 def _uses_floats(fn: Function) -> bool:
-    """Whether ``fn`` has a float or double parameter, local, result or constant."""
+    """Whether ``fn`` has a float or double parameter, local, result or expression."""
     dtypes = [d for _, d in fn.locals]
     dtypes += [p.type.elem if isinstance(p.type, PointerType) else p.type.dtype for p in fn.params]
     if fn.return_dtype is not None:
         dtypes.append(fn.return_dtype)
-    body = repr(fn.body)  # casts and constants inside expressions
-    return any(d.is_float for d in dtypes) or "DType.FLOAT" in body or "DType.DOUBLE" in body
+
+    def see(e: Expr) -> Expr:
+        d = getattr(e, "dtype", None)
+        if d is not None:
+            dtypes.append(d)
+        return e
+
+    for st in fn.body:
+        map_stmt_exprs(st, see)
+    return any(d.is_float for d in dtypes)
 
 
 def _configured(name: str, options: Mapping[str, Any] | None) -> Any:
