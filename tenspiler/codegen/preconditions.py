@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tenspiler.errors import TenspilerError
-from tenspiler.frontend.loop_ir import DType, Function
+from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
-from tenspiler.ir.terms import Lit, ProgramSummary, Scalar, free_vars
+from tenspiler.ir.terms import Lit, ProgramSummary, Scalar, free_vars, substitute
 
 __all__ = ["Precondition", "proof_preconditions", "trip_counts"]
 
@@ -72,27 +72,27 @@ def trip_counts(fn: Function) -> tuple[Precondition, ...]:
     not take (no loop, e.g. a hand-written summary's signature)."""
     from tenspiler.vc.conditions import lift_entry_scalar
     from tenspiler.vc.kernel import analyze_kernel
+    from tenspiler.vc.phases import loop_trip_counts
 
     try:
         k: Any = analyze_kernel(fn)
     except TenspilerError:
         return ()
-    zero = Lit(0, DType.INT)
-    if getattr(k, "nested", False):
-        start, stop, cols = (lift_entry_scalar(e) for e in (k.start, k.stop, k.cols))
-        inner = (
-            _trip(Lit(1, DType.INT), cols, "the inner loop runs at least once (a row maximum of an empty row is undefined)")
-            if k.keeps_row_maximum
-            else _trip(zero, cols, "the inner loop runs a non-negative number of times")
-        )
-        found = [
-            _trip(start, stop, "the outer loop runs a non-negative number of times"),
-            inner,
-            _trip(zero, start, "the nest's first row is a row of the arrays"),
-        ]
-    else:
-        found = [_trip(lift_entry_scalar(k.start), lift_entry_scalar(k.stop), "the loop runs a non-negative number of times")]
-    return tuple(p for p in found if p is not None)
+    phases = getattr(k, "phases", None)
+    if phases is None:
+        found = [_trip(*t) for t in loop_trip_counts(k)]
+        return tuple(p for p in found if p is not None)
+    # several loop phases: each phase's trip counts, over its entry state, with the
+    # straight-line values of the scalars they read (a bound never depends on a value an
+    # earlier loop computes: tenspiler.vc.phases refuses that)
+    out: list[Precondition] = []
+    for ph in phases:
+        env = {name: lift_entry_scalar(v) for name, v in ph.entry_env.items()}
+        for left, right, what in loop_trip_counts(ph.kernel):
+            q = _trip(substitute(left, env), substitute(right, env), what)  # type: ignore[arg-type]
+            if q is not None and q not in out:
+                out.append(q)
+    return tuple(out)
 
 
 def proof_preconditions(fn: Function, ps: ProgramSummary) -> tuple[Precondition, ...]:

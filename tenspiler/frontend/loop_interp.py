@@ -13,7 +13,7 @@ stores and a step budget.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, assert_never
 
 import numpy as np
@@ -60,7 +60,7 @@ _COMPARE: dict[CmpOpName, Callable[[Any, Any], bool]] = {
 
 
 def run_function(
-    fn: Function, inputs: Mapping[str, object], max_steps: int = 1_000_000
+    fn: Function, inputs: Mapping[str, object], max_steps: int = 1_000_000, observe: Sequence[str] = ()
 ) -> dict[str, object]:
     """Run ``fn`` on concrete ``inputs``.
 
@@ -72,9 +72,12 @@ def run_function(
             elements). Inputs are never mutated.
         max_steps: budget of executed statements (each ``Assign``/``Store``/``Return`` and
             each ``For`` iteration counts one).
+        observe: scalar variables whose final values are returned too (the values a loop
+            phase hands to the next one, :mod:`tenspiler.vc.phases`).
 
     Returns:
-        ``{"return": value or None, <array param>: final array, ...}``; arrays are copies,
+        ``{"return": value or None, <array param>: final array, <observed scalar>: value,
+        ...}``; arrays are copies,
         ``np.int64`` for ``INT``/``UINT8`` elements and ``np.float64`` for
         ``FLOAT``/``DOUBLE``.
 
@@ -86,7 +89,11 @@ def run_function(
         RuntimeError: more than ``max_steps`` statements, or a read of an unassigned local.
         OverflowError: a final ``INT`` array value does not fit in ``np.int64``.
     """
-    return _Machine(fn, inputs, max_steps).run()
+    m = _Machine(fn, inputs, max_steps)
+    out = m.run()
+    for name in observe:
+        out[name] = m.scalars[name]
+    return out
 
 
 class _ReturnSignal(Exception):

@@ -39,7 +39,7 @@ def make_example(k: Any, inputs: Mapping[str, Any]) -> Example | None:
     try:
         if not k.admits(inputs):
             return None
-        return Example(inputs, run_function(k.fn, inputs))
+        return Example(inputs, run_function(k.fn, inputs, observe=getattr(k, "live_out", ())))
     except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError):
         return None
 
@@ -95,7 +95,7 @@ def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips
     fn = k.fn
     consts = _program_constants(fn)
     special = _special_values(fn)
-    bounds = [k.stop] + ([k.cols] if getattr(k, "nested", False) else [])
+    bounds = k.bounds
     bound_vars = {e.name for b in bounds for e in subexpressions(b) if isinstance(e, Var)}
 
     def ints(c_type: str, n: int) -> np.ndarray:
@@ -167,7 +167,7 @@ def _examples(
     (:func:`make_example`) are redrawn, up to ``200 * count`` attempts."""
     fn = k.fn
     # loops bounded by a constant (``#define N 64``) need arrays that long
-    bounds = [k.stop] + ([k.cols] if k.nested else [])
+    bounds = k.bounds
     in_bounds = [e.value for b in bounds for e in subexpressions(b) if isinstance(e, Const)]
     biggest = max([int(v) for v in in_bounds if isinstance(v, int) and 0 < v <= 4096] + [max_trips])
     length = (biggest * biggest if k.nested else biggest) + 8

@@ -290,7 +290,8 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                     break
                 stats.enumerated += 1
                 ps = nest_summary(k, Candidate(tuple(tcombo), ()), partial=True)
-                if k.result is None or all(mismatch(ps, ex, only="return") is None for ex in examples):
+                observed = (["return"] if k.result is not None else []) + list(k.live_out)
+                if all(mismatch(ps, ex, only=n) is None for ex in examples for n in observed):
                     keep_t = list(tcombo)
                     break
             if not keep_t:

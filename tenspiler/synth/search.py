@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from tenspiler.errors import NotLiftable, VerificationError
+from tenspiler.frontend.loop_ir import For, Var
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import ProgramSummary, ScalarOutput
 from tenspiler.synth.concrete import Example, make_example, mismatch, random_examples
@@ -36,10 +37,11 @@ from tenspiler.synth.trees import (
     running_max,
     show_tree,
 )
-from tenspiler.vc.conditions import Candidate, lift_entry_scalar, result_term, summary
+from tenspiler.vc.conditions import Candidate, exit_term, lift_entry_scalar, result_term, summary
 from tenspiler.vc.kernel import LoopKernel
 from tenspiler.vc.nest import Kernel, NestKernel
-from tenspiler.verify.verifier import Proof, verify
+from tenspiler.vc.phases import PhasedKernel
+from tenspiler.verify.verifier import PhasedProof, Proof, verify
 
 Progress = Callable[[str], None]
 
@@ -131,6 +133,8 @@ def synthesize(
         NotLiftable: no candidate of the search space was verified within the budget.
     """
     say = progress or (lambda _m: None)
+    if isinstance(k, PhasedKernel):
+        return _synthesize_phases(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
     deadline = time.monotonic() + timeout
     stats = SearchStats()
     if isinstance(k, NestKernel):
@@ -195,6 +199,40 @@ def synthesize(
     )
 
 
+def _synthesize_phases(
+    k: PhasedKernel, timeout: float, proof_timeout: float, seed: int, n_examples: int,
+    max_enumerate: int, max_survivors: int, say: Progress,
+) -> Synthesized:
+    """Each loop phase synthesized and proved on its own (over every state at its entry),
+    then the summaries composed (:func:`tenspiler.vc.phases.compose`)."""
+    deadline = time.monotonic() + timeout
+    parts: list[Synthesized] = []
+    n = len(k.phases)
+    for p in k.phases:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise NotLiftable(f"synthesis timed out after {timeout:g} s (loop {p.index + 1} of {n})")
+        say(f"loop {p.index + 1} of {n}")
+        try:
+            parts.append(synthesize(p.kernel, left, proof_timeout, seed, n_examples, max_enumerate,
+                                    max_survivors, say))
+        except NotLiftable as err:
+            loop = next(s for s in p.fn.body if isinstance(s, For))
+            raise NotLiftable(f"loop {p.index + 1} of {n}: {err.message}", err.loc or loop.loc) from None
+    stats = SearchStats()
+    for q, part in zip(k.phases, parts, strict=True):
+        for name, tree in part.stats.trees.items():
+            stats.trees[f"loop {q.index + 1}: {name}"] = tree
+        stats.enumerated += part.stats.enumerated
+        stats.survivors += part.stats.survivors
+        stats.proofs_attempted += part.stats.proofs_attempted
+        stats.counterexamples += part.stats.counterexamples
+        stats.rounds += part.stats.rounds
+        stats.rejected += part.stats.rejected
+    cands = tuple(part.candidate for part in parts)
+    return Synthesized(cands, k.summary(cands), PhasedProof(tuple(part.proof for part in parts)), stats)  # type: ignore[arg-type]
+
+
 def _show_cand(c: Candidate) -> str:
     return ", ".join(f"{n} = {show(t)}" for n, t in c.scalars + c.arrays)  # type: ignore[arg-type]
 
@@ -240,9 +278,11 @@ def _filter(
                 break
             stats.enumerated += 1
             cand = Candidate(tuple(combo), ())  # type: ignore[arg-type]
-            if k.result is not None:
-                ps = ProgramSummary(k.fn.name, (ScalarOutput("return", result_term(k, cand)),))
-                if any(mismatch(ps, ex, only="return") is not None for ex in examples):
+            observed = [ScalarOutput("return", result_term(k, cand))] if k.result is not None else []
+            observed += [ScalarOutput(x, exit_term(k, cand, Var(x, k.fn.dtype_of(x)))) for x in k.live_out]
+            if observed:
+                ps = ProgramSummary(k.fn.name, tuple(observed))
+                if any(mismatch(ps, ex) is not None for ex in examples):
                     continue
             keep_s.append(tuple(combo))
             if len(keep_s) >= max_survivors:

@@ -210,6 +210,8 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
         lo = plus_const(start, a.offset)
         hi = plus_const(stop, a.offset)
         outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
+    for name in k.live_out:
+        outputs.append(ScalarOutput(name, exit_term(k, cand, Var(name, k.fn.dtype_of(name)))))
     return fold_summary(ProgramSummary(k.fn.name, tuple(outputs)))
 
 
@@ -486,7 +488,8 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     if k.result is not None:
         result_smt = encode_expr(k.result, head_scalars, head_arrays)
         post_div = nonzero_divisors([k.result], head_scalars, head_arrays)
-    goal = _summary_goal(k, ps, enc, result_smt, {a.array: head_name(a.array) for a in k.arrays})
+    finals = {x: encode_expr(Var(x, fn.dtype_of(x)), head_scalars, head_arrays) for x in k.live_out}
+    goal = _summary_goal(k, ps, enc, result_smt, {a.array: head_name(a.array) for a in k.arrays}, finals)
     if pre_div or body_div or post_div:
         assumptions.append(_DIVISORS)
     # The standard post clause  inv(i) ∧ ¬(i < stop) → post  is split in two: "exit" proves
@@ -615,13 +618,19 @@ def _param_dtype(p: Param) -> DType:
 
 
 def _summary_goal(
-    k: LoopKernel | Any, ps: ProgramSummary, enc: SmtEncoder, result: str | None, final_arrays: Mapping[str, str]
+    k: LoopKernel | Any, ps: ProgramSummary, enc: SmtEncoder, result: str | None, final_arrays: Mapping[str, str],
+    final_scalars: Mapping[str, str] | None = None,
 ) -> str:
-    """The summary as a formula over the final state: the returned value and every output
-    array (inside ``[lo, hi)`` equal to the summary, outside unchanged)."""
+    """The summary as a formula over the final state: the returned value, every scalar a
+    later loop phase reads (``final_scalars``: its SMT value in the final state) and every
+    output array (inside ``[lo, hi)`` equal to the summary, outside unchanged)."""
     goals: list[str] = []
     for o in ps.outputs:
-        if isinstance(o, ScalarOutput):
+        if isinstance(o, ScalarOutput) and o.name != "return":
+            if final_scalars is None or o.name not in final_scalars:
+                raise NotLiftable(f"the summary defines '{o.name}', which is not an output of '{k.fn.name}'")
+            goals.append(f"(= {final_scalars[o.name]} {enc.scalar(o.value)})")
+        elif isinstance(o, ScalarOutput):
             if result is None:
                 raise NotLiftable(f"the summary has a return value but '{k.fn.name}' returns nothing")
             goals.append(f"(= {result} {enc.scalar(o.value)})")
@@ -673,7 +682,11 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
         r = symexec.substitute(k.result, st)
         divs.append(r)
         result = encode_expr(r, entry_scalars, entry_arrays)
-    goal = _summary_goal(k, ps, enc, result, finals)
+    scalar_finals = {
+        x: encode_expr(symexec.substitute(Var(x, fn.dtype_of(x)), st), entry_scalars, entry_arrays)
+        for x in k.live_out
+    }
+    goal = _summary_goal(k, ps, enc, result, finals, scalar_finals)
     hyps = [f"(= (- {stop} {start}) {trips})"]
     ub = nonzero_divisors(divs, entry_scalars, entry_arrays)
     hyps += ub

@@ -87,6 +87,9 @@ class LoopKernel:
         result: the returned expression over the loop-exit state (``None`` for void).
         inductions: scalars stepped by a constant; ``body`` already reads them through
             their closed form (justified by an invariant conjunct per induction).
+        live_out: scalars whose values after the loop a later loop phase reads
+            (:mod:`tenspiler.vc.phases`): each is an output of the summary, proved by the
+            post clause like the returned value.
     """
 
     fn: Function
@@ -99,6 +102,7 @@ class LoopKernel:
     arrays: tuple[ArrayTarget, ...]
     result: Expr | None
     inductions: tuple[Induction, ...] = ()
+    live_out: tuple[str, ...] = ()
 
     def closed_form(self, ind: Induction, at: Expr) -> Expr:
         """Value of induction ``ind`` at the head of iteration ``at`` (an INT expression
@@ -136,6 +140,11 @@ class LoopKernel:
 
     nested = False
 
+    @property
+    def bounds(self) -> tuple[Expr, ...]:
+        """The loop bounds the test inputs are sized for."""
+        return (self.stop,)
+
     def admits(self, inputs: Mapping[str, Any]) -> bool:
         """Whether concrete ``inputs`` satisfy the proof's preconditions: non-negative trip
         count and every index the summary reads or writes inside its array."""
@@ -171,19 +180,28 @@ class LoopKernel:
         return {t.name for t in self.scalars} | {a.array for a in self.arrays} | {self.var}
 
 
-def analyze_kernel(fn: Function) -> Any:
+def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> Any:
     """:func:`analyze` for a single loop, :func:`tenspiler.vc.nest.analyze_nest` for a
-    doubly nested one (returns a ``LoopKernel`` or a ``NestKernel``)."""
+    doubly nested one, :func:`tenspiler.vc.phases.analyze_phases` for several loops one
+    after another (returns a ``LoopKernel``, a ``NestKernel`` or a ``PhasedKernel``).
+    ``live_out``: scalars a later phase reads (see :class:`LoopKernel`)."""
     loops = [s for s in fn.body if isinstance(s, For)]
+    if len(loops) > 1:
+        if live_out:
+            raise AssertionError("a phase has one loop")
+        from tenspiler.vc.phases import analyze_phases
+
+        return analyze_phases(fn)
     if len(loops) == 1 and any(isinstance(s, For) for s in loops[0].body):
         from tenspiler.vc.nest import analyze_nest
 
-        return analyze_nest(fn)
-    return analyze(fn)
+        return analyze_nest(fn, live_out)
+    return analyze(fn, live_out)
 
 
-def analyze(fn: Function) -> LoopKernel:
-    """Split ``fn`` into pre-loop code, one loop, post-loop code and classify the loop."""
+def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
+    """Split ``fn`` into pre-loop code, one loop, post-loop code and classify the loop;
+    ``live_out``: scalars read after the function by a later loop phase."""
     loops = [i for i, s in enumerate(fn.body) if isinstance(s, For)]
     if not loops:
         raise NotLiftable(f"function '{fn.name}' has no loop to lift", fn.loc)
@@ -215,7 +233,7 @@ def analyze(fn: Function) -> LoopKernel:
         body = symexec.execute(loop.body, head)
 
     assigned = set(body.scalars)
-    post_reads: set[str] = symexec.upward_exposed(post_stmts)
+    post_reads: set[str] = symexec.upward_exposed(post_stmts) | set(live_out)
     exposed = symexec.upward_exposed(loop.body)
     for name in sorted((symexec.reads(loop.start) | symexec.reads(loop.stop)) & assigned):
         raise NotLiftable(f"loop bound depends on '{name}', which the loop assigns", loop.loc)
@@ -276,7 +294,7 @@ def analyze(fn: Function) -> LoopKernel:
         result = None
 
     kernel = LoopKernel(
-        fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result, inductions
+        fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result, inductions, live_out
     )
     _check_reads(kernel)
     return kernel

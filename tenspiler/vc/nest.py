@@ -146,6 +146,9 @@ class NestKernel:
     same_cols: tuple[tuple[Expr, Expr], ...] = ()
     #: Every scalar the nest assigns and its role (:data:`ROLES`), sorted by name.
     roles: tuple[tuple[str, str], ...] = ()
+    #: Scalars a later loop phase reads (:mod:`tenspiler.vc.phases`): totals of the nest or
+    #: values set before it; outputs of the summary, proved by the post clause.
+    live_out: tuple[str, ...] = ()
 
     @property
     def i(self) -> str:
@@ -156,6 +159,11 @@ class NestKernel:
         return self.inner.var
 
     nested = True
+
+    @property
+    def bounds(self) -> tuple[Expr, ...]:
+        """The loop bounds the test inputs are sized for."""
+        return (self.stop, self.cols)
 
     def entry_value(self, name: str) -> Expr:
         return self.pre.scalars.get(name, Var(name, self.fn.dtype_of(name)))
@@ -264,8 +272,9 @@ class NestKernel:
         return Binary("+", Binary("*", Var(self.i, INT), self.cols, INT), Var(self.j, INT), INT)
 
 
-def analyze_nest(fn: Function) -> NestKernel:
-    """Classify a doubly nested kernel; :class:`NotLiftable` (located) outside the shape."""
+def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
+    """Classify a doubly nested kernel; :class:`NotLiftable` (located) outside the shape.
+    ``live_out``: scalars a later loop phase reads."""
     loops = [k for k, s in enumerate(fn.body) if isinstance(s, For)]
     if len(loops) != 1:
         raise NotLiftable("exactly one top-level loop nest is supported", fn.loc)
@@ -353,7 +362,7 @@ def analyze_nest(fn: Function) -> NestKernel:
 
     # inner accumulators: reset in pre_i, accumulated in the body, read by post_i
     post_i_reads = symexec.upward_exposed(post_i_stmts)
-    post_reads = symexec.upward_exposed(post_stmts)
+    post_reads = symexec.upward_exposed(post_stmts) | set(live_out)
     scalars: list[ScalarTarget] = []
     totals: list[ScalarTarget] = []
     for name in sorted(assigned_inner - stepped - {inner.var}):
@@ -410,7 +419,11 @@ def analyze_nest(fn: Function) -> NestKernel:
             result = symexec.replace_vars(result, {outer.var: outer.stop})
     k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
                    tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals), same_cols,
-                   tuple(sorted(roles.items())))
+                   tuple(sorted(roles.items())), live_out)
+    total_names = {t.name for t in totals}
+    for name in live_out:
+        if name in k.assigned and name not in total_names:
+            raise NotLiftable(_carried(name, "carries a value out of the loop nest into a later loop"), outer.loc)
     _check_closed(k)
     _check_reads(k)
     return k
@@ -830,6 +843,12 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
             outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
+    if k.live_out:
+        env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
+        for name in k.live_out:
+            if not partial or name in env or name not in k.assigned:
+                outputs.append(ScalarOutput(name, lift_entry_scalar(Var(name, k.fn.dtype_of(name)), None, env)))  # type: ignore[arg-type]
     for o in k.linear:
         if partial and o.array not in given:
             continue
@@ -1052,7 +1071,8 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     if k.result is not None:
         result = encode_expr(k.result, {**base, k.i: iv, **total_heads}, head_arrays)
         post_div = nonzero_divisors([k.result], {**base, k.i: iv, **total_heads}, head_arrays)
-    goal = _summary_goal(k, ps, penc, result, heads)
+    finals = {x: encode_expr(Var(x, fn.dtype_of(x)), {**base, k.i: iv, **total_heads}, head_arrays) for x in k.live_out}
+    goal = _summary_goal(k, ps, penc, result, heads, finals)
     clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
 
     assumptions: list[tuple[str, str]] = [

@@ -43,6 +43,45 @@ class Proof:
         return path
 
 
+@dataclass(frozen=True)
+class PhasedProof:
+    """The proofs of a function's loop phases (:mod:`tenspiler.vc.phases`), one per phase,
+    with :class:`Proof`'s interface: the certificate is the phases' certificates one after
+    another, separated by ``(reset)`` (each is re-checked from a fresh solver state)."""
+
+    proofs: tuple[Proof, ...]
+
+    @property
+    def seconds(self) -> float:
+        return sum(p.seconds for p in self.proofs)
+
+    @property
+    def results(self) -> tuple[tuple[str, QueryResult], ...]:
+        n = len(self.proofs)
+        return tuple(
+            (f"loop {k + 1} of {n}: {name}", r) for k, p in enumerate(self.proofs) for name, r in p.results
+        )
+
+    @property
+    def vc(self) -> VC:
+        """A VC carrying the union of the phases' assumptions (for reports)."""
+        seen: dict[str, tuple[str, str]] = {}
+        for p in self.proofs:
+            for a in p.vc.assumptions:
+                seen.setdefault(a[0], a)
+        first = self.proofs[0].vc
+        return VC(first.declarations, first.definitions, tuple(seen.values()), (), first.comments)
+
+    def certificate(self) -> str:
+        n = len(self.proofs)
+        parts = [f"; loop {k + 1} of {n}\n{p.certificate()}" for k, p in enumerate(self.proofs)]
+        return "\n(reset)\n".join(parts)
+
+    def write_certificate(self, path: Path) -> Path:
+        path.write_text(self.certificate())
+        return path
+
+
 def refute_concretely(
     k: Kernel, cand: Candidate, examples: Sequence[Example], ps: ProgramSummary | None = None
 ) -> None:

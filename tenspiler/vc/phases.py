@@ -1,0 +1,457 @@
+"""Several loops one after another in one function: loop phases and their composition.
+
+A function whose body holds several top-level loops (``softmax``: a maximum loop, an
+exp-and-sum loop, a divide loop) is split into **phases**: phase ``p`` is the straight-line
+code after loop ``p - 1`` followed by loop ``p`` (the last phase also takes the code after the
+last loop, e.g. the ``return``). Each phase is an ordinary kernel
+(:func:`tenspiler.vc.kernel.analyze_kernel`: one loop or a two-deep nest) of its own
+function, whose parameters are the function's parameters plus the locals it reads before
+assigning them (values an earlier phase computed, *live-in*); the scalars a later phase
+reads are the phase's *live-out* values — outputs of its summary, proved by its post
+clause like a returned value.
+
+Each phase gets its own summary, loop invariant and proof, valid for **every** state at the
+phase's entry (its VCs quantify over the entry values of arrays and live-in scalars). The
+function's summary is their composition (:func:`compose`): phase ``p``'s terms read arrays
+and scalars at the phase's entry, which are the results of the phases before it, so each
+such name is replaced by the term an earlier phase proved for it. This substitution is the
+only step between the proofs and the composed summary; it is exact:
+
+* a scalar read at phase entry is replaced by the term of the phase that last assigned it
+  (or its straight-line value);
+* a view of an array an earlier phase wrote (``take``, ``slice``, ``matrix``) is rewritten
+  onto that phase's value only if the elements it reads lie inside the written range, and
+  left on the entry array only if they lie outside it — both decided by exact polynomial
+  arithmetic (sympy) on the bounds; anything else is refused;
+* an array written by two phases must be written over the same range by the later one
+  (the earlier value is then read through it, or not at all).
+
+Refused (named reasons): a loop bound that depends on a value an earlier loop computes, a
+view whose range cannot be placed inside or outside the written range, two writes of one
+array over different ranges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import sympy
+
+from tenspiler.errors import NotLiftable, SourceLoc
+from tenspiler.frontend.loop_ir import (
+    DType,
+    Expr,
+    For,
+    Function,
+    Param,
+    ScalarType,
+    Stmt,
+)
+from tenspiler.ir.printer import show
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Lit,
+    Matrix,
+    ProgramSummary,
+    Scalar,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    Slice,
+    Tail,
+    Take,
+    TensorVar,
+    Term,
+    free_vars,
+    map_children,
+    substitute,
+)
+from tenspiler.vc import symexec
+from tenspiler.vc.symexec import SymState
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One loop phase.
+
+    Attributes:
+        index: 0-based position.
+        fn: the phase as a function: the original parameters, then each live-in local as a
+            scalar parameter (its value at the phase's entry).
+        kernel: its kernel analysis (a ``LoopKernel`` or ``NestKernel``).
+        live_in: locals read before the phase assigns them.
+        live_out: scalars (locals or parameters) the phase assigns and a later phase reads.
+        entry_env: straight-line values at the phase's entry, over the function's entry
+            state, of the scalars no earlier loop assigns (for the trip counts).
+    """
+
+    index: int
+    fn: Function
+    kernel: Any
+    live_in: tuple[str, ...]
+    live_out: tuple[str, ...]
+    entry_env: Mapping[str, Expr] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PhasedKernel:
+    """A function of several loop phases (see the module docstring)."""
+
+    fn: Function
+    phases: tuple[Phase, ...]
+
+    @property
+    def nested(self) -> bool:
+        return any(getattr(p.kernel, "nested", False) for p in self.phases)
+
+    @property
+    def bounds(self) -> tuple[Expr, ...]:
+        """Every phase's loop bounds (over the phase's entry)."""
+        return tuple(b for p in self.phases for b in p.kernel.bounds)
+
+    @property
+    def live_out(self) -> tuple[str, ...]:
+        return ()
+
+    def admits(self, inputs: Mapping[str, Any]) -> bool:
+        """Whether every phase's preconditions hold on the state at its entry (the source
+        run phase by phase with the loop-IR interpreter)."""
+        from tenspiler.frontend.loop_interp import run_function
+
+        state = dict(inputs)
+        for p in self.phases:
+            entry = {q.name: state[q.name] for q in p.fn.params}
+            if not p.kernel.admits(entry):
+                return False
+            out = run_function(p.fn, entry, observe=p.live_out)
+            for name, value in out.items():
+                if name != "return":
+                    state[name] = value
+        return True
+
+    def summary(self, cand: Sequence[Any]) -> ProgramSummary:
+        """The composed summary of per-phase candidates ``cand``."""
+        return compose(self, [p.kernel.summary(c) for p, c in zip(self.phases, cand, strict=True)])
+
+    def invariants(self, cand: Sequence[Any]) -> list[str]:
+        out: list[str] = []
+        for p, c in zip(self.phases, cand, strict=True):
+            where = f"loop {p.index + 1} of {len(self.phases)}"
+            if p.kernel.fn.loc is not None:
+                loop = next(s for s in p.fn.body if isinstance(s, For))
+                where += f" (line {loop.loc.line})" if loop.loc is not None else ""
+            out += [f"{where}: {inv}" for inv in p.kernel.invariants(c)]
+        return out
+
+
+def loop_trip_counts(k: Any) -> list[tuple[Scalar, Scalar, str]]:
+    """The trip counts ``(left, right, what)``, ``left <= right`` over the entry state, that
+    the proof of one loop (``LoopKernel``) or loop nest (``NestKernel``) assumes: each loop
+    runs a non-negative number of times (a nest's rows at least once for a row maximum),
+    and a nest's first row is a row of the arrays."""
+    from tenspiler.vc.conditions import lift_entry_scalar
+
+    zero = Lit(0, DType.INT)
+    if getattr(k, "nested", False):
+        start, stop, cols = (lift_entry_scalar(e) for e in (k.start, k.stop, k.cols))
+        inner = (
+            (Lit(1, DType.INT), cols, "the inner loop runs at least once (a row maximum of an empty row is undefined)")
+            if k.keeps_row_maximum
+            else (zero, cols, "the inner loop runs a non-negative number of times")
+        )
+        return [
+            (start, stop, "the outer loop runs a non-negative number of times"),
+            inner,
+            (zero, start, "the nest's first row is a row of the arrays"),
+        ]
+    return [(lift_entry_scalar(k.start), lift_entry_scalar(k.stop), "the loop runs a non-negative number of times")]
+
+
+def split_phases(fn: Function) -> list[tuple[Stmt, ...]]:
+    """The statements of each phase: code before loop ``p`` (after loop ``p - 1``) and loop
+    ``p``; the code after the last loop joins the last phase."""
+    loops = [k for k, s in enumerate(fn.body) if isinstance(s, For)]
+    out: list[tuple[Stmt, ...]] = []
+    start = 0
+    for k in loops:
+        out.append(tuple(fn.body[start : k + 1]))
+        start = k + 1
+    out[-1] = out[-1] + tuple(fn.body[start:])
+    return out
+
+
+def analyze_phases(fn: Function) -> PhasedKernel:
+    """Split ``fn`` into loop phases and analyze each (see the module docstring).
+
+    Raises:
+        NotLiftable: a phase outside the supported shapes, or a loop bound depending on a
+            value an earlier loop computes (located).
+    """
+    from tenspiler.vc.kernel import analyze_kernel
+
+    parts = split_phases(fn)
+    local_names = {n for n, _ in fn.locals}
+    scalar_names = local_names | {p.name for p in fn.scalars}
+    phases: list[Phase] = []
+    env: dict[str, Expr] = {}  # straight-line values over the function entry
+    loop_assigned: set[str] = set()  # scalars some earlier loop assigned
+    written_arrays: set[str] = set()
+    for k, stmts in enumerate(parts):
+        later = [s for rest in parts[k + 1 :] for s in rest]
+        live_in = tuple(sorted(_exposed(stmts) & local_names))
+        assigned = symexec.assigned_scalars(stmts)
+        live_out = tuple(sorted(assigned & _exposed(later) & scalar_names))
+        params = fn.params + tuple(Param(x, ScalarType(fn.dtype_of(x)), fn.loc) for x in live_in)
+        locals_ = tuple((n, d) for n, d in fn.locals if n not in live_in)
+        pfn = replace(fn, params=params, locals=locals_, body=stmts)
+        loop = next(s for s in stmts if isinstance(s, For))
+        # the bounds, over the phase entry: straight-line code before the loop substituted
+        pre = symexec.execute(stmts[: stmts.index(loop)])
+        for bound in (loop.start, loop.stop):
+            b = symexec.substitute(bound, pre)
+            late = symexec.reads(b) & loop_assigned
+            if late:
+                raise NotLiftable(
+                    f"the bound of this loop depends on '{sorted(late)[0]}', which an earlier loop computes "
+                    "(a loop phase's trip count must be known from the parameters)", loop.loc)
+            if any(ld.array in written_arrays for ld in symexec.loads(b)):
+                raise NotLiftable("the bound of this loop reads an array an earlier loop writes", loop.loc)
+        kernel = analyze_kernel(pfn, live_out)
+        phases.append(Phase(k, pfn, kernel, live_in, live_out, dict(env)))
+        # the straight-line state after this phase (for the next phase's trip counts)
+        st = SymState(scalars=dict(env))
+        st = symexec.execute(stmts[: stmts.index(loop)], st)
+        env = {n: v for n, v in st.scalars.items() if n not in loop_assigned}
+        in_loop = symexec.assigned_scalars([loop])
+        loop_assigned |= in_loop
+        for n in in_loop:
+            env.pop(n, None)
+        written_arrays |= symexec.stored_arrays(stmts)
+    return PhasedKernel(fn, tuple(phases))
+
+
+def _exposed(stmts: Sequence[Stmt]) -> set[str]:
+    """Scalars read before any assignment to them, a loop's counter being assigned by its
+    header before its body runs."""
+    assigned: set[str] = set()
+    exposed: set[str] = set()
+    for s in stmts:
+        if isinstance(s, For):
+            exposed |= (symexec.reads(s.start) | symexec.reads(s.stop)) - assigned
+            exposed |= _exposed(s.body) - assigned - {s.var}
+            assigned.add(s.var)
+        else:
+            exposed |= symexec.upward_exposed([s]) - assigned
+            assigned |= symexec.assigned_scalars([s])
+    return exposed
+
+
+# ---------------------------------------------------------------- composition
+
+
+def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSummary:
+    """The function's summary from its phases' proved summaries (see the module docstring).
+
+    Raises:
+        NotLiftable: a phase reads an array range an earlier phase wrote only in part, or
+            two phases write one array over different ranges.
+    """
+    scalars: dict[str, Scalar] = {}  # value at the current phase's entry, over the function entry
+    writes: dict[str, ArrayOutput] = {}  # each written array: its range and value so far
+    order: list[str] = []
+    result: Scalar | None = None
+    preconditions: list[tuple[Scalar, Scalar]] = []
+    # every phase's trip counts over the function entry: the composed summary is claimed
+    # only where they hold (each is an assumption of a phase's proof, checked by generated
+    # code), so they may place a view inside a written range
+    from tenspiler.vc.conditions import lift_entry_scalar
+
+    facts: list[Scalar] = []
+    for phase in k.phases:
+        env = {name: lift_entry_scalar(v) for name, v in phase.entry_env.items()}
+        for left, right, _ in loop_trip_counts(phase.kernel):
+            facts.append(_minus(substitute(right, env), substitute(left, env)))  # type: ignore[arg-type]
+    for phase, ps in zip(k.phases, summaries, strict=True):
+        loop = next(s for s in phase.fn.body if isinstance(s, For))
+        rw = _Rewriter(scalars, writes, phase.index, loop.loc, facts)
+        new_scalars: dict[str, Scalar] = {}
+        new_writes: dict[str, ArrayOutput] = {}
+        for o in ps.outputs:
+            if isinstance(o, ScalarOutput):
+                value = rw.scalar(o.value)
+                if o.name == "return":
+                    result = value
+                else:
+                    new_scalars[o.name] = value
+            else:
+                lo, hi = rw.scalar(o.lo), rw.scalar(o.hi)
+                new_writes[o.array] = ArrayOutput(o.array, lo, hi, rw.term(o.value))  # type: ignore[arg-type]
+        for a, b in ps.preconditions:
+            preconditions.append((rw.scalar(a), rw.scalar(b)))
+        scalars.update(new_scalars)
+        for array, w in new_writes.items():
+            old = writes.get(array)
+            if old is not None and not (_same(old.lo, w.lo) and _same(old.hi, w.hi)):
+                raise NotLiftable(
+                    f"loop {phase.index + 1} writes '{array}' over [{show(w.lo)}, {show(w.hi)}), an earlier loop "
+                    f"over [{show(old.lo)}, {show(old.hi)}): writes of one array over different ranges in "
+                    "several loops are not supported yet", loop.loc)
+            writes[array] = w
+            if array not in order:
+                order.append(array)
+    outputs: list[ScalarOutput | ArrayOutput] = []
+    if result is not None:
+        outputs.append(ScalarOutput("return", result))
+    outputs += [writes[a] for a in order]
+    unique = tuple(dict.fromkeys(preconditions))
+    params = {p.name for p in k.fn.params}
+    for o in outputs:
+        terms = [o.value] if isinstance(o, ScalarOutput) else [o.lo, o.hi, o.value]
+        for name in sorted(set().union(*(free_vars(t) for t in terms)) - params):
+            raise NotLiftable(f"'{name}' is read before any assignment to it", k.fn.loc)
+    return ProgramSummary(k.fn.name, tuple(outputs), unique)
+
+
+class _Rewriter:
+    """Terms of one phase (over its entry state) rewritten over the function's entry."""
+
+    def __init__(self, scalars: Mapping[str, Scalar], writes: Mapping[str, ArrayOutput], index: int,
+                 loc: SourceLoc | None, facts: Sequence[Scalar] = ()) -> None:
+        self.facts = facts
+        self.scalars = scalars
+        self.writes = writes
+        self.index = index
+        self.loc = loc
+
+    def scalar(self, t: Scalar) -> Scalar:
+        return self.term(t)  # type: ignore[return-value]
+
+    def term(self, t: Term) -> Term:
+        match t:
+            case ScalarVar(name) if name in self.scalars:
+                return self.scalars[name]
+            case Take(TensorVar(a), n) if a in self.writes:
+                n2 = self.scalar(n)
+                return self.view(a, Lit(0, DType.INT), n2, lambda v, lo, hi: _take(v, lo, hi), t,
+                                 Take(TensorVar(a, t.dtype), n2))
+            case Take(Tail(TensorVar(a), c), n) if a in self.writes:
+                c2, n2 = self.scalar(c), self.scalar(n)
+                hi2 = ScalarOp("+", c2, n2, DType.INT)
+                return self.view(a, c2, hi2, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
+                                 Take(Tail(TensorVar(a, t.dtype), c2), n2))
+            case Tail(TensorVar(a), c) if a in self.writes:
+                c2 = self.scalar(c)
+                if self.nonneg(_minus(c2, self.writes[a].lo)) and self.nonneg(_minus(c2, self.writes[a].hi)):
+                    return Tail(TensorVar(a, t.dtype), c2)  # only elements after the written range
+                raise self.refuse(a, t)
+            case Slice(TensorVar(a), lo, hi) if a in self.writes:
+                lo2, hi2 = self.scalar(lo), self.scalar(hi)
+                return self.view(a, lo2, hi2, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
+                                 Slice(TensorVar(a, t.dtype), lo2, hi2))
+            case Matrix(TensorVar(a), rows, cols, None) if a in self.writes:
+                r2, c2 = self.scalar(rows), self.scalar(cols)
+                size = ScalarOp("*", r2, c2, DType.INT)
+
+                def mat(v: Term, lo: Scalar, hi: Scalar) -> Term:
+                    if not _same(lo, Lit(0, DType.INT)):
+                        raise self.refuse(a, t)
+                    return Matrix(v, r2, c2, None)  # type: ignore[arg-type]
+
+                return self.view(a, Lit(0, DType.INT), size, mat, t, Matrix(TensorVar(a, t.dtype), r2, c2, None),
+                                 whole=False)
+            case TensorVar(a) if a in self.writes:
+                raise self.refuse(a, t)
+            case Tail(TensorVar(a), _) if a in self.writes:
+                raise self.refuse(a, t)
+        return map_children(t, self.term)
+
+    def view(self, a: str, lo: Scalar, hi: Scalar, onto: Any, t: Term, outside: Term, whole: bool = True) -> Term:
+        """The view ``t`` reading ``a[lo:hi]`` (bounds over the function entry): ``onto``
+        the written value when it reads only written elements (the value itself when
+        ``whole`` and it reads all of them), ``outside`` (the view of the entry array) when
+        it reads none."""
+        w = self.writes[a]
+        inside = self.nonneg(_minus(lo, w.lo)) and self.nonneg(_minus(w.hi, hi))
+        if inside:
+            rel_lo, rel_hi = _minus(lo, w.lo), _minus(hi, w.lo)
+            if whole and _same(rel_lo, Lit(0, DType.INT)) and _same(rel_hi, _minus(w.hi, w.lo)):
+                return w.value  # the whole written range
+            return onto(w.value, rel_lo, rel_hi)  # type: ignore[no-any-return]
+        if self.nonneg(_minus(w.lo, hi)) or self.nonneg(_minus(lo, w.hi)):
+            return outside
+        raise self.refuse(a, t)
+
+    def nonneg(self, t: Scalar) -> bool:
+        """``t >= 0`` follows from exact arithmetic: ``t`` is a non-negative constant, or a
+        trip count ``d >= 0`` (:data:`facts`) plus one."""
+        return _nonneg(t) or any(_nonneg(_minus(t, d)) for d in self.facts)
+
+    def refuse(self, a: str, t: Term) -> NotLiftable:
+        w = self.writes[a]
+        return NotLiftable(
+            f"loop {self.index + 1} reads {show(t)}, which an earlier loop wrote only in part "
+            f"('{a}'[{show(w.lo)}:{show(w.hi)}]): not supported yet", self.loc)
+
+
+def _take(v: Term, lo: Scalar, hi: Scalar) -> Term:
+    return _slice(v, lo, hi)
+
+
+def _slice(v: Term, lo: Scalar, hi: Scalar) -> Term:
+    """``v[lo:hi]`` with the whole-value and prefix cases simplified (``v`` has length
+    ``hi`` when ``hi`` is the written range's length — the caller passes bounds relative
+    to the written range's start)."""
+    zero = _same(lo, Lit(0, DType.INT))
+    if zero:
+        return Take(v, hi)  # type: ignore[arg-type]
+    return Slice(v, lo, hi)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- exact index arithmetic
+
+
+def _sym(t: Scalar) -> sympy.Expr | None:
+    match t:
+        case Lit(v, DType.INT) if isinstance(v, int):
+            return sympy.Integer(v)
+        case ScalarVar(name, DType.INT):
+            return sympy.Symbol(name, integer=True)
+        case ScalarOp(op, l, r, DType.INT) if op in ("+", "-", "*"):
+            a, b = _sym(l), _sym(r)
+            if a is None or b is None:
+                return None
+            return a + b if op == "+" else a - b if op == "-" else a * b
+    return None
+
+
+def _from_sym(e: sympy.Expr) -> Scalar | None:
+    from tenspiler.vc.conditions import lift_entry_scalar
+
+    x = symexec.from_sympy(sympy.expand(e))
+    return None if x is None else lift_entry_scalar(x)
+
+
+def _minus(a: Scalar, b: Scalar) -> Scalar:
+    """``a - b`` simplified exactly when both are integer polynomials."""
+    sa, sb = _sym(a), _sym(b)
+    if sa is not None and sb is not None:
+        out = _from_sym(sa - sb)
+        if out is not None:
+            return out
+    if isinstance(b, Lit) and b.value == 0:
+        return a
+    return ScalarOp("-", a, b, DType.INT)
+
+
+def _nonneg(t: Scalar) -> bool:
+    """``t`` is a non-negative integer constant (exactly)."""
+    return isinstance(t, Lit) and isinstance(t.value, int) and t.value >= 0
+
+
+def _same(a: Scalar, b: Scalar) -> bool:
+    if a == b:
+        return True
+    sa, sb = _sym(a), _sym(b)
+    return sa is not None and sb is not None and sympy.expand(sa - sb) == 0
