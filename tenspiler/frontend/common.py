@@ -151,6 +151,9 @@ def entry_values(
                 return Cast(rewrite(operand), dtype, e.loc)
             case Unary(op=op, operand=operand, dtype=dtype):
                 return Unary(op, rewrite(operand), dtype, e.loc)
+            case Select(cond=Compare(op=cmp, left=cl, right=cr, loc=cloc), then=then, else_=else_, dtype=dtype):
+                # min / max of lengths (Python's zip stops at the shortest list)
+                return Select(Compare(cmp, rewrite(cl), rewrite(cr), cloc), rewrite(then), rewrite(else_), dtype, e.loc)
         raise LiftError(f"the length of the returned {what} is not a simple expression of the parameters", loc)
 
     return rewrite
