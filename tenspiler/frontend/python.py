@@ -1391,13 +1391,14 @@ class _Desugar:
                 for t in _names_in(g.target):
                     if t.id in bound:
                         self.fail(f"comprehension variable '{t.id}' is bound twice", t)
-                    for later in gens[k:]:
-                        if any(n.id == t.id for n in _names_in(later.iter)):
-                            self.fail(
-                                f"'{t.id}' is read in the iterable of the comprehension that binds it "
-                                "(Python raises UnboundLocalError or reads another variable)",
-                                later.iter,
-                            )
+                    # the first iterable is evaluated outside (its names are the enclosing
+                    # scope's); a later one inside, before its own variables are bound
+                    if k > 0 and any(n.id == t.id for n in _names_in(g.iter)):
+                        self.fail(
+                            f"'{t.id}' is read in the iterable of the comprehension clause that binds it "
+                            "(Python raises UnboundLocalError)",
+                            g.iter,
+                        )
                     bound.append(t.id)
             for v in bound:
                 mine = [n for part in scope for n in _names_in(part) if n.id == v]
@@ -1559,11 +1560,11 @@ class _Desugar:
 
     # ----------------------------------------------------------- comprehensions
 
-    def loops(self, comp: _Comprehension, body: list[ast.stmt], what: str) -> list[ast.stmt]:
+    def loops(self, comp: _Comprehension, body: list[ast.stmt], what: str, where: ast.AST) -> list[ast.stmt]:
         """The ``for`` statements (and ``if`` clauses) of ``comp`` around ``body``,
-        desugared."""
+        desugared (``what`` at ``where``: the construct, for a refusal)."""
         if self.guards:
-            self.fail(f"{what} inside if is not supported (it is a loop; compute it before the if)", comp)
+            self.fail(f"{what} inside if is not supported (it is a loop; compute it before the if)", where)
         inner = body
         for g in reversed(comp.generators):
             for c in reversed(g.ifs):
@@ -1582,7 +1583,7 @@ class _Desugar:
                 )
         func = _at(ast.Attribute(value=_name(name, comp), attr="append", ctx=ast.Load()), comp)
         sink = _at(ast.Expr(value=_at(ast.Call(func=func, args=[comp.elt], keywords=[]), comp.elt)), comp.elt)
-        return self.loops(comp, [sink], "a list comprehension")
+        return self.loops(comp, [sink], "a list comprehension", comp)
 
     # ----------------------------------------------------------- sum / max / min
 
@@ -1663,7 +1664,7 @@ class _Desugar:
         if name == "sum":
             start = node.args[1] if len(node.args) == 2 else _at(ast.Constant(0), node)
             add = _at(ast.BinOp(left=_name(acc, comp.elt), op=ast.Add(), right=comp.elt), comp.elt)
-            body = self.loops(comp, [_assign(acc, add, comp.elt)], f"{name}()")
+            body = self.loops(comp, [_assign(acc, add, comp.elt)], f"{name}()", node)
             pre, start = self.hoist(start)
             return [*pre, _assign(acc, start, node), *body], _name(acc, node)
         if self.guards:
