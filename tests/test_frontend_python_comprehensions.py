@@ -243,6 +243,14 @@ CONCRETE: list[tuple[str, Any]] = [
      lambda r: [_ints(r, 6), r.randint(0, 5), r.randint(0, 6)]),
     ("def f(a: list[int], n: int):\n    return sum(a[i] * a[j] for i in range(n) for j in range(i))\n",
      lambda r: [_ints(r, 6), r.randint(0, 6)]),
+    # a for target keeps its last value after the loop (its value before if the loop did not run)
+    ("def f(xs):\n    x = 1.5\n    for i, x in enumerate(xs):\n        pass\n    return x\n",
+     lambda r: [_floats(r, r.randint(0, 4))]),
+    # a comprehension variable named like a module constant is the comprehension's own
+    ("SCALE = 2\n\ndef f(xs: list[int]):\n    return [SCALE * x for SCALE in xs for x in xs]\n",
+     lambda r: [_ints(r, r.randint(0, 4))]),
+    ("def f(xs: list[int]):\n    return max(sum(xs[j] for j in range(i)) for i in range(1, len(xs)))\n",
+     lambda r: [_ints(r, r.randint(2, 6))]),
 ]
 
 

@@ -45,6 +45,20 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   unconditional appends in counted loops --, ``pass``, docstrings, ``assert`` (ignored:
   where it fails Python raises, so the function has no result to compare), and a final
   ``return E`` (a number) or ``return out``.
+* idioms, rewritten to the explicit loops above before lowering (same loop IR; see
+  :class:`_Desugar`): list comprehensions as the returned list (``return [E for x in
+  xs]``, ``out = [...]; return out``, nested ``[[...] for i ...]`` for a list of lists, a
+  row ``out.append([...])``; several ``for`` clauses nest; an ``if`` clause is refused: the
+  length would depend on the data); ``sum`` / ``max`` / ``min`` of a generator, list
+  comprehension or list parameter used as a value (a fresh accumulator and a loop before
+  the statement; ``sum`` adds left to right from the int ``0`` or its second argument;
+  ``max`` / ``min`` start from element 0 and run ``range(1, len)``, so a non-empty sequence
+  -- Python raises ``ValueError`` on an empty one -- is the loop's trip-count precondition;
+  refused under ``if``, in a lazily evaluated operand or a ``while`` condition);
+  ``for x, y in zip(a, b)`` (the trip count is Python's ``min(len(a), len(b))``) and
+  ``for i, x in enumerate(a)`` (also ``enumerate(zip(...))``), in statements and
+  comprehensions. A comprehension variable used elsewhere in the function is renamed (it
+  is local to the comprehension).
 * expressions: int and float literals, variables, ``a[i]``, ``m[i][j]``, ``len(a)``,
   ``len(m)``, ``len(m[i])`` (rows are assumed to have one length), ``+ - * / // % **`` (a
   literal exponent 1..8), unary ``-`` / ``+``, ``E1 if C else E2``, ``abs``, ``min`` /
