@@ -51,6 +51,7 @@ from tenspiler.ir.terms import (
     free_vars,
     is_tensor,
     promote,
+    rank,
     row,
     rows,
 )
@@ -184,6 +185,16 @@ class SmtEncoder:
             case TensorSelect(cnd, a, b, _):
                 return self.length(next(u for u in (a, b, *_cond_terms(cnd)) if is_tensor(u)))  # type: ignore[arg-type]
         raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+    def known_length(self, t: Tensor) -> str | None:
+        """:meth:`length` of a 1-D term, or ``None`` when the encoding cannot state it (a 2-D
+        term, or one whose length is that of an array the encoding has no length for)."""
+        if rank(t) != 1:
+            return None
+        try:
+            return self.length(t)
+        except ValueError:
+            return None
 
     def range_conditions(self, t: Term) -> list[str]:
         """Side conditions under which the access ops in ``t`` are in range (for

@@ -623,7 +623,9 @@ def _summary_goal(
 ) -> str:
     """The summary as a formula over the final state: the returned value, every scalar a
     later loop phase reads (``final_scalars``: its SMT value in the final state) and every
-    output array (inside ``[lo, hi)`` equal to the summary, outside unchanged)."""
+    output array (inside ``[lo, hi)`` equal to the summary, outside unchanged, and the
+    summary's value exactly ``hi - lo`` long: the elementwise facts alone would accept
+    ``iota(0, n + 1)`` or ``take(x, n + 1)`` for ``a[0:n]``)."""
     goals: list[str] = []
     for o in ps.outputs:
         if isinstance(o, ScalarOutput) and o.name != "return":
@@ -643,6 +645,9 @@ def _summary_goal(
                 f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) "
                 f"(= {sel} {enc.at(o.value, f'(- k {lo})')}) (= {sel} (select {entry_name(o.array)} k))))"
             )
+            length = enc.known_length(o.value)
+            if length is not None:
+                goals.append(f"(= {length} (- {hi} {lo}))")
     return "(and " + " ".join(goals) + ")" if goals else "true"
 
 

@@ -59,6 +59,6 @@
 (assert (<= 0 0))
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select a.h k) (* (* (select a.0 (- k 0)) (select a.0 (- k 0))) (* (select a.0 (- k 0)) (select a.0 (- k 0))))) (= (select a.h k) (select a.0 k))))))
 (assert (= i.h n.0))
-(assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k n.0)) (= (select a.h k) (* (* (select a.0 (- k 0)) (select a.0 (- k 0))) (* (select a.0 (- k 0)) (select a.0 (- k 0))))) (= (select a.h k) (select a.0 k)))))))
+(assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k n.0)) (= (select a.h k) (* (* (select a.0 (- k 0)) (select a.0 (- k 0))) (* (select a.0 (- k 0)) (select a.0 (- k 0))))) (= (select a.h k) (select a.0 k)))) (= n.0 (- n.0 0)))))
 (check-sat)
 (pop 1)

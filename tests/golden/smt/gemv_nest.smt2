@@ -103,6 +103,6 @@
 (assert (<= 0 0))
 (assert (and (<= 0 i.h) (<= i.h M.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select y.h k) (rsum_0 A.0 (- k 0) N.0 x.0 (- (+ (* (- k 0) N.0) N.0) (* (- k 0) N.0)))) (= (select y.h k) (select y.0 k))))))
 (assert (= i.h M.0))
-(assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k M.0)) (= (select y.h k) (rsum_0 A.0 (- k 0) N.0 x.0 (- (+ (* (- k 0) N.0) N.0) (* (- k 0) N.0)))) (= (select y.h k) (select y.0 k)))))))
+(assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k M.0)) (= (select y.h k) (rsum_0 A.0 (- k 0) N.0 x.0 (- (+ (* (- k 0) N.0) N.0) (* (- k 0) N.0)))) (= (select y.h k) (select y.0 k)))) (= M.0 (- M.0 0)))))
 (check-sat)
 (pop 1)

@@ -72,6 +72,6 @@
 (assert (<= 0 0))
 (assert (and (<= 0 i.h) (<= i.h n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k i.h)) (= (select c.h k) (+ (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select c.h k) (select c.0 k))))))
 (assert (= i.h n.0))
-(assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k n.0)) (= (select c.h k) (+ (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select c.h k) (select c.0 k)))))))
+(assert (not (and (forall ((k Int)) (ite (and (<= 0 k) (< k n.0)) (= (select c.h k) (+ (select a.0 (- k 0)) (select b.0 (- k 0)))) (= (select c.h k) (select c.0 k)))) (= n.0 (- n.0 0)))))
 (check-sat)
 (pop 1)
