@@ -340,6 +340,22 @@ def test_idioms_outside_the_subset_are_refused_with_a_location(body: str, messag
     assert str(e.value).startswith(f"k.py:{message}"), str(e.value)
 
 
+def test_builtins_the_desugared_loops_use_must_be_the_builtins() -> None:
+    """zip() becomes range(min(len(a), len(b))): a module def named min would be inlined."""
+    src = "def min(p, q):\n    return p + q\n\ndef f(a, b):\n    return sum(x * y for x, y in zip(a, b))\n"
+    with pytest.raises(LiftError) as e:
+        parse_python_source(src, "k.py", "f")
+    assert str(e.value) == (
+        "k.py:5:34: zip() is read as a loop written with the builtin 'min', which this module or function rebinds"
+    )
+    src = "def f(a):\n    len = 3\n    return max(a) + len\n"
+    with pytest.raises(LiftError, match="3:16: iterating over 'a' by index is read as a loop written with the builtin 'len'"):
+        py(src)
+    src = "range = 4\n\ndef f(a):\n    s = 0.0\n    for i, x in enumerate(a):\n        s += x\n    return s\n"
+    with pytest.raises(LiftError, match="builtin 'range' is rebound at line 1"):
+        py(src)
+
+
 def test_rows_of_a_list_of_lists_are_still_refused() -> None:
     with pytest.raises(LiftError, match="iterating over the rows of 'm' is not supported"):
         py("def f(m: list[list[int]]):\n    return [[x + 1 for x in row] for row in m]\n")

@@ -1518,6 +1518,18 @@ class _Desugar:
                 self.fail("starred arguments are not supported", a)
         return name
 
+    def require_builtins(self, names: tuple[str, ...], what: str, node: ast.AST) -> None:
+        """Refuse ``what`` when a builtin its loop is written with (``names``) would not
+        mean the builtin in this function."""
+        for name in names:
+            if name in self.shadowed or name in self.mod.defs or name in self.mod.math_names:
+                self.fail(
+                    f"{what} is read as a loop written with the builtin '{name}', which this module or "
+                    f"function rebinds",
+                    node,
+                )
+            self.mod.stable_builtin(name, node)
+
     def walk(self, target: ast.expr, it: ast.expr, sequence_only: bool) -> _Walk | None:
         """How ``for target in it`` walks ``it`` by index; ``None`` for ``range(...)`` and a
         list (a name) with a name target, which the lowering reads directly -- unless
@@ -1533,6 +1545,7 @@ class _Desugar:
             if inner is None:
                 self.fail(f"enumerate() over '{ast.unparse(it.args[0])}' is not supported (only a list parameter or zip of them)", it.args[0])
             index = target.elts[0].id
+            self.require_builtins(("len", "range"), "enumerate()", it)
             return _Walk(inner.stop, inner.elements, counter=index)
         if what == "zip":
             assert isinstance(it, ast.Call)
@@ -1550,6 +1563,7 @@ class _Desugar:
                     self.fail(f"target '{ast.unparse(t)}' is not supported (only a name)", t)
                 names.append(t.id)
             # zip stops at the shortest list: min(len(a), len(b), ...)
+            self.require_builtins(("len", "min", "range"), "zip()", it)
             stop: ast.expr = _call("len", [copy.deepcopy(lists[0])], it)
             for a in lists[1:]:
                 stop = _call("min", [stop, _call("len", [copy.deepcopy(a)], it)], it)
@@ -1561,6 +1575,7 @@ class _Desugar:
         if isinstance(target, ast.Name) and isinstance(it, ast.Name):
             if not sequence_only:
                 return None
+            self.require_builtins(("len", "range"), f"iterating over '{it.id}' by index", it)
             name, lst = target.id, copy.deepcopy(it)
             return _Walk(
                 _call("len", [copy.deepcopy(lst)], it),
