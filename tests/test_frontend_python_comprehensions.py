@@ -251,6 +251,13 @@ CONCRETE: list[tuple[str, Any]] = [
      lambda r: [_ints(r, r.randint(0, 4))]),
     ("def f(xs: list[int]):\n    return max(sum(xs[j] for j in range(i)) for i in range(1, len(xs)))\n",
      lambda r: [_ints(r, r.randint(2, 6))]),
+    # several for clauses: a flat list; a comprehension per row over list parameters
+    ("def f(a: list[int], b: list[int], n: int, m: int):\n    return [a[i] * b[j] for i in range(n) for j in range(m)]\n",
+     lambda r: [_ints(r, 5), _ints(r, 5), r.randint(0, 5), r.randint(0, 5)]),
+    ("def f(a: list[int], b: list[int]):\n    return [x * y for x in a for y in b]\n",
+     lambda r: [_ints(r, r.randint(0, 4)), _ints(r, r.randint(0, 4))]),
+    ("def f(a: list[int], b: list[int]):\n    return [[x * y for y in b] for x in a]\n",
+     lambda r: [_ints(r, r.randint(1, 4)), _ints(r, r.randint(1, 4))]),
 ]
 
 
