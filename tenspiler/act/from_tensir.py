@@ -65,6 +65,8 @@ from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
     ArrayOutput,
     Cmp,
+    Full,
+    Iota,
     Lit,
     Matrix,
     ProgramSummary,
@@ -190,6 +192,10 @@ def _shape_scalars(t: Term) -> list[Scalar]:
             own = [r, c] + ([s] if s is not None else [])
         case Strided(_, a, c, s):
             own = [a, c, s]
+        case Full(n, _):
+            own = [n]
+        case Iota(a, b):
+            own = [a, b]
         case _:
             own = []
     return own + [x for ch in children(t) for x in _shape_scalars(ch)]
@@ -225,8 +231,10 @@ class _Static:
                 return self.length(x) - self.value(n)
             case Slice(_, lo, hi):
                 return self.value(hi) - self.value(lo)
-            case Strided(_, _, c, _):
+            case Strided(_, _, c, _) | Full(c, _):
                 return self.value(c)
+            case Iota(a, b):
+                return self.value(b) - self.value(a)
             case ReduceRows(x, _, _):
                 return self.value(rows(x))
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):

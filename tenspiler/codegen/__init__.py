@@ -36,6 +36,8 @@ from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
     ArrayOutput,
+    Full,
+    Iota,
     Lit,
     Matrix,
     Output,
@@ -209,7 +211,8 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"scalar_select"``, ``"tensor_select"``, and for the arithmetic nodes the op in
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"scalar_select"``, ``"tensor_select"``,
+    ``"full"``, ``"iota"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
     """
@@ -252,6 +255,10 @@ def op_key(t: Term) -> str:
             return "transpose"
         case Strided():
             return "strided"
+        case Full():
+            return "full"
+        case Iota():
+            return "iota"
         case ReduceRows():
             return "reduce_rows"
         case ScalarOp(op):

@@ -87,6 +87,8 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Full,
+    Iota,
     Lit,
     NotCond,
     Output,
@@ -153,6 +155,8 @@ class Spelling:
     sum_rows: str = ""  # row sums of a matrix
     max_rows: str = ""  # row maxima of a non-empty matrix
     arange: str = ""  # 0 .. n-1
+    iota: str = ""  # {lo} .. {hi}-1 as {dtype} (static bounds)
+    full: str = ""  # {n} copies of {x} (a Python number or 0-d array of {dtype}) as {dtype}
     where: str = ""  # elementwise select function
     logical: str = ""  # prefix of logical_and / logical_or / logical_not
     math: str = ""  # unary math function from NumPy's name (exp, sqrt, log, tanh, abs)
@@ -183,6 +187,8 @@ class Spelling:
             "sum_rows": f"{xp}.sum({{x}}, axis=1)",
             "max_rows": f"{xp}.max({{x}}, axis=1)",
             "arange": f"{xp}.arange({{n}})",
+            "iota": f"{xp}.arange({{lo}}, {{hi}}, dtype={{dtype}})",
+            "full": f"{xp}.full({{n}}, {{x}}, dtype={{dtype}})",
             "where": f"{xp}.where",
             "logical": f"{xp}.logical_",
             "math": f"{xp}.{{}}",
@@ -340,6 +346,29 @@ def strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     return fill(sp.gather, x=args[0], i=f"{args[1]} + {fill(sp.arange, n=count)} * ({step})")
 
 
+def full_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
+    """``full(n, v)`` → the library's ``full`` in the node's dtype (``v`` converted to it: a
+    static integer stays a Python int, which the range analysis proves fits); declined
+    (NumPy host code) when ``n`` is not a static integer (a jit compiler needs the shape)."""
+    assert isinstance(t, Full)
+    b = ctx.b
+    if b.kind(t.length, ctx) != STATIC:
+        return None
+    v = b.convert(args[1], t.value.dtype, b.kind(t.value, ctx), t.dtype, ctx.rep(t.value), ctx.rep(t))
+    return fill(b.sp.full, n=args[0], x=v, dtype=b.dtype(ctx.rep(t)))
+
+
+def iota_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
+    """``iota(start, stop)`` → the library's ``arange(start, stop)`` in the node's dtype;
+    declined (NumPy host code) when a bound is not a static integer (a jit compiler needs
+    the length as a constant)."""
+    assert isinstance(t, Iota)
+    b = ctx.b
+    if b.kind(t.start, ctx) != STATIC or b.kind(t.stop, ctx) != STATIC:
+        return None
+    return fill(b.sp.iota, lo=args[0], hi=args[1], dtype=b.dtype(ctx.rep(t)))
+
+
 def apply_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     """``exp``/``sqrt``/``log``/``tanh``/``fabs`` of a real (the backend may decline one:
     :meth:`ArrayBackend.math`)."""
@@ -430,6 +459,8 @@ ARRAY_RULES: dict[str, ArrayRule] = {
     "matrix_strided": matrix_strided_rule,
     "transpose": transpose_rule,
     "strided": strided_rule,
+    "full": full_rule,
+    "iota": iota_rule,
     **{f"{node}({fn})": apply_rule for node in ("scalar_apply", "map") for fn in UNARY_FUNCTIONS},
     "scalar_select": select_rule,
     "tensor_select": select_rule,

@@ -99,6 +99,8 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Full,
+    Iota,
     Lit,
     Matrix,
     NotCond,
@@ -439,6 +441,12 @@ class CHostEmitter:
                 return self._rank(x)
             case TensorCast(x, _) | TensorMap(_, x, _):
                 return self._rank(x)
+            case Full(_, v):
+                if is_tensor(v):
+                    raise CHostError(f"{_name(t)}: a tensor as the value")
+                return 1
+            case Iota():
+                return 1
             case TensorSelect(c, a, b, _):
                 ops = self._select_operands(c, a, b)
                 if not ops:
@@ -672,8 +680,10 @@ class CHostEmitter:
                 return f"({self._len(x, sub)} - {self._index(n, sub, t)})"
             case Slice(_, lo, hi):
                 return f"({self._index(hi, sub, t)} - {self._index(lo, sub, t)})"
-            case Strided(_, _, count, _):
+            case Strided(_, _, count, _) | Full(count, _):
                 return self._index(count, sub, t)
+            case Iota(lo, hi):
+                return f"({self._index(hi, sub, t)} - {self._index(lo, sub, t)})"
             case TensorTensor(_, l, _, _):
                 return self._len(l, sub)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -718,6 +728,12 @@ class CHostEmitter:
                 return self._cast(self._e(x, i, sub), x.dtype, d)
             case TensorMap(fn, x, d):
                 return self._apply(fn, self._e(x, i, sub), x.dtype, d, t)
+            case Full(n, v):
+                self._index(n, sub, t)
+                return self._s(v, sub)
+            case Iota(lo, hi):
+                self._index(hi, sub, t)
+                return f"({self._index(lo, sub, t)} + {i})"
             case TensorSelect(c, a, b, d):
                 self._need_rank(t, 1)
                 ops = self._select_operands(c, a, b)

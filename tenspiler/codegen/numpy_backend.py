@@ -58,6 +58,8 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Full,
+    Iota,
     Lit,
     Matrix,
     NotCond,
@@ -328,7 +330,8 @@ def var_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 def lit_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``Lit`` → a Python literal (``np.float32(...)`` for ``float``)."""
-    value, dtype = t.value, t.dtype  # type: ignore[union-attr]
+    assert isinstance(t, Lit)
+    value, dtype = t.value, t.dtype
     if not dtype.is_float:
         return str(int(value))
     f = float(value)
@@ -476,6 +479,22 @@ def strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{args[0]}[{start} + np.arange({count}) * ({step})]"
 
 
+# ---------------------------------------------------------------- rules: constructors
+
+
+def full_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``full(length, value)`` (``length`` copies of ``value``) → ``np.full(length, value,
+    dtype=...)`` in the node's dtype (the value's C type; an integer in the narrowest dtype
+    holding it, :mod:`.ranges`)."""
+    return f"np.full({_bare(args[0])}, {_bare(args[1])}, dtype=np.{ctx.rep(t)})"
+
+
+def iota_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``iota(start, stop)`` (the integers ``start … stop-1``) → ``np.arange(start, stop,
+    dtype=...)`` (the dtype holds ``[start, stop - 1]``, :mod:`.ranges`)."""
+    return f"np.arange({_bare(args[0])}, {_bare(args[1])}, dtype=np.{ctx.rep(t)})"
+
+
 # ---------------------------------------------------------------- rules: reductions
 
 
@@ -597,6 +616,8 @@ RULES: dict[str, Rule] = {
     "matrix_strided": matrix_strided_rule,
     "transpose": transpose_rule,
     "strided": strided_rule,
+    "full": full_rule,
+    "iota": iota_rule,
     **{f"{node}({fn})": apply_rule for node in ("scalar_apply", "map") for fn in UNARY_FUNCTIONS},
     "scalar_select": select_rule,
     "tensor_select": select_rule,
@@ -984,7 +1005,7 @@ class NumpyBackend:
                     f"`{array}[{show(lo)}:{show(hi)}]` replaced"
                 )
                 if src_rep is not None:
-                    fresh = isinstance(value, TensorTensor | TensorScalar | TensorMap | ReduceRows)
+                    fresh = isinstance(value, TensorTensor | TensorScalar | TensorMap | ReduceRows | Full | Iota)
                     lo_s, hi_s = bounds.split(":", 1)  # (bounds hold no other ':')
                     call = f"{ctx.use('_store')}({src}, {lo_s}, {hi_s}, {v}{', fresh=True' if fresh else ''})"
                     return [comment, f"{out} = {call}"], out, doc

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from tenspiler.codegen import operands
 from tenspiler.frontend.loop_ir import DType, Function
 from tenspiler.ir.terms import (
+    Full,
+    Iota,
     Lit,
     Matrix,
     ReduceMax,
@@ -197,6 +199,11 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                     out = r(x)
             case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x):
                 out = r(x)
+            case Full(_, v):
+                out = r(v)
+            case Iota(a, b):  # start … stop - 1 (empty when stop <= start: any interval)
+                lo, hi = r(a).lo, r(b).hi
+                out = Interval(lo, None if hi is None else hi - 1)
             case Transpose(m):
                 out = r(m)
             case ReduceMax(x):
@@ -393,6 +400,10 @@ class DtypePlan:
                     out = self.rep(x)
                 case ReduceRows(m, _, kind) if kind == "max":
                     out = self.rep(m)
+                case Full(_, v):
+                    out = self.choose([self.range(v)], self.operand_reps([v]))
+                case Iota():
+                    out = self.choose([self.range(t)])
                 case _:
                     out = "int64"  # sums (unbounded length), sizes
         self._reps[t] = out

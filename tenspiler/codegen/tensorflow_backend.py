@@ -36,6 +36,8 @@ SPELLING = Spelling(
     sum_rows="tf.reduce_sum({x}, axis=1)",
     max_rows="tf.reduce_max({x}, axis=1)",
     arange="tf.range({n})",
+    iota="tf.range({lo}, {hi}, dtype={dtype})",
+    full="tf.fill([{n}], tf.cast({x}, {dtype}))",
     logical="tf.math.logical_",
     math="tf.math.{}",
     reshape="tf.reshape({x}, ({shape},))",

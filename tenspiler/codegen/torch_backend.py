@@ -23,6 +23,7 @@ SPELLING = Spelling(
     const="torch.tensor({x}, dtype={dtype})",
     sum_rows="torch.sum({x}, dim=1)",
     max_rows="torch.amax({x}, dim=1)",
+    full="torch.full(({n},), {x}, dtype={dtype})",
     fmod="torch.fmod({x}, {y})",
     c_div='return torch.div(x, _nz(y), rounding_mode="trunc")',
     c_mod="return torch.fmod(torch.as_tensor(x), _nz(y))",

@@ -32,6 +32,8 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Full,
+    Iota,
     Lit,
     Matrix,
     NotCond,
@@ -155,6 +157,16 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             return _as_tensor(np_call(fn, v), dtype)
         case TensorCast(x, dtype):
             return _as_tensor(np_cast(evaluate(x, env), dtype), dtype)
+        case Full(n, x):
+            length, value = evaluate(n, env), evaluate(x, env)
+            if length < 0:
+                raise IndexError(f"full: negative length {length}")
+            return _as_tensor(np.full(length, value), x.dtype)
+        case Iota(start, stop):
+            lo, hi = evaluate(start, env), evaluate(stop, env)
+            if hi < lo:
+                raise IndexError(f"iota: stop {hi} below start {lo}")
+            return _as_tensor(np_binop("+", lo, np.arange(hi - lo, dtype=np.int64), DType.INT), DType.INT)
         case Take(x, n):
             v, k = evaluate(x, env), evaluate(n, env)
             _check_range("take", 0, k, v.shape[0])

@@ -11,6 +11,8 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Full,
+    Iota,
     Lit,
     Matrix,
     NotCond,
@@ -76,6 +78,10 @@ def show(t: Term) -> str:
             return f"strided({show(x)}, {show(a0)}, {show(n)}, {show(step)})"
         case ReduceRows(x, _, kind):
             return f"reduce_rows({show(x)})" if kind == "sum" else f"reduce_rows_max({show(x)})"
+        case Full(n, v):
+            return f"full({show(n)}, {show(v)})"
+        case Iota(a, b):
+            return f"iota({show(a)}, {show(b)})"
         case Take(x, n):
             return f"take({show(x)}, {show(n)})"
         case Tail(x, n):

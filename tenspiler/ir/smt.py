@@ -22,6 +22,8 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Full,
+    Iota,
     Lit,
     Matrix,
     NotCond,
@@ -114,6 +116,10 @@ class SmtEncoder:
                 return f"(select {self.names[name]} {k})"
             case Take(x, _):
                 return self.at(x, k)
+            case Full(_, value):
+                return self.scalar(value)
+            case Iota(start, _):
+                return sem.smt_binop("+", self.scalar(start), k, DType.INT)
             case Tail(x, n):
                 return self.at(x, _add(self.scalar(n), k))
             case Slice(x, lo, _):
@@ -168,8 +174,10 @@ class SmtEncoder:
                 if name not in self.lengths:
                     raise ValueError(f"length of array '{name}' is not known to the encoding")
                 return self.lengths[name]
-            case Take(_, n):
+            case Take(_, n) | Full(n, _):
                 return self.scalar(n)
+            case Iota(start, stop):
+                return f"(- {self.scalar(stop)} {self.scalar(start)})"
             case Tail(x, n):
                 return f"(- {self.length(x)} {self.scalar(n)})"
             case Slice(_, lo, hi):
@@ -202,8 +210,10 @@ class SmtEncoder:
         no modelled length, their sizes are preconditions)."""
         out: list[str] = []
         match t:
-            case Take(_, n):
+            case Take(_, n) | Full(n, _):
                 out.append(f"(<= 0 {self.scalar(n)})")
+            case Iota(start, stop):
+                out.append(f"(<= {self.scalar(start)} {self.scalar(stop)})")
             case Slice(_, lo, hi):
                 out.append(f"(<= 0 {self.scalar(lo)} {self.scalar(hi)})")
             case Tail(x, n):
@@ -298,6 +308,10 @@ def element_vars(t: Tensor) -> set[str]:
             return {name}
         case Take(x, _):
             return element_vars(x)
+        case Full(_, v):
+            return free_vars(v)
+        case Iota(a, _):
+            return free_vars(a)
         case Tail(x, n):
             return element_vars(x) | free_vars(n)
         case Slice(x, lo, _):

@@ -5,7 +5,8 @@ semantics), :class:`ReduceSum`, :class:`ReduceMax`, :class:`Size`, :class:`Scala
 Tensor terms (1-D): :class:`TensorVar` (an input array of unknown length), the access ops
 :class:`Take`, :class:`Tail`, :class:`Slice`, and the compute ops :class:`TensorTensor`
 (elementwise, equal lengths), :class:`TensorScalar` (broadcast a scalar, either order) and
-:class:`TensorCast` (elementwise C conversion).
+:class:`TensorCast` (elementwise C conversion); the constructors :class:`Full` (a scalar
+repeated: a fill) and :class:`Iota` (consecutive integers: a loop counter used as a value).
 
 Every term carries the dtype of its value; integer arithmetic on ``uint8`` promotes to
 ``int`` as in C (``promote``). Meaning: ``tenspiler.ir.interp`` (reference interpreter) and
@@ -298,15 +299,43 @@ class ReduceRows:
     kind: Literal["sum", "max"] = "sum"  # "max": row maxima (rows must be non-empty)
 
 
+@dataclass(frozen=True)
+class Full:
+    """``full(length, value)``: the 1-D tensor of ``length`` elements, each ``value`` (of
+    ``value``'s dtype) — a loop storing a loop-invariant value (a fill). Requires
+    ``length ≥ 0``. NumPy ``np.full(length, value)``."""
+
+    length: Scalar
+    value: Scalar
+
+    @property
+    def dtype(self) -> DType:
+        return self.value.dtype
+
+
+@dataclass(frozen=True)
+class Iota:
+    """``iota(start, stop)``: the INT tensor ``[start, start+1, …, stop-1]`` (``stop - start``
+    elements; element ``k`` is ``start + k``) — a loop counter used as a value. Requires
+    ``start ≤ stop``. NumPy ``np.arange(start, stop)``."""
+
+    start: Scalar
+    stop: Scalar
+
+    @property
+    def dtype(self) -> DType:
+        return DType.INT
+
+
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
-    | TensorSelect | TensorMap | Transpose | Strided
+    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
-    TensorSelect, TensorMap, Transpose, Strided,
+    TensorSelect, TensorMap, Transpose, Strided, Full, Iota,
 )
 
 
@@ -498,6 +527,12 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case Take(x, n):
             nx, nn = f(x), f(n)
             return t if (nx is x and nn is n) else Take(nx, nn)  # type: ignore[arg-type]
+        case Full(n, v):
+            nn, nv = f(n), f(v)
+            return t if (nn is n and nv is v) else Full(nn, nv)  # type: ignore[arg-type]
+        case Iota(a, b):
+            na, nb = f(a), f(b)
+            return t if (na is a and nb is b) else Iota(na, nb)  # type: ignore[arg-type]
         case Tail(x, n):
             nx, nn = f(x), f(n)
             return t if (nx is x and nn is n) else Tail(nx, nn)  # type: ignore[arg-type]

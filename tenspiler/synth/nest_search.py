@@ -34,6 +34,7 @@ from tenspiler.frontend.loop_ir import (
 )
 from tenspiler.ir.terms import (
     Cmp,
+    Full,
     Lit,
     Matrix,
     ReduceRows,
@@ -222,10 +223,11 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
     """Expression trees (for reports) and a function enumerating filtered candidates."""
     trees: dict[str, str] = {}
     lin_trees = {}
+    fills: set[str] = set()  # outputs storing a loop-invariant value: full(BOUND, value)
     for o in k.linear:
         t = expression_tree(o.value, ctx=_context(k, with_rows=False))
         if t.kind != "vector":
-            raise NotLiftable(f"the nest stores a value that does not depend on the loop counters into '{o.array}'", o.value.loc)
+            fills.add(o.array)
         lin_trees[o.array] = t
         trees[o.array] = show_tree(t)
     acc_trees: dict[str, tuple[str, Any, Any]] = {}
@@ -269,6 +271,8 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                     break
                 stats.enumerated += 1
                 _check(t)
+                if name in fills:  # as long as the linear views take(a, BOUND)
+                    t = Full(ScalarVar(BOUND, INT), t)  # type: ignore[arg-type]
                 ps = nest_summary(k, Candidate((), ((name, t),)), partial=True)  # type: ignore[arg-type]
                 if all(mismatch(ps, ex, only=name) is None for ex in examples):
                     keep.append((name, t))

@@ -31,6 +31,7 @@ from tenspiler.synth.trees import (
     accumulate,
     enumerate_terms,
     expression_tree,
+    fill_over_range,
     leaf_pools,
     maximum_part,
     reduction_parts,
@@ -79,12 +80,10 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
     values = []
     for a in k.arrays:
         tree = expression_tree(a.value, k)
-        if tree.kind != "vector":
-            raise NotLiftable(
-                f"the loop stores a value that does not depend on the loop counter into '{a.array}' "
-                "(a fill), which is not in TensIR yet",
-                a.value.loc,
-            )
+        if tree.kind != "vector":  # a fill: the loop-invariant value over the loop's range
+            holes.append(_Hole(a.array, tree, lambda t: fill_over_range(k, t)))  # type: ignore[arg-type]
+            values.append(a.value)
+            continue
         holes.append(_Hole(a.array, tree, lambda t: t))
         values.append(a.value)
     for s in k.scalars:

@@ -41,6 +41,8 @@ from tenspiler.frontend.loop_ir import (
 from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
+    Full,
+    Iota,
     Lit,
     NotCond,
     ReduceSum,
@@ -218,18 +220,22 @@ def _show_cond_tree(c: CondTree) -> str:
 class TreeContext:
     """What the leaves of a per-iteration value mean: loads whose index is one of
     ``vector_indices`` plus a constant are vector holes; ``counters`` (loop counters) may
-    not be used as values; ``carried`` scalars may not appear (a scan)."""
+    not be used as values, except those in ``iota``, which are INT vector holes (the
+    counter's values over the range: an ``iota`` leaf); ``carried`` scalars may not appear
+    (a scan)."""
 
     vector_indices: tuple[Expr, ...]
     counters: frozenset[str]
     carried: frozenset[str]
     #: When set, decides which loads are vector holes (instead of ``vector_indices``).
     accepts: Callable[[Load], bool] | None = None
+    iota: frozenset[str] = frozenset()
 
 
 def loop_context(k: LoopKernel) -> TreeContext:
     return TreeContext(
-        (Var(k.var, DType.INT),), frozenset({k.var}), frozenset(s.name for s in k.scalars)
+        (Var(k.var, DType.INT),), frozenset({k.var}), frozenset(s.name for s in k.scalars),
+        iota=frozenset({k.var}),
     )
 
 
@@ -254,6 +260,8 @@ def _tree(e: Expr, k: LoopKernel | None, exclude: str | None, ctx: TreeContext) 
                 raise NotLiftable(f"read of '{array}' at an index that is not {where} + constant", loc)
             return Hole("vector", dtype, e)
         case Var(name, dtype, loc):
+            if name in ctx.iota:
+                return Hole("vector", DType.INT, e)
             if name in ctx.counters:
                 raise NotLiftable(f"the loop counter '{name}' is used as a value", loc)
             if name in ctx.carried and name != exclude:
@@ -401,9 +409,59 @@ def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
     return [e for e in statement_expressions(stmts) if isinstance(e, Const)]
 
 
+def counter_values(e: Expr, var: str) -> bool:
+    """Whether the loop counter ``var`` is used as a value in ``e`` (not only inside the
+    index of a load)."""
+    match e:
+        case Var(name):
+            return name == var
+        case Load():
+            return False
+        case _:
+            return any(counter_values(c, var) for c in _direct_subexpressions(e))
+
+
+def _direct_subexpressions(e: Expr) -> list[Expr]:
+    match e:
+        case Const() | Var() | Load():
+            return []
+        case Unary(_, x) | Cast(x) | Call(_, x):
+            return [x]
+        case Binary(_, l, r):
+            return [l, r]
+        case Select(c, a, b):
+            return [*_cond_operands(c), a, b]
+        case _:
+            assert_never(e)
+
+
+def _cond_operands(c: Cond) -> list[Expr]:
+    match c:
+        case Compare(_, l, r):
+            return [l, r]
+        case Logical(_, l, r):
+            return _cond_operands(l) + _cond_operands(r)
+        case Not(x):
+            return _cond_operands(x)
+        case _:
+            assert_never(c)
+
+
+def fill_over_range(k: LoopKernel, value: Scalar) -> Tensor:
+    """``full(BOUND - start, value)``: a loop-invariant ``value`` stored at every iteration
+    (a fill), as long as the slices :func:`leaf_pools` reads (``full(BOUND, value)`` when
+    the loop starts at 0)."""
+    start = lift_entry_scalar(k.start, k)
+    bound = ScalarVar(BOUND, DType.INT)
+    if isinstance(start, Lit) and not start.dtype.is_float:
+        return Full(plus_const(bound, -int(start.value)), value)
+    return Full(ScalarOp("-", bound, start, DType.INT), value)
+
+
 def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
-    """Vector pool: each distinct ``array[i + d]`` read in ``values``; scalar pool: the
-    loop-invariant variables read there plus the program's constants (paper §5.4)."""
+    """Vector pool: each distinct ``array[i + d]`` read in ``values``, and the counter's
+    values ``iota(start, bound)`` when ``values`` use the counter as a value; scalar pool:
+    the loop-invariant variables read there plus the program's constants (paper §5.4)."""
     start = lift_entry_scalar(k.start, k)
     bound = ScalarVar(BOUND, DType.INT)
     loop_var = Var(k.var, DType.INT)
@@ -429,6 +487,11 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
                 pass
 
     for value in values:
+        if counter_values(value, k.var):
+            it = Iota(start, bound)  # the counter's values: as long as the slices
+            origins.append((loop_var, it))
+            if it not in vectors:
+                vectors.append(it)
         for e in subexpressions(value):
             if not isinstance(e, Load) or index_difference(e.index, loop_var) is not None:
                 visit(e)
