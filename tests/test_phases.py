@@ -90,7 +90,9 @@ def test_disjoint_read_keeps_the_entry_array(tmp_path: Path) -> None:
         ("read_past_write.c", "which an earlier loop wrote only in part"),
         ("mutant_index.c", "which an earlier loop wrote only in part"),
         ("mutant_bound.c", "which an earlier loop wrote only in part"),
-        ("bound_from_loop.c", "depends on 'm', which an earlier loop computes"),
+        ("bound_from_loop.c", "depends on 'm', whose value here an earlier loop computes"),
+        ("bound_via_copy.c", "depends on 'k', whose value here an earlier loop computes"),
+        ("bound_via_local_copy.c", "depends on 'k', whose value here an earlier loop computes"),
         ("two_ranges.c", "over different ranges in several loops are not supported yet"),
     ],
 )

@@ -195,9 +195,13 @@ def analyze_phases(fn: Function) -> PhasedKernel:
     local_names = {n for n, _ in fn.locals}
     scalar_names = local_names | {p.name for p in fn.scalars}
     phases: list[Phase] = []
-    env: dict[str, Expr] = {}  # straight-line values over the function entry
-    loop_assigned: set[str] = set()  # scalars some earlier loop assigned
+    # straight-line values of scalars, over the function entry; a scalar an earlier loop
+    # assigned, or whose straight-line value reads one (or reads an array an earlier loop
+    # wrote), is "late": its value is known only through the proofs, never here
+    env: dict[str, Expr] = {}
+    late: set[str] = set()
     written_arrays: set[str] = set()
+    param_names = {p.name for p in fn.scalars}
     for k, stmts in enumerate(parts):
         later = [s for rest in parts[k + 1 :] for s in rest]
         live_in = tuple(sorted(_exposed(stmts) & local_names))
@@ -207,27 +211,29 @@ def analyze_phases(fn: Function) -> PhasedKernel:
         locals_ = tuple((n, d) for n, d in fn.locals if n not in live_in)
         pfn = replace(fn, params=params, locals=locals_, body=stmts)
         loop = next(s for s in stmts if isinstance(s, For))
-        # the bounds, over the phase entry: straight-line code before the loop substituted
-        pre = symexec.execute(stmts[: stmts.index(loop)])
+        pre_stmts = stmts[: stmts.index(loop)]
+        # the straight-line state before this phase's loop, over the function entry
+        st = symexec.execute(pre_stmts, SymState(scalars=dict(env)))
+        for n, v in st.scalars.items():
+            fresh = n not in env or v is not env[n]
+            if fresh and (symexec.reads(v) & late or any(ld.array in written_arrays for ld in symexec.loads(v))):
+                late.add(n)
         for bound in (loop.start, loop.stop):
-            b = symexec.substitute(bound, pre)
-            late = symexec.reads(b) & loop_assigned
-            if late:
-                raise NotLiftable(
-                    f"the bound of this loop depends on '{sorted(late)[0]}', which an earlier loop computes "
-                    "(a loop phase's trip count must be known from the parameters)", loop.loc)
+            b = symexec.substitute(bound, st)  # over the function entry
+            for name in sorted(symexec.reads(b)):
+                if name in late:
+                    raise NotLiftable(
+                        f"the bound of this loop depends on '{name}', whose value here an earlier loop "
+                        "computes (a loop phase's trip count must be known from the parameters)", loop.loc)
+                if name not in param_names:
+                    raise NotLiftable(f"the bound of this loop reads '{name}' before any assignment to it", loop.loc)
             if any(ld.array in written_arrays for ld in symexec.loads(b)):
                 raise NotLiftable("the bound of this loop reads an array an earlier loop writes", loop.loc)
         kernel = analyze_kernel(pfn, live_out)
-        phases.append(Phase(k, pfn, kernel, live_in, live_out, dict(env)))
-        # the straight-line state after this phase (for the next phase's trip counts)
-        st = SymState(scalars=dict(env))
-        st = symexec.execute(stmts[: stmts.index(loop)], st)
-        env = {n: v for n, v in st.scalars.items() if n not in loop_assigned}
-        in_loop = symexec.assigned_scalars([loop])
-        loop_assigned |= in_loop
-        for n in in_loop:
-            env.pop(n, None)
+        phases.append(Phase(k, pfn, kernel, live_in, live_out, {n: v for n, v in env.items() if n not in late}))
+        # the straight-line state after this phase, for the next phases' trip counts
+        late |= symexec.assigned_scalars([loop])
+        env = {n: v for n, v in st.scalars.items() if n not in late}
         written_arrays |= symexec.stored_arrays(stmts)
     return PhasedKernel(fn, tuple(phases))
 
@@ -338,8 +344,8 @@ class _Rewriter:
                                  Take(TensorVar(a, t.dtype), n2))
             case Take(Tail(TensorVar(a), c), n) if a in self.writes:
                 c2, n2 = self.scalar(c), self.scalar(n)
-                hi2 = ScalarOp("+", c2, n2, DType.INT)
-                return self.view(a, c2, hi2, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
+                end: Scalar = ScalarOp("+", c2, n2, DType.INT)
+                return self.view(a, c2, end, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
                                  Take(Tail(TensorVar(a, t.dtype), c2), n2))
             case Tail(TensorVar(a), c) if a in self.writes:
                 c2 = self.scalar(c)
