@@ -5,6 +5,14 @@ runs under hypothesis (:func:`c_kernels`, :func:`python_kernels`, :func:`kernels
 strategies whose examples shrink) and from a seeded :class:`random.Random`
 (:func:`random_kernel`, used by the long campaign).
 
+Shapes: one counted loop, a two-deep nest over a row-major matrix, several top-level loops
+one after another (loop phases: a reduction read by a later loop, an array written and then
+read or rewritten, running maxima from index 1, straight-line code between the loops, later
+bounds ``n - 1`` / a local / a copy of a loop-computed count), fills and the loop counter
+used as a value (``a[i] = v``, ``a[i] = i``, ``a[i] = b[i] + 2 * i``, ``s * i + 1.0f``), legacy
+Python loops and the Python idioms (comprehensions, ``sum`` / ``max`` / ``min`` of a
+generator, ``zip``, ``enumerate``, several loops per function).
+
 The kernels deliberately stray outside what the frontends accept (unsigned and short types,
 ``uint32_t``, ``%``/``/`` everywhere, carried scalars, macros redefined after ``#undef``,
 rebound Python globals, ...): the tool must then refuse them cleanly.
@@ -195,6 +203,9 @@ class _CGen:
         self.macro_names: list[str] = []
         self.depth_limit = 2
         self.allow_mod = True
+        #: plain decimal integer literals without suffix (the phase kernels use it often, so
+        #: that their loops are not all refused for an unsigned literal)
+        self.plain = False
 
     # leaves -----------------------------------------------------------------
 
@@ -206,7 +217,11 @@ class _CGen:
             return _float_literal(d, v, self.feats)
         v = d.pick([0, 1, 1, 2, 3, 7, 10, 100, 127, 128, 255, 256, 1000, 65535, 0x7F, 0x7FFFFFFF,
                     0xFFFFFFFF, 2147483648, -1, -2, -128])
+        if self.plain and abs(v) >= 0x7FFFFFFF:
+            v = d.pick([0, 1, 2, 3, 7, 10, 100, 127, -1])
         self.constants.append(v)
+        if self.plain:
+            return str(v)
         if abs(v) >= 0x7FFFFFFF:
             self.feats.add("literal-wide")
         return _int_literal(d, v, self.feats)
@@ -313,7 +328,8 @@ def _pick_type(d: Draw, accepted_percent: int | None = None) -> str:
 
 
 def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
-    """A random C kernel: one counted loop, or a doubly nested loop over a row-major matrix."""
+    """A random C kernel: one counted loop, a doubly nested loop over a row-major matrix, or
+    several top-level loops one after another (loop phases, :func:`_phases_body`)."""
     g = _CGen(d)
     _WILD[0] = 25 if d.coin(35) else 0  # most kernels use only documented types
     nested = d.coin(35)
@@ -327,6 +343,8 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     helper = g.make_helper(elem if d.coin(70) else acc_t) if d.coin(20) else ""
     if nested:
         body, params, ret, shape = _nested_body(g, elem, out_t, acc_t, scal_t, float_ctx)
+    elif d.coin(30):
+        body, params, ret, shape = _phases_body(g, elem, out_t, acc_t, scal_t, float_ctx)
     else:
         body, params, ret, shape = _single_body(g, elem, out_t, acc_t, scal_t, float_ctx)
     sig = ", ".join(f"{p.ctype} *{p.name}" if p.array else f"{p.ctype} {p.name}" for p in params)
@@ -387,6 +405,10 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     if d.coin(20):
         env["vars"].append("i")
         g.feats.add("index-value")
+    fill = has_out and d.coin(18)
+    if fill and d.coin(40):
+        start = d.pick([1, 2, 3, 5])
+        g.feats.add("start-nonzero")
     loop_var = "long i" if d.coin(10) else "int i"
     step = d.pick(["i++", "i++", "++i", "i += 1", "i = i + 1"])
     lines.append(f"  for ({loop_var} = {start}; i < n; {step}) {{")
@@ -395,7 +417,9 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
         lines.append(f"    {tmp_t} t = {g.expr(env, float_ctx)};")
         env["vars"].append("t")
         g.feats.add("local")
-    if has_out:
+    if fill:
+        lines.append(f"    out[i] = {_fill_value(g, env, out_t)};")
+    elif has_out:
         if d.coin(30):
             g.feats.add("if-else")
             lines.append(f"    if ({g.cond(env, float_ctx)}) out[i] = {g.expr(env, float_ctx)};")
@@ -443,6 +467,257 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     elif flag and d.coin(50):
         ret = "int"
         lines.append("  return flag;")
+    return "\n".join(lines) + "\n", params, ret, "1d"
+
+
+def _fill_value(g: _CGen, env: dict[str, list[str]], t: str) -> str:
+    """A store of a fill or of the loop counter used as a value (TensIR ``full`` / ``iota``):
+    ``v``, ``0``, ``i``, ``b[i] + 2 * i``, ``s * i + 1.0f`` (int -> float), ..."""
+    d = g.d
+    is_f = ctype(t).is_float
+    loads = env["loads"] or ["0"]
+    scalars = env["scalars"]
+    kind = d.pick(["const", "zero", "scalar", "iota", "iota", "iota-affine", "load-plus-i", "scaled-i", "i-float"])
+    if kind == "scalar" and not scalars:
+        kind = "const"
+    if kind == "const":
+        g.feats.add("fill")
+        return g.literal(is_f)
+    if kind == "zero":
+        g.feats.add("fill")
+        return d.pick(["0", "0.0f" if is_f else "0"])
+    if kind == "scalar":
+        g.feats.add("fill")
+        v = d.pick(scalars)
+        return v if d.coin(70) else f"{v} {d.pick(['+', '*'])} {g.literal(is_f)}"
+    g.feats.add("iota")
+    if kind == "iota":
+        return "i"
+    if kind == "iota-affine":
+        return d.pick(["i + 1", "i - 1", "2 * i", "i * 3 + 1", "-i", "n - i", "(i + 1) * 2"])
+    if kind == "load-plus-i":
+        g.feats.add("iota-expr")
+        return f"{d.pick(loads)} {d.pick(['+', '-', '*'])} {d.pick(['i', '2 * i', 'i * 2', '(i + 1)'])}"
+    if kind == "scaled-i":
+        g.feats.add("iota-expr")
+        v = d.pick(scalars) if scalars else g.literal(is_f)
+        return f"{v} * i {d.pick(['+', '-'])} {g.literal(is_f)}"
+    g.feats.add("iota-float")
+    v = d.pick(scalars) if scalars and d.coin(60) else g.literal(True)
+    return d.pick([f"{v} * i + 1.0f", f"i * {v} + 0.5", f"(float) i * {v}", f"i / 2.0f + {v}", "(float) i"])
+
+
+def _phases_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
+    """Two or three top-level loops one after another (loop phases): reductions whose result
+    a later loop reads, elementwise loops whose output a later loop reads or rewrites,
+    running maxima from index 1, fills and iotas, with straight-line code between the loops
+    (a copy of a loop's result, a modified parameter, a local bound) and later bounds that
+    differ by a constant, are a local, or are a copy of a loop-computed count (which must be
+    refused: the bound is late)."""
+    d = g.d
+    g.feats.add("phases")
+    g.plain = d.coin(65)
+    if d.coin(40):
+        g.depth_limit = 1
+    n_loops = d.pick([2, 2, 2, 3])
+    if n_loops == 3:
+        g.feats.add("phases-3")
+    ins = ["a", "b"] if d.coin(50) else ["a"]
+    offset = d.coin(12)
+    n_t = d.pick(["int", "int", "int", "int", "long"])
+    has_k = d.coin(40)
+    lines: list[str] = []
+    #: computed scalar locals (name -> C type); counts hold values in 0..n
+    scalars: dict[str, str] = {}
+    counts: list[str] = []
+    int_scalars: list[str] = []  # integral computed scalars (usable as a late loop bound)
+    safe_bounds: list[str] = []  # locals set from n by straight-line code
+    written: dict[str, str] = {}  # array -> the range its last writer covered
+    outs_used: list[str] = []
+    out_types = {"out": out_t, "out2": elem if d.coin(60) else out_t}
+    n_modified = False
+
+    def env_for(loop_range: str) -> dict[str, list[str]]:
+        loads = [f"{x}[i]" for x in ins]
+        if offset:
+            loads += [f"{x}[i + 1]" for x in ins]
+        for arr in written:
+            if arr not in ins:
+                loads.append(f"{arr}[i]")
+        sc = list(scalars) + (["k"] if has_k else [])
+        return {"loads": loads, "scalars": sc, "vars": ["i"] if d.coin(15) else []}
+
+    for p in range(n_loops):
+        if p > 0 and d.coin(55):
+            for _ in range(d.integer(1, 2)):
+                what = d.pick(["copy", "copy", "modify", "param", "len", "len"])
+                if what == "copy" and scalars:
+                    src = d.pick(list(scalars))
+                    name = f"c{p}"
+                    if name in scalars:
+                        continue
+                    g.feats.add("phase-copy")
+                    lines.append(f"  {scalars[src]} {name} = {src};")
+                    scalars[name] = scalars[src]
+                    if src in counts:
+                        counts.append(name)
+                    if src in int_scalars:
+                        int_scalars.append(name)
+                elif what == "modify" and scalars:
+                    src = d.pick(list(scalars))
+                    g.feats.add("phase-modify")
+                    fl = ctype(scalars[src]).is_float
+                    rhs = d.pick([f"{src} * {g.literal(fl)}", f"{src} + {g.literal(fl)}", f"{src} - 1"]
+                                 + ([f"{src} + k"] if has_k else []))
+                    lines.append(f"  {src} = {rhs};")
+                    if src in counts:
+                        counts.remove(src)
+                elif what == "param" and not n_modified:
+                    n_modified = True
+                    g.feats.add("phase-param-modified")
+                    lines.append(d.pick(["  n = n - 1;", "  n -= 1;", "  n = n / 2;", "  n--;"]))
+                elif what == "len":
+                    name = f"len{p}"
+                    if name in safe_bounds:
+                        continue
+                    g.feats.add("phase-bound-local")
+                    lines.append(f"  int {name} = {d.pick(['n', 'n - 1', 'n - 2', 'n / 2', 'n - 1 + 1'])};")
+                    safe_bounds.append(name)
+        # the loop's range
+        r = d.integer(0, 99)
+        if r < 62 or (r >= 80 and not safe_bounds and not counts):
+            bound = "n"
+        elif r < 72:
+            g.feats.add("phase-bound-minus")
+            bound = d.pick(["n - 1", "n - 2", "n + 0", "n - 1 + 1"])
+        elif r < 80 and safe_bounds:
+            bound = d.pick(safe_bounds)
+        elif counts:
+            g.feats.add("phase-bound-late")
+            bound = d.pick(counts)
+        else:
+            bound = "n"
+        start = d.pick([0, 0, 0, 0, 1])
+        kinds = ["reduce", "reduce", "count", "runmax", "map", "map", "map", "fill"]
+        if written:
+            kinds += ["rewrite", "rewrite"]
+        if int_scalars:
+            kinds += ["late-accum"]
+        kind = d.pick(kinds)
+        if kind == "late-accum":
+            # red team e4c5567: a loop bound copied from a loop-computed value
+            g.feats.add("phase-bound-late")
+            src = d.pick(int_scalars)
+            name = f"kk{p}"
+            lines.append(f"  {scalars[src]} {name} = {src};")
+            lines.append(f"  int t{p} = 0;")
+            lines.append(f"  for (int i = 0; i < {name}; i++) t{p} = t{p} + {d.pick(['1', '3', '2'])};")
+            scalars[f"t{p}"] = "int"
+            int_scalars.append(f"t{p}")
+            continue
+        if kind == "runmax":
+            g.feats.add("running-max-from-1")
+            arr = d.pick(ins + [x for x in written if x not in ins])
+            name = f"m{p}"
+            op = d.pick([">", ">", "<", ">="])
+            lines.append(f"  {elem if arr in ins else out_types[arr]} {name} = {arr}[0];")
+            lines.append(f"  for (int i = 1; i < {bound}; i++)")
+            if d.coin(25):
+                lines.append(f"    {name} = {arr}[i] {op} {name} ? {arr}[i] : {name};")
+            else:
+                lines.append(f"    if ({arr}[i] {op} {name}) {name} = {arr}[i];")
+            scalars[name] = elem if arr in ins else out_types[arr]
+            if not ctype(scalars[name]).is_float:
+                int_scalars.append(name)
+            continue
+        env = env_for(bound)
+        body: list[str] = []
+        if kind in ("reduce", "count"):
+            name = f"s{p}" if kind == "reduce" else f"cnt{p}"
+            t = acc_t if kind == "reduce" else "int"
+            init = "0" if kind == "count" or d.coin(60) else g.literal(ctype(t).is_float)
+            lines.append(f"  {t} {name} = {init};")
+            if kind == "count":
+                g.feats.add("count")
+                body.append(f"    if ({g.cond(env, float_ctx)}) {d.pick([f'{name}++', f'{name} += 1', f'{name} = {name} + 1'])};")
+            else:
+                form = d.pick(["plus", "pluseq", "pluseq", "ifplus", "max", "minus"])
+                e = g.expr(env, float_ctx)
+                if form == "plus":
+                    body.append(f"    {name} = {name} + {e};")
+                elif form == "pluseq":
+                    body.append(f"    {name} += {e};")
+                elif form == "minus":
+                    body.append(f"    {name} -= {e};")
+                elif form == "ifplus":
+                    g.feats.add("cond-reduction")
+                    body.append(f"    if ({g.cond(env, float_ctx)}) {name} += {e};")
+                else:
+                    g.feats.add("max-reduction")
+                    body.append(f"    if ({e} > {name}) {name} = {e};")
+            scalars[name] = t
+            if not ctype(t).is_float:
+                int_scalars.append(name)
+            if kind == "count" and start == 0 and bound in ("n", "n + 0") and not n_modified:
+                counts.append(name)
+        else:
+            if kind == "rewrite":
+                tgt = d.pick(list(written))
+                g.feats.add("phase-rewrite")
+                if written[tgt] != f"{start}:{bound}":
+                    g.feats.add("phase-rewrite-other-range")
+                op = d.pick(["+", "*", "-"] + (["/"] if not ctype(out_types.get(tgt, elem)).is_float else []))
+                body.append(f"    {tgt}[i] = {tgt}[i] {op} {g.expr(env, float_ctx)};")
+            else:
+                tgt = d.pick(["out", "out", "out", "out2", ins[0]]) if kind == "map" else d.pick(["out", "out2"])
+                if tgt in ins:
+                    g.feats.add("phase-in-place")
+                if kind == "fill":
+                    body.append(f"    {tgt}[i] = {_fill_value(g, env, out_types.get(tgt, elem))};")
+                elif d.coin(20):
+                    g.feats.add("if-else")
+                    body.append(f"    if ({g.cond(env, float_ctx)}) {tgt}[i] = {g.expr(env, float_ctx)};")
+                    body.append(f"    else {tgt}[i] = {g.expr(env, float_ctx)};")
+                else:
+                    body.append(f"    {tgt}[i] = {g.expr(env, float_ctx)};")
+                if written and any(f"{w}[i]" in "".join(body) for w in written if w != tgt):
+                    g.feats.add("phase-reads-written")
+            if tgt not in ins and tgt not in outs_used:
+                outs_used.append(tgt)
+            written[tgt] = f"{start}:{bound}"
+            if kind == "map" and d.coin(20):
+                # the softmax shape: an elementwise store and a reduction in one loop
+                name = f"s{p}"
+                lines.append(f"  {acc_t} {name} = 0;")
+                body.append(f"    {name} += {tgt}[i];")
+                scalars[name] = acc_t
+                if not ctype(acc_t).is_float:
+                    int_scalars.append(name)
+        if bound != "n":
+            g.feats.add("phase-bound-" + ("local" if bound in safe_bounds else "late" if bound in counts else "minus"))
+        if start:
+            g.feats.add("start-nonzero")
+        lines.append(f"  for (int i = {start}; i < {bound}; i++) {{")
+        lines.extend(body)
+        lines.append("  }")
+    ret: str | None = None
+    if scalars and (d.coin(80) or (not outs_used and not any(x in written for x in ins))):
+        names = list(scalars)
+        first = d.pick(names)
+        ret = scalars[first]
+        tail = first
+        if len(names) > 1 and d.coin(40):
+            tail = f"{first} {d.pick(['+', '-', '*'])} {d.pick(names)}"
+        elif d.coin(15):
+            tail = f"{first} + n"
+        lines.append(f"  return {tail};")
+    params = [Param(x, elem, True, "n + 1" if offset else "n") for x in ins]
+    params += [Param(o, out_types[o], True, "n") for o in sorted(outs_used)]
+    if has_k:
+        params.append(Param("k", scal_t))
+    params.append(Param("n", n_t, size=True))
+    if n_t != "int":
+        g.feats.add("bound-" + n_t)
     return "\n".join(lines) + "\n", params, ret, "1d"
 
 
@@ -645,12 +920,151 @@ def python_kernel(d: Draw, name: str = "kern") -> KernelSpec:
                       "2d" if nested else "1d")
 
 
+def python_idiom_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A Python kernel written with the idioms (commit bd2b778): list comprehensions,
+    ``sum`` / ``max`` / ``min`` over generator expressions, list comprehensions or list
+    parameters, ``zip``, ``enumerate``, and several loops per function (a scalar an earlier
+    loop or idiom computed, read by a later one)."""
+    feats: set[str] = {"py-idiom"}
+    consts: list[float] = []
+    is_float = d.coin(40)
+    et = "float" if is_float else "int"
+    two = d.coin(50)
+    scal = d.coin(30)
+
+    def lit() -> str:
+        if is_float and d.coin(60):
+            v: float = d.pick([0.5, 0.1, 2.0, 1.5, 100.0])
+        else:
+            v = d.pick([0, 1, 2, 3, 7, 10, 100, 255, -1, -3])
+        consts.append(v)
+        return repr(v)
+
+    scalars: list[str] = []
+
+    def expr(leaves: list[str], depth: int = 0) -> str:
+        if depth >= 2 or d.coin(40):
+            return d.pick(leaves * 3 + scalars + (["c"] if scal else []) + [lit()])
+        k = d.pick(["bin"] * 5 + ["ifexp", "minmax", "abs"])
+        if k == "bin":
+            op = d.pick(["+", "-", "*", "//", "%"] if not is_float else ["+", "-", "*", "/"])
+            if op in ("//", "%", "/"):
+                feats.add("div")
+            return f"({expr(leaves, depth + 1)} {op} {expr(leaves, depth + 1)})"
+        if k == "ifexp":
+            feats.add("select")
+            return (f"({expr(leaves, depth + 1)} if {expr(leaves, depth + 1)} {d.pick(['<', '>', '>='])} {lit()} "
+                    f"else {expr(leaves, depth + 1)})")
+        if k == "minmax":
+            return f"{d.pick(['min', 'max'])}({expr(leaves, depth + 1)}, {expr(leaves, depth + 1)})"
+        return f"abs({expr(leaves, depth + 1)})"
+
+    def iteration() -> tuple[str, list[str]]:
+        """A comprehension / generator ``for`` clause and the names it binds."""
+        forms = ["x", "range", "enumerate"] + (["zip", "zip", "enumerate-zip"] if two else [])
+        form = d.pick(forms)
+        if form == "x":
+            return "for x in xs", ["x"]
+        if form == "range":
+            return "for i in range(len(xs))", ["xs[i]"] + (["ys[i]"] if two else []) + ["i"]
+        if form == "enumerate":
+            feats.add("py-enumerate")
+            return "for i, x in enumerate(xs)", ["x", "x", "i"]
+        if form == "zip":
+            feats.add("py-zip")
+            return "for x, y in zip(xs, ys)", ["x", "y"]
+        feats.add("py-enumerate")
+        feats.add("py-zip")
+        return "for i, (x, y) in enumerate(zip(xs, ys))", ["x", "y", "i"]
+
+    body: list[str] = []
+    n_scalar = d.pick([0, 1, 1, 1, 2, 2])
+    for p in range(n_scalar):
+        s = f"s{p}"
+        form = d.pick(["sum-gen", "sum-gen", "sum-list", "max-gen", "min-gen", "maxmin-param", "sum-param",
+                       "loop", "loop", "mean"])
+        clause, leaves = iteration()
+        if form == "sum-gen":
+            feats.add("py-sum-gen")
+            start = f", {lit()}" if d.coin(15) else ""
+            body.append(f"    {s} = sum(({expr(leaves)} {clause}){start})" if start else f"    {s} = sum({expr(leaves)} {clause})")
+        elif form == "sum-list":
+            feats.add("py-sum-gen")
+            body.append(f"    {s} = sum([{expr(leaves)} {clause}])")
+        elif form in ("max-gen", "min-gen"):
+            feats.add("py-maxmin-gen")
+            body.append(f"    {s} = {form[:3]}({expr(leaves)} {clause})")
+        elif form == "maxmin-param":
+            feats.add("py-maxmin-gen")
+            body.append(f"    {s} = {d.pick(['max', 'min'])}({d.pick(['xs', 'ys'] if two else ['xs'])})")
+        elif form == "sum-param":
+            feats.add("py-sum-gen")
+            body.append(f"    {s} = sum(xs)")
+        elif form == "mean":
+            feats.add("py-sum-gen")
+            body.append(f"    {s} = sum({expr(leaves)} {clause}) {'/' if is_float else '//'} len(xs)")
+        else:
+            feats.add("py-loop")
+            body.append(f"    {s} = 0" + (".0" if is_float and d.coin(50) else ""))
+            body.append(f"    {clause}:")
+            if d.coin(25):
+                feats.add("cond-reduction")
+                body.append(f"        if {expr(leaves, 1)} > {lit()}:")
+                body.append(f"            {s} += {expr(leaves)}")
+            else:
+                body.append(f"        {s} {d.pick(['+=', '+=', '-='])} {expr(leaves)}")
+        scalars.append(s)
+        if d.coin(20):
+            feats.add("py-straight-line")
+            body.append(f"    {s} = {s} {d.pick(['+', '*', '-'])} {lit()}")
+    if n_scalar >= 1:
+        feats.add("py-phases" if n_scalar > 1 or d.coin(0) else "py-scalar-then")
+    ret: str
+    if scalars and d.coin(35):
+        ret = "float" if is_float else "int"
+        tail = d.pick(scalars)
+        if len(scalars) > 1 and d.coin(60):
+            tail = f"{scalars[0]} {d.pick(['+', '-', '*'])} {scalars[1]}"
+        body.append(f"    return {tail}")
+    else:
+        ret = "list"
+        if scalars:
+            feats.add("py-phases")
+        clause, leaves = iteration()
+        form = d.pick(["comp", "comp", "comp", "append", "named", "tmp"])
+        if form == "comp":
+            feats.add("py-listcomp")
+            body.append(f"    return [{expr(leaves)} {clause}]")
+        elif form == "named":
+            feats.add("py-listcomp")
+            body.append(f"    out = [{expr(leaves)} {clause}]")
+            body.append("    return out")
+        elif form == "tmp":
+            # an intermediate list read by a later comprehension
+            feats.add("py-listcomp")
+            feats.add("py-intermediate-list")
+            body.append(f"    tmp = [{expr(leaves)} {clause}]")
+            body.append(f"    return [{expr(['t', 't'])} for t in tmp]")
+        else:
+            feats.add("py-loop")
+            body.append("    out = []")
+            body.append(f"    {clause}:")
+            body.append(f"        out.append({expr(leaves)})")
+            body.append("    return out")
+    ann = "list[float]" if is_float else "list[int]"
+    ctype_name = "double" if is_float else "int"
+    args = [f"xs: {ann}"] + ([f"ys: {ann}"] if two else []) + ([f"c: {et}"] if scal else [])
+    params = [Param("xs", ctype_name, True, "n")] + ([Param("ys", ctype_name, True, "n")] if two else []) \
+        + ([Param("c", ctype_name)] if scal else [])
+    src = "\n".join([f"def {name}({', '.join(args)}):", *body, ""])
+    return KernelSpec(name, "python", src, name, params, ret, sorted(set(consts), key=repr), sorted(feats), "1d")
+
+
 # --------------------------------------------------------------------------- entry points
 
 
 def random_kernel(rng: random.Random, python_share: int = 25, name: str = "kern") -> KernelSpec:
-    d = Draw.from_random(rng)
-    return python_kernel(d, name) if d.coin(python_share) else c_kernel(d, name)
+    return random_kernel_from(Draw.from_random(rng), python_share, name)
 
 
 def c_kernels() -> Any:
@@ -675,4 +1089,6 @@ def kernels(python_share: int = 25) -> Any:
 
 
 def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
-    return python_kernel(d, name) if d.coin(python_share) else c_kernel(d, name)
+    if d.coin(python_share):
+        return python_idiom_kernel(d, name) if d.coin(35) else python_kernel(d, name)
+    return c_kernel(d, name)
