@@ -32,10 +32,6 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 #: entry must be removed with the fix).
 XFAIL: dict[str, str] = {
     "hoisted_overflow_empty_loop.c": "k + k is hoisted out of the loop: OverflowError for n = 0, where C never adds",
-    "hoisted_float_to_int_fill_empty_loop.c": "int(k) of a double is hoisted out of the loop (np.full): "
-                                              "OverflowError for n = 0 and k = 1e300, where C never converts",
-    "hoisted_float_to_int_nan_empty_loop.c": "int(k / k) is hoisted out of the loop: ValueError for n = 0 and "
-                                             "k = 0.0, where C never converts",
 }
 
 

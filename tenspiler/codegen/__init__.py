@@ -36,6 +36,7 @@ from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
     ArrayOutput,
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -257,6 +258,8 @@ def op_key(t: Term) -> str:
             return "strided"
         case Full():
             return "full"
+        case Flatten():
+            return "flatten"
         case Iota():
             return "iota"
         case ReduceRows():

@@ -335,6 +335,11 @@ def matrix_strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     return fill(sp.gather, x=args[0], i=idx)
 
 
+def flatten_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``flatten(m)`` (row-major) → the library's reshape to one axis."""
+    return fill(ctx.b.sp.reshape, x=args[0], shape="-1")
+
+
 def transpose_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     return fill(ctx.b.sp.transpose, x=args[0])
 
@@ -458,6 +463,7 @@ ARRAY_RULES: dict[str, ArrayRule] = {
     "matrix": matrix_rule,
     "matrix_strided": matrix_strided_rule,
     "transpose": transpose_rule,
+    "flatten": flatten_rule,
     "strided": strided_rule,
     "full": full_rule,
     "iota": iota_rule,

@@ -99,6 +99,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -447,6 +448,10 @@ class CHostEmitter:
                 return 1
             case Iota():
                 return 1
+            case Flatten(m):
+                if self._rank(m) != 2:
+                    raise CHostError("flatten of a 1-D tensor is not supported")
+                return 1
             case TensorSelect(c, a, b, _):
                 ops = self._select_operands(c, a, b)
                 if not ops:
@@ -684,6 +689,8 @@ class CHostEmitter:
                 return self._index(count, sub, t)
             case Iota(lo, hi):
                 return f"({self._index(hi, sub, t)} - {self._index(lo, sub, t)})"
+            case Flatten(m):
+                return f"({self._rows(m, sub)} * {self._cols(m, sub)})"
             case TensorTensor(_, l, _, _):
                 return self._len(l, sub)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -728,6 +735,9 @@ class CHostEmitter:
                 return self._cast(self._e(x, i, sub), x.dtype, d)
             case TensorMap(fn, x, d):
                 return self._apply(fn, self._e(x, i, sub), x.dtype, d, t)
+            case Flatten(m):  # row-major: element i is (i / cols, i % cols), i >= 0
+                w = self._cols(m, sub)
+                return self._e2(m, f"(({i}) / {w})", f"(({i}) % {w})", sub)
             case Full(n, v):
                 self._index(n, sub, t)
                 return self._s(v, sub)

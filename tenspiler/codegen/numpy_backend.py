@@ -245,6 +245,10 @@ Rule = Callable[[Term, Sequence[str], EmitContext], str]
 # ---------------------------------------------------------------- dtype conversions
 
 
+#: The largest float64 below 2**63: every clamped real truncates into int64.
+F64_BELOW_2_63 = 9223372036854774784.0
+
+
 def convert(
     expr: str, src: DType, dst: DType, *, tensor: bool, src_rep: str | None = None, dst_rep: str | None = None
 ) -> str:
@@ -263,7 +267,11 @@ def convert(
     if dst.is_float:
         return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({_bare(expr)})"
     if src.is_float:
-        expr = f"np.trunc({_bare(expr)}).astype(np.int64)" if tensor else f"int({_bare(expr)})"
+        # a scalar conversion may be hoisted out of a loop that runs no iteration, where C
+        # never converts: NaN, infinities and values outside int64 (undefined behaviour in C
+        # wherever it does convert) must not raise, so they are clamped first
+        expr = (f"np.trunc({_bare(expr)}).astype(np.int64)" if tensor
+                else f"int(np.clip(np.nan_to_num({_bare(expr)}, nan=0.0), {-2.0**63!r}, {F64_BELOW_2_63!r}))")
         s = "int64" if tensor else "int"
         if s == d or not tensor:
             return expr
@@ -468,6 +476,11 @@ def matrix_strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{args[0]}[np.arange({rows})[:, None] * ({stride}) + np.arange({cols})[None, :]]"
 
 
+def flatten_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``flatten(m)`` (row-major) → ``m.reshape(-1)``."""
+    return f"{args[0]}.reshape(-1)"
+
+
 def transpose_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``transpose(m)`` → ``m.T``."""
     return f"{args[0]}.T"
@@ -615,6 +628,7 @@ RULES: dict[str, Rule] = {
     "matrix": matrix_rule,
     "matrix_strided": matrix_strided_rule,
     "transpose": transpose_rule,
+    "flatten": flatten_rule,
     "strided": strided_rule,
     "full": full_rule,
     "iota": iota_rule,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from tenspiler.codegen import operands
 from tenspiler.frontend.loop_ir import DType, Function
 from tenspiler.ir.terms import (
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -204,7 +205,7 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
             case Iota(a, b):  # start … stop - 1 (empty when stop <= start: any interval)
                 lo, hi = r(a).lo, r(b).hi
                 out = Interval(lo, None if hi is None else hi - 1)
-            case Transpose(m):
+            case Transpose(m) | Flatten(m):
                 out = r(m)
             case ReduceMax(x):
                 out = r(x)
@@ -396,7 +397,7 @@ class DtypePlan:
                         out = "uint8"  # astype wraps modulo 256
                     else:
                         out = self.rep(x) if self.candidates else "int64"
-                case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x) | Transpose(x) | ReduceMax(x):
+                case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x) | Transpose(x) | Flatten(x) | ReduceMax(x):
                     out = self.rep(x)
                 case ReduceRows(m, _, kind) if kind == "max":
                     out = self.rep(m)

@@ -32,6 +32,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -157,6 +158,8 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             return _as_tensor(np_call(fn, v), dtype)
         case TensorCast(x, dtype):
             return _as_tensor(np_cast(evaluate(x, env), dtype), dtype)
+        case Flatten(m):
+            return np.asarray(evaluate(m, env)).reshape(-1)
         case Full(n, x):
             length, value = evaluate(n, env), evaluate(x, env)
             if length < 0:

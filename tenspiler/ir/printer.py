@@ -11,6 +11,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -78,6 +79,8 @@ def show(t: Term) -> str:
             return f"strided({show(x)}, {show(a0)}, {show(n)}, {show(step)})"
         case ReduceRows(x, _, kind):
             return f"reduce_rows({show(x)})" if kind == "sum" else f"reduce_rows_max({show(x)})"
+        case Flatten(m):
+            return f"flatten({show(m)})"
         case Full(n, v):
             return f"full({show(n)}, {show(v)})"
         case Iota(a, b):

@@ -22,6 +22,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -50,6 +51,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    cols,
     free_vars,
     is_tensor,
     promote,
@@ -125,7 +127,10 @@ class SmtEncoder:
             case Slice(x, lo, _):
                 return self.at(x, _add(self.scalar(lo), k))
             case Strided(x, a0, _, step):
-                return self.at(x, _add(self.scalar(a0), f"(* {k} {self.scalar(step)})"))
+                st = self.scalar(step)
+                if st == "0":  # a broadcast element: every k reads element a0
+                    return self.at(x, self.scalar(a0))
+                return self.at(x, _add(self.scalar(a0), f"(* {k} {st})"))
             case TensorTensor(op, l, r, dtype):
                 return sem.smt_binop(
                     op, self._conv(self.at(l, k), l.dtype, dtype),
@@ -176,6 +181,8 @@ class SmtEncoder:
                 return self.lengths[name]
             case Take(_, n) | Full(n, _):
                 return self.scalar(n)
+            case Flatten(m):
+                return f"(* {self.scalar(rows(m))} {self.scalar(cols(m))})"
             case Iota(start, stop):
                 return f"(- {self.scalar(stop)} {self.scalar(start)})"
             case Tail(x, n):
@@ -310,6 +317,8 @@ def element_vars(t: Tensor) -> set[str]:
             return element_vars(x)
         case Full(_, v):
             return free_vars(v)
+        case Flatten(m):
+            return element_vars(m)
         case Iota(a, _):
             return free_vars(a)
         case Tail(x, n):

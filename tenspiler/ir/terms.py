@@ -327,15 +327,29 @@ class Iota:
         return DType.INT
 
 
+@dataclass(frozen=True)
+class Flatten:
+    """``flatten(m)``: the 2-D term ``m`` as a 1-D tensor, row-major (element ``r * cols + c``
+    is ``m[r, c]``) — the value a loop nest writes into a flattened ``C[i*n + j]``.
+    NumPy ``m.reshape(-1)``. In proofs it appears only as an output's whole value, stated
+    per row and column (no division by the row length, :func:`tenspiler.vc.conditions._summary_goal`)."""
+
+    matrix: Tensor
+
+    @property
+    def dtype(self) -> DType:
+        return self.matrix.dtype
+
+
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
-    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota
+    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota | Flatten
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
-    TensorSelect, TensorMap, Transpose, Strided, Full, Iota,
+    TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten,
 )
 
 
@@ -424,6 +438,28 @@ def rows(t: Tensor) -> Scalar:
             return rows(a) if rank(a) == 2 else rows(b)
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
             return rows(x)
+        case TensorSelect(c, a, b, _):
+            for u in (a, b, *(x for pair in cmp_pairs(c) for x in pair)):
+                if is_tensor(u) and rank(u) == 2:  # type: ignore[arg-type]
+                    return rows(u)  # type: ignore[arg-type]
+    raise TypeError(f"not a 2-D TensIR term: {t!r}")
+
+
+def cols(t: Tensor) -> Scalar:
+    """Number of columns of a 2-D term."""
+    match t:
+        case Matrix(_, _, c):
+            return c
+        case Transpose(Matrix(_, n, _)):
+            return n
+        case TensorTensor(_, a, b, _):
+            return cols(a) if rank(a) == 2 else cols(b)
+        case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
+            return cols(x)
+        case TensorSelect(c, a, b, _):
+            for u in (a, b, *(x for pair in cmp_pairs(c) for x in pair)):
+                if is_tensor(u) and rank(u) == 2:  # type: ignore[arg-type]
+                    return cols(u)  # type: ignore[arg-type]
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
 
@@ -511,6 +547,9 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case Transpose(m):
             nm = f(m)
             return t if nm is m else Transpose(nm)  # type: ignore[arg-type]
+        case Flatten(m):
+            nm = f(m)
+            return t if nm is m else Flatten(nm)  # type: ignore[arg-type]
         case Strided(x, a0, n, step):
             nx, na, nn, ns2 = f(x), f(a0), f(n), f(step)
             if nx is x and na is a0 and nn is n and ns2 is step:

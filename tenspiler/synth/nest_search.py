@@ -219,13 +219,25 @@ def _check(term: Term) -> Term:
     return term
 
 
+def _has_unsupported(term: Term) -> bool:
+    from tenspiler.ir.terms import children
+
+    return isinstance(term, _Unsupported) or any(_has_unsupported(c) for c in children(term))
+
+
 def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
     """Expression trees (for reports) and a function enumerating filtered candidates."""
     trees: dict[str, str] = {}
     lin_trees = {}
+    matrix_outs: set[str] = set()
     fills: set[str] = set()  # outputs storing a loop-invariant value: full(BOUND, value)
+    flat_refusal: dict[str, NotLiftable] = {}
     for o in k.linear:
-        t = expression_tree(o.value, ctx=_context(k, with_rows=False))
+        try:
+            t = expression_tree(o.value, ctx=_context(k, with_rows=False))
+        except NotLiftable as err:  # no flat view: perhaps a matrix output (below)
+            flat_refusal[o.array] = err
+            continue
         if t.kind != "vector":
             fills.add(o.array)
         lin_trees[o.array] = t
@@ -256,6 +268,26 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
     scalar_origins: list[tuple[Expr, Term]] = []
     scalars = tuple(_scalar_pool(k, values + [r.value for r in k.rows], scalar_origins))
 
+    # matrix outputs: a linear output reading a per-row value (x[i], an outer product or
+    # row scaling) or a row vector (y[j]) has no flat 1-D view; its candidates are 2-D terms
+    # over whole rows (the mat_pool), summarised as flatten(...) (vc/nest.py)
+    unsupported = {id(ld) for ld, t in zip(leaves, lin_pool, strict=True) if isinstance(t, _Unsupported)}
+    for o in k.linear:
+        if o.array in flat_refusal or any(ld == leaf and id(leaf) in unsupported
+                                          for ld in loads(o.value) for leaf in leaves):
+            if not _is_zero(lift_entry_scalar(k.start)):
+                raise NotLiftable(f"'{o.array}' reads per-row or per-column values: a matrix output needs the outer "
+                                  "loop to start at 0", k.outer.loc)
+            try:
+                t = expression_tree(o.value, ctx=_context(k, with_rows=True))
+            except NotLiftable:
+                raise flat_refusal.get(o.array) or NotLiftable("no view of this output's reads", o.value.loc) from None
+            if t.kind != "vector":
+                raise NotLiftable(f"'{o.array}' stores a value that does not depend on the inner counter", o.value.loc)
+            lin_trees[o.array] = t
+            trees[o.array] = show_tree(t)
+            matrix_outs.add(o.array)
+
     def pools(vectors: list[Tensor]) -> Pools:
         # loads equal up to location map to the same entry: all occurrences of a leaf
         origins = [(ld, t) for v in values for ld in loads(v) for leaf, t in zip(leaves, vectors, strict=True) if ld == leaf]
@@ -266,11 +298,16 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         per_hole: list[list[tuple[str, Any]]] = []
         for name, tree in lin_trees.items():
             keep: list[tuple[str, Any]] = []
-            for n, t in enumerate(enumerate_terms(tree, pools(lin_pool), expanded)):
+            matrix = name in matrix_outs
+            for n, t in enumerate(enumerate_terms(tree, pools(mat_pool if matrix else lin_pool), expanded)):
                 if n >= max_enumerate or time.monotonic() > deadline:
                     break
                 stats.enumerated += 1
-                _check(t)
+                if matrix:
+                    if not is_tensor(t) or rank(t) != 2 or _has_unsupported(t):  # type: ignore[arg-type]
+                        continue
+                else:
+                    _check(t)
                 if name in fills:  # as long as the linear views take(a, BOUND)
                     t = Full(ScalarVar(BOUND, INT), t)  # type: ignore[arg-type]
                 ps = nest_summary(k, Candidate((), ((name, t),)), partial=True)  # type: ignore[arg-type]

@@ -192,9 +192,11 @@ def synthesize(
                 continue
             return Synthesized(cand, k.summary(cand), proof, stats)
     reason = "; ".join(stats.rejected[:3]) if stats.rejected else "no candidate agreed with the source"
+    loop = getattr(k, "loop", None) or getattr(k, "outer", None)
     raise NotLiftable(
         f"no verified summary found (trees {stats.trees}, {stats.enumerated} candidates enumerated, "
-        f"{stats.proofs_attempted} proofs attempted): {reason}"
+        f"{stats.proofs_attempted} proofs attempted): {reason}",
+        getattr(loop, "loc", None),
     )
 
 

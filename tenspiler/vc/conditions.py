@@ -58,6 +58,7 @@ from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
     Cmp,
+    Flatten,
     Lit,
     NotCond,
     ProgramSummary,
@@ -73,8 +74,11 @@ from tenspiler.ir.terms import (
     Tensor,
     TensorVar,
     Term,
+    cols,
     map_children,
     promote,
+    row,
+    rows,
     substitute,
 )
 from tenspiler.ir.terms import Cond as TCond
@@ -640,6 +644,9 @@ def _summary_goal(
             if o.array not in final_arrays:
                 raise NotLiftable(f"the summary writes '{o.array}', which the kernel does not write")
             lo, hi = enc.scalar(o.lo), enc.scalar(o.hi)
+            if isinstance(o.value, Flatten):
+                goals += flatten_facts(enc, o.value.matrix, lo, hi, final_arrays[o.array], entry_name(o.array))
+                continue
             sel = f"(select {final_arrays[o.array]} k)"
             goals.append(
                 f"(forall ((k Int)) (ite (and (<= {lo} k) (< k {hi})) "
@@ -649,6 +656,33 @@ def _summary_goal(
             if length is not None:
                 goals.append(f"(= {length} (- {hi} {lo}))")
     return "(and " + " ".join(goals) + ")" if goals else "true"
+
+
+#: The row variable of a 2-D term's element encoding (:func:`matrix_element`).
+ROW_VAR = "$r"
+
+
+def matrix_element(enc: SmtEncoder, m: Tensor, r: str, c: str) -> str:
+    """Element ``(r, c)`` (SMT Int terms) of the 2-D term ``m``: element ``c`` of its row
+    ``r`` (:func:`tenspiler.ir.terms.row`)."""
+    inner = SmtEncoder({**enc.names, ROW_VAR: r}, enc.lengths, enc.definitions, enc._rec_names)
+    return inner.at(row(m, ScalarVar(ROW_VAR, DType.INT)), c)
+
+
+def flatten_facts(enc: SmtEncoder, m: Tensor, lo: str, hi: str, final: str, entry: str) -> list[str]:
+    """``final[lo:hi] == flatten(m)`` and every other element is ``entry``'s, stated per row
+    and column: element ``lo + r*cols + c`` is ``m[r, c]`` for ``0 <= r < rows``, ``0 <= c <
+    cols`` (no division by the row length, which the solver handles badly), and ``hi - lo ==
+    rows * cols`` — with ``rows, cols >= 0`` these are exactly the flattened equality (every
+    offset below ``rows * cols`` is ``r*cols + c`` for one such pair)."""
+    nr, nc = enc.scalar(rows(m)), enc.scalar(cols(m))
+    elem = matrix_element(enc, m, "rr", "cc")
+    return [
+        f"(forall ((rr Int) (cc Int)) (=> (and (<= 0 rr) (< rr {nr}) (<= 0 cc) (< cc {nc})) "
+        f"(= (select {final} (+ {lo} (* rr {nc}) cc)) {elem})))",
+        f"(forall ((k Int)) (=> (or (< k {lo}) (>= k {hi})) (= (select {final} k) (select {entry} k))))",
+        f"(= (- {hi} {lo}) (* {nr} {nc}))",
+    ]
 
 
 def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary | None = None) -> VC:

@@ -43,6 +43,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Flatten,
     Full,
     Iota,
     Lit,
@@ -145,7 +146,7 @@ class TpcRules:
                 if not _is_view(x):
                     return "take/tail/slice of a computed tensor (a TPC view needs an input array)"
                 return None
-            case Matrix() | Transpose() | Strided() | ReduceRows():
+            case Matrix() | Transpose() | Strided() | ReduceRows() | Flatten():
                 return TWO_D
             case Full() | Iota():
                 # a kernel here maps input tensors lane by lane; one that generates its values
