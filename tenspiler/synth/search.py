@@ -34,8 +34,10 @@ from tenspiler.synth.trees import (
     fill_over_range,
     leaf_pools,
     maximum_part,
+    minimum_part,
     reduction_parts,
     running_max,
+    running_min,
     show_tree,
 )
 from tenspiler.vc.conditions import Candidate, exit_term, lift_entry_scalar, result_term, summary
@@ -87,6 +89,16 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
         holes.append(_Hole(a.array, tree, lambda t: t))
         values.append(a.value)
     for s in k.scalars:
+        low = minimum_part(s)
+        if low is not None:
+            tree = expression_tree(low, k)
+            if tree.kind != "vector":
+                raise NotLiftable(f"'{s.name}' keeps a minimum of a loop-invariant value", s.update.loc)
+            init = lift_entry_scalar(s.init, k)
+            start = lift_entry_scalar(k.start, k)
+            holes.append(_Hole(s.name, tree, lambda t, init=init, start=start, d=s.dtype: running_min(init, t, start, d)))  # type: ignore[misc]
+            values.append(low)
+            continue
         peak = maximum_part(s)
         if peak is not None:
             tree = expression_tree(peak, k)

@@ -357,6 +357,39 @@ def maximum_part(s: ScalarTarget) -> Expr | None:
     return None
 
 
+def minimum_part(s: ScalarTarget) -> Expr | None:
+    """``F`` when the update is a running minimum ``x = F < x ? F : x`` (any of the
+    equivalent spellings, after the search-only simplifications), else ``None``."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if not isinstance(u, Select) or not isinstance(u.cond, Compare):
+        return None
+    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    a, b = u.then, u.else_
+    for f, here in ((lhs, rhs), (rhs, lhs)):
+        if here != x or x.name in reads(f):
+            continue
+        f_first = f is lhs  # condition is "F op x"
+        smaller = op in ("<", "<=") if f_first else op in (">", ">=")
+        if smaller and a == f and b == x:
+            return f
+        if not smaller and op in ("<", "<=", ">", ">=") and a == x and b == f:
+            return f
+    return None
+
+
+def running_min(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scalar:
+    """The value of ``x = F < x ? F : x`` after the loop: ``-max(-init, -F...)`` — the
+    minimum through the maximum of the negated values (exact on the integers and the reals,
+    the model's domains), so its proofs use the maximum's definition."""
+    from tenspiler.ir.terms import ScalarOp, TensorScalar
+
+    d = promote(dtype, dtype)
+    neg_body = TensorScalar("-", body, Lit(0, d), True, promote(body.dtype, body.dtype))
+    neg_init = ScalarOp("-", Lit(0, d), init, d)
+    return ScalarOp("-", Lit(0, d), running_max(neg_init, neg_body, start, d), d)
+
+
 def running_max(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scalar:
     """``init`` if the range is empty, else ``max(init, reduce_max(body))`` (the value of
     ``x = F > x ? F : x`` after the loop; BOUND is the range's end)."""
