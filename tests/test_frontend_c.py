@@ -302,11 +302,15 @@ def test_loop_forms(cond: str, step: str, stop: object) -> None:
 LOOP_REFUSALS: list[tuple[str, str]] = [
     (
         "void f(int *a, int n) { for (int i = 0; i < n; i += 2) a[i] = 0; }",
-        "loop step 'i += 2' is not supported (only i++, ++i, i += 1, i = i + 1)",
+        "loop step 'i += 2' is not supported (only i++, ++i, i += 1, i = i + 1 and their decrements)",
     ),
     (
-        "void f(int *a, int n) { for (int i = n; i > 0; i--) a[i] = 0; }",
-        "loop condition 'i > 0' is not supported (only i < E, i <= E, E > i, E >= i)",
+        "void f(int *a, int n) { for (int i = 0; i < n; i--) a[i] = 0; }",
+        "loop condition 'i < n' of a descending loop is not supported (only i >= E, i > E, E <= i, E < i)",
+    ),
+    (
+        "void f(int *a, int n) { for (int i = 0; i > n; i++) a[i] = 0; }",
+        "loop condition 'i > n' is not supported (only i < E, i <= E, E > i, E >= i)",
     ),
     (
         "void f(int *a, int n) { for (int i = 0; i < n; i++) { a[i] = 0; i = i + 1; } }",

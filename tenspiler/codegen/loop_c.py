@@ -73,10 +73,12 @@ class _Printer:
                 return [f"{target} = {self.expr(value)};"]
             case Store(array, index, value):
                 return [f"{array}[{self.expr(index)}] = {self.expr(value)};"]
-            case For(var, start, stop, body):
+            case For(var, start, stop, body, _, descending):
                 inner = [line for b in body for line in self.stmt(b, ret_type)]
+                header = (f"for ({var} = ({self.expr(stop)}) - 1; {var} >= {self.expr(start)}; {var}--) {{"
+                          if descending else f"for ({var} = {self.expr(start)}; {var} < {self.expr(stop)}; {var}++) {{")
                 return [
-                    f"for ({var} = {self.expr(start)}; {var} < {self.expr(stop)}; {var}++) {{",
+                    header,
                     *(f"    {line}" for line in inner),
                     "}",
                 ]

@@ -2266,9 +2266,13 @@ class _Kernel(IfConversion):
         u = self.unit
         env.scopes.append({})
         try:
-            var, start = self.for_init(node, env)
-            stop = self.for_cond(node, var, env)
-            self.for_step(node, var)
+            var, first = self.for_init(node, env)
+            descending = self.for_step(node, var)
+            if descending:  # for (i = hi; i >= lo; i--): the iterations lo..hi in reverse order
+                start = self.for_cond_down(node, var, env)
+                stop = _plus_one(first, u.loc(node))
+            else:
+                start, stop = first, self.for_cond(node, var, env)
             before, before_written = set(env.assigned), set(env.written)
             self.loops.append((var, start, stop))
             body = tuple(self.stmt(node.stmt, env))
@@ -2281,12 +2285,12 @@ class _Kernel(IfConversion):
             if name == var:
                 raise LiftError(f"loop counter '{var}' is assigned in the loop body", wloc)
         written = {name for name, _ in writes(body)}
-        for name, rloc in vars_read(stop):
+        for name, rloc in vars_read(start if descending else stop):
             if name == var:
                 raise LiftError(f"loop bound reads the loop counter '{var}'", rloc)
             if name in written:
                 raise LiftError(f"loop bound reads '{name}', which the loop body writes", rloc)
-        return For(var, start, stop, body, u.loc(node))
+        return For(var, start, stop, body, u.loc(node), descending)
 
     def for_init(self, node: c_ast.For, env: _Env) -> tuple[str, Expr]:
         u = self.unit
@@ -2358,7 +2362,36 @@ class _Kernel(IfConversion):
             stop = _plus_one(stop, u.loc(cond))
         return stop
 
-    def for_step(self, node: c_ast.For, var: str) -> None:
+    def for_cond_down(self, node: c_ast.For, var: str, env: _Env) -> Expr:
+        """The lowest counter value of a descending loop: ``lo`` of ``i >= lo`` / ``lo <= i``,
+        ``lo + 1`` of ``i > lo`` / ``lo < i``."""
+        u = self.unit
+        cond = node.cond
+        if cond is None:
+            u.fail("for loop without a condition is not supported", node)
+
+        def is_var(n: c_ast.Node) -> bool:
+            return isinstance(n, c_ast.ID) and n.name == var
+
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in (">", ">=") and is_var(cond.left):
+            bound_node, inclusive = cond.right, cond.op == ">="
+        elif isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=") and is_var(cond.right):
+            bound_node, inclusive = cond.left, cond.op == "<="
+        else:
+            u.fail(
+                f"loop condition '{_render(cond)}' of a descending loop is not supported "
+                f"(only {var} >= E, {var} > E, E <= {var}, E < {var})",
+                cond,
+            )
+        bound = u.expr(bound_node, env)
+        if bound.dtype.is_float:
+            u.fail("loop bound must be an integer expression", bound_node)
+        lo = convert(bound, DType.INT)
+        return lo if inclusive else _plus_one(lo, u.loc(cond))
+
+    def for_step(self, node: c_ast.For, var: str) -> bool:
+        """Check the step: ``True`` for a descending loop (``i--``, ``--i``, ``i -= 1``, ``i = i
+        - 1``), ``False`` for an ascending one."""
         u = self.unit
         step = node.next
         if step is None:
@@ -2372,15 +2405,23 @@ class _Kernel(IfConversion):
 
         match step:
             case c_ast.UnaryOp(op="++" | "p++", expr=x) if is_var(x):
-                return
+                return False
             case c_ast.Assignment(op="+=", lvalue=x, rvalue=one) if is_var(x) and is_one(one):
-                return
+                return False
             case c_ast.Assignment(
                 op="=", lvalue=x, rvalue=c_ast.BinaryOp(op="+", left=a, right=b)
             ) if is_var(x) and ((is_var(a) and is_one(b)) or (is_one(a) and is_var(b))):
-                return
+                return False
+            case c_ast.UnaryOp(op="--" | "p--", expr=x) if is_var(x):
+                return True
+            case c_ast.Assignment(op="-=", lvalue=x, rvalue=one) if is_var(x) and is_one(one):
+                return True
+            case c_ast.Assignment(
+                op="=", lvalue=x, rvalue=c_ast.BinaryOp(op="-", left=a, right=b)
+            ) if is_var(x) and is_var(a) and is_one(b):
+                return True
         u.fail(
             f"loop step '{_render(step)}' is not supported "
-            f"(only {var}++, ++{var}, {var} += 1, {var} = {var} + 1)",
+            f"(only {var}++, ++{var}, {var} += 1, {var} = {var} + 1 and their decrements)",
             step,
         )

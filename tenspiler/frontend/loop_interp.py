@@ -174,6 +174,19 @@ class _Machine:
                 i = self._index(array, self.eval(index), len(data))
                 self._check_dtype(value, self.elem[array], f"store to '{array}'")
                 data[i] = self.eval(value)
+            case For(var=var, start=start, stop=stop, body=body, descending=True):
+                # C: for (var = stop - 1; var >= start; var--) body -- after the loop var
+                # holds min(stop, start) - 1, as in C.
+                lo = self.eval(start)
+                self.scalars[var] = self.eval(stop) - 1
+                while True:
+                    self.tick()
+                    counter = self.scalars[var]
+                    assert counter is not None
+                    if not counter >= lo:
+                        break
+                    self.block(body)
+                    self.scalars[var] = counter - 1
             case For(var=var, start=start, stop=stop, body=body):
                 # C: var = start; while (var < stop) { body; var++; } -- after the loop
                 # var holds max(start, stop), as in C.

@@ -236,6 +236,12 @@ class For:
 
     The frontend normalises ``<=`` to ``< stop + 1`` and guarantees that ``var`` is not
     assigned in ``body`` and that ``stop`` does not depend on variables the body assigns.
+
+    ``descending``: the same iterations in the reverse order, ``var`` from ``stop - 1`` down
+    to ``start`` (C's ``for (i = hi; i >= lo; i--)`` is ``For(i, lo, hi + 1, ...,
+    descending=True)``). The kernel analysis proves the ascending loop and, as one more VC
+    clause, that any two distinct iterations commute (so every order of the iterations
+    ends in the same state).
     """
 
     var: str
@@ -243,6 +249,7 @@ class For:
     stop: Expr
     body: tuple[Stmt, ...]
     loc: SourceLoc | None = field(default=None, compare=False)
+    descending: bool = False
 
 
 @dataclass(frozen=True)
@@ -447,7 +454,8 @@ def map_stmt_exprs(s: Stmt, f: Callable[[Expr], Expr]) -> Stmt:
         case Store(array, index, value, loc, row):
             new_row = None if row is None else (map_expr(row[0], f), map_expr(row[1], f))
             return Store(array, map_expr(index, f), map_expr(value, f), loc, new_row)
-        case For(var, start, stop, body, loc):
-            return For(var, map_expr(start, f), map_expr(stop, f), tuple(map_stmt_exprs(b, f) for b in body), loc)
+        case For(var, start, stop, body, loc, descending):
+            return For(var, map_expr(start, f), map_expr(stop, f), tuple(map_stmt_exprs(b, f) for b in body), loc,
+                       descending)
         case Return(value, loc):
             return Return(None if value is None else map_expr(value, f), loc)

@@ -484,6 +484,14 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         )
     )
 
+    if k.loop.descending:
+        # the source runs the iterations from stop - 1 down to start; the clauses above are
+        # about the ascending order: any two distinct iterations commute (from any state),
+        # so both orders end in the same state
+        c1, c2 = f"{k.var}.c1", f"{k.var}.c2"
+        decls += [f"(declare-const {c1} Int)", f"(declare-const {c2} Int)"]
+        clauses.append(_commutation(k, head_scalars, head_arrays, start, stop, c1, c2))
+
     # --- post-condition
     ps = summary(k, cand) if ps is None else ps
     enc = SmtEncoder({**entry_scalars, **entry_arrays}, {}, tensir.definitions, tensir._rec_names)
@@ -516,6 +524,42 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     )
     return VC(tuple(decls), tuple(tensir.definitions), tuple(assumptions), tuple(clauses), comments)
 
+
+
+def _commutation(
+    k: LoopKernel, head_scalars: Mapping[str, str], head_arrays: Mapping[str, str], start: str, stop: str,
+    c1: str, c2: str,
+) -> Clause:
+    """Iterations ``c1`` and ``c2`` (distinct, in ``[start, stop)``) run in either order from
+    the same loop-head state end in the same state: every loop-carried scalar and every
+    written array (extensionally) equal. Loads of one iteration see the other's stores
+    through the SMT array terms, so no aliasing question is left to the analysis."""
+    body = k.body
+    carried = [t.name for t in k.scalars]
+    written = sorted(body.stores)
+
+    def step(scal: Mapping[str, str], arrs: Mapping[str, str], ctr: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
+        env = {**scal, k.var: ctr}
+        new_s = dict(scal)
+        for name in carried:
+            new_s[name] = encode_expr(body.scalars[name], env, arrs)
+        new_a = dict(arrs)
+        for array in written:
+            term = arrs[array]
+            for idx, val in body.stores[array]:
+                term = f"(store {term} {encode_expr(idx, env, arrs)} {encode_expr(val, env, arrs)})"
+            new_a[array] = term
+        exprs = list(body.scalars.values()) + [x for st in body.stores.values() for pair in st for x in pair]
+        return new_s, new_a, nonzero_divisors(exprs, env, arrs)
+
+    s1, a1, d1 = step(head_scalars, head_arrays, c1)
+    s12, a12, d12 = step(s1, a1, c2)
+    s2, a2, d2 = step(head_scalars, head_arrays, c2)
+    s21, a21, d21 = step(s2, a2, c1)
+    goal = [f"(= {s12[n]} {s21[n]})" for n in carried] + [f"(= {a12[a]} {a21[a]})" for a in written]
+    hyps = (f"(<= {start} {c1})", f"(< {c1} {stop})", f"(<= {start} {c2})", f"(< {c2} {stop})",
+            f"(not (= {c1} {c2}))", *d1, *d12, *d2, *d21)
+    return Clause("commutation", hyps, "(and " + " ".join(goal) + ")" if goal else "true")
 
 
 _DIVISORS = (

@@ -234,6 +234,11 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
 
     assigned = set(body.scalars)
     post_reads: set[str] = symexec.upward_exposed(post_stmts) | set(live_out)
+    if loop.descending:
+        if inductions:
+            raise NotLiftable("a descending loop stepping a scalar (pointer walking) is not supported yet", loop.loc)
+        if loop.var in post_reads:
+            raise NotLiftable(f"the counter '{loop.var}' of a descending loop is read after it", loop.loc)
     exposed = symexec.upward_exposed(loop.body)
     for name in sorted((symexec.reads(loop.start) | symexec.reads(loop.stop)) & assigned):
         raise NotLiftable(f"loop bound depends on '{name}', which the loop assigns", loop.loc)

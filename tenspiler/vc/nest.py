@@ -288,6 +288,9 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
         raise NotLiftable("the outer loop must contain exactly one inner loop", outer.loc)
     inner = outer.body[inner_at[0]]
     assert isinstance(inner, For)
+    for lp in (outer, inner):
+        if lp.descending:
+            raise NotLiftable("descending loops in a loop nest are not supported yet", lp.loc)
     for s in inner.body:
         if isinstance(s, For):
             raise NotLiftable("loop nests deeper than two are not supported yet", s.loc)
@@ -672,7 +675,7 @@ def promote_cells(
                 body.append(st)
     loads_in = [Assign(v.name, Load(a, cells[a], v.dtype, inner.loc), inner.loc) for a, v in cell_var.items()]
     stores_out = [Store(a, cells[a], v, inner.loc) for a, v in cell_var.items()]
-    new_inner = For(inner.var, inner.start, inner.stop, tuple(body), inner.loc)
+    new_inner = For(inner.var, inner.start, inner.stop, tuple(body), inner.loc, inner.descending)
     pre_state = symexec.execute(pre_i)
     at_head = {a: symexec.substitute(idx, pre_state) for a, idx in cells.items()}
     return (
