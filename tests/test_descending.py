@@ -84,3 +84,25 @@ def test_descending_loop_with_pointer_walking_or_counter_read_after_is_refused()
     bad = "void f(int *a, int n) { for (int i = n; i < 0; i--) a[i] = 0; }"
     with pytest.raises(LiftError, match="descending loop is not supported"):
         parse_c_source(bad, "f.c")
+
+
+@pytest.mark.parametrize(
+    ("loop", "expected"),
+    [
+        ("for i in range(n - 1, -1, -1):", [4, 3, 2, 1, 0]),
+        ("for i in reversed(range(n)):", [4, 3, 2, 1, 0]),
+        ("for i in range(n, 1, -1):", [5, 4, 3, 2]),
+        ("for i in reversed(range(2, n)):", [4, 3, 2]),
+    ],
+)
+def test_python_descending_ranges(loop: str, expected: list[int]) -> None:
+    from tenspiler.frontend.python import parse_python_source
+
+    src = f"def f(xs: list[int], n: int) -> int:\n    s = 0\n    {loop}\n        s = s * 10 + i\n    return s\n"
+    fn = parse_python_source(src, "f.py")
+    assert next(s for s in fn.body if isinstance(s, For)).descending
+    out = run_function(fn, {"xs": np.zeros(1, dtype=np.int64), "xs__size": 1, "n": 5})
+    want = 0
+    for v in expected:
+        want = want * 10 + v
+    assert out["return"] == want

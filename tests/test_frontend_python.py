@@ -254,7 +254,7 @@ def test_columns_count_characters() -> None:
         ("    return a[-1]", "4:14: negative index -1 is not supported (Python reads from the end of the list)"),
         ("    return a[1:3]", "4:14: slices are not supported"),
         ("    s = 0.0\n    for i in range(0, 9, 2):\n        s += a[i]\n    return s",
-         "5:26: range() step '2' is not supported (only 1)"),
+         "5:26: range() step '2' is not supported (only 1 and -1)"),
         ("    out = []\n    for i in range(9):\n        if a[i] > 0:\n            out.append(a[i])\n    return out",
          "7:13: append inside if is not supported (the length of the result would depend on the data)"),
         ("    for i in range(9):\n        return a[i]\n    return 0.0",

@@ -2177,6 +2177,15 @@ class _Kernel(_Scope, IfConversion):
         it = s.iter
         pre: list[Stmt] = []
         each: _ListParam | None = None
+        descending = False
+        if (isinstance(it, ast.Call) and _is_name(it.func, "reversed") and "reversed" not in self.local_names
+                and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], ast.Call)
+                and _is_name(it.args[0].func, "range")):
+            # reversed(range(a, b)): the same iterations, from b - 1 down to a
+            self.mod.stable_builtin("reversed", it.func)
+            descending, it = True, it.args[0]
+            if len(it.args) == 3 and not _is_int_literal(it.args[2], 1):
+                self.fail(f"reversed(range()) with step '{ast.unparse(it.args[2])}' is not supported (only 1)", it.args[2])
         if isinstance(it, ast.Call) and _is_name(it.func, "range") and "range" not in self.local_names:
             self.mod.stable_builtin("range", it.func)
             if it.keywords:
@@ -2184,10 +2193,14 @@ class _Kernel(_Scope, IfConversion):
             args = it.args
             if not 1 <= len(args) <= 3:
                 self.fail(f"range() with {len(args)} arguments", it)
-            if len(args) == 3 and not _is_int_literal(args[2], 1):
-                self.fail(f"range() step '{ast.unparse(args[2])}' is not supported (only 1)", args[2])
+            down = len(args) == 3 and not descending and (
+                isinstance(args[2], ast.UnaryOp) and isinstance(args[2].op, ast.USub) and _is_int_literal(args[2].operand, 1))
+            if len(args) == 3 and not _is_int_literal(args[2], 1) and not down:
+                self.fail(f"range() step '{ast.unparse(args[2])}' is not supported (only 1 and -1)", args[2])
             bounds = [self.loop_bound(a) for a in args[:2]]
             start, stop = (Const(0, INT, loc), bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+            if down:  # range(a, b, -1): a, a - 1, ..., b + 1 -- the iterations b + 1 .. a descending
+                start, stop, descending = _py_plus_one(bounds[1], loc), _py_plus_one(bounds[0], loc), True
             counter = var
             if self.locals.get(var, INT) != INT:
                 self.fail(f"loop variable '{var}' is also assigned a float", s.target)
@@ -2230,12 +2243,12 @@ class _Kernel(_Scope, IfConversion):
             self.locals[snap] = INT
             pre.append(Assign(snap, stop, loc))
             stop = Var(snap, INT, loc)
-        if counter in {name for name, _ in vars_read(start)}:
+        if counter in {name for name, _ in vars_read(start)} or (descending and {n for n, _ in vars_read(start)} & written):
             snap = self.fresh("__start")
             self.locals[snap] = INT
             pre.append(Assign(snap, start, loc))
             start = Var(snap, INT, loc)
-        return [*pre, For(counter, start, stop, tuple(body), loc)]
+        return [*pre, For(counter, start, stop, tuple(body), loc, descending)]
 
     def loop_bound(self, node: ast.expr) -> Expr:
         e = self.expr(node)
@@ -2353,3 +2366,10 @@ def _is_lifted_decorator(d: ast.expr) -> bool:
     if isinstance(d, ast.Name):
         return d.id == "lifted"
     return isinstance(d, ast.Attribute) and d.attr == "lifted" and isinstance(d.value, ast.Name) and d.value.id == "tenspiler"
+
+
+def _py_plus_one(e: Expr, loc: SourceLoc | None) -> Expr:
+    """``e + 1`` (a literal folded)."""
+    if isinstance(e, Const) and isinstance(e.value, int):
+        return Const(e.value + 1, INT, loc)
+    return Binary("+", e, Const(1, INT, loc), INT, loc)
