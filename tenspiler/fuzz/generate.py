@@ -24,7 +24,9 @@ the size parameters.
 
 from __future__ import annotations
 
+import os
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -321,6 +323,15 @@ class _CGen:
 #: share (percent) of type draws outside the accepted set; c_kernel sets it per kernel
 _WILD = [20]
 
+#: percent chances of the shapes added with 0cecdf2 / 32c1d3d / bd37f49 (descending loops,
+#: running minima, matrix outputs of a nest); ``TENSPILER_FUZZ_SHAPES=new`` (read by
+#: :func:`random_kernel_from`) biases a campaign towards them
+_SHAPES_DEFAULT: dict[str, int] = {"descending": 15, "running": 15, "inplace": 15, "dependent": 35,
+                                   "matrix": 35, "nested": 35, "phases": 30}
+_SHAPES_NEW: dict[str, int] = {"descending": 55, "running": 35, "inplace": 30, "dependent": 40,
+                               "matrix": 80, "nested": 40, "phases": 10}
+_SHAPES: dict[str, int] = dict(_SHAPES_DEFAULT)
+
 
 def _pick_type(d: Draw, accepted_percent: int | None = None) -> str:
     pct = 100 - _WILD[0] if accepted_percent is None else accepted_percent
@@ -332,7 +343,7 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     several top-level loops one after another (loop phases, :func:`_phases_body`)."""
     g = _CGen(d)
     _WILD[0] = 25 if d.coin(35) else 0  # most kernels use only documented types
-    nested = d.coin(35)
+    nested = d.coin(_SHAPES["nested"])
     elem = _pick_type(d)
     out_t = elem if d.coin(65) else _pick_type(d)
     acc_t = elem if d.coin(50) else _pick_type(d)
@@ -341,9 +352,11 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     g.allow_mod = not any(ctype(t).is_float for t in (elem, out_t, acc_t, scal_t))
     macros = g.make_macros(float_ctx) if d.coin(40) else ""
     helper = g.make_helper(elem if d.coin(70) else acc_t) if d.coin(20) else ""
-    if nested:
+    if nested and d.coin(_SHAPES["matrix"]):
+        body, params, ret, shape = _matrix_body(g, elem, out_t, scal_t, float_ctx)
+    elif nested:
         body, params, ret, shape = _nested_body(g, elem, out_t, acc_t, scal_t, float_ctx)
-    elif d.coin(30):
+    elif d.coin(_SHAPES["phases"]):
         body, params, ret, shape = _phases_body(g, elem, out_t, acc_t, scal_t, float_ctx)
     else:
         body, params, ret, shape = _single_body(g, elem, out_t, acc_t, scal_t, float_ctx)
@@ -383,22 +396,55 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     params.append(Param("n", d.pick(["int", "int", "int", "long"] + (["unsigned", "size_t"] if _WILD[0] else [])), size=True))
     if params[-1].ctype != "int":
         g.feats.add("bound-" + params[-1].ctype)
-    loads = [f"{x}[i]" for x in ins]
+    # a descending loop (commit 0cecdf2): element index i + shift, shift -1 for
+    # ``for (i = n; i > lo; i--)`` reading a[i - 1]; ``top`` trims the last elements
+    desc = d.coin(_SHAPES["descending"])
+    shift = -1 if desc and d.coin(40) else 0
+    top = d.pick([0, 0, 0, 1]) if desc else 0
+
+    def at(off: int) -> str:
+        return _index("i", shift + off)
+
+    loads = [f"{x}[{at(0)}]" for x in ins]
     for x in ins:
         for off in range(1, max_off + 1):
-            loads.append(f"{x}[i + {off}]")
+            loads.append(f"{x}[{at(off)}]")
             g.feats.add("offset")
     env = {"loads": loads, "scalars": ["k"] if has_k else [], "vars": []}
     lines: list[str] = []
-    if has_acc:
+    # running minima / maxima (commit 32c1d3d) from the first element or a sentinel
+    running = has_acc and d.coin(_SHAPES["running"])
+    if running:
+        run_from = d.pick(["first", "first", "sentinel"])
+        acc_t = elem if run_from == "first" or d.coin(70) else acc_t
+        if run_from == "first":
+            g.feats.add("running-from-first")
+            if desc:
+                top = max(top, 1)
+                init = f"{ins[0]}[n - 1]"
+            else:
+                start = max(start, d.pick([0, 1, 1, 1]))
+                init = f"{ins[0]}[0]"
+        else:
+            g.feats.add("running-from-sentinel")
+            init = _sentinel(g, acc_t)
+        lines.append(f"  {acc_t} s = {init};")
+    elif has_acc:
         init = g.literal(ctype(acc_t).is_float) if d.coin(40) else "0"
         lines.append(f"  {acc_t} s = {init};")
-    prev = d.coin(20)
+    # half of the kernels of the new shapes are plain (shallow expressions, no carried
+    # scalars), so that they are not all refused for something else
+    clean = (desc or running) and d.coin(50)
+    if clean:
+        g.feats.add("plain")
+        g.plain = True
+        g.depth_limit = 1
+    prev = not clean and d.coin(20)
     if prev:
         g.feats.add("prev")
         lines.append(f"  {elem} prev = 0;")
         env["vars"].append("prev")
-    flag = d.coin(15)
+    flag = not clean and d.coin(15)
     if flag:
         g.feats.add("flag")
         lines.append("  int flag = 0;")
@@ -409,30 +455,82 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     if fill and d.coin(40):
         start = d.pick([1, 2, 3, 5])
         g.feats.add("start-nonzero")
+    o = f"out[{at(0)}]"
+    # in-place updates (y[i] = a * x[i] + y[i]) and dependent bodies (b[i] = b[i + 1] + a[i]:
+    # a descending one must be refused, its iterations do not commute)
+    inplace = has_out and not fill and d.coin(_SHAPES["inplace"])
+    dep: str | None = None
+    out_extent = "n"
+    if inplace:
+        g.feats.add("in-place")
+        env["loads"] = env["loads"] + [o, o]
+        if d.coin(_SHAPES["dependent"]):
+            g.feats.add("dependent")
+            offs = [1, 1] + ([-1] if start >= 1 else [])
+            off = d.pick(offs)
+            dep = f"out[{at(off)}]"
+            if off > 0 and top == 0:
+                out_extent = "n + 1"
+            env["loads"] = env["loads"] + [dep]
     loop_var = "long i" if d.coin(10) else "int i"
-    step = d.pick(["i++", "i++", "++i", "i += 1", "i = i + 1"])
-    lines.append(f"  for ({loop_var} = {start}; i < n; {step}) {{")
-    if d.coin(20):
+    if desc:
+        g.feats.add("descending")
+        if shift:
+            g.feats.add("descending-shifted")
+        if d.coin(25):
+            g.feats.add("descending-declared-before")
+            lines.append(f"  {loop_var[:-2]} i;")
+            loop_var = "i"
+        hi = f"n - {1 + top + shift}" if 1 + top + shift else "n"
+        lo = start + (1 if shift else 0)  # the smallest i
+        cond = d.pick([f"i >= {lo}", f"i >= {lo}", f"{lo} <= i", f"i > {lo - 1}", f"{lo - 1} < i"])
+        step = d.pick(["i--", "i--", "--i", "i -= 1", "i = i - 1"])
+        lines.append(f"  for ({loop_var} = {hi}; {cond}; {step}) {{")
+    else:
+        step = d.pick(["i++", "i++", "++i", "i += 1", "i = i + 1"])
+        bound = "n - 1" if top else "n"
+        lines.append(f"  for ({loop_var} = {start}; i < {bound}; {step}) {{")
+    if not clean and d.coin(20):
         tmp_t = d.pick([elem, acc_t, _pick_type(d)])
         lines.append(f"    {tmp_t} t = {g.expr(env, float_ctx)};")
         env["vars"].append("t")
         g.feats.add("local")
     if fill:
-        lines.append(f"    out[i] = {_fill_value(g, env, out_t)};")
+        lines.append(f"    {o} = {_fill_value(g, env, out_t)};")
+    elif dep is not None:
+        rhs = d.pick([dep, f"{dep} {d.pick(['+', '+', '*', '-'])} {g.expr(env, float_ctx)}",
+                      f"{g.expr(env, float_ctx)} + {dep}"])
+        lines.append(f"    {o} = {rhs};")
+    elif inplace and d.coin(50):
+        # the axpy shape: out[i] = e * x[i] + out[i] (or op= spelling)
+        form = d.pick(["axpy", "opeq", "plus"])
+        if form == "axpy":
+            lines.append(f"    {o} = {d.pick(env['scalars'] or [g.literal(float_ctx)])} * {d.pick(loads)} + {o};")
+        elif form == "opeq":
+            lines.append(f"    {o} {d.pick(['+=', '+=', '-=', '*='])} {g.expr(env, float_ctx)};")
+        else:
+            lines.append(f"    {o} = {o} {d.pick(['+', '*', '-'])} {g.expr(env, float_ctx)};")
     elif has_out:
         if d.coin(30):
             g.feats.add("if-else")
-            lines.append(f"    if ({g.cond(env, float_ctx)}) out[i] = {g.expr(env, float_ctx)};")
+            lines.append(f"    if ({g.cond(env, float_ctx)}) {o} = {g.expr(env, float_ctx)};")
             if d.coin(70):
-                lines.append(f"    else out[i] = {g.expr(env, float_ctx)};")
+                lines.append(f"    else {o} = {g.expr(env, float_ctx)};")
             else:
                 g.feats.add("if-no-else-store")
         else:
-            lines.append(f"    out[i] = {g.expr(env, float_ctx)};")
+            lines.append(f"    {o} = {g.expr(env, float_ctx)};")
     if has_acc:
         form = d.pick(["plus", "pluseq", "ifplus", "max", "minus", "times", "div"])
+        if running:
+            form = d.pick(["min", "min", "max"])
         e = g.expr(env, float_ctx)
-        if form == "plus":
+        if running and d.coin(60):
+            e = d.pick(loads)
+        if form == "min":
+            g.feats.add("min-reduction")
+            lines.append(f"    {_running_update(d, 's', e, True)}")
+        elif form == "plus":
             lines.append(f"    s = s + {e};")
         elif form == "pluseq":
             lines.append(f"    s += {e};")
@@ -443,7 +541,7 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
             lines.append(f"    if ({g.cond(env, float_ctx)}) s += {e};")
         elif form == "max":
             g.feats.add("max-reduction")
-            lines.append(f"    if ({e} > s) s = {e};")
+            lines.append(f"    {_running_update(d, 's', e, False)}" if running else f"    if ({e} > s) s = {e};")
         elif form == "times":
             g.feats.add("product-reduction")
             lines.append(f"    s = s * {e};")
@@ -453,8 +551,10 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     if flag:
         lines.append(f"    if ({g.cond(env, float_ctx)}) flag = 1;")
     if prev:
-        lines.append(f"    prev = {ins[0]}[i];")
+        lines.append(f"    prev = {ins[0]}[{at(0)}];")
     lines.append("  }")
+    if out_extent != "n":
+        params = [Param(p.name, p.ctype, p.array, out_extent, p.size) if p.name == "out" else p for p in params]
     ret: str | None = None
     if has_acc and d.coin(85):
         ret = d.pick([acc_t, acc_t, _pick_type(d)])
@@ -468,6 +568,39 @@ def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
         ret = "int"
         lines.append("  return flag;")
     return "\n".join(lines) + "\n", params, ret, "1d"
+
+
+def _index(var: str, off: int) -> str:
+    """``var + off`` spelled as C index text (``i``, ``i + 1``, ``i - 1``)."""
+    return var if off == 0 else f"{var} + {off}" if off > 0 else f"{var} - {-off}"
+
+
+def _sentinel(g: _CGen, t: str) -> str:
+    """A start value for a running minimum or maximum: a large / small constant of type ``t``."""
+    d = g.d
+    ct = ctype(t)
+    if ct.is_float:
+        v: float = d.pick([1e30, -1e30, 3.4e38, 1e9, 0.0, 100.0])
+        g.constants.append(v)
+        return _float_literal(d, v, g.feats)
+    iv = d.pick([ct.hi, ct.hi, ct.lo, 1000000 if ct.bits >= 32 else ct.hi, 0, 255 if ct.hi >= 255 else ct.hi])
+    g.constants.append(iv)
+    if iv == ct.lo and ct.signed:
+        return f"({iv + 1} - 1)"  # -2147483648 is not a literal of its own type
+    suffix = "L" if ct.bits == 64 and abs(iv) > 0x7FFFFFFF else ""
+    suffix = ("U" if not ct.signed and iv > 0x7FFFFFFF else "") + suffix
+    return f"{iv}{suffix}"
+
+
+def _running_update(d: Draw, m: str, e: str, is_min: bool) -> str:
+    """A running minimum (or maximum) update of ``m`` by ``e`` in one of the spellings the
+    lifter recognises (``if (e < m) m = e;``, ``m = e < m ? e : m;``, ``m = m > e ? e : m;``, ...)."""
+    lt, gt = ("<", ">") if is_min else (">", "<")
+    eq = d.pick(["", "", "="])
+    forms = [f"if ({e} {lt}{eq} {m}) {m} = {e};", f"if ({m} {gt}{eq} {e}) {m} = {e};",
+             f"{m} = {e} {lt} {m} ? {e} : {m};", f"{m} = {m} {gt} {e} ? {e} : {m};",
+             f"{m} = {m} {lt} {e} ? {m} : {e};", f"{m} = {e} {gt} {m} ? {m} : {e};"]
+    return d.pick(forms)
 
 
 def _fill_value(g: _CGen, env: dict[str, list[str]], t: str) -> str:
@@ -777,6 +910,80 @@ def _nested_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
         ret = acc_t
         lines.append("  return s;")
     return "\n".join(lines) + "\n", params, ret, "2d"
+
+
+def _matrix_body(g: _CGen, elem: str, out_t: str, scal_t: str, float_ctx: bool):
+    """A matrix output of a doubly nested loop (commit bd37f49): an element-wise store to a
+    row-major ``m x n`` matrix reading per-row values ``x[i]`` and row vectors ``y[j]``:
+    outer products, rank-1 updates (in place), column biases, pairwise differences and
+    maxima, row scaling (``A[i*n+j] * x[i]``: refused today), or a random expression over
+    them; the outer loop sometimes starts at 1 (refused)."""
+    d = g.d
+    g.feats.add("nested")
+    g.feats.add("matrix-output")
+    if d.coin(50):
+        g.plain = True
+        g.depth_limit = 1
+    ij = d.pick(["i * n + j", "i * n + j", "i*n + j", "i*n+j", "j + i * n"])
+    has_k = d.coin(25)
+    x, y, a = "x[i]", "y[j]", f"A[{ij}]"
+    form = d.pick(["outer", "outer", "ger", "ger", "bias", "diff", "maxsel", "rowscale", "generic", "generic"])
+    g.feats.add("matrix-" + form)
+    k = "k" if has_k else g.literal(float_ctx)
+    tgt = f"B[{ij}]"
+    env = {"loads": [x, y, a], "scalars": ["k"] if has_k else [], "vars": ["i", "j"] if d.coin(10) else []}
+    if form == "outer":
+        rhs = f"{x} {d.pick(['*', '*', '+', '-'])} {y}"
+        if d.coin(25):
+            rhs = f"{k} * {rhs}" if d.coin(50) else f"{y} * {x}"
+        line = f"{tgt} = {rhs};"
+    elif form == "ger":
+        g.feats.add("in-place")
+        tgt = a
+        line = d.pick([f"{a} += {x} * {y};", f"{a} = {a} + {x} * {y};", f"{a} += {k} * {x} * {y};",
+                       f"{a} = {x} * {y} + {a};", f"{a} -= {x} * {y};"])
+    elif form == "bias":
+        line = d.pick([f"{tgt} = {a} {d.pick(['+', '+', '-', '*'])} {y};", f"{tgt} = {y} + {a};"])
+    elif form == "diff":
+        line = d.pick([f"{tgt} = {x} - {y};", f"{tgt} = {y} - {x};", f"{tgt} = ({x} - {y}) * ({x} - {y});"])
+    elif form == "maxsel":
+        op = d.pick([">", ">", "<", ">=", "<="])
+        line = d.pick([f"{tgt} = {x} {op} {y} ? {x} : {y};", f"{tgt} = {x} {op} {y} ? {y} : {x};"])
+    elif form == "rowscale":
+        line = d.pick([f"{tgt} = {a} * {x};", f"{tgt} = {x} * {a};", f"{tgt} = {a} * {x} + {y};"])
+    else:
+        line = f"{tgt} = {g.expr(env, float_ctx)};"
+    row_local = d.coin(10)
+    start = 1 if d.coin(12) else 0
+    if start:
+        g.feats.add("matrix-outer-from-1")
+    lines = [f"  for (int i = {start}; i < m; i++) {{"]
+    if row_local:
+        g.feats.add("matrix-row-local")
+        lines.append(f"    {elem} xi = x[i];")
+        line = line.replace(x, "xi")
+    lines.append("    for (int j = 0; j < n; j++)")
+    lines.append(f"      {line}")
+    lines.append("  }")
+    used = " ".join(lines)
+    params: list[Param] = []
+    sizes = [Param("m", "int", size=True), Param("n", "int", size=True)]
+    first_sizes = d.coin(50)
+    if first_sizes:
+        params += sizes
+    if "A[" in used:
+        params.append(Param("A", elem, True, "m * n"))
+    if "x[i]" in used:
+        params.append(Param("x", elem, True, "m"))
+    if "y[j]" in used:
+        params.append(Param("y", elem, True, "n"))
+    if "B[" in used:
+        params.append(Param("B", out_t, True, "m * n"))
+    if re.search(r"\bk\b", used):
+        params.append(Param("k", scal_t))
+    if not first_sizes:
+        params += sizes
+    return "\n".join(lines) + "\n", params, None, "2d"
 
 
 # --------------------------------------------------------------------------- Python kernels
@@ -1089,6 +1296,8 @@ def kernels(python_share: int = 25) -> Any:
 
 
 def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
+    _SHAPES.clear()
+    _SHAPES.update(_SHAPES_NEW if os.environ.get("TENSPILER_FUZZ_SHAPES") == "new" else _SHAPES_DEFAULT)
     if d.coin(python_share):
         return python_idiom_kernel(d, name) if d.coin(35) else python_kernel(d, name)
     return c_kernel(d, name)
