@@ -2336,35 +2336,21 @@ class _Kernel(IfConversion):
         return convert(e, DType.INT)
 
     def for_cond(self, node: c_ast.For, var: str, env: _Env) -> Expr:
-        u = self.unit
-        cond = node.cond
-        if cond is None:
-            u.fail("for loop without a condition is not supported", node)
-
-        def is_var(n: c_ast.Node) -> bool:
-            return isinstance(n, c_ast.ID) and n.name == var
-
-        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=") and is_var(cond.left):
-            bound_node, inclusive = cond.right, cond.op == "<="
-        elif isinstance(cond, c_ast.BinaryOp) and cond.op in (">", ">=") and is_var(cond.right):
-            bound_node, inclusive = cond.left, cond.op == ">="
-        else:
-            u.fail(
-                f"loop condition '{_render(cond)}' is not supported "
-                f"(only {var} < E, {var} <= E, E > {var}, E >= {var})",
-                cond,
-            )
-        bound = u.expr(bound_node, env)
-        if bound.dtype.is_float:
-            u.fail("loop bound must be an integer expression", bound_node)
-        stop = convert(bound, DType.INT)
-        if inclusive:
-            stop = _plus_one(stop, u.loc(cond))
-        return stop
+        """The exclusive upper bound of an ascending loop: ``E`` of ``i < E`` / ``E > i``,
+        ``E + 1`` of ``i <= E`` / ``E >= i``."""
+        return self._counter_bound(node, var, env, ("<", "<="), f"only {var} < E, {var} <= E, E > {var}, E >= {var}", "")
 
     def for_cond_down(self, node: c_ast.For, var: str, env: _Env) -> Expr:
         """The lowest counter value of a descending loop: ``lo`` of ``i >= lo`` / ``lo <= i``,
         ``lo + 1`` of ``i > lo`` / ``lo < i``."""
+        return self._counter_bound(node, var, env, (">", ">="), f"only {var} >= E, {var} > E, E <= {var}, E < {var}",
+                                   " of a descending loop")
+
+    def _counter_bound(self, node: c_ast.For, var: str, env: _Env, ops: tuple[str, str], forms: str,
+                       what: str) -> Expr:
+        """The bound of the loop condition ``var ops[0|1] E`` (or its mirror ``E op' var``),
+        plus one when the comparison is exclusive of the bound for a descending loop or
+        inclusive for an ascending one (``ops[0]`` is the strict operator)."""
         u = self.unit
         cond = node.cond
         if cond is None:
@@ -2373,21 +2359,19 @@ class _Kernel(IfConversion):
         def is_var(n: c_ast.Node) -> bool:
             return isinstance(n, c_ast.ID) and n.name == var
 
-        if isinstance(cond, c_ast.BinaryOp) and cond.op in (">", ">=") and is_var(cond.left):
-            bound_node, inclusive = cond.right, cond.op == ">="
-        elif isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=") and is_var(cond.right):
-            bound_node, inclusive = cond.left, cond.op == "<="
+        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ops and is_var(cond.left):
+            bound_node, op = cond.right, cond.op
+        elif isinstance(cond, c_ast.BinaryOp) and cond.op in (mirror[ops[0]], mirror[ops[1]]) and is_var(cond.right):
+            bound_node, op = cond.left, mirror[cond.op]
         else:
-            u.fail(
-                f"loop condition '{_render(cond)}' of a descending loop is not supported "
-                f"(only {var} >= E, {var} > E, E <= {var}, E < {var})",
-                cond,
-            )
+            u.fail(f"loop condition '{_render(cond)}'{what} is not supported ({forms})", cond)
         bound = u.expr(bound_node, env)
         if bound.dtype.is_float:
             u.fail("loop bound must be an integer expression", bound_node)
-        lo = convert(bound, DType.INT)
-        return lo if inclusive else _plus_one(lo, u.loc(cond))
+        b = convert(bound, DType.INT)
+        plus_one = (op == ops[1]) if ops[0] == "<" else (op == ops[0])
+        return _plus_one(b, u.loc(cond)) if plus_one else b
 
     def for_step(self, node: c_ast.For, var: str) -> bool:
         """Check the step: ``True`` for a descending loop (``i--``, ``--i``, ``i -= 1``, ``i = i

@@ -429,37 +429,29 @@ def row(t: Tensor, r: Scalar) -> Tensor:
 
 def rows(t: Tensor) -> Scalar:
     """Number of rows of a 2-D term."""
-    match t:
-        case Matrix(_, n, _):
-            return n
-        case Transpose(Matrix(_, _, c)):
-            return c
-        case TensorTensor(_, a, b, _):
-            return rows(a) if rank(a) == 2 else rows(b)
-        case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
-            return rows(x)
-        case TensorSelect(c, a, b, _):
-            for u in (a, b, *(x for pair in cmp_pairs(c) for x in pair)):
-                if is_tensor(u) and rank(u) == 2:  # type: ignore[arg-type]
-                    return rows(u)  # type: ignore[arg-type]
-    raise TypeError(f"not a 2-D TensIR term: {t!r}")
+    return _extent(t, 0)
 
 
 def cols(t: Tensor) -> Scalar:
     """Number of columns of a 2-D term."""
+    return _extent(t, 1)
+
+
+def _extent(t: Tensor, axis: int) -> Scalar:
+    """Number of rows (``axis`` 0) or columns (1) of a 2-D term."""
     match t:
-        case Matrix(_, _, c):
-            return c
-        case Transpose(Matrix(_, n, _)):
-            return n
+        case Matrix(_, r, c):
+            return (r, c)[axis]
+        case Transpose(Matrix(_, r, c)):
+            return (c, r)[axis]
         case TensorTensor(_, a, b, _):
-            return cols(a) if rank(a) == 2 else cols(b)
+            return _extent(a if rank(a) == 2 else b, axis)
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
-            return cols(x)
+            return _extent(x, axis)
         case TensorSelect(c, a, b, _):
             for u in (a, b, *(x for pair in cmp_pairs(c) for x in pair)):
                 if is_tensor(u) and rank(u) == 2:  # type: ignore[arg-type]
-                    return cols(u)  # type: ignore[arg-type]
+                    return _extent(u, axis)  # type: ignore[arg-type]
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
 

@@ -89,25 +89,18 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
         holes.append(_Hole(a.array, tree, lambda t: t))
         values.append(a.value)
     for s in k.scalars:
-        low = minimum_part(s)
-        if low is not None:
-            tree = expression_tree(low, k)
+        extremum = next(((kind, f) for kind, f in (("minimum", minimum_part(s)), ("maximum", maximum_part(s)))
+                         if f is not None), None)
+        if extremum is not None:
+            kind, f = extremum
+            tree = expression_tree(f, k)
             if tree.kind != "vector":
-                raise NotLiftable(f"'{s.name}' keeps a minimum of a loop-invariant value", s.update.loc)
+                raise NotLiftable(f"'{s.name}' keeps a {kind} of a loop-invariant value", s.update.loc)
             init = lift_entry_scalar(s.init, k)
             start = lift_entry_scalar(k.start, k)
-            holes.append(_Hole(s.name, tree, lambda t, init=init, start=start, d=s.dtype: running_min(init, t, start, d)))  # type: ignore[misc]
-            values.append(low)
-            continue
-        peak = maximum_part(s)
-        if peak is not None:
-            tree = expression_tree(peak, k)
-            if tree.kind != "vector":
-                raise NotLiftable(f"'{s.name}' keeps a maximum of a loop-invariant value", s.update.loc)
-            init = lift_entry_scalar(s.init, k)
-            start = lift_entry_scalar(k.start, k)
-            holes.append(_Hole(s.name, tree, lambda t, init=init, start=start, d=s.dtype: running_max(init, t, start, d)))  # type: ignore[misc]
-            values.append(peak)
+            running = running_min if kind == "minimum" else running_max
+            holes.append(_Hole(s.name, tree, lambda t, init=init, start=start, d=s.dtype, r=running: r(init, t, start, d)))  # type: ignore[misc]
+            values.append(f)
             continue
         sign, f = reduction_parts(s)
         tree = expression_tree(f, k)

@@ -339,41 +339,33 @@ def _kind_of(t: Tree) -> Kind:
 def maximum_part(s: ScalarTarget) -> Expr | None:
     """``F`` when the update is a running maximum ``x = F > x ? F : x`` (any of the
     equivalent spellings, after the search-only simplifications), else ``None``."""
-    u = simplify(s.update)
-    x = Var(s.name, s.dtype)
-    if not isinstance(u, Select) or not isinstance(u.cond, Compare):
-        return None
-    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
-    a, b = u.then, u.else_
-    for f, here in ((lhs, rhs), (rhs, lhs)):
-        if here != x or x.name in reads(f):
-            continue
-        f_first = f is lhs  # condition is "F op x"
-        bigger = op in (">", ">=") if f_first else op in ("<", "<=")
-        if bigger and a == f and b == x:
-            return f
-        if not bigger and op in ("<", "<=", ">", ">=") and a == x and b == f:
-            return f
-    return None
+    return _extremum_part(s, bigger=True)
 
 
 def minimum_part(s: ScalarTarget) -> Expr | None:
     """``F`` when the update is a running minimum ``x = F < x ? F : x`` (any of the
     equivalent spellings, after the search-only simplifications), else ``None``."""
+    return _extremum_part(s, bigger=False)
+
+
+def _extremum_part(s: ScalarTarget, bigger: bool) -> Expr | None:
+    """``F`` of ``x = F ⋈ x ? F : x`` keeping the larger (``bigger``) or the smaller value."""
     u = simplify(s.update)
     x = Var(s.name, s.dtype)
     if not isinstance(u, Select) or not isinstance(u.cond, Compare):
         return None
     op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
     a, b = u.then, u.else_
+    greater = (">", ">=") if bigger else ("<", "<=")
+    less = ("<", "<=") if bigger else (">", ">=")
     for f, here in ((lhs, rhs), (rhs, lhs)):
         if here != x or x.name in reads(f):
             continue
         f_first = f is lhs  # condition is "F op x"
-        smaller = op in ("<", "<=") if f_first else op in (">", ">=")
-        if smaller and a == f and b == x:
+        keeps_f = op in greater if f_first else op in less
+        if keeps_f and a == f and b == x:
             return f
-        if not smaller and op in ("<", "<=", ">", ">=") and a == x and b == f:
+        if not keeps_f and op in ("<", "<=", ">", ">=") and a == x and b == f:
             return f
     return None
 
