@@ -34,8 +34,8 @@ XFAIL: dict[str, str] = {
     "hoisted_overflow_empty_loop.c": "k + k is hoisted out of the loop: OverflowError for n = 0, where C never adds",
     "hoisted_overflow_untaken_branch.c": "256 * k under if (a[i] < 1) is computed unconditionally: OverflowError "
                                          "when no element takes the branch, where C never multiplies",
-    "int64_t_minimum_wrap.c": "codegen/ranges.py c_type_ranges takes int64_t data as 32-bit: the wrap-hazard check "
-                              "misses -INT64_MIN in the negated-maximum minimum",
+    "hoisted_long_product_empty_loop.c": "2 * k (long) is hoisted out of the loop: OverflowError for n = 0 and "
+                                         "k = LONG_MAX, where C never multiplies",
 }
 
 

@@ -294,7 +294,7 @@ def cast_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
         return args[0] if ctx.rep(x) == "uint8" else fill(b.sp.cast, x=args[0], dtype=b.dtype("uint8"))
     v = b.convert(args[0], x.dtype, kind, t.dtype, ctx.rep(x), ctx.rep(t))
     if t.dtype == DType.UINT8 and x.dtype != DType.UINT8:
-        return f"({v} % 256)"  # v is an atom or parenthesised: keep it so
+        return f"(({v}) % 256)"
     return v
 
 
@@ -756,7 +756,7 @@ class ArrayBackend(NumpyBackend):
                     v = v if r == "uint8" else fill(sp.cast, x=v, dtype=self.dtype("uint8"))
                 elif elem == DType.UINT8:
                     v = self.convert(v, value.dtype, TENSOR, elem, r, "int64")
-                    v = fill(sp.cast, x=f"({v} % 256)", dtype=self.dtype(STORED[elem]))
+                    v = fill(sp.cast, x=f"(({v}) % 256)", dtype=self.dtype(STORED[elem]))
                 else:
                     v = self.convert(v, value.dtype, TENSOR, elem, r, STORED[elem])
                 copy = fill(sp.copy, x=ctx.names[array], dtype=self.dtype(STORED[elem]))
@@ -773,7 +773,7 @@ class ArrayBackend(NumpyBackend):
                 out = _fresh("result", taken)
                 v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret, ctx.rep(value))
                 if ret == DType.UINT8:
-                    v = f"({v} % 256)"
+                    v = f"(({v}) % 256)"
                 doc = f"return value: a 0-d {self._array_doc(ret)} (C {ret.c_name})"
                 return [comment, f"{out} = {self.asarray(v, STORED[ret])}"], out, doc
             case _:

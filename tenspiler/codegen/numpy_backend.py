@@ -364,11 +364,11 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         v = convert(args[0], src, t.dtype, tensor=tensor)
     elif t.dtype == DType.UINT8 and ctx.rep(t) == "uint8" and src != DType.UINT8:
         # an integer narrowed to uint8: NumPy's integer casting wraps modulo 256, as C does
-        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8({_bare(args[0])} % 256)"
+        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8(({_bare(args[0])}) % 256)"
     else:
         v = convert(args[0], src, t.dtype, tensor=tensor, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
     if t.dtype == DType.UINT8 and src != DType.UINT8:
-        return f"np.mod({_bare(v)}, 256)" if tensor else f"({_bare(v)} % 256)"
+        return f"np.mod({_bare(v)}, 256)" if tensor else f"(({_bare(v)}) % 256)"
     return v
 
 
