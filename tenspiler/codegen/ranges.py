@@ -221,7 +221,7 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
 
 def c_type_ranges(fn: Function) -> dict[str, Interval]:
     """The interval of each integer parameter (a pointer's elements) as its C type allows:
-    ``int`` 32 bits, ``long`` 64 bits, ``unsigned char`` [0, 255] (Python kernels: none)."""
+    ``int`` 32 bits, ``long`` / ``int64_t`` 64 bits, ``unsigned char`` [0, 255] (Python kernels: none)."""
     if fn.python is not None:
         return {}
     out: dict[str, Interval] = {}
@@ -230,7 +230,8 @@ def c_type_ranges(fn: Function) -> dict[str, Interval]:
         if d == DType.UINT8:
             out[p.name] = UINT8_RANGE
         elif d == DType.INT:
-            out[p.name] = INT_DTYPES["int64" if "long" in p.c_type else "int32"]
+            # Param.c_type spells a 64-bit integer as written: long, long long, int64_t
+            out[p.name] = INT_DTYPES["int64" if ("long" in p.c_type or "int64" in p.c_type) else "int32"]
     return out
 
 
