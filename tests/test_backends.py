@@ -63,6 +63,9 @@ from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
     Cmp,
+    Flatten,
+    Full,
+    Iota,
     Lit,
     Matrix,
     NotCond,
@@ -311,6 +314,10 @@ OP_CASES.update({
     "matrix float matvec": (
         ReduceRows(TensorTensor("*", Matrix(tv("f"), R, C), Take(tv("g"), C), FLOAT), FLOAT), "of", R),
     "matrix double exp rows": (ReduceRows(TensorMap("exp", Matrix(tv("d"), R, C), DOUBLE), DOUBLE), "od", R),
+    "full": (TensorTensor("+", Full(R, S), Take(tv("b"), R), INT), "oi", R),
+    "iota": (TensorTensor("*", Iota(K, ScalarOp("+", K, R, INT)), Take(tv("b"), R), INT), "oi", R),
+    "flatten (column bias)": (
+        Flatten(TensorTensor("+", Matrix(tv("a"), R, C), Take(tv("b"), C), INT)), "oi", ScalarOp("*", R, C, INT)),
 })
 
 

@@ -2267,24 +2267,46 @@ class _Kernel(IfConversion):
         env.scopes.append({})
         try:
             var, first = self.for_init(node, env)
-            descending = self.for_step(node, var)
+            step = self.for_step(node, var)
+            descending = step == -1
+            prologue: tuple[Stmt, ...] = ()
             if descending:  # for (i = hi; i >= lo; i--): the iterations lo..hi in reverse order
                 start = self.for_cond_down(node, var, env)
                 stop = _plus_one(first, u.loc(node))
+            elif step > 1:
+                # for (i = a; i < b; i += c): a counter k over the ceil((b - a) / c)
+                # iterations, i = a + c*k set first in each one (reads become strided views)
+                bound = self.for_cond(node, var, env)
+                loc = u.loc(node)
+                k = f"{var}__k"
+                n = 1
+                while k in self.locals or env.lookup(k) is not None:
+                    k, n = f"{var}__k{n}", n + 1
+                self.locals[k] = DType.INT
+                span = Binary("+", Binary("-", bound, first, DType.INT, loc), Const(step - 1, DType.INT, loc), DType.INT, loc)
+                start, stop = Const(0, DType.INT, loc), Binary("/", span, Const(step, DType.INT, loc), DType.INT, loc)
+                at = Binary("+", first, Binary("*", Const(step, DType.INT, loc), Var(k, DType.INT, loc), DType.INT, loc),
+                            DType.INT, loc)
+                prologue = (Assign(var, at, loc),)
+                first_reads = {name for name, _ in vars_read(first)}
             else:
                 start, stop = first, self.for_cond(node, var, env)
             before, before_written = set(env.assigned), set(env.written)
             self.loops.append((var, start, stop))
-            body = tuple(self.stmt(node.stmt, env))
+            body = prologue + tuple(self.stmt(node.stmt, env))
             env.assigned, env.written = before, before_written
         finally:
             env.scopes.pop()
             if self.loops and self.loops[-1][0] == var:
                 self.loops.pop()
-        for name, wloc in writes(body):
+        for name, wloc in writes(body[len(prologue):]):
             if name == var:
                 raise LiftError(f"loop counter '{var}' is assigned in the loop body", wloc)
         written = {name for name, _ in writes(body)}
+        if prologue:
+            for name in sorted(first_reads & written):
+                raise LiftError(f"the start of this strided loop reads '{name}', which the loop body writes", u.loc(node))
+            return For(k, start, stop, body, u.loc(node))
         for name, rloc in vars_read(start if descending else stop):
             if name == var:
                 raise LiftError(f"loop bound reads the loop counter '{var}'", rloc)
@@ -2373,9 +2395,10 @@ class _Kernel(IfConversion):
         plus_one = (op == ops[1]) if ops[0] == "<" else (op == ops[0])
         return _plus_one(b, u.loc(cond)) if plus_one else b
 
-    def for_step(self, node: c_ast.For, var: str) -> bool:
-        """Check the step: ``True`` for a descending loop (``i--``, ``--i``, ``i -= 1``, ``i = i
-        - 1``), ``False`` for an ascending one."""
+    def for_step(self, node: c_ast.For, var: str) -> int:
+        """The step: ``1`` (``i++``, ``++i``, ``i += 1``, ``i = i + 1``), ``-1`` (their
+        decrements: a descending loop) or a constant ``c >= 2`` (``i += c``, ``i = i + c``: a
+        strided loop)."""
         u = self.unit
         step = node.next
         if step is None:
@@ -2387,25 +2410,32 @@ class _Kernel(IfConversion):
         def is_one(n: c_ast.Node) -> bool:
             return isinstance(n, c_ast.Constant) and n.type == "int" and _int_literal(n.value) == 1
 
+        def constant(n: c_ast.Node) -> int | None:
+            if isinstance(n, c_ast.Constant) and n.type == "int":
+                v = _int_literal(n.value)
+                return v if v >= 1 else None
+            return None
+
         match step:
             case c_ast.UnaryOp(op="++" | "p++", expr=x) if is_var(x):
-                return False
-            case c_ast.Assignment(op="+=", lvalue=x, rvalue=one) if is_var(x) and is_one(one):
-                return False
+                return 1
+            case c_ast.Assignment(op="+=", lvalue=x, rvalue=c) if is_var(x) and constant(c) is not None:
+                return constant(c)  # type: ignore[return-value]
             case c_ast.Assignment(
                 op="=", lvalue=x, rvalue=c_ast.BinaryOp(op="+", left=a, right=b)
-            ) if is_var(x) and ((is_var(a) and is_one(b)) or (is_one(a) and is_var(b))):
-                return False
+            ) if is_var(x) and ((is_var(a) and constant(b)) or (constant(a) and is_var(b))):
+                return constant(b) if is_var(a) else constant(a)  # type: ignore[return-value]
             case c_ast.UnaryOp(op="--" | "p--", expr=x) if is_var(x):
-                return True
+                return -1
             case c_ast.Assignment(op="-=", lvalue=x, rvalue=one) if is_var(x) and is_one(one):
-                return True
+                return -1
             case c_ast.Assignment(
                 op="=", lvalue=x, rvalue=c_ast.BinaryOp(op="-", left=a, right=b)
             ) if is_var(x) and is_var(a) and is_one(b):
-                return True
+                return -1
         u.fail(
             f"loop step '{_render(step)}' is not supported "
-            f"(only {var}++, ++{var}, {var} += 1, {var} = {var} + 1 and their decrements)",
+            f"(only {var}++, {var} += c and {var} = {var} + c for a constant c >= 1, and {var}--, --{var}, "
+            f"{var} -= 1, {var} = {var} - 1)",
             step,
         )

@@ -53,6 +53,7 @@ from tenspiler.ir.terms import (
     ScalarSelect,
     ScalarVar,
     Slice,
+    Strided,
     Take,
     Tensor,
     TensorCast,
@@ -72,6 +73,7 @@ from tenspiler.vc.symexec import (
     index_difference,
     reads,
     statement_expressions,
+    stride_of,
     subexpressions,
 )
 
@@ -235,6 +237,7 @@ class TreeContext:
 def loop_context(k: LoopKernel) -> TreeContext:
     return TreeContext(
         (Var(k.var, DType.INT),), frozenset({k.var}), frozenset(s.name for s in k.scalars),
+        accepts=lambda ld: stride_of(ld.index, k.var) is not None,
         iota=frozenset({k.var}),
     )
 
@@ -497,9 +500,11 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
     def visit(e: Expr) -> None:
         match e:
             case Load(array, index, dtype):
-                d = index_difference(index, loop_var)
-                assert d is not None
-                v = _slice(TensorVar(array, dtype), start, bound, d)
+                form = stride_of(index, k.var)
+                assert form is not None
+                c, d = form
+                v: Tensor = _slice(TensorVar(array, dtype), start, bound, d) if c == 1 else _strided(
+                    TensorVar(array, dtype), start, bound, c, d)
                 origins.append((e, v))
                 if v not in vectors:
                     vectors.append(v)
@@ -518,7 +523,7 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
             if it not in vectors:
                 vectors.append(it)
         for e in subexpressions(value):
-            if not isinstance(e, Load) or index_difference(e.index, loop_var) is not None:
+            if not isinstance(e, Load) or stride_of(e.index, k.var) is not None:
                 visit(e)
     for c in program_constants(k.fn.body):
         lit = Lit(c.value, c.dtype)
@@ -526,6 +531,18 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
         if lit not in scalars:
             scalars.append(lit)
     return Pools(tuple(vectors), tuple(scalars), tuple(origins))
+
+
+def _strided(a: TensorVar, start: Scalar, bound: Scalar, c: int, d: int) -> Tensor:
+    """The reads ``a[c*i + d]`` for ``i`` in ``[start, bound)``: ``strided(a, c*start + d,
+    bound - start, c)`` (literals folded)."""
+    if isinstance(start, Lit) and isinstance(start.value, int):
+        first: Scalar = Lit(c * start.value + d, DType.INT)
+        count: Scalar = bound if start.value == 0 else ScalarOp("-", bound, start, DType.INT)
+    else:
+        first = plus_const(ScalarOp("*", Lit(c, DType.INT), start, DType.INT), d)
+        count = ScalarOp("-", bound, start, DType.INT)
+    return Strided(a, first, count, Lit(c, DType.INT))
 
 
 def _slice(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:

@@ -593,6 +593,13 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
          f"(<= {start} {stop})")
     ]
     for p in fn.arrays:
+        for c, d in sorted(k.strided_reads.get(p.name, ())):
+            first = f"{c} * {_src(k.loop.start)} + {d}"
+            out.append((
+                f"{p.name} has an element at every index {c}*i + {d} the loop reads ({_src(k.loop.start)} <= i < "
+                f"{_src(k.loop.stop)}; so {first} >= 0 when the loop runs)",
+                f"(=> (< {start} {stop}) (<= 0 (+ (* {c} {start}) {d})))",
+            ))
         offsets = k.access_offsets.get(p.name)
         if not offsets:
             continue

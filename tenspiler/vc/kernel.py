@@ -121,6 +121,18 @@ class LoopKernel:
         return self.pre.scalars.get(name, Var(name, self.fn.dtype_of(name)))
 
     @property
+    def strided_reads(self) -> dict[str, set[tuple[int, int]]]:
+        """Array → ``(c, d)`` of every read ``array[c*i + d]`` with a stride ``c >= 2`` (a
+        ``strided`` view: decimation, interleaved data)."""
+        out: dict[str, set[tuple[int, int]]] = {}
+        for e in [a.value for a in self.arrays] + [s.update for s in self.scalars]:
+            for ld in symexec.loads(e):
+                form = symexec.stride_of(ld.index, self.var)
+                if form is not None and form[0] >= 2:
+                    out.setdefault(ld.array, set()).add(form)
+        return out
+
+    @property
     def access_offsets(self) -> dict[str, set[int]]:
         """Array → the offsets ``d`` of every access ``array[i + d]`` in the loop body."""
         loop_var = Var(self.var, DType.INT)
@@ -154,6 +166,11 @@ class LoopKernel:
         start = int(evaluate(lift_entry_scalar(self.start), inputs))
         stop = int(evaluate(lift_entry_scalar(self.stop), inputs))
         if start > stop:
+            return False
+        if stop > start and not all(
+            c * start + d >= 0 and c * (stop - 1) + d < len(inputs[a])
+            for a, forms in self.strided_reads.items() for c, d in forms
+        ):
             return False
         return all(
             start + min(offs) >= 0 and stop + max(offs) <= len(inputs[a])
@@ -343,9 +360,13 @@ def _check_reads(k: LoopKernel) -> None:
     for e in exprs:
         for ld in symexec.loads(e):
             d = symexec.index_difference(ld.index, loop_var)
+            form = symexec.stride_of(ld.index, k.var) if d is None else None
+            if form is not None and ld.array not in written:
+                continue  # a strided read c*i + d of an array the loop does not write
             if d is None:
                 raise NotLiftable(
-                    f"read of '{ld.array}' at an index that is not {k.var} + constant", ld.loc
+                    f"read of '{ld.array}' at an index that is not {k.var} + constant"
+                    + (" (a strided read of an array the loop writes)" if form is not None else ""), ld.loc
                 )
             if ld.array in written and d < written[ld.array]:
                 raise NotLiftable(

@@ -109,6 +109,22 @@ def from_sympy(e: sympy.Expr) -> Expr | None:
     return None
 
 
+def stride_of(index: Expr, var: str) -> tuple[int, int] | None:
+    """``(c, d)`` when ``index`` is ``c * var + d`` for integer constants ``c >= 1`` and
+    ``d`` (``(1, d)`` for ``var + d``), else ``None``."""
+    d = index_difference(index, Var(var, DType.INT))
+    if d is not None:
+        return 1, d
+    form = linear_in(index, (var,))
+    if form is None:
+        return None
+    (coef,), rest = form
+    if isinstance(coef, Const) and isinstance(rest, Const) and isinstance(coef.value, int) \
+            and isinstance(rest.value, int) and coef.value >= 1:
+        return coef.value, rest.value
+    return None
+
+
 def linear_in(e: Expr, names: tuple[str, ...]) -> tuple[tuple[Expr, ...], Expr] | None:
     """``e = sum(coef_k * names[k]) + rest`` with coefficients and ``rest`` free of
     ``names`` (as loop-IR expressions); ``None`` if ``e`` is not of that form."""
