@@ -31,11 +31,6 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
 XFAIL: dict[str, str] = {
-    "hoisted_overflow_empty_loop.c": "k + k is hoisted out of the loop: OverflowError for n = 0, where C never adds",
-    "hoisted_overflow_untaken_branch.c": "256 * k under if (a[i] < 1) is computed unconditionally: OverflowError "
-                                         "when no element takes the branch, where C never multiplies",
-    "hoisted_long_product_empty_loop.c": "2 * k (long) is hoisted out of the loop: OverflowError for n = 0 and "
-                                         "k = LONG_MAX, where C never multiplies",
 }
 
 

@@ -42,7 +42,7 @@ from tenspiler.codegen import (
     returned_outputs,
 )
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
-from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, small_division
+from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, Interval, small_division
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Binary as LBinary
 from tenspiler.frontend.loop_ir import Compare as LCompare
@@ -112,7 +112,8 @@ STORED: dict[DType, str] = {
 #: Module-level names of the generated module; a parameter with one of these names (or a
 #: Python keyword as its name) is renamed with a trailing underscore.
 HELPER_NAMES = (
-    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "_where", "_div24", "_rem24", "_store", "max", "int", "str", "ValueError",
+    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "_where", "_div24", "_rem24", "_store", "_wrap64",
+    "max", "int", "str", "ValueError",
 )
 
 #: Text of the C-semantics helpers; a helper is emitted only when used.
@@ -163,6 +164,15 @@ def _where(c, x, y, dtype):
     y = np.asarray(y, dtype=dtype).view(bits)
     r = y ^ ((x ^ y) & -np.asarray(c).astype(bits))
     return r.view(dtype)
+'''
+
+HELPERS["_wrap64"] = '''\
+def _wrap64(x):
+    """The Python int x as a signed 64-bit value (modulo 2**64): a loop-invariant value of
+    C long arithmetic that may leave int64 is computed before the loop, also when the loop
+    runs no iteration or the branch using it is not taken, where C never computes it; where
+    C does, it overflowed (undefined behaviour), so any value is right there."""
+    return (x + 2**63) % 2**64 - 2**63
 '''
 
 HELPERS["_div24"] = '''\
@@ -476,6 +486,11 @@ def matrix_strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"{args[0]}[np.arange({rows})[:, None] * ({stride}) + np.arange({cols})[None, :]]"
 
 
+def _may_leave_int64(iv: Interval) -> bool:
+    """A bounded interval (values of C-typed operands) not inside int64."""
+    return iv.lo is not None and iv.hi is not None and not (iv.lo >= -(2**63) and iv.hi < 2**63)
+
+
 def flatten_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``flatten(m)`` (row-major) → ``m.reshape(-1)``."""
     return f"{args[0]}.reshape(-1)"
@@ -744,6 +759,13 @@ class NumpyBackend:
             if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
                 return self._int_arith(t, rule, ctx)
             args = [self._operand(c, t, ctx) for c in operands(t)]
+            if (isinstance(t, ScalarOp) and ctx.narrow() and not t.dtype.is_float and t.op in ("+", "-", "*")
+                    and _may_leave_int64(ctx.plan.c_range(t))):  # type: ignore[union-attr]
+                # an exact Python int of C-typed values that can leave int64 (a loop-invariant
+                # value computed before the loop, also where C never computes it): wrapped so
+                # that NumPy takes it; + - * and stores are exact modulo 2**64, and comparisons,
+                # divisions and conversions of such values are refused by ranges.wrap_hazards
+                return f"{ctx.use('_wrap64')}({_bare(rule(t, args, ctx))})"
         elif isinstance(t, TensorSelect):
             args = self._cond_operands(t.cond, ctx)
             ctx.both_branches += 1

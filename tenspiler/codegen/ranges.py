@@ -319,18 +319,25 @@ class DtypePlan:
     param_dtypes: Mapping[str, DType]
     param_reps: Mapping[str, str]
     candidates: Sequence[str] = ()
+    #: Interval of each integer parameter by its C type (:func:`c_type_ranges`).
+    c_types: Mapping[str, Interval] = field(default_factory=dict)
     _ranges: dict[Term, Interval] = field(default_factory=dict)
     _reps: dict[Term, str] = field(default_factory=dict)
+    _c_ranges: dict[Term, Interval] = field(default_factory=dict)
 
     @classmethod
     def for_function(cls, fn: Function, candidates: Sequence[str], param_reps: Mapping[DType, str]) -> DtypePlan:
         """The plan for ``fn``'s parameters: pointers arrive as ``param_reps[elem]``."""
         dtypes = {p.name: fn.dtype_of(p.name) for p in fn.params}
         reps = {name: param_reps[d] for name, d in dtypes.items()}
-        return cls(param_ranges(fn), dtypes, reps, tuple(candidates))
+        return cls(param_ranges(fn), dtypes, reps, tuple(candidates), c_type_ranges(fn))
 
     def range(self, t: Term) -> Interval:
         return term_range(t, self.params, self._ranges)
+
+    def c_range(self, t: Term) -> Interval:
+        """The interval of ``t`` over inputs of the parameters' C types."""
+        return term_range(t, self.c_types, self._c_ranges)
 
     def static(self, t: Term) -> bool:
         return is_static(t, self.param_dtypes)
