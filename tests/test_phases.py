@@ -114,3 +114,20 @@ def test_phased_trip_counts_are_checked_by_generated_code(tmp_path: Path) -> Non
         f(np.arange(4), np.zeros(4, dtype=np.int64), 0)  # type: ignore[operator]
     total, out = f(np.arange(4), np.zeros(4, dtype=np.int64), 3)  # type: ignore[operator]
     assert total == 0 + 1 + 2 + 2 and list(out[:2]) == [0, 3]
+
+
+LINALG = ROOT / "benchmarks" / "kernels" / "linear_algebra"
+
+
+@pytest.mark.parametrize("path", sorted(LINALG.iterdir()), ids=lambda p: p.name)
+def test_linear_algebra_phase_kernels(path: Path, tmp_path: Path) -> None:
+    """Loop nests one after another (mvt, gemver, bicg, gesummv): a later nest reads the
+    matrix an earlier one updated, also through a transposed (strided) view."""
+    assert_lifts(path, tmp_path)
+
+
+def test_a_transposed_read_past_the_updated_matrix_is_refused(tmp_path: Path) -> None:
+    src = ROOT / "tests" / "kernels" / "phases" / "transposed_past_update.c"
+    res = _lift(src, tmp_path, check=False)
+    assert res.status == "not_lifted"
+    assert "which an earlier loop wrote only in part" in res.message

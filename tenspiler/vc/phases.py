@@ -356,16 +356,21 @@ class _Rewriter:
                 lo2, hi2 = self.scalar(lo), self.scalar(hi)
                 return self.view(a, lo2, hi2, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
                                  Slice(TensorVar(a, t.dtype), lo2, hi2))
-            case Matrix(TensorVar(a), rows, cols, None) if a in self.writes:
+            case Matrix(TensorVar(a), rows, cols, stride) if a in self.writes:
                 r2, c2 = self.scalar(rows), self.scalar(cols)
-                size = ScalarOp("*", r2, c2, DType.INT)
+                s2 = None if stride is None else self.scalar(stride)
+                # the elements read: [0, rows*cols), or [0, (rows-1)*stride + cols) with a row
+                # stride (every element r*stride + c, r < rows, c < cols, lies below it)
+                size: Scalar = (ScalarOp("*", r2, c2, DType.INT) if s2 is None else
+                                ScalarOp("+", ScalarOp("*", ScalarOp("-", r2, Lit(1, DType.INT), DType.INT), s2, DType.INT),
+                                         c2, DType.INT))
 
                 def mat(v: Term, lo: Scalar, hi: Scalar) -> Term:
                     if not _same(lo, Lit(0, DType.INT)):
                         raise self.refuse(a, t)
-                    return Matrix(v, r2, c2, None)  # type: ignore[arg-type]
+                    return Matrix(v, r2, c2, s2)  # type: ignore[arg-type]
 
-                return self.view(a, Lit(0, DType.INT), size, mat, t, Matrix(TensorVar(a, t.dtype), r2, c2, None),
+                return self.view(a, Lit(0, DType.INT), size, mat, t, Matrix(TensorVar(a, t.dtype), r2, c2, s2),
                                  whole=False)
             case TensorVar(a) if a in self.writes:
                 raise self.refuse(a, t)
