@@ -1367,7 +1367,12 @@ def _render_loop_expr(e: LExpr, names: Mapping[str, str]) -> str:
             return f"({_render_loop_expr(left, names)} {op} {_render_loop_expr(right, names)})"
         case LSelect(LCompare("<", a, LConst(0)), LConst(0), b) if a == b:
             return f"max(0, {_render_loop_expr(a, names)})"
-    raise CodegenError(f"cannot render the result length {e!r} of the C++ entry")
+        case LSelect(LCompare(op, a, b), x, y) if op in ("<", "<=", ">", ">=") and (x, y) in ((a, b), (b, a)):
+            # a < b ? a : b is min(a, b) (ties give the same value), a < b ? b : a is max(a, b)
+            smaller = (op in ("<", "<=")) == ((x, y) == (a, b))
+            fn = "min" if smaller else "max"
+            return f"{fn}({_render_loop_expr(a, names)}, {_render_loop_expr(b, names)})"
+    raise CodegenError(f"cannot render the result length {e!r} of the entry")
 
 
 def _is_view(t: Term) -> bool:
