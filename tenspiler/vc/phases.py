@@ -340,12 +340,12 @@ class _Rewriter:
                 return self.scalars[name]
             case Take(TensorVar(a), n) if a in self.writes:
                 n2 = self.scalar(n)
-                return self.view(a, Lit(0, DType.INT), n2, lambda v, lo, hi: _take(v, lo, hi), t,
+                return self.view(a, Lit(0, DType.INT), n2, _slice, t,
                                  Take(TensorVar(a, t.dtype), n2))
             case Take(Tail(TensorVar(a), c), n) if a in self.writes:
                 c2, n2 = self.scalar(c), self.scalar(n)
                 end: Scalar = ScalarOp("+", c2, n2, DType.INT)
-                return self.view(a, c2, end, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
+                return self.view(a, c2, end, _slice, t,
                                  Take(Tail(TensorVar(a, t.dtype), c2), n2))
             case Tail(TensorVar(a), c) if a in self.writes:
                 c2 = self.scalar(c)
@@ -354,7 +354,7 @@ class _Rewriter:
                 raise self.refuse(a, t)
             case Slice(TensorVar(a), lo, hi) if a in self.writes:
                 lo2, hi2 = self.scalar(lo), self.scalar(hi)
-                return self.view(a, lo2, hi2, lambda v, lo3, hi3: _slice(v, lo3, hi3), t,
+                return self.view(a, lo2, hi2, _slice, t,
                                  Slice(TensorVar(a, t.dtype), lo2, hi2))
             case Matrix(TensorVar(a), rows, cols, stride) if a in self.writes:
                 r2, c2 = self.scalar(rows), self.scalar(cols)
@@ -404,10 +404,6 @@ class _Rewriter:
         return NotLiftable(
             f"loop {self.index + 1} reads {show(t)}, which an earlier loop wrote only in part "
             f"('{a}'[{show(w.lo)}:{show(w.hi)}]): not supported yet", self.loc)
-
-
-def _take(v: Term, lo: Scalar, hi: Scalar) -> Term:
-    return _slice(v, lo, hi)
 
 
 def _slice(v: Term, lo: Scalar, hi: Scalar) -> Term:
