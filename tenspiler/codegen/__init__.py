@@ -40,6 +40,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     Output,
     ProgramSummary,
@@ -212,7 +213,7 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"scalar_select"``, ``"tensor_select"``,
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
     ``"full"``, ``"iota"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
@@ -264,6 +265,8 @@ def op_key(t: Term) -> str:
             return "iota"
         case ReduceRows():
             return "reduce_rows"
+        case MatMul():
+            return "matmul"
         case ScalarOp(op):
             return f"scalar_op({op})"
         case TensorTensor(op):

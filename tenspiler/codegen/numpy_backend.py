@@ -61,6 +61,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     NotCond,
     Output,
@@ -544,6 +545,18 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"np.add.reduce({_bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
 
 
+def matmul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``matmul(a, b)`` → ``np.matmul(a, b)``, both operands in the node's dtype (integers:
+    exact int64 arithmetic; reals: BLAS ``sgemm`` / ``dgemm``, whose summation order is one
+    of the roundings the float tolerance allows — the proof treats real ``+`` as exact)."""
+    assert isinstance(t, MatMul)
+    a, b = (
+        convert(x, c.dtype, t.dtype, tensor=True, src_rep=None if ctx.plan is None else ctx.rep(c), dst_rep=ctx.rep(t))
+        for x, c in zip(args, (t.left, t.right), strict=True)
+    )
+    return f"np.matmul({_bare(a)}, {_bare(b)})"
+
+
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_max(t)`` → ``np.max(t)`` (undefined for an empty tensor)."""
     assert isinstance(t, ReduceMax)
@@ -651,6 +664,7 @@ RULES: dict[str, Rule] = {
     "scalar_select": select_rule,
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
+    "matmul": matmul_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,
     **{

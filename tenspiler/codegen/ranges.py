@@ -30,6 +30,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     ReduceMax,
     ReduceRows,
@@ -211,7 +212,7 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 out = r(x)
             case ReduceRows(m, _, kind) if kind == "max":
                 out = r(m)
-            case ReduceSum() | ReduceRows():
+            case ReduceSum() | ReduceRows() | MatMul():
                 out = UNBOUNDED  # the length is not bounded
             case ScalarApply() | TensorMap():
                 out = UNBOUNDED

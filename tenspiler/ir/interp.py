@@ -36,6 +36,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     NotCond,
     ReduceMax,
@@ -59,6 +60,9 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    cols,
+    row,
+    rows,
 )
 
 
@@ -197,6 +201,13 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             return v[np.arange(r)[:, None] * st + np.arange(c)[None, :]] if r and c else v[:0].reshape(r, c)
         case Transpose(m):
             return evaluate(m, env).T.copy()
+        case MatMul(a, b, _, dtype):
+            # by its definition, row by row (terms.row): one semantics with the proofs
+            nr, nc = int(evaluate(rows(t), env)), int(evaluate(cols(t), env))
+            if nr < 0 or nc < 0:
+                raise IndexError(f"matmul: negative shape {nr} x {nc}")
+            out = [evaluate(row(t, Lit(r, DType.INT)), env) for r in range(nr)]
+            return _as_tensor(np.stack(out) if out else np.zeros((0, nc)), dtype)
         case Strided(x, a0, n, step):
             v, a, c, st = evaluate(x, env), evaluate(a0, env), evaluate(n, env), evaluate(step, env)
             if a < 0 or c < 0 or st < 0:

@@ -12,6 +12,7 @@ from tenspiler.ir.terms import (
     Cmp,
     Cond,
     Flatten,
+    MatMul,
     Full,
     Iota,
     Lit,
@@ -81,6 +82,8 @@ def show(t: Term) -> str:
             return f"reduce_rows({show(x)})" if kind == "sum" else f"reduce_rows_max({show(x)})"
         case Flatten(m):
             return f"flatten({show(m)})"
+        case MatMul(a, b):
+            return f"matmul({show(a)}, {show(b)})"
         case Full(n, v):
             return f"full({show(n)}, {show(v)})"
         case Iota(a, b):

@@ -341,15 +341,34 @@ class Flatten:
         return self.matrix.dtype
 
 
+@dataclass(frozen=True)
+class MatMul:
+    """``matmul(a, b)``: the matrix product of the 2-D terms ``a`` (``m × k``) and ``b``
+    (``k × n``; a :class:`Matrix` or its :class:`Transpose`), an ``m × n`` matrix — a
+    contraction over the shared axis (NumPy ``a @ b``).
+
+    Defined row by row, with no axiom: row ``r`` is the matrix–vector product
+    ``reduce_rows(tensor_tensor(row(a, r), transpose(b), *))`` (operands in that order when
+    ``vector_first``, else swapped), its products of dtype ``product`` summed in ``dtype``
+    (:func:`row`). It is the value of a loop nest whose rows are matrix–vector products
+    (GEMM, :mod:`tenspiler.vc.blocks`)."""
+
+    left: Tensor
+    right: Tensor
+    product: DType
+    dtype: DType
+    vector_first: bool = True
+
+
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
-    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota | Flatten
+    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota | Flatten | MatMul
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
-    TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten,
+    TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten, MatMul,
 )
 
 
@@ -357,7 +376,7 @@ def rank(t: Tensor) -> int:
     """1 for vectors, 2 for matrices. In ``tensor_tensor`` of a matrix and a vector the
     vector is broadcast along the rows (its length must equal the number of columns)."""
     match t:
-        case Matrix() | Transpose():
+        case Matrix() | Transpose() | MatMul():
             return 2
         case TensorTensor(_, l, r, _):
             return max(rank(l), rank(r))
@@ -414,6 +433,9 @@ def row(t: Tensor, r: Scalar) -> Tensor:
             return Slice(x, lo, ScalarOp("+", lo, cols, DType.INT))
         case Transpose(Matrix(x, nr, _, stride)):
             return Strided(x, r, nr, stride if stride is not None else t.matrix.cols)
+        case MatMul(a, b, pd, d, vector_first):
+            v, w = row(a, r), transposed(b)
+            return ReduceRows(TensorTensor("*", v, w, pd) if vector_first else TensorTensor("*", w, v, pd), d)
         case TensorTensor(op, a, b, d):
             return TensorTensor(op, row(a, r) if rank(a) == 2 else a, row(b, r) if rank(b) == 2 else b, d)
         case TensorScalar(op, x, s, left, d):
@@ -425,6 +447,21 @@ def row(t: Tensor, r: Scalar) -> Tensor:
         case TensorSelect(c, a, b, d):
             return TensorSelect(_row_cond(c, r), _row_of(a, r), _row_of(b, r), d)
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
+
+
+def transposed(m: Tensor) -> Tensor:
+    """``transpose(m)`` of a :class:`Matrix` ``m``, or ``m``'s matrix if ``m`` is a
+    :class:`Transpose` (so that ``transposed(transposed(m)) == m``).
+
+    Raises:
+        TypeError: ``m`` is neither.
+    """
+    match m:
+        case Matrix():
+            return Transpose(m)
+        case Transpose(x):
+            return x
+    raise TypeError(f"not a matrix view: {m!r}")
 
 
 def rows(t: Tensor) -> Scalar:
@@ -444,6 +481,8 @@ def _extent(t: Tensor, axis: int) -> Scalar:
             return (r, c)[axis]
         case Transpose(Matrix(_, r, c)):
             return (c, r)[axis]
+        case MatMul(a, b):
+            return _extent(a, 0) if axis == 0 else _extent(b, 1)
         case TensorTensor(_, a, b, _):
             return _extent(a if rank(a) == 2 else b, axis)
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -542,6 +581,9 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case Flatten(m):
             nm = f(m)
             return t if nm is m else Flatten(nm)  # type: ignore[arg-type]
+        case MatMul(a, b, pd, d, vf):
+            na, nb = f(a), f(b)
+            return t if (na is a and nb is b) else MatMul(na, nb, pd, d, vf)  # type: ignore[arg-type]
         case Strided(x, a0, n, step):
             nx, na, nn, ns2 = f(x), f(a0), f(n), f(step)
             if nx is x and na is a0 and nn is n and ns2 is step:

@@ -21,7 +21,7 @@ import numpy as np
 
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.frontend.loop_ir import For, Var
-from tenspiler.ir.printer import show
+from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import ProgramSummary, ScalarOutput
 from tenspiler.synth.concrete import Example, make_example, mismatch, random_examples
 from tenspiler.synth.nest_search import nest_space
@@ -40,11 +40,12 @@ from tenspiler.synth.trees import (
     running_min,
     show_tree,
 )
+from tenspiler.vc.blocks import BlockKernel
 from tenspiler.vc.conditions import Candidate, exit_term, lift_entry_scalar, result_term, summary
 from tenspiler.vc.kernel import LoopKernel
 from tenspiler.vc.nest import Kernel, NestKernel
 from tenspiler.vc.phases import PhasedKernel
-from tenspiler.verify.verifier import PhasedProof, Proof, verify
+from tenspiler.verify.verifier import PhasedProof, Proof, prove, refute_concretely, verify
 
 Progress = Callable[[str], None]
 
@@ -139,6 +140,8 @@ def synthesize(
     say = progress or (lambda _m: None)
     if isinstance(k, PhasedKernel):
         return _synthesize_phases(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
+    if isinstance(k, BlockKernel):
+        return _synthesize_block(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
     deadline = time.monotonic() + timeout
     stats = SearchStats()
     if isinstance(k, NestKernel):
@@ -237,6 +240,31 @@ def _synthesize_phases(
         stats.rejected += part.stats.rejected
     cands = tuple(part.candidate for part in parts)
     return Synthesized(cands, k.summary(cands), PhasedProof(tuple(part.proof for part in parts)), stats)  # type: ignore[arg-type]
+
+
+def _synthesize_block(
+    k: BlockKernel, timeout: float, proof_timeout: float, seed: int, n_examples: int,
+    max_enumerate: int, max_survivors: int, say: Progress,
+) -> Synthesized:
+    """The row kernel synthesized and proved on its own, its summary lifted to 2-D, and the
+    outer loop proved with the row summary as the transition (:mod:`tenspiler.vc.blocks`)."""
+    deadline = time.monotonic() + timeout
+    say(f"rows of the outer loop '{k.var}': the row kernel")
+    try:
+        part = synthesize(k.kernel, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
+    except NotLiftable as err:
+        raise NotLiftable(f"the rows of the outer loop '{k.var}': {err.message}", err.loc or k.outer.loc) from None
+    ps = k.summary(part.candidate)
+    say(f"outer loop '{k.var}': {show_summary(ps)}")
+    examples = random_examples(k, np.random.default_rng(seed), n_examples)
+    stats = replace(part.stats)
+    stats.proofs_attempted += 1
+    try:
+        refute_concretely(k, part.candidate, examples, ps)
+        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps)
+    except VerificationError as err:
+        raise NotLiftable(f"the outer loop '{k.var}' of the nest: {err}", k.outer.loc) from None
+    return Synthesized(part.candidate, ps, PhasedProof((part.proof, proof), ("row kernel", "outer loop")), stats)
 
 
 def _show_cand(c: Candidate) -> str:

@@ -210,7 +210,11 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> Any:
 
         return analyze_phases(fn)
     if len(loops) == 1 and any(isinstance(s, For) for s in loops[0].body):
+        from tenspiler.vc.blocks import analyze_block, is_block_loop
         from tenspiler.vc.nest import analyze_nest
+
+        if is_block_loop(fn):
+            return analyze_block(fn, live_out)
 
         return analyze_nest(fn, live_out)
     return analyze(fn, live_out)

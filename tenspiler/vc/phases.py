@@ -151,9 +151,12 @@ def loop_trip_counts(k: Any) -> list[tuple[Scalar, Scalar, str]]:
     the proof of one loop (``LoopKernel``) or loop nest (``NestKernel``) assumes: each loop
     runs a non-negative number of times (a nest's rows at least once for a row maximum),
     and a nest's first row is a row of the arrays."""
+    from tenspiler.vc.blocks import BlockKernel, block_trip_counts
     from tenspiler.vc.conditions import lift_entry_scalar
 
     zero = Lit(0, DType.INT)
+    if isinstance(k, BlockKernel):
+        return block_trip_counts(k)
     if getattr(k, "nested", False):
         start, stop, cols = (lift_entry_scalar(e) for e in (k.start, k.stop, k.cols))
         inner = (

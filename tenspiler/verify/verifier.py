@@ -50,6 +50,12 @@ class PhasedProof:
     another, separated by ``(reset)`` (each is re-checked from a fresh solver state)."""
 
     proofs: tuple[Proof, ...]
+    #: One name per proof (default ``loop k of n``), e.g. ``row kernel`` / ``outer loop``
+    #: for a block loop (:mod:`tenspiler.vc.blocks`).
+    labels: tuple[str, ...] | None = None
+
+    def _label(self, k: int) -> str:
+        return self.labels[k] if self.labels is not None else f"loop {k + 1} of {len(self.proofs)}"
 
     @property
     def seconds(self) -> float:
@@ -57,9 +63,8 @@ class PhasedProof:
 
     @property
     def results(self) -> tuple[tuple[str, QueryResult], ...]:
-        n = len(self.proofs)
         return tuple(
-            (f"loop {k + 1} of {n}: {name}", r) for k, p in enumerate(self.proofs) for name, r in p.results
+            (f"{self._label(k)}: {name}", r) for k, p in enumerate(self.proofs) for name, r in p.results
         )
 
     @property
@@ -73,8 +78,7 @@ class PhasedProof:
         return VC(first.declarations, first.definitions, tuple(seen.values()), (), first.comments)
 
     def certificate(self) -> str:
-        n = len(self.proofs)
-        parts = [f"; loop {k + 1} of {n}\n{p.certificate()}" for k, p in enumerate(self.proofs)]
+        parts = [f"; {self._label(k)}\n{p.certificate()}" for k, p in enumerate(self.proofs)]
         return "\n(reset)\n".join(parts)
 
     def write_certificate(self, path: Path) -> Path:

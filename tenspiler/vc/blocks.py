@@ -1,0 +1,599 @@
+"""Loop nests deeper than two whose outer loop writes one row per iteration: *block loops*.
+
+Supported shape (GEMM in all four transpose variants, batched matrix–vector products,
+row-wise nests of any depth)::
+
+    for (i = 0; i < m; i++) { body_i }        // body_i: any kernel tenspiler lifts
+
+where ``body_i`` writes each array ``X`` it writes only at ``i*S + e`` (``S`` fixed, ``e``
+free of ``i``): row ``i`` of ``X`` seen as rows of ``S`` elements. The proof is modular:
+
+1. **Rebase.** ``body_i`` becomes the *row function*: its parameters are the function's,
+   ``i``, and one array ``X__row`` per rebased array standing for ``X`` *shifted* by ``i*S``
+   (element ``e`` is ``X[i*S + e]`` for every integer ``e``, so the rewrite is exact — no
+   range is involved). Arrays the body only reads at ``i*S + e`` are rebased too (the rows of
+   ``A`` in GEMM); other reads keep the original array and ``i`` (``B``, or the strided column
+   ``A[k*m + i]`` of a transposed ``A``).
+2. **Row kernel.** The row function is an ordinary kernel (one loop, a two-deep nest, or
+   again a block loop), synthesized and proved on its own over *every* state at its entry:
+   its summary ``F`` is row ``i`` of each written array.
+3. **Rows to a matrix** (:func:`lift_rows`): ``F`` becomes a 2-D term ``T`` meant to have
+   ``F`` (at ``i = r``) as its row ``r``: ``take(X__row, S)`` → ``matrix(X, m, S)``,
+   ``strided(X, i, c, s)`` → ``transpose(matrix(X, c, s))``, a matrix–vector product of a row
+   → ``matmul``. Only a proposal: step 4 proves it.
+4. **Outer loop** (:func:`build_block_vc`): invariant — rows ``< i`` of each written array
+   equal ``T``'s rows, every other element its entry value; the transition of one iteration
+   is the row kernel's proved summary instantiated at the current state (``X__row`` is
+   ``tail(X, i*S)``). Clauses: ``initiation``, ``step``, ``row-preconditions`` (the row
+   kernel's own assumptions that mention ``i`` or a row hold at every iteration),
+   ``exit``, ``post``. The certificate is the row kernel's certificate and this one,
+   separated by ``(reset)``.
+
+Refused (named reasons): a written array accessed other than as row ``i``, a scalar carried
+from one row to the next, code before or after the nest, an outer loop not starting at 0 or
+descending, a row value ``lift_rows`` cannot express in 2-D TensIR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tenspiler.errors import NotLiftable, SourceLoc
+from tenspiler.frontend.loop_ir import (
+    Assign,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Param,
+    PointerType,
+    Return,
+    ScalarType,
+    Stmt,
+    Store,
+    map_stmt_exprs,
+)
+from tenspiler.ir.printer import show
+from tenspiler.ir.smt import SmtEncoder, array_sort
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Flatten,
+    Lit,
+    MatMul,
+    Matrix,
+    ProgramSummary,
+    ReduceRows,
+    Scalar,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    Strided,
+    Tail,
+    Take,
+    Tensor,
+    TensorCast,
+    TensorMap,
+    TensorScalar,
+    TensorSelect,
+    TensorTensor,
+    TensorVar,
+    Term,
+    Transpose,
+    cols,
+    free_vars,
+    is_tensor,
+    map_children,
+    rank,
+    rows,
+    substitute,
+    transposed,
+)
+from tenspiler.vc import symexec
+from tenspiler.vc.conditions import (
+    VC,
+    Clause,
+    _entry_declarations,
+    _summary_goal,
+    _summary_lines,
+    encode_expr,
+    entry_name,
+    head_name,
+    input_assumptions,
+    lift_entry_scalar,
+    matrix_element,
+)
+
+INT = DType.INT
+
+
+@dataclass(frozen=True)
+class RowView:
+    """An array the outer loop's body accesses only as row ``i`` (``i*stride + e``).
+
+    Attributes:
+        array: the function's array parameter.
+        param: the row function's parameter standing for ``array`` shifted by ``i*stride``.
+        stride: the row length ``S`` (over the function's entry state).
+        written: whether the body writes it.
+    """
+
+    array: str
+    param: str
+    stride: Expr
+    written: bool
+
+
+@dataclass(frozen=True)
+class BlockKernel:
+    """A block loop (see the module docstring)."""
+
+    fn: Function
+    outer: For
+    row_fn: Function
+    kernel: Any
+    views: tuple[RowView, ...]
+
+    @property
+    def var(self) -> str:
+        return self.outer.var
+
+    @property
+    def nested(self) -> bool:
+        return True
+
+    @property
+    def live_out(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def bounds(self) -> tuple[Expr, ...]:
+        return (self.outer.start, self.outer.stop, *(v.stride for v in self.views), *self.kernel.bounds)
+
+    def view(self, param: str) -> RowView:
+        return next(v for v in self.views if v.param == param)
+
+    def admits(self, inputs: Mapping[str, Any]) -> bool:
+        """Whether the rows run: ``0 <= m``, every stride ``>= 0`` and the row kernel admits
+        the state of every row (rebased arrays as suffixes from ``i*S``)."""
+        from tenspiler.ir.interp import evaluate
+
+        m = int(evaluate(lift_entry_scalar(self.outer.stop), inputs))
+        strides = {v.param: int(evaluate(lift_entry_scalar(v.stride), inputs)) for v in self.views}
+        if m < 0 or any(s < 0 for s in strides.values()):
+            return False
+        for r in range(m):
+            row_in = dict(inputs)
+            row_in[self.var] = r
+            for v in self.views:
+                row_in[v.param] = inputs[v.array][r * strides[v.param]:]
+            if not self.kernel.admits(row_in):
+                return False
+        return True
+
+    def summary(self, cand: Any) -> ProgramSummary:
+        return block_summary(self, cand)
+
+    def vc(self, cand: Any, ps: ProgramSummary | None = None) -> VC:
+        return build_block_vc(self, cand, ps)
+
+    def invariants(self, cand: Any) -> list[str]:
+        ps = self.summary(cand)
+        facts = [f"{o.array}[0:{show(ScalarOp('*', ScalarVar(self.var, INT), lift_entry_scalar(self.view(_param(self, o.array)).stride), INT))}]"
+                 f" == flatten(rows 0..{self.var} of {show(o.value.matrix)})"
+                 for o in ps.outputs if isinstance(o, ArrayOutput) and isinstance(o.value, Flatten)]
+        outer = f"outer: 0 <= {self.var} <= {show(lift_entry_scalar(self.outer.stop))}" + "".join(f" and {f}" for f in facts)
+        return [outer, *(f"row {self.var}: {x}" for x in self.kernel.invariants(cand))]
+
+
+def _param(k: BlockKernel, array: str) -> str:
+    return next(v.param for v in k.views if v.array == array)
+
+
+# ---------------------------------------------------------------- analysis
+
+
+def is_block_loop(fn: Function) -> bool:
+    """Whether ``fn``'s only loop holds a loop that holds a loop (a nest deeper than two)."""
+    loops = [s for s in fn.body if isinstance(s, For)]
+    return len(loops) == 1 and any(
+        isinstance(s, For) and any(isinstance(t, For) for t in s.body) for s in loops[0].body
+    )
+
+
+def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
+    """Rebase the outer loop's body onto rows and analyze it (see the module docstring).
+
+    Raises:
+        NotLiftable: outside the supported shape (the message names the reason).
+    """
+    from tenspiler.vc.kernel import analyze_kernel
+
+    outer = next(s for s in fn.body if isinstance(s, For))
+    for s in fn.body:
+        if s is not outer and not (isinstance(s, Return) and s.value is None):
+            raise NotLiftable("code before or after a loop nest deeper than two is not supported yet", s.loc)
+    if live_out or fn.return_dtype is not None:
+        raise NotLiftable("a loop nest deeper than two that computes a returned value is not supported yet", outer.loc)
+    if outer.descending:
+        raise NotLiftable("a descending outer loop of a nest deeper than two is not supported yet", outer.loc)
+    if not (isinstance(outer.start, Const) and outer.start.value == 0):
+        raise NotLiftable("the outer loop of a nest deeper than two must start at 0", outer.loc)
+    i = outer.var
+    params = {p.name for p in fn.params}
+    assigned = symexec.assigned_scalars(outer.body)
+    if i in assigned:
+        raise NotLiftable(f"the loop nest assigns the outer counter '{i}'", outer.loc)
+    if assigned & params:
+        name = sorted(assigned & params)[0]
+        raise NotLiftable(f"the loop nest assigns the parameter '{name}'", outer.loc)
+    carried = sorted(_live_in(outer.body, set()) - params - {i})
+    if carried:
+        raise NotLiftable(
+            f"'{carried[0]}' is carried from one iteration of the outer loop to the next "
+            "(a value across rows): not supported in a nest deeper than two", outer.loc)
+    if symexec.reads(outer.stop) & assigned:
+        raise NotLiftable("the outer loop's bound changes inside the nest", outer.loc)
+
+    written = symexec.stored_arrays(outer.body)
+    views: list[RowView] = []
+    for p in fn.arrays:
+        acc = list(_accesses(outer.body, p.name))
+        if not acc:
+            continue
+        stride = _common_stride(acc, i, assigned)
+        if stride is None:
+            if p.name in written:
+                loc = next((loc for _, loc in acc if loc is not None), outer.loc)
+                raise NotLiftable(
+                    f"the loop nest writes '{p.name}' but does not access it only as row {i} "
+                    f"({i}*S + e with one row length S): not supported in a nest deeper than two", loc)
+            continue
+        views.append(RowView(p.name, f"{p.name}__row", stride, p.name in written))
+    by_array = {v.array: v for v in views}
+
+    def rebase(e: Expr) -> Expr:
+        if isinstance(e, Load) and e.array in by_array:
+            v = by_array[e.array]
+            form = symexec.linear_in(e.index, (i,))
+            assert form is not None
+            return Load(v.param, form[1], e.dtype, e.loc, e.row)
+        return e
+
+    def rebase_stmt(s: Stmt) -> Stmt:
+        s = map_stmt_exprs(s, rebase)
+        match s:
+            case Store(array, index, value, loc, row) if array in by_array:
+                form = symexec.linear_in(index, (i,))
+                assert form is not None
+                return Store(by_array[array].param, form[1], value, loc, row)
+            case For(var, start, stop, body, loc, desc):
+                return For(var, start, stop, tuple(rebase_stmt(b) for b in body), loc, desc)
+        return s
+
+    body = tuple(rebase_stmt(s) for s in outer.body)
+    row_params = (
+        *fn.params,
+        Param(i, ScalarType(INT), outer.loc),
+        *(Param(v.param, PointerType(fn.param(v.array).type.elem), outer.loc, fn.param(v.array).c_type)  # type: ignore[union-attr]
+          for v in views),
+    )
+    row_fn = Function(
+        f"{fn.name}__row", row_params, None, tuple((n, d) for n, d in fn.locals if n != i), body,
+        fn.source, outer.loc, "",
+    )
+    kernel = analyze_kernel(row_fn)
+    return BlockKernel(fn, outer, row_fn, kernel, tuple(views))
+
+
+def _live_in(stmts: Sequence[Stmt], assigned: set[str]) -> set[str]:
+    """Scalars ``stmts`` read before assigning them (a loop's counter is assigned for its
+    body; its bounds are read before)."""
+    exposed: set[str] = set()
+    done = set(assigned)
+    for s in stmts:
+        match s:
+            case Assign(target, value):
+                exposed |= symexec.reads(value) - done
+                done.add(target)
+            case Store(_, index, value):
+                exposed |= (symexec.reads(index) | symexec.reads(value)) - done
+            case Return(value):
+                if value is not None:
+                    exposed |= symexec.reads(value) - done
+            case For(var, start, stop, body):
+                exposed |= (symexec.reads(start) | symexec.reads(stop)) - done
+                exposed |= _live_in(body, done | {var})
+                done |= {var}
+    return {x for x in exposed if not _is_array_name(x, stmts)}
+
+
+def _is_array_name(name: str, stmts: Sequence[Stmt]) -> bool:
+    return any(ld.array == name for e in symexec.statement_expressions(stmts) for ld in symexec.loads(e)) or \
+        name in symexec.stored_arrays(stmts)
+
+
+def _accesses(stmts: Sequence[Stmt], array: str) -> Iterator[tuple[Expr, SourceLoc | None]]:
+    """Every index ``array`` is read or written at in ``stmts`` (loops entered)."""
+    for e in symexec.statement_expressions(stmts):
+        if isinstance(e, Load) and e.array == array:
+            yield e.index, e.loc
+    yield from _store_indices(stmts, array)
+
+
+def _store_indices(stmts: Sequence[Stmt], array: str) -> Iterator[tuple[Expr, SourceLoc | None]]:
+    for s in stmts:
+        if isinstance(s, Store) and s.array == array:
+            yield s.index, s.loc
+        elif isinstance(s, For):
+            yield from _store_indices(s.body, array)
+
+
+def _common_stride(acc: Sequence[tuple[Expr, SourceLoc | None]], i: str, assigned: set[str]) -> Expr | None:
+    """The ``S`` of ``i*S + e`` common to every access (``e`` free of ``i``, ``S`` a
+    non-zero expression of values the nest does not assign), else ``None``."""
+    stride: Expr | None = None
+    for index, _ in acc:
+        form = symexec.linear_in(index, (i,))
+        if form is None:
+            return None
+        (coef,), _rest = form
+        if (isinstance(coef, Const) and coef.value == 0) or symexec.reads(coef) & (assigned | {i}):
+            return None
+        if stride is None:
+            stride = coef
+        elif symexec.index_difference(stride, coef) != 0:
+            return None
+    return stride
+
+
+# ---------------------------------------------------------------- rows to a matrix
+
+
+def lift_rows(k: BlockKernel, t: Term) -> Tensor:
+    """The 2-D term whose row ``r`` is the row value ``t`` at ``i = r`` (see the module
+    docstring): a proposal the outer loop's VC proves or refutes.
+
+    Raises:
+        NotLiftable: ``t`` reads the row or ``i`` in a way 2-D TensIR cannot express.
+    """
+    m = lift_entry_scalar(k.outer.stop)
+    rowish = {k.var} | {v.param for v in k.views}
+
+    def refuse(x: Term) -> NotLiftable:
+        return NotLiftable(f"the rows of the nest compute {show(x)}, which has no 2-D form in TensIR yet",
+                           k.outer.loc)
+
+    def lift(x: Term) -> tuple[Term, bool]:
+        if not (free_vars(x) & rowish):
+            return x, False
+        match x:
+            case Take(TensorVar(p, d), n) if p in rowish and p != k.var:
+                view = k.view(p)
+                stride = lift_entry_scalar(view.stride)
+                if n != stride or free_vars(n) & rowish:
+                    raise refuse(x)
+                return Matrix(TensorVar(view.array, d), m, stride), True
+            case Strided(TensorVar(a, d), ScalarVar(v), count, step) if v == k.var and a not in rowish and not (
+                (free_vars(count) | free_vars(step)) & rowish
+            ):
+                return Transpose(Matrix(TensorVar(a, d), count, step)), True
+            case ReduceRows(TensorTensor("*", a, b, pd), d, "sum"):
+                la, ca = lift(a)
+                lb, cb = lift(b)
+                if ca and not cb and rank(a) == 1 and isinstance(b, Matrix | Transpose):  # type: ignore[arg-type]
+                    return MatMul(la, _dense(transposed(b)), pd, d, True), True  # type: ignore[arg-type]
+                if cb and not ca and rank(b) == 1 and isinstance(a, Matrix | Transpose):  # type: ignore[arg-type]
+                    return MatMul(lb, _dense(transposed(a)), pd, d, False), True  # type: ignore[arg-type]
+                raise refuse(x)
+            case TensorTensor() | TensorScalar() | TensorCast() | TensorMap() | TensorSelect():
+                def child(c: Term) -> Term:
+                    nc, changed = lift(c)
+                    if changed and not is_tensor(c):
+                        raise refuse(x)  # a scalar that depends on the row
+                    if not changed and is_tensor(c) and rank(c) == 2:  # type: ignore[arg-type]
+                        raise refuse(x)  # a matrix per row: a 3-D value
+                    return nc
+
+                return map_children(x, child), True
+        raise refuse(x)
+
+    out, _ = lift(t)
+    return out  # type: ignore[return-value]
+
+
+def _dense(m: Tensor) -> Tensor:
+    """``matrix(x, r, c, c)`` as ``matrix(x, r, c)`` (the same rows, by definition), also
+    under a transpose: generated code then reshapes instead of gathering."""
+    match m:
+        case Matrix(x, r, c, s) if s == c:
+            return Matrix(x, r, c)
+        case Transpose(Matrix(x, r, c, s)) if s == c:
+            return Transpose(Matrix(x, r, c))
+    return m
+
+
+def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
+    """The function's summary: each written array's rows ``0 .. m`` are the row kernel's
+    summary lifted to 2-D (:func:`lift_rows`), flattened.
+
+    Raises:
+        NotLiftable: the row kernel writes part of a row only, or its value has no 2-D form.
+    """
+    ps = k.kernel.summary(cand)
+    m = lift_entry_scalar(k.outer.stop)
+    rowish = {k.var} | {v.param for v in k.views}
+    outs: list[ArrayOutput | ScalarOutput] = []
+    for o in ps.outputs:
+        if not isinstance(o, ArrayOutput):
+            raise NotLiftable("the rows of the nest compute a scalar result: not supported yet", k.outer.loc)
+        view = k.view(o.array)
+        stride = lift_entry_scalar(view.stride)
+        if o.lo != Lit(0, INT) or o.hi != stride:
+            raise NotLiftable(
+                f"the nest writes {show(o.lo)} .. {show(o.hi)} of each row of '{view.array}' (rows of "
+                f"{show(stride)} elements): only whole rows are supported in a nest deeper than two",
+                k.outer.loc)
+        value = lift_rows(k, o.value)
+        if rows(value) != m or cols(value) != stride:
+            raise NotLiftable(
+                f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(stride)} matrix",
+                k.outer.loc)
+        outs.append(ArrayOutput(view.array, Lit(0, INT), ScalarOp("*", m, stride, INT), Flatten(value)))
+    for a, b in ps.preconditions:
+        if (free_vars(a) | free_vars(b)) & rowish:
+            raise NotLiftable("a shape precondition of the rows depends on the row", k.outer.loc)
+    return ProgramSummary(k.fn.name, tuple(outs), ps.preconditions)
+
+
+def block_trip_counts(k: BlockKernel) -> list[tuple[Scalar, Scalar, str]]:
+    """The trip counts the proof assumes (``left <= right`` over the entry state): the outer
+    loop's, and the row kernel's that do not depend on the row (those that do are proved
+    for every row by the ``row-preconditions`` clause)."""
+    from tenspiler.vc.phases import loop_trip_counts
+
+    rowish = {k.var} | {v.param for v in k.views}
+    out = [(Lit(0, INT), lift_entry_scalar(k.outer.stop), "the outer loop runs a non-negative number of times")]
+    for left, right, what in loop_trip_counts(k.kernel):
+        if not ((free_vars(left) | free_vars(right)) & rowish):
+            out.append((left, right, f"every row: {what}"))
+    return out
+
+
+# ---------------------------------------------------------------- verification conditions
+
+
+def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) -> VC:
+    """The outer loop's clauses (module docstring, step 4), given the row kernel's proved
+    candidate ``cand``; ``ps`` (default :func:`block_summary`) is the summary checked by
+    the post clause."""
+    fn = k.fn
+    ps = block_summary(k, cand) if ps is None else ps
+    row_ps = k.kernel.summary(cand)
+    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    iv = head_name(k.var)
+    decls.append(f"(declare-const {iv} Int)")
+    written = [v for v in k.views if v.written]
+    nexts = {v.array: f"{v.array}.n" for v in written}
+    heads = {v.array: head_name(v.array) for v in written}
+    for v in written:
+        sort = array_sort(fn.param(v.array).type.elem)  # type: ignore[union-attr]
+        decls += [f"(declare-const {heads[v.array]} {sort})", f"(declare-const {nexts[v.array]} {sort})"]
+    entry = SmtEncoder({**entry_scalars, **entry_arrays})
+
+    def enc(e: Expr) -> str:
+        return encode_expr(e, entry_scalars, entry_arrays)
+
+    m = enc(k.outer.stop)
+    value_of = {o.array: o.value.matrix for o in ps.outputs if isinstance(o, ArrayOutput) and isinstance(o.value, Flatten)}
+    for v in written:
+        if v.array not in value_of:
+            raise NotLiftable(f"the summary does not define the rows of '{v.array}'", k.outer.loc)
+
+    def inv(ivar: str, arrs: Mapping[str, str]) -> str:
+        parts = [f"(<= 0 {ivar})", f"(<= {ivar} {m})"]
+        for v in written:
+            s = enc(v.stride)
+            elem = matrix_element(entry, value_of[v.array], "rr", "cc")
+            parts.append(
+                f"(forall ((rr Int) (cc Int)) (=> (and (<= 0 rr) (< rr {ivar}) (<= 0 cc) (< cc {s})) "
+                f"(= (select {arrs[v.array]} (+ (* rr {s}) cc)) {elem})))")
+            parts.append(
+                f"(forall ((x Int)) (=> (or (< x 0) (>= x (* {ivar} {s}))) "
+                f"(= (select {arrs[v.array]} x) (select {entry_arrays[v.array]} x))))")
+        return "(and " + " ".join(parts) + ")"
+
+    # the row kernel's assumptions: those over the shared parameters hold for the whole
+    # function; those about the row (its counter or a row array) are proved per iteration
+    row_vc = k.kernel.vc(cand)
+    row_names = [entry_name(k.var)] + [entry_name(v.param) for v in k.views]
+    per_row = [(t, s) for t, s in row_vc.assumptions if s != "true" and any(n in s for n in row_names)]
+    shared = [(t, s) for t, s in row_vc.assumptions if (t, s) not in per_row]
+    assumptions: list[tuple[str, str]] = [
+        (f"the outer loop runs a non-negative number of times: 0 <= {show(lift_entry_scalar(k.outer.stop))}",
+         f"(<= 0 {m})"),
+        *input_assumptions(fn),
+    ]
+    for a in shared:
+        if a not in assumptions:
+            assumptions.append(a)
+
+    # one iteration: the row kernel's summary at the current state, X__row = tail(X, i*S)
+    cur = {**entry_scalars, **entry_arrays, **heads, k.var: iv}
+    enc_cur = SmtEncoder(cur, {}, entry.definitions, entry._rec_names)
+    shifted: dict[str, Term] = {
+        v.param: Tail(TensorVar(v.array, fn.param(v.array).type.elem),  # type: ignore[union-attr]
+                      ScalarOp("*", ScalarVar(k.var, INT), lift_entry_scalar(v.stride), INT))
+        for v in k.views
+    }
+    transition: list[str] = []
+    for o in row_ps.outputs:
+        assert isinstance(o, ArrayOutput)
+        v = k.view(o.array)
+        s = enc(v.stride)
+        value = substitute(o.value, shifted)
+        at = enc_cur.at(value, "cc")  # type: ignore[arg-type]
+        # stated as "the row" and "everything else" (equivalent to one ite over the index;
+        # cvc5 then matches the rows before i without arithmetic on x: timeout vs 0.2 s)
+        transition.append(
+            f"(forall ((cc Int)) (=> (and (<= 0 cc) (< cc {s})) "
+            f"(= (select {nexts[v.array]} (+ (* {iv} {s}) cc)) {at})))")
+        transition.append(
+            f"(forall ((x Int)) (=> (or (< x (* {iv} {s})) (>= x (+ (* {iv} {s}) {s}))) "
+            f"(= (select {nexts[v.array]} x) (select {heads[v.array]} x))))")
+    # the step's goal, one clause per conjunct, with the quantified row, column and index
+    # of each fact as fresh constants (cvc5 then needs no skolemization under the
+    # non-linear row offsets rr*S: a timeout vs 0.2 s on GEMM)
+    decls += ["(declare-const rr.s Int)", "(declare-const cc.s Int)", "(declare-const x.s Int)"]
+    step_hyps = (inv(iv, heads), f"(< {iv} {m})", *transition)
+    nxt = f"(+ {iv} 1)"
+    clauses = [
+        Clause("initiation", (), inv("0", {v.array: entry_arrays[v.array] for v in written})),
+        Clause("step: bounds", step_hyps, f"(and (<= 0 {nxt}) (<= {nxt} {m}))"),
+    ]
+    for v in written:
+        s = enc(v.stride)
+        arr = nexts[v.array]
+
+        def elem(r: str, c: str, v: RowView = v) -> str:
+            return matrix_element(entry, value_of[v.array], r, c)
+
+        clauses += [
+            Clause(f"step: rows before {k.var} of {v.array}",
+                   (*step_hyps, "(<= 0 rr.s)", f"(< rr.s {iv})", "(<= 0 cc.s)", f"(< cc.s {s})"),
+                   f"(= (select {arr} (+ (* rr.s {s}) cc.s)) {elem('rr.s', 'cc.s')})"),
+            Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {s})"),
+                   f"(= (select {arr} (+ (* {iv} {s}) cc.s)) {elem(iv, 'cc.s')})"),
+            Clause(f"step: rest of {v.array}", (*step_hyps, f"(or (< x.s 0) (>= x.s (* {nxt} {s})))"),
+                   f"(= (select {arr} x.s) (select {entry_arrays[v.array]} x.s))"),
+        ]
+    if per_row:
+        # the row function's entry state at iteration i: its counter, and each row array
+        # equal to the current array shifted by i*S
+        decls.append(f"(declare-const {entry_name(k.var)} Int)")
+        inst = [f"(= {entry_name(k.var)} {iv})"]
+        for v in k.views:
+            sort = array_sort(fn.param(v.array).type.elem)  # type: ignore[union-attr]
+            decls.append(f"(declare-const {entry_name(v.param)} {sort})")
+            base = heads.get(v.array, entry_arrays[v.array])
+            inst.append(f"(forall ((e Int)) (= (select {entry_name(v.param)} e) "
+                        f"(select {base} (+ (* {iv} {enc(v.stride)}) e))))")
+        goal = "(and " + " ".join(s for _, s in per_row) + ")"
+        clauses.append(Clause("row-preconditions", (inv(iv, heads), f"(< {iv} {m})", *inst), goal))
+    clauses.append(Clause("exit", (inv(iv, heads), f"(not (< {iv} {m}))"), f"(= {iv} {m})"))
+    goal = _summary_goal(k, ps, entry, None, heads)
+    clauses.append(Clause("post", (inv(iv, heads), f"(= {iv} {m})"), goal))
+    comments = (
+        f"tenspiler certificate for '{fn.name}' ({fn.loc}): the outer loop of a block loop",
+        "(the row kernel's certificate precedes this one; its summary is the transition of one iteration)",
+        "program summary:",
+        *("  " + line for line in _summary_lines(ps)),
+        "loop invariant:",
+        *("  " + line for line in k.invariants(cand)[:1]),
+        "Each (check-sat) below must answer unsat: the negated clause has no model.",
+    )
+    options = ("(set-option :full-saturate-quant true)",)
+    return VC(tuple(decls), tuple(entry.definitions), tuple(assumptions), tuple(clauses), comments, options)
