@@ -93,6 +93,8 @@ from tenspiler.ir.terms import (
     promote,
     rank,
 )
+from tenspiler.ir.terms import cols as term_cols
+from tenspiler.ir.terms import rows as term_rows
 
 #: NumPy dtype name that values of each DType are computed in.
 REPR: dict[DType, str] = {
@@ -546,15 +548,9 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 
 def matmul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
-    """``matmul(a, b)`` → ``np.matmul(a, b)``, both operands in the node's dtype (integers:
-    exact int64 arithmetic; reals: BLAS ``sgemm`` / ``dgemm``, whose summation order is one
-    of the roundings the float tolerance allows — the proof treats real ``+`` as exact)."""
-    assert isinstance(t, MatMul)
-    a, b = (
-        convert(x, c.dtype, t.dtype, tensor=True, src_rep=None if ctx.plan is None else ctx.rep(c), dst_rep=ctx.rep(t))
-        for x, c in zip(args, (t.left, t.right), strict=True)
-    )
-    return f"np.matmul({_bare(a)}, {_bare(b)})"
+    """``matmul(a, b)`` → ``np.matmul(a, b)`` (rendered by :meth:`NumpyBackend._matmul`: the
+    operands only for a non-empty product)."""
+    raise AssertionError("matmul is rendered by NumpyBackend._matmul")
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -761,6 +757,8 @@ class NumpyBackend:
         if isinstance(t, TensorSelect) and ctx.narrow() and (extremum := _min_max(t)) is not None:
             a, b = (self._operand(u, t, ctx) for u in (t.then, t.else_))  # the condition is not rendered
             return f"np.{extremum}({_bare(a)}, {_bare(b)})"
+        if isinstance(t, MatMul):
+            return self._matmul(t, ctx)
         if isinstance(t, ScalarSelect) and ctx.cse_candidates:
             # a Python conditional runs one branch: names bound in it end with it
             args = self._cond_operands(t.cond, ctx)
@@ -848,6 +846,31 @@ class NumpyBackend:
                 elem = f"{self.render(x, ctx)}[{_bare(self.render(lo, ctx))}]"
                 return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))  # type: ignore[union-attr]
         return None
+
+    def _matmul(self, t: MatMul, ctx: EmitContext) -> str:
+        """``matmul(a, b)``: the library's matrix product of the operands converted to the
+        node's dtype (integers: exact int64 arithmetic; reals: BLAS ``sgemm`` / ``dgemm``,
+        whose summation order is one of the roundings the float tolerance allows — the proof
+        treats real ``+`` as exact), computed only for a non-empty product (Python evaluates
+        one branch of a conditional): with ``m`` or ``n`` zero the source reads neither
+        matrix, whose views may then not fit their arrays (:meth:`_guards` agrees)."""
+        nonempty = self._matmul_nonempty(t, ctx)
+        nr, nc = (_bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
+        bound = dict(ctx.cse)
+        a, b = (self._operand(c, t, ctx) for c in (t.left, t.right))
+        ctx.cse = dict(bound)  # names bound in one branch end with it
+        return f"({self._matmul_call(_bare(a), _bare(b))} if {nonempty} else {self._zeros2(nr, nc, ctx.rep(t))})"
+
+    def _matmul_call(self, a: str, b: str) -> str:
+        return f"np.matmul({a}, {b})"
+
+    def _zeros2(self, nr: str, nc: str, rep: str) -> str:
+        return f"np.zeros((max({nr}, 0), max({nc}, 0)), dtype=np.{rep})"
+
+    def _matmul_nonempty(self, t: Term, ctx: EmitContext) -> str:
+        """``m > 0 and n > 0`` for the ``m x n`` product ``t`` (rendered)."""
+        nr, nc = (_bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))  # type: ignore[arg-type]
+        return f"({nr}) > 0 and ({nc}) > 0"
 
     def _operand(self, c: Term, parent: Term, ctx: EmitContext, text: str | None = None) -> str:
         """``c`` rendered (or ``text``) and converted to the type ``parent`` computes in; a
@@ -1088,22 +1111,31 @@ class NumpyBackend:
         array (NumPy would otherwise wrap negative bounds or clip long ones silently)."""
         checks: list[tuple[str, str]] = [self._precondition_check(p, ctx) for p in preconditions]
 
-        def visit(t: Term) -> None:
+        def visit(t: Term, when: str | None = None) -> None:
+            found: tuple[str, str] | None = None
             match t:
                 case Take(TensorVar(a), n) | Tail(TensorVar(a), n):
-                    checks.append(self._range_check(ctx, a, Lit(0, DType.INT), n))
+                    found = self._range_check(ctx, a, Lit(0, DType.INT), n)
                 case Slice(TensorVar(a), lo, hi):
-                    checks.append(self._range_check(ctx, a, lo, hi))
+                    found = self._range_check(ctx, a, lo, hi)
                 case Strided(x, start, count, step):
-                    checks.append(self._gather_check(ctx, x, start, count, Lit(1, DType.INT), step))
+                    found = self._gather_check(ctx, x, start, count, Lit(1, DType.INT), step)
                 case Matrix(x, nr, nc, stride) if stride is not None:
-                    checks.append(self._gather_check(ctx, x, Lit(0, DType.INT), nr, nc, stride))
+                    found = self._gather_check(ctx, x, Lit(0, DType.INT), nr, nc, stride)
                 case Matrix(x, nr, nc, None):
-                    checks.append(self._matrix_check(ctx, x, nr, nc))
+                    found = self._matrix_check(ctx, x, nr, nc)
+                case MatMul():
+                    # the operands are read only for a non-empty product (matmul_rule): an
+                    # m x 0 product reads no element of A, as the source's loops do not
+                    nonempty = self._matmul_nonempty(t, ctx)
+                    when = nonempty if when is None else f"{when} and {nonempty}"
                 case _:
                     pass
+            if found is not None:
+                cond, text = found
+                checks.append((cond, text) if when is None else (f"not ({when}) or ({cond})", f"{text} (when {when})"))
             for c in children(t):
-                visit(c)
+                visit(c, when)
 
         if ranges:
             for o in outputs:

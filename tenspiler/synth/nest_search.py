@@ -140,7 +140,7 @@ def _vector_pools(
             d_lin = index_difference(ld.index, k.linear_index())
             a = TensorVar(ld.array, ld.dtype)
             r = classify_read(k, ld)
-            if r is not None and (r.kind in ("strided", "transposed", "outer") or not isinstance(r.offset, Const)):
+            if r is not None and (r.kind in ("strided", "transposed", "outer", "column") or not isinstance(r.offset, Const)):
                 if r in seen_general:
                     continue
                 seen_general.add(r)
@@ -154,6 +154,11 @@ def _vector_pools(
                 elif r.kind == "outer":  # x[i + c]: one value per row, broadcast along the columns
                     row_pool.append(Strided(base, i, bound, zero))
                     mat_pool.append(Transpose(Matrix(base, cols, bound, zero)))
+                elif r.kind == "column":  # x[j*s + c]: the same column for every row
+                    assert r.stride is not None
+                    s = lift_entry_scalar(r.stride)
+                    row_pool.append(Strided(a, off, bound, s))
+                    mat_pool.append(Strided(a, off, cols, s))
                 elif r.kind == "strided":
                     assert r.stride is not None
                     s = lift_entry_scalar(r.stride)

@@ -157,14 +157,17 @@ class BlockKernel:
         return next(v for v in self.views if v.param == param)
 
     def admits(self, inputs: Mapping[str, Any]) -> bool:
-        """Whether the rows run: ``0 <= m``, every stride ``>= 0`` and the row kernel admits
-        the state of every row (rebased arrays as suffixes from ``i*S``)."""
+        """Whether the rows run: ``0 <= m``, every stride ``>= 0``, the trip counts of
+        :func:`block_trip_counts` hold and the row kernel admits the state of every row
+        (rebased arrays as suffixes from ``i*S``)."""
         from tenspiler.ir.interp import evaluate
 
         m = int(evaluate(lift_entry_scalar(self.outer.stop), inputs))
         strides = {v.param: int(evaluate(lift_entry_scalar(v.stride), inputs)) for v in self.views}
         if m < 0 or any(s < 0 for s in strides.values()):
             return False
+        if any(evaluate(left, inputs) > evaluate(right, inputs) for left, right, _ in block_trip_counts(self)):
+            return False  # the proof's trip-count preconditions (generated code checks them)
         for r in range(m):
             row_in = dict(inputs)
             row_in[self.var] = r
@@ -245,6 +248,10 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
         if not acc:
             continue
         stride = _common_stride(acc, i, assigned)
+        if stride is not None and p.name not in written and isinstance(stride, Const):
+            # a read-only array indexed i + e (a column of a transposed matrix): kept whole,
+            # the row kernel reads it at a column offset i (a strided view)
+            stride = None
         if stride is None:
             if p.name in written:
                 loc = next((loc for _, loc in acc if loc is not None), outer.loc)
@@ -561,9 +568,14 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         def elem(r: str, c: str, v: RowView = v) -> str:
             return matrix_element(entry, value_of[v.array], r, c)
 
+        before = ("(<= 0 rr.s)", f"(< rr.s {iv})", "(<= 0 cc.s)", f"(< cc.s {s})")
+        # element (rr, cc) of an earlier row lies before row i: non-linear (rr*S), proved on
+        # its own (pure integer arithmetic, milliseconds) and then assumed by the next clause
+        # (cvc5 timed out on the two together for a transposed GEMM)
+        order = f"(< (+ (* rr.s {s}) cc.s) (* {iv} {s}))"
         clauses += [
-            Clause(f"step: rows before {k.var} of {v.array}",
-                   (*step_hyps, "(<= 0 rr.s)", f"(< rr.s {iv})", "(<= 0 cc.s)", f"(< cc.s {s})"),
+            Clause(f"step: rows before {k.var} of {v.array} lie before row {k.var}", before, order),
+            Clause(f"step: rows before {k.var} of {v.array}", (*step_hyps, *before, order),
                    f"(= (select {arr} (+ (* rr.s {s}) cc.s)) {elem('rr.s', 'cc.s')})"),
             Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {s})"),
                    f"(= (select {arr} (+ (* {iv} {s}) cc.s)) {elem(iv, 'cc.s')})"),

@@ -236,7 +236,7 @@ class NestKernel:
         for e in [o.value for o in self.linear] + [s.update for s in self.scalars]:
             for ld in symexec.loads(e):
                 r = classify_read(self, ld)
-                general = r is not None and (r.kind in ("strided", "transposed", "outer") or not isinstance(r.offset, Const))
+                general = r is not None and (r.kind in ("strided", "transposed", "outer", "column") or not isinstance(r.offset, Const))
                 if general and r not in out:
                     out.append(r)  # type: ignore[arg-type]
         return out
@@ -753,6 +753,8 @@ class Read:
     * ``"row"``: ``x[j + c]``;
     * ``"strided"``: ``A[i*s + j + c]`` (rows of a wider row-major matrix; ``stride`` s);
     * ``"transposed"``: ``A[j*s + i + c]`` (the inner loop walks down a column);
+    * ``"column"``: ``A[j*s + c]`` (``s`` not 1: the inner loop walks down a column at a
+      fixed offset, the same for every row — GEMM's transposed ``A`` as a row kernel);
     * ``"outer"``: ``x[i + c]``, one value per row, the same for every column (in row
       reductions only: ``x`` broadcast along the columns, ``transpose(matrix(x, n, m, 0))``)."""
 
@@ -790,6 +792,8 @@ def classify_read(k: NestKernel, ld: Load) -> Read | None:
         return Read(ld.array, "transposed", rest, cj)
     if is_(ci, 1) and is_(cj, 0):
         return Read(ld.array, "outer", rest)
+    if is_(ci, 0) and not is_(cj, 0):
+        return Read(ld.array, "column", rest, cj)
     return None
 
 
@@ -807,9 +811,9 @@ def _check_reads(k: NestKernel) -> None:
             if r is None:
                 raise NotLiftable(
                     f"read of '{ld.array}' at an index that is not {k.i}*n + {k.j} + c, {k.j} + c, {k.i} + c, "
-                    f"{k.i}*s + {k.j} + c or {k.j}*s + {k.i} + c (s, c fixed in the nest)", ld.loc
+                    f"{k.i}*s + {k.j} + c, {k.j}*s + {k.i} + c or {k.j}*s + c (s, c fixed in the nest)", ld.loc
                 )
-            if r.kind in ("strided", "transposed", "outer") and not _zero_expr(k.start):
+            if r.kind in ("strided", "transposed", "outer", "column") and not _zero_expr(k.start):
                 raise NotLiftable(f"a strided read of '{ld.array}' needs the outer loop to start at 0", ld.loc)
             if ld.array in written and d_lin != written[ld.array]:
                 raise NotLiftable(f"'{ld.array}' is read at an element the nest writes elsewhere", ld.loc)

@@ -1,0 +1,12 @@
+// C = A^T * B: A is stored K x M
+void gemm_tn(int M, int N, int K, int *A, int *B, int *C) {
+  for (int i = 0; i < M; i++) {
+    for (int j = 0; j < N; j++) {
+      int s = 0;
+      for (int k = 0; k < K; k++) {
+        s += A[k * M + i] * B[k * N + j];
+      }
+      C[i * N + j] = s;
+    }
+  }
+}
