@@ -90,6 +90,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     NotCond,
     Output,
     ProgramSummary,
@@ -114,6 +115,8 @@ from tenspiler.ir.terms import (
     is_tensor,
     promote,
 )
+from tenspiler.ir.terms import cols as term_cols
+from tenspiler.ir.terms import rows as term_rows
 
 __all__ = ["ARRAY_RULES", "ArrayBackend", "ArrayContext", "ArrayRule", "Spelling"]
 
@@ -153,6 +156,8 @@ class Spelling:
     sum: str = ""  # sum of all elements, in the operand's dtype
     max: str = ""  # largest element
     sum_rows: str = ""  # row sums of a matrix
+    matmul: str = ""  # matrix product of {x} (m x k) and {y} (k x n)
+    int_matmul: str = ""  # the same for integer dtypes (default: matmul)
     max_rows: str = ""  # row maxima of a non-empty matrix
     arange: str = ""  # 0 .. n-1
     iota: str = ""  # {lo} .. {hi}-1 as {dtype} (static bounds)
@@ -185,6 +190,7 @@ class Spelling:
             "sum": f"{xp}.sum({{x}})",
             "max": f"{xp}.max({{x}})",
             "sum_rows": f"{xp}.sum({{x}}, axis=1)",
+            "matmul": f"{xp}.matmul({{x}}, {{y}})",
             "max_rows": f"{xp}.max({{x}}, axis=1)",
             "arange": f"{xp}.arange({{n}})",
             "iota": f"{xp}.arange({{lo}}, {{hi}}, dtype={{dtype}})",
@@ -198,6 +204,8 @@ class Spelling:
         for name, text in defaults.items():
             if not getattr(self, name):
                 object.__setattr__(self, name, text)
+        if not self.int_matmul:
+            object.__setattr__(self, "int_matmul", self.matmul)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -319,6 +327,20 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
         return ctx.b.convert(f"_row_max({_bare(args[0])})", t.matrix.dtype, TENSOR, t.dtype, *reps)
     x = ctx.b.convert(args[0], t.matrix.dtype, TENSOR, t.dtype, *reps)
     return fill(ctx.b.sp.sum_rows, x=x)
+
+
+def matmul_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``matmul(a, b)`` → the library's matrix product of the operands in the node's dtype,
+    only for a non-empty product (as NumPy's :meth:`~tenspiler.codegen.numpy_backend.NumpyBackend._matmul`)."""
+    assert isinstance(t, MatMul)
+    b = ctx.b
+    x, y = (b.convert(a, c.dtype, TENSOR, t.dtype, ctx.rep(c), ctx.rep(t))
+            for a, c in zip(args, (t.left, t.right), strict=True))
+    nr, nc = (_bare(b.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
+    template = b.sp.matmul if t.dtype.is_float else b.sp.int_matmul
+    shape = f"max({nr}, 0), max({nc}, 0)"
+    zeros = fill(b.sp.reshape, x=fill(b.sp.zeros, n=f"max({nr}, 0) * max({nc}, 0)", dtype=b.dtype(ctx.rep(t))), shape=shape)
+    return f"({fill(template, x=_bare(x), y=_bare(y))} if ({nr}) > 0 and ({nc}) > 0 else {zeros})"
 
 
 def matrix_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
@@ -471,6 +493,7 @@ ARRAY_RULES: dict[str, ArrayRule] = {
     "scalar_select": select_rule,
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
+    "matmul": matmul_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,
     **{

@@ -42,6 +42,8 @@ SPELLING = Spelling(
     const="mx.array({x}, dtype={dtype})",
     sum="_sum({x})",
     sum_rows="_sum({x}, 1)",
+    # mx.matmul takes floating types only: integers as a broadcast product summed over k
+    int_matmul="_sum(({x})[:, :, None] * ({y})[None, :, :], 1)",
     copy="mx.array({x}, dtype={dtype})",
     jit="mx.compile(f)",
     helpers={"_exp": EXP_HELPER, "_sum": SUM_HELPER},

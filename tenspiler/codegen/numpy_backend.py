@@ -548,9 +548,9 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 
 def matmul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
-    """``matmul(a, b)`` → ``np.matmul(a, b)`` (rendered by :meth:`NumpyBackend._matmul`: the
-    operands only for a non-empty product)."""
-    raise AssertionError("matmul is rendered by NumpyBackend._matmul")
+    """``matmul(a, b)`` → ``np.matmul(a, b)`` of operands already in the node's dtype (NumPy
+    host code of another backend; NumPy itself renders :meth:`NumpyBackend._matmul`)."""
+    return f"np.matmul({_bare(args[0])}, {_bare(args[1])})"
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
