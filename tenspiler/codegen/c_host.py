@@ -103,6 +103,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     NotCond,
     ReduceMax,
@@ -429,6 +430,10 @@ class CHostEmitter:
             case Transpose(m):
                 if self._rank(m) != 2:
                     raise CHostError("transpose of a 1-D tensor is not supported")
+                return 2
+            case MatMul(a, b, _, _, _):
+                if self._rank(a) != 2 or self._rank(b) != 2:
+                    raise CHostError("matmul of a 1-D tensor is not supported")
                 return 2
             case ReduceRows(x, _, _):
                 if self._rank(x) != 2:
@@ -773,6 +778,8 @@ class CHostEmitter:
                 return self._index(r, sub, t)
             case Transpose(m):
                 return self._cols(m, sub)
+            case MatMul(a, _, _, _, _):
+                return self._rows(a, sub)
             case TensorTensor(_, l, r, _):
                 return self._rows(l if self._rank(l) == 2 else r, sub)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -785,6 +792,8 @@ class CHostEmitter:
                 return self._index(c, sub, t)
             case Transpose(m):
                 return self._rows(m, sub)
+            case MatMul(_, b, _, _, _):
+                return self._cols(b, sub)
             case TensorTensor(_, l, r, _):
                 return self._cols(l if self._rank(l) == 2 else r, sub)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -806,6 +815,15 @@ class CHostEmitter:
                 return self._e(x, f"({i} * {width} + {j})", sub)
             case Transpose(m):
                 return self._e2(m, j, i, sub)
+            case MatMul(a, b, pd, d, _):
+                # element (i, j): the sum over k of a[i, k] * b[k, j] (terms.row: row i is
+                # the matrix-vector product of b's transpose with row i of a)
+                prod = TensorTensor("*", a, b, pd)
+                inner, k = self._fresh("n"), self._fresh("k")
+                elem = _binop("*", self._conv(self._e2(a, i, k, sub), a.dtype, pd),
+                              self._conv(self._e2(b, k, j, sub), b.dtype, pd), pd)
+                loop = self._accumulate(False, prod, k, inner, elem, d)
+                return f"({{ const int64_t {inner} = {self._cols(a, sub)}; {loop} }})"
             case TensorTensor(op, l, r, d):
                 a = self._e2(l, i, j, sub) if self._rank(l) == 2 else self._e(l, j, sub)
                 b = self._e2(r, i, j, sub) if self._rank(r) == 2 else self._e(r, j, sub)

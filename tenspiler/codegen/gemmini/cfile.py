@@ -33,7 +33,7 @@ from tenspiler.codegen.loop_c import function_body_c
 from tenspiler.codegen.preconditions import Precondition
 from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.printer import show, show_output
-from tenspiler.ir.terms import ArrayOutput, Term
+from tenspiler.ir.terms import ArrayOutput, Flatten, Term, is_tensor, rank
 
 __all__ = ["CFile", "c_file", "param_c_type"]
 
@@ -272,7 +272,9 @@ class _Emitter:
         self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i]{back};", 3)
         self.emit("} else {", 2)
         self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
-        self.fallback(c.name, c.source, c.scalar, 3)
+        # a matrix product's m x n result is stored row-major: its flattening
+        source = Flatten(c.source) if is_tensor(c.source) and rank(c.source) == 2 else c.source  # type: ignore[arg-type]
+        self.fallback(c.name, source, c.scalar, 3)
         self.emit("}", 2)
         self.emit("}")
 

@@ -3,7 +3,8 @@
 :func:`device_inputs` makes inputs for the kernel (the same generator as the differential
 check, :func:`tenspiler.synth.concrete.random_examples`) and pushes integer array elements to
 the int8 extremes -128 and 127 (some inputs all -128 or all 127, the largest products), with
-trip counts up to 300 (long reductions: up to 300 × 300 matrix–vector products).
+trip counts up to 300 (long reductions: up to 300 × 300 matrix–vector products; 40 for a
+nest deeper than two, e.g. 40 × 40 × 40 GEMM).
 :func:`device_check` runs the C file on each (through its runner: every instruction on the
 oracle, each call's instructions equal to its procedure's assembly) and compares each returned
 value with :func:`tenspiler.ir.interp.evaluate` of the summary: integers bit-exactly, reals
@@ -36,10 +37,14 @@ def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
     """Inputs at the int8 extremes and with long reductions (see the module docstring)."""
     from tenspiler.synth.concrete import random_examples
 
+    from tenspiler.vc.blocks import BlockKernel
+
     rng = np.random.default_rng(seed + 7)
     big = max(1, count // 4)  # long reductions; the generator runs the source on each (slow)
-    exs = random_examples(k, rng, count - big, max_trips=40, magnitude=127)
-    exs += random_examples(k, rng, big, max_trips=300, magnitude=127)
+    # a nest deeper than two (GEMM) runs trips³ statements in the loop-IR interpreter
+    small, large = (12, 40) if isinstance(k, BlockKernel) else (40, 300)
+    exs = random_examples(k, rng, count - big, max_trips=small, magnitude=127)
+    exs += random_examples(k, rng, big, max_trips=large, magnitude=127)
     out: list[dict[str, Any]] = []
     for i, e in enumerate(exs):
         inputs = dict(e.inputs)

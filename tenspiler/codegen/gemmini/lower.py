@@ -49,9 +49,11 @@ from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
     Cmp,
+    Flatten,
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     Output,
     ProgramSummary,
@@ -78,6 +80,8 @@ from tenspiler.ir.terms import (
     map_cond,
     rank,
 )
+from tenspiler.ir.terms import cols as term_cols
+from tenspiler.ir.terms import rows as term_rows
 
 __all__ = ["AffineCall", "GemmCall", "Operand", "OutputPlan", "Plan", "plan_summary"]
 
@@ -182,7 +186,10 @@ class Plan:
 def _where(p: OutputPlan) -> str:
     """``device`` when a device call computes the whole output (the host at most copies its
     result), ``mixed`` when the host computes part of it, ``host`` when Gemmini does nothing."""
-    if p.host_term is None or (isinstance(p.host_term, TensorVar | ScalarVar) and p.host_term.name in p.calls):
+    t = p.host_term
+    if isinstance(t, Flatten) and isinstance(t.matrix, Matrix):  # a matrix product's row-major buffer
+        t = t.matrix.tensor
+    if t is None or (isinstance(t, TensorVar | ScalarVar) and t.name in p.calls):
         return "device"
     return "mixed" if p.calls else "host"
 
@@ -349,6 +356,21 @@ class _Planner:
     def _product(self, t: Term) -> GemmCall | None:
         one = Lit(1, DType.INT)
         match t:
+            case MatMul(left, right, pd, rd):
+                # a matrix product (GEMM): a matrix view in place (fp32) or packed by the host;
+                # any other 2-D operand (a transposed view, a scaled matrix) computed by the host
+                # into a row-major buffer first
+                self._fits({pd, rd, left.dtype, right.dtype}, t)
+                ops = []
+                for x in (left, right):
+                    self._int8_offset(x.matrix if isinstance(x, Transpose) else x, t, False)  # type: ignore[union-attr]
+                    if isinstance(x, Matrix):
+                        ops.append(self._product_operand(x))
+                    else:
+                        shape = (term_rows(x), term_cols(x))  # type: ignore[arg-type]
+                        ops.append(Operand("host", self.host(x), "", Lit(0, DType.INT), shape[1], shape))
+                return self._gemm(t, ops[0], ops[1], term_rows(t), term_cols(t), term_cols(left),  # type: ignore[arg-type]
+                                  False, "matrix product")
             case ReduceRows(TensorTensor("*", l, r, pd), rd, "sum") if {rank(l), rank(r)} == {1, 2}:
                 mat, vec = (l, r) if rank(l) == 2 else (r, l)
                 self._fits({pd, rd, mat.dtype, vec.dtype}, t)
@@ -516,6 +538,8 @@ class _Planner:
             g = self._product(t)
             if g is not None:
                 out = ScalarVar(g.name, t.dtype) if g.scalar else TensorVar(g.name, t.dtype)  # type: ignore[union-attr]
+                if isinstance(t, MatMul):  # the m x n result, row-major in the call's buffer
+                    out = Matrix(out, g.m, g.n)  # type: ignore[arg-type]
             elif is_tensor(t) and rank(t) == 1:  # type: ignore[arg-type]
                 a = self._affine(t)  # type: ignore[arg-type]
                 if a is not None:
