@@ -36,7 +36,6 @@ __all__ = ["device_check", "device_inputs"]
 def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
     """Inputs at the int8 extremes and with long reductions (see the module docstring)."""
     from tenspiler.synth.concrete import random_examples
-
     from tenspiler.vc.blocks import BlockKernel
 
     rng = np.random.default_rng(seed + 7)
