@@ -330,7 +330,12 @@ _SHAPES_DEFAULT: dict[str, int] = {"descending": 15, "running": 15, "inplace": 1
                                    "matrix": 35, "nested": 35, "phases": 30}
 _SHAPES_NEW: dict[str, int] = {"descending": 55, "running": 35, "inplace": 30, "dependent": 40,
                                "matrix": 80, "nested": 40, "phases": 10}
+_SHAPES_DEFAULT["deep"] = _SHAPES_NEW["deep"] = 8
+#: ``TENSPILER_FUZZ_SHAPES=deep``: mostly loop nests three deep (:func:`_deep_body`,
+#: :func:`python_deep_kernel`)
+_SHAPES_DEEP: dict[str, int] = {**_SHAPES_DEFAULT, "deep": 85}
 _SHAPES: dict[str, int] = dict(_SHAPES_DEFAULT)
+_DEEP_WIDER = {"int": "long", "float": "double", "int32_t": "int64_t"}
 
 
 def _pick_type(d: Draw, accepted_percent: int | None = None) -> str:
@@ -343,16 +348,26 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     several top-level loops one after another (loop phases, :func:`_phases_body`)."""
     g = _CGen(d)
     _WILD[0] = 25 if d.coin(35) else 0  # most kernels use only documented types
+    deep = d.coin(_SHAPES["deep"])
     nested = d.coin(_SHAPES["nested"])
-    elem = _pick_type(d)
-    out_t = elem if d.coin(65) else _pick_type(d)
-    acc_t = elem if d.coin(50) else _pick_type(d)
-    scal_t = elem if d.coin(60) else _pick_type(d)
+    if deep:
+        # GEMM-like nests: mostly int / long / float / double, one type for all
+        elem = d.pick(["int", "int", "long", "float", "float", "double"]) if d.coin(88) else _pick_type(d)
+        out_t = elem if d.coin(85) else _pick_type(d)
+        acc_t = elem if d.coin(80) else d.pick([_pick_type(d), _DEEP_WIDER.get(elem, elem)])
+        scal_t = elem if d.coin(85) else _pick_type(d)
+    else:
+        elem = _pick_type(d)
+        out_t = elem if d.coin(65) else _pick_type(d)
+        acc_t = elem if d.coin(50) else _pick_type(d)
+        scal_t = elem if d.coin(60) else _pick_type(d)
     float_ctx = ctype(elem).is_float or ctype(acc_t).is_float
     g.allow_mod = not any(ctype(t).is_float for t in (elem, out_t, acc_t, scal_t))
     macros = g.make_macros(float_ctx) if d.coin(40) else ""
     helper = g.make_helper(elem if d.coin(70) else acc_t) if d.coin(20) else ""
-    if nested and d.coin(_SHAPES["matrix"]):
+    if deep:
+        body, params, ret, shape = _deep_body(g, elem, out_t, acc_t, scal_t, float_ctx)
+    elif nested and d.coin(_SHAPES["matrix"]):
         body, params, ret, shape = _matrix_body(g, elem, out_t, scal_t, float_ctx)
     elif nested:
         body, params, ret, shape = _nested_body(g, elem, out_t, acc_t, scal_t, float_ctx)
@@ -986,6 +1001,282 @@ def _matrix_body(g: _CGen, elem: str, out_t: str, scal_t: str, float_ctx: bool):
     return "\n".join(lines) + "\n", params, None, "2d"
 
 
+#: the deep shape's size parameters: the oracle gives ``m`` its own value and every other
+#: size parameter the value of ``n``, so ``p`` (the third extent) always equals ``n`` in a
+#: test. The roles (rows M, columns N, inner K) are a random permutation of the three
+#: names, so that every pair of extents differs in most kernels.
+_DEEP_SIZE_VALUE = {"m": "m", "n": "n", "p": "n"}
+
+#: the near-misses of the deep shape (the tool must refuse them or get them right)
+_DEEP_MISSES = ["stride", "stride", "other-row", "other-row", "operand-is-output", "carried-i", "carried-j",
+                "declared-outside", "triangular", "triangular", "k-from-1", "k-from-1", "bias-row", "bias-col",
+                "same-row-other-column", "max-plus"]
+
+
+def _deep_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
+    """A loop nest three deep whose outer loop writes one row per iteration (a *block loop*,
+    :mod:`tenspiler.vc.blocks`): GEMM ``for i<M: for j<N: {acc = init; for k<K: acc += f(A,
+    B); C[i*N+j] = g(acc, C[i*N+j], alpha, beta)}`` with A stored ``M x K`` (``A[i*K+k]``) or
+    ``K x M`` (``A[k*M+i]``) and B ``K x N`` (``B[k*N+j]``) or ``N x K`` (``B[j*K+k]``),
+    accumulation straight into C (``C[i*N+j] += ...``), alpha / beta scaling, a batched
+    matrix-vector product and a 3-D element-wise nest; about a third of the kernels carry one
+    deliberate near-miss (:data:`_DEEP_MISSES`: an output row stride other than the row
+    length, reads of other rows of the output or of the output as an operand, accumulators
+    carried across rows or elements, triangular bounds, ``k`` from 1, row / column biases,
+    a max-plus product)."""
+    d = g.d
+    g.feats.add("deep")
+    g.plain = d.coin(80)
+    g.depth_limit = 1
+    g.allow_mod = not any(ctype(t).is_float for t in (elem, out_t, acc_t, scal_t))
+    names = ["m", "n", "p"]
+    perm = [names[x] for x in d.pick([(0, 1, 2), (0, 1, 2), (0, 1, 2), (0, 2, 1), (1, 0, 2), (2, 0, 1), (1, 2, 0),
+                                      (2, 1, 0)])]
+    M, N, K = perm
+    Mv, Nv, Kv = (_DEEP_SIZE_VALUE[x] for x in perm)
+    miss = d.pick(_DEEP_MISSES) if d.coin(35) else None
+    form = d.pick(["gemm"] * 12 + ["direct"] * 4 + ["batched", "tensor3"])
+    if miss is not None:
+        g.feats.add("deep-miss-" + miss)
+        if form in ("batched", "tensor3"):
+            form = "gemm"
+    g.feats.add("deep-" + form)
+    i_, j_, k_ = ("i", "j", "k") if d.coin(80) else d.pick([("i", "j", "l"), ("r", "c", "k"), ("i", "j", "p2")])
+    ta, tb = d.coin(40), d.coin(40)
+
+    def lin(outer: str, stride: str, inner: str) -> str:
+        return d.pick([f"{outer} * {stride} + {inner}", f"{outer} * {stride} + {inner}", f"{outer}*{stride} + {inner}",
+                       f"{inner} + {outer} * {stride}"])
+
+    stride = N
+    c_extent = f"{Mv} * {Nv}"
+    if miss == "stride":
+        # rows of another length than N: wider (gaps) or possibly narrower (rows overlap)
+        stride, sv = d.pick([(f"({N} + 1)", f"({Nv} + 1)"), (f"({N} + 1)", f"({Nv} + 1)"), (f"2 * {N}", f"2 * {Nv}"),
+                             (K, Kv), (M, Mv), (f"({N} - 1)", f"({Nv} - 1)")])
+        c_extent = f"max(({Mv} - 1) * {sv} + {Nv} if {Mv} > 0 else 0, {Mv} * {Nv}, 0)"
+    a_at = f"A[{lin(k_, M, i_)}]" if ta else f"A[{lin(i_, K, k_)}]"
+    b_at = f"B[{lin(j_, K, k_)}]" if tb else f"B[{lin(k_, N, j_)}]"
+    if ta:
+        g.feats.add("deep-transposed-A")
+    if tb:
+        g.feats.add("deep-transposed-B")
+    c_at = f"C[{lin(i_, stride, j_)}]"
+    arrays = {"A": f"{Mv} * {Kv}", "B": f"{Kv} * {Nv}"}
+    if miss == "operand-is-output":
+        b_at = f"C[{lin(k_, N, j_)}]"
+        arrays.pop("B")
+        c_extent = f"max({Mv}, {Kv}) * {Nv}"
+    triangular = None
+    if miss == "triangular":
+        triangular = d.pick(["j<i", "j<=i", "j=i", "k<i", "k<=i", "k=i"])
+        g.feats.add("deep-triangular-" + triangular.replace("<", "lt").replace("=", "e"))
+        # generous extents: the indices stay inside every array whatever the bounds
+        big = f"({Mv} + {Nv} + 2) * ({Mv} + {Nv} + 2)"
+        arrays = {x: big for x in arrays}
+        c_extent = big
+    scalars: list[str] = []
+    has_alpha = d.coin(40)
+    has_beta = (has_alpha and d.coin(60)) or d.coin(10)
+    if has_alpha:
+        scalars.append("alpha")
+    if has_beta:
+        scalars.append("beta")
+    env = {"loads": [a_at, b_at], "scalars": scalars, "vars": []}
+    fl = ctype(acc_t).is_float
+
+    def lit(v: int) -> str:
+        return (f"{float(v)}f" if acc_t == "float" else f"{float(v)}") if fl else str(v)
+
+    # f(A, B): the product term
+    r = d.integer(0, 99)
+    if miss == "max-plus":
+        prod = f"{a_at} + {b_at}"
+    elif r < 62:
+        prod = f"{a_at} * {b_at}"
+    elif r < 72:
+        prod = f"{b_at} * {a_at}"
+    elif r < 80 and has_alpha:
+        prod = f"alpha * {a_at} * {b_at}"
+    elif r < 86:
+        g.feats.add("deep-product-other")
+        prod = d.pick([f"({a_at} - {b_at}) * ({a_at} - {b_at})", f"{a_at} + {b_at}", f"{a_at} * {b_at} * 2",
+                       f"({a_at} + 1) * {b_at}"])
+    else:
+        g.feats.add("deep-product-expr")
+        prod = g.expr(env, float_ctx)
+    lines: list[str] = []
+    ind = "  "
+
+    def loop(var: str, bound: str, start: str = "0") -> str:
+        step = d.pick([f"{var}++", f"{var}++", f"++{var}", f"{var} += 1"])
+        decl = "int " if d.coin(90) else "long "
+        return f"for ({decl}{var} = {start}; {var} < {bound}; {step})"
+
+    j_start, j_bound, k_start, k_bound = "0", N, "0", K
+    if triangular is not None:
+        var, rel = triangular[0], triangular[1:]
+        if rel == "<i":
+            bound, start = i_, "0"
+        elif rel == "<=i":
+            bound, start = f"{i_} + 1", "0"
+        else:
+            bound, start = (N if var == "j" else K), i_
+        if var == "j":
+            j_start, j_bound = start, bound
+        else:
+            k_start, k_bound = start, bound
+    if miss == "k-from-1":
+        k_start = d.pick(["1", "1", "2"])
+    acc_decl = acc_t
+    init = d.pick(["0", "0", "0", lit(0)]) if d.coin(85) else g.literal(fl)
+    if miss == "bias-row":
+        arrays["bias"] = Mv
+        bias = f"bias[{i_}]"
+    elif miss == "bias-col":
+        arrays["bias"] = Nv
+        bias = f"bias[{j_}]"
+    else:
+        bias = ""
+    if bias and d.coin(50):
+        g.feats.add("deep-bias-init")
+        init, bias = bias, ""
+    if form == "batched":
+        # y[i*N + j] = sum_k T[(i*N + j)*K + k] * x[i*K + k]: a batch of matrix-vector products
+        arrays = {"T": f"{Mv} * {Nv} * {Kv}", "x": f"{Mv} * {Kv}"}
+        a_at = f"T[({i_} * {N} + {j_}) * {K} + {k_}]"
+        b_at = f"x[{lin(i_, K, k_)}]"
+        prod = d.pick([f"{a_at} * {b_at}", f"{b_at} * {a_at}"])
+    if form == "tensor3":
+        # D[(i*N + j)*K + k] = T[(i*N + j)*K + k] op x[k]: element-wise over a 3-D array
+        arrays = {"T": f"{Mv} * {Nv} * {Kv}", "x": Kv}
+        t3 = f"(({i_} * {N} + {j_}) * {K} + {k_})"
+        rhs = d.pick([f"T[{t3}] * x[{k_}]", f"T[{t3}] + x[{k_}]", f"x[{k_}] - T[{t3}]"]
+                     + ([f"alpha * T[{t3}]"] if has_alpha else []))
+        lines.append(f"{ind}{loop(i_, M)} {{")
+        lines.append(f"{ind}  {loop(j_, N)} {{")
+        lines.append(f"{ind}    {loop(k_, K)}")
+        lines.append(f"{ind}      C[{t3}] = {rhs};")
+        lines.append(f"{ind}  }}")
+        lines.append(f"{ind}}}")
+        c_extent = f"{Mv} * {Nv} * {Kv}"
+        ret = None
+    else:
+        ret = None
+        if miss == "carried-i" or miss == "declared-outside":
+            lines.append(f"{ind}{acc_decl} acc = {init};" if miss == "carried-i" else f"{ind}{acc_decl} acc;")
+        lines.append(f"{ind}{loop(i_, M)} {{")
+        if miss == "carried-j":
+            lines.append(f"{ind}  {acc_decl} acc = {init};")
+        lines.append(f"{ind}  {loop(j_, j_bound, j_start)} {{")
+        body = ind + "    "
+        upd_ops = ["acc += {e};", "acc += {e};", "acc = acc + {e};"]
+        if form == "direct":
+            g.feats.add("deep-accumulate-into-C")
+            pre = d.pick(["", "", f"{c_at} = 0;", f"{c_at} = {lit(0)};"]
+                         + ([f"{c_at} *= beta;", f"{c_at} = beta * {c_at};"] if has_beta else []))
+            if pre:
+                lines.append(f"{body}{pre}")
+            lines.append(f"{body}{loop(k_, k_bound, k_start)}")
+            upd = d.pick([f"{c_at} += {prod};", f"{c_at} += {prod};", f"{c_at} = {c_at} + {prod};",
+                          f"{c_at} -= {prod};"])
+            if miss == "max-plus":
+                upd = f"if ({prod} > {c_at}) {c_at} = {prod};"
+            lines.append(f"{body}  {upd}")
+            if bias:
+                lines.append(f"{body}{c_at} += {bias};")
+        else:
+            if miss == "declared-outside":
+                lines.append(f"{body}acc = {init};")
+            elif miss not in ("carried-i", "carried-j"):
+                if d.coin(15):
+                    g.feats.add("deep-acc-from-C")
+                    init = c_at
+                lines.append(f"{body}{acc_decl} acc = {init};")
+            braces = d.coin(50)
+            lines.append(f"{body}{loop(k_, k_bound, k_start)}" + (" {" if braces else ""))
+            if miss == "max-plus":
+                upd = d.pick([f"if ({prod} > acc) acc = {prod};", f"acc = {prod} > acc ? {prod} : acc;"])
+            elif d.coin(8):
+                g.feats.add("cond-reduction")
+                upd = f"if ({a_at} > {lit(0)}) acc += {prod};"
+            else:
+                upd = d.pick(upd_ops).format(e=prod)
+            lines.append(f"{body}  {upd}")
+            if braces:
+                lines.append(f"{body}}}")
+            lines.append(f"{body}{_deep_store(g, c_at, N, i_, j_, stride, bias, scalars, miss, fl, lit)}")
+        lines.append(f"{ind}  }}")
+        lines.append(f"{ind}}}")
+        if miss == "carried-i" and d.coin(40):
+            ret = acc_t
+            lines.append(f"{ind}return acc;")
+    used = "\n".join(lines)
+    if re.search(r"\b(alpha|beta)\b", used):
+        g.feats.add("deep-alpha-beta")
+    plist: list[Param] = []
+    size_params = [Param(x, "int", size=True) for x in sorted(set(perm))]
+    if d.coin(60):
+        plist += size_params
+    for x in ("alpha", "beta"):
+        if re.search(rf"\b{x}\b", used):
+            plist.append(Param(x, scal_t))
+    for arr, ext in arrays.items():
+        if re.search(rf"\b{arr}\[", used):
+            plist.append(Param(arr, elem if arr != "bias" else out_t, True, ext))
+    plist.append(Param("C", out_t, True, c_extent))
+    if plist[0] is not size_params[0]:
+        plist += size_params
+    return used + "\n", plist, ret, "2d"
+
+
+def _deep_store(g: _CGen, c_at: str, N: str, i_: str, j_: str, stride: str, bias: str, scalars: list[str],
+                miss: str | None, fl: bool, lit: Callable[[int], str]) -> str:
+    """The store ``C[i*N + j] = g(acc, C[i*N + j], alpha, beta)`` of a GEMM-like nest."""
+    d = g.d
+    alpha = "alpha" if "alpha" in scalars else None
+    beta = "beta" if "beta" in scalars else None
+    forms = ["acc", "acc", "acc", "plus-c"]
+    if alpha:
+        forms += ["alpha", "alpha"]
+    if alpha and beta:
+        forms += ["alpha-beta", "alpha-beta", "alpha-beta"]
+    if beta:
+        forms += ["beta"]
+    forms += ["relu", "expr"]
+    form = d.pick(forms)
+    if form == "acc":
+        rhs = "acc"
+    elif form == "plus-c":
+        g.feats.add("deep-plus-C")
+        rhs = d.pick([f"{c_at} + acc", f"acc + {c_at}"])
+    elif form == "alpha":
+        rhs = d.pick(["alpha * acc", "acc * alpha"])
+    elif form == "alpha-beta":
+        rhs = d.pick([f"alpha * acc + beta * {c_at}", f"beta * {c_at} + alpha * acc", f"alpha * acc + {c_at} * beta"])
+    elif form == "beta":
+        rhs = d.pick([f"acc + beta * {c_at}", f"beta * {c_at} + acc"])
+    elif form == "relu":
+        g.feats.add("deep-relu")
+        rhs = d.pick([f"acc > {lit(0)} ? acc : {lit(0)}", f"acc < {lit(0)} ? {lit(0)} : acc"])
+    else:
+        g.feats.add("deep-store-expr")
+        env = {"loads": [c_at], "scalars": scalars, "vars": ["acc", "acc"]}
+        rhs = g.expr(env, fl)
+    if bias:
+        rhs = d.pick([f"{rhs} + {bias}", f"{bias} + ({rhs})"]) if form != "acc" else f"acc + {bias}"
+    if miss == "other-row":
+        other = d.pick([f"C[{j_}]", f"C[{j_}]", f"C[({i_} - 1 < 0 ? 0 : {i_} - 1) * {stride} + {j_}]"])
+        rhs = f"({rhs}) + {other}" if rhs != "acc" else f"acc + {other}"
+    if miss == "same-row-other-column":
+        other = f"C[{i_} * {stride} + ({N} - 1 - {j_})]"
+        rhs = f"({rhs}) - {other}" if rhs != "acc" else f"acc - {other}"
+    if form == "acc" and not bias and miss is None and d.coin(25):
+        g.feats.add("deep-store-opeq")
+        return d.pick([f"{c_at} += acc;", f"{c_at} += acc;"] + ([f"{c_at} = {c_at} * beta + acc;"] if beta else []))
+    return f"{c_at} = {rhs};"
+
+
 # --------------------------------------------------------------------------- Python kernels
 
 
@@ -1267,6 +1558,93 @@ def python_idiom_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     return KernelSpec(name, "python", src, name, params, ret, sorted(set(consts), key=repr), sorted(feats), "1d")
 
 
+def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A Python GEMM-like nest three deep over flat row-major lists with explicit sizes
+    (``A[i * p + k] * B[k * n + j]``, both transposes), the result built with ``append``
+    (flat or a list of rows), a ``sum`` of a generator inside two loops, or a (nested) list
+    comprehension; sometimes an ``alpha`` scale, and near-misses (``k`` from 1, triangular
+    bounds, an accumulator carried across rows)."""
+    feats: set[str] = {"deep", "py-deep"}
+    is_float = d.coin(40)
+    et = "float" if is_float else "int"
+    ct = "double" if is_float else "int"
+    perm = [["m", "n", "p"][x] for x in d.pick([(0, 1, 2), (0, 1, 2), (0, 2, 1), (1, 0, 2), (2, 0, 1)])]
+    M, N, K = perm
+    Mv, Nv, Kv = (_DEEP_SIZE_VALUE[x] for x in perm)
+    ta, tb = d.coin(40), d.coin(40)
+    a_at = f"A[k * {M} + i]" if ta else f"A[i * {K} + k]"
+    b_at = f"B[j * {K} + k]" if tb else f"B[k * {N} + j]"
+    if ta:
+        feats.add("deep-transposed-A")
+    if tb:
+        feats.add("deep-transposed-B")
+    alpha = d.coin(30)
+    prod = d.pick([f"{a_at} * {b_at}"] * 4 + [f"{b_at} * {a_at}", f"({a_at} - {b_at}) * ({a_at} - {b_at})"])
+    miss = d.pick(["k-from-1", "triangular", "carried-i", "max"]) if d.coin(30) else None
+    if miss:
+        feats.add("deep-miss-" + miss)
+    k_range = f"range(1, {K})" if miss == "k-from-1" else f"range({K})"
+    j_range = f"range({N})"
+    big = miss == "triangular"
+    if big:
+        if d.coin(50):
+            k_range = d.pick(["range(i)", "range(i + 1)", f"range(i, {K})"])
+        else:
+            j_range = d.pick(["range(i)", "range(i + 1)", f"range(i, {N})"])
+    zero = "0.0" if is_float else "0"
+    val = "alpha * s" if alpha else "s"
+    form = d.pick(["append", "append", "rows", "sum-gen", "comp", "comp-rows"])
+    if miss in ("carried-i", "max"):
+        form = d.pick(["append", "rows"])
+    feats.add("py-deep-" + form)
+    body: list[str] = []
+    gen = f"sum({prod} for k in {k_range})"
+    if form in ("comp", "comp-rows"):
+        feats.add("py-listcomp")
+        v = f"alpha * {gen}" if alpha else gen
+        if form == "comp":
+            body.append(f"    return [{v} for i in range({M}) for j in {j_range}]")
+        else:
+            body.append(f"    return [[{v} for j in {j_range}] for i in range({M})]")
+    else:
+        body.append("    out = []")
+        if miss == "carried-i":
+            body.append(f"    s = {zero}")
+        body.append(f"    for i in range({M}):")
+        ind = "        "
+        if form == "rows":
+            body.append(f"{ind}row = []")
+        body.append(f"{ind}for j in {j_range}:")
+        tgt = "row" if form == "rows" else "out"
+        if form == "sum-gen":
+            feats.add("py-sum-gen")
+            body.append(f"{ind}    {tgt}.append({'alpha * ' if alpha else ''}{gen})")
+        else:
+            if miss != "carried-i":
+                body.append(f"{ind}    s = {zero}")
+            body.append(f"{ind}    for k in {k_range}:")
+            if miss == "max":
+                body.append(f"{ind}        s = max(s, {prod})")
+            else:
+                body.append(f"{ind}        s {d.pick(['+=', '+=', '= s +'])} {prod}".replace("= s + ", "= s + "))
+            body.append(f"{ind}    {tgt}.append({val})")
+        if form == "rows":
+            body.append(f"{ind}out.append(row)")
+        body.append("    return out")
+    ext = "(m + n + 2) * (m + n + 2)" if big else None
+    params = [Param("A", ct, True, ext or f"{Mv} * {Kv}"), Param("B", ct, True, ext or f"{Kv} * {Nv}")]
+    args = [f"A: list[{et}]", f"B: list[{et}]"]
+    if alpha:
+        params.append(Param("alpha", ct))
+        args.append(f"alpha: {et}")
+    for x in sorted(set(perm)):
+        params.append(Param(x, "int", size=True))
+        args.append(f"{x}: int")
+    src = "\n".join([f"def {name}({', '.join(args)}):", *body, ""])
+    return KernelSpec(name, "python", src, name, params, "list", [0, 1, 2] + ([0.5] if is_float else []),
+                      sorted(feats), "2d")
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -1297,7 +1675,10 @@ def kernels(python_share: int = 25) -> Any:
 
 def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
     _SHAPES.clear()
-    _SHAPES.update(_SHAPES_NEW if os.environ.get("TENSPILER_FUZZ_SHAPES") == "new" else _SHAPES_DEFAULT)
+    bias = os.environ.get("TENSPILER_FUZZ_SHAPES")
+    _SHAPES.update({"new": _SHAPES_NEW, "deep": _SHAPES_DEEP}.get(bias or "", _SHAPES_DEFAULT))
     if d.coin(python_share):
+        if d.coin(_SHAPES["deep"]):
+            return python_deep_kernel(d, name)
         return python_idiom_kernel(d, name) if d.coin(35) else python_kernel(d, name)
     return c_kernel(d, name)

@@ -55,6 +55,7 @@ from tenspiler.frontend.loop_ir import (
     ScalarType,
     Stmt,
     Store,
+    Var,
     map_stmt_exprs,
 )
 from tenspiler.ir.printer import show
@@ -215,10 +216,30 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
     """
     from tenspiler.vc.kernel import analyze_kernel
 
-    outer = next(s for s in fn.body if isinstance(s, For))
-    for s in fn.body:
-        if s is not outer and not (isinstance(s, Return) and s.value is None):
-            raise NotLiftable("code before or after a loop nest deeper than two is not supported yet", s.loc)
+    k = next(n for n, s in enumerate(fn.body) if isinstance(s, For))
+    outer = fn.body[k]
+    assert isinstance(outer, For)
+    for s in fn.body[k + 1:]:
+        if not (isinstance(s, Return) and s.value is None):
+            raise NotLiftable("code after a loop nest deeper than two is not supported yet", s.loc)
+    # straight-line scalar code before the nest (``int n = len(A)``): each value the nest
+    # reads but never assigns is substituted into the nest (one value for every row); a
+    # value the nest also assigns before reading it is carried (refused below)
+    pre = symexec.execute(fn.body[:k])
+    if pre.stores or pre.has_return:
+        raise NotLiftable("array writes or a return before a loop nest deeper than two are not supported yet",
+                          fn.body[0].loc)
+    inner_assigned = symexec.assigned_scalars(outer.body)
+    invariant = {name: value for name, value in pre.scalars.items() if name not in inner_assigned}
+    carried_pre = sorted(set(pre.scalars) & inner_assigned & _live_in(outer.body, set()))
+    if carried_pre:
+        raise NotLiftable(
+            f"'{carried_pre[0]}' is set before the nest and carried from one iteration of the outer loop to the "
+            "next (a value across rows, e.g. an accumulator not reset per row): not supported in a nest deeper "
+            "than two", outer.loc)
+    if invariant:
+        outer = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)  # type: ignore[assignment]
+        assert isinstance(outer, For)
     if live_out or fn.return_dtype is not None:
         raise NotLiftable("a loop nest deeper than two that computes a returned value is not supported yet", outer.loc)
     if outer.descending:

@@ -1,0 +1,12 @@
+// a mutant of benchmarks/kernels/gemm/gemm_nn.c: the result written transposed (a column per outer iteration)
+void gemm_nn(int M, int N, int K, int *A, int *B, int *C) {
+  for (int i = 0; i < M; i++) {
+    for (int j = 0; j < N; j++) {
+      int s = 0;
+      for (int k = 0; k < K; k++) {
+        s += A[i * K + k] * B[k * N + j];
+      }
+      C[j * M + i] = s;
+    }
+  }
+}
