@@ -43,6 +43,7 @@ from typing import Any
 from tenspiler.errors import NotLiftable, SourceLoc
 from tenspiler.frontend.loop_ir import (
     Assign,
+    Binary,
     Const,
     DType,
     Expr,
@@ -56,6 +57,7 @@ from tenspiler.frontend.loop_ir import (
     Stmt,
     Store,
     Var,
+    map_expr,
     map_stmt_exprs,
 )
 from tenspiler.ir.printer import show
@@ -137,6 +139,11 @@ class BlockKernel:
     row_fn: Function
     kernel: Any
     views: tuple[RowView, ...]
+    #: Inductions (``out[k++]``, a list built by appends): the row function's offset
+    #: variable (0 at each row's start) and the step of the induction per row (over the
+    #: entry state); the row kernel's summary proves the offset at each row's end
+    #: (:func:`_rebase_inductions`, clause ``induction step``).
+    steps: tuple[tuple[str, Expr], ...] = ()
 
     @property
     def var(self) -> str:
@@ -231,15 +238,17 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
                           fn.body[0].loc)
     inner_assigned = symexec.assigned_scalars(outer.body)
     invariant = {name: value for name, value in pre.scalars.items() if name not in inner_assigned}
+    if invariant:
+        outer = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)  # type: ignore[assignment]
+        assert isinstance(outer, For)
+    outer, steps = _rebase_inductions(outer, pre.scalars)
+    inner_assigned = symexec.assigned_scalars(outer.body)
     carried_pre = sorted(set(pre.scalars) & inner_assigned & _live_in(outer.body, set()))
     if carried_pre:
         raise NotLiftable(
             f"'{carried_pre[0]}' is set before the nest and carried from one iteration of the outer loop to the "
             "next (a value across rows, e.g. an accumulator not reset per row): not supported in a nest deeper "
             "than two", outer.loc)
-    if invariant:
-        outer = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)  # type: ignore[assignment]
-        assert isinstance(outer, For)
     if live_out or fn.return_dtype is not None:
         raise NotLiftable("a loop nest deeper than two that computes a returned value is not supported yet", outer.loc)
     if outer.descending:
@@ -310,11 +319,74 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
           for v in views),
     )
     row_fn = Function(
-        f"{fn.name}__row", row_params, None, tuple((n, d) for n, d in fn.locals if n != i), body,
+        f"{fn.name}__row", row_params, None,
+        (*((n, d) for n, d in fn.locals if n != i), *((off, INT) for off in steps)), body,
         fn.source, outer.loc, "",
     )
-    kernel = analyze_kernel(row_fn)
-    return BlockKernel(fn, outer, row_fn, kernel, tuple(views))
+    kernel = analyze_kernel(row_fn, tuple(steps))
+    return BlockKernel(fn, outer, row_fn, kernel, tuple(views), tuple(steps.items()))
+
+
+def _rebase_inductions(outer: For, pre: Mapping[str, Expr]) -> tuple[For, dict[str, Expr]]:
+    """Inductions of the nest — a scalar ``v`` set before it (``v0``) and only stepped by
+    constants ``v = v + c`` directly in the body of one loop ``for (j = a; j < b; j++)`` at
+    the top of the outer body (``out[k++] = ...``; Python's ``C.append(row)`` of rows built by
+    appends) — rewritten as ``v = base + v__off`` with ``base = v0 + i*D``, ``D = (sum of c) *
+    (b - a)`` (the step per row) and ``v__off`` a local of the row starting at 0.
+
+    The rewrite is exact when ``v`` equals ``base`` at the start of row ``i``: true for row 0;
+    for the next row because the row kernel's summary, which outputs ``v__off`` at the row's
+    end, is proved equal to ``D`` by the outer loop's ``induction step`` clause. Returns the
+    rewritten loop and ``{v__off: D}``."""
+    out_steps: dict[str, Expr] = {}
+    i = Var(outer.var, INT)
+    for name, v0 in sorted(pre.items()):
+        if symexec.reads(v0) & symexec.assigned_scalars(outer.body):
+            continue
+        loops = [s for s in outer.body if isinstance(s, For) and name in symexec.assigned_scalars(s.body)]
+        if len(loops) != 1 or loops[0].descending:
+            continue
+        loop = loops[0]
+        incs = [s for s in loop.body if isinstance(s, Assign) and s.target == name]
+        consts = [_step(s, name) for s in incs]
+        if not incs or any(c is None for c in consts):
+            continue
+        elsewhere = symexec.assigned_scalars([s for s in outer.body if s is not loop]) | symexec.assigned_scalars(
+            [s for s in loop.body if s not in incs])
+        bounds = symexec.reads(loop.start) | symexec.reads(loop.stop)
+        if name in elsewhere or bounds & symexec.assigned_scalars(outer.body) or pre[name].dtype != INT:
+            continue
+        off = f"{name}__off"
+        per_iter = Const(sum(c for c in consts if c is not None), INT)
+        step = Binary("*", per_iter, Binary("-", loop.stop, loop.start, INT), INT)
+        base = Binary("+", v0, Binary("*", i, step, INT), INT)
+        value = Binary("+", base, Var(off, INT), INT)
+
+        def subst(e: Expr, name: str = name, value: Expr = value) -> Expr:
+            return value if isinstance(e, Var) and e.name == name else e
+
+        def rewrite(st: Stmt, name: str = name, off: str = off, subst: Any = subst) -> Stmt:
+            if isinstance(st, Assign) and st.target == name:
+                c = _step(st, name)
+                assert c is not None
+                return Assign(off, Binary("+", Var(off, INT), Const(c, INT), INT), st.loc)
+            if isinstance(st, For):
+                return For(st.var, map_expr(st.start, subst), map_expr(st.stop, subst),
+                           tuple(rewrite(b) for b in st.body), st.loc, st.descending)
+            return map_stmt_exprs(st, subst)
+
+        body = (Assign(off, Const(0, INT), outer.loc), *(rewrite(s) for s in outer.body))
+        outer = For(outer.var, outer.start, outer.stop, body, outer.loc, outer.descending)
+        out_steps[off] = step
+    return outer, out_steps
+
+
+def _step(s: Assign, name: str) -> int | None:
+    """``c`` when ``s`` is ``name = name + c`` (or ``c + name``) for an integer constant."""
+    match s.value:
+        case Binary("+", Var(n), Const(c)) | Binary("+", Const(c), Var(n)) if n == name and isinstance(c, int):
+            return c
+    return None
 
 
 def _live_in(stmts: Sequence[Stmt], assigned: set[str]) -> set[str]:
@@ -402,9 +474,11 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
             case Take(TensorVar(p, d), n) if p in rowish and p != k.var:
                 view = k.view(p)
                 stride = lift_entry_scalar(view.stride)
-                if n != stride or free_vars(n) & rowish:
+                if free_vars(n) & rowish:
                     raise refuse(x)
-                return Matrix(TensorVar(view.array, d), m, stride), True
+                # the first n elements of each row of S (a Python row of another list's length)
+                return (Matrix(TensorVar(view.array, d), m, stride) if n == stride
+                        else Matrix(TensorVar(view.array, d), m, n, stride)), True
             case Strided(TensorVar(a, d), ScalarVar(v), count, step) if v == k.var and a not in rowish and not (
                 (free_vars(count) | free_vars(step)) & rowish
             ):
@@ -455,7 +529,10 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
     m = lift_entry_scalar(k.outer.stop)
     rowish = {k.var} | {v.param for v in k.views}
     outs: list[ArrayOutput | ScalarOutput] = []
+    offsets = {off for off, _ in k.steps}
     for o in ps.outputs:
+        if isinstance(o, ScalarOutput) and o.name in offsets:
+            continue  # an induction's offset at the row's end: the outer VC proves it is the step
         if not isinstance(o, ArrayOutput):
             raise NotLiftable("the rows of the nest compute a scalar result: not supported yet", k.outer.loc)
         view = k.view(o.array)
@@ -558,8 +635,12 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         for v in k.views
     }
     transition: list[str] = []
+    induction_goals: list[str] = []
     for o in row_ps.outputs:
-        assert isinstance(o, ArrayOutput)
+        if isinstance(o, ScalarOutput):
+            step = dict(k.steps)[o.name]
+            induction_goals.append(f"(= {enc_cur.scalar(o.value)} {enc(step)})")
+            continue
         v = k.view(o.array)
         s = enc(v.stride)
         value = substitute(o.value, shifted)
@@ -616,6 +697,11 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
                         f"(select {base} (+ (* {iv} {enc(v.stride)}) e))))")
         goal = "(and " + " ".join(s for _, s in per_row) + ")"
         clauses.append(Clause("row-preconditions", (inv(iv, heads), f"(< {iv} {m})", *inst), goal))
+    if induction_goals:
+        # each row steps every induction by D: its value at the next row's start is the
+        # base the row function was written with (v0 + (i+1)*D)
+        clauses.append(Clause("induction step", (inv(iv, heads), f"(< {iv} {m})"),
+                              "(and " + " ".join(induction_goals) + ")"))
     clauses.append(Clause("exit", (inv(iv, heads), f"(not (< {iv} {m}))"), f"(= {iv} {m})"))
     goal = _summary_goal(k, ps, entry, None, heads)
     clauses.append(Clause("post", (inv(iv, heads), f"(= {iv} {m})"), goal))

@@ -427,6 +427,9 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
                    tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals), same_cols,
                    tuple(sorted(roles.items())), live_out)
     total_names = {t.name for t in totals}
+    # an induction stepped per row (not reset by pre_i) leaves the nest with its closed form
+    # at i = stop, proved by the post clause (a block loop's row offset, vc/blocks.py)
+    total_names |= {d.name for d in inductions if d.outer is not None}
     for name in live_out:
         if name in k.assigned and name not in total_names:
             raise NotLiftable(_carried(name, "carries a value out of the loop nest into a later loop"), outer.loc)
@@ -850,6 +853,8 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
             outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
     if k.live_out:
         env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env |= {d.name: lift_entry_scalar(symexec.replace_vars(d.outer, {k.i: k.stop}))
+                for d in k.inductions if d.outer is not None and d.name in k.live_out}
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         for name in k.live_out:
             if not partial or name in env or name not in k.assigned:
@@ -1119,7 +1124,8 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     if k.result is not None:
         result = encode_expr(k.result, {**base, k.i: iv, **total_heads}, head_arrays)
         post_div = nonzero_divisors([k.result], {**base, k.i: iv, **total_heads}, head_arrays)
-    finals = {x: encode_expr(Var(x, fn.dtype_of(x)), {**base, k.i: iv, **total_heads}, head_arrays) for x in k.live_out}
+    finals = {x: encode_expr(Var(x, fn.dtype_of(x)), {**base, k.i: iv, **total_heads, **ind_heads}, head_arrays)
+              for x in k.live_out}
     goal = _summary_goal(k, ps, penc, result, heads, finals)
     clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
 
