@@ -129,3 +129,52 @@ def test_oracle_python_reference() -> None:
     spec = KernelSpec("f", "python", src, "f", [Param("xs", "int", True, "n"), Param("c", "int")], "list", [0, 1], [], "1d")
     rec = run_kernel(spec, None, cases=24)
     assert rec["cls"] in ("agrees", "refused"), rec
+
+
+# --------------------------------------------------------------------------- the deep shape
+
+
+def _deep_specs(count: int, seed: int, monkeypatch: pytest.MonkeyPatch, bias: str | None) -> list[KernelSpec]:
+    import random
+
+    from tenspiler.fuzz.generate import random_kernel
+
+    if bias is None:
+        monkeypatch.delenv("TENSPILER_FUZZ_SHAPES", raising=False)
+    else:
+        monkeypatch.setenv("TENSPILER_FUZZ_SHAPES", bias)
+    rng = random.Random(seed)
+    return [random_kernel(rng, 25, name=f"k{i}") for i in range(count)]
+
+
+def test_deep_shape_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loop nests three deep: a modest share by default, most kernels with TENSPILER_FUZZ_SHAPES=deep."""
+    default = sum("deep" in s.features for s in _deep_specs(1000, 1, monkeypatch, None))
+    assert 40 <= default <= 130, default
+    specs = _deep_specs(400, 2, monkeypatch, "deep")
+    deep = [s for s in specs if "deep" in s.features]
+    assert len(deep) >= 300, len(deep)
+    feats = {f for s in deep for f in s.features}
+    for f in ("deep-gemm", "deep-direct", "deep-batched", "deep-tensor3", "deep-transposed-A", "deep-transposed-B",
+              "deep-alpha-beta", "deep-accumulate-into-C", "py-deep", "deep-miss-stride", "deep-miss-other-row",
+              "deep-miss-carried-i", "deep-miss-triangular", "deep-miss-k-from-1", "deep-miss-bias-row"):
+        assert f in feats, f
+
+
+def test_deep_kernels_compile(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every generated deep C kernel is valid C (gcc accepts it) and the sizes stay small."""
+    import subprocess
+
+    from tenspiler.fuzz.oracle import make_cases
+
+    specs = [s for s in _deep_specs(150, 3, monkeypatch, "deep") if "deep" in s.features]
+    for s in specs:
+        if s.language == "c":
+            src = tmp_path / f"{s.name}.c"
+            src.write_text(s.source, encoding="utf-8")
+            r = subprocess.run(["gcc", "-fsyntax-only", "-Wno-overflow", str(src)], capture_output=True, text=True)
+            assert r.returncode == 0, f"{r.stderr}\n{s.source}"
+        import random
+
+        for case in make_cases(s, random.Random(0), count=16):
+            assert all(len(v) <= 400 for v in case.values.values() if isinstance(v, list)), s.source
