@@ -67,6 +67,7 @@ from tenspiler.ir.terms import (
     Full,
     Iota,
     Lit,
+    MatMul,
     Matrix,
     NotCond,
     ProgramSummary,
@@ -318,6 +319,11 @@ OP_CASES.update({
     "iota": (TensorTensor("*", Iota(K, ScalarOp("+", K, R, INT)), Take(tv("b"), R), INT), "oi", R),
     "flatten (column bias)": (
         Flatten(TensorTensor("+", Matrix(tv("a"), R, C), Take(tv("b"), C), INT)), "oi", ScalarOp("*", R, C, INT)),
+    "matmul int": (
+        Flatten(MatMul(Matrix(tv("a"), R, C), Matrix(tv("b"), C, R), INT, INT)), "oi", ScalarOp("*", R, R, INT)),
+    "matmul float transposed": (
+        Flatten(MatMul(Matrix(tv("f"), R, C), Transpose(Matrix(tv("g"), R, C)), FLOAT, FLOAT, False)), "of",
+        ScalarOp("*", R, R, INT)),
 })
 
 
