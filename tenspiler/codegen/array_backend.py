@@ -329,10 +329,12 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     return fill(ctx.b.sp.sum_rows, x=x)
 
 
-def matmul_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+def matmul_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     """``matmul(a, b)`` → the library's matrix product of the operands in the node's dtype,
     only for a non-empty product (as NumPy's :meth:`~tenspiler.codegen.numpy_backend.NumpyBackend._matmul`)."""
     assert isinstance(t, MatMul)
+    if t.dtype.is_float and t.product != t.dtype:
+        return None  # products in their own type (float data, double sum): NumPy host code
     b = ctx.b
     x, y = (b.convert(a, c.dtype, TENSOR, t.dtype, ctx.rep(c), ctx.rep(t))
             for a, c in zip(args, (t.left, t.right), strict=True))

@@ -548,9 +548,25 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 
 def matmul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
-    """``matmul(a, b)`` → ``np.matmul(a, b)`` of operands already in the node's dtype (NumPy
-    host code of another backend; NumPy itself renders :meth:`NumpyBackend._matmul`)."""
-    return f"np.matmul({_bare(args[0])}, {_bare(args[1])})"
+    """``matmul(a, b)`` (NumPy host code of another backend; NumPy itself renders
+    :meth:`NumpyBackend._matmul`): ``np.matmul`` in the node's dtype, or the products in their
+    own type summed in the node's (:func:`matmul_products`)."""
+    assert isinstance(t, MatMul)
+    if t.dtype.is_float and t.product != t.dtype:
+        return matmul_products(t, args[0], args[1], None, None, REPR[t.dtype])
+    a, b = (convert(x, c.dtype, t.dtype, tensor=True) for x, c in zip(args, (t.left, t.right), strict=True))
+    return f"np.matmul({_bare(a)}, {_bare(b)})"
+
+
+def matmul_products(t: MatMul, a: str, b: str, a_rep: str | None, b_rep: str | None, rep: str) -> str:
+    """``matmul(a, b)`` whose real products have another type than its sum (C: ``double s;
+    s += A[i][k] * B[k][j]`` of ``float`` data: each product rounded to float, then added in
+    double): the products of the operands converted to the product type, broadcast over
+    ``m × k × n``, summed along ``k`` in the node's dtype — BLAS would form the products in
+    the sum's type (a float overflow C has would vanish). Memory ``m·k·n`` elements."""
+    x = convert(a, t.left.dtype, t.product, tensor=True, src_rep=a_rep)
+    y = convert(b, t.right.dtype, t.product, tensor=True, src_rep=b_rep)
+    return f"np.add.reduce(({_bare(x)})[:, :, None] * ({_bare(y)})[None, :, :], axis=1, dtype=np.{rep})"
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -857,9 +873,15 @@ class NumpyBackend:
         nonempty = self._matmul_nonempty(t, ctx)
         nr, nc = (_bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
         bound = dict(ctx.cse)
-        a, b = (self._operand(c, t, ctx) for c in (t.left, t.right))
+        if t.dtype.is_float and t.product != t.dtype:
+            a, b = (self.render(c, ctx) for c in (t.left, t.right))
+            reps = [None if ctx.plan is None else ctx.rep(c) for c in (t.left, t.right)]
+            product = matmul_products(t, a, b, reps[0], reps[1], ctx.rep(t))
+        else:
+            a, b = (self._operand(c, t, ctx) for c in (t.left, t.right))
+            product = self._matmul_call(_bare(a), _bare(b))
         ctx.cse = dict(bound)  # names bound in one branch end with it
-        return f"({self._matmul_call(_bare(a), _bare(b))} if {nonempty} else {self._zeros2(nr, nc, ctx.rep(t))})"
+        return f"({product} if {nonempty} else {self._zeros2(nr, nc, ctx.rep(t))})"
 
     def _matmul_call(self, a: str, b: str) -> str:
         return f"np.matmul({a}, {b})"

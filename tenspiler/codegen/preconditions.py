@@ -34,7 +34,7 @@ from typing import Any, Literal
 from tenspiler.errors import TenspilerError
 from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
-from tenspiler.ir.terms import Lit, ProgramSummary, Scalar, free_vars, substitute
+from tenspiler.ir.terms import Lit, ProgramSummary, Scalar, free_vars
 
 __all__ = ["Precondition", "proof_preconditions", "trip_counts"]
 
@@ -70,28 +70,18 @@ def trip_counts(fn: Function) -> tuple[Precondition, ...]:
     """The trip-count preconditions of ``fn``'s loops (see the module docstring), in the
     order the certificate prints them; none for a function the proof's kernel analysis does
     not take (no loop, e.g. a hand-written summary's signature)."""
-    from tenspiler.vc.conditions import lift_entry_scalar
     from tenspiler.vc.kernel import analyze_kernel
-    from tenspiler.vc.phases import loop_trip_counts
+    from tenspiler.vc.phases import kernel_trip_counts
 
     try:
         k: Any = analyze_kernel(fn)
     except TenspilerError:
         return ()
-    phases = getattr(k, "phases", None)
-    if phases is None:
-        found = [_trip(*t) for t in loop_trip_counts(k)]
-        return tuple(p for p in found if p is not None)
-    # several loop phases: each phase's trip counts, over its entry state, with the
-    # straight-line values of the scalars they read (a bound never depends on a value an
-    # earlier loop computes: tenspiler.vc.phases refuses that)
     out: list[Precondition] = []
-    for ph in phases:
-        env = {name: lift_entry_scalar(v) for name, v in ph.entry_env.items()}
-        for left, right, what in loop_trip_counts(ph.kernel):
-            q = _trip(substitute(left, env), substitute(right, env), what)  # type: ignore[arg-type]
-            if q is not None and q not in out:
-                out.append(q)
+    for left, right, what in kernel_trip_counts(k):
+        q = _trip(left, right, what)
+        if q is not None and q not in out:
+            out.append(q)
     return tuple(out)
 
 

@@ -558,18 +558,43 @@ def block_trip_counts(k: BlockKernel) -> list[tuple[Scalar, Scalar, str]]:
     """The trip counts the proof assumes (``left <= right`` over the entry state): the outer
     loop's, and the row kernel's that do not depend on the row (those that do are proved
     for every row by the ``row-preconditions`` clause)."""
-    from tenspiler.vc.phases import loop_trip_counts
+    from tenspiler.vc.phases import kernel_trip_counts
 
     rowish = {k.var} | {v.param for v in k.views}
     out: list[tuple[Scalar, Scalar, str]] = [
         (Lit(0, INT), lift_entry_scalar(k.outer.stop), "the outer loop runs a non-negative number of times")]
-    for left, right, what in loop_trip_counts(k.kernel):
+    for left, right, what in kernel_trip_counts(k.kernel):
         if not ((free_vars(left) | free_vars(right)) & rowish):
             out.append((left, right, f"every row: {what}"))
     return out
 
 
 # ---------------------------------------------------------------- verification conditions
+
+
+def _row_assumptions(k: BlockKernel, cand: Any) -> list[tuple[str, str]]:
+    """The assumptions of the row kernel's proof (every phase's, for several loops in a row),
+    over the row function's entry state.
+
+    Raises:
+        NotLiftable: a later phase of the row assumes something about a value an earlier
+            phase of the row computes (not expressible at the outer loop).
+    """
+    from tenspiler.vc.phases import PhasedKernel
+
+    if not isinstance(k.kernel, PhasedKernel):
+        return list(k.kernel.vc(cand).assumptions)
+    out: list[tuple[str, str]] = []
+    for p, c in zip(k.kernel.phases, cand, strict=True):
+        names = [entry_name(x) for x in p.live_in]
+        for a in p.kernel.vc(c).assumptions:
+            if a[1] != "true" and any(n in a[1] for n in names):
+                raise NotLiftable(
+                    f"loop {p.index + 1} of a row of the nest assumes {a[0]}, about a value an earlier loop of the "
+                    "row computes: not supported yet", k.outer.loc)
+            if a not in out:
+                out.append(a)
+    return out
 
 
 def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) -> VC:
@@ -614,10 +639,10 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
 
     # the row kernel's assumptions: those over the shared parameters hold for the whole
     # function; those about the row (its counter or a row array) are proved per iteration
-    row_vc = k.kernel.vc(cand)
+    row_assumptions = _row_assumptions(k, cand)
     row_names = [entry_name(k.var)] + [entry_name(v.param) for v in k.views]
-    per_row = [(t, s) for t, s in row_vc.assumptions if s != "true" and any(n in s for n in row_names)]
-    shared = [(t, s) for t, s in row_vc.assumptions if (t, s) not in per_row]
+    per_row = [(t, s) for t, s in row_assumptions if s != "true" and any(n in s for n in row_names)]
+    shared = [(t, s) for t, s in row_assumptions if (t, s) not in per_row]
     assumptions: list[tuple[str, str]] = [
         (f"the outer loop runs a non-negative number of times: 0 <= {show(lift_entry_scalar(k.outer.stop))}",
          f"(<= 0 {m})"),

@@ -172,6 +172,25 @@ def loop_trip_counts(k: Any) -> list[tuple[Scalar, Scalar, str]]:
     return [(lift_entry_scalar(k.start), lift_entry_scalar(k.stop), "the loop runs a non-negative number of times")]
 
 
+def kernel_trip_counts(k: Any) -> list[tuple[Scalar, Scalar, str]]:
+    """:func:`loop_trip_counts` of a kernel of any shape: for several loop phases each
+    phase's, over its entry state with the straight-line values of the scalars they read (a
+    bound never depends on a value an earlier loop computes: :func:`analyze_phases` refuses
+    that), without repeats."""
+    from tenspiler.vc.conditions import lift_entry_scalar
+
+    if not isinstance(k, PhasedKernel):
+        return loop_trip_counts(k)
+    out: list[tuple[Scalar, Scalar, str]] = []
+    for ph in k.phases:
+        env = {name: lift_entry_scalar(v) for name, v in ph.entry_env.items()}
+        for left, right, what in kernel_trip_counts(ph.kernel):
+            t = (substitute(left, env), substitute(right, env), what)
+            if t not in out:
+                out.append(t)  # type: ignore[arg-type]
+    return out
+
+
 def split_phases(fn: Function) -> list[tuple[Stmt, ...]]:
     """The statements of each phase: code before loop ``p`` (after loop ``p - 1``) and loop
     ``p``; the code after the last loop joins the last phase."""
