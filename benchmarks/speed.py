@@ -49,6 +49,7 @@ KERNELS = ROOT / "benchmarks" / "kernels"
 
 H, W = 1080, 1920  # a 1920×1080 image: rows × columns
 DIM, HIDDEN, SEQ, HEAD_SIZE = 4096, 11008, 4096, 128
+GEMM = 1024  # a GEMM_vec of 1024 x 1024 x 1024
 
 #: Shapes and scalar values per kernel (the measurement setup; synthesis never sees it):
 #: vector parameter → shape, scalar parameter → value.
@@ -73,6 +74,15 @@ SETUP: dict[str, dict[str, Any]] = {
                           "value_cache_layer": (SEQ, DIM), "attention": (SEQ,)},
     "transformer_part3": {"input": (HIDDEN,), "hidden_dim": HIDDEN},
     "transformer_part4": {"input1": (HIDDEN,), "input2": (HIDDEN,), "hidden_dim": HIDDEN},
+    # whole functions of several loops, and a plain triple-loop GEMM (suite "speed")
+    "softmax_whole": {"input": (DIM,), "size": DIM},
+    "rmsnorm_whole": {"input": (DIM,), "weight": (DIM,)},
+    "gemm_vec": {"A": (GEMM * GEMM,), "B": (GEMM * GEMM,), "M": GEMM, "N": GEMM, "K": GEMM},
+}
+#: A direct library call computing the same as the kernel (timed next to it: how close the
+#: generated code comes to calling the library by hand).
+REFERENCE: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "gemm_vec": lambda x: np.matmul(x["A"].reshape(x["M"], x["K"]), x["B"].reshape(x["K"], x["N"])),
 }
 #: Elementwise kernels (bytes/s is reported for them).
 ELEMENTWISE = {k for k, v in SETUP.items() if k.endswith("blend") or k.endswith("burn") or k.endswith("dodge")} | {
@@ -283,7 +293,7 @@ def time_backend(res: Any, backend: str, inputs: dict[str, Any], params: list[st
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kernels", default="blend,llama", help="suites (folders of benchmarks/kernels) to time")
+    ap.add_argument("--kernels", default="blend,llama,speed", help="suites (folders of benchmarks/kernels) to time")
     ap.add_argument("--backends", default="", help="comma-separated (default: every registered Python backend that imports)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--json", type=Path, help="also write the measurements as JSON")
@@ -327,6 +337,8 @@ def main() -> int:
                             row[b] = time_backend(res, b, inputs, params, args.reps)
                         except Exception as e:  # a framework missing here, or a bug to report
                             row[b] = {"error": f"{type(e).__name__}: {e}"}
+                    if label in REFERENCE:
+                        row["reference"] = best_of(lambda f=REFERENCE[label], x=inputs: f(x), args.reps)
                     if label in ELEMENTWISE:
                         nbytes = sum(np.asarray(x).nbytes for x in inputs.values() if isinstance(x, np.ndarray))
                         src = np.concatenate([np.asarray(x).reshape(-1).view(np.uint8) for x in inputs.values() if isinstance(x, np.ndarray)])
@@ -364,6 +376,8 @@ def _print_row(row: dict[str, Any], backends: list[str]) -> None:
         best = _native_time(r)
         parts.append(f"{b} {best * 1e3:8.2f} ms ({c / best:6.1f}x; conv {c / _converted_time(r):5.1f}x"
                      + (f"; jit {c / r['jit']:5.1f}x" if "jit" in r else "") + ")")
+    if "reference" in row:
+        parts.append(f"direct library call {row['reference'] * 1e3:8.2f} ms")
     if "copyto" in row:
         gbs = row["bytes"] / row["copyto"] / 1e9
         times = [(_native_time(r), b) for b in backends
