@@ -429,6 +429,8 @@ def row(t: Tensor, r: Scalar) -> Tensor:
     own row). Used by the pointwise SMT encoding of :class:`ReduceRows`."""
     match t:
         case Matrix(x, _, cols, stride):
+            if isinstance(stride, Lit) and stride.value == 0:  # every row the same elements
+                return Slice(x, stride, cols)
             lo = ScalarOp("*", r, cols if stride is None else stride, DType.INT)
             return Slice(x, lo, ScalarOp("+", lo, cols, DType.INT))
         case Transpose(Matrix(x, nr, _, stride)):

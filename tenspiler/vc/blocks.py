@@ -543,6 +543,10 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
                 f"{show(stride)} elements): only whole rows are supported in a nest deeper than two",
                 k.outer.loc)
         value = lift_rows(k, o.value)
+        if rank(value) == 1:
+            # every row the same vector (it reads no row and not i): that vector repeated,
+            # a matrix view with row stride 0
+            value = Matrix(value, m, stride, Lit(0, INT))
         if rows(value) != m or cols(value) != stride:
             raise NotLiftable(
                 f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(stride)} matrix",
@@ -701,9 +705,17 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         # its own (pure integer arithmetic, milliseconds) and then assumed by the next clause
         # (cvc5 timed out on the two together for a transposed GEMM)
         order = f"(< (+ (* rr.s {s}) cc.s) (* {iv} {s}))"
+        # the invariant's and the transition's facts at (rr, cc), instances of hypotheses of
+        # the clause (implied by them): E-matching cannot trigger on rr*S + cc when the row's
+        # value does not mention rr (a row that reads no row of anything: every row equal)
+        at = f"(+ (* rr.s {s}) cc.s)"
+        instances = (
+            f"(=> (and {' '.join(before)}) (= (select {heads[v.array]} {at}) {elem('rr.s', 'cc.s')}))",
+            f"(=> (< {at} (* {iv} {s})) (= (select {arr} {at}) (select {heads[v.array]} {at})))",
+        )
         clauses += [
             Clause(f"step: rows before {k.var} of {v.array} lie before row {k.var}", before, order),
-            Clause(f"step: rows before {k.var} of {v.array}", (*step_hyps, *before, order),
+            Clause(f"step: rows before {k.var} of {v.array}", (*step_hyps, *before, order, *instances),
                    f"(= (select {arr} (+ (* rr.s {s}) cc.s)) {elem('rr.s', 'cc.s')})"),
             Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {s})"),
                    f"(= (select {arr} (+ (* {iv} {s}) cc.s)) {elem(iv, 'cc.s')})"),
