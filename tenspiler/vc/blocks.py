@@ -639,7 +639,12 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             parts.append(
                 f"(forall ((x Int)) (=> (or (< x 0) (>= x (* {ivar} {s}))) "
                 f"(= (select {arrs[v.array]} x) (select {entry_arrays[v.array]} x))))")
+            if uint8(v):  # its elements stay unsigned char values (the row kernel assumes it)
+                parts.append(f"(forall ((x Int)) (<= 0 (select {arrs[v.array]} x) 255))")
         return "(and " + " ".join(parts) + ")"
+
+    def uint8(v: RowView) -> bool:
+        return fn.param(v.array).type.elem == DType.UINT8  # type: ignore[union-attr]
 
     # the row kernel's assumptions: those over the shared parameters hold for the whole
     # function; those about the row (its counter or a row array) are proved per iteration
@@ -666,6 +671,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     }
     transition: list[str] = []
     induction_goals: list[str] = []
+    row_values: dict[str, Any] = {}
     for o in row_ps.outputs:
         if isinstance(o, ScalarOutput):
             step = dict(k.steps)[o.name]
@@ -675,6 +681,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         s = enc(v.stride)
         value = substitute(o.value, shifted)
         at = enc_cur.at(value, "cc")  # type: ignore[arg-type]
+        row_values[v.array] = lambda c, value=value: enc_cur.at(value, c)  # type: ignore[misc]
         # stated as "the row" and "everything else" (equivalent to one ite over the index;
         # cvc5 then matches the rows before i without arithmetic on x: timeout vs 0.2 s)
         transition.append(
@@ -722,6 +729,16 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             Clause(f"step: rest of {v.array}", (*step_hyps, f"(or (< x.s 0) (>= x.s (* {nxt} {s})))"),
                    f"(= (select {arr} x.s) (select {entry_arrays[v.array]} x.s))"),
         ]
+        if uint8(v):
+            # every element stays in [0, 255]: row i's from the row's (stored) values, the
+            # rest unchanged; the row's fact at x - i*S as an explicit instance (implied by
+            # the transition: E-matching cannot find cc = x - i*S)
+            in_row = f"(and (<= (* {iv} {s}) x.s) (< x.s (+ (* {iv} {s}) {s})))"
+            row_value = row_values[v.array]("(- x.s (* {iv} {s}))".replace("{iv}", iv).replace("{s}", s))
+            clauses.append(Clause(
+                f"step: {v.array} holds unsigned char values",
+                (*step_hyps, f"(=> {in_row} (= (select {arr} x.s) {row_value}))"),
+                f"(<= 0 (select {arr} x.s) 255)"))
     if per_row:
         # the row function's entry state at iteration i: its counter, and each row array
         # equal to the current array shifted by i*S
