@@ -72,6 +72,7 @@ from tenspiler.ir.terms import (
     NotCond,
     ProgramSummary,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     ScalarApply,
@@ -251,6 +252,8 @@ OP_CASES.update({
         ReduceSum(TensorTensor("*", tk("f"), tk("g"), FLOAT), DOUBLE), None, None),
     "reduce_max int": (ReduceMax(tk("a"), INT), None, None),
     "reduce_max float": (ReduceMax(tk("f"), FLOAT), None, None),
+    # (integers: random products leave int64, where C has undefined behaviour)
+    "reduce_prod float": (ReduceProd(TensorScalar("*", tk("f"), lit(0.5, FLOAT), False, FLOAT), FLOAT), None, None),
     "tensor_cast float -> int (truncates)": (TensorCast(tk("f"), INT), "oi", N),
     "tensor_cast int -> uint8 (wraps)": (TensorCast(tk("a"), UINT8), "ou", N),
     "tensor_cast of a difference -> uint8": (TensorCast(TensorTensor("-", tk("a"), tk("b"), INT), UINT8), "ou", N),

@@ -1,16 +1,20 @@
 """Running minima (``x = F < x ? F : x`` in any spelling): synthesised as the negated
 running maximum of the negated values (exact on the model's integers and reals), so the
-proofs reuse the maximum's definition. End-to-end lifts, the recognised spellings, mutants
-that must not verify with the original's candidate, and the int64 refusal."""
+proofs reuse the maximum's definition. Running products (``p *= a[i]``: ``reduce_prod``).
+End-to-end lifts, the recognised spellings, mutants that must not verify with the original's
+candidate, and the refusals."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.frontend.loop_ir import DType
+from tenspiler.ir.interp import evaluate
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
 from tenspiler.synth.trees import maximum_part, minimum_part
@@ -62,3 +66,48 @@ def test_long_minimum_is_not_emitted(tmp_path: Path) -> None:
     res = lift_file(KERNELS / "min_long.c", ("numpy",), out_dir=tmp_path, check=False)
     assert res.status == "not_lifted"
     assert "can exceed 64 bits" in res.message
+
+
+# ---------------------------------------------------------------- running products
+
+
+@pytest.mark.parametrize("values", [[], [3], [2, -5, 7], [0, 4], [-1, -1, -1]])
+def test_reduce_prod_interpreter_and_smt_agree(values: list[int]) -> None:
+    """``reduce_prod`` (1 for an empty tensor, exact integers) in the interpreter equals its
+    recursive SMT definition on concrete arrays; the value off by one is refuted."""
+    from tenspiler.ir.smt import SmtEncoder
+    from tenspiler.ir.terms import Lit, ReduceProd, Take, TensorVar
+    from tenspiler.verify.certificate import recheck_text
+
+    t = ReduceProd(Take(TensorVar("a", DType.INT), Lit(len(values), DType.INT)), DType.INT)
+    want = evaluate(t, {"a": np.array([*values, 9], dtype=np.int64)})
+    assert want == (int(np.prod(values)) if values else 1)
+    arr = "((as const (Array Int Int)) 9)"
+    for i, v in enumerate(values):
+        arr = f"(store {arr} {i} {v})"
+    enc = SmtEncoder({"a": "a"})
+    value = enc.scalar(t)
+    for claim, expect in ((f"(not (= {value} {want}))", "unsat"), (f"(= {value} {want + 1})", "unsat")):
+        script = "\n".join(["(set-logic ALL)", "(set-option :arrays-exp true)",
+                            f"(define-fun a () (Array Int Int) {arr})", *enc.definitions,
+                            f"(assert {claim})", "(check-sat)"])
+        assert recheck_text(script) == [expect]
+
+
+@pytest.mark.parametrize("update", ["p = p + a[i];", "p = p * a[i + 1];", "p = p * a[i] * a[i];"])
+def test_mutants_of_a_product_do_not_verify_with_its_summary(update: str) -> None:
+    """The proved candidate of ``p *= a[i]`` against mutated updates (a sum, an index off by
+    one, a square): some clause must fail."""
+    k = analyze_kernel(parse_c_file(BENCH / "product_int.c"))
+    cand = synthesize(k, timeout=60).candidate
+    src = (BENCH / "product_int.c").read_text().replace("p *= a[i];", update)
+    km = analyze_kernel(parse_c_source(src, "mutant.c"))
+    with pytest.raises(VerificationError):
+        prove(km, cand, timeout=10)
+
+
+def test_a_product_from_another_start_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "prod_start.c"
+    src.write_text("int f(int n, int s, int *a) { int p = s; for (int i = 0; i < n; i++) p *= a[i]; return p; }\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
+    assert res.status == "not_lifted" and "starting from a value other than 1" in res.message

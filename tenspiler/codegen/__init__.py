@@ -45,6 +45,7 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     Scalar,
@@ -213,7 +214,7 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"reduce_prod"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
     ``"full"``, ``"iota"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
@@ -237,6 +238,8 @@ def op_key(t: Term) -> str:
             return "reduce_sum"
         case ReduceMax():
             return "reduce_max"
+        case ReduceProd():
+            return "reduce_prod"
         case ScalarCast():
             return "scalar_cast"
         case TensorCast():

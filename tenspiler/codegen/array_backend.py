@@ -95,6 +95,7 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     ScalarApply,
@@ -155,6 +156,7 @@ class Spelling:
     cast: str = "{x}.astype({dtype})"  # native array → {dtype} (reals to ints truncate)
     sum: str = ""  # sum of all elements, in the operand's dtype
     max: str = ""  # largest element
+    prod: str = ""  # product of all elements, in the operand's dtype (1 if empty)
     sum_rows: str = ""  # row sums of a matrix
     matmul: str = ""  # matrix product of {x} (m x k) and {y} (k x n)
     int_matmul: str = ""  # the same for integer dtypes (default: matmul)
@@ -189,6 +191,7 @@ class Spelling:
             "dtype": f"{xp}.{{}}",
             "sum": f"{xp}.sum({{x}})",
             "max": f"{xp}.max({{x}})",
+            "prod": f"{xp}.prod({{x}})",
             "sum_rows": f"{xp}.sum({{x}}, axis=1)",
             "matmul": f"{xp}.matmul({{x}}, {{y}})",
             "max_rows": f"{xp}.max({{x}}, axis=1)",
@@ -312,6 +315,13 @@ def reduce_sum_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     assert isinstance(t, ReduceSum)
     x = ctx.b.convert(args[0], t.tensor.dtype, TENSOR, t.dtype, ctx.rep(t.tensor), ctx.rep(t))
     return fill(ctx.b.sp.sum, x=x)
+
+
+def reduce_prod_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """Product in the node's dtype (the operand converted first); 1 for an empty tensor."""
+    assert isinstance(t, ReduceProd)
+    x = ctx.b.convert(args[0], t.tensor.dtype, TENSOR, t.dtype, ctx.rep(t.tensor), ctx.rep(t))
+    return fill(ctx.b.sp.prod, x=x)
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
@@ -495,6 +505,7 @@ ARRAY_RULES: dict[str, ArrayRule] = {
     "scalar_select": select_rule,
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
+    "reduce_prod": reduce_prod_rule,
     "matmul": matmul_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,

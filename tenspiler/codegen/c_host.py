@@ -107,6 +107,7 @@ from tenspiler.ir.terms import (
     Matrix,
     NotCond,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     ScalarApply,
@@ -563,6 +564,17 @@ class CHostEmitter:
                 return _binop(op, self._conv(a, l.dtype, d), self._conv(b, r.dtype, d), d)
             case ReduceSum(x, d) | ReduceMax(x, d):
                 return self._reduce(t, x, d, sub)
+            case ReduceProd(x, d):
+                # C's `d acc = 1; acc *= x[k];` in the product's type (reals: the interpreter's)
+                if not is_tensor(x) or self._rank(x) != 1:
+                    raise CHostError("reduce_prod of a scalar or a 2-D tensor is not supported")
+                decls, inner = self._hoist(x, sub)
+                n, k, acc = self._fresh("n"), self._fresh("k"), self._fresh("acc")
+                ct = self._ct(d)
+                one = "1.0" if d.is_float else "INT64_C(1)"
+                elem = self._conv(self._e(x, k, inner), x.dtype, d)
+                head = " ".join([*decls, f"const int64_t {n} = {self._len(x, inner)};"])
+                return f"({{ {head} {ct} {acc} = {one}; for (int64_t {k} = 0; {k} < {n}; {k}++) {acc} *= {elem}; {acc}; }})"
             case Size(x, d):
                 if d.is_float:
                     raise CHostError("size of a real dtype is not supported")

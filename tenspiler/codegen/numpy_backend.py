@@ -569,6 +569,12 @@ def matmul_products(t: MatMul, a: str, b: str, a_rep: str | None, b_rep: str | N
     return f"np.add.reduce(({_bare(x)})[:, :, None] * ({_bare(y)})[None, :, :], axis=1, dtype=np.{rep})"
 
 
+def reduce_prod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``reduce_prod(t)`` → ``np.multiply.reduce(t, dtype=...)`` (1 for an empty tensor;
+    integers in int64: C's products fit (signed overflow is undefined), so do NumPy's)."""
+    return f"np.multiply.reduce({_bare(args[0])}, dtype=np.{ctx.rep(t)})"
+
+
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_max(t)`` → ``np.max(t)`` (undefined for an empty tensor)."""
     assert isinstance(t, ReduceMax)
@@ -676,6 +682,7 @@ RULES: dict[str, Rule] = {
     "scalar_select": select_rule,
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
+    "reduce_prod": reduce_prod_rule,
     "matmul": matmul_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,

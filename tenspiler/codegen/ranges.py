@@ -33,6 +33,7 @@ from tenspiler.ir.terms import (
     MatMul,
     Matrix,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     ScalarApply,
@@ -212,7 +213,7 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 out = r(x)
             case ReduceRows(m, _, kind) if kind == "max":
                 out = r(m)
-            case ReduceSum() | ReduceRows() | MatMul():
+            case ReduceSum() | ReduceRows() | MatMul() | ReduceProd():
                 out = UNBOUNDED  # the length is not bounded
             case ScalarApply() | TensorMap():
                 out = UNBOUNDED

@@ -33,6 +33,7 @@ SPELLING = Spelling(
     const="tf.constant({x}, {dtype})",
     sum="tf.reduce_sum({x})",
     max="tf.reduce_max({x})",
+    prod="tf.reduce_prod({x})",
     sum_rows="tf.reduce_sum({x}, axis=1)",
     max_rows="tf.reduce_max({x}, axis=1)",
     arange="tf.range({n})",

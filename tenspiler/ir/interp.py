@@ -40,6 +40,7 @@ from tenspiler.ir.terms import (
     Matrix,
     NotCond,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     ScalarApply,
@@ -144,6 +145,11 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
         case ReduceSum(x, dtype):
             v = evaluate(x, env)
             return _scalar(np.sum(v) if v.size else 0, dtype)
+        case ReduceProd(x, dtype):
+            out: Any = 1.0 if dtype.is_float else 1
+            for e in evaluate(x, env).tolist():  # left to right; integers exact (Python ints)
+                out = py_binop("*", out, e, dtype)
+            return _scalar(out, dtype)
         case ReduceMax(x, dtype):
             v = evaluate(x, env)
             if v.size == 0:

@@ -21,6 +21,7 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     ScalarApply,
@@ -58,6 +59,8 @@ def show(t: Term) -> str:
             return f"({show(l)} {op} {show(r)})"
         case ReduceSum(x):
             return f"reduce_sum({show(x)})"
+        case ReduceProd(x):
+            return f"reduce_prod({show(x)})"
         case ReduceMax(x):
             return f"reduce_max({show(x)})"
         case Size(x):

@@ -29,6 +29,7 @@ from tenspiler.ir.terms import (
     Matrix,
     NotCond,
     ReduceMax,
+    ReduceProd,
     ReduceRows,
     ReduceSum,
     Scalar,
@@ -107,6 +108,8 @@ class SmtEncoder:
                 return self._reduction("rsum", x, dtype)
             case ReduceMax(x, dtype):
                 return self._reduction("rmax", x, dtype)
+            case ReduceProd(x, dtype):
+                return self._reduction("rprod", x, dtype)
         raise TypeError(f"not a scalar TensIR term: {t!r}")
 
     # ------------------------------------------------------------ tensors
@@ -267,9 +270,10 @@ class SmtEncoder:
             first = first.replace(formal, f"x{n}")
         sig = " ".join(f"(x{n} {sort})" for n, (_, _, sort, _) in enumerate(used))
         call_args = "".join(f" x{n}" for n in range(len(used)))
-        if kind == "rsum":
-            zero = "0.0" if dtype.is_float else "0"
-            body = f"(ite (<= m 0) {zero} (+ (NAME{call_args} (- m 1)) {elem}))"
+        if kind in ("rsum", "rprod"):
+            unit = ("0" if kind == "rsum" else "1") + (".0" if dtype.is_float else "")
+            op = "+" if kind == "rsum" else "*"
+            body = f"(ite (<= m 0) {unit} ({op} (NAME{call_args} (- m 1)) {elem}))"
         else:
             prev = f"(NAME{call_args} (- m 1))"
             body = f"(ite (<= m 1) {first} (let ((r {prev}) (e {elem})) (ite (>= r e) r e)))"

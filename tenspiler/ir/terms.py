@@ -73,6 +73,16 @@ class ReduceMax:
 
 
 @dataclass(frozen=True)
+class ReduceProd:
+    """Product of all elements (1 for an empty tensor), multiplied left to right in
+    ``dtype`` — a loop ``p *= a[i]``. Proved through its recursive definition over the prefix
+    length (``rprod(m) = rprod(m-1) * e[m-1]``), like ``reduce_sum``."""
+
+    tensor: Tensor
+    dtype: DType
+
+
+@dataclass(frozen=True)
 class Size:
     """Number of elements of a 1-D tensor (``size(t, 0)``)."""
 
@@ -135,7 +145,7 @@ class ScalarCast:
 
 
 Scalar: TypeAlias = (
-    ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | Size | ScalarCast | ScalarSelect | ScalarApply
+    ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | ReduceProd | Size | ScalarCast | ScalarSelect | ScalarApply
 )
 
 
@@ -556,6 +566,9 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case ReduceMax(x, d):
             nx = f(x)
             return t if nx is x else ReduceMax(nx, d)  # type: ignore[arg-type]
+        case ReduceProd(x, d):
+            nx = f(x)
+            return t if nx is x else ReduceProd(nx, d)  # type: ignore[arg-type]
         case Size(x, d):
             nx = f(x)
             return t if nx is x else Size(nx, d)  # type: ignore[arg-type]

@@ -395,6 +395,29 @@ def running_max(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scal
     return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), both, init, dtype)
 
 
+def product_part(s: ScalarTarget) -> Expr | None:
+    """``F`` when the update is a running product ``x = x * F`` or ``x = F * x`` (``F`` not
+    reading ``x``, after the search-only simplifications), else ``None``."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if isinstance(u, Binary) and u.op == "*":
+        for own, f in ((u.left, u.right), (u.right, u.left)):
+            if own == x and s.name not in reads(f):
+                return f
+    return None
+
+
+def running_product(init: Scalar, body: Tensor, dtype: DType) -> Scalar:
+    """``init * reduce_prod(body)`` (the value of ``x = x * F`` after the loop);
+    ``init`` omitted when it is the literal 1."""
+    from tenspiler.ir.terms import ReduceProd
+
+    red = ReduceProd(body, dtype)
+    if isinstance(init, Lit) and init.value == 1:
+        return red
+    return ScalarOp("*", init, red, dtype)
+
+
 def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
     """Split an accumulator update ``x = x ± F`` (any association of a +/- chain with one
     ``x`` under a ``+``) into the sign and ``F``."""
