@@ -111,3 +111,16 @@ def test_a_product_from_another_start_is_refused(tmp_path: Path) -> None:
     src.write_text("int f(int n, int s, int *a) { int p = s; for (int i = 0; i < n; i++) p *= a[i]; return p; }\n")
     res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
     assert res.status == "not_lifted" and "starting from a value other than 1" in res.message
+
+
+@pytest.mark.parametrize(("decl", "update", "types"), [
+    ("unsigned char s = 0;", "s += a[i];", "back to unsigned char at every step (C computes 's + …' in int)"),
+    ("float s = 0;", "s += exp(a[i]);", "back to float at every step (C computes 's + …' in double)"),
+])
+def test_a_narrowing_accumulation_is_refused_by_name(decl: str, update: str, types: str, tmp_path: Path) -> None:
+    elem = "unsigned char" if "unsigned" in decl else "float"
+    ret = elem
+    src = tmp_path / "narrow.c"
+    src.write_text(f"#include <math.h>\n{ret} f(int n, {elem} *a) {{ {decl} for (int i = 0; i < n; i++) {update} return s; }}\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
+    assert res.status == "not_lifted" and types in res.message and "narrowing accumulation" in res.message

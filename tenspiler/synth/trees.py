@@ -437,6 +437,15 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
     flatten(simplify(s.update), 1)
     own = [i for i, (_, t) in enumerate(terms) if isinstance(t, Var) and t.name == s.name]
     if len(own) != 1 or terms[own[0]][0] != 1:
+        u = simplify(s.update)
+        if isinstance(u, Cast) and u.dtype == s.dtype and s.name in reads(u.operand):
+            # `unsigned char s += a[i]`, `float s += exp(..)`: C computes s + F in a wider type
+            # and converts the sum back to s's type at every step (a wrap or a rounding)
+            raise NotLiftable(
+                f"the update of '{s.name}' converts the sum back to {_c_name(s.dtype)} at every step (C computes "
+                f"'{s.name} + …' in {_c_name(u.operand.dtype)}): a narrowing accumulation is not supported yet",
+                s.update.loc,
+            )
         raise NotLiftable(
             f"the update of '{s.name}' is not an accumulation '{s.name} += …' (a reduction)",
             s.update.loc,
@@ -660,3 +669,8 @@ def accumulate(init: Scalar | None, sign: Literal["+", "-"], body: Tensor, dtype
     if init is None or (isinstance(init, Lit) and init.value == 0):
         return red if sign == "+" else ScalarOp("-", Lit(0, dtype), red, dtype)
     return ScalarOp(sign, init, red, dtype)
+
+
+def _c_name(d: DType) -> str:
+    """A dtype as C spells it (for messages)."""
+    return "unsigned char" if d == DType.UINT8 else d.value
