@@ -390,8 +390,9 @@ def _step(s: Assign, name: str) -> int | None:
 
 
 def _live_in(stmts: Sequence[Stmt], assigned: set[str]) -> set[str]:
-    """Scalars ``stmts`` read before assigning them (a loop's counter is assigned for its
-    body; its bounds are read before)."""
+    """Names ``stmts`` read before assigning them (a loop's counter is assigned for its
+    body; its bounds are read before); array names included, as ``symexec.reads`` lists
+    them."""
     exposed: set[str] = set()
     done = set(assigned)
     for s in stmts:
@@ -408,12 +409,7 @@ def _live_in(stmts: Sequence[Stmt], assigned: set[str]) -> set[str]:
                 exposed |= (symexec.reads(start) | symexec.reads(stop)) - done
                 exposed |= _live_in(body, done | {var})
                 done |= {var}
-    return {x for x in exposed if not _is_array_name(x, stmts)}
-
-
-def _is_array_name(name: str, stmts: Sequence[Stmt]) -> bool:
-    return any(ld.array == name for e in symexec.statement_expressions(stmts) for ld in symexec.loads(e)) or \
-        name in symexec.stored_arrays(stmts)
+    return exposed  # array names too (reads() lists them): callers drop the parameters
 
 
 def _accesses(stmts: Sequence[Stmt], array: str) -> Iterator[tuple[Expr, SourceLoc | None]]:
@@ -734,7 +730,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             # rest unchanged; the row's fact at x - i*S as an explicit instance (implied by
             # the transition: E-matching cannot find cc = x - i*S)
             in_row = f"(and (<= (* {iv} {s}) x.s) (< x.s (+ (* {iv} {s}) {s})))"
-            row_value = row_values[v.array]("(- x.s (* {iv} {s}))".replace("{iv}", iv).replace("{s}", s))
+            row_value = row_values[v.array](f"(- x.s (* {iv} {s}))")
             clauses.append(Clause(
                 f"step: {v.array} holds unsigned char values",
                 (*step_hyps, f"(=> {in_row} (= (select {arr} x.s) {row_value}))"),
