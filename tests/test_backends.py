@@ -60,6 +60,7 @@ from tenspiler.frontend.loop_ir import (
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_cast
 from tenspiler.ir.terms import (
+    ArgMax,
     ArrayOutput,
     BoolOp,
     Cmp,
@@ -254,6 +255,9 @@ OP_CASES.update({
     "reduce_max float": (ReduceMax(tk("f"), FLOAT), None, None),
     # (integers: random products leave int64, where C has undefined behaviour)
     "reduce_prod float": (ReduceProd(TensorScalar("*", tk("f"), lit(0.5, FLOAT), False, FLOAT), FLOAT), None, None),
+    "argmax int (ties: small values)": (ArgMax(TensorScalar("%", tk("a"), lit(3), False, INT), INT), None, None),
+    "argmax float": (ArgMax(tk("f"), FLOAT), None, None),
+    "argmax_last int compared as double": (ArgMax(tk("a"), DOUBLE, True), None, None),
     "tensor_cast float -> int (truncates)": (TensorCast(tk("f"), INT), "oi", N),
     "tensor_cast int -> uint8 (wraps)": (TensorCast(tk("a"), UINT8), "ou", N),
     "tensor_cast of a difference -> uint8": (TensorCast(TensorTensor("-", tk("a"), tk("b"), INT), UINT8), "ou", N),

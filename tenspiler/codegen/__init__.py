@@ -35,6 +35,7 @@ from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
+    ArgMax,
     ArrayOutput,
     Flatten,
     Full,
@@ -214,7 +215,7 @@ def op_key(t: Term) -> str:
     """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"reduce_prod"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
+    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"reduce_prod"``, ``"argmax"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
     ``"full"``, ``"iota"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
@@ -240,6 +241,8 @@ def op_key(t: Term) -> str:
             return "reduce_max"
         case ReduceProd():
             return "reduce_prod"
+        case ArgMax():
+            return "argmax"
         case ScalarCast():
             return "scalar_cast"
         case TensorCast():

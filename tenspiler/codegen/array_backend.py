@@ -83,6 +83,7 @@ from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
+    ArgMax,
     ArrayOutput,
     BoolOp,
     Cmp,
@@ -157,6 +158,7 @@ class Spelling:
     sum: str = ""  # sum of all elements, in the operand's dtype
     max: str = ""  # largest element
     prod: str = ""  # product of all elements, in the operand's dtype (1 if empty)
+    argmax: str | None = None  # index of the first maximal element; None: declined (NumPy host code)
     sum_rows: str = ""  # row sums of a matrix
     matmul: str = ""  # matrix product of {x} (m x k) and {y} (k x n)
     int_matmul: str = ""  # the same for integer dtypes (default: matmul)
@@ -327,6 +329,20 @@ def reduce_prod_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     assert isinstance(t, ReduceMax)
     return ctx.b.convert(fill(ctx.b.sp.max, x=args[0]), t.tensor.dtype, SCALAR, t.dtype, ctx.rep(t.tensor), ctx.rep(t))
+
+
+def argmax_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
+    """``argmax(t)`` → the library's argmax where its documentation promises the first
+    maximal index (C's ``>`` rule); declined (NumPy host code) where it does not, and for
+    ``argmax_last``. Integer elements compared as reals are converted first."""
+    assert isinstance(t, ArgMax)
+    b = ctx.b
+    if t.last or b.sp.argmax is None:
+        return None
+    x = args[0]
+    if t.compare.is_float and not t.tensor.dtype.is_float:
+        x = b.convert(x, t.tensor.dtype, TENSOR, t.compare, ctx.rep(t.tensor), nb.REPR[t.compare])
+    return b.convert(fill(b.sp.argmax, x=x), DType.INT, SCALAR, DType.INT, "int64", ctx.rep(t))
 
 
 def reduce_rows_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
@@ -506,6 +522,7 @@ ARRAY_RULES: dict[str, ArrayRule] = {
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
     "reduce_prod": reduce_prod_rule,
+    "argmax": argmax_rule,
     "matmul": matmul_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,

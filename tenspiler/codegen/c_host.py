@@ -80,7 +80,7 @@ warn about comparisons that are always true for data read from ``unsigned char``
 Supported: every TensIR node with these limits — 2-D terms (``matrix``, ``transpose``,
 ``tensor_tensor`` / ``tensor_scalar`` / ``tensor_cast`` / ``map`` of matrices, a vector
 broadcast along the rows of a matrix) only under ``reduce_rows``; ``tensor_select`` only on
-1-D operands; ``reduce_sum`` / ``reduce_max`` only of 1-D terms. Everything else raises
+1-D operands; ``reduce_sum`` / ``reduce_max`` / ``argmax`` only of 1-D terms. Everything else raises
 :class:`CHostError` naming the op; the emitter never returns code for a term it does not
 fully support.
 """
@@ -96,6 +96,7 @@ from tenspiler.codegen import op_key
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
+    ArgMax,
     BoolOp,
     Cmp,
     Cond,
@@ -564,6 +565,8 @@ class CHostEmitter:
                 return _binop(op, self._conv(a, l.dtype, d), self._conv(b, r.dtype, d), d)
             case ReduceSum(x, d) | ReduceMax(x, d):
                 return self._reduce(t, x, d, sub)
+            case ArgMax(x, compare, last):
+                return self._argmax(x, compare, last, sub)
             case ReduceProd(x, d):
                 # C's `d acc = 1; acc *= x[k];` in the product's type (reals: the interpreter's)
                 if not is_tensor(x) or self._rank(x) != 1:
@@ -671,6 +674,25 @@ class CHostEmitter:
         head = " ".join([*decls, f"const int64_t {n} = {self._len(x, inner)};"])
         loop = self._accumulate(isinstance(t, ReduceMax), x, k, n, self._e(x, k, inner), d)
         return f"({{ {head} {loop} }})"
+
+    def _argmax(self, x: Term, compare: DType, last: bool, sub: _Subst) -> str:
+        """A statement expression: the first (``last``: the last) index of the maximum of the
+        1-D term ``x``, its elements compared in ``compare`` — C's ``if (v > m)`` loop (``>=``
+        with ``last``). NaN: the first (last) NaN's index, like NumPy's ``argmax``. 0 for an
+        empty tensor (the interpreter raises there)."""
+        if not is_tensor(x) or self._rank(x) != 1:
+            raise CHostError("argmax of a scalar or a 2-D tensor is not supported")
+        decls, inner = self._hoist(x, sub)
+        n, k, acc, v, best = (self._fresh(b) for b in ("n", "k", "acc", "v", "best"))
+        ct = self._ct(compare)
+        head = " ".join([*decls, f"const int64_t {n} = {self._len(x, inner)};"])
+        elem = self._conv(self._e(x, k, inner), x.dtype, compare)
+        beats = f"{v} >= {acc}" if last else f"{v} > {acc}"
+        if compare.is_float:
+            beats = f"{beats} || isnan({v})" if last else f"!isnan({acc}) && ({beats} || isnan({v}))"
+        body = f"{{ const {ct} {v} = {elem}; if ({k} == 0 || {beats}) {{ {acc} = {v}; {best} = {k}; }} }}"
+        return (f"({{ {head} {ct} {acc} = 0; int64_t {best} = 0; "
+                f"for (int64_t {k} = 0; {k} < {n}; {k}++) {body} {best}; }})")
 
     def _accumulate(self, is_max: bool, x: Term, k: str, n: str, elem: str, d: DType) -> str:
         """Statements ending in the expression statement of the result: the sum / maximum

@@ -34,6 +34,7 @@ SPELLING = Spelling(
     asarray="jnp.asarray({x}, dtype={dtype})",
     const="jnp.asarray({x}, dtype={dtype})",
     fmod="jnp.fmod({x}, {y})",
+    argmax="jnp.argmax({x})",  # first occurrence on ties (documented)
     c_mod="return jnp.fmod(x, _nz(y))",
     copy="{x}.astype({dtype})",
     update="{out} = {out}.at[{lo}:{hi}].set({v})",

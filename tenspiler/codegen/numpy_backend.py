@@ -54,6 +54,7 @@ from tenspiler.frontend.loop_ir import Var as LVar
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
+    ArgMax,
     ArrayOutput,
     BoolOp,
     Cmp,
@@ -582,6 +583,21 @@ def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return convert(f"np.maximum.reduce({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False, src_rep=src_rep, dst_rep=ctx.rep(t))
 
 
+def argmax_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``argmax(t)`` → ``np.argmax(t)`` (NumPy returns the first maximal index: C's
+    ``x[i] > m`` rule); ``argmax_last(t)`` → the first maximal index of the reversed tensor,
+    counted from the end (``x[i] >= m``). Integer elements compared as reals are converted
+    first (C compares them after the same conversion). Undefined for an empty tensor."""
+    assert isinstance(t, ArgMax)
+    x = _bare(args[0])
+    if t.compare.is_float and not t.tensor.dtype.is_float:
+        src_rep = None if ctx.plan is None else ctx.rep(t.tensor)
+        x = convert(f"({x})", t.tensor.dtype, t.compare, tensor=True, src_rep=src_rep)
+    if t.last:
+        return f"(lambda v: np.{ctx.rep(t)}(len(v) - 1 - np.argmax(v[::-1])))({x})"
+    return f"np.{ctx.rep(t)}(np.argmax({x}))"
+
+
 # ---------------------------------------------------------------- rules: arithmetic
 
 
@@ -683,6 +699,7 @@ RULES: dict[str, Rule] = {
     "tensor_select": select_rule,
     "reduce_rows": reduce_rows_rule,
     "reduce_prod": reduce_prod_rule,
+    "argmax": argmax_rule,
     "matmul": matmul_rule,
     "scalar_cast": cast_rule,
     "tensor_cast": cast_rule,

@@ -23,6 +23,7 @@ SPELLING = Spelling(
     const="torch.tensor({x}, dtype={dtype})",
     sum_rows="torch.sum({x}, dim=1)",
     max_rows="torch.amax({x}, dim=1)",
+    argmax="torch.argmax({x})",  # first occurrence on ties (documented)
     full="torch.full(({n},), {x}, dtype={dtype})",
     fmod="torch.fmod({x}, {y})",
     c_div='return torch.div(x, _nz(y), rounding_mode="trunc")',

@@ -29,6 +29,7 @@ from tenspiler.ir.semantics import (
     py_cast,
 )
 from tenspiler.ir.terms import (
+    ArgMax,
     BoolOp,
     Cmp,
     Cond,
@@ -155,6 +156,16 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
             if v.size == 0:
                 raise ValueError("reduce_max of an empty tensor")
             return _scalar(np.max(v), dtype)
+        case ArgMax(x, compare, last):
+            v = evaluate(x, env)
+            if v.size == 0:
+                raise ValueError("argmax of an empty tensor")
+            es = [py_cast(e, compare) for e in v.tolist()]  # compared exactly, in `compare`
+            best = 0
+            for k in range(1, len(es)):  # C's loop: strict > keeps the first maximum
+                if es[k] > es[best] or (last and es[k] == es[best]):
+                    best = k
+            return best
         case Size(x):
             return int(evaluate(x, env).shape[0])
         case ScalarCast(x, dtype):

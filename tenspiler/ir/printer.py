@@ -7,6 +7,7 @@ import numpy as np
 
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
+    ArgMax,
     ArrayOutput,
     BoolOp,
     Cmp,
@@ -63,6 +64,8 @@ def show(t: Term) -> str:
             return f"reduce_prod({show(x)})"
         case ReduceMax(x):
             return f"reduce_max({show(x)})"
+        case ArgMax(x, _, last):
+            return f"{'argmax_last' if last else 'argmax'}({show(x)})"
         case Size(x):
             return f"size({show(x)})"
         case ScalarCast(x, d) | TensorCast(x, d):

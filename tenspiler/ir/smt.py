@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.terms import (
+    ArgMax,
     BoolOp,
     Cmp,
     Cond,
@@ -110,6 +111,8 @@ class SmtEncoder:
                 return self._reduction("rmax", x, dtype)
             case ReduceProd(x, dtype):
                 return self._reduction("rprod", x, dtype)
+            case ArgMax(x, compare, last):
+                return self._reduction("amaxl" if last else "amax", x, compare)
         raise TypeError(f"not a scalar TensIR term: {t!r}")
 
     # ------------------------------------------------------------ tensors
@@ -270,14 +273,25 @@ class SmtEncoder:
             first = first.replace(formal, f"x{n}")
         sig = " ".join(f"(x{n} {sort})" for n, (_, _, sort, _) in enumerate(used))
         call_args = "".join(f" x{n}" for n in range(len(used)))
+        prev = f"(NAME{call_args} (- m 1))"
+        rmax_body = f"(ite (<= m 1) {first} (let ((r {prev}) (e {elem})) (ite (>= r e) r e)))"
         if kind in ("rsum", "rprod"):
             unit = ("0" if kind == "rsum" else "1") + (".0" if dtype.is_float else "")
             op = "+" if kind == "rsum" else "*"
-            body = f"(ite (<= m 0) {unit} ({op} (NAME{call_args} (- m 1)) {elem}))"
-        else:
-            prev = f"(NAME{call_args} (- m 1))"
-            body = f"(ite (<= m 1) {first} (let ((r {prev}) (e {elem})) (ite (>= r e) r e)))"
-        sort = sem.smt_sort(dtype)
+            body = f"(ite (<= m 0) {unit} ({op} {prev} {elem}))"
+        elif kind == "rmax":
+            body = rmax_body
+        else:  # amax / amaxl: the first / last index of the maximum, through rmax of the shorter prefix
+            rmax = self._define("rmax", sig, rmax_body, sem.smt_sort(dtype))
+            beats = ">" if kind == "amax" else ">="
+            body = f"(ite (<= m 1) 0 (ite ({beats} {elem} ({rmax}{call_args} (- m 1))) (- m 1) {prev}))"
+        name = self._define(kind, sig, body, "Int" if kind in ("amax", "amaxl") else sem.smt_sort(dtype))
+        args = "".join(f" {actual}" for _, _, _, actual in used)
+        return f"({name}{args} {self.length(x)})"
+
+    def _define(self, kind: str, sig: str, body: str, sort: str) -> str:
+        """Name of the ``define-fun-rec`` of ``body`` (``NAME`` standing for the function
+        itself) over ``sig`` and the prefix length ``m``, created on first use."""
         key = f"{kind}:{sig}:{body}"
         name = self._rec_names.get(key)
         if name is None:
@@ -286,8 +300,7 @@ class SmtEncoder:
             self.definitions.append(
                 f"(define-fun-rec {name} ({sig} (m Int)) {sort}\n  {body.replace('NAME', name)})"
             )
-        args = "".join(f" {actual}" for _, _, _, actual in used)
-        return f"({name}{args} {self.length(x)})"
+        return name
 
     @staticmethod
     def _sort_of(x: Term, var: str) -> str:

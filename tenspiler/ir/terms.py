@@ -73,6 +73,25 @@ class ReduceMax:
 
 
 @dataclass(frozen=True)
+class ArgMax:
+    """Index (0-based, ``int``) of the first maximal element — C's first-index rule of
+    ``if (x[i] > m) { m = x[i]; best = i; }`` — or, with ``last``, of the last one
+    (``x[i] >= m``). Elements are compared in ``compare`` (the running maximum's type).
+    Defined only for non-empty tensors. Proved through its recursive definition over the
+    prefix length, which refers to ``reduce_max`` of the shorter prefix
+    (``argmax(m) = e[m-1] > rmax(m-1) ? m-1 : argmax(m-1)``), so the loop invariant's
+    preservation is one unfolding. NumPy ``np.argmax`` (first occurrence)."""
+
+    tensor: Tensor
+    compare: DType
+    last: bool = False
+
+    @property
+    def dtype(self) -> DType:
+        return DType.INT
+
+
+@dataclass(frozen=True)
 class ReduceProd:
     """Product of all elements (1 for an empty tensor), multiplied left to right in
     ``dtype`` — a loop ``p *= a[i]``. Proved through its recursive definition over the prefix
@@ -145,7 +164,8 @@ class ScalarCast:
 
 
 Scalar: TypeAlias = (
-    ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | ReduceProd | Size | ScalarCast | ScalarSelect | ScalarApply
+    ScalarVar | Lit | ScalarOp | ReduceSum | ReduceMax | ReduceProd | ArgMax | Size | ScalarCast | ScalarSelect
+    | ScalarApply
 )
 
 
@@ -569,6 +589,9 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case ReduceProd(x, d):
             nx = f(x)
             return t if nx is x else ReduceProd(nx, d)  # type: ignore[arg-type]
+        case ArgMax(x, compare, last):
+            nx = f(x)
+            return t if nx is x else ArgMax(nx, compare, last)  # type: ignore[arg-type]
         case Size(x, d):
             nx = f(x)
             return t if nx is x else Size(nx, d)  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ candidates, concrete filtering, unbounded verification, counterexample-guided re
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ from tenspiler.synth.trees import (
     Pools,
     Tree,
     accumulate,
+    arg_extremum_part,
     enumerate_terms,
     expression_tree,
     fill_over_range,
@@ -37,6 +39,7 @@ from tenspiler.synth.trees import (
     minimum_part,
     product_part,
     reduction_parts,
+    running_arg_extremum,
     running_max,
     running_min,
     running_product,
@@ -92,6 +95,17 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
         holes.append(_Hole(a.array, tree, lambda t: t))
         values.append(a.value)
     for s in k.scalars:
+        arg = arg_extremum_part(s, k.scalars, k.var)
+        if arg is not None:
+            tree = expression_tree(arg.value, k)
+            if tree.kind != "vector":
+                raise NotLiftable(f"'{s.name}' keeps the index of an extremum of a loop-invariant value", s.update.loc)
+            start = lift_entry_scalar(k.start, k)
+            holes.append(_Hole(s.name, tree, functools.partial(
+                running_arg_extremum, lift_entry_scalar(s.init, k), lift_entry_scalar(arg.extremum.init, k),
+                start=start, compare=arg.extremum.dtype, bigger=arg.bigger, last=arg.last)))
+            values.append(arg.value)
+            continue
         extremum = next(((kind, f) for kind, f in (("minimum", minimum_part(s)), ("maximum", maximum_part(s)))
                          if f is not None), None)
         if extremum is not None:

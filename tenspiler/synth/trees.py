@@ -395,6 +395,83 @@ def running_max(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scal
     return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), both, init, dtype)
 
 
+@dataclass(frozen=True)
+class ArgExtremum:
+    """The update ``best = F ⋈ m ? i : best`` of an index scalar ``best`` that follows a
+    running maximum or minimum ``m`` of the same ``F`` (``if (a[i] > m) { m = a[i]; best = i; }``).
+
+    Attributes:
+        extremum: the running extremum's scalar ``m``.
+        value: ``F``.
+        bigger: ``m`` keeps the maximum (else the minimum).
+        last: ties move ``best`` (``>=``/``<=``: the last extremal index), else the first.
+    """
+
+    extremum: ScalarTarget
+    value: Expr
+    bigger: bool
+    last: bool
+
+
+_NEGATED: dict[CmpOpName, CmpOpName] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+_FLIPPED: dict[CmpOpName, CmpOpName] = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counter: str) -> ArgExtremum | None:
+    """The :class:`ArgExtremum` of ``s`` when its update stores the loop ``counter`` under the
+    condition that ``F`` beats (or ties with) a running extremum of ``F`` (any of the
+    equivalent spellings, after the search-only simplifications), else ``None``."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if not isinstance(u, Select) or not isinstance(u.cond, Compare) or s.dtype != DType.INT:
+        return None
+    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    if u.else_ == x:
+        idx = u.then
+    elif u.then == x:
+        idx, op = u.else_, _NEGATED[op]
+    else:
+        return None
+    if idx != Var(counter, DType.INT):
+        return None
+    for m in scalars:
+        if m.name == s.name:
+            continue
+        mv = Var(m.name, m.dtype)
+        for bigger, f in ((True, maximum_part(m)), (False, minimum_part(m))):
+            if f is None:
+                continue
+            if lhs == f and rhs == mv:
+                o = op
+            elif rhs == f and lhs == mv:
+                o = _FLIPPED[op]
+            else:
+                continue
+            strict, tie = (">", ">=") if bigger else ("<", "<=")
+            if o in (strict, tie):
+                return ArgExtremum(m, f, bigger, o == tie)
+    return None
+
+
+def running_arg_extremum(init: Scalar, ext_init: Scalar, body: Tensor, start: Scalar, compare: DType,
+                         bigger: bool, last: bool) -> Scalar:
+    """The value of ``best`` after ``if (F ⋈ m) { m = F; best = i; }`` over ``[start, BOUND)``:
+    ``start + argmax(F…)`` when the range is non-empty and its extremum beats ``m``'s
+    entry value ``ext_init`` (ties count with ``last``), else ``init``. A minimum is the
+    maximum of the negated values (as :func:`running_min`)."""
+    from tenspiler.ir.terms import ArgMax, ReduceMax, TensorScalar
+
+    d = compare if bigger else promote(compare, compare)  # as running_max / running_min
+    if not bigger:
+        body = TensorScalar("-", body, Lit(0, d), True, promote(body.dtype, body.dtype))
+        ext_init = ScalarOp("-", Lit(0, d), ext_init, d)
+    beats = Cmp(">=" if last else ">", ReduceMax(body, d), ext_init)
+    arg = ArgMax(body, d, last)
+    index = arg if isinstance(start, Lit) and start.value == 0 else ScalarOp("+", start, arg, DType.INT)
+    moved = ScalarSelect(beats, index, init, DType.INT)
+    return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), moved, init, DType.INT)
+
+
 def product_part(s: ScalarTarget) -> Expr | None:
     """``F`` when the update is a running product ``x = x * F`` or ``x = F * x`` (``F`` not
     reading ``x``, after the search-only simplifications), else ``None``."""

@@ -368,10 +368,12 @@ def _check_reads(k: LoopKernel) -> None:
             if form is not None and ld.array not in written:
                 continue  # a strided read c*i + d of an array the loop does not write
             if d is None:
-                raise NotLiftable(
-                    f"read of '{ld.array}' at an index that is not {k.var} + constant"
-                    + (" (a strided read of an array the loop writes)" if form is not None else ""), ld.loc
-                )
+                carried = sorted(symexec.reads(ld.index) & {s.name for s in k.scalars})
+                why = (" (a strided read of an array the loop writes)" if form is not None else
+                       f" (it depends on '{carried[0]}', which the loop updates: a gather at a running index; "
+                       f"for an argmax keep the maximum in a scalar, 'if ({ld.array}[{k.var}] > m) "
+                       f"{{ m = {ld.array}[{k.var}]; best = {k.var}; }}')" if carried else "")
+                raise NotLiftable(f"read of '{ld.array}' at an index that is not {k.var} + constant{why}", ld.loc)
             if ld.array in written and d < written[ld.array]:
                 raise NotLiftable(
                     f"'{ld.array}' is read at an element an earlier iteration wrote "
