@@ -42,7 +42,7 @@ import numpy as np
 import tenspiler
 from tenspiler.codegen import backend_names
 from tenspiler.frontend.c import parse_c_file
-from tenspiler.frontend.loop_ir import Function, ScalarType, VectorParam
+from tenspiler.loops.ir import Function, ScalarType, VectorParam
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "benchmarks" / "kernels"

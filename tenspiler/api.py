@@ -37,7 +37,7 @@ from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
 from tenspiler.errors import LiftError, TenspilerError
-from tenspiler.frontend.loop_ir import Function
+from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
 
 __all__ = ["LiftWarning", "Lifted", "lift", "lifted"]

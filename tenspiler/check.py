@@ -40,9 +40,9 @@ import numpy as np
 
 from tenspiler.codegen import GeneratedCode, backend_names, get_backend, returned_outputs
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show_output
 from tenspiler.ir.terms import ArrayOutput, Output, ProgramSummary, ScalarOutput
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 #: Tolerances for float outputs (``np.allclose``); integer outputs must be equal.
 RTOL = 1e-5
@@ -777,7 +777,7 @@ def reference_states(
 
 def model_mismatch(fn: Function, model: Mapping[str, object], state: Mapping[str, object]) -> str | None:
     """Translation validation of the frontend: ``None`` when the loop-IR interpreter's final
-    state ``model`` (:func:`tenspiler.frontend.loop_interp.run_function`) equals the
+    state ``model`` (:func:`tenspiler.loops.interp.run_function`) equals the
     compiled source's ``state`` on the same input — the return value and every pointer
     parameter, exactly for integers, within the float tolerances otherwise — else what
     differs. For C and C++ kernels (a Python kernel's reference has another format).

@@ -27,8 +27,8 @@ import numpy as np
 
 from tenspiler.api import NO_LIFT_ENV
 from tenspiler.codegen import GeneratedCode
-from tenspiler.frontend.loop_ir import DType, Function, ScalarType, VectorResult
 from tenspiler.ir.terms import ProgramSummary
+from tenspiler.loops.ir import DType, Function, ScalarType, VectorResult
 
 #: Seconds one call of the Python function may take before its child is killed.
 PY_TIMEOUT = 10.0

@@ -24,13 +24,12 @@ from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
 from tenspiler.codegen.ranges import wrap_hazards
 from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
-from tenspiler.frontend.loop_ir import Expr, Function, PointerType, map_stmt_exprs
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
-from tenspiler.synth.concrete import Example, adversarial_examples, random_examples
+from tenspiler.loops.ir import Expr, Function, PointerType, map_stmt_exprs
 from tenspiler.synth.search import Synthesized, synthesize
-from tenspiler.vc.kernel import analyze_kernel
-from tenspiler.vc.nest import Kernel
+from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
+from tenspiler.vc.kernel import AnyKernel, analyze_kernel
 
 Progress = Callable[[str], None]
 
@@ -246,9 +245,9 @@ def lift_parsed(
     return res
 
 
-def _record_proof(res: LiftResult, k: Kernel, syn: Synthesized) -> None:
+def _record_proof(res: LiftResult, k: AnyKernel, syn: Synthesized) -> None:
     res.summary = show_summary(syn.summary)
-    res.invariants = k.invariants(syn.candidate)
+    res.invariants = k.invariants(syn.candidate)  # type: ignore[arg-type]  # phases: a tuple of candidates
     res.assumptions = [t for t, _ in syn.proof.vc.assumptions]
     res.solver = [
         {"clause": name, "answer": r.answer, "seconds": round(r.seconds, 4)}
@@ -265,13 +264,13 @@ def _record_proof(res: LiftResult, k: Kernel, syn: Synthesized) -> None:
     }
 
 
-def check_examples(k: Kernel, seed: int, count: int = 60) -> list[dict[str, Any]]:
+def check_examples(k: AnyKernel, seed: int, count: int = 60) -> list[dict[str, Any]]:
     """Random inputs for ``--check``: longer arrays and larger values than the synthesis
     states (kept small enough that 32-bit C ``int`` arithmetic rarely overflows)."""
     return [dict(e.inputs) for e in _check_examples(k, seed, count)]
 
 
-def _check_examples(k: Kernel, seed: int, count: int) -> list[Example]:
+def _check_examples(k: AnyKernel, seed: int, count: int) -> list[Example]:
     rng = np.random.default_rng(seed + 1)
     exs = random_examples(k, rng, count // 2, max_trips=6, magnitude=9)
     exs += random_examples(k, rng, count - count // 2, max_trips=40, magnitude=100)
@@ -279,7 +278,7 @@ def _check_examples(k: Kernel, seed: int, count: int) -> list[Example]:
 
 
 #: Adversarial inputs of the translation validation (before dropping those on which C has
-#: undefined behaviour): :func:`tenspiler.synth.concrete.adversarial_examples`.
+#: undefined behaviour): :func:`tenspiler.vc.concrete.adversarial_examples`.
 ADVERSARIAL_INPUTS = 90
 
 
@@ -319,7 +318,7 @@ def _configured(name: str, options: Mapping[str, Any] | None) -> Any:
 
 
 def _differential(
-    fn: Function, k: Kernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int,
+    fn: Function, k: AnyKernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int,
     backends: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     from tenspiler.check import (

@@ -49,7 +49,6 @@ from tenspiler.codegen.gemmini import GemminiBackend
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, plan_summary
 from tenspiler.codegen.hlo_backend import HloBackend, parse_sizes
 from tenspiler.errors import CodegenError, LiftError
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir import interp
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -60,6 +59,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
 )
+from tenspiler.loops.ir import DType
 from tenspiler.pipeline import check_examples, lift_file, parse_source_file
 from tenspiler.synth.search import synthesize
 from tenspiler.vc.kernel import analyze_kernel

@@ -16,15 +16,15 @@ from hypothesis import strategies as st
 
 from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show
 from tenspiler.ir.smt import SmtEncoder
 from tenspiler.ir.terms import ArgMax, Lit, Take, TensorVar
+from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.synth.trees import arg_extremum_part
 from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.updates import arg_extremum_part
 from tenspiler.verify.certificate import recheck_text
 from tenspiler.verify.verifier import prove
 

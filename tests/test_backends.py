@@ -48,15 +48,6 @@ from tenspiler.codegen import (
 from tenspiler.codegen import numpy_backend as nb
 from tenspiler.codegen.array_backend import ARRAY_RULES, ArrayBackend
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import (
-    BIN_OPS,
-    FLOOR_OPS,
-    DType,
-    Function,
-    Param,
-    PointerType,
-    ScalarType,
-)
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_cast
 from tenspiler.ir.terms import (
@@ -96,6 +87,15 @@ from tenspiler.ir.terms import (
     Term,
     Transpose,
     children,
+)
+from tenspiler.loops.ir import (
+    BIN_OPS,
+    FLOOR_OPS,
+    DType,
+    Function,
+    Param,
+    PointerType,
+    ScalarType,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -604,7 +604,7 @@ def _lift_first(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.mark.parametrize("path", KERNEL_FILES)
 def test_kernels_match_the_interpreter(path: str) -> None:
-    from tenspiler.synth.concrete import random_examples
+    from tenspiler.vc.concrete import random_examples
 
     fn, k, ps = lifted(path)
     backends = [require(name) for name in BACKENDS if _installed(name)]
@@ -685,7 +685,7 @@ def test_scalar_results_are_0d_native_arrays(backend: ArrayBackend) -> None:
 )
 def test_jit_entry_equals_the_eager_one(name: str, path: str) -> None:
     b = require(name)
-    from tenspiler.synth.concrete import random_examples
+    from tenspiler.vc.concrete import random_examples
 
     fn, k, ps = lifted(path)
     mod = load(b.generate(fn, ps))

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_file
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show
 from tenspiler.ir.smt import SmtEncoder
@@ -33,6 +32,7 @@ from tenspiler.ir.terms import (
     Transpose,
     transposed,
 )
+from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
 from tenspiler.vc.blocks import BlockKernel

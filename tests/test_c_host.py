@@ -30,7 +30,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tenspiler.codegen.c_host import CArray, CHostEmitter, CHostError, ctype, prelude
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.terms import (
     BoolOp,
@@ -63,6 +62,7 @@ from tenspiler.ir.terms import (
     children,
     is_tensor,
 )
+from tenspiler.loops.ir import DType
 
 CC = shutil.which("cc")
 pytestmark = [

@@ -19,7 +19,6 @@ from tenspiler.check import (
 )
 from tenspiler.codegen import GeneratedCode, get_backend
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
     ArrayOutput,
     Lit,
@@ -30,6 +29,7 @@ from tenspiler.ir.terms import (
     TensorScalar,
     TensorTensor,
 )
+from tenspiler.loops.ir import DType
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 

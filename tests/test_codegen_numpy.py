@@ -27,15 +27,6 @@ from tenspiler.codegen import (
 )
 from tenspiler.codegen import numpy_backend as nb
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import (
-    BIN_OPS,
-    FLOOR_OPS,
-    DType,
-    Function,
-    Param,
-    PointerType,
-    ScalarType,
-)
 from tenspiler.ir.semantics import py_binop
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -54,6 +45,15 @@ from tenspiler.ir.terms import (
     TensorScalar,
     TensorTensor,
     TensorVar,
+)
+from tenspiler.loops.ir import (
+    BIN_OPS,
+    FLOOR_OPS,
+    DType,
+    Function,
+    Param,
+    PointerType,
+    ScalarType,
 )
 
 INT, UINT8, FLOAT, DOUBLE = DType.INT, DType.UINT8, DType.FLOAT, DType.DOUBLE
@@ -718,7 +718,7 @@ def test_op_matches_python_reference(case: str) -> None:
 def test_result_length_min_and_max(op: str, then_a: bool, expected: str) -> None:
     """A result length min(len(a), len(b)) (Python's zip) renders exactly: a select of two
     operands compared with each other is their minimum or maximum."""
-    from tenspiler.frontend.loop_ir import Compare, Select, Var
+    from tenspiler.loops.ir import Compare, Select, Var
 
     a, b = Var("a", DType.INT), Var("b", DType.INT)
     e = Select(Compare(op, a, b), a if then_a else b, b if then_a else a, DType.INT)  # type: ignore[arg-type]

@@ -39,8 +39,8 @@ import pytest
 
 from tenspiler.check import _same, outputs_of, reference_states, run_generated
 from tenspiler.codegen import GeneratedCode, backend_names, get_backend, returned_outputs
-from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary
+from tenspiler.loops.ir import DType, Function, PointerType
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler (cc)"),

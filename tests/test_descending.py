@@ -12,9 +12,9 @@ import pytest
 
 from tenspiler.errors import LiftError, VerificationError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import DType, For
 from tenspiler.ir.terms import Lit, ScalarOp, ScalarVar, Slice, TensorVar
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import DType, For
 from tenspiler.pipeline import lift_file
 from tenspiler.vc.conditions import BOUND, Candidate
 from tenspiler.vc.kernel import analyze_kernel

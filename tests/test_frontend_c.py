@@ -9,7 +9,7 @@ import pytest
 
 from tenspiler.errors import LiftError, SourceLoc
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_ir import (
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     Cast,
@@ -1202,7 +1202,7 @@ def test_parse_c_file_reads_text(tmp_path: Path) -> None:
 
 
 def test_inclusive_bound_minus_one_folds() -> None:
-    from tenspiler.frontend.loop_ir import For
+    from tenspiler.loops.ir import For
 
     fn = parse_c_source("void f(int *a, int n) { for (int i = 0; i <= n - 1; ++i) a[i] = 0; }")
     (loop,) = fn.body
@@ -1219,7 +1219,7 @@ MAT = "typedef struct mat { int rows, cols; float **v; } mat;\n"
 
 
 def test_struct_parameter_is_flattened() -> None:
-    from tenspiler.frontend.loop_ir import StructField, StructParam
+    from tenspiler.loops.ir import StructField, StructParam
 
     fn = parse_c_source(
         MAT + "void f(mat m, float s) {\n"
@@ -1275,7 +1275,7 @@ def test_struct_spellings_widths_and_fresh_names() -> None:
 
 
 def test_struct_row_stores_are_checked_by_the_interpreter() -> None:
-    from tenspiler.frontend.loop_interp import run_function
+    from tenspiler.loops.interp import run_function
 
     fn = parse_c_source(MAT + "void f(mat m) { for (int c = 0; c < m.cols; c++) m.v[1][c] = 7; }\n")
     out = run_function(fn, {"m__rows": 2, "m__cols": 2, "m__v": [0.0] * 6, "m__v__cols": 3})

@@ -11,8 +11,8 @@ import pytest
 from tenspiler.errors import LiftError
 from tenspiler.frontend.c import parse_c_source
 from tenspiler.frontend.cxx import rewrite_cxx
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import DType, Load, PointerType, ScalarType, VectorParam
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import DType, Load, PointerType, ScalarType, VectorParam
 from tenspiler.pipeline import lift_file
 from tenspiler.vc.symexec import subexpressions
 
@@ -66,7 +66,7 @@ def test_vector_parameters_are_flattened_with_their_sizes() -> None:
 
 
 def _exprs(s):  # type: ignore[no-untyped-def]
-    from tenspiler.frontend.loop_ir import Assign, For, Return, Store
+    from tenspiler.loops.ir import Assign, For, Return, Store
 
     match s:
         case Assign(value=v) | Return(value=v) if v is not None:

@@ -15,8 +15,9 @@ import pytest
 
 from tenspiler.check import differential_check
 from tenspiler.errors import LiftError
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import (
+from tenspiler.frontend.python import parse_python_function, parse_python_source
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import (
     FLOOR_OPS,
     Binary,
     DType,
@@ -26,7 +27,6 @@ from tenspiler.frontend.loop_ir import (
     ScalarType,
     VectorParam,
 )
-from tenspiler.frontend.python import parse_python_function, parse_python_source
 from tenspiler.pipeline import check_examples, lift_file
 from tenspiler.synth.search import synthesize
 from tenspiler.vc.kernel import analyze_kernel

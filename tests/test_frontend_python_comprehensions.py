@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from tenspiler.errors import LiftError
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import For, Function
 from tenspiler.frontend.python import parse_python_source
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import For, Function
 from tenspiler.pipeline import lift_file
 from tenspiler.vc.kernel import analyze_kernel
 
@@ -78,7 +78,7 @@ def loop_ir_value(fn: Function, args: list[Any]) -> Any:
 
 
 def _evaluate_size(e: Any, env: dict[str, Any]) -> int:
-    from tenspiler.frontend.loop_ir import Binary, Compare, Const, Select, Var
+    from tenspiler.loops.ir import Binary, Compare, Const, Select, Var
 
     match e:
         case Const(value=v):

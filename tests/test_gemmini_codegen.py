@@ -24,7 +24,6 @@ from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.runtime import load
 from tenspiler.codegen.gemmini.schedule import run_proc
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
     ArrayOutput,
     Lit,
@@ -40,6 +39,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Transpose,
 )
+from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -341,8 +341,8 @@ def _affine_terms(depth: int):  # type: ignore[no-untyped-def]
 def test_random_summaries_on_gemmini_equal_the_interpreter(value, product: bool, n: int, m: int, seed: int) -> None:  # type: ignore[no-untyped-def]
     """Random affine / product summaries over int arrays: the C file with its instructions on the
     oracle gives exactly what the TensIR interpreter gives (int8 data: no fallback for products)."""
-    from tenspiler.frontend.loop_ir import Function, Param, PointerType, ScalarType
     from tenspiler.ir.interp import evaluate
+    from tenspiler.loops.ir import Function, Param, PointerType, ScalarType
 
     nn, mm = _sv("n"), _sv("m")
     outs: list = [ArrayOutput("out", Lit(0, I), nn, value)]

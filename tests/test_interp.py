@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tenspiler.frontend.loop_ir import BinOpName, DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import (
@@ -22,6 +21,7 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
 )
+from tenspiler.loops.ir import BinOpName, DType
 
 INT = DType.INT
 a = TensorVar("a", INT)
@@ -185,7 +185,7 @@ def test_scalar_op_truncates() -> None:
 
 
 def _cast_cases() -> list[tuple[object, object, list[int | float]]]:
-    from tenspiler.frontend.loop_ir import DType as D
+    from tenspiler.loops.ir import DType as D
 
     return [
         (D.INT, D.UINT8, [300, -1, 255, 0]),

@@ -1,4 +1,4 @@
-"""Tests of the loop-IR interpreter (tenspiler.frontend.loop_interp).
+"""Tests of the loop-IR interpreter (tenspiler.loops.interp).
 
 Expected numbers are computed by hand; a differential test runs the corpus kernels compiled
 by the system C compiler (via ctypes) against the interpreter.
@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from tenspiler.errors import LiftError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.semantics import UndefinedBehaviour
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "c2taco"
 
@@ -677,8 +677,8 @@ def test_comparisons_use_converted_operands() -> None:
 
 
 def test_ill_typed_comparison_is_rejected() -> None:
-    from tenspiler.frontend.loop_ir import Compare, Const, Return, Select
-    from tenspiler.frontend.loop_ir import Function as Fn
+    from tenspiler.loops.ir import Compare, Const, Return, Select
+    from tenspiler.loops.ir import Function as Fn
 
     bad = Compare("<", Const(1, DType.INT), Const(2.0, DType.FLOAT))
     one, zero = Const(1, DType.INT), Const(0, DType.INT)

@@ -14,11 +14,11 @@ import pytest
 
 from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_file
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show
 from tenspiler.ir.smt import SmtEncoder
 from tenspiler.ir.terms import Flatten, Lit, Matrix, TensorVar
+from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
 from tenspiler.vc.conditions import flatten_facts

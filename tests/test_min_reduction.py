@@ -13,12 +13,12 @@ import pytest
 
 from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
+from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.synth.trees import maximum_part, minimum_part
 from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.updates import maximum_part, minimum_part
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts
 

@@ -19,8 +19,8 @@ from tenspiler.check import differential_check
 from tenspiler.codegen import get_backend
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.frontend.c import parse_c_source
-from tenspiler.frontend.loop_ir import DType, PointerType
 from tenspiler.ir.terms import Cmp, Lit, ScalarSelect, ScalarVar, Take, TensorScalar, TensorVar
+from tenspiler.loops.ir import DType, PointerType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
 from tenspiler.vc.conditions import BOUND, Candidate

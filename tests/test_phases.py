@@ -11,7 +11,7 @@ import pytest
 
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.pipeline import lift_file
-from tenspiler.synth.concrete import mismatch, random_examples
+from tenspiler.vc.concrete import mismatch, random_examples
 from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.vc.phases import PhasedKernel
 from tenspiler.verify.certificate import recheck

@@ -17,8 +17,8 @@ import pytest
 
 import tenspiler
 from tenspiler.errors import LiftError
-from tenspiler.frontend.loop_ir import DType, Function, Param, ScalarType
 from tenspiler.frontend.python import folded_globals, parse_python_function, parse_python_source
+from tenspiler.loops.ir import DType, Function, Param, ScalarType
 
 KERNEL = (
     "def f(xs):\n"

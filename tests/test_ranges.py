@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from tenspiler.codegen.numpy_backend import NumpyBackend
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, Interval, binop_range, term_range
 from tenspiler.frontend.c import parse_c_source
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour, py_binop
 from tenspiler.ir.terms import (
@@ -30,6 +29,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     substitute,
 )
+from tenspiler.loops.ir import DType
 
 INT, UINT8 = DType.INT, DType.UINT8
 

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tenspiler.frontend.loop_ir import BIN_OPS, FLOOR_OPS, BinOpName, DType
 from tenspiler.ir.semantics import (
     SMT_PRELUDE,
     UndefinedBehaviour,
@@ -28,6 +27,7 @@ from tenspiler.ir.semantics import (
     smt_const,
 )
 from tenspiler.ir.terms import promote
+from tenspiler.loops.ir import BIN_OPS, FLOOR_OPS, BinOpName, DType
 from tenspiler.verify.certificate import recheck_text
 
 INT = DType.INT

@@ -1,11 +1,11 @@
-"""The search-only simplification rules (tenspiler/synth/simplify.py) are equivalences:
+"""The search-only simplification rules (tenspiler/loops/simplify.py) are equivalences:
 each is checked with z3 over integers (``c`` an arbitrary condition, here ``p > q``)."""
 
 from __future__ import annotations
 
 import z3
 
-from tenspiler.frontend.loop_ir import (
+from tenspiler.loops.ir import (
     Binary,
     Compare,
     Const,
@@ -16,7 +16,7 @@ from tenspiler.frontend.loop_ir import (
     Select,
     Var,
 )
-from tenspiler.synth.simplify import simplify
+from tenspiler.loops.simplify import simplify
 from tenspiler.vc.conditions import encode_cond, encode_expr
 
 INT = DType.INT

@@ -9,10 +9,10 @@ import pytest
 
 from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_source
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import ReduceSum, ScalarVar, Take, TensorScalar, TensorTensor, TensorVar
-from tenspiler.synth.concrete import random_examples
+from tenspiler.loops.ir import DType
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.concrete import random_examples
 from tenspiler.vc.conditions import BOUND, Candidate, summary
 from tenspiler.vc.kernel import analyze
 from tenspiler.verify.verifier import prove, verify
@@ -100,7 +100,7 @@ def test_right_summary_is_proved() -> None:
 
 def test_c_division_semantics_in_summary() -> None:
     """The verified summary divides like C (truncation): -3 / 2 == -1, not floor's -2."""
-    from tenspiler.synth.concrete import summary_outputs
+    from tenspiler.vc.concrete import summary_outputs
 
     src = "void h(int *a, int n) { for (int i = 0; i < n; ++i) { a[i] = a[i] / 2; } }"
     k = analyze(parse_c_source(src))
@@ -111,7 +111,7 @@ def test_c_division_semantics_in_summary() -> None:
 
 def test_bounded_check_finds_a_counterexample_without_examples() -> None:
     """CEGIS input from the verifier itself: cvc5 answers sat on the unrolled loop."""
-    from tenspiler.synth.concrete import make_example, mismatch
+    from tenspiler.vc.concrete import make_example, mismatch
     from tenspiler.verify.verifier import bounded_refutation
 
     k = analyze(parse_c_source(DOT))

@@ -12,8 +12,8 @@ import pytest
 
 from tenspiler.errors import LiftError, VerificationError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import Binary, Const, DType, Var
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import Binary, Const, DType, Var
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
 from tenspiler.vc.kernel import analyze_kernel

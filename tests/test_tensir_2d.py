@@ -8,7 +8,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tenspiler.codegen.numpy_backend import NUMPY, EmitContext
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import SMT_PRELUDE, smt_const
 from tenspiler.ir.smt import SmtEncoder
@@ -25,6 +24,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Transpose,
 )
+from tenspiler.loops.ir import DType
 from tenspiler.verify.certificate import recheck_text
 
 INT = DType.INT

@@ -20,7 +20,6 @@ from test_tensir_smt import assert_agree, smt_proves
 from tenspiler.codegen import get_backend, op_key
 from tenspiler.codegen.ranges import DtypePlan, Interval, term_range
 from tenspiler.errors import VerificationError
-from tenspiler.frontend.loop_ir import BIN_OPS, DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show
 from tenspiler.ir.semantics import UndefinedBehaviour
@@ -53,6 +52,7 @@ from tenspiler.ir.terms import (
     rank,
     substitute,
 )
+from tenspiler.loops.ir import BIN_OPS, DType
 from tenspiler.pipeline import lift_file, parse_source_file
 from tenspiler.synth.trees import expression_tree, leaf_pools
 from tenspiler.vc.conditions import BOUND, Candidate

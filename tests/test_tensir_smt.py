@@ -20,7 +20,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tenspiler.frontend.loop_ir import BIN_OPS, DType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import SMT_PRELUDE, UndefinedBehaviour, smt_const
 from tenspiler.ir.smt import SmtEncoder
@@ -42,6 +41,7 @@ from tenspiler.ir.terms import (
     Term,
     is_tensor,
 )
+from tenspiler.loops.ir import BIN_OPS, DType
 from tenspiler.verify.certificate import recheck_text
 
 INT = DType.INT

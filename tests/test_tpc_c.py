@@ -24,7 +24,6 @@ from tenspiler.codegen.split import DeviceKernel, split_summary
 from tenspiler.codegen.tpc_c import TPC_C
 from tenspiler.codegen.tpc_c.emulation import EmulatedDevice, compile_kernel, split_index_space
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, Param, PointerType, ScalarType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_cast
 from tenspiler.ir.terms import (
@@ -51,6 +50,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
 )
+from tenspiler.loops.ir import DType, Function, Param, PointerType, ScalarType
 from tenspiler.pipeline import lift_file
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler (cc)")

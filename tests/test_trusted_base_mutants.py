@@ -20,20 +20,6 @@ from pycparser import c_parser
 from tenspiler.errors import LiftError
 from tenspiler.frontend import c_types as ct
 from tenspiler.frontend.c import parse_c_source
-from tenspiler.frontend.loop_ir import (
-    Binary,
-    Call,
-    Cast,
-    Compare,
-    Const,
-    DType,
-    Load,
-    Logical,
-    Not,
-    Select,
-    Unary,
-    Var,
-)
 from tenspiler.ir.semantics import (
     SMT_PRELUDE,
     UNARY_FUNCTIONS,
@@ -50,6 +36,20 @@ from tenspiler.ir.semantics import (
     smt_cast,
     smt_const,
     smt_sort,
+)
+from tenspiler.loops.ir import (
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Const,
+    DType,
+    Load,
+    Logical,
+    Not,
+    Select,
+    Unary,
+    Var,
 )
 from tenspiler.vc.kernel import cond_divisors, divisors
 from tenspiler.verify.certificate import recheck_text

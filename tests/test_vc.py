@@ -8,13 +8,14 @@ import pytest
 
 from tenspiler.errors import NotLiftable
 from tenspiler.frontend.c import parse_c_source
-from tenspiler.frontend.loop_ir import Binary, Const, DType, Load, Var
 from tenspiler.ir.printer import show, show_summary
+from tenspiler.loops.ir import Binary, Const, DType, Load, Var
 from tenspiler.synth.search import synthesize
-from tenspiler.synth.trees import expression_tree, leaf_pools, reduction_parts, show_tree
+from tenspiler.synth.trees import expression_tree, leaf_pools, show_tree
 from tenspiler.vc.conditions import build_vc
 from tenspiler.vc.kernel import analyze
 from tenspiler.vc.symexec import SymState, execute, index_difference
+from tenspiler.vc.updates import reduction_parts
 
 INT = DType.INT
 i = Var("i", INT)

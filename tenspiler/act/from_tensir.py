@@ -59,7 +59,6 @@ import numpy as np
 
 from tenspiler.act.graph import DTYPES, Graph, GraphBuilder, GraphError, evaluate
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Operand, Plan
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir import interp
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
@@ -93,6 +92,7 @@ from tenspiler.ir.terms import (
     map_children,
     rows,
 )
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 __all__ = [
     "ContractError",

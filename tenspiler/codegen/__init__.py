@@ -1,7 +1,7 @@
 """Code generation: the backend registry and what every backend shares.
 
 A backend turns a verified :class:`~tenspiler.ir.terms.ProgramSummary` of a
-:class:`~tenspiler.frontend.loop_ir.Function` into source text (:class:`GeneratedCode`). Each
+:class:`~tenspiler.loops.ir.Function` into source text (:class:`GeneratedCode`). Each
 backend is a *table of rules* keyed by :func:`op_key` (one key per TensIR node type, and per
 operator for the arithmetic nodes, e.g. ``"take"``, ``"tensor_tensor(/)"``) plus a little glue
 (imports, header, dtype conversions); backends are registered by name (``register_backend``)
@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, assert_never, runtime_checkable
 
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
     ArgMax,
@@ -72,6 +71,7 @@ from tenspiler.ir.terms import (
     Transpose,
     children,
 )
+from tenspiler.loops.ir import Function
 
 __all__ = [
     "Backend",

@@ -79,7 +79,6 @@ from tenspiler.codegen.numpy_backend import (
 from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import is_static, small_division
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
@@ -119,6 +118,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 __all__ = ["ARRAY_RULES", "ArrayBackend", "ArrayContext", "ArrayRule", "Spelling"]
 

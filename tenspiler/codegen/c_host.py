@@ -94,7 +94,6 @@ from dataclasses import dataclass
 
 from tenspiler.codegen import op_key
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
     ArgMax,
     BoolOp,
@@ -133,6 +132,7 @@ from tenspiler.ir.terms import (
     is_tensor,
     promote,
 )
+from tenspiler.loops.ir import DType
 
 __all__ = ["CArray", "CHostEmitter", "CHostError", "ctype", "prelude"]
 

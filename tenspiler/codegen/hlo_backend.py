@@ -48,10 +48,10 @@ from tenspiler.codegen import GeneratedCode, Runner, register_backend, returned_
 from tenspiler.codegen.gemmini import GemminiBackend
 from tenspiler.codegen.gemmini.lower import Plan
 from tenspiler.errors import CodegenError, LiftError
-from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir import interp
 from tenspiler.ir.printer import show, show_output, show_summary
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term
+from tenspiler.loops.ir import Function
 
 __all__ = ["DEFAULT_SIZE", "HLO", "HloBackend", "parse_sizes"]
 

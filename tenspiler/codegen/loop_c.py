@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import assert_never
 
-from tenspiler.frontend.loop_ir import (
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     Call,

@@ -13,7 +13,7 @@ import numpy as np
 
 from tenspiler.codegen import register_backend
 from tenspiler.codegen.array_backend import ArrayBackend, Spelling
-from tenspiler.frontend.loop_ir import DType
+from tenspiler.loops.ir import DType
 
 SUM_HELPER = '''\
 def _sum(x, axis=None):

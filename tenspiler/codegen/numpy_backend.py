@@ -13,7 +13,7 @@ the C helpers actually used, input conversions, one statement per output and the
 Semantics are those of :mod:`tenspiler.ir.semantics` (C: integer ``/`` truncates toward zero,
 ``%`` has the sign of the dividend; see ``c_div`` and ``np_binop``; Python's ``//`` and
 ``mod`` floor: ``np.floor_divide`` / ``np.mod``). Representation of each
-:class:`~tenspiler.frontend.loop_ir.DType` in generated code: ``FLOAT`` computes in float32,
+:class:`~tenspiler.loops.ir.DType` in generated code: ``FLOAT`` computes in float32,
 ``DOUBLE`` in float64; each integer node in the narrowest dtype that provably holds it
 (:mod:`tenspiler.codegen.ranges`; arrays arrive in their stored type :data:`STORED`, so
 ``unsigned char`` data stays uint8); :data:`REPR` is the all-int64 representation used when a
@@ -44,13 +44,6 @@ from tenspiler.codegen import (
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, Interval, small_division
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import Binary as LBinary
-from tenspiler.frontend.loop_ir import Compare as LCompare
-from tenspiler.frontend.loop_ir import Const as LConst
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
-from tenspiler.frontend.loop_ir import Expr as LExpr
-from tenspiler.frontend.loop_ir import Select as LSelect
-from tenspiler.frontend.loop_ir import Var as LVar
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
@@ -96,6 +89,13 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
+from tenspiler.loops.ir import Binary as LBinary
+from tenspiler.loops.ir import Compare as LCompare
+from tenspiler.loops.ir import Const as LConst
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
+from tenspiler.loops.ir import Expr as LExpr
+from tenspiler.loops.ir import Select as LSelect
+from tenspiler.loops.ir import Var as LVar
 
 #: NumPy dtype name that values of each DType are computed in.
 REPR: dict[DType, str] = {
@@ -1354,7 +1354,7 @@ def cxx_adapter(
     takes a 1-D array for a ``vector<T>`` / ``list`` and a 2-D array for a
     ``vector<vector<T>>`` / list of lists parameter, checks the shape
     preconditions of the summary, calls the flat function ``flat`` (C-style parameters,
-    see :class:`~tenspiler.frontend.loop_ir.VectorParam`) and returns the result vector
+    see :class:`~tenspiler.loops.ir.VectorParam`) and returns the result vector
     as a 1-D or 2-D array (or the returned scalar). ``lib`` spells the array operations
     (default: NumPy; see ``NumpyBackend._asarray_text`` …); ``name`` names the entry (default
     ``fn.name``).

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tenspiler.errors import TenspilerError
-from tenspiler.frontend.loop_ir import Function
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import Lit, ProgramSummary, Scalar, free_vars
+from tenspiler.loops.ir import Function
 
 __all__ = ["Precondition", "proof_preconditions", "trip_counts"]
 

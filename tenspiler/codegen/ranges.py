@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.codegen import operands
-from tenspiler.frontend.loop_ir import DType, Function
 from tenspiler.ir.terms import (
     Flatten,
     Full,
@@ -58,6 +57,7 @@ from tenspiler.ir.terms import (
     cmp_pairs,
     is_tensor,
 )
+from tenspiler.loops.ir import DType, Function
 
 __all__ = [
     "INT_DTYPES", "DtypePlan", "Interval", "c_type_ranges", "is_static", "param_ranges",

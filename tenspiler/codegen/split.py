@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from tenspiler.codegen import op_key, output_term, returned_outputs
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -53,6 +52,7 @@ from tenspiler.ir.terms import (
     is_tensor,
     map_children,
 )
+from tenspiler.loops.ir import DType
 
 __all__ = [
     "DeviceKernel",

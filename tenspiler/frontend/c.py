@@ -22,7 +22,7 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
 * struct parameters passed by value (``typedef struct matrix { int rows, cols; int **vals;
   } matrix;``, or ``struct tag m``) whose fields are scalars of the types above or ``T **``
   with ``T`` such a scalar: flattened (see :meth:`_Kernel.struct_param` and
-  :class:`~tenspiler.frontend.loop_ir.StructParam`). A scalar field ``f`` of ``m`` becomes
+  :class:`~tenspiler.loops.ir.StructParam`). A scalar field ``f`` of ``m`` becomes
   the scalar parameter ``m__f`` (``m.f`` reads it); a ``T **`` field ``g`` becomes the
   pointer parameter ``m__g`` holding its rows flattened row-major plus a fresh INT
   parameter ``m__g__cols``, their length (unknown to the kernel, not assumed equal to any
@@ -52,7 +52,7 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   and ``if``/``else`` (see *if-conversion* below).
 * expressions: integer and floating literals, scalar variables, ``a[E]``, unary ``-``/``+``,
   binary ``+ - * / %``, casts to the scalar types above, ``C ? E1 : E2`` (a
-  :class:`~tenspiler.frontend.loop_ir.Select` whose branches are converted to their usual
+  :class:`~tenspiler.loops.ir.Select` whose branches are converted to their usual
   arithmetic conversion), comparisons ``< <= > >= == !=``, ``&&``, ``||`` and ``!`` (as
   values they are ``Select(cond, 1, 0)`` of type int, as in C), and calls to helper
   functions of the same file whose body only declares/assigns scalars and ends with
@@ -60,7 +60,7 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`)
   ``static int max(int a, int b) { return a > b ? a : b; }``. ``fmaxf``, ``fmin``, ``max``
   and the like are not C builtins: they are refused unless defined as such helpers.
 * conditions (of ``if``, ``?:``, ``&&``, ``||``, ``!``): a comparison is a
-  :class:`~tenspiler.frontend.loop_ir.Compare` on operands converted to their common dtype;
+  :class:`~tenspiler.loops.ir.Compare` on operands converted to their common dtype;
   any other scalar ``E`` means ``E != 0``. Pointer increments (``*p++``) in a ``?:`` branch
   or the right operand of ``&&``/``||`` (evaluated only sometimes) are refused; comparing
   pointers or using a pointer as a condition is refused.
@@ -88,7 +88,7 @@ before it and not written by an earlier guarded statement becomes ``x = g ? E : 
 of ``x`` that could see the ``0`` is refused as "'x' may be used uninitialised".
 
 C's usual arithmetic conversions and integer promotion are made explicit with
-:class:`~tenspiler.frontend.loop_ir.Cast` nodes; conversions of literals are folded with
+:class:`~tenspiler.loops.ir.Cast` nodes; conversions of literals are folded with
 :func:`tenspiler.ir.semantics.py_cast`.
 """
 
@@ -115,7 +115,9 @@ from tenspiler.frontend.common import (
 )
 from tenspiler.frontend.cxx import VectorType, rewrite_cxx
 from tenspiler.frontend.cxx import prelude as cxx_prelude
-from tenspiler.frontend.loop_ir import (
+from tenspiler.frontend.preprocess import char_is_signed, preprocess
+from tenspiler.ir.semantics import py_cast
+from tenspiler.loops.ir import (
     MATH_FUNCTIONS,
     Assign,
     Binary,
@@ -149,8 +151,6 @@ from tenspiler.frontend.loop_ir import (
     VectorParam,
     VectorResult,
 )
-from tenspiler.frontend.preprocess import char_is_signed, preprocess
-from tenspiler.ir.semantics import py_cast
 
 __all__ = ["parse_c_file", "parse_c_source"]
 
@@ -169,7 +169,7 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
             (with a body) in the file.
 
     Returns:
-        The kernel as a :class:`~tenspiler.frontend.loop_ir.Function` whose locations name
+        The kernel as a :class:`~tenspiler.loops.ir.Function` whose locations name
         ``str(path)``.
 
     Raises:

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Protocol
 
 from tenspiler.errors import LiftError, SourceLoc
-from tenspiler.frontend.loop_ir import (
+from tenspiler.ir.semantics import py_cast
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     Call,
@@ -31,7 +32,6 @@ from tenspiler.frontend.loop_ir import (
     Unary,
     Var,
 )
-from tenspiler.ir.semantics import py_cast
 
 __all__ = [
     "IfConversion",

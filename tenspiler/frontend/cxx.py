@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tenspiler.errors import LiftError, SourceLoc
-from tenspiler.frontend.loop_ir import DType
+from tenspiler.loops.ir import DType
 
 __all__ = ["VECTOR_ELEMENTS", "VectorType", "rewrite_cxx"]
 

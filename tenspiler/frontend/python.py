@@ -5,8 +5,8 @@ lifting); locations are the user's ``file:line:col`` (columns count characters, 
 The result is the same loop IR the C / C++ frontends produce, with the list interface of
 the C++ ``std::vector`` subset: a list parameter becomes a pointer parameter holding its
 elements row-major plus INT size parameters (``a__size``, or ``m__rows`` / ``m__cols``),
-recorded in ``Function.cxx`` (:class:`~tenspiler.frontend.loop_ir.VectorParam`); a returned
-list built with ``append`` is the :class:`~tenspiler.frontend.loop_ir.VectorResult`;
+recorded in ``Function.cxx`` (:class:`~tenspiler.loops.ir.VectorParam`); a returned
+list built with ``append`` is the :class:`~tenspiler.loops.ir.VectorResult`;
 ``Function.python`` marks the kernel as Python, so ``--check`` runs the original function.
 
 Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
@@ -89,7 +89,7 @@ Python ints are unbounded; the generated NumPy code computes in int64, equal to 
 every value fits in 64 bits), ``float`` is :attr:`DType.DOUBLE` (verified over the reals, as
 for C), ``/`` is true division (operands converted to float), ``//`` and ``%`` on ints are
 Python's *floor* division and modulo -- the loop-IR ops ``//`` and ``mod``
-(:data:`~tenspiler.frontend.loop_ir.FLOOR_OPS`), defined in :mod:`tenspiler.ir.semantics`
+(:data:`~tenspiler.loops.ir.FLOOR_OPS`), defined in :mod:`tenspiler.ir.semantics`
 next to C's truncating ``/`` and ``%`` -- and on floats they are refused. ``int(x)``
 truncates toward zero (as a C cast); ``min(a, b)`` is ``b if b < a else a`` and ``max(a,
 b)`` is ``b if b > a else a`` (Python's choice of the first extremum); mixed int/float
@@ -121,7 +121,8 @@ from tenspiler.frontend.common import (
     vars_read,
     writes,
 )
-from tenspiler.frontend.loop_ir import (
+from tenspiler.ir.semantics import py_cast
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     BinOpName,
@@ -152,7 +153,6 @@ from tenspiler.frontend.loop_ir import (
     VectorParam,
     VectorResult,
 )
-from tenspiler.ir.semantics import py_cast
 
 __all__ = ["PY_SUFFIXES", "folded_globals", "parse_python_file", "parse_python_function", "parse_python_source"]
 

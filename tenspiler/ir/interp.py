@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.semantics import (
     UndefinedBehaviour,
     divides,
@@ -66,6 +65,7 @@ from tenspiler.ir.terms import (
     row,
     rows,
 )
+from tenspiler.loops.ir import DType
 
 
 def _as_tensor(v: Any, dtype: DType) -> np.ndarray:

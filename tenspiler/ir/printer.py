@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.terms import (
     ArgMax,
     ArrayOutput,
@@ -45,6 +44,7 @@ from tenspiler.ir.terms import (
     Term,
     Transpose,
 )
+from tenspiler.loops.ir import DType
 
 
 def show(t: Term) -> str:

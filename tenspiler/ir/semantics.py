@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.frontend.loop_ir import BinOpName, DType
+from tenspiler.loops.ir import BinOpName, DType
 
 
 class UndefinedBehaviour(ArithmeticError):

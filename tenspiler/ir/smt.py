@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.terms import (
     ArgMax,
@@ -61,6 +60,7 @@ from tenspiler.ir.terms import (
     row,
     rows,
 )
+from tenspiler.loops.ir import DType
 
 
 def array_sort(dtype: DType) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from tenspiler.frontend.loop_ir import BinOpName, CmpOpName, DType
+from tenspiler.loops.ir import BinOpName, CmpOpName, DType
 
 
 def promote(a: DType, b: DType) -> DType:

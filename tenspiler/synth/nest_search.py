@@ -20,18 +20,6 @@ from collections.abc import Iterator
 from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import (
-    Binary,
-    Call,
-    Cast,
-    Const,
-    DType,
-    Expr,
-    Load,
-    Select,
-    Unary,
-    Var,
-)
 from tenspiler.ir.terms import (
     Cmp,
     Full,
@@ -59,7 +47,18 @@ from tenspiler.ir.terms import (
     promote,
     rank,
 )
-from tenspiler.synth.concrete import Example, mismatch
+from tenspiler.loops.ir import (
+    Binary,
+    Call,
+    Cast,
+    Const,
+    DType,
+    Expr,
+    Load,
+    Select,
+    Unary,
+    Var,
+)
 from tenspiler.synth.trees import (
     Pools,
     TreeContext,
@@ -68,15 +67,14 @@ from tenspiler.synth.trees import (
     accumulate,
     enumerate_terms,
     expression_tree,
-    maximum_part,
-    program_constants,
-    reduction_parts,
     running_max,
     show_tree,
 )
+from tenspiler.vc.concrete import Example, mismatch
 from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
 from tenspiler.vc.nest import NestKernel, Read, classify_read, nest_summary
-from tenspiler.vc.symexec import index_difference, loads, subexpressions
+from tenspiler.vc.symexec import index_difference, loads, program_constants, subexpressions
+from tenspiler.vc.updates import maximum_part, reduction_parts
 
 INT = DType.INT
 Combo = tuple[tuple[str, Any], ...]

@@ -21,24 +21,18 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from tenspiler.errors import NotLiftable, VerificationError
-from tenspiler.frontend.loop_ir import For, Var
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import Lit, ProgramSummary, ScalarOutput
-from tenspiler.synth.concrete import Example, make_example, mismatch, random_examples
+from tenspiler.loops.ir import For, Var
 from tenspiler.synth.nest_search import nest_space
 from tenspiler.synth.trees import (
     Pools,
     Tree,
     accumulate,
-    arg_extremum_part,
     enumerate_terms,
     expression_tree,
     fill_over_range,
     leaf_pools,
-    maximum_part,
-    minimum_part,
-    product_part,
-    reduction_parts,
     running_arg_extremum,
     running_max,
     running_min,
@@ -46,10 +40,18 @@ from tenspiler.synth.trees import (
     show_tree,
 )
 from tenspiler.vc.blocks import BlockKernel
+from tenspiler.vc.concrete import Example, make_example, mismatch, random_examples
 from tenspiler.vc.conditions import Candidate, exit_term, lift_entry_scalar, result_term, summary
-from tenspiler.vc.kernel import LoopKernel
-from tenspiler.vc.nest import Kernel, NestKernel
+from tenspiler.vc.kernel import AnyKernel, LoopKernel
+from tenspiler.vc.nest import NestKernel
 from tenspiler.vc.phases import PhasedKernel
+from tenspiler.vc.updates import (
+    arg_extremum_part,
+    maximum_part,
+    minimum_part,
+    product_part,
+    reduction_parts,
+)
 from tenspiler.verify.verifier import PhasedProof, Proof, prove, refute_concretely, verify
 
 Progress = Callable[[str], None]
@@ -149,7 +151,7 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
 
 
 def synthesize(
-    k: Kernel,
+    k: AnyKernel,
     timeout: float = 60.0,
     proof_timeout: float = 10.0,
     seed: int = 0,
@@ -373,7 +375,7 @@ def _partial_summary(k: LoopKernel, cand: Candidate, array: str) -> ProgramSumma
     return summary(only, Candidate((), cand.arrays))
 
 
-def _example_from_model(k: Kernel, inputs: dict[str, object] | None) -> Example | None:
+def _example_from_model(k: AnyKernel, inputs: dict[str, object] | None) -> Example | None:
     return None if inputs is None else make_example(k, inputs)
 
 

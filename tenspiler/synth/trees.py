@@ -18,26 +18,6 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias, TypeVar, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import (
-    BIN_OPS,
-    Binary,
-    BinOpName,
-    Call,
-    Cast,
-    CmpOpName,
-    Compare,
-    Cond,
-    Const,
-    DType,
-    Expr,
-    Load,
-    Logical,
-    Not,
-    Select,
-    Stmt,
-    Unary,
-    Var,
-)
 from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
@@ -66,13 +46,31 @@ from tenspiler.ir.terms import (
     promote,
 )
 from tenspiler.ir.terms import Cond as TCond
-from tenspiler.synth.simplify import simplify
+from tenspiler.loops.ir import (
+    BIN_OPS,
+    Binary,
+    BinOpName,
+    Call,
+    Cast,
+    CmpOpName,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    Load,
+    Logical,
+    Not,
+    Select,
+    Unary,
+    Var,
+)
+from tenspiler.loops.simplify import simplify
 from tenspiler.vc.conditions import BOUND, lift_entry_scalar, plus_const, value_preserving
-from tenspiler.vc.kernel import LoopKernel, ScalarTarget
+from tenspiler.vc.kernel import LoopKernel
 from tenspiler.vc.symexec import (
     index_difference,
-    reads,
-    statement_expressions,
+    program_constants,
     stride_of,
     subexpressions,
 )
@@ -245,7 +243,7 @@ def loop_context(k: LoopKernel) -> TreeContext:
 def expression_tree(e: Expr, k: LoopKernel | None = None, exclude: str | None = None,
                     ctx: TreeContext | None = None) -> Tree:
     """Abstract tree of a per-iteration value ``e`` (over the loop-head state), after the
-    search-only simplifications of ``tenspiler.synth.simplify``."""
+    search-only simplifications of ``tenspiler.loops.simplify``."""
     if ctx is None:
         assert k is not None
         ctx = loop_context(k)
@@ -339,40 +337,6 @@ def _kind_of(t: Tree) -> Kind:
     return t.kind
 
 
-def maximum_part(s: ScalarTarget) -> Expr | None:
-    """``F`` when the update is a running maximum ``x = F > x ? F : x`` (any of the
-    equivalent spellings, after the search-only simplifications), else ``None``."""
-    return _extremum_part(s, bigger=True)
-
-
-def minimum_part(s: ScalarTarget) -> Expr | None:
-    """``F`` when the update is a running minimum ``x = F < x ? F : x`` (any of the
-    equivalent spellings, after the search-only simplifications), else ``None``."""
-    return _extremum_part(s, bigger=False)
-
-
-def _extremum_part(s: ScalarTarget, bigger: bool) -> Expr | None:
-    """``F`` of ``x = F ⋈ x ? F : x`` keeping the larger (``bigger``) or the smaller value."""
-    u = simplify(s.update)
-    x = Var(s.name, s.dtype)
-    if not isinstance(u, Select) or not isinstance(u.cond, Compare):
-        return None
-    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
-    a, b = u.then, u.else_
-    greater = (">", ">=") if bigger else ("<", "<=")
-    less = ("<", "<=") if bigger else (">", ">=")
-    for f, here in ((lhs, rhs), (rhs, lhs)):
-        if here != x or x.name in reads(f):
-            continue
-        f_first = f is lhs  # condition is "F op x"
-        keeps_f = op in greater if f_first else op in less
-        if keeps_f and a == f and b == x:
-            return f
-        if not keeps_f and op in ("<", "<=", ">", ">=") and a == x and b == f:
-            return f
-    return None
-
-
 def running_min(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scalar:
     """The value of ``x = F < x ? F : x`` after the loop: ``-max(-init, -F...)`` — the
     minimum through the maximum of the negated values (exact on the integers and the reals,
@@ -395,64 +359,6 @@ def running_max(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scal
     return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), both, init, dtype)
 
 
-@dataclass(frozen=True)
-class ArgExtremum:
-    """The update ``best = F ⋈ m ? i : best`` of an index scalar ``best`` that follows a
-    running maximum or minimum ``m`` of the same ``F`` (``if (a[i] > m) { m = a[i]; best = i; }``).
-
-    Attributes:
-        extremum: the running extremum's scalar ``m``.
-        value: ``F``.
-        bigger: ``m`` keeps the maximum (else the minimum).
-        last: ties move ``best`` (``>=``/``<=``: the last extremal index), else the first.
-    """
-
-    extremum: ScalarTarget
-    value: Expr
-    bigger: bool
-    last: bool
-
-
-_NEGATED: dict[CmpOpName, CmpOpName] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
-_FLIPPED: dict[CmpOpName, CmpOpName] = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
-
-
-def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counter: str) -> ArgExtremum | None:
-    """The :class:`ArgExtremum` of ``s`` when its update stores the loop ``counter`` under the
-    condition that ``F`` beats (or ties with) a running extremum of ``F`` (any of the
-    equivalent spellings, after the search-only simplifications), else ``None``."""
-    u = simplify(s.update)
-    x = Var(s.name, s.dtype)
-    if not isinstance(u, Select) or not isinstance(u.cond, Compare) or s.dtype != DType.INT:
-        return None
-    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
-    if u.else_ == x:
-        idx = u.then
-    elif u.then == x:
-        idx, op = u.else_, _NEGATED[op]
-    else:
-        return None
-    if idx != Var(counter, DType.INT):
-        return None
-    for m in scalars:
-        if m.name == s.name:
-            continue
-        mv = Var(m.name, m.dtype)
-        for bigger, f in ((True, maximum_part(m)), (False, minimum_part(m))):
-            if f is None:
-                continue
-            if lhs == f and rhs == mv:
-                o = op
-            elif rhs == f and lhs == mv:
-                o = _FLIPPED[op]
-            else:
-                continue
-            strict, tie = (">", ">=") if bigger else ("<", "<=")
-            if o in (strict, tie):
-                return ArgExtremum(m, f, bigger, o == tie)
-    return None
-
-
 def running_arg_extremum(init: Scalar, ext_init: Scalar, body: Tensor, start: Scalar, compare: DType,
                          bigger: bool, last: bool) -> Scalar:
     """The value of ``best`` after ``if (F ⋈ m) { m = F; best = i; }`` over ``[start, BOUND)``:
@@ -472,18 +378,6 @@ def running_arg_extremum(init: Scalar, ext_init: Scalar, body: Tensor, start: Sc
     return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), moved, init, DType.INT)
 
 
-def product_part(s: ScalarTarget) -> Expr | None:
-    """``F`` when the update is a running product ``x = x * F`` or ``x = F * x`` (``F`` not
-    reading ``x``, after the search-only simplifications), else ``None``."""
-    u = simplify(s.update)
-    x = Var(s.name, s.dtype)
-    if isinstance(u, Binary) and u.op == "*":
-        for own, f in ((u.left, u.right), (u.right, u.left)):
-            if own == x and s.name not in reads(f):
-                return f
-    return None
-
-
 def running_product(init: Scalar, body: Tensor, dtype: DType) -> Scalar:
     """``init * reduce_prod(body)`` (the value of ``x = x * F`` after the loop);
     ``init`` omitted when it is the literal 1."""
@@ -495,55 +389,7 @@ def running_product(init: Scalar, body: Tensor, dtype: DType) -> Scalar:
     return ScalarOp("*", init, red, dtype)
 
 
-def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
-    """Split an accumulator update ``x = x ± F`` (any association of a +/- chain with one
-    ``x`` under a ``+``) into the sign and ``F``."""
-    terms: list[tuple[int, Expr]] = []
-
-    def flatten(e: Expr, sign: int) -> None:
-        match e:
-            case Binary("+", l, r):
-                flatten(l, sign)
-                flatten(r, sign)
-            case Binary("-", l, r):
-                flatten(l, sign)
-                flatten(r, -sign)
-            case _:
-                terms.append((sign, e))
-
-    flatten(simplify(s.update), 1)
-    own = [i for i, (_, t) in enumerate(terms) if isinstance(t, Var) and t.name == s.name]
-    if len(own) != 1 or terms[own[0]][0] != 1:
-        u = simplify(s.update)
-        if isinstance(u, Cast) and u.dtype == s.dtype and s.name in reads(u.operand):
-            # `unsigned char s += a[i]`, `float s += exp(..)`: C computes s + F in a wider type
-            # and converts the sum back to s's type at every step (a wrap or a rounding)
-            raise NotLiftable(
-                f"the update of '{s.name}' converts the sum back to {_c_name(s.dtype)} at every step (C computes "
-                f"'{s.name} + …' in {_c_name(u.operand.dtype)}): a narrowing accumulation is not supported yet",
-                s.update.loc,
-            )
-        raise NotLiftable(
-            f"the update of '{s.name}' is not an accumulation '{s.name} += …' (a reduction)",
-            s.update.loc,
-        )
-    rest = [t for i, t in enumerate(terms) if i != own[0]]
-    if not rest:
-        raise NotLiftable(f"'{s.name}' is assigned to itself", s.update.loc)
-    # F = ±t1 ± t2 …, factored so the overall sign is the first term's
-    sign0 = rest[0][0]
-    f = rest[0][1]
-    for sg, t in rest[1:]:
-        f = Binary("+" if sg == sign0 else "-", f, t, s.dtype, s.update.loc)
-    return ("+" if sign0 == 1 else "-"), f
-
-
 # ---------------------------------------------------------------- pools
-
-
-def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
-    """Every literal of the program, in source order (the paper's §5.4 constant pool)."""
-    return [e for e in statement_expressions(stmts) if isinstance(e, Const)]
 
 
 def counter_values(e: Expr, var: str) -> bool:
@@ -746,8 +592,3 @@ def accumulate(init: Scalar | None, sign: Literal["+", "-"], body: Tensor, dtype
     if init is None or (isinstance(init, Lit) and init.value == 0):
         return red if sign == "+" else ScalarOp("-", Lit(0, dtype), red, dtype)
     return ScalarOp(sign, init, red, dtype)
-
-
-def _c_name(d: DType) -> str:
-    """A dtype as C spells it (for messages)."""
-    return "unsigned char" if d == DType.UINT8 else d.value

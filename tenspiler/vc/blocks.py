@@ -41,25 +41,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenspiler.errors import NotLiftable, SourceLoc
-from tenspiler.frontend.loop_ir import (
-    Assign,
-    Binary,
-    Const,
-    DType,
-    Expr,
-    For,
-    Function,
-    Load,
-    Param,
-    PointerType,
-    Return,
-    ScalarType,
-    Stmt,
-    Store,
-    Var,
-    map_expr,
-    map_stmt_exprs,
-)
 from tenspiler.ir.printer import show
 from tenspiler.ir.smt import SmtEncoder, array_sort
 from tenspiler.ir.terms import (
@@ -94,6 +75,25 @@ from tenspiler.ir.terms import (
     rows,
     substitute,
     transposed,
+)
+from tenspiler.loops.ir import (
+    Assign,
+    Binary,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Param,
+    PointerType,
+    Return,
+    ScalarType,
+    Stmt,
+    Store,
+    Var,
+    map_expr,
+    map_stmt_exprs,
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (

@@ -31,26 +31,6 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import (
-    Binary,
-    Call,
-    Cast,
-    Compare,
-    Cond,
-    Const,
-    DType,
-    Expr,
-    Function,
-    Load,
-    Logical,
-    Not,
-    Param,
-    PointerType,
-    ScalarType,
-    Select,
-    Unary,
-    Var,
-)
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.printer import show
 from tenspiler.ir.smt import SmtEncoder, array_sort
@@ -82,6 +62,26 @@ from tenspiler.ir.terms import (
     substitute,
 )
 from tenspiler.ir.terms import Cond as TCond
+from tenspiler.loops.ir import (
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    Function,
+    Load,
+    Logical,
+    Not,
+    Param,
+    PointerType,
+    ScalarType,
+    Select,
+    Unary,
+    Var,
+)
 from tenspiler.vc.kernel import LoopKernel, divisors
 from tenspiler.vc.symexec import SymState, statement_expressions
 

@@ -1,6 +1,6 @@
 """Shape analysis of a kernel: pre-loop code, one counted loop, post-loop code.
 
-``analyze`` turns a loop-IR :class:`~tenspiler.frontend.loop_ir.Function` into a
+``analyze`` turns a loop-IR :class:`~tenspiler.loops.ir.Function` into a
 :class:`LoopKernel`: the loop's bounds, its transition relation (symbolic execution of the
 body), the loop-carried scalars and the arrays it writes — exactly the holes a program
 summary and loop invariant must fill (paper §4.1). Kernels outside the supported shape raise
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, assert_never, runtime_checkable
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import (
+from tenspiler.ir.semantics import divides as sem_divides
+from tenspiler.loops.ir import (
     Binary,
     Call,
     Cast,
@@ -33,7 +34,6 @@ from tenspiler.frontend.loop_ir import (
     Unary,
     Var,
 )
-from tenspiler.ir.semantics import divides as sem_divides
 from tenspiler.vc import symexec
 from tenspiler.vc.symexec import SymState
 
@@ -197,7 +197,37 @@ class LoopKernel:
         return {t.name for t in self.scalars} | {a.array for a in self.arrays} | {self.var}
 
 
-def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> Any:
+@runtime_checkable
+class KernelShape(Protocol):
+    """What the synthesizer and the verifier ask of every kernel shape (one loop, a two-deep
+    nest, loop phases, a block loop): the interface that replaces ``Any`` between ``vc`` and
+    ``synth``. The shapes proved by one VC (:data:`ProvableKernel`) also have
+    ``vc(cand, ps)``; loop phases are proved phase by phase."""
+
+    nested: bool
+
+    @property
+    def bounds(self) -> tuple[Expr, ...]: ...
+
+    def admits(self, inputs: Mapping[str, Any]) -> bool: ...
+
+    def summary(self, cand: Any) -> Any: ...
+
+    def invariants(self, cand: Any) -> list[str]: ...
+
+
+if TYPE_CHECKING:
+    from tenspiler.vc.blocks import BlockKernel
+    from tenspiler.vc.nest import NestKernel
+    from tenspiler.vc.phases import PhasedKernel
+
+#: Every kernel shape :func:`analyze_kernel` returns.
+AnyKernel: TypeAlias = "LoopKernel | NestKernel | PhasedKernel | BlockKernel"
+#: The shapes proved by one VC (loop phases are proved phase by phase).
+ProvableKernel: TypeAlias = "LoopKernel | NestKernel | BlockKernel"
+
+
+def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
     """:func:`analyze` for a single loop, :func:`tenspiler.vc.nest.analyze_nest` for a
     doubly nested one, :func:`tenspiler.vc.phases.analyze_phases` for several loops one
     after another (returns a ``LoopKernel``, a ``NestKernel`` or a ``PhasedKernel``).

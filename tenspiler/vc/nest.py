@@ -27,7 +27,23 @@ from dataclasses import dataclass, replace
 from typing import Any, assert_never
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import (
+from tenspiler.ir import semantics as sem
+from tenspiler.ir.printer import show, show_summary
+from tenspiler.ir.smt import SmtEncoder, array_sort
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Flatten,
+    Lit,
+    ProgramSummary,
+    Scalar,
+    ScalarOp,
+    ScalarOutput,
+    ScalarVar,
+    TensorVar,
+    Term,
+    substitute,
+)
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     Call,
@@ -45,22 +61,6 @@ from tenspiler.frontend.loop_ir import (
     Unary,
     Var,
     map_stmt_exprs,
-)
-from tenspiler.ir import semantics as sem
-from tenspiler.ir.printer import show, show_summary
-from tenspiler.ir.smt import SmtEncoder, array_sort
-from tenspiler.ir.terms import (
-    ArrayOutput,
-    Flatten,
-    Lit,
-    ProgramSummary,
-    Scalar,
-    ScalarOp,
-    ScalarOutput,
-    ScalarVar,
-    TensorVar,
-    Term,
-    substitute,
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (
@@ -82,7 +82,7 @@ from tenspiler.vc.conditions import (
     nonzero_divisors,
     plus_const,
 )
-from tenspiler.vc.kernel import LoopKernel, ScalarTarget
+from tenspiler.vc.kernel import ScalarTarget
 from tenspiler.vc.symexec import SymState
 
 INT = DType.INT
@@ -194,7 +194,7 @@ class NestKernel:
     @property
     def keeps_row_maximum(self) -> bool:
         """Some row is reduced by a running maximum (rows must then be non-empty)."""
-        from tenspiler.synth.trees import maximum_part
+        from tenspiler.vc.updates import maximum_part
 
         return any(maximum_part(s) is not None for s in self.scalars)
 
@@ -1173,4 +1173,3 @@ def is_matrix_output(t: Term) -> bool:
 
 
 #: A kernel of any supported shape.
-Kernel = LoopKernel | NestKernel

@@ -40,15 +40,6 @@ from typing import Any
 import sympy
 
 from tenspiler.errors import NotLiftable, SourceLoc
-from tenspiler.frontend.loop_ir import (
-    DType,
-    Expr,
-    For,
-    Function,
-    Param,
-    ScalarType,
-    Stmt,
-)
 from tenspiler.ir.printer import show
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -67,6 +58,15 @@ from tenspiler.ir.terms import (
     free_vars,
     map_children,
     substitute,
+)
+from tenspiler.loops.ir import (
+    DType,
+    Expr,
+    For,
+    Function,
+    Param,
+    ScalarType,
+    Stmt,
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.symexec import SymState
@@ -118,7 +118,7 @@ class PhasedKernel:
     def admits(self, inputs: Mapping[str, Any]) -> bool:
         """Whether every phase's preconditions hold on the state at its entry (the source
         run phase by phase with the loop-IR interpreter)."""
-        from tenspiler.frontend.loop_interp import run_function
+        from tenspiler.loops.interp import run_function
 
         state = dict(inputs)
         for p in self.phases:

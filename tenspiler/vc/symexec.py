@@ -20,7 +20,7 @@ from typing import Literal, assert_never
 import sympy
 
 from tenspiler.errors import NotLiftable
-from tenspiler.frontend.loop_ir import (
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     Call,
@@ -385,3 +385,8 @@ def stored_arrays(stmts: Iterable[Stmt]) -> set[str]:
 def replace_vars(e: Expr, env: Mapping[str, Expr]) -> Expr:
     """Substitute scalar variables (no store resolution)."""
     return substitute(e, SymState(scalars=dict(env)))
+
+
+def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
+    """Every literal of the program, in source order (the paper's §5.4 constant pool)."""
+    return [e for e in statement_expressions(stmts) if isinstance(e, Const)]

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from tenspiler.errors import NotLiftable, VerificationError
-from tenspiler.frontend.loop_ir import PointerType
 from tenspiler.ir.terms import ProgramSummary
-from tenspiler.synth.concrete import Example, jsonable_inputs, mismatch
+from tenspiler.loops.ir import PointerType
+from tenspiler.vc.concrete import Example, jsonable_inputs, mismatch
 from tenspiler.vc.conditions import VC, Candidate, build_bounded
-from tenspiler.vc.nest import Kernel, NestKernel
+from tenspiler.vc.kernel import AnyKernel, LoopKernel, ProvableKernel
 from tenspiler.verify.solver import QueryResult, check_scripts
 
 
@@ -87,7 +87,7 @@ class PhasedProof:
 
 
 def refute_concretely(
-    k: Kernel, cand: Candidate, examples: Sequence[Example], ps: ProgramSummary | None = None
+    k: ProvableKernel, cand: Candidate, examples: Sequence[Example], ps: ProgramSummary | None = None
 ) -> None:
     """Raise :class:`VerificationError` (clause ``"concrete"``) with the first example on
     which the summary (default: the candidate's) disagrees with the source."""
@@ -101,7 +101,7 @@ def refute_concretely(
 
 
 def prove(
-    k: Kernel, cand: Candidate, timeout: float = 10.0, ps: ProgramSummary | None = None
+    k: ProvableKernel, cand: Candidate, timeout: float = 10.0, ps: ProgramSummary | None = None
 ) -> Proof:
     """Prove every VC clause with cvc5 (each in a worker killed after ``timeout`` seconds).
 
@@ -127,7 +127,7 @@ def prove(
     return Proof(vc, pairs)
 
 
-def inputs_from_model(k: Kernel, model: Mapping[str, Any], length: int = 16) -> dict[str, Any] | None:
+def inputs_from_model(k: AnyKernel, model: Mapping[str, Any], length: int = 16) -> dict[str, Any] | None:
     """A cvc5 model of the entry constants (``x.0``) as a kernel input (arrays of
     ``length`` elements; unconstrained elements take the model's default value)."""
     inputs: dict[str, Any] = {}
@@ -149,7 +149,7 @@ def inputs_from_model(k: Kernel, model: Mapping[str, Any], length: int = 16) -> 
 
 
 def bounded_refutation(
-    k: Kernel,
+    k: AnyKernel,
     cand: Candidate,
     max_trips: int = 3,
     timeout: float = 1.0,
@@ -164,7 +164,7 @@ def bounded_refutation(
         VerificationError: clause ``"bounded"``; ``counterexample`` is cvc5's model turned
             into an input when it answered ``sat``.
     """
-    if isinstance(k, NestKernel):
+    if not isinstance(k, LoopKernel):
         return  # bounded unrolling is implemented for single loops only
     try:
         scripts = [build_bounded(k, cand, t, ps).script() for t in range(max_trips + 1)]
@@ -183,7 +183,7 @@ def bounded_refutation(
 
 
 def verify(
-    k: Kernel,
+    k: ProvableKernel,
     cand: Candidate,
     examples: Sequence[Example] = (),
     timeout: float = 10.0,

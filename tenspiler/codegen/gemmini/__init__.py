@@ -38,9 +38,9 @@ from tenspiler.codegen.gemmini.schedule import Proc
 from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import param_ranges
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.printer import show_summary
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term
+from tenspiler.loops.ir import DType, Function, PointerType
 
 __all__ = ["GEMMINI", "GemminiBackend", "procs_by_name"]
 

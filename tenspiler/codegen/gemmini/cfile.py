@@ -31,9 +31,9 @@ from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.schedule import Proc, render_c
 from tenspiler.codegen.loop_c import function_body_c
 from tenspiler.codegen.preconditions import Precondition
-from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import ArrayOutput, Flatten, Term, is_tensor, rank
+from tenspiler.loops.ir import DType, Function, PointerType
 
 __all__ = ["CFile", "c_file", "param_c_type"]
 

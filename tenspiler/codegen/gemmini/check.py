@@ -1,7 +1,7 @@
 """The Gemmini part of ``--check``: the C file against the TensIR reference interpreter.
 
 :func:`device_inputs` makes inputs for the kernel (the same generator as the differential
-check, :func:`tenspiler.synth.concrete.random_examples`) and pushes integer array elements to
+check, :func:`tenspiler.vc.concrete.random_examples`) and pushes integer array elements to
 the int8 extremes -128 and 127 (some inputs all -128 or all 127, the largest products), with
 trip counts up to 300 (long reductions: up to 300 × 300 matrix–vector products; 40 for a
 nest deeper than two, e.g. 40 × 40 × 40 GEMM).
@@ -25,18 +25,18 @@ from typing import Any
 import numpy as np
 
 from tenspiler.codegen import GeneratedCode, returned_outputs
-from tenspiler.frontend.loop_ir import DType, Function, PointerType
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show_output
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarCast, TensorCast, Term, children
+from tenspiler.loops.ir import DType, Function, PointerType
 
 __all__ = ["device_check", "device_inputs"]
 
 
 def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
     """Inputs at the int8 extremes and with long reductions (see the module docstring)."""
-    from tenspiler.synth.concrete import random_examples
     from tenspiler.vc.blocks import BlockKernel
+    from tenspiler.vc.concrete import random_examples
 
     rng = np.random.default_rng(seed + 7)
     big = max(1, count // 4)  # long reductions; the generator runs the source on each (slow)

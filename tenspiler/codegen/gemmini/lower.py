@@ -44,7 +44,6 @@ from typing import Literal
 from tenspiler.codegen import output_term, returned_outputs
 from tenspiler.codegen.ranges import Interval, term_range
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -82,6 +81,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
+from tenspiler.loops.ir import DType
 
 __all__ = ["AffineCall", "GemmCall", "Operand", "OutputPlan", "Plan", "plan_summary"]
 

@@ -39,7 +39,6 @@ from tenspiler.codegen.tpc_c.host import host_file
 from tenspiler.codegen.tpc_c.kernel import KernelFile, c_identifier, kernel_file
 from tenspiler.codegen.tpc_c.rules import TpcRules
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, Param, PointerType, ScalarType
 from tenspiler.ir.printer import show_output, show_summary
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -54,6 +53,7 @@ from tenspiler.ir.terms import (
     free_vars,
     is_tensor,
 )
+from tenspiler.loops.ir import DType, Function, Param, PointerType, ScalarType
 
 __all__ = ["TPC_C", "TpcCBackend", "lower"]
 

@@ -13,8 +13,8 @@ SDK headers ``gc_interface.h`` / ``tpc_kernel_lib_interface.h`` and the kernel E
 from __future__ import annotations
 
 from tenspiler.codegen.tpc_c.kernel import KernelSignature
-from tenspiler.frontend.loop_ir import DType, Function
 from tenspiler.ir.printer import show
+from tenspiler.loops.ir import DType, Function
 
 _DATA_TYPE = {DType.FLOAT: "tpc_lib_api::DATA_F32", DType.INT: "tpc_lib_api::DATA_I32", DType.UINT8: "tpc_lib_api::DATA_U8"}
 _C_TYPE = {DType.FLOAT: "float", DType.INT: "int32", DType.UINT8: "uint8"}

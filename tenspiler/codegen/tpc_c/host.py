@@ -37,7 +37,6 @@ from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.split import DeviceKernel, Split
 from tenspiler.codegen.tpc_c.kernel import KernelSignature
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -52,6 +51,7 @@ from tenspiler.ir.terms import (
     children,
     free_vars,
 )
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 #: NumPy storage type of each element dtype on the device.
 DEVICE_STORAGE: dict[DType, str] = {DType.INT: "int32", DType.UINT8: "uint8", DType.FLOAT: "float32"}

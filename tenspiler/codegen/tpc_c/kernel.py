@@ -49,7 +49,6 @@ import numpy as np
 from tenspiler.codegen.split import DeviceKernel, Split, is_view
 from tenspiler.codegen.tpc_c.rules import LANE, SCALAR_TYPE, VECTOR_TYPE, promote_lanes
 from tenspiler.errors import CodegenError
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     BoolOp,
@@ -70,6 +69,7 @@ from tenspiler.ir.terms import (
     children,
     is_tensor,
 )
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 VECTOR = 64  # lanes of a 32-bit TPC vector (int64 / uint64 / float64)
 #: elements per index-space element of a kernel with an 8-bit tensor: one 2048-bit vector of

@@ -37,7 +37,6 @@ import re
 
 import numpy as np
 
-from tenspiler.frontend.loop_ir import DType, Function, PointerType, ScalarType
 from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
@@ -70,6 +69,7 @@ from tenspiler.ir.terms import (
     is_tensor,
     rank,
 )
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 #: Device representation ("lane type") of each dtype the device computes in.
 LANE: dict[DType, str] = {DType.INT: "i32", DType.UINT8: "i32", DType.FLOAT: "f32"}

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.frontend.loop_interp import run_function
-from tenspiler.frontend.loop_ir import Const, DType, PointerType, Var
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import Const, DType, PointerType, Var
 from tenspiler.vc.symexec import subexpressions
 
 #: Tolerances for float outputs (the proof is over reals; the tests run in float64).
@@ -198,7 +198,7 @@ def _vector_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, mo
     it, as a real ``vector`` would hold; the returned vector's buffer gets room for the
     largest result. ``vector<vector<T>>`` parameters get at least one row (``v[0].size()``,
     the usual way to read the row length, is undefined behaviour on an empty vector)."""
-    from tenspiler.frontend.loop_ir import VectorParam
+    from tenspiler.loops.ir import VectorParam
 
     pool = [int(v) for v in rng.integers(0, most + 1, 2)]
 
@@ -263,7 +263,7 @@ def _elements(rng: np.random.Generator, d: DType, length: int, magnitude: int,
 
 
 def _program_constants(fn: Any) -> set[int | float]:
-    from tenspiler.synth.trees import program_constants
+    from tenspiler.vc.symexec import program_constants
 
     return {c.value for c in program_constants(fn.body)}
 

@@ -18,7 +18,8 @@ from typing import Any, assert_never
 
 import numpy as np
 
-from tenspiler.frontend.loop_ir import (
+from tenspiler.ir.semantics import py_binop, py_call, py_cast
+from tenspiler.loops.ir import (
     Assign,
     Binary,
     Call,
@@ -43,7 +44,6 @@ from tenspiler.frontend.loop_ir import (
     Unary,
     Var,
 )
-from tenspiler.ir.semantics import py_binop, py_call, py_cast
 
 __all__ = ["run_function"]
 

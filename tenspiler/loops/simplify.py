@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from tenspiler.frontend.loop_ir import (
+from tenspiler.loops.ir import (
     Binary,
     Call,
     Cast,

@@ -1,0 +1,172 @@
+"""Recognisers of loop-carried scalar updates: which reduction a scalar's one-iteration
+update ``x' = update(x, …)`` is — a running maximum or minimum (``x = F > x ? F : x`` in any
+spelling), the index of an extremum (``if (F > m) { m = F; best = i; }``), a running product
+(``x *= F``) or an accumulation (``x += F``) — and its per-iteration value ``F``.
+
+They read the update after the search-only simplifications (:mod:`tenspiler.loops.simplify`):
+a wrong recognition can only make the synthesizer propose a wrong candidate, which the proof
+then rejects (verification conditions are built from the unsimplified transition relation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tenspiler.errors import NotLiftable
+from tenspiler.loops.ir import Binary, Cast, CmpOpName, Compare, DType, Expr, Select, Var
+from tenspiler.loops.simplify import simplify
+from tenspiler.vc.kernel import ScalarTarget
+from tenspiler.vc.symexec import reads
+
+
+def maximum_part(s: ScalarTarget) -> Expr | None:
+    """``F`` when the update is a running maximum ``x = F > x ? F : x`` (any of the
+    equivalent spellings, after the search-only simplifications), else ``None``."""
+    return _extremum_part(s, bigger=True)
+
+
+def minimum_part(s: ScalarTarget) -> Expr | None:
+    """``F`` when the update is a running minimum ``x = F < x ? F : x`` (any of the
+    equivalent spellings, after the search-only simplifications), else ``None``."""
+    return _extremum_part(s, bigger=False)
+
+
+def _extremum_part(s: ScalarTarget, bigger: bool) -> Expr | None:
+    """``F`` of ``x = F ⋈ x ? F : x`` keeping the larger (``bigger``) or the smaller value."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if not isinstance(u, Select) or not isinstance(u.cond, Compare):
+        return None
+    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    a, b = u.then, u.else_
+    greater = (">", ">=") if bigger else ("<", "<=")
+    less = ("<", "<=") if bigger else (">", ">=")
+    for f, here in ((lhs, rhs), (rhs, lhs)):
+        if here != x or x.name in reads(f):
+            continue
+        f_first = f is lhs  # condition is "F op x"
+        keeps_f = op in greater if f_first else op in less
+        if keeps_f and a == f and b == x:
+            return f
+        if not keeps_f and op in ("<", "<=", ">", ">=") and a == x and b == f:
+            return f
+    return None
+
+
+@dataclass(frozen=True)
+class ArgExtremum:
+    """The update ``best = F ⋈ m ? i : best`` of an index scalar ``best`` that follows a
+    running maximum or minimum ``m`` of the same ``F`` (``if (a[i] > m) { m = a[i]; best = i; }``).
+
+    Attributes:
+        extremum: the running extremum's scalar ``m``.
+        value: ``F``.
+        bigger: ``m`` keeps the maximum (else the minimum).
+        last: ties move ``best`` (``>=``/``<=``: the last extremal index), else the first.
+    """
+
+    extremum: ScalarTarget
+    value: Expr
+    bigger: bool
+    last: bool
+
+
+_NEGATED: dict[CmpOpName, CmpOpName] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+_FLIPPED: dict[CmpOpName, CmpOpName] = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counter: str) -> ArgExtremum | None:
+    """The :class:`ArgExtremum` of ``s`` when its update stores the loop ``counter`` under the
+    condition that ``F`` beats (or ties with) a running extremum of ``F`` (any of the
+    equivalent spellings, after the search-only simplifications), else ``None``."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if not isinstance(u, Select) or not isinstance(u.cond, Compare) or s.dtype != DType.INT:
+        return None
+    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    if u.else_ == x:
+        idx = u.then
+    elif u.then == x:
+        idx, op = u.else_, _NEGATED[op]
+    else:
+        return None
+    if idx != Var(counter, DType.INT):
+        return None
+    for m in scalars:
+        if m.name == s.name:
+            continue
+        mv = Var(m.name, m.dtype)
+        for bigger, f in ((True, maximum_part(m)), (False, minimum_part(m))):
+            if f is None:
+                continue
+            if lhs == f and rhs == mv:
+                o = op
+            elif rhs == f and lhs == mv:
+                o = _FLIPPED[op]
+            else:
+                continue
+            strict, tie = (">", ">=") if bigger else ("<", "<=")
+            if o in (strict, tie):
+                return ArgExtremum(m, f, bigger, o == tie)
+    return None
+
+
+def product_part(s: ScalarTarget) -> Expr | None:
+    """``F`` when the update is a running product ``x = x * F`` or ``x = F * x`` (``F`` not
+    reading ``x``, after the search-only simplifications), else ``None``."""
+    u = simplify(s.update)
+    x = Var(s.name, s.dtype)
+    if isinstance(u, Binary) and u.op == "*":
+        for own, f in ((u.left, u.right), (u.right, u.left)):
+            if own == x and s.name not in reads(f):
+                return f
+    return None
+
+
+def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
+    """Split an accumulator update ``x = x ± F`` (any association of a +/- chain with one
+    ``x`` under a ``+``) into the sign and ``F``."""
+    terms: list[tuple[int, Expr]] = []
+
+    def flatten(e: Expr, sign: int) -> None:
+        match e:
+            case Binary("+", l, r):
+                flatten(l, sign)
+                flatten(r, sign)
+            case Binary("-", l, r):
+                flatten(l, sign)
+                flatten(r, -sign)
+            case _:
+                terms.append((sign, e))
+
+    flatten(simplify(s.update), 1)
+    own = [i for i, (_, t) in enumerate(terms) if isinstance(t, Var) and t.name == s.name]
+    if len(own) != 1 or terms[own[0]][0] != 1:
+        u = simplify(s.update)
+        if isinstance(u, Cast) and u.dtype == s.dtype and s.name in reads(u.operand):
+            # `unsigned char s += a[i]`, `float s += exp(..)`: C computes s + F in a wider type
+            # and converts the sum back to s's type at every step (a wrap or a rounding)
+            raise NotLiftable(
+                f"the update of '{s.name}' converts the sum back to {_c_name(s.dtype)} at every step (C computes "
+                f"'{s.name} + …' in {_c_name(u.operand.dtype)}): a narrowing accumulation is not supported yet",
+                s.update.loc,
+            )
+        raise NotLiftable(
+            f"the update of '{s.name}' is not an accumulation '{s.name} += …' (a reduction)",
+            s.update.loc,
+        )
+    rest = [t for i, t in enumerate(terms) if i != own[0]]
+    if not rest:
+        raise NotLiftable(f"'{s.name}' is assigned to itself", s.update.loc)
+    # F = ±t1 ± t2 …, factored so the overall sign is the first term's
+    sign0 = rest[0][0]
+    f = rest[0][1]
+    for sg, t in rest[1:]:
+        f = Binary("+" if sg == sign0 else "-", f, t, s.dtype, s.update.loc)
+    return ("+" if sign0 == 1 else "-"), f
+
+
+def _c_name(d: DType) -> str:
+    """A dtype as C spells it (for messages)."""
+    return "unsigned char" if d == DType.UINT8 else d.value
