@@ -13,7 +13,9 @@ Writes ``--out`` (default ``benchmarks/results/fuzz.md``) and the same data as J
 it (``fuzz.json``); every bug's kernel and counterexample goes to ``--failures`` (default
 ``benchmarks/results/fuzz_failures/``). ``--snapshot`` runs the tool as committed at HEAD
 (``git archive HEAD``, in a temporary folder; the fuzzer itself from the working tree)
-instead of the working tree, so a campaign is not disturbed by edits in progress. Progress goes to stderr, one line per kernel. Exit code:
+instead of the working tree, so a campaign is not disturbed by edits in progress.
+``--shapes product,argmax`` draws only running products and indices of extrema (C and
+Python); ``--shapes new`` / ``deep`` bias the mix. Progress goes to stderr, one line per kernel. Exit code:
 0 when no bug was found, 1 otherwise.
 """
 
@@ -60,8 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snapshot", action="store_true", help="run the tool as committed at HEAD")
     ap.add_argument("--tool-check", action="store_true",
                     help="lift with the tool's own differential check on (lift --check); default: the API default, off")
+    ap.add_argument("--shapes", default="",
+                    help="comma-separated: 'product', 'argmax' draw only kernels of those shapes; 'new' / 'deep' "
+                         "bias the mix (sets TENSPILER_FUZZ_SHAPES); default: the usual mix")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    if args.shapes:
+        from tenspiler.fuzz.generate import FOCUS_SHAPES
+
+        known = {*FOCUS_SHAPES, "new", "deep"}
+        bad = [x for x in args.shapes.split(",") if x.strip() not in known]
+        if bad:
+            ap.error(f"unknown shape(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+        os.environ["TENSPILER_FUZZ_SHAPES"] = args.shapes
     if args.snapshot and not os.environ.get("TENSPILER_FUZZ_SNAPSHOT"):
         return _snapshot_and_reexec(argv)
 

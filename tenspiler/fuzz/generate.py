@@ -11,7 +11,9 @@ read or rewritten, running maxima from index 1, straight-line code between the l
 bounds ``n - 1`` / a local / a copy of a loop-computed count), fills and the loop counter
 used as a value (``a[i] = v``, ``a[i] = i``, ``a[i] = b[i] + 2 * i``, ``s * i + 1.0f``), legacy
 Python loops and the Python idioms (comprehensions, ``sum`` / ``max`` / ``min`` of a
-generator, ``zip``, ``enumerate``, several loops per function).
+generator, ``zip``, ``enumerate``, several loops per function), running products (``p *= F`` from ``1``,
+sometimes from another start) and indices of extrema (argmax / argmin with their
+near-misses), C and Python.
 
 The kernels deliberately stray outside what the frontends accept (unsigned and short types,
 ``uint32_t``, ``%``/``/`` everywhere, carried scalars, macros redefined after ``#undef``,
@@ -149,12 +151,14 @@ class KernelSpec:
     constants: list[float] = field(default_factory=list)
     features: list[str] = field(default_factory=list)
     shape: str = "1d"
+    #: the return value is an index (argmax): compared exactly even in a float kernel
+    exact_return: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "language": self.language, "source": self.source,
             "function": self.function, "ret": self.ret, "constants": self.constants,
-            "features": self.features, "shape": self.shape,
+            "features": self.features, "shape": self.shape, "exact_return": self.exact_return,
             "params": [p.__dict__ for p in self.params],
         }
 
@@ -163,6 +167,7 @@ class KernelSpec:
         return KernelSpec(
             d["name"], d["language"], d["source"], d["function"], [Param(**p) for p in d["params"]],
             d["ret"], list(d.get("constants", [])), list(d.get("features", [])), d.get("shape", "1d"),
+            bool(d.get("exact_return", False)),
         )
 
 
@@ -343,12 +348,13 @@ def _pick_type(d: Draw, accepted_percent: int | None = None) -> str:
     return d.pick(_ACCEPTED) if d.coin(pct) else d.pick(_OTHER)
 
 
-def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
-    """A random C kernel: one counted loop, a doubly nested loop over a row-major matrix, or
-    several top-level loops one after another (loop phases, :func:`_phases_body`)."""
+def c_kernel(d: Draw, name: str = "kern", shape: str | None = None) -> KernelSpec:
+    """A random C kernel: one counted loop, a doubly nested loop over a row-major matrix,
+    several top-level loops one after another (loop phases, :func:`_phases_body`), a running
+    product or the index of an extremum; ``shape`` (``"product"``, ``"argmax"``) forces one."""
     g = _CGen(d)
     _WILD[0] = 25 if d.coin(35) else 0  # most kernels use only documented types
-    deep = d.coin(_SHAPES["deep"])
+    deep = shape is None and d.coin(_SHAPES["deep"])
     nested = d.coin(_SHAPES["nested"])
     if deep:
         # GEMM-like nests: mostly int / long / float / double, one type for all
@@ -365,8 +371,14 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     g.allow_mod = not any(ctype(t).is_float for t in (elem, out_t, acc_t, scal_t))
     macros = g.make_macros(float_ctx) if d.coin(40) else ""
     helper = g.make_helper(elem if d.coin(70) else acc_t) if d.coin(20) else ""
+    exact = False
     if deep:
         body, params, ret, shape = _deep_body(g, elem, out_t, acc_t, scal_t, float_ctx)
+    elif shape == "argmax" or (shape is None and d.coin(_SHAPES["argmax"])):
+        body, params, ret, shape = _argmax_body(g, elem, scal_t)
+        exact = True
+    elif shape == "product" or (shape is None and d.coin(_SHAPES["product"])):
+        body, params, ret, shape = _product_body(g, elem, acc_t, scal_t)
     elif nested and d.coin(_SHAPES["matrix"]):
         body, params, ret, shape = _matrix_body(g, elem, out_t, scal_t, float_ctx)
     elif nested:
@@ -390,7 +402,8 @@ def c_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     for p in params:
         if ctype(p.ctype).spelling not in _ACCEPTED:
             g.feats.add("type-" + p.ctype.replace(" ", "-"))
-    return KernelSpec(name, "c", src, name, params, ret, sorted(set(g.constants), key=repr), sorted(g.feats), shape)
+    return KernelSpec(name, "c", src, name, params, ret, sorted(set(g.constants), key=repr), sorted(g.feats), shape,
+                      exact_return=exact)
 
 
 def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
@@ -1645,6 +1658,303 @@ def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
                       sorted(feats), "2d")
 
 
+# --------------------------------------------------------------------------- products and argmax
+
+#: percent chances of the running-product and index-of-extremum shapes (commits 4955a92,
+#: a507e15); ``TENSPILER_FUZZ_SHAPES=product,argmax`` (or ``--shapes`` of benchmarks/fuzz.py)
+#: draws only those
+_SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 5
+_SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
+#: shape names that restrict a campaign to kernels of that shape (C and Python)
+FOCUS_SHAPES = ("product", "argmax")
+
+_ARG_TYPES = ["int", "int", "int", "long", "float", "float", "double", "double", "int64_t", "unsigned char"]
+#: the key an argmax ranks by: a template over the index ``{i}`` (arrays a, b; scalar c)
+_ARG_KEYS = ["a[{i}]", "a[{i}]", "a[{i}]", "a[{i}] - b[{i}]", "a[{i}] + b[{i}]", "a[{i}] * a[{i}]",
+             "(a[{i}] - c) * (a[{i}] - c)", "-a[{i}]", "a[{i}] * b[{i}]", "c * a[{i}]", "a[{i}] * 2 + 1",
+             "(a[{i}] < 0 ? -a[{i}] : a[{i}])"]
+_ARG_MISSES = ["i-1", "i+1", "unguarded", "other-m", "min-vs-max", "reversed", "gather"]
+
+
+def _extreme_literal(d: Draw, t: str, is_min: bool) -> str:
+    """A start value above (argmin) / below (argmax) every value the oracle draws small:
+    ``-1e30f``, ``-1000000``, ``INT_MIN`` spelled ``(-2147483647 - 1)``, ``0`` for unsigned."""
+    ct = ctype(t)
+    if ct.is_float:
+        v = "1e30f" if ct.bits == 32 else d.pick(["1e300", "1e30"])
+        return v if is_min else "-" + v
+    if not ct.signed:
+        return str(ct.hi) if is_min else "0"
+    if ct.bits >= 32 and d.coin(60):
+        return "1000000" if is_min else "-1000000"
+    suffix = "L" if ct.bits == 64 else ""
+    return f"{ct.hi}{suffix}" if is_min else f"(-{ct.hi}{suffix} - 1)"
+
+
+def _argmax_body(g: _CGen, elem: str, scal_t: str):
+    """The index of a running extremum (TensIR argmax, commit a507e15)::
+
+        int best = 0; int m = a[0];
+        for (int i = 1; i < n; i++) { if (a[i] > m) { m = a[i]; best = i; } }
+        return best;
+
+    from the first element or a sentinel (``best = -1``), ``>``/``>=``/``<``/``<=`` in either
+    operand order, the two statements in either order, a key expression (``a[i] - b[i]``,
+    ``(a[i] - c) * (a[i] - c)``, ...) sometimes through a local, and near-misses that must not
+    verify as an argmax (``best = i - 1`` / ``i + 1``, the guard dropped for ``best``, ``m``
+    updated from another expression than the compared one, a comparison with a running
+    minimum while a maximum is kept, a reversed loop, the gather ``a[i] > a[best]``)."""
+    d = g.d
+    g.feats.add("argmax")
+    g.plain = True
+    elem = d.pick(_ARG_TYPES) if d.coin(85) else elem
+    m_t = elem if d.coin(75) else d.pick(["long", "double", "float", "int"])
+    idx_t = d.pick(["int", "int", "int", "int", "long"])
+    is_min = d.coin(40)
+    g.feats.add("argmin" if is_min else "argmax-max")
+    op = ("<" if is_min else ">") + d.pick(["", "", "="])
+    if "=" in op:
+        g.feats.add("argmax-last")
+    miss = d.pick(_ARG_MISSES) if d.coin(30) else None
+    if miss:
+        g.feats.add("argmax-miss-" + miss)
+    key = d.pick(_ARG_KEYS)
+    if miss == "other-m" and "b[" not in key:
+        key = "a[{i}]"
+    F = key.format(i="i")
+    start = d.pick([0, 1, 1])
+    init_kind = d.pick(["first", "first", "extreme", "extreme", "sentinel"])
+    if init_kind == "first":
+        best0, m0 = "0", key.format(i="0")
+    else:
+        best0 = d.pick(["-1", "-1", "0"])
+        m0 = _extreme_literal(d, m_t, is_min) if init_kind == "extreme" else _sentinel(g, m_t)
+        start = 0 if d.coin(80) else start
+    g.feats.add("argmax-from-" + init_kind)
+    uses_b = "b[" in key or miss == "other-m"
+    uses_c = "c" in key.replace("{i}", "")
+    params = [Param("a", elem, True, "n")] + ([Param("b", elem, True, "n")] if uses_b else []) \
+        + ([Param("c", scal_t if d.coin(30) else elem)] if uses_c else []) + [Param("n", "int", size=True)]
+    lines = [f"  {idx_t} best = {best0};"]
+    if miss == "gather":
+        lines.append(f"  for (int i = {max(start, 1)}; i < n; i++)")
+        lines.append(f"    if (a[i] {op} a[best]) best = i;")
+        lines.append("  return best;")
+        return "\n".join(lines) + "\n", params, idx_t, "1d"
+    m_decl = f"  {m_t} m = {m0};"
+    lines.insert(d.pick([0, 1]), m_decl)
+    if miss == "min-vs-max":
+        lines.append(f"  {m_t} mn = {m0};")
+    if miss == "reversed":
+        lines.append(f"  for (int i = n - 1; i >= {start}; i--) {{")
+    else:
+        lines.append(f"  for (int i = {start}; i < n; i++) {{")
+    val = F
+    if d.coin(25) and miss not in ("other-m",):
+        g.feats.add("argmax-local")
+        lines.append(f"    {m_t} v = {F};")
+        val = "v"
+    ref = "mn" if miss == "min-vs-max" else "m"
+    flipped = op.replace("<", "#").replace(">", "<").replace("#", ">")
+    cmp = f"{val} {op} {ref}" if d.coin(70) else f"{ref} {flipped} {val}"
+    target = {"i-1": "i - 1", "i+1": "i + 1"}.get(miss or "", "i")
+    new_m = ("b[i]" if "b[" not in key else "a[i]") if miss == "other-m" else val
+    if miss == "min-vs-max":
+        lines.append(f"    if ({val} {'>' if is_min else '<'} mn) mn = {val};")
+    stmts = [f"m = {new_m};", f"best = {target};"]
+    if d.coin(35):
+        stmts.reverse()
+        g.feats.add("argmax-best-first")
+    if miss == "unguarded":
+        lines.append(f"    if ({cmp}) m = {new_m};")
+        lines.append(f"    best = {target};")
+    elif d.coin(15) and miss is None:
+        g.feats.add("argmax-one-line")
+        lines.append(f"    if ({cmp}) {{ {stmts[0]} {stmts[1]} }}")
+    else:
+        lines.append(f"    if ({cmp}) {{")
+        lines += [f"      {s}" for s in stmts]
+        lines.append("    }")
+    lines.append("  }")
+    lines.append("  return best;")
+    return "\n".join(lines) + "\n", params, idx_t, "1d"
+
+
+def _product_body(g: _CGen, elem: str, acc_t: str, scal_t: str):
+    """A running product (TensIR reduce_prod, commit 4955a92): ``p *= F`` / ``p = p * F`` /
+    ``p = F * p`` (sometimes guarded) from ``p = 1`` (``1.0f``, ``1.0``), and sometimes from
+    another start (``2``, ``0``, ``k``, ``a[0]``): the tool refuses those by design."""
+    d = g.d
+    g.feats.add("product")
+    g.plain = True
+    g.depth_limit = 1
+    g.allow_mod = False
+    elem = d.pick(["int", "int", "long", "float", "float", "double", "double", "int64_t"]) if d.coin(85) else elem
+    acc_t = elem if d.coin(70) else d.pick(["long", "double", "float", "int", acc_t])
+    is_f = ctype(acc_t).is_float or ctype(elem).is_float
+    ins = ["a", "b"] if d.coin(40) else ["a"]
+    has_k = d.coin(30)
+    params = [Param(x, elem, True, "n") for x in ins] + ([Param("k", scal_t)] if has_k else []) \
+        + [Param("n", "int", size=True)]
+    loads = [f"{x}[i]" for x in ins]
+    env = {"loads": loads, "scalars": ["k"] if has_k else [], "vars": []}
+    one = {"float": d.pick(["1.0f", "1", "1.0f"]), "double": d.pick(["1.0", "1", "1.0"])}.get(acc_t, d.pick(["1", "1", "1L"]))
+    other = d.coin(15)
+    if other:
+        g.feats.add("product-other-start")
+        init = d.pick(["2", "0", "-1", "3"] + (["k"] if has_k else []) + ["a[0]"])
+    else:
+        init = one
+    lit = "1.0f" if acc_t == "float" else "1.0" if is_f else "1"
+    kind = d.pick(["load", "load", "load", "one-minus", "plus", "pair", "scaled", "expr"])
+    x = d.pick(loads)
+    if kind == "scaled":
+        F = f"({d.pick(env['scalars']) if env['scalars'] else g.literal(is_f)} * {x})"
+    elif kind == "expr":
+        F = g.expr(env, is_f)
+    else:
+        F = {"load": x, "one-minus": f"({lit} - {x})", "plus": f"({x} + {lit})",
+             "pair": f"{loads[0]} * {loads[-1]}" if len(loads) > 1 else f"{x} * {x}"}[kind]
+    g.feats.add("product-" + kind)
+    form = d.pick(["opeq", "opeq", "times", "times-left", "guarded"])
+    g.feats.add("product-" + form)
+    if form == "guarded":
+        upd = f"if ({g.cond(env, is_f)}) p *= {F};"
+    else:
+        upd = {"opeq": f"p *= {F};", "times": f"p = p * {F};", "times-left": f"p = {F} * p;"}[form]
+    start = d.pick([0, 0, 0, 1])
+    lines = [f"  {acc_t} p = {init};", f"  for (int i = {start}; i < n; i++)" + (" {" if d.coin(50) else "")]
+    braced = lines[-1].endswith("{")
+    lines.append(f"    {upd}")
+    if braced:
+        lines.append("  }")
+    ret = acc_t if d.coin(85) else d.pick(["double", "long", "int"])
+    lines.append("  return p;")
+    return "\n".join(lines) + "\n", params, ret, "1d"
+
+
+def python_argmax_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """The Python index of an extremum: ``for i in range(len(xs)): if xs[i] > m: m = xs[i];
+    best = i`` and the ``enumerate`` form, from ``xs[0]`` or a sentinel, with the near-misses
+    of :func:`_argmax_body`."""
+    feats: set[str] = {"argmax", "py-argmax"}
+    is_float = d.coin(40)
+    et = "float" if is_float else "int"
+    is_min = d.coin(40)
+    feats.add("argmin" if is_min else "argmax-max")
+    op = ("<" if is_min else ">") + d.pick(["", "", "="])
+    if "=" in op:
+        feats.add("argmax-last")
+    miss = d.pick(_ARG_MISSES) if d.coin(30) else None
+    if miss:
+        feats.add("argmax-miss-" + miss)
+    form = d.pick(["range", "range", "enumerate", "range-from-1"])
+    if miss == "reversed":
+        form = "reversed"
+    feats.add("py-argmax-" + form)
+    key = d.pick(["xs[{i}]", "xs[{i}]", "xs[{i}]", "xs[{i}] - ys[{i}]", "xs[{i}] * xs[{i}]", "(xs[{i}] - c) * (xs[{i}] - c)",
+                  "-xs[{i}]", "abs(xs[{i}])", "xs[{i}] + ys[{i}]", "c * xs[{i}]"])
+    F = key.replace("xs[{i}]", "x").format(i="i") if form == "enumerate" else key.format(i="i")
+    init_kind = d.pick(["first", "first", "extreme", "sentinel"])
+    if init_kind == "first":
+        best0, m0 = "0", key.format(i="0")
+    else:
+        best0 = d.pick(["-1", "-1", "0"])
+        if init_kind == "extreme":
+            m0 = ("1e30" if is_min else "-1e30") if is_float else ("1000000" if is_min else "-1000000")
+            if d.coin(25):
+                m0 = "float('inf')" if is_min else "float('-inf')"
+        else:
+            m0 = d.pick(["0", "100", "-100", "2147483647", "-2147483648"] + (["0.5"] if is_float else []))
+    feats.add("argmax-from-" + init_kind)
+    uses_ys = "ys[" in key or miss == "other-m"
+    uses_c = "c" in key.replace("{i}", "")
+    ann = f"list[{et}]"
+    args = [f"xs: {ann}"] + ([f"ys: {ann}"] if uses_ys else []) + ([f"c: {et}"] if uses_c else [])
+    ct = "double" if is_float else "int"
+    params = [Param("xs", ct, True, "n")] + ([Param("ys", ct, True, "n")] if uses_ys else []) \
+        + ([Param("c", ct)] if uses_c else [])
+    body = [f"    best = {best0}"]
+    if miss == "gather":
+        body.append("    for i in range(1, len(xs)):")
+        body.append(f"        if xs[i] {op} xs[best]:")
+        body.append("            best = i")
+    else:
+        body.insert(d.pick([0, 1]), f"    m = {m0}")
+        if miss == "min-vs-max":
+            body.append(f"    mn = {m0}")
+        head = {"range": "for i in range(len(xs)):", "enumerate": "for i, x in enumerate(xs):",
+                "range-from-1": "for i in range(1, len(xs)):", "reversed": "for i in range(len(xs) - 1, -1, -1):"}[form]
+        body.append(f"    {head}")
+        target = {"i-1": "i - 1", "i+1": "i + 1"}.get(miss or "", "i")
+        new_m = ("ys[i]" if "ys[" not in key else "xs[i]") if miss == "other-m" else F
+        ref = "m"
+        if miss == "min-vs-max":
+            body.append(f"        if {F} {'>' if is_min else '<'} mn:")
+            body.append(f"            mn = {F}")
+            ref = "mn"
+        cmp = f"{F} {op} {ref}" if d.coin(75) else f"{ref} {op.replace('<', '#').replace('>', '<').replace('#', '>')} {F}"
+        stmts = [f"m = {new_m}", f"best = {target}"]
+        if d.coin(35):
+            stmts.reverse()
+            feats.add("argmax-best-first")
+        body.append(f"        if {cmp}:")
+        if miss == "unguarded":
+            body.append(f"            m = {new_m}")
+            body.append(f"        best = {target}")
+        else:
+            body += [f"            {s}" for s in stmts]
+    body.append("    return best")
+    src = "\n".join([f"def {name}({', '.join(args)}):", *body, ""])
+    consts: list[float] = [0, 1, 2, -1] + ([0.5] if is_float else [])
+    return KernelSpec(name, "python", src, name, params, "int", consts, sorted(feats), "1d", exact_return=True)
+
+
+def python_product_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A Python running product: ``p *= x`` / ``p = p * f`` over ``for x in xs``, ``range``,
+    ``enumerate`` or ``zip``, from ``1`` / ``1.0`` and sometimes from another start."""
+    feats: set[str] = {"product", "py-product"}
+    is_float = d.coin(50)
+    et = "float" if is_float else "int"
+    two = d.coin(35)
+    scal = d.coin(25)
+    form = d.pick(["x", "x", "range", "enumerate"] + (["zip"] if two else []))
+    feats.add("py-product-" + form)
+    head, leaves = {"x": ("for x in xs:", ["x"]), "range": ("for i in range(len(xs)):", ["xs[i]"] + (["ys[i]"] if two else [])),
+                    "enumerate": ("for i, x in enumerate(xs):", ["x"]), "zip": ("for x, y in zip(xs, ys):", ["x", "y"])}[form]
+    one = "1.0" if is_float and d.coin(70) else "1"
+    other = d.coin(15)
+    if other:
+        feats.add("product-other-start")
+        init = d.pick(["2", "0", "-1"] + (["c"] if scal else []))
+    else:
+        init = one
+    lit = "1.0" if is_float else "1"
+    x = d.pick(leaves)
+    kind = d.pick(["load", "load", "load", "one-minus", "plus", "pair", "scaled"])
+    F = {"load": x, "one-minus": f"({lit} - {x})", "plus": f"{lit} + {x}" if d.coin(50) else f"({x} + {lit})",
+         "pair": f"{leaves[0]} * {leaves[-1]}", "scaled": f"{'c' if scal else '2'} * {x}"}[kind]
+    feats.add("product-" + kind)
+    upd = d.pick(["opeq", "opeq", "times", "guarded"])
+    feats.add("product-" + upd)
+    body = [f"    p = {init}", f"    {head}"]
+    if upd == "opeq":
+        body.append(f"        p *= {F}")
+    elif upd == "times":
+        body.append(f"        p = p * ({F})")
+    else:
+        body.append(f"        if {x} {d.pick(['>', '<', '!='])} 0:")
+        body.append(f"            p *= {F}")
+    body.append("    return p")
+    ann = f"list[{et}]"
+    args = [f"xs: {ann}"] + ([f"ys: {ann}"] if two else []) + ([f"c: {et}"] if scal else [])
+    ct = "double" if is_float else "int"
+    params = [Param("xs", ct, True, "n")] + ([Param("ys", ct, True, "n")] if two else []) + ([Param("c", ct)] if scal else [])
+    src = "\n".join([f"def {name}({', '.join(args)}):", *body, ""])
+    return KernelSpec(name, "python", src, name, params, et, [0, 1, 2, -1] + ([0.5] if is_float else []),
+                      sorted(feats), "1d")
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -1674,11 +1984,38 @@ def kernels(python_share: int = 25) -> Any:
 
 
 def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
+    """A C kernel or (``python_share`` percent) a Python one. ``TENSPILER_FUZZ_SHAPES`` is a
+    comma-separated list: ``new`` / ``deep`` bias the shape mix; names of
+    :data:`FOCUS_SHAPES` (``product``, ``argmax``) draw only kernels of those shapes."""
     _SHAPES.clear()
-    bias = os.environ.get("TENSPILER_FUZZ_SHAPES")
-    _SHAPES.update({"new": _SHAPES_NEW, "deep": _SHAPES_DEEP}.get(bias or "", _SHAPES_DEFAULT))
+    names = [x.strip() for x in (os.environ.get("TENSPILER_FUZZ_SHAPES") or "").split(",") if x.strip()]
+    base = next((x for x in names if x in ("new", "deep")), "")
+    _SHAPES.update({"new": _SHAPES_NEW, "deep": _SHAPES_DEEP}.get(base, _SHAPES_DEFAULT))
+    focus = [x for x in names if x in FOCUS_SHAPES]
+    if focus:
+        return focus_kernel(d, d.pick(focus), python_share, name)
     if d.coin(python_share):
+        if d.coin(_SHAPES["argmax"]):
+            return python_argmax_kernel(d, name)
+        if d.coin(_SHAPES["product"]):
+            return python_product_kernel(d, name)
         if d.coin(_SHAPES["deep"]):
             return python_deep_kernel(d, name)
         return python_idiom_kernel(d, name) if d.coin(35) else python_kernel(d, name)
     return c_kernel(d, name)
+
+
+def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern") -> KernelSpec:
+    """A kernel of one of :data:`FOCUS_SHAPES` (``"product"``, ``"argmax"``), C or Python."""
+    if shape not in FOCUS_SHAPES:
+        raise ValueError(f"unknown shape {shape!r}; one of {', '.join(FOCUS_SHAPES)}")
+    if d.coin(python_share):
+        return python_argmax_kernel(d, name) if shape == "argmax" else python_product_kernel(d, name)
+    return c_kernel(d, name, shape=shape)
+
+
+def focus_kernels(shape: str, python_share: int = 25) -> Any:
+    """Hypothesis strategy of kernels of one focus shape (``"product"``, ``"argmax"``)."""
+    from hypothesis import strategies as st
+
+    return st.composite(lambda draw: focus_kernel(Draw.from_hypothesis(draw), shape, python_share))()
