@@ -197,3 +197,92 @@ def test_deep_smoke_campaign(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not bugs, "\n\n".join(f"{r['cls']}: {r.get('detail') or r.get('message')}\ninput: {r.get('counterexample')}\n"
                                  f"{r['source']}" for r in bugs[:5])
     assert sum(r["status"] == "verified" for r in records) >= 5
+
+
+# --------------------------------------------------------------------------- products and argmax
+
+
+def _focus_specs(count: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> list[KernelSpec]:
+    import random
+
+    from tenspiler.fuzz.generate import random_kernel
+
+    monkeypatch.setenv("TENSPILER_FUZZ_SHAPES", "product,argmax")
+    rng = random.Random(seed)
+    return [random_kernel(rng, 30, name=f"k{i}") for i in range(count)]
+
+
+def test_product_argmax_shapes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Running products and indices of extrema: a modest share by default, only those with
+    TENSPILER_FUZZ_SHAPES=product,argmax, every spelling and near-miss drawn, valid C."""
+    import subprocess
+
+    monkeypatch.delenv("TENSPILER_FUZZ_SHAPES", raising=False)
+    default = _deep_specs(1000, 5, monkeypatch, None)
+    share = sum("product" in s.features or "argmax" in s.features for s in default)
+    assert 40 <= share <= 160, share
+    specs = _focus_specs(400, 6, monkeypatch)
+    assert all("product" in s.features or "argmax" in s.features for s in specs)
+    assert all(s.exact_return == ("argmax" in s.features) for s in specs)
+    feats = {f for s in specs for f in s.features}
+    for f in ("py-argmax", "py-product", "argmin", "argmax-last", "argmax-best-first", "argmax-local",
+              "argmax-from-first", "argmax-from-extreme", "argmax-from-sentinel", "py-argmax-enumerate",
+              "product-other-start", "product-opeq", "product-times", "product-one-minus", "py-product-zip",
+              *(f"argmax-miss-{m}" for m in ("i-1", "i+1", "unguarded", "other-m", "min-vs-max", "reversed", "gather"))):
+        assert f in feats, f
+    for s in specs[:60]:
+        if s.language == "c":
+            src = tmp_path / f"{s.name}.c"
+            src.write_text(s.source, encoding="utf-8")
+            r = subprocess.run(["gcc", "-fsyntax-only", "-Wno-overflow", str(src)], capture_output=True, text=True)
+            assert r.returncode == 0, f"{r.stderr}\n{s.source}"
+        else:
+            compile(s.source, s.name, "exec")
+
+
+def test_product_argmax_smoke_campaign() -> None:
+    """A handful of hypothesis-drawn product and argmax kernels through the campaign
+    classification: no verified-but-wrong kernel, no crash; some of each verify."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from tenspiler.fuzz.generate import focus_kernels
+
+    records: list[dict[str, Any]] = []
+
+    def campaign(shape: str) -> None:
+        @settings(max_examples=6, derandomize=True, deadline=None, database=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(focus_kernels(shape, python_share=30))
+        def one(spec: KernelSpec) -> None:
+            assert shape in spec.features
+            records.append({**run_kernel(spec, None, seed=0, cases=24, timeout=10.0), "source": spec.source,
+                            "shape": shape})
+
+        one()
+
+    campaign("product")
+    campaign("argmax")
+    bugs = [r for r in records if r["cls"] in BUGS or r["cls"] == "oracle-error"]
+    assert not bugs, "\n\n".join(f"{r['cls']}: {r.get('detail') or r.get('message')}\ninput: {r.get('counterexample')}\n"
+                                 f"{r['source']}" for r in bugs[:5])
+    for shape in ("product", "argmax"):
+        assert any(r["status"] == "verified" for r in records if r["shape"] == shape), shape
+
+
+def test_oracle_compares_an_index_exactly_with_ties() -> None:
+    """A float argmax whose generated code keeps the last of equal maxima instead of the first
+    is caught: the index is compared exactly (no float tolerance) and the inputs repeat values."""
+    src = ("int f(float *a, int n) {\n  int best = 0;\n  float m = a[0];\n  for (int i = 1; i < n; i++) {\n"
+           "    if (a[i] > m) {\n      m = a[i];\n      best = i;\n    }\n  }\n  return best;\n}\n")
+    spec = KernelSpec("f", "c", src, "f", [Param("a", "float", True, "n"), Param("n", "int", size=True)], "int",
+                      [0, 1], ["argmax"], "1d", exact_return=True)
+    lifted = lift_spec(spec, timeout=20)
+    assert lifted["status"] == "verified", lifted
+    assert judge(spec, lifted).cls == "agrees"
+    lifted["code"] += ("\n\nimport numpy as _np\n\n\ndef f(a, n):\n"
+                       "    v = _np.asarray(a)[: int(n)]\n"
+                       "    return 0 if len(v) == 0 else int(len(v) - 1 - _np.argmax(v[::-1]))\n")
+    v = judge(spec, lifted)
+    assert v.cls == "VERIFIED-BUT-WRONG", v
+    a = v.counterexample["a"][: v.counterexample["n"]]
+    assert a.count(max(a)) > 1, v.counterexample

@@ -17,7 +17,9 @@ type's extremes, values straddling each constant of the program, wide random val
 Cases that violate the generated code's own precondition checks (``ValueError:
 precondition violated``) are discarded too: the proof assumes them. Integers are compared
 exactly; a kernel touching floating point is compared with a tolerance (the tool verifies
-over the reals) and only gross disagreements count.
+over the reals) and only gross disagreements count -- except an index it returns
+(``KernelSpec.exact_return``: argmax), compared exactly, ties included (the ``repeat``
+inputs draw each array from one to three values, so ties are frequent).
 
 This module deliberately shares nothing with :mod:`tenspiler.check`.
 """
@@ -164,7 +166,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
     tight = {p.name: _tight(TYPES[p.ctype], consts) for p in spec.params if not p.size}
     cases: list[Case] = []
     for idx in range(count):
-        mode = ["small", "extreme", "mixed", "straddle"][idx % 4]
+        mode = ["small", "extreme", "mixed", "straddle", "repeat"][idx % 5]
         if spec.shape == "2d":
             m, n = _SIZES_2D[idx % len(_SIZES_2D)] if idx < 2 * len(_SIZES_2D) else (rng.randint(0, 5), rng.randint(0, 5))
         else:
@@ -181,15 +183,27 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                     return rng.choice(near)
             return rng.choice(pools[p.name])
 
+        palettes: dict[str, list[Any]] = {}
+
+        def element(p: Param, mode: str = mode, palettes: dict[str, list[Any]] = palettes) -> Any:
+            """An array element; in ``repeat`` mode one of 1-3 values per array (ties:
+            an argmax must pick the first / last of equal values exactly as the loop does)."""
+            if mode != "repeat":
+                return draw(p)
+            if p.name not in palettes:
+                palettes[p.name] = [draw(p, rng.choice(["small", "small", "extreme", "straddle"]))
+                                    for _ in range(rng.choice([1, 2, 2, 3]))]
+            return rng.choice(palettes[p.name])
+
         for p in spec.params:
             if p.size:
                 vals[p.name] = m if p.name == "m" else n
             elif p.array:
                 if p.extent == "2d":
-                    vals[p.name] = [[draw(p) for _ in range(n)] for _ in range(m)]
+                    vals[p.name] = [[element(p) for _ in range(n)] for _ in range(m)]
                     continue
                 length = n if p.extent == "cols" else int(eval(p.extent or "n", {"n": n, "m": m}))
-                vals[p.name] = [draw(p) for _ in range(max(length, 0))]
+                vals[p.name] = [element(p) for _ in range(max(length, 0))]
             else:
                 vals[p.name] = draw(p)
         if spec.language == "python" and spec.shape == "2d" and m == 0:
@@ -603,7 +617,7 @@ def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, 
         for idx, (w, h) in enumerate(zip(want, have, strict=True)):
             if isinstance(w, int) and not isinstance(w, bool) and abs(w) >= 2**63:
                 return ""  # outside int64: the documented limit of the generated code
-            agree, exact = _close(w, h, floaty, atol)
+            agree, exact = _close(w, h, floaty and not spec.exact_return, atol)
             v.inexact_float |= not exact
             if not agree:
                 return f"element {idx}: Python {w!r}, generated {h!r}"
@@ -618,7 +632,8 @@ def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, 
         if name == "return":
             if not spec.ret:
                 continue
-            agree, exact = _close(ref["ret"], _flat(produced["return"])[0], floaty, atol)
+            # an index (argmax) is compared exactly, ties included, even in a float kernel
+            agree, exact = _close(ref["ret"], _flat(produced["return"])[0], floaty and not spec.exact_return, atol)
             v.inexact_float |= not exact
             if not agree:
                 return f"return value: C {ref['ret']!r}, generated {_flat(produced['return'])[0]!r}"
@@ -646,7 +661,53 @@ def _ptype(spec: KernelSpec, name: str) -> str:
 # ----------------------------------------------------------------------------- Python side
 
 
+_I64_LO, _I64_HI = -(2**63), 2**63 - 1
+
+
+class _Int64Exceeded(OverflowError):
+    pass
+
+
+def _checked(name: str) -> Any:
+    op = getattr(int, name)
+
+    def method(self: int, *other: Any) -> Any:
+        r = op(self, *other)
+        if type(r) is int:  # a float (true division, int * float) or NotImplemented passes
+            if not _I64_LO <= r <= _I64_HI:
+                raise _Int64Exceeded(f"{name}: {r} is outside int64")
+            return I64(r)
+        return r
+
+    return method
+
+
+class I64(int):
+    """A Python int whose arithmetic raises :class:`OverflowError` when a result (an
+    intermediate value too, e.g. ``(x - c) * (x - c)`` compared and then dropped) leaves
+    int64: the documented limit of the generated code, so such an input is discarded, not a
+    counterexample. Literals combined with it give ``I64`` too (the reflected methods of a
+    subclass win)."""
+
+    __slots__ = ()
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__", "__lshift__", "__rlshift__", "__neg__", "__pos__", "__abs__"):
+    setattr(I64, _name, _checked(_name))
+
+
+def _wrap_int64(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_wrap_int64(x) for x in v]
+    if isinstance(v, int) and not isinstance(v, bool):
+        return I64(v)
+    return v
+
+
 def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str]]:
+    """The original function on each case (``None`` when it raises, e.g. an index error or
+    an int64 overflow of an intermediate value, see :class:`I64`)."""
     ns: dict[str, Any] = {"__name__": "tenspiler_fuzz_original"}
     exec(compile(spec.source, "<kernel>", "exec"), ns)
     fn = ns[spec.function]
@@ -655,14 +716,28 @@ def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str
     import copy
 
     for c in cases:
-        args = [copy.deepcopy(c.values[p.name]) for p in spec.params]
+        args = [_wrap_int64(copy.deepcopy(c.values[p.name])) for p in spec.params]
         try:
-            refs.append(fn(*args))
+            refs.append(_plain(fn(*args)))
             notes.append("")
+        except _Int64Exceeded as e:
+            refs.append(None)
+            notes.append(f"Python int beyond int64 ({e})"[:160])
         except Exception as e:
             refs.append(None)
             notes.append(f"Python raised {type(e).__name__}")
     return refs, notes
+
+
+def _plain(x: Any) -> Any:
+    """``x`` with every :class:`I64` back to a plain ``int``."""
+    if isinstance(x, list):
+        return [_plain(e) for e in x]
+    if isinstance(x, tuple):
+        return tuple(_plain(e) for e in x)
+    if isinstance(x, I64):
+        return int(x)
+    return x
 
 
 def describe_float(x: float) -> str:
@@ -679,8 +754,9 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
     inputs its comments give. Comment lines (``//`` or ``#``) understood:
 
     * ``fuzz-spec: {json}`` -- ``{"extents": {"a": "n + 1"}, "sizes": ["n"], "shape": "1d",
-      "function": "f"}`` (all optional; arrays default to length ``n``, size parameters
-      to the scalars named ``n`` and ``m``);
+      "function": "f", "exact_return": true}`` (all optional; arrays default to length ``n``,
+      size parameters to the scalars named ``n`` and ``m``; ``exact_return``: the return
+      value is an index, compared exactly);
     * ``input: {json}`` -- a counterexample, parameter name -> value (tried first).
     """
     import ast
@@ -737,5 +813,6 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         except ValueError:
             nums.append(int(tok, 8) if tok.startswith("0") else float(tok))
     spec = KernelSpec(path.stem, lang, text, meta.get("function", name), params, ret,
-                      sorted(set(nums), key=repr)[:40], [], meta.get("shape", "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"))
+                      sorted(set(nums), key=repr)[:40], [], meta.get("shape", "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"),
+                      exact_return=bool(meta.get("exact_return", False)))
     return spec, [Case(inp, "given") for inp in inputs]
