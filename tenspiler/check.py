@@ -231,6 +231,14 @@ def _cxx_wrapper_source(fn: Function) -> str:
         if v.rank == 1:
             params += [f"const {t} *p{k}", f"int n{k}"]
             setup.append(f"std::vector<{t}> v{k}(p{k}, p{k} + (n{k} < 0 ? 0 : n{k}));")
+        elif v.rank == 3:
+            params += [f"const {t} *p{k}", f"int q{k}", f"int r{k}", f"int c{k}"]
+            setup.append(
+                f"std::vector<std::vector<std::vector<{t}>>> v{k}(q{k} < 0 ? 0 : q{k},"
+                f" std::vector<std::vector<{t}>>(r{k} < 0 ? 0 : r{k}));"
+                f" for (long q = 0; q < q{k}; q++) for (long r = 0; r < r{k}; r++)"
+                f" v{k}[q][r].assign(p{k} + (q * r{k} + r) * c{k}, p{k} + (q * r{k} + r + 1) * c{k});"
+            )
         else:
             params += [f"const {t} *p{k}", f"int r{k}", f"int c{k}"]
             setup.append(
@@ -667,7 +675,8 @@ def _check_one(
 
 def vector_inputs(fn: Function, inputs: Mapping[str, object]) -> dict[str, object]:
     """The C++ view of flat inputs of ``fn`` (``fn.cxx``): per vector parameter a 1-D
-    array of its length, or a 2-D array (rows x cols); scalars as they are."""
+    array of its length, a 2-D array (rows x cols) or a 3-D one (planes x rows x cols);
+    scalars as they are."""
     assert fn.cxx is not None
     out: dict[str, object] = {}
     for v in fn.cxx.signature:

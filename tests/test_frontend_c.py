@@ -1280,7 +1280,7 @@ def test_struct_row_stores_are_checked_by_the_interpreter() -> None:
     fn = parse_c_source(MAT + "void f(mat m) { for (int c = 0; c < m.cols; c++) m.v[1][c] = 7; }\n")
     out = run_function(fn, {"m__rows": 2, "m__cols": 2, "m__v": [0.0] * 6, "m__v__cols": 3})
     assert out["m__v"].tolist() == [0, 0, 0, 7, 7, 0]  # type: ignore[union-attr]
-    with pytest.raises(IndexError, match=r"column 2 of a row of m__v out of range \[0, 2\)"):
+    with pytest.raises(IndexError, match=r"index 2 into a row of m__v out of range \[0, 2\)"):
         run_function(fn, {"m__rows": 2, "m__cols": 3, "m__v": [0.0] * 6, "m__v__cols": 2})
 
 

@@ -59,7 +59,7 @@ def test_vector_parameters_are_flattened_with_their_sizes() -> None:
     m = np.array([[1.0, 2.0], [3.0, 4.0]])
     inputs = {"m": m.reshape(-1), "m__rows": 2, "m__cols": 2, "v": np.array([10.0, 100.0]), "v__size": 2, "k": 1}
     assert run_function(fn, inputs)["return"] == pytest.approx(2.0 * 10 + 4.0 * 100)
-    with pytest.raises(IndexError, match="column 2"):
+    with pytest.raises(IndexError, match="index 2 into a row"):
         run_function(fn, {**inputs, "k": 2})
     loads = [e for s in fn.body for e in _exprs(s) if isinstance(e, Load) and e.array == "m"]
     assert loads and all(ld.row is not None for ld in loads)

@@ -506,7 +506,7 @@ def test_struct_kernels_match_c(name: str, tmp_path: Path) -> None:
 
     bad = {p.name: ([0] * 8 if isinstance(p.type, PointerType) else 2) for p in fn.params}
     bad[fn.structs[0].fields[2].cols or ""] = 1  # rows of 1 element, 2 columns read
-    with pytest.raises(IndexError, match="column 1 of a row"):
+    with pytest.raises(IndexError, match="index 1 into a row"):
         run_function(fn, bad)
 
 

@@ -1385,6 +1385,15 @@ def cxx_adapter(
             lines.append(f"{names[v.sizes[0]]} = {a}.shape[0]")
             spelled = f"{v.name}: list[{v.elem_cxx}]" if py else f"vector<{v.elem_cxx}> {v.name}"
             doc.append(f"    {a}: {lang} `{spelled}`: a 1-D array" + (" or list" if py else ""))
+        elif v.rank == 3:
+            dims = [names[n] for n in v.sizes]
+            lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
+            lines.append(f"if {a}.ndim == 1 and {lib._is_empty_text(a)}:\n    {a} = {lib._reshape_text(a, '0, 0, 0')}")
+            lines.append(f"if {a}.ndim != 3:\n    raise ValueError('{v.name}: expected a 3-D array (planes of rows of one length), got shape ' + str({a}.shape))")
+            lines.append(f"{', '.join(dims)} = {a}.shape")
+            lines.append(f"{a} = {lib._reshape_text(a, '-1')}")
+            spelled = f"{v.name}: list[list[list[{v.elem_cxx}]]]" if py else f"vector<vector<vector<{v.elem_cxx}>>> {v.name}"
+            doc.append(f"    {a}: {lang} `{spelled}`: a 3-D array (planes x rows x cols)" + (" or nested lists" if py else ""))
         else:
             rows, cols = (names[n] for n in v.sizes)
             lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")

@@ -1348,7 +1348,7 @@ class _Unit:
     def vector_root(self, node: c_ast.ArrayRef, env: _Env) -> _VectorBinding | None:
         """The vector binding ``v`` of ``v[E]`` / ``v[E1][E2]``, if ``v`` is a vector."""
         base: c_ast.Node = node.name
-        if isinstance(base, c_ast.ArrayRef):
+        while isinstance(base, c_ast.ArrayRef):
             base = base.name
         if isinstance(base, c_ast.ID):
             b = env.lookup(base.name)
@@ -1357,16 +1357,34 @@ class _Unit:
         return None
 
     def vector_load(self, node: c_ast.ArrayRef, env: _Env) -> Load | None:
-        """``v[E]`` of a ``vector<T>`` or ``v[E1][E2]`` of a ``vector<vector<T>>``
-        parameter, as a load from its flat row-major elements (``None``: not a vector)."""
+        """``v[E]`` of a ``vector<T>``, ``v[E1][E2]`` of a ``vector<vector<T>>`` or
+        ``v[E1][E2][E3]`` of a ``vector<vector<vector<T>>>`` parameter, as a load from its flat
+        row-major elements (``None``: not a vector)."""
         b = self.vector_root(node, env)
         if b is None:
             return None
         loc = self.loc(node)
         two = isinstance(node.name, c_ast.ArrayRef)
+        three = two and isinstance(node.name.name, c_ast.ArrayRef)
         match b:
             case _Vector(name=name, vt=vt) if vt.rank == 1 and not two:
                 return Load(name, self.index(node.subscript, env), vt.dtype, loc)
+            case _Vector(name=name, vt=vt, sizes=(_, rows_, cols)) if three:
+                assert isinstance(node.name, c_ast.ArrayRef) and isinstance(node.name.name, c_ast.ArrayRef)
+                if isinstance(node.name.name.name, c_ast.ArrayRef):
+                    self.fail(f"too many subscripts in '{_render(node)}' of {vt.spelled} '{name}'", node)
+                p = self.index(node.name.name.subscript, env)
+                r = self.index(node.name.subscript, env)
+                c = self.index(node.subscript, env)
+                nr, nc = Var(rows_, DType.INT, loc), Var(cols, DType.INT, loc)
+                plane_row = Binary("+", Binary("*", p, nr, DType.INT, loc), r, DType.INT, loc)
+                idx = Binary("+", Binary("*", plane_row, nc, DType.INT, loc), c, DType.INT, loc)
+                return Load(name, idx, vt.dtype, loc, row=(c, nc), plane=(r, nr))
+            case _Vector(name=name, vt=vt) if vt.rank == 3:
+                self.fail(f"'{_render(node)}' of {vt.spelled} '{name}' used as a value is not supported "
+                          "(only elements v[p][r][c])", node)
+            case _Vector(name=name, vt=vt) if three:
+                self.fail(f"too many subscripts in '{_render(node)}' of {vt.spelled} '{name}'", node)
             case _Vector(name=name, vt=vt, sizes=(_, cols)) if two:
                 assert isinstance(node.name, c_ast.ArrayRef)
                 r = self.index(node.name.subscript, env)
@@ -1382,9 +1400,10 @@ class _Unit:
                 self.fail(f"reading '{_render(node)}' is not supported", node)
 
     def member_value(self, node: c_ast.FuncCall, env: _Env) -> Expr:
-        """``v.size()`` (length, or rows of a ``vector<vector<T>>``) and ``v[E].size()``
-        (columns: the rows of a ``vector<vector<T>>`` parameter are assumed to have one
-        length). ``size_t`` results are read as mathematical integers."""
+        """``v.size()`` (length, or rows of a ``vector<vector<T>>``, or planes of a
+        ``vector<vector<vector<T>>>``), ``v[E].size()`` (columns, or rows of each plane: the
+        rows of a parameter are assumed to have one length) and ``v[E1][E2].size()``
+        (columns of a ``vector<vector<vector<T>>>``). ``size_t`` results are read as mathematical integers."""
         ref = node.name
         assert isinstance(ref, c_ast.StructRef)
         method = ref.field.name
@@ -1408,9 +1427,16 @@ class _Unit:
                     self.unknown_name(obj.name, obj)
         if isinstance(obj, c_ast.ArrayRef) and isinstance(obj.name, c_ast.ID):
             b = env.lookup(obj.name.name)
-            if isinstance(b, _Vector) and b.vt.rank == 2:
+            if isinstance(b, _Vector) and b.vt.rank >= 2:
                 self.index(obj.subscript, env)  # refuses what it cannot read
                 return Var(b.sizes[1], DType.INT, loc)
+        if (isinstance(obj, c_ast.ArrayRef) and isinstance(obj.name, c_ast.ArrayRef)
+                and isinstance(obj.name.name, c_ast.ID)):
+            b = env.lookup(obj.name.name.name)
+            if isinstance(b, _Vector) and b.vt.rank == 3:
+                self.index(obj.name.subscript, env)
+                self.index(obj.subscript, env)
+                return Var(b.sizes[2], DType.INT, loc)
         self.fail(f"'{_render(node)}' is not supported (size() of a vector parameter or of the returned vector<T>)", node)
 
     # ----------------------------------------------------------- C struct parameters
@@ -1769,7 +1795,7 @@ class _Kernel(IfConversion):
                 structs.append(sp)
                 continue
             if isinstance(ty, VectorType):
-                words = ("size",) if ty.rank == 1 else ("rows", "cols")
+                words = {1: ("size",), 2: ("rows", "cols"), 3: ("planes", "rows", "cols")}[ty.rank]
                 sizes = tuple(self.fresh(f"{decl.name}__{w}") for w in words)
                 params.append(Param(decl.name, PointerType(ty.dtype), u.loc(decl)))
                 params.extend(Param(n, ScalarType(DType.INT), u.loc(decl)) for n in sizes)
@@ -1796,6 +1822,9 @@ class _Kernel(IfConversion):
             else:
                 scope[decl.name] = _Scalar(ty.dtype)
         self.result_type = u.vector_type(self.fdef.decl.type.type)
+        if self.result_type is not None and self.result_type.rank == 3:
+            u.fail(f"returning a {self.result_type.spelled} is not supported yet (return a vector<T> or "
+                   "vector<vector<T>>, or write into a flat output array)", self.fdef.decl)
         self.return_dtype = None if self.result_type is not None else u.return_dtype(self.fdef)
         env = _Env([scope], assigned=assigned, inlining=(self.name,))
         items = list(self.fdef.body.block_items or [])

@@ -2,13 +2,15 @@
 
 The blend and Llama kernels of the paper (§10) are written in a small C++ subset: C plus
 ``#include <vector>`` / ``<cmath>`` / ``<cstdint>``, ``using namespace std;``, ``std::``
-prefixes, ``vector<T>`` and ``vector<vector<T>>`` parameters, locals and return types
+prefixes, ``vector<T>``, ``vector<vector<T>>`` and ``vector<vector<vector<T>>>`` (rectangular;
+parameters only) parameters, locals and return types
 (``const`` and ``&`` allowed on parameters), ``.size()``, ``.push_back(E)`` and ``[]``.
 Everything else of C++ is refused, by pycparser's syntax errors or by the C lowering.
 
 :func:`rewrite_cxx` turns that subset into C that pycparser reads, keeping every line and
-column: ``using namespace std;`` and ``std::`` become spaces; ``vector<vector<T>>`` becomes
-the typedef name ``__vec2_T`` and ``vector<T>`` ``__vec1_T`` (padded with spaces to the
+column: ``using namespace std;`` and ``std::`` become spaces; ``vector<vector<vector<T>>>``
+becomes the typedef name ``__vec3_T``, ``vector<vector<T>>`` ``__vec2_T`` and ``vector<T>``
+``__vec1_T`` (padded with spaces to the
 original width); a ``&`` after such a type becomes a space (a ``const`` reference to a
 vector reads like the vector itself; the kernel may not write its parameters). The
 typedef names are declared, as incomplete struct types, in a prelude line;
@@ -42,8 +44,9 @@ VECTOR_ELEMENTS: dict[str, DType] = {
 
 @dataclass(frozen=True)
 class VectorType:
-    """``vector<elem>`` (``rank == 1``) or ``vector<vector<elem>>`` (``rank == 2``);
-    ``elem`` is the C++ spelling of the element type."""
+    """``vector<elem>`` (``rank == 1``), ``vector<vector<elem>>`` (``rank == 2``) or
+    ``vector<vector<vector<elem>>>`` (``rank == 3``); ``elem`` is the C++ spelling of the
+    element type."""
 
     rank: int
     elem: str
@@ -58,11 +61,14 @@ class VectorType:
 
     @property
     def spelled(self) -> str:
-        return f"vector<{self.elem}>" if self.rank == 1 else f"vector<vector<{self.elem}>>"
+        return "vector<" * self.rank + self.elem + ">" * self.rank
 
 
 _SP = r"[ \t]*"
 _STD = rf"(?:std{_SP}::{_SP})?"
+_VECTOR3_RE = re.compile(
+    rf"\b{_STD}vector{_SP}<{_SP}{_STD}vector{_SP}<{_SP}{_STD}vector{_SP}<{_SP}(\w+){_SP}>{_SP}>{_SP}>"
+)
 _VECTOR2_RE = re.compile(
     rf"\b{_STD}vector{_SP}<{_SP}{_STD}vector{_SP}<{_SP}(\w+){_SP}>{_SP}>"
 )
@@ -70,7 +76,7 @@ _VECTOR1_RE = re.compile(rf"\b{_STD}vector{_SP}<{_SP}(\w+){_SP}>")
 _VECTOR_WORD_RE = re.compile(r"\bvector\b")
 _USING_RE = re.compile(rf"\busing{_SP}namespace{_SP}std{_SP};")
 _STD_PREFIX_RE = re.compile(rf"\bstd{_SP}::")
-_REF_RE = re.compile(rf"\b(__vec[12]_\w+{_SP}(?:const{_SP})?)&")
+_REF_RE = re.compile(rf"\b(__vec[123]_\w+{_SP}(?:const{_SP})?)&")
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -84,7 +90,7 @@ def rewrite_cxx(text: str, filename: str) -> tuple[str, dict[str, VectorType]]:
 
     Raises:
         LiftError: a vector of an unsupported element type, or ``vector`` used otherwise
-            than as ``vector<T>`` / ``vector<vector<T>>``.
+            than as ``vector<T>`` / ``vector<vector<T>>`` / ``vector<vector<vector<T>>>``.
     """
     used: dict[str, VectorType] = {}
 
@@ -108,12 +114,13 @@ def rewrite_cxx(text: str, filename: str) -> tuple[str, dict[str, VectorType]]:
         return sub
 
     text = _USING_RE.sub(_blank, text)
+    text = _VECTOR3_RE.sub(vector(3), text)
     text = _VECTOR2_RE.sub(vector(2), text)
     text = _VECTOR1_RE.sub(vector(1), text)
     stray = _VECTOR_WORD_RE.search(text)
     if stray is not None:
         raise LiftError(
-            "'vector' is only supported as vector<T> or vector<vector<T>> "
+            "'vector' is only supported as vector<T>, vector<vector<T>> or vector<vector<vector<T>>> "
             f"(T one of {', '.join(VECTOR_ELEMENTS)})",
             loc(stray.start()),
         )

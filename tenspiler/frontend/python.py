@@ -424,7 +424,7 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
 
 @dataclass(frozen=True)
 class _ParamType:
-    """A parameter's type: a number (``rank == 0``) or a list of rank 1 / 2."""
+    """A parameter's type: a number (``rank == 0``) or a list of rank 1, 2 or 3."""
 
     rank: int
     dtype: DType
@@ -434,7 +434,7 @@ class _ParamType:
 class _Uses:
     """How the kernel body uses each name (for parameters without annotations)."""
 
-    lists: dict[str, int] = field(default_factory=dict)  # name -> rank seen (1 or 2)
+    lists: dict[str, int] = field(default_factory=dict)  # name -> rank seen (1, 2 or 3)
     int_context: set[str] = field(default_factory=set)
 
     @classmethod
@@ -451,11 +451,15 @@ class _Uses:
             match node:
                 case ast.Call(func=ast.Name(id="len"), args=[ast.Name(id=name)]):
                     note(name, 1)
+                case ast.Call(func=ast.Name(id="len"), args=[ast.Subscript(value=ast.Subscript(value=ast.Name(id=name)))]):
+                    note(name, 3)
                 case ast.Call(func=ast.Name(id="len"), args=[ast.Subscript(value=ast.Name(id=name))]):
                     note(name, 2)
                 case ast.Call(func=ast.Name(id="range"), args=args):
                     for a in args:
                         u.int_context |= names_in(a)
+                case ast.Subscript(value=ast.Subscript(value=ast.Subscript(value=ast.Name(id=name)))):
+                    note(name, 3)
                 case ast.Subscript(value=ast.Subscript(value=ast.Name(id=name))):
                     note(name, 2)
                 case ast.Subscript(value=ast.Name(id=name)):
@@ -687,9 +691,14 @@ class _Module:
                 ename = _type_name(inner.slice)
                 if ename in ("int", "float"):
                     return _ParamType(2, INT if ename == "int" else DOUBLE)
+                third = inner.slice
+                if isinstance(third, ast.Subscript) and _type_name(third.value) in _LIST_NAMES:
+                    tname = _type_name(third.slice)
+                    if tname in ("int", "float"):
+                        return _ParamType(3, INT if tname == "int" else DOUBLE)
         self.fail(
             f"annotation '{ast.unparse(node)}' of {what} is not supported "
-            "(int, float, list[int], list[float], list[list[int]], list[list[float]])",
+            "(int, float, list[int], list[float], list[list[int]], list[list[float]], list[list[list[float]]], …)",
             node,
         )
 
@@ -806,8 +815,22 @@ class _Module:
     def subscript(self, node: ast.Subscript, sc: _Scope) -> Expr:
         loc = self.loc(node)
         base = node.value
+        if (isinstance(base, ast.Subscript) and isinstance(base.value, ast.Subscript)
+                and isinstance(base.value.value, ast.Name)):
+            b = sc.lookup(base.value.value.id)
+            if isinstance(b, _ListParam) and b.rank == 3:
+                p = self.index(base.value.slice, sc)
+                r = self.index(base.slice, sc)
+                c = self.index(node.slice, sc)
+                rows, cols = Var(b.sizes[1], INT, loc), Var(b.sizes[2], INT, loc)
+                plane_row = Binary("+", Binary("*", p, rows, INT, loc), r, INT, loc)
+                idx = Binary("+", Binary("*", plane_row, cols, INT, loc), c, INT, loc)
+                return Load(b.name, idx, b.elem, loc, row=(c, cols), plane=(r, rows))
         if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name):
             b = sc.lookup(base.value.id)
+            if isinstance(b, _ListParam) and b.rank == 3:
+                self.fail(f"'{ast.unparse(node)}' is a row of the 3-D list '{b.name}': only elements "
+                          f"{b.name}[p][r][c] are supported", node)
             if isinstance(b, _ListParam) and b.rank == 2:
                 r = self.index(base.slice, sc)
                 c = self.index(node.slice, sc)
@@ -822,6 +845,8 @@ class _Module:
             match b:
                 case _ListParam(rank=1):
                     return Load(b.name, self.index(node.slice, sc), b.elem, loc)
+                case _ListParam(rank=3):
+                    self.fail(f"plane '{ast.unparse(node)}' of the 3-D list '{b.name}' used as a value is not supported", node)
                 case _ListParam():
                     self.fail(f"row '{ast.unparse(node)}' of the list of lists '{b.name}' used as a value is not supported", node)
                 case _Result() | _Row():
@@ -908,8 +933,9 @@ class _Module:
         return Call(_MATH[attr], x, DOUBLE, self.loc(node))
 
     def length(self, arg: ast.expr, sc: _Scope) -> Expr:
-        """``len(a)`` (length, or rows of a list of lists), ``len(m[i])`` (columns: rows
-        are assumed to have one length) and ``len(out)`` of the returned list."""
+        """``len(a)`` (length, rows of a list of lists, planes of a 3-D list), ``len(m[i])``
+        (columns, or rows of a plane: rows are assumed to have one length), ``len(x[p][r])``
+        (columns of a 3-D list) and ``len(out)`` of the returned list."""
         loc = self.loc(arg)
         if isinstance(arg, ast.Name):
             match sc.lookup(arg.id):
@@ -921,9 +947,16 @@ class _Module:
                     sc.read(arg.id, arg)
         if isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name):
             b = sc.lookup(arg.value.id)
-            if isinstance(b, _ListParam) and b.rank == 2:
+            if isinstance(b, _ListParam) and b.rank >= 2:
                 self.index(arg.slice, sc)  # refuses what it cannot read
                 return Var(b.sizes[1], INT, loc)
+        if (isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Subscript)
+                and isinstance(arg.value.value, ast.Name)):
+            b = sc.lookup(arg.value.value.id)
+            if isinstance(b, _ListParam) and b.rank == 3:
+                self.index(arg.value.slice, sc)
+                self.index(arg.slice, sc)
+                return Var(b.sizes[2], INT, loc)
         self.fail(f"len({ast.unparse(arg)}) is not supported (len of a list parameter, of a row of one, or of the returned list)", arg)
 
     # ----------------------------------------------------------- conditions
@@ -1832,7 +1865,7 @@ class _Kernel(_Scope, IfConversion):
                 self.env[name] = _Scalar(t.dtype)
                 signature.append(name)
                 continue
-            words = ("size",) if t.rank == 1 else ("rows", "cols")
+            words = {1: ("size",), 2: ("rows", "cols"), 3: ("planes", "rows", "cols")}[t.rank]
             sizes = tuple(self.fresh(f"{name}__{w}") for w in words)
             params.append(Param(name, PointerType(t.dtype), loc))
             params.extend(Param(n, ScalarType(INT), loc) for n in sizes)

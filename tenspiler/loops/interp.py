@@ -84,7 +84,7 @@ def run_function(
     Raises:
         ValueError: missing/unknown input names or values of the wrong kind.
         IndexError: an out-of-bounds load or store (message names array and index), or
-            an element outside its row (``Load.row``/``Store.row``).
+            an element outside its row (``Load.row``/``Store.row``) or plane (``Load.plane``).
         tenspiler.ir.semantics.UndefinedBehaviour: division or remainder by zero.
         RuntimeError: more than ``max_steps`` statements, or a read of an unassigned local.
         OverflowError: a final ``INT`` array value does not fit in ``np.int64``.
@@ -224,8 +224,9 @@ class _Machine:
                 if v is None:
                     raise RuntimeError(f"read of unassigned variable '{name}'")
                 return v
-            case Load(array=array, index=index, row=row):
+            case Load(array=array, index=index, row=row, plane=plane):
                 data = self._array(array)
+                self._check_row(array, plane)
                 self._check_row(array, row)
                 return data[self._index(array, self.eval(index), len(data))]
             case Unary(op="-", operand=operand):
@@ -267,11 +268,12 @@ class _Machine:
 
     def _check_row(self, array: str, row: tuple[Expr, Expr] | None) -> None:
         """An element ``v[r][c]`` of rows stored separately (``Load.row``/``Store.row``):
-        C has no element outside its row, so ``c`` must lie in ``[0, cols)``."""
+        C has no element outside its row, so ``c`` must lie in ``[0, cols)`` (and, for
+        ``v[p][r][c]``, ``r`` in ``[0, rows)``: ``Load.plane``)."""
         if row is not None:
             col, cols = self.eval(row[0]), self.eval(row[1])
             if not 0 <= col < cols:
-                raise IndexError(f"column {col} of a row of {array} out of range [0, {cols})")
+                raise IndexError(f"index {col} into a row of {array} out of range [0, {cols})")
 
     def _array(self, name: str) -> list[Number]:
         if name not in self.arrays:

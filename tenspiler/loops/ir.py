@@ -103,6 +103,10 @@ class Load:
     dtype: DType
     loc: SourceLoc | None = field(default=None, compare=False)
     row: tuple[Expr, Expr] | None = field(default=None, compare=False)
+    #: ``(r, rows)`` for an element ``v[p][r][c]`` of a ``vector<vector<vector<T>>>``
+    #: parameter (``index = (p * rows + r) * cols + c``, ``row = (c, cols)``): ``r``
+    #: outside ``[0, rows)`` is undefined behaviour as well, refused by the interpreter.
+    plane: tuple[Expr, Expr] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -274,9 +278,10 @@ class Param:
 
 @dataclass(frozen=True)
 class VectorParam:
-    """A C++ ``vector<T>`` (``rank == 1``) or rectangular ``vector<vector<T>>`` (``rank ==
-    2``) parameter, passed to the loop IR as the pointer parameter ``name`` (row-major
-    elements) followed by the INT parameters ``sizes``: ``(length,)`` or ``(rows, cols)``.
+    """A C++ ``vector<T>`` (``rank == 1``), rectangular ``vector<vector<T>>`` (``rank == 2``)
+    or ``vector<vector<vector<T>>>`` (``rank == 3``) parameter, passed to the loop IR as the
+    pointer parameter ``name`` (row-major elements) followed by the INT parameters ``sizes``:
+    ``(length,)``, ``(rows, cols)`` or ``(planes, rows, cols)``.
     ``elem_cxx`` is the C++ element type as written (``"uint8_t"``)."""
 
     name: str
@@ -429,9 +434,10 @@ def map_expr(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
     match e:
         case Const() | Var():
             out: Expr = e
-        case Load(array, index, dtype, loc, row):
+        case Load(array, index, dtype, loc, row, plane):
             new_row = None if row is None else (map_expr(row[0], f), map_expr(row[1], f))
-            out = Load(array, map_expr(index, f), dtype, loc, new_row)
+            new_plane = None if plane is None else (map_expr(plane[0], f), map_expr(plane[1], f))
+            out = Load(array, map_expr(index, f), dtype, loc, new_row, new_plane)
         case Unary(op, operand, dtype, loc):
             out = Unary(op, map_expr(operand, f), dtype, loc)
         case Binary(op, left, right, dtype, loc):

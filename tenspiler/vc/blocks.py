@@ -329,10 +329,11 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
 
 def _rebase_inductions(outer: For, pre: Mapping[str, Expr]) -> tuple[For, dict[str, Expr]]:
     """Inductions of the nest — a scalar ``v`` set before it (``v0``) and only stepped by
-    constants ``v = v + c`` directly in the body of one loop ``for (j = a; j < b; j++)`` at
-    the top of the outer body (``out[k++] = ...``; Python's ``C.append(row)`` of rows built by
-    appends) — rewritten as ``v = base + v__off`` with ``base = v0 + i*D``, ``D = (sum of c) *
-    (b - a)`` (the step per row) and ``v__off`` a local of the row starting at 0.
+    constants ``v = v + c`` directly in the body of the innermost of a chain of loops
+    ``for (j = a; j < b; j++)`` (one per level) at the top of the outer body (``out[k++] =
+    ...``; Python's ``C.append(row)`` of rows built by appends; a flat result of a 3-D nest)
+    — rewritten as ``v = base + v__off`` with ``base = v0 + i*D``, ``D = (sum of c) * (b - a)
+    * …`` over the chain (the step per row) and ``v__off`` a local of the row starting at 0.
 
     The rewrite is exact when ``v`` equals ``base`` at the start of row ``i``: true for row 0;
     for the next row because the row kernel's summary, which outputs ``v__off`` at the row's
@@ -343,22 +344,33 @@ def _rebase_inductions(outer: For, pre: Mapping[str, Expr]) -> tuple[For, dict[s
     for name, v0 in sorted(pre.items()):
         if symexec.reads(v0) & symexec.assigned_scalars(outer.body):
             continue
-        loops = [s for s in outer.body if isinstance(s, For) and name in symexec.assigned_scalars(s.body)]
-        if len(loops) != 1 or loops[0].descending:
-            continue
-        loop = loops[0]
-        incs = [s for s in loop.body if isinstance(s, Assign) and s.target == name]
+        # the chain of loops down to the one whose body steps `name` (one loop per level)
+        chain: list[For] = []
+        level: tuple[Stmt, ...] = outer.body
+        elsewhere: set[str] = set()
+        incs: list[Assign] = []
+        while True:
+            loops = [s for s in level if isinstance(s, For) and name in symexec.assigned_scalars(s.body)]
+            steps = [s for s in level if isinstance(s, Assign) and s.target == name]
+            if steps and not loops:
+                incs = steps
+                elsewhere |= symexec.assigned_scalars([s for s in level if s not in steps])
+                break
+            if len(loops) != 1 or loops[0].descending or steps:
+                break
+            elsewhere |= symexec.assigned_scalars([s for s in level if s is not loops[0]])
+            chain.append(loops[0])
+            level = loops[0].body
         consts = [_step(s, name) for s in incs]
         if not incs or any(c is None for c in consts):
             continue
-        elsewhere = symexec.assigned_scalars([s for s in outer.body if s is not loop]) | symexec.assigned_scalars(
-            [s for s in loop.body if s not in incs])
-        bounds = symexec.reads(loop.start) | symexec.reads(loop.stop)
+        bounds = set().union(*(symexec.reads(lp.start) | symexec.reads(lp.stop) for lp in chain))
         if name in elsewhere or bounds & symexec.assigned_scalars(outer.body) or pre[name].dtype != INT:
             continue
         off = f"{name}__off"
-        per_iter = Const(sum(c for c in consts if c is not None), INT)
-        step = Binary("*", per_iter, Binary("-", loop.stop, loop.start, INT), INT)
+        step: Expr = Const(sum(c for c in consts if c is not None), INT)
+        for lp in chain:
+            step = Binary("*", step, Binary("-", lp.stop, lp.start, INT), INT)
         base = Binary("+", v0, Binary("*", i, step, INT), INT)
         value = Binary("+", base, Var(off, INT), INT)
 
@@ -456,6 +468,8 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
     Raises:
         NotLiftable: ``t`` reads the row or ``i`` in a way 2-D TensIR cannot express.
     """
+    from tenspiler.vc.phases import same_int
+
     m = lift_entry_scalar(k.outer.stop)
     rowish = {k.var} | {v.param for v in k.views}
 
@@ -473,7 +487,7 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
                 if free_vars(n) & rowish:
                     raise refuse(x)
                 # the first n elements of each row of S (a Python row of another list's length)
-                return (Matrix(TensorVar(view.array, d), m, stride) if n == stride
+                return (Matrix(TensorVar(view.array, d), m, stride) if same_int(n, stride)
                         else Matrix(TensorVar(view.array, d), m, n, stride)), True
             case Strided(TensorVar(a, d), ScalarVar(v), count, step) if v == k.var and a not in rowish and not (
                 (free_vars(count) | free_vars(step)) & rowish
@@ -521,6 +535,8 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
     Raises:
         NotLiftable: the row kernel writes part of a row only, or its value has no 2-D form.
     """
+    from tenspiler.vc.phases import same_int
+
     ps = k.kernel.summary(cand)
     m = lift_entry_scalar(k.outer.stop)
     rowish = {k.var} | {v.param for v in k.views}
@@ -533,7 +549,7 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
             raise NotLiftable("the rows of the nest compute a scalar result: not supported yet", k.outer.loc)
         view = k.view(o.array)
         stride = lift_entry_scalar(view.stride)
-        if o.lo != Lit(0, INT) or o.hi != stride:
+        if o.lo != Lit(0, INT) or not same_int(o.hi, stride):
             raise NotLiftable(
                 f"the nest writes {show(o.lo)} .. {show(o.hi)} of each row of '{view.array}' (rows of "
                 f"{show(stride)} elements): only whole rows are supported in a nest deeper than two",
@@ -543,7 +559,7 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
             # every row the same vector (it reads no row and not i): that vector repeated,
             # a matrix view with row stride 0
             value = Matrix(value, m, stride, Lit(0, INT))
-        if rows(value) != m or cols(value) != stride:
+        if rows(value) != m or not same_int(cols(value), stride):
             raise NotLiftable(
                 f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(stride)} matrix",
                 k.outer.loc)

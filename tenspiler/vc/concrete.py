@@ -209,8 +209,10 @@ def _vector_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, mo
         if not isinstance(v, VectorParam):
             continue
         shape = [dim() for _ in range(v.rank)]
-        if v.rank == 2:
+        if v.rank >= 2:
             shape[0] = max(shape[0], 1)  # kernels read v[0].size(): undefined on no rows
+        if v.rank == 3:
+            shape[1] = max(shape[1], 1)  # and v[0][0].size()
         for name, size in zip(v.sizes, shape, strict=True):
             inputs[name] = size
         inputs[v.name] = np.asarray(inputs[v.name])[: int(np.prod(shape))]

@@ -321,7 +321,7 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
         scalars.update(new_scalars)
         for array, w in new_writes.items():
             old = writes.get(array)
-            if old is not None and not (_same(old.lo, w.lo) and _same(old.hi, w.hi)):
+            if old is not None and not (same_int(old.lo, w.lo) and same_int(old.hi, w.hi)):
                 raise NotLiftable(
                     f"loop {phase.index + 1} writes '{array}' over [{show(w.lo)}, {show(w.hi)}), an earlier loop "
                     f"over [{show(old.lo)}, {show(old.hi)}): writes of one array over different ranges in "
@@ -388,7 +388,7 @@ class _Rewriter:
                                          c2, DType.INT))
 
                 def mat(v: Term, lo: Scalar, hi: Scalar) -> Term:
-                    if not _same(lo, Lit(0, DType.INT)):
+                    if not same_int(lo, Lit(0, DType.INT)):
                         raise self.refuse(a, t)
                     return Matrix(v, r2, c2, s2)  # type: ignore[arg-type]
 
@@ -409,7 +409,7 @@ class _Rewriter:
         inside = self.nonneg(_minus(lo, w.lo)) and self.nonneg(_minus(w.hi, hi))
         if inside:
             rel_lo, rel_hi = _minus(lo, w.lo), _minus(hi, w.lo)
-            if whole and _same(rel_lo, Lit(0, DType.INT)) and _same(rel_hi, _minus(w.hi, w.lo)):
+            if whole and same_int(rel_lo, Lit(0, DType.INT)) and same_int(rel_hi, _minus(w.hi, w.lo)):
                 return w.value  # the whole written range
             return onto(w.value, rel_lo, rel_hi)  # type: ignore[no-any-return]
         if self.nonneg(_minus(w.lo, hi)) or self.nonneg(_minus(lo, w.hi)):
@@ -432,7 +432,7 @@ def _slice(v: Term, lo: Scalar, hi: Scalar) -> Term:
     """``v[lo:hi]`` with the whole-value and prefix cases simplified (``v`` has length
     ``hi`` when ``hi`` is the written range's length — the caller passes bounds relative
     to the written range's start)."""
-    zero = _same(lo, Lit(0, DType.INT))
+    zero = same_int(lo, Lit(0, DType.INT))
     if zero:
         return Take(v, hi)  # type: ignore[arg-type]
     return Slice(v, lo, hi)  # type: ignore[arg-type]
@@ -479,7 +479,9 @@ def _nonneg(t: Scalar) -> bool:
     return isinstance(t, Lit) and isinstance(t.value, int) and t.value >= 0
 
 
-def _same(a: Scalar, b: Scalar) -> bool:
+def same_int(a: Scalar, b: Scalar) -> bool:
+    """``a == b`` for every value of the variables: equal terms, or integer polynomials with
+    the same expansion (``R * C`` and ``C * R``)."""
     if a == b:
         return True
     sa, sb = _sym(a), _sym(b)
