@@ -371,7 +371,8 @@ def _filter(
 
 def _partial_summary(k: LoopKernel, cand: Candidate, array: str) -> ProgramSummary:
     """The summary of one written array alone (to filter its candidates on their own)."""
-    only = replace(k, scalars=(), arrays=tuple(a for a in k.arrays if a.array == array), result=None)
+    only = replace(k, scalars=(), arrays=tuple(a for a in k.arrays if a.array == array), result=None,
+                   post_stores=())
     return summary(only, Candidate((), cand.arrays))
 
 

@@ -39,6 +39,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Flatten,
+    Full,
     Lit,
     NotCond,
     ProgramSummary,
@@ -82,6 +83,7 @@ from tenspiler.loops.ir import (
     Unary,
     Var,
 )
+from tenspiler.vc import symexec
 from tenspiler.vc.kernel import LoopKernel, divisors
 from tenspiler.vc.symexec import SymState, statement_expressions
 
@@ -216,6 +218,9 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
         outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
     for name in k.live_out:
         outputs.append(ScalarOutput(name, exit_term(k, cand, Var(name, k.fn.dtype_of(name)))))
+    for array, idx, value in k.post_stores:  # `*result = s;` after the loop
+        at = exit_term(k, cand, idx)
+        outputs.append(ArrayOutput(array, at, plus_const(at, 1), Full(Lit(1, DType.INT), exit_term(k, cand, value))))
     return fold_summary(ProgramSummary(k.fn.name, tuple(outputs)))
 
 
@@ -501,7 +506,12 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         result_smt = encode_expr(k.result, head_scalars, head_arrays)
         post_div = nonzero_divisors([k.result], head_scalars, head_arrays)
     finals = {x: encode_expr(Var(x, fn.dtype_of(x)), head_scalars, head_arrays) for x in k.live_out}
-    goal = _summary_goal(k, ps, enc, result_smt, {a.array: head_name(a.array) for a in k.arrays}, finals)
+    final_arrays = {a.array: head_name(a.array) for a in k.arrays}
+    for array, idx, value in k.post_stores:  # the stores after the loop, over the exit state
+        final_arrays[array] = (f"(store {entry_arrays[array]} {encode_expr(idx, head_scalars, head_arrays)} "
+                               f"{encode_expr(value, head_scalars, head_arrays)})")
+        post_div += nonzero_divisors([idx, value], head_scalars, head_arrays)
+    goal = _summary_goal(k, ps, enc, result_smt, final_arrays, finals)
     if pre_div or body_div or post_div:
         assumptions.append(_DIVISORS)
     # The standard post clause  inv(i) ∧ ¬(i < stop) → post  is split in two: "exit" proves
@@ -611,6 +621,10 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
             f"summary reads or writes{need}",
             f"(<= 0 {_add(start, min(offsets))})",
         ))
+    for array, idx, _ in k.post_stores:
+        at = symexec.substitute(idx, k.pre)
+        out.append((f"{array} has an element at index {_src(at)}, which the code after the loop writes",
+                    "true"))  # the model's arrays are total; generated code checks the index
     return out + input_assumptions(fn)
 
 

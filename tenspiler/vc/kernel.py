@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, assert_never, runtime_checkable
 
-from tenspiler.errors import NotLiftable
+from tenspiler.errors import NotLiftable, SourceLoc
 from tenspiler.ir.semantics import divides as sem_divides
 from tenspiler.loops.ir import (
     Binary,
@@ -31,6 +31,8 @@ from tenspiler.loops.ir import (
     Not,
     Return,
     Select,
+    Stmt,
+    Store,
     Unary,
     Var,
 )
@@ -90,6 +92,9 @@ class LoopKernel:
         live_out: scalars whose values after the loop a later loop phase reads
             (:mod:`tenspiler.vc.phases`): each is an output of the summary, proved by the
             post clause like the returned value.
+        post_stores: ``(array, index, value)`` of each store after the loop (``*result =
+            s;``), over the loop-exit state; ``index`` reads only values fixed before the
+            loop. An output ``array[index:index+1] = full(1, value)`` of the summary.
     """
 
     fn: Function
@@ -103,6 +108,7 @@ class LoopKernel:
     result: Expr | None
     inductions: tuple[Induction, ...] = ()
     live_out: tuple[str, ...] = ()
+    post_stores: tuple[tuple[str, Expr, Expr], ...] = ()
 
     def closed_form(self, ind: Induction, at: Expr) -> Expr:
         """Value of induction ``ind`` at the head of iteration ``at`` (an INT expression
@@ -172,6 +178,10 @@ class LoopKernel:
             for a, forms in self.strided_reads.items() for c, d in forms
         ):
             return False
+        for array, idx, _ in self.post_stores:
+            at = int(evaluate(lift_entry_scalar(symexec.substitute(idx, self.pre)), inputs))
+            if not 0 <= at < len(inputs[array]):
+                return False
         return all(
             start + min(offs) >= 0 and stop + max(offs) <= len(inputs[a])
             for a, offs in self.access_offsets.items()
@@ -338,19 +348,30 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
         offset = offsets.pop()
         arrays.append(ArrayTarget(array, offset, stores[-1][1], fn.dtype_of(array)))
 
+    post_stores: list[tuple[str, Expr, Expr]] = []
     if post_stmts:
         post = symexec.execute(post_stmts)
-        if post.stores:
-            raise NotLiftable("array writes after the loop are not supported yet", post_stmts[0].loc)
+        for array, stores in post.stores.items():
+            loc = _loc_of_store_in(post_stmts, array)
+            if array in body.stores:
+                raise NotLiftable(f"'{array}' is written by the loop and again after it: not supported yet", loc)
+            if len(stores) > 1:
+                raise NotLiftable(f"'{array}' is written more than once after the loop: not supported yet", loc)
+            (idx, val), = stores
+            if symexec.reads(idx) & (assigned | {loop.var}):
+                raise NotLiftable(f"'{array}' is written after the loop at an index the loop computes: "
+                                  "not supported yet", loc)
+            post_stores.append((array, idx, val))
         result = post.returned
-        if result is not None:
-            for ld in symexec.loads(result):
+        for e in ([result] if result is not None else []) + [e for _, i, v in post_stores for e in (i, v)]:
+            for ld in symexec.loads(e):
                 raise NotLiftable("reading an array after the loop is not supported yet", ld.loc)
     else:
         result = None
 
     kernel = LoopKernel(
-        fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result, inductions, live_out
+        fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result, inductions, live_out,
+        tuple(post_stores),
     )
     _check_reads(kernel)
     return kernel
@@ -377,6 +398,13 @@ def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction,
         if step is not None:
             out.append(Induction(name, pre.scalars.get(name, Var(name, DType.INT)), step, DType.INT))
     return tuple(out)
+
+
+def _loc_of_store_in(stmts: tuple[Stmt, ...], array: str) -> SourceLoc | None:
+    for s in stmts:
+        if isinstance(s, Store) and s.array == array:
+            return s.loc
+    return stmts[0].loc if stmts else None
 
 
 def _loc_of_store(loop: For, array: str):  # type: ignore[no-untyped-def]
