@@ -181,7 +181,8 @@ def lift_parsed(
         if hazards:
             raise NotLiftable(
                 f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
-                "inputs of the C types and feeds a comparison, division or conversion: the "
+                f"inputs of the {'C types' if fn.python is None else 'int64 range'} and feeds a comparison, "
+                "division or conversion: the "
                 "generated code (int64) would wrap where the source does not, so it is not emitted"
             )
         files: dict[Path, str] = {}

@@ -114,3 +114,43 @@ def test_argmax_through_a_gather_is_refused_with_the_reason(tmp_path: Path) -> N
     res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
     assert res.status == "not_lifted"
     assert "depends on 'best', which the loop updates" in res.message
+
+
+# ---------------------------------------------------------------- red-team findings (Python ints)
+
+
+def test_a_python_int_argmin_whose_negation_can_leave_int64_is_not_emitted(tmp_path: Path) -> None:
+    """The argmin is the argmax of the negated values; with Python ints in int64, ``0 - x``
+    leaves int64 at ``x = -2**63`` (NumPy would wrap): refused like a C ``long`` minimum."""
+    src = tmp_path / "argmin.py"
+    src.write_text("def argmin(xs: list[int]) -> int:\n    best = 0\n    m = xs[0]\n"
+                   "    for i in range(1, len(xs)):\n        if xs[i] < m:\n            m = xs[i]\n            best = i\n"
+                   "    return best\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
+    assert res.status == "not_lifted" and "can exceed 64 bits for inputs of the int64 range" in res.message
+
+
+@pytest.mark.parametrize(("cond", "ok"), [
+    ("xs[i] > m", False),          # int data, a float m: Python compares exactly
+    ("float(xs[i]) > m", True),    # compared as floats: as NumPy does
+    ("xs[i] > 0.5", True),         # a float constant of magnitude <= 2**53: exact either way
+])
+def test_python_int_and_float_comparisons(cond: str, ok: bool) -> None:
+    from tenspiler.errors import LiftError
+    from tenspiler.frontend.python import parse_python_source
+
+    src = (f"def f(xs: list[int]) -> int:\n    best = -1\n    m = -1.0e300\n    for i in range(len(xs)):\n"
+           f"        if {cond}:\n            best = i\n    return best\n")
+    if ok:
+        parse_python_source(src, "f.py")
+    else:
+        with pytest.raises(LiftError, match="Python compares them exactly"):
+            parse_python_source(src, "f.py")
+
+
+def test_a_near_argmax_names_the_shape(tmp_path: Path) -> None:
+    src = tmp_path / "near.c"
+    src.write_text("int f(int n, int *a, int *b) { int best = 0; int m = 0; for (int i = 0; i < n; i++) "
+                   "if (a[i] > m) { m = b[i]; best = i; } return best; }\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
+    assert res.status == "not_lifted" and "not as the index of an extremum" in res.message

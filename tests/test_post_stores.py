@@ -62,3 +62,13 @@ def test_an_array_the_loop_writes_is_not_written_again_after_it(tmp_path: Path) 
     src.write_text("void f(int n, int *a) { for (int i = 0; i < n; i++) a[i] = 2 * a[i]; a[0] = 7; }\n")
     res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
     assert res.status == "not_lifted" and "written by the loop and again after it" in res.message
+
+
+def test_a_store_after_a_loop_nest(tmp_path: Path) -> None:
+    src = tmp_path / "total.c"
+    src.write_text("void total(int m, int n, const int *A, int *out) { int s = 0; for (int i = 0; i < m; i++) "
+                   "for (int j = 0; j < n; j++) s += A[i * n + j]; *out = s; }\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "out", check=True)
+    assert res.status == "verified", res.message
+    assert res.summary == "out[0:1] = full(1, reduce_sum(take(A, (m * n))))"
+    assert res.check is not None and all(c["ok"] for c in res.check.values())

@@ -305,12 +305,22 @@ def test_true_division_of_ints_is_a_float_and_int_truncates(tmp_path: Path) -> N
 def test_abs_min_max_and_truth_values(tmp_path: Path) -> None:
     src = (
         "def am(a: list[int], b: list[float]):\n    out = []\n    for i in range(len(a)):\n"
-        "        out.append(abs(a[i]) - abs(b[i]) + min(a[i], b[i]) * 3 + max(b[i], a[i]))\n    return out\n\n\n"
+        "        out.append(abs(a[i]) - abs(b[i]) + min(float(a[i]), b[i]) * 3 + max(b[i], float(a[i])))\n    return out\n\n\n"
         "def tv(a: list[float], t: float):\n    c = 0\n    for x in a:\n        if x:\n            c += 1\n"
         "        if not x - t:\n            c += 10\n        if x > t > -x:\n            c += 100\n    return c\n"
     )
     lift_and_run(tmp_path, src, "am", [([1, -2, 3, 0, -5], [1.0, -2.5, 3.5, -0.0, -5.0]), ([], [])])
     lift_and_run(tmp_path, src, "tv", [([0.0, -0.0, 1.0, 2.0, -1.0, 1e300], t) for t in (2.0, 0.0, -1.0, 1e300)] + [([], 1.0)])
+
+
+def test_min_of_an_int_and_a_float_is_refused() -> None:
+    """Python's ``min(a, b)`` compares an int and a float exactly (and returns the int
+    itself); the model converts the int to a float first: refused, ``float(a)`` is explicit."""
+    from tenspiler.errors import LiftError
+    from tenspiler.frontend.python import parse_python_source
+
+    with pytest.raises(LiftError, match="Python compares them exactly"):
+        parse_python_source("def f(a: int, b: float) -> float:\n    return min(a, b)\n", "f.py")
 
 
 def test_a_folded_constant_straddled_by_the_inputs(tmp_path: Path) -> None:

@@ -245,13 +245,23 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
     summary is proved over the mathematical integers; a synthesised term such as ``A * A``
     on ``long`` data can exceed 64 bits where the source (``A / A``) cannot. A term whose
     range is unbounded (a sum over the input's length) is not listed: the source computes
-    such sums itself, in a C type whose overflow is undefined behaviour."""
-    params = c_type_ranges(fn)
+    such sums itself, in a C type whose overflow is undefined behaviour.
+
+    Python kernels: generated code is equivalent to the Python function while every integer
+    value fits in int64, the inputs included, so the values the function computes itself
+    fit; the negations the synthesizer introduces (``0 - x``: a running minimum as the
+    negated maximum of the negated values) need not, and are checked with int64 inputs."""
+    python = fn.python is not None
+    params = c_type_ranges(fn) if not python else {
+        p.name: INT_DTYPES["int64"] for p in fn.params if fn.dtype_of(p.name) == DType.INT}
     memo: dict[Term, Interval] = {}
     found: list[Term] = []
 
     def hazard(u: Term) -> None:
         if getattr(u, "dtype", DType.INT).is_float:
+            return
+        if python and not (isinstance(u, ScalarOp | TensorScalar) and u.op == "-"
+                           and any(isinstance(c, Lit) and c.value == 0 for c in operands(u))):
             return
         iv = term_range(u, params, memo)
         if iv.bounded and not _fits(iv, "int64") and u not in found:

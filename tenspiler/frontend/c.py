@@ -1022,6 +1022,10 @@ class _Unit:
             x = self.expr(operand, env)
             dtype = _promote(x.dtype)
             x = convert(x, dtype)
+            if op == "-" and isinstance(x, Const):
+                # a negative literal is a constant (negation is exact): later conversions
+                # fold on it, so `float m = -0.1;` holds float(-0.1) as C does, not the double
+                return Const(-x.value, dtype, self.loc(node))
             return Unary("-", x, dtype, self.loc(node)) if op == "-" else x
         if op == "&":
             if self.is_pointer(operand, env):

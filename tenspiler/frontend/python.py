@@ -916,6 +916,7 @@ class _Module:
             if len(args) != 2:
                 self.fail(f"{name}() is only supported with two numbers", node)
             first, second = self.expr(args[0], sc), self.expr(args[1], sc)
+            self.exact_comparison(first, second, args[0], args[1])
             d = _join(first.dtype, second.dtype)
             first, second = convert(first, d), convert(second, d)
             # Python returns the first argument unless the second is strictly better
@@ -923,6 +924,25 @@ class _Module:
         if name == "range":
             self.fail("range() is only supported as the iterable of a for loop", node)
         self.fail(f"call to '{name}' is not supported", node)
+
+    def exact_comparison(self, a: Expr, b: Expr, anode: ast.AST, bnode: ast.AST) -> None:
+        """Refuse comparing an int with a float unless one side is a constant of magnitude at
+        most 2**53: Python compares an int and a float exactly, while the model — C's usual
+        arithmetic conversions — and the generated code convert the int to a float first,
+        which rounds beyond 2**53 (``2**53 + 1 > 2.0**53`` is True in Python, False after
+        the conversion)."""
+        if {a.dtype, b.dtype} != {INT, DOUBLE}:
+            return
+        if any(isinstance(e, Const) and abs(e.value) <= 2**53 for e in (a, b)):
+            return
+        inode = anode if a.dtype == INT else bnode
+        fnode = bnode if a.dtype == INT else anode
+        self.fail(
+            f"comparing the int '{ast.unparse(inode)}' with the float '{ast.unparse(fnode)}' is not supported: "  # type: ignore[arg-type]
+            "Python compares them exactly, the generated code would round the int to a float (beyond 2**53); "
+            f"write float({ast.unparse(inode)}) to compare as floats",  # type: ignore[arg-type]
+            inode,
+        )
 
     def math_call(self, attr: str, node: ast.Call, sc: _Scope) -> Expr:
         if attr not in _MATH:
@@ -973,6 +993,7 @@ class _Module:
                         text = {ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}.get(type(op), "?")
                         self.fail(f"comparison '{text}' is not supported", node)
                     rhs = self.expr(rnode, sc)
+                    self.exact_comparison(lhs, rhs, left if out is None else node, rnode)
                     d = _join(lhs.dtype, rhs.dtype)
                     part = Compare(cmp, convert(lhs, d), convert(rhs, d), loc)
                     out = part if out is None else Logical("&&", out, part, loc)

@@ -334,7 +334,8 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                     break
                 stats.enumerated += 1
                 ps = nest_summary(k, Candidate(tuple(tcombo), ()), partial=True)
-                observed = (["return"] if k.result is not None else []) + list(k.live_out)
+                observed = (["return"] if k.result is not None else []) + list(k.live_out) + [
+                    a for a, _, _ in k.post_stores]
                 if all(mismatch(ps, ex, only=n) is None for ex in examples for n in observed):
                     keep_t = list(tcombo)
                     break

@@ -51,6 +51,7 @@ from tenspiler.vc.updates import (
     minimum_part,
     product_part,
     reduction_parts,
+    stores_counter,
 )
 from tenspiler.verify.verifier import PhasedProof, Proof, prove, refute_concretely, verify
 
@@ -136,6 +137,12 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
             holes.append(_Hole(s.name, tree, lambda t, init=init, d=s.dtype: running_product(init, t, d)))  # type: ignore[misc]
             values.append(prod)
             continue
+        if stores_counter(s, k.var):
+            raise NotLiftable(
+                f"'{s.name}' stores the loop counter '{k.var}' under a condition, but not as the index of an "
+                f"extremum: an argmax is 'if (F > m) {{ m = F; {s.name} = {k.var}; }}' (or >=, <, <=) with 'm' a "
+                f"running maximum (minimum) of the same F, both updated under that one condition, and an int "
+                f"'{s.name}'", s.update.loc)
         sign, f = reduction_parts(s)
         tree = expression_tree(f, k)
         if tree.kind != "vector":

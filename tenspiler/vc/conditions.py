@@ -217,7 +217,7 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
         hi = plus_const(stop, a.offset)
         outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
     for name in k.live_out:
-        outputs.append(ScalarOutput(name, exit_term(k, cand, Var(name, k.fn.dtype_of(name)))))
+        outputs.append(ScalarOutput(name, exit_term(k, cand, k.final_value(name))))
     for array, idx, value in k.post_stores:  # `*result = s;` after the loop
         at = exit_term(k, cand, idx)
         outputs.append(ArrayOutput(array, at, plus_const(at, 1), Full(Lit(1, DType.INT), exit_term(k, cand, value))))
@@ -505,7 +505,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     if k.result is not None:
         result_smt = encode_expr(k.result, head_scalars, head_arrays)
         post_div = nonzero_divisors([k.result], head_scalars, head_arrays)
-    finals = {x: encode_expr(Var(x, fn.dtype_of(x)), head_scalars, head_arrays) for x in k.live_out}
+    finals = {x: encode_expr(k.final_value(x), head_scalars, head_arrays) for x in k.live_out}
     final_arrays = {a.array: head_name(a.array) for a in k.arrays}
     for array, idx, value in k.post_stores:  # the stores after the loop, over the exit state
         final_arrays[array] = (f"(store {entry_arrays[array]} {encode_expr(idx, head_scalars, head_arrays)} "
@@ -787,7 +787,7 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
         divs.append(r)
         result = encode_expr(r, entry_scalars, entry_arrays)
     scalar_finals = {
-        x: encode_expr(symexec.substitute(Var(x, fn.dtype_of(x)), st), entry_scalars, entry_arrays)
+        x: encode_expr(symexec.substitute(k.final_value(x), st), entry_scalars, entry_arrays)
         for x in k.live_out
     }
     goal = _summary_goal(k, ps, enc, result, finals, scalar_finals)

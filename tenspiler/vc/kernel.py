@@ -109,6 +109,12 @@ class LoopKernel:
     inductions: tuple[Induction, ...] = ()
     live_out: tuple[str, ...] = ()
     post_stores: tuple[tuple[str, Expr, Expr], ...] = ()
+    #: live-out scalars assigned after the loop: ``(name, value over the exit state)``
+    post_scalars: tuple[tuple[str, Expr], ...] = ()
+
+    def final_value(self, name: str) -> Expr:
+        """Scalar ``name`` at the end of the function, over the loop-exit state."""
+        return dict(self.post_scalars).get(name, Var(name, self.fn.dtype_of(name)))
 
     def closed_form(self, ind: Induction, at: Expr) -> Expr:
         """Value of induction ``ind`` at the head of iteration ``at`` (an INT expression
@@ -362,16 +368,18 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
                 raise NotLiftable(f"'{array}' is written after the loop at an index the loop computes: "
                                   "not supported yet", loc)
             post_stores.append((array, idx, val))
+        post_scalars = tuple((n, v) for n, v in sorted(post.scalars.items()) if n in live_out)
         result = post.returned
         for e in ([result] if result is not None else []) + [e for _, i, v in post_stores for e in (i, v)]:
             for ld in symexec.loads(e):
                 raise NotLiftable("reading an array after the loop is not supported yet", ld.loc)
     else:
         result = None
+        post_scalars = ()
 
     kernel = LoopKernel(
         fn, pre, loop, start, stop, body, tuple(scalars), tuple(arrays), result, inductions, live_out,
-        tuple(post_stores),
+        tuple(post_stores), post_scalars,
     )
     _check_reads(kernel)
     return kernel

@@ -33,6 +33,7 @@ from tenspiler.ir.smt import SmtEncoder, array_sort
 from tenspiler.ir.terms import (
     ArrayOutput,
     Flatten,
+    Full,
     Lit,
     ProgramSummary,
     Scalar,
@@ -74,6 +75,7 @@ from tenspiler.vc.conditions import (
     _src,
     _summary_goal,
     encode_expr,
+    entry_name,
     fold_summary,
     head_name,
     input_assumptions,
@@ -152,6 +154,15 @@ class NestKernel:
     #: Scalars a later loop phase reads (:mod:`tenspiler.vc.phases`): totals of the nest or
     #: values set before it; outputs of the summary, proved by the post clause.
     live_out: tuple[str, ...] = ()
+    #: ``(array, index, value)`` of each store after the nest (``*total = s;``), over the
+    #: exit state: as :attr:`tenspiler.vc.kernel.LoopKernel.post_stores`.
+    post_stores: tuple[tuple[str, Expr, Expr], ...] = ()
+    #: live-out scalars assigned after the nest: ``(name, value over the exit state)``
+    post_scalars: tuple[tuple[str, Expr], ...] = ()
+
+    def final_value(self, name: str) -> Expr:
+        """Scalar ``name`` at the end of the function, over the nest's exit state."""
+        return dict(self.post_scalars).get(name, Var(name, self.fn.dtype_of(name)))
 
     @property
     def i(self) -> str:
@@ -415,17 +426,36 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
         rows.append(RowOutput(array, off, stores[-1][1], fn.dtype_of(array)))
 
     result = None
+    post_stores: list[tuple[str, Expr, Expr]] = []
+    post_scalars: tuple[tuple[str, Expr], ...] = ()
     if post_stmts:
         post = symexec.execute(post_stmts)
-        if post.stores:
-            raise NotLiftable("array writes after the loop nest are not supported yet", post_stmts[0].loc)
+        post_scalars = tuple((n, symexec.replace_vars(v, {outer.var: outer.stop}))
+                             for n, v in sorted(post.scalars.items()) if n in live_out)
+        written_in_nest = set(body.stores) | set(post_i.stores) | set(pre_i.stores)
+        nest_assigned = set(roles) | {outer.var, inner.var}
+        for array, stores in post.stores.items():
+            loc = next((st.loc for st in post_stmts if isinstance(st, Store) and st.array == array), outer.loc)
+            if array in written_in_nest:
+                raise NotLiftable(f"'{array}' is written by the loop nest and again after it: not supported yet", loc)
+            if len(stores) > 1:
+                raise NotLiftable(f"'{array}' is written more than once after the loop nest: not supported yet", loc)
+            (idx, val), = stores
+            if symexec.reads(idx) & nest_assigned:
+                raise NotLiftable(f"'{array}' is written after the loop nest at an index the nest computes: "
+                                  "not supported yet", loc)
+            for e in (idx, val):
+                for ld in symexec.loads(e):
+                    raise NotLiftable("reading an array after the loop nest is not supported yet", ld.loc)
+            # the index reads nothing the nest assigns: its value on entry to the nest
+            post_stores.append((array, symexec.substitute(idx, pre), symexec.replace_vars(val, {outer.var: outer.stop})))
         result = post.returned
         if result is not None:
             # at the exit of the nest the outer counter is the bound (``start <= stop`` is assumed)
             result = symexec.replace_vars(result, {outer.var: outer.stop})
     k = NestKernel(fn, pre, outer, inner, start, stop, cols, pre_i, body, post_i,
                    tuple(scalars), tuple(linear), tuple(rows), result, inductions, tuple(totals), same_cols,
-                   tuple(sorted(roles.items())), live_out)
+                   tuple(sorted(roles.items())), live_out, tuple(post_stores), post_scalars)
     total_names = {t.name for t in totals}
     # an induction stepped per row (not reset by pre_i) leaves the nest with its closed form
     # at i = stop, proved by the post clause (a block loop's row offset, vc/blocks.py)
@@ -851,6 +881,14 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
             outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
+    if k.post_stores:
+        env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
+        if not partial or all(t.name in env for t in k.totals):
+            for array, idx, stored in k.post_stores:  # `*total = s;` after the nest
+                at = lift_entry_scalar(idx, None, env)  # type: ignore[arg-type]
+                one = Full(Lit(1, INT), lift_entry_scalar(stored, None, env))  # type: ignore[arg-type]
+                outputs.append(ArrayOutput(array, at, plus_const(at, 1), one))
     if k.live_out:
         env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
         env |= {d.name: lift_entry_scalar(symexec.replace_vars(d.outer, {k.i: k.stop}))
@@ -858,7 +896,7 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         for name in k.live_out:
             if not partial or name in env or name not in k.assigned:
-                outputs.append(ScalarOutput(name, lift_entry_scalar(Var(name, k.fn.dtype_of(name)), None, env)))  # type: ignore[arg-type]
+                outputs.append(ScalarOutput(name, lift_entry_scalar(k.final_value(name), None, env)))  # type: ignore[arg-type]
     for o in k.linear:
         if partial and o.array not in given:
             continue
@@ -1124,9 +1162,15 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
     if k.result is not None:
         result = encode_expr(k.result, {**base, k.i: iv, **total_heads}, head_arrays)
         post_div = nonzero_divisors([k.result], {**base, k.i: iv, **total_heads}, head_arrays)
-    finals = {x: encode_expr(Var(x, fn.dtype_of(x)), {**base, k.i: iv, **total_heads, **ind_heads}, head_arrays)
+    finals = {x: encode_expr(k.final_value(x), {**base, k.i: iv, **total_heads, **ind_heads}, head_arrays)
               for x in k.live_out}
-    goal = _summary_goal(k, ps, penc, result, heads, finals)
+    final_arrays = dict(heads)
+    exit_scalars = {**base, k.i: iv, **total_heads}
+    for array, idx, stored in k.post_stores:  # the stores after the nest, over its exit state
+        final_arrays[array] = (f"(store {entry_name(array)} {encode_expr(idx, exit_scalars, head_arrays)} "
+                               f"{encode_expr(stored, exit_scalars, head_arrays)})")
+        post_div += nonzero_divisors([idx, stored], exit_scalars, head_arrays)
+    goal = _summary_goal(k, ps, penc, result, final_arrays, finals)
     clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
 
     assumptions: list[tuple[str, str]] = [
@@ -1147,6 +1191,9 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
             f"vector<vector> or T** parameter) have {_src(b)} elements, {_src(a)} == {_src(b)} "
             f"(the proof is of the program read with row length {_src(b)}; generated code "
             "checks this)", "true"))
+    for array, idx, _ in k.post_stores:
+        assumptions.append((f"{array} has an element at index {_src(symexec.substitute(idx, k.pre))}, which the "
+                            "code after the loop nest writes", "true"))
     assumptions += input_assumptions(fn)
     comments = (
         f"tenspiler certificate for '{fn.name}' ({fn.loc})",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tenspiler.errors import NotLiftable
-from tenspiler.loops.ir import Binary, Cast, CmpOpName, Compare, DType, Expr, Select, Var
+from tenspiler.loops.ir import Binary, Cast, CmpOpName, Compare, Cond, DType, Expr, Not, Select, Var
 from tenspiler.loops.simplify import simplify
 from tenspiler.vc.kernel import ScalarTarget
 from tenspiler.vc.symexec import reads
@@ -32,13 +32,24 @@ def minimum_part(s: ScalarTarget) -> Expr | None:
     return _extremum_part(s, bigger=False)
 
 
+def _comparison(c: Cond) -> tuple[CmpOpName, Expr, Expr] | None:
+    """``(op, left, right)`` of a comparison or of a negated one (``!(m >= a[i])`` is
+    ``m < a[i]``: the model's values are the integers and the reals)."""
+    match c:
+        case Compare(op, left, right):
+            return op, left, right
+        case Not(Compare(op, left, right)):
+            return _NEGATED[op], left, right
+    return None
+
+
 def _extremum_part(s: ScalarTarget, bigger: bool) -> Expr | None:
     """``F`` of ``x = F ⋈ x ? F : x`` keeping the larger (``bigger``) or the smaller value."""
     u = simplify(s.update)
     x = Var(s.name, s.dtype)
-    if not isinstance(u, Select) or not isinstance(u.cond, Compare):
+    if not isinstance(u, Select) or (cmp := _comparison(u.cond)) is None:
         return None
-    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    op, lhs, rhs = cmp
     a, b = u.then, u.else_
     greater = (">", ">=") if bigger else ("<", "<=")
     less = ("<", "<=") if bigger else (">", ">=")
@@ -82,9 +93,9 @@ def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counte
     equivalent spellings, after the search-only simplifications), else ``None``."""
     u = simplify(s.update)
     x = Var(s.name, s.dtype)
-    if not isinstance(u, Select) or not isinstance(u.cond, Compare) or s.dtype != DType.INT:
+    if not isinstance(u, Select) or (cmp := _comparison(u.cond)) is None or s.dtype != DType.INT:
         return None
-    op, lhs, rhs = u.cond.op, u.cond.left, u.cond.right
+    op, lhs, rhs = cmp
     if u.else_ == x:
         idx = u.then
     elif u.then == x:
@@ -170,3 +181,10 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
 def _c_name(d: DType) -> str:
     """A dtype as C spells it (for messages)."""
     return "unsigned char" if d == DType.UINT8 else d.value
+
+
+def stores_counter(s: ScalarTarget, counter: str) -> bool:
+    """Whether ``s``'s update is a select one of whose branches is the loop ``counter``
+    (an index kept under a condition: an argmax, or a shape close to one)."""
+    u = simplify(s.update)
+    return isinstance(u, Select) and Var(counter, DType.INT) in (u.then, u.else_)
