@@ -30,12 +30,7 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
-XFAIL: dict[str, str] = {
-    "argmax_float_negative_double_literal.c": "a float local initialised by a negated double literal "
-    "(float m = -0.1) is compared unrounded (np.float64(max) >= -0.1): verified but wrong",
-    "count_float_negative_double_literal.c": "a float local initialised by a negated double literal "
-    "(float m = -1e+30) is compared unrounded: verified but wrong",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[Any]:
