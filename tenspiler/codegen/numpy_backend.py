@@ -1385,24 +1385,19 @@ def cxx_adapter(
             lines.append(f"{names[v.sizes[0]]} = {a}.shape[0]")
             spelled = f"{v.name}: list[{v.elem_cxx}]" if py else f"vector<{v.elem_cxx}> {v.name}"
             doc.append(f"    {a}: {lang} `{spelled}`: a 1-D array" + (" or list" if py else ""))
-        elif v.rank == 3:
+        else:
             dims = [names[n] for n in v.sizes]
+            rows_of = "planes of rows" if v.rank == 3 else "rows"
             lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
-            lines.append(f"if {a}.ndim == 1 and {lib._is_empty_text(a)}:\n    {a} = {lib._reshape_text(a, '0, 0, 0')}")
-            lines.append(f"if {a}.ndim != 3:\n    raise ValueError('{v.name}: expected a 3-D array (planes of rows of one length), got shape ' + str({a}.shape))")
+            lines.append(f"if {a}.ndim == 1 and {lib._is_empty_text(a)}:\n    {a} = {lib._reshape_text(a, ', '.join(['0'] * v.rank))}")
+            lines.append(f"if {a}.ndim != {v.rank}:\n    raise ValueError('{v.name}: expected a {v.rank}-D array ({rows_of} of one length), got shape ' + str({a}.shape))")
             lines.append(f"{', '.join(dims)} = {a}.shape")
             lines.append(f"{a} = {lib._reshape_text(a, '-1')}")
-            spelled = f"{v.name}: list[list[list[{v.elem_cxx}]]]" if py else f"vector<vector<vector<{v.elem_cxx}>>> {v.name}"
-            doc.append(f"    {a}: {lang} `{spelled}`: a 3-D array (planes x rows x cols)" + (" or nested lists" if py else ""))
-        else:
-            rows, cols = (names[n] for n in v.sizes)
-            lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
-            lines.append(f"if {a}.ndim == 1 and {lib._is_empty_text(a)}:\n    {a} = {lib._reshape_text(a, '0, 0')}")
-            lines.append(f"if {a}.ndim != 2:\n    raise ValueError('{v.name}: expected a 2-D array (rows of one length), got shape ' + str({a}.shape))")
-            lines.append(f"{rows}, {cols} = {a}.shape")
-            lines.append(f"{a} = {lib._reshape_text(a, '-1')}")
-            spelled = f"{v.name}: list[list[{v.elem_cxx}]]" if py else f"vector<vector<{v.elem_cxx}>> {v.name}"
-            doc.append(f"    {a}: {lang} `{spelled}`: a 2-D array (rows x cols)" + (" or list of rows" if py else ""))
+            nested = "list[" * v.rank + v.elem_cxx + "]" * v.rank
+            spelled = f"{v.name}: {nested}" if py else "vector<" * v.rank + v.elem_cxx + ">" * v.rank + f" {v.name}"
+            axes = "planes x rows x cols" if v.rank == 3 else "rows x cols"
+            as_list = " or nested lists" if v.rank == 3 else " or list of rows"
+            doc.append(f"    {a}: {lang} `{spelled}`: a {v.rank}-D array ({axes})" + (as_list if py else ""))
         args.extend([a, *(names[n] for n in v.sizes)])
     for lhs, rhs in ps.preconditions:
         cond = f"{_render_cxx_scalar(lhs, names)} == {_render_cxx_scalar(rhs, names)}"
