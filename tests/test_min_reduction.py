@@ -124,3 +124,20 @@ def test_a_narrowing_accumulation_is_refused_by_name(decl: str, update: str, typ
     src.write_text(f"#include <math.h>\n{ret} f(int n, {elem} *a) {{ {decl} for (int i = 0; i < n; i++) {update} return s; }}\n")
     res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
     assert res.status == "not_lifted" and types in res.message and "narrowing accumulation" in res.message
+
+
+@pytest.mark.parametrize("mutation", [
+    ("if (a[i] > 0.0f)", "if (a[i] >= 0.0f)"),   # the guard's bound
+    ("if (a[i] > 0.0f)", "if (a[i] < 0.0f)"),    # the guard inverted
+    ("      p *= a[i];", "      p *= a[i] + 1.0f;"),  # another factor
+])
+def test_mutants_of_a_guarded_product_do_not_verify_with_its_summary(mutation: tuple[str, str]) -> None:
+    """``if (c) p *= F`` is the product of ``c ? F : 1``: its proved candidate against
+    mutated guards and factors."""
+    path = BENCH / "product_positive.c"
+    text = path.read_text()
+    assert mutation[0] in text
+    cand = synthesize(analyze_kernel(parse_c_file(path)), timeout=60).candidate
+    km = analyze_kernel(parse_c_source(text.replace(mutation[0], mutation[1]), "mutant.c"))
+    with pytest.raises(VerificationError):
+        prove(km, cand, timeout=10)

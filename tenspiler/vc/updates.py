@@ -14,10 +14,22 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tenspiler.errors import NotLiftable
-from tenspiler.loops.ir import Binary, Cast, CmpOpName, Compare, Cond, DType, Expr, Not, Select, Var
+from tenspiler.loops.ir import (
+    Binary,
+    Cast,
+    CmpOpName,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    Not,
+    Select,
+    Var,
+)
 from tenspiler.loops.simplify import simplify
 from tenspiler.vc.kernel import ScalarTarget
-from tenspiler.vc.symexec import reads
+from tenspiler.vc.symexec import cond_exprs, reads
 
 
 def maximum_part(s: ScalarTarget) -> Expr | None:
@@ -125,14 +137,25 @@ def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counte
 
 def product_part(s: ScalarTarget) -> Expr | None:
     """``F`` when the update is a running product ``x = x * F`` or ``x = F * x`` (``F`` not
-    reading ``x``, after the search-only simplifications), else ``None``."""
+    reading ``x``, after the search-only simplifications), else ``None``. A guarded product
+    ``if (c) x *= F`` is the product of ``c ? F : 1``."""
     u = simplify(s.update)
     x = Var(s.name, s.dtype)
-    if isinstance(u, Binary) and u.op == "*":
-        for own, f in ((u.left, u.right), (u.right, u.left)):
-            if own == x and s.name not in reads(f):
-                return f
-    return None
+
+    def factor(e: Expr) -> Expr | None:
+        if isinstance(e, Binary) and e.op == "*":
+            for own, f in ((e.left, e.right), (e.right, e.left)):
+                if own == x and s.name not in reads(f):
+                    return f
+        return None
+
+    if isinstance(u, Select) and not any(s.name in reads(c) for c in cond_exprs(u.cond)):
+        for kept, moved, keep_when_true in ((u.else_, u.then, False), (u.then, u.else_, True)):
+            f = factor(moved)
+            if kept == x and f is not None:
+                one = Const(1.0 if f.dtype.is_float else 1, f.dtype, f.loc)
+                return Select(u.cond, one, f, f.dtype, u.loc) if keep_when_true else Select(u.cond, f, one, f.dtype, u.loc)
+    return factor(u)
 
 
 def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
