@@ -125,3 +125,34 @@ def test_a_3d_reduction_is_refused_with_the_reason(tmp_path: Path) -> None:
                    "for (int j = 0; j < R; j++) for (int k = 0; k < C; k++) s += A[(i * R + j) * C + k]; return s; }\n")
     res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
     assert res.status == "not_lifted" and "deeper than two" in res.message
+
+
+@pytest.fixture(scope="module")
+def plane_sums_proof() -> tuple[object, object]:
+    k = analyze_kernel(parse_c_file(BENCH / "plane_sums_flat.c"))
+    assert isinstance(k, BlockKernel)
+    cand = synthesize(k, timeout=120).candidate
+    return cand, k.summary(cand)
+
+
+@pytest.mark.parametrize("mutation", [
+    ("s += x[(p * R + r) * C + c];", "s += x[(p * R + r) * C + c + 1];"),  # an index off by one
+    ("s += x[(p * R + r) * C + c];", "s += x[(p * C + r) * C + c];"),      # a wrong plane stride
+    ("out[p] = s;", "out[p] = s + 1.0;"),                                  # another stored value
+    ("for (int c = 0; c < C; c++)", "for (int c = 1; c < C; c++)"),        # a wrong bound
+])
+def test_mutants_of_plane_sums_do_not_verify_with_its_summary(mutation: tuple[str, str],
+                                                             plane_sums_proof: tuple[object, object]) -> None:
+    """Per-plane sums: the row kernel is a nest total stored after the nest, lifted to the
+    row sums of the planes. A mutated source is refused, or fails the row kernel's proof, or
+    fails the outer proof of the original's summary."""
+    from tenspiler.errors import NotLiftable
+
+    cand, ps = plane_sums_proof
+    text = (BENCH / "plane_sums_flat.c").read_text()
+    assert mutation[0] in text
+    with pytest.raises((VerificationError, NotLiftable)):
+        km = analyze_kernel(parse_c_source(text.replace(mutation[0], mutation[1]), "mutant.c"))
+        assert isinstance(km, BlockKernel)
+        prove(km.kernel, cand, timeout=10)  # type: ignore[arg-type]
+        prove(km, cand, timeout=10, ps=ps)  # type: ignore[arg-type]

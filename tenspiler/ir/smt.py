@@ -193,6 +193,8 @@ class SmtEncoder:
                 return f"(- {self.scalar(stop)} {self.scalar(start)})"
             case Tail(x, n):
                 return f"(- {self.length(x)} {self.scalar(n)})"
+            case Slice(_, lo, ScalarOp("+", lo2, n, _)) if lo2 == lo:
+                return self.scalar(n)  # a row of a matrix view: its column count, not a difference
             case Slice(_, lo, hi):
                 return f"(- {self.scalar(hi)} {self.scalar(lo)})"
             case Strided(_, _, n, _):

@@ -46,11 +46,14 @@ from tenspiler.ir.smt import SmtEncoder, array_sort
 from tenspiler.ir.terms import (
     ArrayOutput,
     Flatten,
+    Full,
     Lit,
     MatMul,
     Matrix,
     ProgramSummary,
+    ReduceMax,
     ReduceRows,
+    ReduceSum,
     Scalar,
     ScalarOp,
     ScalarOutput,
@@ -501,6 +504,14 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
                 if cb and not ca and rank(b) == 1 and isinstance(a, Matrix | Transpose):  # type: ignore[arg-type]
                     return MatMul(lb, _dense(transposed(a)), pd, d, False), True  # type: ignore[arg-type]
                 raise refuse(x)
+            case Full(Lit(1), ReduceSum(t, d) | ReduceMax(t, d) as red):
+                # one value per row, a reduction of the row's tensor: the row reductions of
+                # the lifted 2-D tensor, one column (a 3-D array summed per plane)
+                lt, changed = lift(t)
+                if not changed or not is_tensor(lt) or rank(lt) != 2:  # type: ignore[arg-type]
+                    raise refuse(x)
+                per_row = ReduceRows(lt, d, "sum" if isinstance(red, ReduceSum) else "max")  # type: ignore[arg-type]
+                return Matrix(per_row, m, Lit(1, INT)), True
             case TensorTensor() | TensorScalar() | TensorCast() | TensorMap() | TensorSelect():
                 def child(c: Term) -> Term:
                     nc, changed = lift(c)
@@ -736,7 +747,12 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             Clause(f"step: rows before {k.var} of {v.array} lie before row {k.var}", before, order),
             Clause(f"step: rows before {k.var} of {v.array}", (*step_hyps, *before, order, *instances),
                    f"(= (select {arr} (+ (* rr.s {s}) cc.s)) {elem('rr.s', 'cc.s')})"),
-            Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {s})"),
+            Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {s})", *(
+                # the transition's fact at cc, an instance of a hypothesis, where E-matching
+                # cannot find it: a row value that does not mention cc (one reduction per row;
+                # a timeout vs 0.1 s). Not otherwise: it slows GEMM's clause to a timeout
+                [f"(= (select {arr} (+ (* {iv} {s}) cc.s)) {row_values[v.array]('cc.s')})"]
+                if v.array in row_values and "cc.s" not in row_values[v.array]("cc.s") else [])),
                    f"(= (select {arr} (+ (* {iv} {s}) cc.s)) {elem(iv, 'cc.s')})"),
             Clause(f"step: rest of {v.array}", (*step_hyps, f"(or (< x.s 0) (>= x.s (* {nxt} {s})))"),
                    f"(= (select {arr} x.s) (select {entry_arrays[v.array]} x.s))"),
