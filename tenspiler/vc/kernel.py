@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, assert_never, runtime_checkable
 
-from tenspiler.errors import NotLiftable, SourceLoc
+from tenspiler.errors import NotLiftable
 from tenspiler.ir.semantics import divides as sem_divides
 from tenspiler.loops.ir import (
     Binary,
@@ -357,20 +357,10 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
     post_stores: list[tuple[str, Expr, Expr]] = []
     if post_stmts:
         post = symexec.execute(post_stmts)
-        for array, stores in post.stores.items():
-            loc = _loc_of_store_in(post_stmts, array)
-            if array in body.stores:
-                raise NotLiftable(f"'{array}' is written by the loop and again after it: not supported yet", loc)
-            if len(stores) > 1:
-                raise NotLiftable(f"'{array}' is written more than once after the loop: not supported yet", loc)
-            (idx, val), = stores
-            if symexec.reads(idx) & (assigned | {loop.var}):
-                raise NotLiftable(f"'{array}' is written after the loop at an index the loop computes: "
-                                  "not supported yet", loc)
-            post_stores.append((array, idx, val))
+        post_stores = stores_after(post_stmts, post, set(body.stores), assigned | {loop.var}, "loop")
         post_scalars = tuple((n, v) for n, v in sorted(post.scalars.items()) if n in live_out)
         result = post.returned
-        for e in ([result] if result is not None else []) + [e for _, i, v in post_stores for e in (i, v)]:
+        for e in [result] if result is not None else []:
             for ld in symexec.loads(e):
                 raise NotLiftable("reading an array after the loop is not supported yet", ld.loc)
     else:
@@ -408,11 +398,27 @@ def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction,
     return tuple(out)
 
 
-def _loc_of_store_in(stmts: tuple[Stmt, ...], array: str) -> SourceLoc | None:
-    for s in stmts:
-        if isinstance(s, Store) and s.array == array:
-            return s.loc
-    return stmts[0].loc if stmts else None
+def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str], assigned: set[str],
+                 what: str) -> list[tuple[str, Expr, Expr]]:
+    """``(array, index, value)`` of each store of the code after a loop (``what``: "loop" or
+    "loop nest"), over the exit state: one store per array, not written by the loop, at an
+    index that reads none of ``assigned``, no array read. Refused by name otherwise."""
+    out: list[tuple[str, Expr, Expr]] = []
+    for array, stores in post.stores.items():
+        loc = next((st.loc for st in post_stmts if isinstance(st, Store) and st.array == array),
+                   post_stmts[0].loc if post_stmts else None)
+        if array in written:
+            raise NotLiftable(f"'{array}' is written by the {what} and again after it: not supported yet", loc)
+        if len(stores) > 1:
+            raise NotLiftable(f"'{array}' is written more than once after the {what}: not supported yet", loc)
+        (idx, val), = stores
+        if symexec.reads(idx) & assigned:
+            raise NotLiftable(f"'{array}' is written after the {what} at an index the {what.split()[-1]} computes: "
+                              "not supported yet", loc)
+        for ld in symexec.loads(idx) + symexec.loads(val):
+            raise NotLiftable(f"reading an array after the {what} is not supported yet", ld.loc)
+        out.append((array, idx, val))
+    return out
 
 
 def _loc_of_store(loop: For, array: str):  # type: ignore[no-untyped-def]

@@ -84,7 +84,7 @@ from tenspiler.vc.conditions import (
     nonzero_divisors,
     plus_const,
 )
-from tenspiler.vc.kernel import ScalarTarget
+from tenspiler.vc.kernel import ScalarTarget, stores_after
 from tenspiler.vc.symexec import SymState
 
 INT = DType.INT
@@ -433,20 +433,8 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
         post_scalars = tuple((n, symexec.replace_vars(v, {outer.var: outer.stop}))
                              for n, v in sorted(post.scalars.items()) if n in live_out)
         written_in_nest = set(body.stores) | set(post_i.stores) | set(pre_i.stores)
-        nest_assigned = set(roles) | {outer.var, inner.var}
-        for array, stores in post.stores.items():
-            loc = next((st.loc for st in post_stmts if isinstance(st, Store) and st.array == array), outer.loc)
-            if array in written_in_nest:
-                raise NotLiftable(f"'{array}' is written by the loop nest and again after it: not supported yet", loc)
-            if len(stores) > 1:
-                raise NotLiftable(f"'{array}' is written more than once after the loop nest: not supported yet", loc)
-            (idx, val), = stores
-            if symexec.reads(idx) & nest_assigned:
-                raise NotLiftable(f"'{array}' is written after the loop nest at an index the nest computes: "
-                                  "not supported yet", loc)
-            for e in (idx, val):
-                for ld in symexec.loads(e):
-                    raise NotLiftable("reading an array after the loop nest is not supported yet", ld.loc)
+        for array, idx, val in stores_after(post_stmts, post, written_in_nest, set(roles) | {outer.var, inner.var},
+                                            "loop nest"):
             # the index reads nothing the nest assigns: its value on entry to the nest
             post_stores.append((array, symexec.substitute(idx, pre), symexec.replace_vars(val, {outer.var: outer.stop})))
         result = post.returned
