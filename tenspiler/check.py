@@ -505,7 +505,36 @@ def _output_dtype(fn: Function, o: Output) -> DType:
     return fn.return_dtype
 
 
-def _same(expected: object, got: object, dtype: DType) -> bool:
+def term_magnitude(fn: Function, ps: ProgramSummary, inputs: Mapping[str, object]) -> float:
+    """The largest magnitude the summary's outputs reach on ``inputs`` with every float input
+    replaced by its absolute value (evaluated over the reals): for a sum of products it is
+    the sum of the terms' magnitudes, the scale of any order's rounding error (the forward
+    error bound of floating-point summation, Higham, *Accuracy and Stability of Numerical
+    Algorithms*, §4.2). 0.0 where the summary cannot be evaluated on them."""
+    from tenspiler.ir.interp import evaluate
+
+    env: dict[str, object] = {}
+    for name, v in inputs.items():
+        a = np.asarray(v)
+        env[name] = np.abs(a.astype(np.float64)) if a.dtype.kind == "f" else v
+    for p in fn.params:
+        if isinstance(p.type, ScalarType) and p.type.dtype.is_float and p.name in env:
+            env[p.name] = abs(float(env[p.name]))  # type: ignore[arg-type]
+    top = 0.0
+    for o in ps.outputs:
+        try:
+            x = np.abs(np.asarray(evaluate(o.value, env), dtype=np.float64))
+        except Exception:  # a precondition or an undefined operation on the changed inputs
+            return 0.0
+        x = x[np.isfinite(x)]
+        top = max(top, float(np.max(x, initial=0.0)))
+    return top
+
+
+def _same(expected: object, got: object, dtype: DType, magnitude: float = 0.0) -> bool:
+    """Equal for integers; for floats within RTOL/ATOL, and for C ``float`` results (rounded
+    in float32 by both sides, in different orders) within FLOAT32_SCALE of the larger of the
+    result's magnitude and ``magnitude`` (:func:`term_magnitude`)."""
     e, g = np.asarray(expected), np.asarray(got)
     if e.shape != g.shape:
         return False
@@ -513,7 +542,7 @@ def _same(expected: object, got: object, dtype: DType) -> bool:
         atol = ATOL
         if dtype == DType.FLOAT and e.size:
             finite = np.abs(e[np.isfinite(e)])  # 0-d arrays index to shape (0,) or (1,)
-            atol = max(ATOL, FLOAT32_SCALE * float(np.max(finite, initial=1.0)))
+            atol = max(ATOL, FLOAT32_SCALE * max(float(np.max(finite, initial=1.0)), magnitude))
         return bool(np.allclose(g.astype(np.float64), e, rtol=RTOL, atol=atol, equal_nan=True))
     if not np.issubdtype(g.dtype, np.integer) and not np.all(np.trunc(g) == g):
         return False
@@ -667,8 +696,9 @@ def _check_one(
     for k, v in given.items():
         if not np.array_equal(np.asarray(v), np.asarray(inputs[k])):
             return f"{code.backend} code modified its input {k!r}"
+    magnitude = term_magnitude(fn, ps, inputs) if any(_output_dtype(fn, o) == DType.FLOAT for o in outputs) else 0.0
     for o, want, g in zip(outputs, expected, got_values, strict=True):
-        if not _same(want, g, _output_dtype(fn, o)):
+        if not _same(want, g, _output_dtype(fn, o), magnitude):
             return f"{show_output(o)}: C gave {_fmt(want)}, {code.backend} gave {_fmt(g)}"
     return None
 
@@ -714,7 +744,8 @@ def _check_one_cxx(
         return None if got is None else f"{code.backend} code returned {got!r} for a void function"
     if r is not None and r.rank == 2 and np.asarray(want).shape[:1] == (0,) and np.asarray(got).shape[:1] == (0,):
         return None  # a vector of no rows: both empty (the C++ side has no row length to report)
-    if not _same(want, got, dtype):
+    magnitude = term_magnitude(fn, ps, inputs) if dtype == DType.FLOAT else 0.0
+    if not _same(want, got, dtype, magnitude):
         what = "the returned vector" if r is not None else "the return value"
         w, g = np.asarray(want), np.asarray(got)
         shapes = f" (shapes {w.shape} and {g.shape})" if w.shape != g.shape else ""

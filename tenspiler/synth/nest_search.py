@@ -26,6 +26,7 @@ from tenspiler.ir.terms import (
     Lit,
     Matrix,
     ReduceRows,
+    ReduceSum,
     Scalar,
     ScalarApply,
     ScalarCast,
@@ -46,6 +47,7 @@ from tenspiler.ir.terms import (
     is_tensor,
     promote,
     rank,
+    substitute,
 )
 from tenspiler.loops.ir import (
     Binary,
@@ -71,7 +73,7 @@ from tenspiler.synth.trees import (
     show_tree,
 )
 from tenspiler.vc.concrete import Example, mismatch
-from tenspiler.vc.conditions import BOUND, Candidate, lift_entry_scalar, value_preserving
+from tenspiler.vc.conditions import BOUND, COL, Candidate, lift_entry_scalar, value_preserving
 from tenspiler.vc.nest import NestKernel, Read, classify_read, nest_summary
 from tenspiler.vc.symexec import index_difference, loads, program_constants, subexpressions
 from tenspiler.vc.updates import maximum_part, reduction_parts
@@ -259,9 +261,22 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         acc_trees[s.name] = (sign, t, s)
         trees[s.name] = show_tree(t)
     total_trees = {}
+    per_row_totals: set[str] = set()  # no flat view: kept per row (vc.nest.total_at)
     for s in k.totals:
         sign, f = reduction_parts(s)
-        t = expression_tree(f, ctx=_context(k, with_rows=False))
+        try:
+            t = expression_tree(f, ctx=_context(k, with_rows=False))
+        except NotLiftable as err:
+            # a window of a wider matrix (A[i*s + j]) or a row vector (x[j]): the sum of
+            # the finished rows' sums and the current row's prefix
+            if not _is_zero(lift_entry_scalar(k.start)):
+                raise NotLiftable(f"'{s.name}' sums reads with no view of the flattened nest; summed row by row "
+                                  "that needs the outer loop to start at 0", s.update.loc) from err
+            try:
+                t = expression_tree(f, ctx=_context(k, with_rows=True))
+            except NotLiftable:
+                raise err from None
+            per_row_totals.add(s.name)
         if t.kind != "vector":
             raise NotLiftable(f"'{s.name}' accumulates a value that does not depend on the loop counters", s.update.loc)
         total_trees[s.name] = (sign, t, s)
@@ -326,6 +341,10 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             spaces_t = []
             for name, (sign, tree, s) in total_trees.items():
                 init = lift_entry_scalar(s.init)
+                if name in per_row_totals:
+                    spaces_t.append(list(_per_row_totals(name, sign, tree, s, init, pools(row_pool), pools(mat_pool),
+                                                         expanded, max_enumerate)))
+                    continue
                 spaces_t.append([(name, accumulate(init, sign, _check(f), s.dtype))  # type: ignore[arg-type]
                                  for f in itertools.islice(enumerate_terms(tree, pools(lin_pool), expanded), max_enumerate)])
             keep_t = []
@@ -402,6 +421,21 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
         return combos()
 
     return trees, candidates
+
+
+def _per_row_totals(name: str, sign: Any, tree: Any, s: Any, init: Scalar, row_pools: Pools, mat_pools: Pools,
+                    expanded: bool, limit: int) -> Iterator[tuple[str, Scalar]]:
+    """Candidates of a total kept per row (:func:`tenspiler.vc.nest.total_at`):
+    ``(init ± reduce_sum(reduce_rows(M))) ± reduce_sum(P)``, the whole-row term ``M`` and the
+    row-prefix term ``P`` from the same leaf choice (enumerated in lockstep, as for a row
+    reduction), ``P``'s length the placeholder ``COL``."""
+    pairs = zip(enumerate_terms(tree, row_pools, expanded), enumerate_terms(tree, mat_pools, expanded), strict=True)
+    for prefix, whole in itertools.islice(pairs, limit):
+        if not is_tensor(whole) or rank(whole) != 2 or _has_unsupported(prefix) or _has_unsupported(whole):  # type: ignore[arg-type]
+            continue
+        rows_sum = accumulate(init, sign, ReduceRows(whole, promote(s.dtype, s.dtype)), s.dtype)  # type: ignore[arg-type]
+        row_prefix = substitute(prefix, {BOUND: ScalarVar(COL, INT)})
+        yield name, ScalarOp(sign, rows_sum, ReduceSum(row_prefix, s.dtype), s.dtype)  # type: ignore[arg-type]
 
 
 def _summand(s: Any) -> Expr:

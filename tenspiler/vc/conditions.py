@@ -88,6 +88,9 @@ from tenspiler.vc.kernel import LoopKernel, divisors
 from tenspiler.vc.symexec import SymState, statement_expressions
 
 BOUND = "__bound__"
+#: The column placeholder of a total over a two-deep nest kept per row (:func:`tenspiler.vc.nest.total_at`):
+#: ``BOUND`` there counts the finished rows and ``COL`` the elements of the current one.
+COL = "__col__"
 
 
 @dataclass(frozen=True)

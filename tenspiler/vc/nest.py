@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, assert_never
+from typing import Any, assert_never, cast
 
 from tenspiler.errors import NotLiftable
 from tenspiler.ir import semantics as sem
@@ -42,6 +42,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     TensorVar,
     Term,
+    free_vars,
     substitute,
 )
 from tenspiler.loops.ir import (
@@ -67,6 +68,7 @@ from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (
     _DIVISORS,
     BOUND,
+    COL,
     VC,
     Candidate,
     Clause,
@@ -219,7 +221,7 @@ class NestKernel:
             old = out.get(a)
             out[a] = (kind, d if old is None else max(d, old[1]))
 
-        for e in [o.value for o in self.linear] + [s.update for s in self.scalars]:
+        for e in [o.value for o in self.linear] + [s.update for s in (*self.scalars, *self.totals)]:
             for ld in symexec.loads(e):
                 d = symexec.index_difference(ld.index, lin)
                 if d is not None:
@@ -244,7 +246,7 @@ class NestKernel:
         """The inner body's reads that are not ``A[i*n + j + d]`` / ``x[j + d]`` with a
         constant ``d`` (deduplicated)."""
         out: list[Read] = []
-        for e in [o.value for o in self.linear] + [s.update for s in self.scalars]:
+        for e in [o.value for o in self.linear] + [s.update for s in (*self.scalars, *self.totals)]:
             for ld in symexec.loads(e):
                 r = classify_read(self, ld)
                 general = r is not None and (r.kind in ("strided", "transposed", "outer", "column") or not isinstance(r.offset, Const))
@@ -865,12 +867,12 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
     outputs: list[ArrayOutput | ScalarOutput] = []
     total = linear_bound(k, stop)
     if k.result is not None:
-        env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env = {t.name: total_at(cand.scalar(t.name), total, stop) for t in k.totals if t.name in dict(cand.scalars)}
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
             outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
     if k.post_stores:
-        env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env = {t.name: total_at(cand.scalar(t.name), total, stop) for t in k.totals if t.name in dict(cand.scalars)}
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
             for array, idx, stored in k.post_stores:  # `*total = s;` after the nest
@@ -878,7 +880,7 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
                 one = Full(Lit(1, INT), lift_entry_scalar(stored, None, env))  # type: ignore[arg-type]
                 outputs.append(ArrayOutput(array, at, plus_const(at, 1), one))
     if k.live_out:
-        env = {t.name: substitute(cand.scalar(t.name), {BOUND: total}) for t in k.totals if t.name in dict(cand.scalars)}
+        env = {t.name: total_at(cand.scalar(t.name), total, stop) for t in k.totals if t.name in dict(cand.scalars)}
         env |= {d.name: lift_entry_scalar(symexec.replace_vars(d.outer, {k.i: k.stop}))
                 for d in k.inductions if d.outer is not None and d.name in k.live_out}
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
@@ -902,6 +904,21 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
                                    substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
     same = tuple((lift_entry_scalar(a), lift_entry_scalar(b)) for a, b in k.same_cols)
     return fold_summary(ProgramSummary(k.fn.name, tuple(outputs), same))  # type: ignore[arg-type]
+
+
+def total_at(t: Scalar, lin: Scalar, rows_done: Scalar, col: Scalar | None = None) -> Scalar:
+    """A total's candidate at a loop head. A *flat* total (``init ± reduce_sum`` of views of
+    the flattened prefix) is its term at the linear index ``lin``. A total *kept per row* (its
+    reads have no flat view: a window of a wider matrix ``A[i*s + j]``, a row vector ``x[j]``)
+    is ``(init ± reduce_sum(reduce_rows(M))) ± reduce_sum(P)``, ``M`` over ``BOUND`` whole rows
+    and ``P`` the prefix of row ``i`` over ``COL`` columns: at ``rows_done`` finished rows and
+    ``col`` elements of the current row (``col`` ``None``: the outer head, no current row)."""
+    if COL not in free_vars(t):
+        return cast(Scalar, substitute(t, {BOUND: lin}))
+    if col is None:
+        assert isinstance(t, ScalarOp)
+        return cast(Scalar, substitute(t.left, {BOUND: rows_done}))
+    return cast(Scalar, substitute(t, {BOUND: rows_done, COL: col}))
 
 
 def _zero_expr(e: Expr) -> bool:
@@ -937,7 +954,8 @@ def nest_invariants(k: NestKernel, cand: Candidate) -> list[str]:
         return out
 
     def extra(lin: Scalar, inner_loop: bool) -> list[str]:
-        out = [f"{t.name} == {show(substitute(cand.scalar(t.name), {BOUND: lin}))}" for t in k.totals]
+        out = [f"{t.name} == {show(total_at(cand.scalar(t.name), lin, i, j if inner_loop else None))}"
+               for t in k.totals]
         for d in k.inductions:
             form = (d.inner or d.outer) if inner_loop else d.outer
             if form is not None:
@@ -1062,9 +1080,18 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
                 out.append(f"(= {values[d.name]} {closed(form, i, j)})")
         return out
 
-    def totals_at(lin: str, values: Mapping[str, str]) -> list[str]:
-        enc = enc_at({BOUND: lin})
-        return [f"(= {values[t.name]} {enc.scalar(cand.scalar(t.name))})" for t in k.totals]
+    def totals_at(lin: str, i: str, j: str | None, values: Mapping[str, str]) -> list[str]:
+        out = []
+        for t in k.totals:
+            term = cand.scalar(t.name)
+            if COL not in free_vars(term):  # flat: at the linear index
+                out.append(f"(= {values[t.name]} {enc_at({BOUND: lin}).scalar(term)})")
+            elif j is None:  # kept per row (total_at), at the outer head: the finished rows
+                assert isinstance(term, ScalarOp)
+                out.append(f"(= {values[t.name]} {enc_at({BOUND: i}).scalar(term.left)})")
+            else:  # and the prefix of row i
+                out.append(f"(= {values[t.name]} {enc_at({BOUND: i, COL: j, k.i: i}).scalar(term)})")
+        return out
 
     total_heads = {t.name: head_name(t.name) for t in k.totals}
 
@@ -1072,7 +1099,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
                   ind: Mapping[str, str] = ind_heads, tot: Mapping[str, str] = total_heads) -> str:
         parts = [f"(<= {start} {i})", f"(<= {i} {stop})", *facts(f"(* {i} {cols})", i, arrs, points)]
         parts += inductions_at(i, None, ind)
-        parts += totals_at(f"(* {i} {cols})", tot)
+        parts += totals_at(f"(* {i} {cols})", i, None, tot)
         return "(and " + " ".join(parts) + ")"
 
     def inv_inner(i: str, j: str, scal: Mapping[str, str], arrs: Mapping[str, str],
@@ -1081,7 +1108,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         parts = [f"(<= {start} {i})", f"(< {i} {stop})", f"(<= 0 {j})", f"(<= {j} {cols})"]
         parts += facts(f"(+ (* {i} {cols}) {j})", i, arrs, points, j)
         parts += inductions_at(i, j, ind)
-        parts += totals_at(f"(+ (* {i} {cols}) {j})", tot)
+        parts += totals_at(f"(+ (* {i} {cols}) {j})", i, j, tot)
         enc = enc_at({BOUND: j, k.i: i})
         for s in k.scalars:
             parts.append(f"(= {scal[s.name]} {enc.scalar(cand.scalar(s.name))})")

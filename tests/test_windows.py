@@ -1,0 +1,96 @@
+"""Sums over a window of a wider matrix: a two-deep nest whose total reads ``A[i*s + j + c]``
+(a leading dimension ``s`` other than the row length) or a row vector ``x[j]``, with no view
+of the flattened nest. The total is kept per row (``vc.nest.total_at``): the sums of the
+finished rows plus the current row's prefix. End-to-end lifts with checks and re-checks,
+the invariant's form, mutants that must not verify, and the float32 check tolerance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tenspiler.check import _same, term_magnitude
+from tenspiler.errors import LiftError, VerificationError
+from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.ir.terms import ProgramSummary, ReduceSum, ScalarOutput, TensorTensor, TensorVar
+from tenspiler.loops.ir import DType
+from tenspiler.synth.search import synthesize
+from tenspiler.vc.conditions import COL
+from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.nest import NestKernel
+from tenspiler.verify.verifier import prove
+from tests.lifting import assert_lifts
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "kernels" / "windows"
+
+
+@pytest.mark.parametrize("path", sorted(BENCH.iterdir()), ids=lambda p: p.name)
+def test_window_kernels_verify_check_and_recheck(path: Path, tmp_path: Path) -> None:
+    res = assert_lifts(path, tmp_path)
+    assert res.summary is not None and "reduce_rows(" in res.summary
+
+
+@pytest.fixture(scope="module")
+def window_proof() -> tuple[object, object]:
+    k = analyze_kernel(parse_c_file(BENCH / "window_dot.c"))
+    assert isinstance(k, NestKernel)
+    cand = synthesize(k, timeout=120).candidate
+    return cand, k.summary(cand)
+
+
+def test_the_total_is_kept_per_row(window_proof: tuple[object, object]) -> None:
+    cand, ps = window_proof
+    (name, term), = cand.scalars  # type: ignore[attr-defined]
+    assert name == "acc"
+    from tenspiler.ir.terms import free_vars
+
+    assert COL in free_vars(term)
+    from tenspiler.ir.printer import show_summary
+
+    assert "reduce_sum(reduce_rows(tensor_tensor(matrix(tail(img, (c + (r * w))), k, k, w), matrix(ker, k, k), *)))" \
+        in show_summary(ps)  # type: ignore[arg-type]
+
+
+WINDOW = (BENCH / "window_dot.c").read_text()
+
+
+@pytest.mark.parametrize("mutation", [
+    ("(r + a) * w + (c + b)", "(r + a) * w + (c + b + 1)"),   # index off by one
+    ("(r + a) * w + (c + b)", "(r + a) * k + (c + b)"),       # the wrong row stride
+    ("(r + a) * w + (c + b)", "(r + b) * w + (c + a)"),       # the window transposed
+    ("ker[a * k + b]", "ker[b * k + a]"),                     # the kernel transposed
+    ("b < k; b++", "b < k - 1; b++"),                         # a wrong bound
+    ("acc += ", "acc -= "),                                   # a swapped operator
+], ids=["off-by-one", "stride", "transposed-window", "transposed-kernel", "bound", "sign"])
+def test_mutants_of_a_window_sum_do_not_verify_with_its_summary(mutation: tuple[str, str],
+                                                                window_proof: tuple[object, object]) -> None:
+    cand, ps = window_proof
+    assert mutation[0] in WINDOW
+    try:
+        km = analyze_kernel(parse_c_source(WINDOW.replace(mutation[0], mutation[1]), "mutant.c"))
+    except LiftError:
+        return  # refused outright: also not verified
+    with pytest.raises((VerificationError, LiftError, KeyError, TypeError, ValueError)):
+        prove(km, cand, timeout=10, ps=ps)  # type: ignore[arg-type]
+
+
+def test_float32_tolerance_scales_with_the_terms_not_only_the_result() -> None:
+    """A float32 sum whose terms cancel: both orders round at the scale of the terms (the
+    summation error bound), so the check's tolerance uses the terms' magnitude; a result
+    off by more than that still fails."""
+    fn = parse_c_source("float dot(int n, float *x, float *y) { float s = 0.0f;\n"
+                        "  for (int i = 0; i < n; i++) s += x[i] * y[i];\n  return s; }\n", "dot.c")
+    ps = ProgramSummary("dot", (ScalarOutput("return", ReduceSum(
+        TensorTensor("*", TensorVar("x", DType.FLOAT), TensorVar("y", DType.FLOAT), DType.FLOAT), DType.FLOAT)),))
+    x = np.array([1000.0, -1000.0, 0.5], dtype=np.float32)
+    y = np.array([300.0, 300.0, 1.0], dtype=np.float32)
+    inputs = {"n": 3, "x": x, "y": y}
+    assert term_magnitude(fn, ps, inputs) == pytest.approx(600000.5)
+    mag = term_magnitude(fn, ps, inputs)
+    assert not _same(0.5, 0.52, DType.FLOAT)          # the result's scale alone: 0.02 is too much
+    assert _same(0.5, 0.52, DType.FLOAT, mag)         # the terms' scale (6e5 * 1e-5 = 6)
+    assert not _same(0.5, 10.0, DType.FLOAT, mag)     # a real difference still fails
+    assert not _same(1, 2, DType.INT, mag)            # integers stay exact
