@@ -15,6 +15,10 @@ it (``fuzz.json``); every bug's kernel and counterexample goes to ``--failures``
 (``git archive HEAD``, in a temporary folder; the fuzzer itself from the working tree)
 instead of the working tree, so a campaign is not disturbed by edits in progress.
 ``--shapes product,argmax`` draws only running products and indices of extrema (C and
+Python); ``--shapes tensor3`` only 3-D kernels (C++ ``vector<vector<vector<T>>>`` and Python
+``list[list[list[T]]]``: element-wise maps, one row per plane, per-plane sums),
+``poststore`` only C reductions stored after a loop or a two-deep nest (``*out = s;``,
+``out[k] = best;``), ``guardedprod`` only guarded running products (``if (c) p *= F;``, C and
 Python); ``--shapes new`` / ``deep`` bias the mix. Progress goes to stderr, one line per kernel. Exit code:
 0 when no bug was found, 1 otherwise.
 """
@@ -63,8 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tool-check", action="store_true",
                     help="lift with the tool's own differential check on (lift --check); default: the API default, off")
     ap.add_argument("--shapes", default="",
-                    help="comma-separated: 'product', 'argmax' draw only kernels of those shapes; 'new' / 'deep' "
-                         "bias the mix (sets TENSPILER_FUZZ_SHAPES); default: the usual mix")
+                    help="comma-separated: 'product', 'argmax', 'tensor3', 'poststore', 'guardedprod' draw only "
+                         "kernels of those shapes; 'new' / 'deep' bias the mix (sets TENSPILER_FUZZ_SHAPES); "
+                         "default: the usual mix")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.shapes:

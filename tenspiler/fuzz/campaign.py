@@ -250,7 +250,7 @@ class Summary:
 
 def save_failure(rec: dict[str, Any], spec: KernelSpec, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    ext = ".py" if spec.language == "python" else ".c"
+    ext = {"python": ".py", "cxx": ".cc"}.get(spec.language, ".c")
     path = folder / f"{spec.name}{ext}"
     cmt = "#" if spec.language == "python" else "//"
     head = [f"{cmt} fuzz failure: {rec['cls']}", f"{cmt} {rec.get('detail') or rec.get('message')}"]

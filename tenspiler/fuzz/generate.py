@@ -130,7 +130,10 @@ class Draw:
 @dataclass(frozen=True)
 class Param:
     """A parameter of the kernel: ``extent`` is the array length as a Python expression over
-    the size parameters (``"n + 1"``, ``"m * n"``); ``None`` for a scalar. ``size`` marks
+    the size parameters (``"n + 1"``, ``"m * n"``); ``None`` for a scalar; ``"2d"`` (Python
+    list of lists, ``"cols"`` a list as long as its rows) and ``"3d"`` (C++
+    ``vector<vector<vector<T>>>`` / Python ``list[list[list[T]]]``: planes x rows x cols, the
+    oracle gives every 3-D parameter of a kernel the same rectangular shape). ``size`` marks
     a loop-bound parameter (``n``, ``m``), chosen by the oracle, not drawn as data."""
 
     name: str
@@ -138,16 +141,19 @@ class Param:
     array: bool = False
     extent: str | None = None
     size: bool = False
+    #: a small non-negative index (``out[j] = s;`` after a loop), chosen by the oracle in 0..3
+    #: and usable in the extents of the arrays
+    index: bool = False
 
 
 @dataclass
 class KernelSpec:
     name: str
-    language: str  # "c" or "python"
+    language: str  # "c", "cxx" (the std::vector subset) or "python"
     source: str
     function: str
     params: list[Param]
-    ret: str | None  # C type of the return value (python: "int"/"float"/"list")
+    ret: str | None  # C type of the return value (python: "int"/"float"/"list"; cxx: the C++ type, "vector<float>")
     constants: list[float] = field(default_factory=list)
     features: list[str] = field(default_factory=list)
     shape: str = "1d"
@@ -1666,7 +1672,7 @@ def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 _SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 5
 _SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
 #: shape names that restrict a campaign to kernels of that shape (C and Python)
-FOCUS_SHAPES = ("product", "argmax")
+FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod")
 
 _ARG_TYPES = ["int", "int", "int", "long", "float", "float", "double", "double", "int64_t", "unsigned char"]
 #: the key an argmax ranks by: a template over the index ``{i}`` (arrays a, b; scalar c)
@@ -1955,6 +1961,698 @@ def python_product_kernel(d: Draw, name: str = "kern") -> KernelSpec:
                       sorted(feats), "1d")
 
 
+# --------------------------------------------------------------------------- 3-D tensors, stores after a loop, guarded products
+
+#: percent of all kernels (default mix) of the shapes added with 79b4bf4 / 2873ca1 (3-D
+#: vector / list parameters, per-plane sums), fa55b1a / 249115e (stores after a loop or a
+#: two-deep nest) and 96a59fb (guarded running products); ``TENSPILER_FUZZ_SHAPES=tensor3``,
+#: ``poststore``, ``guardedprod`` draw only those
+_SHAPES_DEFAULT["tensor3"] = _SHAPES_NEW["tensor3"] = 5
+_SHAPES_DEFAULT["poststore"] = _SHAPES_NEW["poststore"] = 4
+_SHAPES_DEFAULT["guardedprod"] = _SHAPES_NEW["guardedprod"] = 3
+#: ``TENSPILER_FUZZ_SHAPES=deep`` stays a campaign of deep nests
+_SHAPES_DEEP["tensor3"] = _SHAPES_DEEP["poststore"] = _SHAPES_DEEP["guardedprod"] = 0
+#: share (percent) of Python kernels among the 3-D ones (the rest is C++ std::vector code)
+_T3_PYTHON = 40
+
+#: element types of C++ vectors the frontend documents (tenspiler/frontend/cxx.py), and a few
+#: it refuses (drawn rarely: the refusal must be clean)
+_T3_ELEMS = ["int", "int", "int", "float", "float", "double", "double", "uint8_t", "int32_t"]
+_T3_ELEMS_OTHER = ["long", "short", "unsigned", "int64_t", "char"]
+
+
+def _t3_loops(d: Draw, x: str, names: tuple[str, str, str], style: str, lang: str) -> tuple[list[str], list[str]]:
+    """The headers of a planes / rows / cols loop nest over the 3-D parameter ``x`` (C++ or
+    Python) and the lines declaring the bound locals before it. ``style``: ``direct``
+    (``x.size()``, ``x[0].size()``, ``x[0][0].size()``), ``perplane`` (``x[p].size()``,
+    ``x[p][r].size()``) or ``locals`` (``int P = x.size(); ...``: reads ``x[0]`` even when
+    the tensor has no plane, undefined in C++ / an IndexError in Python: such inputs are
+    discarded)."""
+    p, r, _c = names
+    pre: list[str] = []
+    if lang == "cxx":
+        dims = {"direct": [f"{x}.size()", f"{x}[0].size()", f"{x}[0][0].size()"],
+                "perplane": [f"{x}.size()", f"{x}[{p}].size()", f"{x}[{p}][{r}].size()"],
+                "locals": ["P", "R", "C"]}[style]
+        if style == "locals":
+            t = d.pick(["int", "int", "int", "long"])
+            pre = [f"  {t} P = {x}.size();", f"  {t} R = {x}[0].size();", f"  {t} C = {x}[0][0].size();"]
+        loop_t = d.pick(["int", "int", "int", "int", "long"]) if d.coin(95) else "size_t"
+        heads = []
+        for var, bound in zip(names, dims, strict=True):
+            step = d.pick([f"{var}++", f"{var}++", f"++{var}", f"{var} += 1"])
+            heads.append(f"for ({loop_t} {var} = 0; {var} < {bound}; {step})")
+        return heads, pre
+    dims = {"direct": [f"len({x})", f"len({x}[0])", f"len({x}[0][0])"],
+            "perplane": [f"len({x})", f"len({x}[{p}])", f"len({x}[{p}][{r}])"],
+            "locals": ["P", "R", "C"]}[style]
+    if style == "locals":
+        pre = [f"    P = len({x})", f"    R = len({x}[0])", f"    C = len({x}[0][0])"]
+    return [f"for {var} in range({bound}):" for var, bound in zip(names, dims, strict=True)], pre
+
+
+def cxx_tensor3_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A C++ kernel over ``vector<vector<vector<T>>>`` parameters (commits 79b4bf4, 2873ca1):
+    a planes / rows / cols triple loop reading ``x[p][r][c]`` (and ``y[p][r][c]``), building
+
+    * ``map``: a flat ``vector<T>`` by ``push_back`` of a random element-wise expression over
+      the two tensors, a scalar and literals (selects, casts, ``%`` on integers);
+    * ``rows``: a ``vector<vector<T>>`` with one row per plane (``row.push_back``);
+    * ``planesum``: one scalar per plane accumulated over rows and columns (``s += E``,
+      ``s = s + E``, ``if (c) s += E``), pushed once per plane;
+
+    and near-misses the tool must refuse or get right: a per-plane maximum, a total over the
+    whole tensor returned as a scalar, the loop counter used as a value, a scalar carried
+    across planes, an element type the subset does not know. Bounds from ``x.size()``,
+    ``x[p].size()`` or locals; parameters by ``const &`` or by value."""
+    g = _CGen(d)
+    _WILD[0] = 0
+    g.plain = True
+    g.depth_limit = d.pick([1, 2, 2])
+    feats = g.feats
+    feats.update({"tensor3", "cxx", "cxx-tensor3"})
+    elem = d.pick(_T3_ELEMS) if d.coin(94) else d.pick(_T3_ELEMS_OTHER)
+    if elem not in VECTOR_ELEMENT_TYPES:
+        feats.add("t3-elem-unsupported")
+    is_f = ctype(elem if elem in TYPES else "int").is_float
+    g.allow_mod = not is_f
+    two = d.coin(55)
+    scal = d.coin(45)
+    scal_t = elem if d.coin(75) or elem not in TYPES else d.pick(["int", "float", "double"])
+    if elem == "uint8_t" and scal and d.coin(60):
+        scal_t = "int"
+    form = d.pick(["map"] * 9 + ["rows"] * 3 + ["planesum"] * 7 + ["planemax", "total", "carried"])
+    feats.add("t3-" + form)
+    style = d.pick(["direct", "direct", "perplane", "perplane", "locals"])
+    feats.add("t3-bounds-" + style)
+    names = d.pick([("p", "r", "c"), ("p", "r", "c"), ("b", "i", "j"), ("z", "y2", "x2")])
+    p, r, c = names
+    at = f"[{p}][{r}][{c}]"
+    loads = [f"x{at}"] + ([f"y{at}"] if two else [])
+    env = {"loads": loads, "scalars": ["k"] if scal else [], "vars": []}
+    if d.coin(6):
+        feats.add("t3-counter-value")
+        env["vars"].append(d.pick([p, r, c]))
+    heads, pre = _t3_loops(d, "x", names, style, "cxx")
+    ref = "const " if d.coin(70) else ""
+    amp = "&" if ref else ""
+    vt = f"vector<vector<vector<{elem}>>>"
+    std_prefix = d.coin(15)
+    if std_prefix:
+        feats.add("t3-std-prefix")
+    args = [f"{ref}{vt}{amp} x"] + ([f"{ref}{vt}{amp} y"] if two else []) + ([f"{scal_t} k"] if scal else [])
+    expr = g.expr(env, is_f)
+    if not any(x in expr for x in ("x[", "y[")):
+        expr = f"{d.pick(loads)} {d.pick(['+', '-', '*'])} {expr}" if d.coin(70) else d.pick(loads)
+    lines = list(pre)
+    ind = "  "
+    acc_t = elem
+    if form in ("planesum", "planemax", "total", "carried"):
+        acc_t = elem if d.coin(60) or elem not in TYPES else d.pick(
+            {"float": ["double", "float"], "uint8_t": ["int"], "int": ["double", "int"]}.get(elem, [elem]))
+        zero = {"float": d.pick(["0", "0.0f", "0.0f"]), "double": d.pick(["0", "0.0"])}.get(acc_t, "0")
+        upd = d.pick(["pluseq", "pluseq", "plus", "ifplus"])
+        if form == "planemax":
+            zero = f"x[{p}][0][0]" if d.coin(50) else ("-1e30f" if is_f else "-1000000")
+        if form in ("planesum", "planemax"):
+            lines.append(f"{ind}vector<{acc_t}> out;")
+        if form in ("total", "carried"):
+            lines.append(f"{ind}{acc_t} s = {zero};")
+            if form == "carried":
+                lines.append(f"{ind}vector<{acc_t}> out;")
+        lines.append(f"{ind}{heads[0]} {{")
+        if form in ("planesum", "planemax"):
+            lines.append(f"{ind}  {acc_t} s = {zero};")
+        lines.append(f"{ind}  {heads[1]}")
+        lines.append(f"{ind}    {heads[2]}")
+        if form == "planemax":
+            lines.append(f"{ind}      if ({expr} > s) s = {expr};")
+        elif upd == "pluseq":
+            lines.append(f"{ind}      s += {expr};")
+        elif upd == "plus":
+            lines.append(f"{ind}      s = s + {expr};")
+        else:
+            feats.add("t3-cond-sum")
+            lines.append(f"{ind}      if ({g.cond(env, is_f)}) s += {expr};")
+        if form in ("planesum", "planemax", "carried"):
+            post = "s"
+            if d.coin(15):
+                feats.add("t3-post-expr")
+                post = d.pick([f"s * {g.literal(ctype(acc_t).is_float)}", f"s + {g.literal(ctype(acc_t).is_float)}"]
+                              + (["s * k", "s + k"] if scal else []))
+            lines.append(f"{ind}  out.push_back({post});")
+        lines.append(f"{ind}}}")
+        if form == "total":
+            lines.append(f"{ind}return s;")
+            ret = acc_t
+        else:
+            lines.append(f"{ind}return out;")
+            ret = f"vector<{acc_t}>"
+    elif form == "rows":
+        lines.append(f"{ind}vector<vector<{elem}>> out;")
+        lines.append(f"{ind}{heads[0]} {{")
+        lines.append(f"{ind}  vector<{elem}> row;")
+        lines.append(f"{ind}  {heads[1]}")
+        lines.append(f"{ind}    {heads[2]}")
+        lines.append(f"{ind}      row.push_back({expr});")
+        lines.append(f"{ind}  out.push_back(row);")
+        lines.append(f"{ind}}}")
+        lines.append(f"{ind}return out;")
+        ret = f"vector<vector<{elem}>>"
+    else:
+        lines.append(f"{ind}vector<{elem}> out;")
+        lines.append(f"{ind}{heads[0]}")
+        lines.append(f"{ind}  {heads[1]}")
+        local = d.coin(20)
+        braces = local or d.coin(30)
+        lines.append(f"{ind}    {heads[2]}" + (" {" if braces else ""))
+        if local:
+            feats.add("t3-local")
+            lines.append(f"{ind}      {elem} v = {expr};")
+            expr = d.pick(["v", f"v {d.pick(['+', '*'])} {g.literal(is_f)}"])
+        lines.append(f"{ind}      out.push_back({expr});")
+        if braces:
+            lines.append(f"{ind}    }}")
+        lines.append(f"{ind}return out;")
+        ret = f"vector<{elem}>"
+    head = "#include <vector>\n" + ("#include <cstdint>\n" if re.search(r"\b\w+_t\b", "".join(lines + args)) or
+                                      elem.endswith("_t") else "")
+    src = head + "using namespace std;\n\n" + f"{ret} {name}({', '.join(args)}) {{\n" + "\n".join(lines) + "\n}\n"
+    if std_prefix:
+        src = re.sub(r"\bvector<", "std::vector<", src.replace("using namespace std;\n", ""))
+    ptype = elem if elem in TYPES else "int"
+    params = [Param("x", ptype, True, "3d")] + ([Param("y", ptype, True, "3d")] if two else []) \
+        + ([Param("k", scal_t if scal_t in TYPES else "int")] if scal else [])
+    return KernelSpec(name, "cxx", src, name, params, ret, sorted(set(g.constants), key=repr), sorted(feats), "3d")
+
+
+#: C++ vector element types (tenspiler/frontend/cxx.py VECTOR_ELEMENTS; kept here so that the
+#: fuzzer does not import the tool)
+VECTOR_ELEMENT_TYPES = ("float", "double", "int", "int32_t", "uint8_t")
+
+
+def python_tensor3_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A Python kernel over ``list[list[list[T]]]`` parameters: the planes / rows / cols
+    loops of :func:`cxx_tensor3_kernel` written with ``range(len(...))``, the result a flat
+    list built by ``append``, one row per plane, or one sum per plane (also as ``sum`` of a
+    generator over rows and columns); near-misses: a per-plane ``max``, a total, an
+    accumulator carried across planes."""
+    feats: set[str] = {"tensor3", "py-tensor3"}
+    consts: list[float] = []
+    is_float = d.coin(45)
+    et = "float" if is_float else "int"
+    two = d.coin(55)
+    scal = d.coin(40)
+    names = d.pick([("p", "r", "c"), ("p", "r", "c"), ("b", "i", "j")])
+    p, r, c = names
+    at = f"[{p}][{r}][{c}]"
+    leaves = [f"x{at}"] * 3 + ([f"y{at}"] * 3 if two else []) + (["k"] if scal else [])
+    if d.coin(5):
+        feats.add("t3-counter-value")
+        leaves.append(d.pick([p, r, c]))
+
+    def lit() -> str:
+        v: float = d.pick([0.5, 0.1, 2.0, 1.5, 100.0]) if is_float and d.coin(60) else d.pick([0, 1, 2, 3, 7, 10, 255, -1, -3])
+        consts.append(v)
+        return repr(v)
+
+    def expr(depth: int = 0) -> str:
+        if depth >= 2 or d.coin(40):
+            return d.pick([*leaves, lit()])
+        k = d.pick(["bin"] * 5 + ["ifexp", "minmax", "abs"])
+        if k == "bin":
+            op = d.pick(["+", "-", "*", "//", "%"] if not is_float else ["+", "-", "*", "/"])
+            if op in ("//", "%", "/"):
+                feats.add("div")
+            return f"({expr(depth + 1)} {op} {expr(depth + 1)})"
+        if k == "ifexp":
+            feats.add("select")
+            return f"({expr(depth + 1)} if {expr(depth + 1)} {d.pick(['<', '>', '<=', '>=', '==', '!='])} {lit()} else {expr(depth + 1)})"
+        if k == "minmax":
+            return f"{d.pick(['min', 'max'])}({expr(depth + 1)}, {expr(depth + 1)})"
+        return f"abs({expr(depth + 1)})"
+
+    form = d.pick(["map"] * 8 + ["rows"] * 3 + ["planesum"] * 6 + ["sumgen"] * 2 + ["comp", "planemax", "total", "carried"])
+    feats.add("t3-" + form)
+    style = d.pick(["direct", "direct", "perplane", "perplane", "locals"])
+    feats.add("t3-bounds-" + style)
+    heads, pre = _t3_loops(d, "x", names, style, "python")
+    e = expr()
+    if "y[" not in e and "x[" not in e:
+        e = f"{d.pick(leaves[:6])} {d.pick(['+', '-', '*'])} {e}" if d.coin(70) else leaves[0]
+    zero = "0.0" if is_float and d.coin(60) else "0"
+    body = list(pre)
+    if form == "comp":
+        feats.add("py-listcomp")
+        gens = " ".join("for " + h[4:-1] for h in heads)
+        body.append(f"    return [{e} {gens}]")
+    elif form == "sumgen":
+        feats.add("py-sum-gen")
+        body.append("    out = []")
+        body.append(f"    {heads[0]}")
+        body.append(f"        out.append(sum({e} {' '.join('for ' + h[4:-1] for h in heads[1:])}))")
+        body.append("    return out")
+    elif form in ("planesum", "planemax", "total", "carried"):
+        if form != "total":
+            body.append("    out = []")
+        if form in ("total", "carried"):
+            body.append(f"    s = {zero}")
+        body.append(f"    {heads[0]}")
+        if form in ("planesum", "planemax"):
+            body.append(f"        s = {zero if form == 'planesum' else f'x[{p}][0][0]'}")
+        body.append(f"        {heads[1]}")
+        body.append(f"            {heads[2]}")
+        if form == "planemax":
+            body.append(f"                s = max(s, {e})")
+        elif d.coin(25):
+            feats.add("t3-cond-sum")
+            body.append(f"                if {expr(1)} {d.pick(['<', '>', '!='])} {lit()}:")
+            body.append(f"                    s += {e}")
+        else:
+            body.append(f"                s {d.pick(['+=', '+=', '= s +'])} {e}".replace("= s + ", "= s + "))
+        if form != "total":
+            body.append("        out.append(s)")
+            body.append("    return out")
+        else:
+            body.append("    return s")
+    elif form == "rows":
+        body.append("    out = []")
+        body.append(f"    {heads[0]}")
+        body.append("        row = []")
+        body.append(f"        {heads[1]}")
+        body.append(f"            {heads[2]}")
+        body.append(f"                row.append({e})")
+        body.append("        out.append(row)")
+        body.append("    return out")
+    else:
+        body.append("    out = []")
+        body.append(f"    {heads[0]}")
+        body.append(f"        {heads[1]}")
+        body.append(f"            {heads[2]}")
+        body.append(f"                out.append({e})")
+        body.append("    return out")
+    annotate = d.coin(85) or not is_float
+    ann = f": list[list[list[{et}]]]" if annotate else ""
+    if not annotate:
+        feats.add("py-unannotated")
+    args = [f"x{ann}"] + ([f"y{ann}"] if two else []) + ([f"k: {et}" if annotate else "k"] if scal else [])
+    ct = "double" if is_float else "int"  # an unannotated kernel is a float one (the frontend's default)
+    params = [Param("x", ct, True, "3d")] + ([Param("y", ct, True, "3d")] if two else []) + ([Param("k", ct)] if scal else [])
+    ret = "int" if form == "total" and not is_float else "float" if form == "total" else "list"
+    src = "\n".join([f"def {name}({', '.join(args)}):", *body, ""])
+    return KernelSpec(name, "python", src, name, params, ret, sorted(set(consts), key=repr), sorted(feats), "3d")
+
+
+def tensor3_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A 3-D kernel: C++ (:func:`cxx_tensor3_kernel`) or Python (:func:`python_tensor3_kernel`)."""
+    return python_tensor3_kernel(d, name) if d.coin(_T3_PYTHON) else cxx_tensor3_kernel(d, name)
+
+
+#: near-misses of the stores after a loop (the tool must refuse them or get them right)
+_POST_MISSES = ["same-array", "index-in-loop", "store-in-loop", "conditional-store", "store-before", "index-late"]
+
+
+def poststore_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A C kernel computing reductions in a loop (or a two-deep nest) and storing them after
+    it (commits fa55b1a, 249115e)::
+
+        void f(int n, T *a, T *out) { T s = 0; for (...) s += F; *out = s; }
+
+    the reductions a sum, a running maximum / minimum (from ``a[0]`` or a sentinel), a
+    product, a count, the index of an extremum (argmax); stores ``*out = s;``, ``out[0]``,
+    ``out[K]`` (a literal), ``out[k]`` (a parameter) or ``out[j]`` (a local fixed before the
+    loop), of ``s`` or a small expression of it, one or two stores to different arrays,
+    sometimes a return value too; near-misses (:data:`_POST_MISSES`): two stores to one
+    array, an index changed in the loop or after it, a store inside the loop as well, a
+    conditional store, an accumulation through the pointer."""
+    g = _CGen(d)
+    _WILD[0] = 0
+    g.plain = True
+    g.depth_limit = 1
+    feats = g.feats
+    feats.add("poststore")
+    elem = d.pick(["int", "int", "int", "long", "float", "float", "double", "double", "unsigned char", "int64_t"])
+    is_f = ctype(elem).is_float
+    g.allow_mod = not is_f
+    nest = d.coin(25)
+    if nest:
+        feats.add("poststore-nest")
+    two_in = d.coin(35)
+    has_k = d.coin(30)
+    scal_t = elem if d.coin(80) else d.pick(["int", "double"])
+    idx = "i * n + j" if nest else "i"
+    ins = ["a", "b"] if two_in else ["a"]
+    loads = [f"{x}[{idx}]" for x in ins]
+    env = {"loads": loads, "scalars": ["k"] if has_k else [], "vars": []}
+    miss = d.pick(_POST_MISSES) if d.coin(18) else None
+    if miss:
+        feats.add("poststore-miss-" + miss)
+    # a running maximum / minimum or a product over a two-deep nest is refused today ("not an
+    # accumulation"): drawn rarely there
+    kinds = ["sum", "sum", "sum", "max", "min", "prod", "count", "argmax", "argmax"] if not nest else \
+        ["sum"] * 8 + ["count"] * 3 + ["max", "min", "prod"]
+    n_red = 2 if d.coin(35) else 1
+    reds = [d.pick(kinds) for _ in range(n_red)]
+    if "argmax" in reds:
+        reds = ["argmax"]
+        n_red = 1
+    pre: list[str] = []
+    body: list[str] = []
+    values: list[tuple[str, str]] = []  # (variable, C type) of each stored value
+    first_from = False
+    for idx_r, kind in enumerate(reds):
+        v = f"s{idx_r}" if n_red > 1 else "s"
+        feats.add("poststore-" + kind)
+        # a wider accumulator (a narrowing one, unsigned char or long += float, is refused
+        # by design: drawn rarely)
+        wider = {"float": ["double", "float"], "double": ["double"], "unsigned char": ["int", "long", "int"],
+                 "int": ["long", "int"], "long": ["long"], "int64_t": ["long", "int64_t"]}[elem]
+        acc_t = d.pick(wider) if elem == "unsigned char" and kind in ("sum", "prod") else elem if d.coin(70) else d.pick(wider)
+        if d.coin(4):
+            feats.add("poststore-narrow-acc")
+            acc_t = d.pick(["int", "long", "float", "unsigned char"])
+        if kind in ("max", "min", "argmax"):
+            # an unsigned char maximum kept in an unsigned char is refused (a narrowing update)
+            acc_t = "int" if elem == "unsigned char" and d.coin(70) else elem if d.coin(85) else acc_t
+        fl = ctype(acc_t).is_float or is_f
+        F = d.pick(loads) if d.coin(55) else g.expr(env, is_f)
+        if "[" not in F:
+            F = f"{d.pick(loads)} {d.pick(['+', '*', '-'])} {F}" if d.coin(60) else d.pick(loads)
+        if kind == "sum":
+            init = "0" if d.coin(75) else g.literal(ctype(acc_t).is_float)
+            pre.append(f"  {acc_t} {v} = {init};")
+            body.append(d.pick([f"{v} += {F};", f"{v} = {v} + {F};", f"{v} -= {F};"]))
+        elif kind == "count":
+            acc_t = d.pick(["int", "int", "long"])
+            pre.append(f"  {acc_t} {v} = 0;")
+            cond = g.cond(env, is_f)
+            if "[" not in cond:
+                cond = f"{d.pick(loads)} {d.pick(['>', '<', '!=', '>='])} {g.literal(is_f)}"
+            body.append(f"if ({cond}) {d.pick([f'{v}++', f'{v} += 1', f'{v} = {v} + 1'])};")
+        elif kind == "prod":
+            one = "1.0f" if acc_t == "float" else "1.0" if ctype(acc_t).is_float else "1"
+            pre.append(f"  {acc_t} {v} = {one};")
+            body.append(d.pick([f"{v} *= {F};", f"{v} = {v} * {F};"]))
+        elif kind in ("max", "min"):
+            from_first = not nest and d.coin(50) and not first_from
+            if from_first:
+                first_from = True
+                pre.append(f"  {acc_t} {v} = {ins[0]}[0];")
+                F = loads[0] if d.coin(70) else F
+            else:
+                pre.append(f"  {acc_t} {v} = {_sentinel(g, acc_t) if d.coin(50) else _extreme_literal(d, acc_t, kind == 'min')};")
+            body.append(_running_update(d, v, F, kind == "min"))
+        else:  # argmax
+            is_min = d.coin(40)
+            feats.add("poststore-argmin" if is_min else "poststore-argmax-max")
+            op = ("<" if is_min else ">") + d.pick(["", "", "="])
+            key = d.pick([*loads, F])
+            if d.coin(50):
+                pre.append(f"  {acc_t} m = {key.replace('[i]', '[0]')};")
+                pre.append("  int best = 0;")
+                first_from = True
+            else:
+                pre.append(f"  {acc_t} m = {_extreme_literal(d, acc_t, is_min)};")
+                pre.append(f"  int best = {d.pick(['-1', '0'])};")
+            body.append(f"if ({key} {op} m) {{ m = {key}; best = i; }}")
+            values.append(("best", "int"))
+            if d.coin(60):
+                values.append(("m", acc_t))
+            continue
+        values.append((v, acc_t))
+        if fl:
+            g.feats.add("float")
+    # the stores after the loop
+    outs = ["out", "val"] if len(values) > 1 else ["out"]
+    if len(values) == 1 and d.coin(20):
+        outs = ["out", "out2"]
+        values = values * 2
+        feats.add("poststore-same-value-twice")
+    stores: list[str] = []
+    out_types: dict[str, str] = {}
+    extents: dict[str, str] = {}
+    fixed: list[str] = []
+    for o, (v, t) in zip(outs, values, strict=False):
+        where = d.pick(["star", "star", "zero", "lit", "lit", "param", "local"])
+        feats.add("poststore-at-" + where)
+        ot = t if d.coin(80) else d.pick([elem, "double", "long", "int"])
+        out_types[o] = ot
+        if where == "star":
+            tgt, ext = f"*{o}", "1"
+        elif where == "zero":
+            tgt, ext = f"{o}[0]", "1"
+        elif where == "lit":
+            kk = d.integer(1, 3)
+            tgt, ext = f"{o}[{kk}]", str(kk + d.pick([1, 1, 2]))
+        else:
+            if where == "param":
+                tgt = f"{o}[j]"
+            else:
+                lit_j = d.integer(0, 3)
+                if f"  int j{o} = {lit_j};" not in fixed:
+                    fixed.append(f"  int j{o} = {lit_j};")
+                tgt = f"{o}[j{o}]"
+                ext = str(lit_j + 1)
+            if where == "param":
+                ext = "j + 1" if d.coin(70) else "j + 2"
+        rhs = v
+        if d.coin(20):
+            feats.add("poststore-expr")
+            tfl = ctype(t).is_float
+            rhs = d.pick([f"{v} + {g.literal(tfl)}", f"{v} * {g.literal(tfl)}", f"{v} - 1"]
+                         + ([f"{v} / n"] if not nest and v != "best" else []) + ([f"{v} + k"] if has_k else []))
+        stores.append(f"  {tgt} = {rhs};")
+        extents[o] = ext
+    # near-misses
+    if miss == "same-array" and len(stores) > 1:
+        stores[1] = stores[1].replace("val", "out").replace("out2", "out")
+        for o in ("val", "out2"):
+            if o in extents:
+                extents["out"] = f"({extents['out']}) + 4"
+                extents.pop(o)
+                out_types.pop(o)
+        stores = [s.replace("*out", "out[0]") if n_ == 0 else s.replace("*out", "out[1]") for n_, s in enumerate(stores)]
+    elif miss == "same-array":
+        stores.append(stores[0].replace("*out", "out[0]").rsplit("=", 1)[0] + "= 0;")
+    loop_extra: list[str] = []
+    if miss == "index-in-loop":
+        fixed.append("  int jj = 0;")
+        loop_extra.append("jj = i;" if not nest else "jj = j;")
+        stores[0] = f"  out[jj] = {values[0][0]};"
+        extents["out"] = "n + m + 2" if nest else "n + 2"
+    elif miss == "index-late":
+        stores.insert(0, "  int jl = 0;")
+        stores.insert(1, f"  if ({values[0][0]} > 0) jl = 1;")
+        stores.append(f"  out[jl] = {values[0][0]};")
+        extents["out"] = f"({extents['out']}) + 2"
+    elif miss == "store-in-loop":
+        loop_extra.append(stores[0].strip())
+    elif miss == "conditional-store":
+        stores[0] = f"  if (n > {d.pick([0, 1, 2])}) {stores[0].strip()}"
+    before: list[str] = []
+    if miss == "store-before":
+        before.append(stores[0].replace(values[0][0], "0").replace(" / n", ""))
+    lines = pre + fixed + before
+    if nest:
+        lines.append("  for (int i = 0; i < m; i++)" + (" {" if loop_extra or len(body) > 1 else ""))
+        lines.append("    for (int j = 0; j < n; j++)" + (" {" if len(body) > 1 or loop_extra else ""))
+        lines += [f"      {b}" for b in body + loop_extra]
+        if len(body) > 1 or loop_extra:
+            lines.append("    }")
+        if loop_extra or len(body) > 1:
+            lines.append("  }")
+    else:
+        start = "1" if first_from and d.coin(80) else "0"
+        lines.append(f"  for (int i = {start}; i < n; i++) {{")
+        lines += [f"    {b}" for b in body + loop_extra]
+        lines.append("  }")
+    lines += stores
+    ret = None
+    if d.coin(12):
+        feats.add("poststore-and-return")
+        ret = values[0][1]
+        lines.append(f"  return {values[0][0]};")
+    used = "\n".join(lines)
+    size_params = [Param("m", "int", size=True), Param("n", "int", size=True)] if nest else [Param("n", "int", size=True)]
+    plist: list[Param] = list(size_params) if d.coin(70) else []
+    if re.search(r"\bj\b", used) and "[j]" in used and not nest:
+        plist.append(Param("j", "int", index=True))
+    elif nest and re.search(r"out\[j\]|val\[j\]|out2\[j\]", used):
+        # the nest's inner counter is j: a parameter index is named jp there
+        used = re.sub(r"(out|val|out2)\[j\]", r"\1[jp]", used)
+        extents = {o: e.replace("j", "jp") for o, e in extents.items()}
+        plist.append(Param("jp", "int", index=True))
+    for x in ins:
+        plist.append(Param(x, elem, True, "m * n" if nest else "n"))
+    if has_k:
+        plist.append(Param("k", scal_t))
+    for o in ("out", "val", "out2"):
+        if o in out_types and re.search(rf"\b{o}\b", used):
+            plist.append(Param(o, out_types[o], True, extents[o]))
+    if plist[0].name not in ("m", "n"):
+        plist += size_params
+    sig = ", ".join(f"{p.ctype} *{p.name}" if p.array else f"{p.ctype} {p.name}" for p in plist)
+    src = f"#include <stdint.h>\n\n{ret or 'void'} {name}({sig}) {{\n{used}\n}}\n"
+    return KernelSpec(name, "c", src, name, plist, ret, sorted(set(g.constants), key=repr), sorted(feats), "2d" if nest else "1d")
+
+
+def guardedprod_kernel(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
+    """A guarded running product (commit 96a59fb), C or Python: ``if (cond) p *= F;`` from
+    ``p = 1`` (:func:`_guarded_product_c`, :func:`python_guarded_product_kernel`)."""
+    return python_guarded_product_kernel(d, name) if d.coin(python_share) else _guarded_product_c(d, name)
+
+
+_GP_CONDS = ["{a} > 0", "{a} != 0", "{a} < {k}", "{a} >= {lit}", "{b} > {a}", "{a} > 0 && {a} < {lit}",
+             "{k} > 0", "{a} == {b}", "{a} <= {lit} || {a} > {k}", "!({a} < {lit})", "random"]
+_GP_FACTORS = ["{a}", "{a}", "{a}", "{b}", "({one} - {a})", "{k}", "{lit}", "{a} * {b}", "({a} + {one})", "{a} * {k}",
+               "random"]
+
+
+def _paren(e: str) -> str:
+    """``e`` in parentheses unless it is one token or already parenthesised (``p * (a * b)``,
+    not ``p * a * b``, which is ``(p * a) * b`` and no longer a product update)."""
+    if " " not in e or (e.startswith("(") and e.endswith(")") and e.count("(") == 1):
+        return e
+    return f"({e})"
+
+
+def _guarded_product_c(d: Draw, name: str) -> KernelSpec:
+    """``T p = 1; for (...) if (cond) p *= F; return p;`` with conditions over ``a[i]``,
+    ``b[i]``, a scalar and literals, factors ``a[i]``, ``1 - a[i]``, a scalar or a literal
+    (a power of the count), in the spellings ``if (c) p *= F;``, ``if (c) p = p * F;``,
+    ``p = c ? p * F : p;``, ``p *= c ? F : 1;``, with an ``else`` factor, and near-misses (the
+    ``else`` branch resets ``p``, another start than 1, the result stored after the loop)."""
+    g = _CGen(d)
+    _WILD[0] = 0
+    g.plain = True
+    g.depth_limit = 1
+    g.allow_mod = False
+    feats = g.feats
+    feats.update({"guardedprod", "product"})
+    elem = d.pick(["int", "int", "long", "long", "float", "float", "double", "double", "int64_t"])
+    acc_t = elem if d.coin(75) else d.pick(["long", "double", "float", "int"])
+    is_f = ctype(elem).is_float or ctype(acc_t).is_float
+    has_b = d.coin(45)
+    has_k = d.coin(45)
+    scal_t = elem if d.coin(80) else d.pick(["int", "double"])
+    one = "1.0f" if acc_t == "float" else "1.0" if is_f else "1"
+    env = {"loads": ["a[i]"] + (["b[i]"] if has_b else []), "scalars": ["k"] if has_k else [], "vars": []}
+    subst = {"a": "a[i]", "b": "b[i]" if has_b else "a[i]", "k": "k" if has_k else "2", "one": one}
+
+    def fill(tpl: str, kind: str) -> str:
+        if tpl == "random":
+            feats.add(f"guardedprod-random-{kind}")
+            return g.cond(env, is_f) if kind == "cond" else g.expr(env, is_f)
+        return tpl.format(lit=g.literal(is_f), **subst)
+
+    ct = d.pick(_GP_CONDS)
+    cond = fill(ct, "cond")
+    ft = d.pick(_GP_FACTORS)
+    F = _paren(fill(ft, "factor"))
+    if acc_t == "float" and d.coin(75):
+        # float literals in a float product (a double factor narrows at every step: refused)
+        cond, F = (re.sub(r"(?<![\w.])(\d+\.\d*(?:e[+-]?\d+)?)(?![\w.])", r"\1f", x) for x in (cond, F))
+    if ft in ("{k}", "{lit}"):
+        feats.add("guardedprod-invariant-factor")
+    if ct == "{k} > 0":
+        feats.add("guardedprod-invariant-cond")
+    form = d.pick(["if-opeq"] * 5 + ["if-times", "if-times", "braced", "select-p", "select-factor", "else", "else-reset"])
+    feats.add("guardedprod-" + form)
+    if form == "if-opeq":
+        upd = [f"if ({cond}) p *= {F};"]
+    elif form == "if-times":
+        upd = [f"if ({cond}) p = p * {F};" if d.coin(60) else f"if ({cond}) p = {F} * p;"]
+    elif form == "braced":
+        upd = [f"if ({cond}) {{", f"  p *= {F};", "}"]
+    elif form == "select-p":
+        upd = [f"p = ({cond}) ? p * {F} : p;" if d.coin(60) else f"p = !({cond}) ? p : p * {F};"]
+    elif form == "select-factor":
+        upd = [f"p *= ({cond}) ? {F} : {one};"]
+    elif form == "else":
+        G = _paren(fill(d.pick(_GP_FACTORS), "factor"))
+        upd = [f"if ({cond}) p *= {F};", f"else p *= {G};"]
+    else:
+        upd = [f"if ({cond}) p *= {F};", f"else p = {d.pick([one, '0', 'p'])};"]
+    init = one
+    if d.coin(10):
+        feats.add("product-other-start")
+        init = d.pick(["2", "0", "-1"] + (["k"] if has_k else []))
+    start = d.pick([0, 0, 0, 0, 1])
+    lines = [f"  {acc_t} p = {init};", f"  for (int i = {start}; i < n; i++)" + (" {" if len(upd) > 1 or d.coin(40) else "")]
+    braced = lines[-1].endswith("{")
+    lines += [f"    {u}" for u in upd]
+    if braced:
+        lines.append("  }")
+    stored = d.coin(15)
+    params = [Param("n", "int", size=True)] if d.coin(50) else []
+    params += [Param("a", elem, True, "n")] + ([Param("b", elem, True, "n")] if has_b else []) \
+        + ([Param("k", scal_t)] if has_k else [])
+    if stored:
+        feats.add("guardedprod-stored")
+        lines.append("  *out = p;")
+        params.append(Param("out", acc_t, True, "1"))
+        ret = None
+    else:
+        ret = acc_t if d.coin(85) else d.pick(["double", "long"])
+        lines.append("  return p;")
+    if params[0].name != "n":
+        params.append(Param("n", "int", size=True))
+    sig = ", ".join(f"{p.ctype} *{p.name}" if p.array else f"{p.ctype} {p.name}" for p in params)
+    src = f"#include <stdint.h>\n\n{ret or 'void'} {name}({sig}) {{\n" + "\n".join(lines) + "\n}\n"
+    return KernelSpec(name, "c", src, name, params, ret, sorted(set([*g.constants, 0, 1, 2]), key=repr), sorted(feats), "1d")
+
+
+def python_guarded_product_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A Python guarded running product: ``for x in xs: if x > 0: p *= x`` (``range``,
+    ``enumerate``, ``zip``), conditions over the elements, a scalar and literals, an ``else``
+    factor, the conditional expression ``p = p * x if c else p``, and the same near-misses as
+    :func:`_guarded_product_c`."""
+    feats: set[str] = {"guardedprod", "product", "py-guardedprod"}
+    is_float = d.coin(50)
+    et = "float" if is_float else "int"
+    two = d.coin(40)
+    scal = d.coin(40)
+    form = d.pick(["x", "x", "range", "enumerate"] + (["zip"] if two else []))
+    feats.add("py-guardedprod-" + form)
+    head, xa, xb = {"x": ("for x in xs:", "x", "x"), "range": ("for i in range(len(xs)):", "xs[i]", "ys[i]" if two else "xs[i]"),
+                    "enumerate": ("for i, x in enumerate(xs):", "x", "ys[i]" if two else "x"),
+                    "zip": ("for x, y in zip(xs, ys):", "x", "y")}[form]
+    lits = ["0.5", "2.0", "1.5", "0", "1", "-1"] if is_float else ["0", "1", "2", "3", "-1", "10"]
+    one = "1.0" if is_float and d.coin(60) else "1"
+    k = "c" if scal else d.pick(lits)
+    conds = [f"{xa} > 0", f"{xa} != 0", f"{xa} < {k}", f"{xa} >= {d.pick(lits)}", f"{xb} > {xa}",
+             f"0 < {xa} < {d.pick(lits)}", f"{xa} > 0 and {xa} < {d.pick(lits)}", f"{k} > 0", f"not {xa} < {d.pick(lits)}",
+             f"{xa} % 2 == 0" if not is_float else f"{xa} > {xb}"]
+    factors = [xa, xa, xa, xb, f"({one} - {xa})", k, d.pick(lits), f"({xa} * {xb})", f"({xa} + {one})"]
+    cond = d.pick(conds)
+    F = d.pick(factors)
+    upd = d.pick(["opeq"] * 5 + ["times", "times", "ifexp", "else", "else-reset"])
+    feats.add("guardedprod-" + upd)
+    init = one
+    if d.coin(10):
+        feats.add("product-other-start")
+        init = d.pick(["2", "0", "-1"] + (["c"] if scal else []))
+    body = [f"    p = {init}", f"    {head}"]
+    if upd == "opeq":
+        body += [f"        if {cond}:", f"            p *= {F}"]
+    elif upd == "times":
+        body += [f"        if {cond}:", f"            p = p * {F}"]
+    elif upd == "ifexp":
+        body.append(f"        p = p * {F} if {cond} else p")
+    elif upd == "else":
+        body += [f"        if {cond}:", f"            p *= {F}", "        else:", f"            p *= {d.pick(factors)}"]
+    else:
+        body += [f"        if {cond}:", f"            p *= {F}", "        else:", f"            p = {d.pick([one, '0'])}"]
+    body.append("    return p")
+    ann = f"list[{et}]"
+    args = [f"xs: {ann}"] + ([f"ys: {ann}"] if two else []) + ([f"c: {et}"] if scal else [])
+    ct = "double" if is_float else "int"
+    params = [Param("xs", ct, True, "n")] + ([Param("ys", ct, True, "n")] if two else []) + ([Param("c", ct)] if scal else [])
+    src = "\n".join([f"def {name}({', '.join(args)}):", *body, ""])
+    consts: list[float] = [0, 1, 2, 3, -1, 10] + ([0.5, 1.5] if is_float else [])
+    return KernelSpec(name, "python", src, name, params, et, consts, sorted(feats), "1d")
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -1984,9 +2682,12 @@ def kernels(python_share: int = 25) -> Any:
 
 
 def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
-    """A C kernel or (``python_share`` percent) a Python one. ``TENSPILER_FUZZ_SHAPES`` is a
+    """A C kernel or (``python_share`` percent) a Python one; the shapes of
+    :data:`_SHAPES` ``tensor3`` (C++ or Python), ``poststore`` (C) and ``guardedprod`` (C or
+    Python) take their percent of all kernels first. ``TENSPILER_FUZZ_SHAPES`` is a
     comma-separated list: ``new`` / ``deep`` bias the shape mix; names of
-    :data:`FOCUS_SHAPES` (``product``, ``argmax``) draw only kernels of those shapes."""
+    :data:`FOCUS_SHAPES` (``product``, ``argmax``, ``tensor3``, ``poststore``,
+    ``guardedprod``) draw only kernels of those shapes."""
     _SHAPES.clear()
     names = [x.strip() for x in (os.environ.get("TENSPILER_FUZZ_SHAPES") or "").split(",") if x.strip()]
     base = next((x for x in names if x in ("new", "deep")), "")
@@ -1994,6 +2695,14 @@ def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> K
     focus = [x for x in names if x in FOCUS_SHAPES]
     if focus:
         return focus_kernel(d, d.pick(focus), python_share, name)
+    r = d.integer(0, 99)
+    t3, ps, gp = _SHAPES["tensor3"], _SHAPES["poststore"], _SHAPES["guardedprod"]
+    if r < t3:
+        return tensor3_kernel(d, name)
+    if r < t3 + ps:
+        return poststore_kernel(d, name)
+    if r < t3 + ps + gp:
+        return guardedprod_kernel(d, python_share, name)
     if d.coin(python_share):
         if d.coin(_SHAPES["argmax"]):
             return python_argmax_kernel(d, name)
@@ -2006,16 +2715,23 @@ def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> K
 
 
 def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern") -> KernelSpec:
-    """A kernel of one of :data:`FOCUS_SHAPES` (``"product"``, ``"argmax"``), C or Python."""
+    """A kernel of one of :data:`FOCUS_SHAPES`: ``"product"``, ``"argmax"`` (C or Python),
+    ``"tensor3"`` (C++ or Python), ``"poststore"`` (C), ``"guardedprod"`` (C or Python)."""
     if shape not in FOCUS_SHAPES:
         raise ValueError(f"unknown shape {shape!r}; one of {', '.join(FOCUS_SHAPES)}")
+    if shape == "tensor3":
+        return tensor3_kernel(d, name)
+    if shape == "poststore":
+        return poststore_kernel(d, name)
+    if shape == "guardedprod":
+        return guardedprod_kernel(d, python_share, name)
     if d.coin(python_share):
         return python_argmax_kernel(d, name) if shape == "argmax" else python_product_kernel(d, name)
     return c_kernel(d, name, shape=shape)
 
 
 def focus_kernels(shape: str, python_share: int = 25) -> Any:
-    """Hypothesis strategy of kernels of one focus shape (``"product"``, ``"argmax"``)."""
+    """Hypothesis strategy of kernels of one focus shape (:data:`FOCUS_SHAPES`)."""
     from hypothesis import strategies as st
 
     return st.composite(lambda draw: focus_kernel(Draw.from_hypothesis(draw), shape, python_share))()

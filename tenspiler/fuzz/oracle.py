@@ -9,6 +9,11 @@ outcome to plain data. :func:`judge` then, for a verified kernel, runs
   -fno-sanitize-recover=all``. A case on which the sanitizer build aborts (signed overflow,
   division by zero, out-of-bounds access, float-cast overflow) or on which ``-O0 -fwrapv``
   and ``-O2`` disagree has undefined behaviour in C: it is discarded, not a counterexample.
+* C++ (the ``std::vector`` subset): the same three builds with ``g++ -std=c++17``, the
+  sanitizer one also with ``-D_GLIBCXX_ASSERTIONS`` (an out-of-range ``v[i]``, e.g.
+  ``x[0].size()`` of a tensor without planes, aborts: the case is discarded); vector
+  parameters are built from the test case (every 3-D parameter of a kernel rectangular, of
+  one shape: the tool assumes same-length rows), the returned vector printed flat.
 * Python: the original function, executed from the module source (so rebound globals take
   their final value); a case on which it raises is discarded.
 
@@ -45,6 +50,7 @@ import numpy as np
 from tenspiler.fuzz.generate import TYPES, CType, KernelSpec, Param
 
 GCC = os.environ.get("TENSPILER_FUZZ_CC", "gcc")
+GXX = os.environ.get("TENSPILER_FUZZ_CXX", "g++")
 SAN_FLAGS = ["-O0", "-fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero",
              "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 VARIANTS = {"O0wrapv": ["-O0", "-fwrapv"], "O2": ["-O2"], "san": SAN_FLAGS}
@@ -150,6 +156,9 @@ def _tight(t: CType, constants: list[float]) -> list[Any]:
 
 _SIZES_1D = [0, 1, 2, 3, 1, 2, 3, 4, 5, 8, 17]
 _SIZES_2D = [(0, 0), (0, 3), (3, 0), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (4, 5)]
+#: planes x rows x cols of the 3-D parameters (zero planes, zero rows, zero columns first)
+_SIZES_3D = [(0, 0, 0), (1, 1, 1), (2, 0, 3), (2, 3, 0), (1, 2, 3), (2, 2, 2), (3, 1, 2), (0, 2, 2), (2, 3, 4),
+             (3, 3, 1), (1, 4, 2), (4, 2, 3)]
 
 
 @dataclass
@@ -167,11 +176,22 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
     cases: list[Case] = []
     for idx in range(count):
         mode = ["small", "extreme", "mixed", "straddle", "repeat"][idx % 5]
+        dims3 = (0, 0, 0)
         if spec.shape == "2d":
             m, n = _SIZES_2D[idx % len(_SIZES_2D)] if idx < 2 * len(_SIZES_2D) else (rng.randint(0, 5), rng.randint(0, 5))
+        elif spec.shape == "3d":
+            dims3 = _SIZES_3D[idx % len(_SIZES_3D)] if idx < 2 * len(_SIZES_3D) else \
+                (rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 4))
+            m, n = 0, 0
         else:
             m, n = 0, (_SIZES_1D[idx % len(_SIZES_1D)] if idx < 2 * len(_SIZES_1D) else rng.randint(0, 12))
         vals: dict[str, Any] = {}
+        # small indices first (``out[j] = s;``): the extents of the arrays may name them
+        for p in spec.params:
+            if p.index:
+                vals[p.name] = rng.choice([0, 0, 1, 1, 2, 3])
+        scope = {"n": n, "m": m, **{p.name: vals[p.name] for p in spec.params if p.index}}
+        first3 = True
 
         def draw(p: Param, mode: str = mode) -> Any:
             t = TYPES[p.ctype]
@@ -196,13 +216,24 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             return rng.choice(palettes[p.name])
 
         for p in spec.params:
+            if p.index:
+                continue
             if p.size:
                 vals[p.name] = m if p.name == "m" else n
             elif p.array:
                 if p.extent == "2d":
                     vals[p.name] = [[element(p) for _ in range(n)] for _ in range(m)]
                     continue
-                length = n if p.extent == "cols" else int(eval(p.extent or "n", {"n": n, "m": m}))
+                if p.extent == "3d":
+                    P, R, C = dims3
+                    if not first3 and idx % 8 == 7:
+                        # a second tensor with more planes / rows than the first (same columns):
+                        # the loops are bounded by the first, so the kernel reads a part of it
+                        P, R = P + rng.randint(0, 1), R + rng.randint(0, 1)
+                    first3 = False
+                    vals[p.name] = [[[element(p) for _ in range(C)] for _ in range(R)] for _ in range(P)]
+                    continue
+                length = n if p.extent == "cols" else int(eval(p.extent or "n", dict(scope)))
                 vals[p.name] = [element(p) for _ in range(max(length, 0))]
             else:
                 vals[p.name] = draw(p)
@@ -228,6 +259,8 @@ def _pr(t: CType, expr: str) -> str:
 
 
 def harness(spec: KernelSpec) -> str:
+    if spec.language == "cxx":
+        return harness_cxx(spec)
     lines = [spec.source, "", "#include <stdio.h>", "#include <stdlib.h>",
              "static long long fz_ri(void) { long long v; if (scanf(\"%lld\", &v) != 1) exit(97); return v; }",
              "static unsigned long long fz_ru(void) { unsigned long long v; if (scanf(\"%llu\", &v) != 1) exit(97); return v; }",
@@ -259,6 +292,80 @@ def harness(spec: KernelSpec) -> str:
     return "\n".join(lines)
 
 
+_CXX_PRELUDE = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+#include <vector>
+static long long fz_ri(void) { long long v; if (scanf("%lld", &v) != 1) exit(97); return v; }
+static unsigned long long fz_ru(void) { unsigned long long v; if (scanf("%llu", &v) != 1) exit(97); return v; }
+static double fz_rf(void) { char b[128]; if (scanf("%127s", b) != 1) exit(97); return strtod(b, 0); }
+template <class T> static T fz_rd() {
+  if constexpr (std::is_floating_point<T>::value) return (T)fz_rf();
+  else if constexpr (std::is_signed<T>::value) return (T)fz_ri();
+  else return (T)fz_ru();
+}
+template <class T> static void fz_pr(const T &v) {
+  if constexpr (std::is_floating_point<T>::value) printf(" %a", (double)v);
+  else if constexpr (std::is_signed<T>::value) printf(" %lld", (long long)v);
+  else printf(" %llu", (unsigned long long)v);
+}
+template <class T> static void fz_pr(const std::vector<T> &v) { for (const auto &e : v) fz_pr(e); }
+template <class T> static std::vector<T> fz_v1() {
+  long long n = fz_ri(); std::vector<T> v;
+  for (long long i = 0; i < n; i++) v.push_back(fz_rd<T>());
+  return v;
+}
+template <class T> static std::vector<std::vector<T>> fz_v2() {
+  long long r = fz_ri(); long long c = fz_ri(); std::vector<std::vector<T>> v(r);
+  for (auto &row : v) for (long long j = 0; j < c; j++) row.push_back(fz_rd<T>());
+  return v;
+}
+template <class T> static std::vector<std::vector<std::vector<T>>> fz_v3() {
+  long long p = fz_ri(); long long r = fz_ri(); long long c = fz_ri(); std::vector<std::vector<std::vector<T>>> v(p);
+  for (auto &pl : v) { pl.resize(r); for (auto &row : pl) for (long long j = 0; j < c; j++) row.push_back(fz_rd<T>()); }
+  return v;
+}
+"""
+
+
+def cxx_elem(ret: str) -> tuple[str, int]:
+    """The element type and nesting depth of a C++ type: ``vector<vector<float>>`` -> ("float", 2)."""
+    t = " ".join(ret.replace("std::", "").split())
+    depth = 0
+    while t.replace(" ", "").startswith("vector<"):
+        t = t.split("<", 1)[1].rsplit(">", 1)[0].strip()
+        depth += 1
+    return t, depth
+
+
+def _dims(v: Any, rank: int) -> list[int]:
+    """The shape of a rectangular nested list of ``rank`` levels (an empty level: 0 below it)."""
+    out: list[int] = []
+    for _ in range(rank):
+        out.append(len(v))
+        v = v[0] if v else []
+    return out
+
+
+def harness_cxx(spec: KernelSpec) -> str:
+    """A C++ program around ``spec.source``: per case, builds the vector parameters (1-D,
+    2-D or 3-D, rectangular) and scalars from stdin, calls the kernel and prints its result
+    flat (``ret v0 v1 ...``)."""
+    lines = [spec.source, _CXX_PRELUDE, "int main(void) {", "  long long fz_cases = fz_ri();",
+             "  for (long long fz_c = 0; fz_c < fz_cases; fz_c++) {"]
+    for p in spec.params:
+        if p.array:
+            rank = {"3d": 3, "2d": 2}.get(p.extent or "", 1)
+            lines.append(f"    auto fz_{p.name} = fz_v{rank}<{p.ctype}>();")
+        else:
+            lines.append(f"    {p.ctype} fz_{p.name} = fz_rd<{p.ctype}>();")
+    args = ", ".join(f"fz_{p.name}" for p in spec.params)
+    lines += [f"    auto fz_r = {spec.function}({args});", '    printf("case %lld\\nret", fz_c);', "    fz_pr(fz_r);",
+              '    printf("\\n");', "    fflush(stdout);", "  }", "  return 0;", "}", ""]
+    return "\n".join(lines)
+
+
 def _fmt(t: CType, v: Any) -> str:
     return float(v).hex() if t.is_float else str(int(v))
 
@@ -269,7 +376,10 @@ def encode_cases(spec: KernelSpec, cases: list[Case]) -> str:
         for p in spec.params:
             t = TYPES[p.ctype]
             v = c.values[p.name]
-            if p.array:
+            if p.array and spec.language == "cxx" and p.extent in ("2d", "3d"):
+                dims = _dims(v, 3 if p.extent == "3d" else 2)
+                out.append(" ".join([str(x) for x in dims] + [_fmt(t, x) for x in _flat(v)]))
+            elif p.array:
                 out.append(" ".join([str(len(v))] + [_fmt(t, x) for x in v]))
             else:
                 out.append(_fmt(t, v))
@@ -283,11 +393,16 @@ def _parse_num(t: CType, s: str) -> Any:
 def parse_output(spec: KernelSpec, text: str) -> list[dict[str, Any]]:
     """Completed cases, in order: {"ret": v, array name: [..]}."""
     types = {p.name: TYPES[p.ctype] for p in spec.params}
-    if spec.ret:
+    ret_list = False
+    if spec.language == "cxx" and spec.ret:
+        elem, depth = cxx_elem(spec.ret)
+        types["ret"], ret_list = TYPES[elem], depth > 0
+    elif spec.ret:
         types["ret"] = TYPES[spec.ret]
     results: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
-    expected = 1 + (1 if spec.ret else 0) + sum(p.array for p in spec.params)
+    printed = 0 if spec.language == "cxx" else sum(p.array for p in spec.params)
+    expected = 1 + (1 if spec.ret else 0) + printed
     seen = 0
     for line in text.splitlines():
         parts = line.split()
@@ -300,7 +415,7 @@ def parse_output(spec: KernelSpec, text: str) -> list[dict[str, Any]]:
             continue
         t = types[parts[0]]
         vals = [_parse_num(t, s) for s in parts[1:]]
-        cur[parts[0]] = vals[0] if parts[0] == "ret" else vals
+        cur[parts[0]] = vals[0] if parts[0] == "ret" and not ret_list else vals
         seen += 1
         if seen == expected:
             results.append(cur)
@@ -316,12 +431,14 @@ class CBuild:
 
 
 def build_c(spec: KernelSpec, workdir: Path) -> CBuild:
-    src = workdir / "k.c"
+    cxx = spec.language == "cxx"
+    src = workdir / ("k.cc" if cxx else "k.c")
     src.write_text(harness(spec), encoding="utf-8")
     procs = {}
     for name, flags in VARIANTS.items():
         exe = workdir / f"k_{name}"
-        procs[name] = (exe, subprocess.Popen([GCC, *flags, "-w", "-o", str(exe), str(src), "-lm"],
+        cmd = [GXX, "-std=c++17", *flags] + (["-D_GLIBCXX_ASSERTIONS"] if name == "san" else []) if cxx else [GCC, *flags]
+        procs[name] = (exe, subprocess.Popen([*cmd, "-w", "-o", str(exe), str(src), "-lm"],
                                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     error = ""
     for name, (_exe, p) in procs.items():
@@ -412,7 +529,12 @@ def output_names(spec: KernelSpec, summary: str) -> list[str]:
     return names
 
 
-def _np_arg(t: CType, v: Any) -> Any:
+def _np_arg(t: CType, v: Any, p: Param | None = None) -> Any:
+    if p is not None and p.extent == "3d":
+        # a 3-D array of the exact shape: nested lists with an empty level ([[], []]) do not
+        # say how many columns there are
+        dt = (np.float32 if t.bits == 32 else np.float64) if t.is_float else np.int64
+        return np.array(_flat(v), dtype=dt).reshape(_dims(v, 3))
     if isinstance(v, list):
         if t.is_float:
             return np.array(v, dtype=np.float32 if t.bits == 32 else np.float64)
@@ -444,7 +566,7 @@ def is_float_kernel(spec: KernelSpec) -> bool:
     if any(isinstance(c, float) and not float(c).is_integer() for c in spec.constants):
         return True
     code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", spec.source, flags=re.S)
-    return bool(re.search(r"\bfloat\b|\bdouble\b|\d\.\d*|\d[eE][+-]?\d", code)) if spec.language == "c" else \
+    return bool(re.search(r"\bfloat\b|\bdouble\b|\d\.\d*|\d[eE][+-]?\d", code)) if spec.language in ("c", "cxx") else \
         any("float" in p.ctype or "double" in p.ctype for p in spec.params)
 
 
@@ -528,7 +650,7 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
             if note and len(v.notes) < 5:
                 v.notes.append(note)
             continue
-        args = [_np_arg(types[p.name], case.values[p.name]) for p in spec.params]
+        args = [_np_arg(types[p.name], case.values[p.name], p) for p in spec.params]
         try:
             got = fn(*args)
         except ValueError as e:
@@ -610,8 +732,8 @@ def _wrong(v: Verdict, case: Case, ref: Any, detail: str, got: Any) -> Verdict:
 def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, floaty: bool, v: Verdict) -> str:
     """'' when the generated outputs agree with the reference, else what differs."""
     atol = _float_atol(spec, case) if floaty else 0.0
-    if spec.language == "python":
-        want, have = _flat(ref), _flat(got)
+    if spec.language in ("python", "cxx"):
+        want, have = _flat(ref if spec.language == "python" else ref.get("ret")), _flat(got)
         if len(want) != len(have):
             return f"result has {len(have)} elements, Python gives {len(want)}"
         for idx, (w, h) in enumerate(zip(want, have, strict=True)):
@@ -620,7 +742,7 @@ def compare(spec: KernelSpec, names: list[str], case: Case, ref: Any, got: Any, 
             agree, exact = _close(w, h, floaty and not spec.exact_return, atol)
             v.inexact_float |= not exact
             if not agree:
-                return f"element {idx}: Python {w!r}, generated {h!r}"
+                return f"element {idx}: {'Python' if spec.language == 'python' else 'C++'} {w!r}, generated {h!r}"
         return ""
     outs = got if len(names) > 1 else (got,) if names else ()
     if len(names) > 1 and (not isinstance(got, tuple) or len(got) != len(names)):
@@ -750,13 +872,14 @@ _C_FUNC = re.compile(r"^[ \t]*((?:static|inline|extern)\s+)*([A-Za-z_][\w \t]*?[
 
 
 def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
-    """A :class:`KernelSpec` for a hand-written kernel file (``.c`` or ``.py``) and the
-    inputs its comments give. Comment lines (``//`` or ``#``) understood:
+    """A :class:`KernelSpec` for a hand-written kernel file (``.c``, ``.cc`` / ``.cpp`` or
+    ``.py``) and the inputs its comments give. Comment lines (``//`` or ``#``) understood:
 
-    * ``fuzz-spec: {json}`` -- ``{"extents": {"a": "n + 1"}, "sizes": ["n"], "shape": "1d",
-      "function": "f", "exact_return": true}`` (all optional; arrays default to length ``n``,
-      size parameters to the scalars named ``n`` and ``m``; ``exact_return``: the return
-      value is an index, compared exactly);
+    * ``fuzz-spec: {json}`` -- ``{"extents": {"a": "n + 1"}, "sizes": ["n"], "indices": ["j"],
+      "shape": "1d", "function": "f", "exact_return": true}`` (all optional; arrays default to
+      length ``n``, size parameters to the scalars named ``n`` and ``m``; ``indices``: small
+      index parameters, 0..3, that extents may name; ``exact_return``: the return value is an
+      index, compared exactly; C++ vectors and Python lists of lists of lists are 3-D);
     * ``input: {json}`` -- a counterexample, parameter name -> value (tried first).
     """
     import ast
@@ -771,6 +894,7 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
             (meta.update if m.group(1) == "fuzz-spec" else inputs.append)(json.loads(m.group(2)))
     extents: dict[str, str] = meta.get("extents", {})
     sizes = set(meta.get("sizes", ["n", "m"]))
+    indices = set(meta.get("indices", []))
     params: list[Param] = []
     if path.suffix == ".py":
         tree = ast.parse(text)
@@ -779,7 +903,9 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         for a in fdef.args.args:
             ann = ast.unparse(a.annotation) if a.annotation else "float"
             ct = "int" if "int" in ann else "double"
-            if ann.startswith("list[list"):
+            if ann.startswith("list[list[list"):
+                params.append(Param(a.arg, ct, True, "3d"))
+            elif ann.startswith("list[list"):
                 params.append(Param(a.arg, ct, True, "2d"))
             elif ann.startswith("list"):
                 params.append(Param(a.arg, ct, True, extents.get(a.arg, "n")))
@@ -788,6 +914,9 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         if any(p.extent == "2d" for p in params):
             params = [Param(p.name, p.ctype, True, "cols") if p.array and p.extent == "n" else p for p in params]
         name, ret, lang = fdef.name, None, "python"
+    elif path.suffix in (".cc", ".cpp"):
+        name, ret, params = _cxx_signature(text, meta.get("function"), extents, sizes)
+        lang = "cxx"
     else:
         funcs = [(m.group(1) or "", m.group(2).strip(), m.group(3), m.group(4)) for m in _C_FUNC.finditer(text)]
         funcs = [f for f in funcs if f[1] not in ("if", "for", "while", "return", "else")]
@@ -803,7 +932,7 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
             if arr:
                 params.append(Param(pname, ty, True, extents.get(pname, "n")))
             else:
-                params.append(Param(pname, ty, size=pname in sizes))
+                params.append(Param(pname, ty, size=pname in sizes, index=pname in indices))
         ret = None if rtype == "void" else " ".join(rtype.split())
         lang = "c"
     nums: list[float] = []
@@ -812,7 +941,44 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
             nums.append(int(tok, 0) if not re.search(r"[.eE]", tok) or tok.lower().startswith("0x") else float(tok))
         except ValueError:
             nums.append(int(tok, 8) if tok.startswith("0") else float(tok))
+    default_shape = "3d" if any(p.extent == "3d" for p in params) else \
+        "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"
     spec = KernelSpec(path.stem, lang, text, meta.get("function", name), params, ret,
-                      sorted(set(nums), key=repr)[:40], [], meta.get("shape", "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"),
+                      sorted(set(nums), key=repr)[:40], [], meta.get("shape", default_shape),
                       exact_return=bool(meta.get("exact_return", False)))
     return spec, [Case(inp, "given") for inp in inputs]
+
+
+_CXX_FUNC = re.compile(r"^[ \t]*((?:static|inline)\s+)*((?:std::)?[\w<>:, \t]*?[\w>])\s*\b(\w+)\s*\(([^)]*)\)\s*\{", re.M)
+
+
+def _cxx_signature(text: str, function: str | None, extents: dict[str, str],
+                   sizes: set[str]) -> tuple[str, str, list[Param]]:
+    """Name, return type and parameters of a C++ kernel (the ``std::vector`` subset): a
+    ``vector`` parameter (by value or ``const &``) is an array of extent ``n`` / ``2d`` /
+    ``3d`` by its rank."""
+    funcs = [(m.group(2).strip(), m.group(3), m.group(4)) for m in _CXX_FUNC.finditer(text)
+             if m.group(3) not in ("if", "for", "while", "return", "else")]
+    chosen = [f for f in funcs if f[1] == function] or funcs
+    rtype, name, plist = chosen[-1]
+    params: list[Param] = []
+    depth, cur, parts = 0, "", []
+    for ch in plist:  # split at commas outside <...>
+        depth += (ch == "<") - (ch == ">")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in [x.strip() for x in parts if x.strip() and x.strip() != "void"]:
+        part = re.sub(r"\bconst\b|&", " ", part).strip()
+        pm = re.match(r"(.*?)\s*\b(\w+)$", part)
+        assert pm, f"cannot read parameter {part!r}"
+        ty, pname = " ".join(pm.group(1).split()), pm.group(2)
+        elem, rank = cxx_elem(ty)
+        if rank:
+            params.append(Param(pname, elem, True, {1: extents.get(pname, "n"), 2: "2d", 3: "3d"}[rank]))
+        else:
+            params.append(Param(pname, elem, size=pname in sizes))
+    return name, " ".join(rtype.split()), params
