@@ -26,7 +26,7 @@ from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerErro
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
-from tenspiler.loops.ir import Expr, Function, PointerType, map_stmt_exprs
+from tenspiler.loops.ir import Expr, For, Function, PointerType, Stmt, map_stmt_exprs
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
 from tenspiler.vc.kernel import AnyKernel, analyze_kernel
@@ -274,8 +274,17 @@ def check_examples(k: AnyKernel, seed: int, count: int = 60) -> list[dict[str, A
 def _check_examples(k: AnyKernel, seed: int, count: int) -> list[Example]:
     rng = np.random.default_rng(seed + 1)
     exs = random_examples(k, rng, count // 2, max_trips=6, magnitude=9)
-    exs += random_examples(k, rng, count - count // 2, max_trips=40, magnitude=100)
+    # trip counts up to 40, fewer in deeper nests (40**4 iterations would exceed the loop-IR
+    # interpreter's statement budget): about 2 * 10**5 iterations at most
+    depth = loop_depth(k.fn.body)
+    big = 40 if depth <= 3 else max(6, int(200_000 ** (1 / depth)))
+    exs += random_examples(k, rng, count - count // 2, max_trips=big, magnitude=100)
     return exs
+
+
+def loop_depth(body: Sequence[Stmt]) -> int:
+    """The depth of the deepest loop nest in ``body`` (0: no loop)."""
+    return max((1 + loop_depth(s.body) for s in body if isinstance(s, For)), default=0)
 
 
 #: Adversarial inputs of the translation validation (before dropping those on which C has

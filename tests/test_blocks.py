@@ -160,7 +160,6 @@ def test_mutants_of_gemm_do_not_verify_with_gemms_candidate(mutant: str, gemm_ca
 
 
 @pytest.mark.parametrize(("mutant", "reason"), [
-    ("gemm_a_offbyone.c", "has no 2-D form"),
     ("gemm_carried.c", "carried from one iteration of the outer loop"),
     ("gemm_carried_rows.c", "does not access it only as row i"),
     ("gemm_from_one.c", "must start at 0"),
@@ -171,6 +170,14 @@ def test_mutants_of_gemm_are_refused_with_the_reason(mutant: str, reason: str, t
     res = lift_file(KERNELS / mutant, ("numpy",), out_dir=tmp_path, timeout=60)
     assert res.status == "not_lifted"
     assert reason in res.message
+
+
+def test_a_gemm_reading_a_shifted_is_lifted_as_a_stack_of_rows(tmp_path: Path) -> None:
+    """``A[i*K + k + 1]``: each row of C is a vector-matrix product of a row of A shifted by
+    one, a valid tensor program (refused before ``stack`` existed): lifted row by row,
+    checked, and its summary is not GEMM's."""
+    res = assert_lifts(KERNELS / "gemm_a_offbyone.c", tmp_path)
+    assert res.summary is not None and "stack(i < M:" in res.summary and "slice(tail(A, (i * K)), 1, (K + 1))" in res.summary
 
 
 def test_outer_proof_rejects_a_wrong_matrix(gemm_candidate: object) -> None:

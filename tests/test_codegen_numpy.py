@@ -529,7 +529,8 @@ def test_missing_rule_names_the_op() -> None:
 def test_every_op_key_has_a_numpy_rule() -> None:
     keys = {"scalar_var", "tensor_var", "lit", "size", "take", "tail", "slice"}
     keys |= {"reduce_sum", "reduce_max", "scalar_cast", "tensor_cast", "matrix", "reduce_rows", "scalar_select", "tensor_select"}
-    keys |= {"matrix_strided", "transpose", "strided", "full", "iota", "flatten", "matmul", "reduce_prod", "argmax"}
+    keys |= {"matrix_strided", "transpose", "strided", "full", "iota", "flatten", "matmul", "reduce_prod", "argmax",
+             "stack"}
     keys |= {f"{node}({fn})" for node in ("scalar_apply", "map") for fn in ("exp", "sqrt", "log", "tanh", "fabs")}
     keys |= {
         f"{node}({op})"

@@ -57,6 +57,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -216,7 +217,7 @@ def op_key(t: Term) -> str:
 
     ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
     ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"reduce_prod"``, ``"argmax"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
-    ``"full"``, ``"iota"``, and for the arithmetic nodes the op in
+    ``"full"``, ``"iota"``, ``"stack"``, and for the arithmetic nodes the op in
     parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
     ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
     """
@@ -273,6 +274,8 @@ def op_key(t: Term) -> str:
             return "reduce_rows"
         case MatMul():
             return "matmul"
+        case Stack():
+            return "stack"
         case ScalarOp(op):
             return f"scalar_op({op})"
         case TensorTensor(op):

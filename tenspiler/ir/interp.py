@@ -50,6 +50,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -62,6 +63,7 @@ from tenspiler.ir.terms import (
     Term,
     Transpose,
     cols,
+    is_tensor,
     row,
     rows,
 )
@@ -225,6 +227,23 @@ def evaluate(t: Term, env: Mapping[str, Any]) -> Any:
                 raise IndexError(f"matmul: negative shape {n_rows} x {n_cols}")
             out = [evaluate(row(t, Lit(r, DType.INT)), env) for r in range(n_rows)]
             return _as_tensor(np.stack(out) if out else np.zeros((0, n_cols)), dtype)
+        case Stack(var, count, body):
+            n_rows = int(evaluate(count, env))
+            if n_rows < 0:
+                raise IndexError(f"stack: negative count {n_rows}")
+            parts = [evaluate(body, {**env, var: r}) for r in range(n_rows)]
+            if not is_tensor(body):
+                return _as_tensor(np.asarray(parts), body.dtype).reshape(n_rows)
+            widths = {p.shape for p in parts}
+            if len(widths) > 1 or any(len(w) != 1 for w in widths):
+                raise ValueError(f"stack: rows of different shapes {sorted(widths)}")
+            if parts:
+                return _as_tensor(np.stack(parts), body.dtype)
+            try:  # no rows: the row length as a term (it does not depend on the row)
+                width = max(int(evaluate(cols(t), {**env, var: 0})), 0)
+            except (IndexError, ValueError, KeyError):
+                width = 0
+            return _as_tensor(np.zeros((0, width)), body.dtype)
         case Strided(x, a0, n, step):
             v, a, c, st = evaluate(x, env), evaluate(a0, env), evaluate(n, env), evaluate(step, env)
             if a < 0 or c < 0 or st < 0:

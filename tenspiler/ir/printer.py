@@ -32,6 +32,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -47,10 +48,16 @@ from tenspiler.ir.terms import (
 from tenspiler.loops.ir import DType
 
 
+def stack_name(var: str) -> str:
+    """The name a :class:`~tenspiler.ir.terms.Stack`'s bound variable is printed with (its
+    loop counter's: ``$s:j`` is ``j``)."""
+    return var.removeprefix("$s:")
+
+
 def show(t: Term) -> str:
     match t:
         case ScalarVar(name) | TensorVar(name):
-            return name
+            return stack_name(name)
         case Lit(v, dtype):
             if isinstance(v, float) and dtype == DType.FLOAT:
                 # a float literal holds a float32 value: its shortest float32 spelling
@@ -90,6 +97,8 @@ def show(t: Term) -> str:
             return f"flatten({show(m)})"
         case MatMul(a, b):
             return f"matmul({show(a)}, {show(b)})"
+        case Stack(var, n, body):
+            return f"stack({stack_name(var)} < {show(n)}: {show(body)})"
         case Full(n, v):
             return f"full({show(n)}, {show(v)})"
         case Iota(a, b):

@@ -40,6 +40,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -151,10 +152,23 @@ class SmtEncoder:
                         f"{self._conv(self._value(b, k), b.dtype, dtype)})")
             case ReduceRows(x, dtype, kind):
                 # element k is the sum (max) of row k: a reduction whose element expression
-                # reads the row index, bound here to the SMT term k
-                inner = SmtEncoder({**self.names, ROW: k}, self.lengths, self.definitions, self._rec_names)
+                # reads the row index, bound here to the SMT term k (a name not bound yet:
+                # row reductions nest inside stacks and other rows)
+                rv = fresh(ROW, self.names)
+                inner = SmtEncoder({**self.names, rv: k}, self.lengths, self.definitions, self._rec_names)
                 red = ReduceSum if kind == "sum" else ReduceMax
-                return inner.scalar(red(row(x, ScalarVar(ROW, DType.INT)), dtype))
+                return inner.scalar(red(row(x, ScalarVar(rv, DType.INT)), dtype))
+            case Flatten(Matrix(x, _, _, None)):
+                return self.at(x, k)  # a dense row-major view of a 1-D tensor: its elements
+            case Flatten(m) if cols(m) == Lit(1, DType.INT):
+                # one column: element k is the matrix element (k, 0)
+                rv = fresh(ROW, self.names)
+                inner = SmtEncoder({**self.names, rv: k}, self.lengths, self.definitions, self._rec_names)
+                return inner.at(row(m, ScalarVar(rv, DType.INT)), "0")
+            case Stack(var, _, body):
+                # element k is the body at var = k (a 1-D stack: the body is a scalar)
+                inner = SmtEncoder({**self.names, var: k}, self.lengths, self.definitions, self._rec_names)
+                return inner.scalar(body)  # type: ignore[arg-type]
             case TensorScalar(op, x, s, scalar_left, dtype):
                 v = self._conv(self.at(x, k), x.dtype, dtype)
                 c = self._conv(self.scalar(s), s.dtype, dtype)
@@ -205,6 +219,8 @@ class SmtEncoder:
                 return self.length(x)
             case ReduceRows(x, _):
                 return self.scalar(rows(x))
+            case Stack(_, count, _):
+                return self.scalar(count)
             case TensorSelect(cnd, a, b, _):
                 return self.length(next(u for u in (a, b, *_cond_terms(cnd)) if is_tensor(u)))  # type: ignore[arg-type]
         raise TypeError(f"not a tensor TensIR term: {t!r}")
@@ -358,12 +374,23 @@ def element_vars(t: Tensor) -> set[str]:
             return element_vars(x) | free_vars(a0) | free_vars(step)
         case ReduceRows(x, _):
             return element_vars(x)
+        case Stack(var, _, body):
+            return (element_vars(body) if is_tensor(body) else free_vars(body)) - {var}  # type: ignore[arg-type]
         case TensorSelect(c, a, b, _):
             out: set[str] = set()
             for u in (a, b, *_cond_terms(c)):
                 out |= element_vars(u) if is_tensor(u) else free_vars(u)  # type: ignore[arg-type]
             return out
     raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+
+def fresh(base: str, taken: Mapping[str, str]) -> str:
+    """``base``, primed until it is not a name in ``taken`` (a bound variable that does not
+    capture an enclosing one)."""
+    name = base
+    while name in taken:
+        name += "'"
+    return name
 
 
 def _cond_terms(c: Cond) -> list[Term]:

@@ -390,15 +390,38 @@ class MatMul:
     vector_first: bool = True
 
 
+@dataclass(frozen=True)
+class Stack:
+    """``stack(r < count: body)``: a map over a new leading axis (``vmap``, a comprehension
+    ``[body for r in range(count)]``). A scalar ``body`` gives the 1-D tensor whose element
+    ``r`` is ``body`` with ``var = r``; a 1-D ``body`` (of a length that does not depend on
+    ``var``) the ``count × len(body)`` matrix whose row ``r`` is ``body`` at ``var = r``.
+    Requires ``count >= 0``. ``var`` is bound here (a name no source variable has, starting
+    with ``$``): :func:`free_vars` and :func:`substitute` respect it.
+
+    It is the value of a loop whose iterations compute what 2-D TensIR has no other term
+    for (a window of a wider matrix per output element: a 2-D convolution,
+    :func:`tenspiler.vc.blocks.lift_rows`); defined pointwise, with no axiom: element (row)
+    ``r`` *is* ``body`` at ``r``."""
+
+    var: str
+    count: Scalar
+    body: Term
+
+    @property
+    def dtype(self) -> DType:
+        return self.body.dtype
+
+
 Tensor: TypeAlias = (
     TensorVar | Take | Tail | Slice | TensorTensor | TensorScalar | TensorCast | Matrix | ReduceRows
-    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota | Flatten | MatMul
+    | TensorSelect | TensorMap | Transpose | Strided | Full | Iota | Flatten | MatMul | Stack
 )
 Term: TypeAlias = Scalar | Tensor
 
 TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
-    TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten, MatMul,
+    TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten, MatMul, Stack,
 )
 
 
@@ -408,6 +431,8 @@ def rank(t: Tensor) -> int:
     match t:
         case Matrix() | Transpose() | MatMul():
             return 2
+        case Stack(_, _, body):
+            return 2 if is_tensor(body) else 1
         case TensorTensor(_, l, r, _):
             return max(rank(l), rank(r))
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -465,6 +490,8 @@ def row(t: Tensor, r: Scalar) -> Tensor:
             return Slice(x, lo, ScalarOp("+", lo, cols, DType.INT))
         case Transpose(Matrix(x, nr, _, stride)):
             return Strided(x, r, nr, stride if stride is not None else t.matrix.cols)
+        case Stack(var, _, body) if is_tensor(body):
+            return substitute(body, {var: r})  # type: ignore[return-value]
         case MatMul(a, b, pd, d, vector_first):
             v, w = row(a, r), transposed(b)
             return ReduceRows(TensorTensor("*", v, w, pd) if vector_first else TensorTensor("*", w, v, pd), d)
@@ -515,6 +542,8 @@ def _extent(t: Tensor, axis: int) -> Scalar:
             return (c, r)[axis]
         case MatMul(a, b):
             return _extent(a, 0) if axis == 0 else _extent(b, 1)
+        case Stack(_, count, body) if is_tensor(body):
+            return count if axis == 0 else length(body)  # type: ignore[arg-type]
         case TensorTensor(_, a, b, _):
             return _extent(a if rank(a) == 2 else b, axis)
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
@@ -656,6 +685,9 @@ def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
         case TensorScalar(op, x, s, left, d):
             nx, ns = f(x), f(s)
             return t if (nx is x and ns is s) else TensorScalar(op, nx, ns, left, d)  # type: ignore[arg-type]
+        case Stack(var, count, body):
+            ncount, nbody = f(count), f(body)
+            return t if (ncount is count and nbody is body) else Stack(var, ncount, nbody)  # type: ignore[arg-type]
     raise TypeError(f"not a TensIR term: {t!r}")
 
 
@@ -689,16 +721,46 @@ def substitute(t: Term, env: Mapping[str, Term]) -> Term:
     """Replace :class:`ScalarVar` / :class:`TensorVar` leaves named in ``env``."""
     if isinstance(t, ScalarVar | TensorVar) and t.name in env:
         return env[t.name]
+    if isinstance(t, Stack) and t.var in env:  # bound here: not replaced inside
+        inner = {k: v for k, v in env.items() if k != t.var}
+        return Stack(t.var, substitute(t.count, env), substitute(t.body, inner))  # type: ignore[arg-type]
     return map_children(t, lambda c: substitute(c, env))
 
 
 def free_vars(t: Term) -> set[str]:
     if isinstance(t, ScalarVar | TensorVar):
         return {t.name}
+    if isinstance(t, Stack):
+        return free_vars(t.count) | (free_vars(t.body) - {t.var})
     out: set[str] = set()
     for c in children(t):
         out |= free_vars(c)
     return out
+
+
+def length(t: Tensor) -> Scalar:
+    """The number of elements of a 1-D term as a scalar term (``Size(t)`` where no simpler
+    term is known)."""
+    match t:
+        case Take(_, n) | Full(n, _) | Strided(_, _, n, _):
+            return n
+        case Slice(_, lo, ScalarOp("+", lo2, n, _)) if lo2 == lo:
+            return n
+        case Slice(_, lo, hi):
+            return ScalarOp("-", hi, lo, DType.INT)
+        case Iota(a, b):
+            return ScalarOp("-", b, a, DType.INT)
+        case Stack(_, count, body) if not is_tensor(body):
+            return count
+        case ReduceRows(m, _):
+            return rows(m)
+        case Flatten(m):
+            return ScalarOp("*", rows(m), cols(m), DType.INT)
+        case TensorTensor(_, l, _, _) if rank(l) == 1:
+            return length(l)
+        case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
+            return length(x)
+    return Size(t)
 
 
 def term_size(t: Term) -> int:

@@ -86,7 +86,8 @@ def run_function(
         IndexError: an out-of-bounds load or store (message names array and index), or
             an element outside its row (``Load.row``/``Store.row``) or plane (``Load.plane``).
         tenspiler.ir.semantics.UndefinedBehaviour: division or remainder by zero.
-        RuntimeError: more than ``max_steps`` statements, or a read of an unassigned local.
+        StepLimitExceeded: more than ``max_steps`` statements.
+        RuntimeError: a read of an unassigned local.
         OverflowError: a final ``INT`` array value does not fit in ``np.int64``.
     """
     m = _Machine(fn, inputs, max_steps)
@@ -94,6 +95,10 @@ def run_function(
     for name in observe:
         out[name] = m.scalars[name]
     return out
+
+
+class StepLimitExceeded(RuntimeError):
+    """A run executed more statements than its budget (``max_steps``)."""
 
 
 class _ReturnSignal(Exception):
@@ -150,7 +155,7 @@ class _Machine:
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            raise RuntimeError(
+            raise StepLimitExceeded(
                 f"'{self.fn.name}' exceeded the step limit of {self.max_steps} statements"
             )
 

@@ -58,6 +58,7 @@ from tenspiler.ir.terms import (
     ScalarOp,
     ScalarOutput,
     ScalarVar,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -70,6 +71,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    children,
     cols,
     free_vars,
     is_tensor,
@@ -524,8 +526,51 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
                 return map_children(x, child), True
         raise refuse(x)
 
-    out, _ = lift(t)
+    try:
+        out, _ = lift(t)
+    except NotLiftable:
+        return stack_rows(k, t)
     return out  # type: ignore[return-value]
+
+
+def stack_rows(k: BlockKernel, t: Term) -> Tensor:
+    """The row value ``t`` stacked over the rows, ``stack(i < m: t)`` with each row array
+    ``X__row`` read as ``tail(X, i*S)``: the 2-D term whose row ``r`` is ``t`` at ``i = r``
+    by definition (:class:`~tenspiler.ir.terms.Stack`), for a row value no other 2-D term
+    expresses (a window of a wider matrix per element). One value per row
+    (``full(1, v)``) stacks ``v``, as one column.
+
+    Raises:
+        NotLiftable: ``t`` is not a 1-D value (no 3-D TensIR).
+    """
+    m = lift_entry_scalar(k.outer.stop)
+    taken = _names(t)
+    var = f"$s:{k.var}"
+    while var in taken:
+        var += "'"
+    r = ScalarVar(var, INT)
+    env: dict[str, Term] = {k.var: r}
+    for v in k.views:
+        d = k.fn.param(v.array).type.elem  # type: ignore[union-attr]
+        env[v.param] = Tail(TensorVar(v.array, d), ScalarOp("*", r, lift_entry_scalar(v.stride), INT))
+    match t:
+        case Full(Lit(1), value):
+            return Matrix(Stack(var, m, substitute(value, env)), m, Lit(1, INT))
+        case Flatten(Matrix(Stack(_, count) as column, nr, Lit(1), None)) if nr == count:
+            t = column  # the rows of an inner stack of one value per row: that stack
+    if not is_tensor(t) or rank(t) != 1:  # type: ignore[arg-type]
+        raise NotLiftable(f"the rows of the nest compute {show(t)}, which has no 2-D form in TensIR yet", k.outer.loc)
+    return Stack(var, m, substitute(t, env))
+
+
+def _names(t: Term) -> set[str]:
+    """Every variable name in ``t``, free or bound."""
+    out = {t.name} if isinstance(t, ScalarVar | TensorVar) else set()
+    if isinstance(t, Stack):
+        out.add(t.var)
+    for c in children(t):
+        out |= _names(c)
+    return out
 
 
 def _dense(m: Tensor) -> Tensor:

@@ -17,7 +17,7 @@ import numpy as np
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
-from tenspiler.loops.interp import run_function
+from tenspiler.loops.interp import StepLimitExceeded, run_function
 from tenspiler.loops.ir import Const, DType, PointerType, Var
 from tenspiler.vc.symexec import subexpressions
 
@@ -40,8 +40,8 @@ def make_example(k: Any, inputs: Mapping[str, Any]) -> Example | None:
         if not k.admits(inputs):
             return None
         return Example(inputs, run_function(k.fn, inputs, observe=getattr(k, "live_out", ())))
-    except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError):
-        return None
+    except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError, StepLimitExceeded):
+        return None  # (a run too long for the interpreter's budget: another input is drawn)
 
 
 def random_examples(

@@ -33,7 +33,7 @@ from typing import Any, assert_never
 from tenspiler.errors import NotLiftable
 from tenspiler.ir import semantics as sem
 from tenspiler.ir.printer import show
-from tenspiler.ir.smt import SmtEncoder, array_sort
+from tenspiler.ir.smt import SmtEncoder, array_sort, fresh
 from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
@@ -733,8 +733,9 @@ ROW_VAR = "$r"
 def matrix_element(enc: SmtEncoder, m: Tensor, r: str, c: str) -> str:
     """Element ``(r, c)`` (SMT Int terms) of the 2-D term ``m``: element ``c`` of its row
     ``r`` (:func:`tenspiler.ir.terms.row`)."""
-    inner = SmtEncoder({**enc.names, ROW_VAR: r}, enc.lengths, enc.definitions, enc._rec_names)
-    return inner.at(row(m, ScalarVar(ROW_VAR, DType.INT)), c)
+    rv = fresh(ROW_VAR, enc.names)
+    inner = SmtEncoder({**enc.names, rv: r}, enc.lengths, enc.definitions, enc._rec_names)
+    return inner.at(row(m, ScalarVar(rv, DType.INT)), c)
 
 
 def flatten_facts(enc: SmtEncoder, m: Tensor, lo: str, hi: str, final: str, entry: str) -> list[str]:
