@@ -94,3 +94,26 @@ def test_float32_tolerance_scales_with_the_terms_not_only_the_result() -> None:
     assert _same(0.5, 0.52, DType.FLOAT, mag)         # the terms' scale (6e5 * 1e-5 = 6)
     assert not _same(0.5, 10.0, DType.FLOAT, mag)     # a real difference still fails
     assert not _same(1, 2, DType.INT, mag)            # integers stay exact
+
+
+@pytest.mark.parametrize(("cond", "n", "k", "trips"), [
+    ("i + k <= n", 7, 3, 5),
+    ("k + i < n", 7, 3, 4),
+    ("n > i - 2", 4, 0, 6),
+    ("i - k < n", 4, 2, 6),
+    ("i + k <= n", 2, 5, 0),      # no iteration
+])
+def test_a_counter_with_an_offset_in_the_loop_condition(cond: str, n: int, k: int, trips: int) -> None:
+    """``i + e <= E`` is ``i <= E - e`` on the integers (where C's ``i + e`` does not
+    overflow): the loop IR runs exactly the source's iterations."""
+    from tenspiler.loops.interp import run_function
+
+    src = f"int f(int n, int k, int *a) {{ int s = 0; for (int i = 0; {cond}; i++) s += 1; return s; }}"
+    fn = parse_c_source(src, "f.c")
+    assert run_function(fn, {"n": n, "k": k, "a": np.zeros(1, dtype=np.int64)})["return"] == trips
+
+
+def test_an_unsigned_offset_in_the_loop_condition_is_refused() -> None:
+    src = "int f(int n, unsigned k, int *a) { int s = 0; for (int i = 0; i + k <= n; i++) s += a[i]; return s; }"
+    with pytest.raises(LiftError, match="unsigned"):
+        parse_c_source(src, "f.c")

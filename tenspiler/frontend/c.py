@@ -2414,13 +2414,39 @@ class _Kernel(IfConversion):
         def is_var(n: c_ast.Node) -> bool:
             return isinstance(n, c_ast.ID) and n.name == var
 
+        def mentions(n: c_ast.Node) -> bool:
+            return is_var(n) or any(mentions(c) for _, c in n.children())
+
+        def shifted(n: c_ast.Node) -> tuple[str, c_ast.Node] | None:
+            """``var + e``, ``e + var`` or ``var - e`` (``e`` free of the counter): the sign
+            and ``e``."""
+            if isinstance(n, c_ast.BinaryOp) and n.op in ("+", "-"):
+                if is_var(n.left) and not mentions(n.right):
+                    return n.op, n.right
+                if n.op == "+" and is_var(n.right) and not mentions(n.left):
+                    return "+", n.left
+            return None
+
         mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+        offset: tuple[str, c_ast.Node] | None = None
         if isinstance(cond, c_ast.BinaryOp) and cond.op in ops and is_var(cond.left):
             bound_node, op = cond.right, cond.op
         elif isinstance(cond, c_ast.BinaryOp) and cond.op in (mirror[ops[0]], mirror[ops[1]]) and is_var(cond.right):
             bound_node, op = cond.left, mirror[cond.op]
+        elif (isinstance(cond, c_ast.BinaryOp) and cond.op in ops and (offset := shifted(cond.left)) is not None
+              and not mentions(cond.right)):
+            bound_node, op = cond.right, cond.op
+        elif (isinstance(cond, c_ast.BinaryOp) and cond.op in (mirror[ops[0]], mirror[ops[1]])
+              and (offset := shifted(cond.right)) is not None and not mentions(cond.left)):
+            bound_node, op = cond.left, mirror[cond.op]
         else:
             u.fail(f"loop condition '{_render(cond)}'{what} is not supported ({forms})", cond)
+        if offset is not None:
+            # `i + e <= E` is `i <= E - e` on the integers: the loop IR's ints are exact, C's
+            # `i + e` is undefined where it overflows, and the type gate (c_types) has refused
+            # a comparison or sum computed in an unsigned type
+            sign, e_node = offset
+            bound_node = c_ast.BinaryOp("-" if sign == "+" else "+", bound_node, e_node, coord=cond.coord)
         bound = u.expr(bound_node, env)
         if bound.dtype.is_float:
             u.fail("loop bound must be an integer expression", bound_node)
