@@ -149,6 +149,10 @@ class BlockKernel:
     #: entry state); the row kernel's summary proves the offset at each row's end
     #: (:func:`_rebase_inductions`, clause ``induction step``).
     steps: tuple[tuple[str, Expr], ...] = ()
+    #: Inductions a later level reads after the loop (an enclosing block loop's offset
+    #: stepped in this one, :func:`_rebase_inductions`): name → (value before the loop,
+    #: step per row); each leaves the loop as ``v0 + m * D``.
+    inductions_out: tuple[tuple[str, Expr, Expr], ...] = ()
 
     @property
     def var(self) -> str:
@@ -160,7 +164,7 @@ class BlockKernel:
 
     @property
     def live_out(self) -> tuple[str, ...]:
-        return ()
+        return tuple(name for name, _, _ in self.inductions_out)
 
     @property
     def bounds(self) -> tuple[Expr, ...]:
@@ -179,6 +183,9 @@ class BlockKernel:
         strides = {v.param: int(evaluate(lift_entry_scalar(v.stride), inputs)) for v in self.views}
         if m < 0 or any(s < 0 for s in strides.values()):
             return False
+        for lhs, rhs in _shape_equalities(self):  # stated for every input, rows or not
+            if evaluate(lift_entry_scalar(lhs), inputs) != evaluate(lift_entry_scalar(rhs), inputs):
+                return False
         if any(evaluate(left, inputs) > evaluate(right, inputs) for left, right, _ in block_trip_counts(self)):
             return False  # the proof's trip-count preconditions (generated code checks them)
         for r in range(m):
@@ -203,6 +210,23 @@ class BlockKernel:
                  for o in ps.outputs if isinstance(o, ArrayOutput) and isinstance(o.value, Flatten)]
         outer = f"outer: 0 <= {self.var} <= {show(lift_entry_scalar(self.outer.stop))}" + "".join(f" and {f}" for f in facts)
         return [outer, *(f"row {self.var}: {x}" for x in self.kernel.invariants(cand))]
+
+
+def _shape_equalities(k: BlockKernel) -> list[tuple[Expr, Expr]]:
+    """The shape preconditions ``a == b`` of the row kernels at every level (two rows of a
+    ``vector<vector>`` of one length) over the function's own parameters: the summary
+    states them unconditionally, so generated code checks them even when no row runs."""
+    from tenspiler.vc.nest import NestKernel
+
+    params = {p.name for p in k.fn.params}
+    out: list[tuple[Expr, Expr]] = []
+    inner: Any = k.kernel
+    while True:
+        if isinstance(inner, NestKernel):
+            out += [(a, b) for a, b in inner.same_cols if (symexec.reads(a) | symexec.reads(b)) <= params]
+        if not isinstance(inner, BlockKernel):
+            return out
+        inner = inner.kernel
 
 
 def _param(k: BlockKernel, array: str) -> str:
@@ -254,8 +278,12 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
             f"'{carried_pre[0]}' is set before the nest and carried from one iteration of the outer loop to the "
             "next (a value across rows, e.g. an accumulator not reset per row): not supported in a nest deeper "
             "than two", outer.loc)
-    if live_out or fn.return_dtype is not None:
+    # an enclosing block loop's offset stepped here (a result built by appends two or more
+    # loops deep): it leaves the loop as its closed form
+    rebased = {off.removesuffix("__off"): step for off, step in steps.items()}
+    if any(name not in rebased for name in live_out) or fn.return_dtype is not None:
         raise NotLiftable("a loop nest deeper than two that computes a returned value is not supported yet", outer.loc)
+    inductions_out = tuple((name, pre.scalars[name], rebased[name]) for name in live_out)
     if outer.descending:
         raise NotLiftable("a descending outer loop of a nest deeper than two is not supported yet", outer.loc)
     if not (isinstance(outer.start, Const) and outer.start.value == 0):
@@ -329,7 +357,7 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
         fn.source, outer.loc, "",
     )
     kernel = analyze_kernel(row_fn, tuple(steps))
-    return BlockKernel(fn, outer, row_fn, kernel, tuple(views), tuple(steps.items()))
+    return BlockKernel(fn, outer, row_fn, kernel, tuple(views), tuple(steps.items()), inductions_out)
 
 
 def _rebase_inductions(outer: For, pre: Mapping[str, Expr]) -> tuple[For, dict[str, Expr]]:
@@ -638,6 +666,8 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
     for a, b in ps.preconditions:
         if (free_vars(a) | free_vars(b)) & rowish:
             raise NotLiftable("a shape precondition of the rows depends on the row", k.outer.loc)
+    for name, v0, step in k.inductions_out:
+        outs.append(ScalarOutput(name, lift_entry_scalar(Binary("+", v0, Binary("*", k.outer.stop, step, INT), INT))))
     return ProgramSummary(k.fn.name, tuple(outs), ps.preconditions)
 
 
@@ -858,7 +888,10 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         clauses.append(Clause("induction step", (inv(iv, heads), f"(< {iv} {m})"),
                               "(and " + " ".join(induction_goals) + ")"))
     clauses.append(Clause("exit", (inv(iv, heads), f"(not (< {iv} {m}))"), f"(= {iv} {m})"))
-    goal = _summary_goal(k, ps, entry, None, heads)
+    # an induction read after the loop: its value there is its closed form at the last row
+    # (the rewrite of _rebase_inductions is exact, by the `induction step` clause)
+    finals = {name: enc(Binary("+", v0, Binary("*", k.outer.stop, step, INT), INT)) for name, v0, step in k.inductions_out}
+    goal = _summary_goal(k, ps, entry, None, heads, finals)
     clauses.append(Clause("post", (inv(iv, heads), f"(= {iv} {m})"), goal))
     comments = (
         f"tenspiler certificate for '{fn.name}' ({fn.loc}): the outer loop of a block loop",
