@@ -289,7 +289,7 @@ def test_oracle_compares_an_index_exactly_with_ties() -> None:
 
 # --------------------------------------------------------------------------- 3-D tensors, stores after a loop, guarded products
 
-NEW_SHAPES = ("tensor3", "poststore", "guardedprod")
+NEW_SHAPES = ("tensor3", "poststore", "guardedprod", "window")
 
 
 def _shape_specs(count: int, seed: int, monkeypatch: pytest.MonkeyPatch, shapes: str | None) -> list[KernelSpec]:
@@ -310,7 +310,7 @@ def test_new_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> None:
     percent each of the default mix, only those with TENSPILER_FUZZ_SHAPES=<shape>, every
     form and near-miss drawn."""
     default = _shape_specs(1000, 16, monkeypatch, None)
-    for shape, lo, hi in (("tensor3", 25, 85), ("poststore", 18, 70), ("guardedprod", 12, 55)):
+    for shape, lo, hi in (("tensor3", 25, 85), ("poststore", 18, 70), ("guardedprod", 12, 55), ("window", 12, 70)):
         n = sum(shape in s.features for s in default)
         assert lo <= n <= hi, (shape, n)
     assert any(s.language == "cxx" for s in default)
@@ -326,6 +326,10 @@ def test_new_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> None:
         "guardedprod": ["py-guardedprod", "guardedprod-if-opeq", "guardedprod-if-times", "guardedprod-braced",
                         "guardedprod-select-p", "guardedprod-select-factor", "guardedprod-else",
                         "guardedprod-else-reset", "guardedprod-stored", "guardedprod-invariant-cond"],
+        "window": ["window-stride2", "window-box", "window-expr", "window-offset-bounds",
+                   *(f"window-post-{p}" for p in ("acc", "scale", "clamp", "div", "plus")),
+                   *(f"window-miss-{m}" for m in ("col-off", "row-off", "ker-stride", "out-gap", "triangular",
+                                                  "carried", "reads-out", "b-from-1"))],
     }
     for shape, feats in want.items():
         specs = _shape_specs(300, 17, monkeypatch, shape)
@@ -368,7 +372,7 @@ def test_new_shapes_are_valid_source(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 
 #: seeds of TENSPILER_FUZZ_SHAPES=<shape> campaigns whose first kernels lift quickly (no
 #: synthesis time-outs), so the end-to-end test stays short
-_E2E = {"tensor3": (161, 5), "poststore": (162, 5), "guardedprod": (163, 5)}
+_E2E = {"tensor3": (161, 5), "poststore": (162, 5), "guardedprod": (163, 5), "window": (164, 4)}
 
 
 @pytest.mark.parametrize("shape", NEW_SHAPES)

@@ -1672,7 +1672,7 @@ def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 _SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 5
 _SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
 #: shape names that restrict a campaign to kernels of that shape (C and Python)
-FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod")
+FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window")
 
 _ARG_TYPES = ["int", "int", "int", "long", "float", "float", "double", "double", "int64_t", "unsigned char"]
 #: the key an argmax ranks by: a template over the index ``{i}`` (arrays a, b; scalar c)
@@ -2496,6 +2496,118 @@ def poststore_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     return KernelSpec(name, "c", src, name, plist, ret, sorted(set(g.constants), key=repr), sorted(feats), "2d" if nest else "1d")
 
 
+# --------------------------------------------------------------------------- windows (2-D convolutions)
+
+#: percent of all kernels (default mix) of 2-D window kernels (commits 9c37296, 11806e6,
+#: 2bb8ce9: sums over a window of a wider matrix, rows lifted as ``stack``);
+#: ``TENSPILER_FUZZ_SHAPES=window`` draws only those
+_SHAPES_DEFAULT["window"] = _SHAPES_NEW["window"] = 4
+_SHAPES_DEEP["window"] = 0
+#: near-misses of the window shape: the tool must refuse them or get them right
+_WINDOW_MISSES = ["col-off", "row-off", "ker-stride", "out-gap", "triangular", "carried", "reads-out", "b-from-1"]
+
+
+def window_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A 2-D correlation, C: four loops ``i < m, j < n, a < kh, b < kw`` summing
+    ``F(img[(s*i + a)*iw + s*j + b], ker[a*kw + b])`` into an accumulator (from 0, a literal
+    or a bias) stored as ``out[i*n + j] = G(acc)``; the image row stride ``iw`` a local
+    (``s*n + kw - 1 + pad``), the stride ``s`` 1 or 2, sometimes a second image, a scalar
+    factor, a clamp or a division after the sum, the window sum alone (a box filter), the
+    loop conditions ``i + kh <= …`` style; about a fifth carry a near-miss
+    (:data:`_WINDOW_MISSES`)."""
+    g = _CGen(d)
+    _WILD[0] = 0
+    g.plain = True
+    g.depth_limit = 1
+    feats = g.feats
+    feats.add("window")
+    elem = d.pick(["int", "int", "long", "float", "float", "double", "double", "unsigned char"])
+    is_f = ctype(elem).is_float
+    g.allow_mod = not is_f
+    acc_t = elem if elem != "unsigned char" else d.pick(["int", "long"])
+    if d.coin(15) and not is_f:
+        acc_t = "long"
+    out_t = acc_t if d.coin(80) else d.pick([elem, "double", "int"])
+    stride = 2 if d.coin(20) else 1
+    pad = d.pick([0, 0, 1, 2])
+    miss = d.pick(_WINDOW_MISSES) if d.coin(20) else None
+    if stride == 2:
+        feats.add("window-stride2")
+    if miss:
+        feats.add("window-miss-" + miss)
+    a_, b_ = d.pick([("a", "b"), ("a", "b"), ("p", "q"), ("ki", "kj")])
+    col = f"{stride} * j + {b_}" if stride == 2 else d.pick([f"j + {b_}", f"{b_} + j"])
+    row = f"{stride} * i + {a_}" if stride == 2 else d.pick([f"i + {a_}", f"{a_} + i"])
+    if miss == "col-off":
+        col += " + 1"
+    if miss == "row-off":
+        row += " + 1"
+    img = f"img[({row}) * iw + {col}]"
+    kst = "kh" if miss == "ker-stride" else "kw"
+    ker = f"ker[{a_} * {kst} + {b_}]"
+    two = d.coin(15)
+    loads = [img, ker] + ([img.replace("img[", "img2[")] if two else [])
+    has_s = d.coin(35)
+    env = {"loads": loads, "scalars": ["s"] if has_s else [], "vars": []}
+    r = d.integer(0, 99)
+    if r < 55:
+        F = f"{img} * {ker}" if d.coin(80) else f"{ker} * {img}"
+    elif r < 68:
+        feats.add("window-box")
+        F = img
+    elif r < 78 and two:
+        F = f"({img} - {loads[2]}) * {ker}"
+    else:
+        feats.add("window-expr")
+        F = g.expr(env, is_f)
+        if "img" not in F:
+            F = f"{img} * {F}"
+    if miss == "reads-out":
+        F = f"{F} + out[i * n + j]"
+    init_kind = d.pick(["zero", "zero", "zero", "lit", "bias"])
+    init = {"zero": "0", "lit": g.literal(ctype(acc_t).is_float), "bias": "s" if has_s else "0"}[init_kind]
+    post = d.pick(["acc", "acc", "acc", "scale", "clamp", "div", "plus"])
+    feats.add("window-post-" + post)
+    lit = g.literal(ctype(out_t).is_float)
+    G = {"acc": "acc", "scale": f"acc * {lit}", "clamp": f"(acc > {lit} ? acc : {lit})",
+         "div": "acc / (kh * kw)" if not ctype(acc_t).is_float else f"acc / ({acc_t})(kh * kw + 1)",
+         "plus": f"acc + {lit}"}[post]
+    out_idx = "i * (n + 1) + j" if miss == "out-gap" else d.pick(["i * n + j", "j + i * n", "n * i + j"])
+    b_start = "1" if miss == "b-from-1" else "0"
+    b_bound = f"{b_} <= {a_}" if miss == "triangular" else f"{b_} < kw"
+    style = d.pick(["plain", "plain", "offset"])
+    if style == "offset" and stride == 1 and miss is None:
+        feats.add("window-offset-bounds")
+        i_loop = "for (int i = 0; i + kh <= m + kh - 1; i++)"
+    else:
+        i_loop = "for (int i = 0; i < m; i++)"
+    lines = [f"  int iw = {stride} * n + kw - 1 + {pad};"]
+    carried = miss == "carried"
+    if carried:
+        lines.append(f"  {acc_t} acc = {init};")
+    lines += [f"  {i_loop} {{", "    for (int j = 0; j < n; j++) {"]
+    if not carried:
+        lines.append(f"      {acc_t} acc = {init};")
+    lines += [f"      for (int {a_} = 0; {a_} < kh; {a_}++)",
+              f"        for (int {b_} = {b_start}; {b_bound}; {b_}++)",
+              f"          acc += {F};",
+              f"      out[{out_idx}] = {G};", "    }", "  }"]
+    rows_needed = f"({stride} * m + kh + 2)"
+    img_extent = f"{rows_needed} * ({stride} * n + kw + {pad} + 1) + 4"
+    params = [Param("m", "int", size=True), Param("n", "int", size=True), Param("kh", "int", index=True),
+              Param("kw", "int", index=True), Param("img", elem, True, img_extent)]
+    if two:
+        params.append(Param("img2", elem, True, img_extent))
+    params += [Param("ker", elem, True, "(kh + 1) * (kw + 1) + 2"),
+               Param("out", out_t, True, "m * (n + 1) + 2")]
+    if has_s:
+        params.append(Param("s", acc_t))
+    sig = ", ".join(f"{p.ctype} *{p.name}" if p.array else f"{p.ctype} {p.name}" for p in params)
+    body = "\n".join(lines)
+    src = f"#include <stdint.h>\n\nvoid {name}({sig}) {{\n{body}\n}}\n"
+    return KernelSpec(name, "c", src, name, params, None, sorted(set(g.constants), key=repr), sorted(feats), "2d")
+
+
 def guardedprod_kernel(d: Draw, python_share: int = 25, name: str = "kern") -> KernelSpec:
     """A guarded running product (commit 96a59fb), C or Python: ``if (cond) p *= F;`` from
     ``p = 1`` (:func:`_guarded_product_c`, :func:`python_guarded_product_kernel`)."""
@@ -2696,13 +2808,15 @@ def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> K
     if focus:
         return focus_kernel(d, d.pick(focus), python_share, name)
     r = d.integer(0, 99)
-    t3, ps, gp = _SHAPES["tensor3"], _SHAPES["poststore"], _SHAPES["guardedprod"]
+    t3, ps, gp, win = _SHAPES["tensor3"], _SHAPES["poststore"], _SHAPES["guardedprod"], _SHAPES["window"]
     if r < t3:
         return tensor3_kernel(d, name)
     if r < t3 + ps:
         return poststore_kernel(d, name)
     if r < t3 + ps + gp:
         return guardedprod_kernel(d, python_share, name)
+    if r < t3 + ps + gp + win:
+        return window_kernel(d, name)
     if d.coin(python_share):
         if d.coin(_SHAPES["argmax"]):
             return python_argmax_kernel(d, name)
@@ -2725,6 +2839,8 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
         return poststore_kernel(d, name)
     if shape == "guardedprod":
         return guardedprod_kernel(d, python_share, name)
+    if shape == "window":
+        return window_kernel(d, name)
     if d.coin(python_share):
         return python_argmax_kernel(d, name) if shape == "argmax" else python_product_kernel(d, name)
     return c_kernel(d, name, shape=shape)
