@@ -156,3 +156,28 @@ def test_mutants_of_plane_sums_do_not_verify_with_its_summary(mutation: tuple[st
         assert isinstance(km, BlockKernel)
         prove(km.kernel, cand, timeout=10)  # type: ignore[arg-type]
         prove(km, cand, timeout=10, ps=ps)  # type: ignore[arg-type]
+
+
+AXIS2 = (BENCH / "sum_axis2.c").read_text()
+
+
+@pytest.mark.parametrize("mutation", [
+    ("x[(p * R + r) * C + c]", "x[(p * R + r) * C + c + 1]"),   # index off by one
+    ("x[(p * R + r) * C + c]", "x[(r * P + p) * C + c]"),       # planes and rows swapped
+    ("out[p * R + r]", "out[r * P + p]"),                       # the output transposed
+    ("c < C; c++", "c < C - 1; c++"),                           # a wrong bound
+], ids=["off-by-one", "swapped-axes", "transposed-output", "bound"])
+def test_mutants_of_an_axis_sum_do_not_verify(mutation: tuple[str, str]) -> None:
+    """The sum over the last axis (rows lifted as ``stack``): every level proved with the
+    original's candidate and summary must fail on a mutant (or the mutant is refused)."""
+    from tenspiler.errors import NotLiftable
+    from tests.test_stack import _prove_every_level
+
+    syn = synthesize(analyze_kernel(parse_c_file(BENCH / "sum_axis2.c")), timeout=120)
+    assert mutation[0] in AXIS2
+    try:
+        km = analyze_kernel(parse_c_source(AXIS2.replace(mutation[0], mutation[1]), "mutant.c"))
+        _prove_every_level(km, syn.candidate, syn.summary)
+    except (VerificationError, NotLiftable, LiftError):
+        return
+    pytest.fail(f"mutant {mutation} verified with the original's summary")
