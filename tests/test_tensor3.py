@@ -181,3 +181,19 @@ def test_mutants_of_an_axis_sum_do_not_verify(mutation: tuple[str, str]) -> None
     except (VerificationError, NotLiftable, LiftError):
         return
     pytest.fail(f"mutant {mutation} verified with the original's summary")
+
+
+@pytest.mark.parametrize("empty", [[], [[]], [[], []], [[[]], [[]]]])
+def test_generated_entry_takes_nested_lists_with_an_empty_level(empty: list, tmp_path: Path) -> None:
+    """``[[], []]`` (two planes of no row) is a 3-D value with no element: the generated
+    entry reads it as shape (2, 0, 0), as the C++ or Python source does, and returns an
+    empty result."""
+    import importlib.util
+
+    res = lift_file(BENCH / "add3.cc", ("numpy",), out_dir=tmp_path)
+    assert res.status == "verified"
+    spec = importlib.util.spec_from_file_location("add3_gen", tmp_path / "add3.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert np.asarray(mod.add3(empty, empty)).size == 0

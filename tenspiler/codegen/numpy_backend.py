@@ -1557,7 +1557,10 @@ def cxx_adapter(
             dims = [names[n] for n in v.sizes]
             rows_of = "planes of rows" if v.rank == 3 else "rows"
             lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
-            lines.append(f"if {a}.ndim == 1 and {lib._is_empty_text(a)}:\n    {a} = {lib._reshape_text(a, ', '.join(['0'] * v.rank))}")
+            # nested lists with an empty level (`[]`, `[[], []]`): no element, the missing
+            # axes of length 0
+            padded = f"*(tuple({a}.shape) + (0,) * ({v.rank} - {a}.ndim))"
+            lines.append(f"if {a}.ndim < {v.rank} and 0 in tuple({a}.shape):\n    {a} = {lib._reshape_text(a, padded)}")
             lines.append(f"if {a}.ndim != {v.rank}:\n    raise ValueError('{v.name}: expected a {v.rank}-D array ({rows_of} of one length), got shape ' + str({a}.shape))")
             lines.append(f"{', '.join(dims)} = {a}.shape")
             lines.append(f"{a} = {lib._reshape_text(a, '-1')}")
