@@ -19,7 +19,8 @@ Python); ``--shapes tensor3`` only 3-D kernels (C++ ``vector<vector<vector<T>>>`
 ``list[list[list[T]]]``: element-wise maps, one row per plane, per-plane sums),
 ``poststore`` only C reductions stored after a loop or a two-deep nest (``*out = s;``,
 ``out[k] = best;``), ``guardedprod`` only guarded running products (``if (c) p *= F;``, C and
-Python); ``--shapes new`` / ``deep`` bias the mix. Progress goes to stderr, one line per kernel. Exit code:
+Python), ``window`` only 2-D window kernels (convolutions, boxes, with near-misses, C);
+``--shapes new`` / ``deep`` bias the mix. Progress goes to stderr, one line per kernel. Exit code:
 0 when no bug was found, 1 otherwise.
 """
 
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tool-check", action="store_true",
                     help="lift with the tool's own differential check on (lift --check); default: the API default, off")
     ap.add_argument("--shapes", default="",
-                    help="comma-separated: 'product', 'argmax', 'tensor3', 'poststore', 'guardedprod' draw only "
+                    help="comma-separated: 'product', 'argmax', 'tensor3', 'poststore', 'guardedprod', 'window' draw only "
                          "kernels of those shapes; 'new' / 'deep' bias the mix (sets TENSPILER_FUZZ_SHAPES); "
                          "default: the usual mix")
     ap.add_argument("--quiet", action="store_true")
