@@ -110,3 +110,13 @@ def test_an_unsigned_offset_in_the_loop_condition_is_refused() -> None:
     src = "int f(int n, unsigned k, int *a) { int s = 0; for (int i = 0; i + k <= n; i++) s += a[i]; return s; }"
     with pytest.raises(LiftError, match="unsigned"):
         parse_c_source(src, "f.c")
+
+
+def test_a_triangular_nest_is_refused_with_the_reason(tmp_path: Path) -> None:
+    from tenspiler.pipeline import lift_file
+
+    src = tmp_path / "tri.c"
+    src.write_text("void tri(int n, const float *a, float *out) { for (int i = 0; i < n; i++) { float s = 0.0f; "
+                   "for (int j = 0; j <= i; j++) s += a[i * n + j]; out[i] = s; } }\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "out")
+    assert res.status == "not_lifted" and "depend on the outer counter 'i' (a triangular nest)" in res.message

@@ -333,6 +333,9 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
     written = symexec.assigned_scalars((*pre_i_stmts, inner, *post_i_stmts)) | {outer.var, inner.var}
     for name in sorted((symexec.reads(outer.start) | symexec.reads(outer.stop)) & written):
         raise NotLiftable(f"the outer loop bound depends on '{name}', which the loop nest assigns", outer.loc)
+    if outer.var in symexec.reads(inner.stop) | symexec.reads(inner.start):
+        raise NotLiftable(f"the inner loop's bounds depend on the outer counter '{outer.var}' (a triangular "
+                          "nest): not supported yet", inner.loc)
     if symexec.reads(inner.stop) & written:
         raise NotLiftable("the inner loop bound must not change inside the nest", inner.loc)
     # the first symbolic execution of each part, over its own head: finds the inductions
