@@ -235,3 +235,23 @@ CONV = (BENCH / "conv2d_valid.c").read_text()
 def test_mutants_of_a_2d_convolution_do_not_verify(mutation: tuple[str, str], conv_proof: tuple[object, object]) -> None:
     cand, ps = conv_proof
     assert_mutant_not_verified(CONV, mutation, cand, ps)
+
+
+def test_rows_of_no_element_read_nothing(tmp_path: Path) -> None:
+    """A stack of rows of ``N = 0`` elements (a shifted GEMM's product over no column): C
+    reads no row of ``A``, so the generated code must not either — ``A`` may be shorter
+    than a row (found by the red team: a broadcast error before)."""
+    import importlib.util
+
+    from tenspiler.pipeline import lift_file
+
+    src = ROOT / "tests" / "kernels" / "blocks" / "gemm_a_offbyone.c"
+    res = lift_file(src, ("numpy",), out_dir=tmp_path)
+    assert res.status == "verified" and res.summary is not None and "stack(" in res.summary
+    spec = importlib.util.spec_from_file_location("gemm_gen", tmp_path / "gemm_nn.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    c = np.array([1, -5, -2, 8, 6, -4])
+    got = mod.gemm_nn(1, 0, 5, np.array([-8, 5, -2, 0, -3]), np.array([-7]), c)
+    assert np.array_equal(np.asarray(got), c)

@@ -992,7 +992,10 @@ class NumpyBackend:
         width = term_cols(t)
         if t.var in free_vars(width):
             raise CodegenError(f"the rows of {show(t)} have a length that depends on the row")
-        return f"{items}.reshape(max({count}, 0), {_bare(self.render(width, ctx))})"
+        w = _bare(self.render(width, ctx))
+        # rows of no element: the source reads none of the row's views (a row of a product
+        # over no column), so neither does the generated code
+        return f"({items}.reshape(max({count}, 0), {w}) if ({w}) > 0 else np.zeros((max({count}, 0), 0), dtype=np.{rep}))"
 
     def _stack_of_window_products(self, t: Stack, ctx: EmitContext) -> str | None:
         """Stacks (one or more, nested) of the sum of the elementwise product of two matrix
@@ -1339,6 +1342,8 @@ class NumpyBackend:
                     visit(count, when)
                     n_text = _bare(self.render(count, ctx))
                     rows_run = f"{n_text} > 0" if when is None else f"{when} and {n_text} > 0"
+                    if is_tensor(body) and var not in free_vars(term_cols(t)):  # rows of no element read nothing
+                        rows_run += f" and ({_bare(self.render(term_cols(t), ctx))}) > 0"
                     last = ScalarOp("-", count, Lit(1, DType.INT), DType.INT)
                     for r in (Lit(0, DType.INT), last):
                         visit(substitute(body, {var: r}), rows_run)
