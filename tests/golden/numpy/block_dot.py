@@ -101,8 +101,8 @@ def block_dot(m, v, off, len):
         ValueError: an input violates a precondition of the proof (shapes, ranges).
     """
     m = np.asarray(m, dtype=np.int64)
-    if m.ndim == 1 and m.size == 0:
-        m = m.reshape(0, 0)
+    if m.ndim < 2 and 0 in tuple(m.shape):
+        m = m.reshape(*(tuple(m.shape) + (0,) * (2 - m.ndim)))
     if m.ndim != 2:
         raise ValueError('m: expected a 2-D array (rows of one length), got shape ' + str(m.shape))
     m__rows, m__cols = m.shape

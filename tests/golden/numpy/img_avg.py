@@ -97,15 +97,15 @@ def img_avg(a, b):
         ValueError: an input violates a precondition of the proof (shapes, ranges).
     """
     a = np.asarray(a, dtype=np.uint8)
-    if a.ndim == 1 and a.size == 0:
-        a = a.reshape(0, 0)
+    if a.ndim < 2 and 0 in tuple(a.shape):
+        a = a.reshape(*(tuple(a.shape) + (0,) * (2 - a.ndim)))
     if a.ndim != 2:
         raise ValueError('a: expected a 2-D array (rows of one length), got shape ' + str(a.shape))
     a__rows, a__cols = a.shape
     a = a.reshape(-1)
     b = np.asarray(b, dtype=np.uint8)
-    if b.ndim == 1 and b.size == 0:
-        b = b.reshape(0, 0)
+    if b.ndim < 2 and 0 in tuple(b.shape):
+        b = b.reshape(*(tuple(b.shape) + (0,) * (2 - b.ndim)))
     if b.ndim != 2:
         raise ValueError('b: expected a 2-D array (rows of one length), got shape ' + str(b.shape))
     b__rows, b__cols = b.shape
