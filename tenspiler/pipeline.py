@@ -28,8 +28,8 @@ from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.loops.ir import Expr, For, Function, PointerType, Stmt, map_stmt_exprs
 from tenspiler.synth.search import Synthesized, synthesize
+from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
-from tenspiler.vc.kernel import AnyKernel, analyze_kernel
 
 Progress = Callable[[str], None]
 

@@ -48,7 +48,7 @@ def assert_mutant_not_verified(source: str, mutation: tuple[str, str], cand: Any
 
     from tenspiler.errors import LiftError, NotLiftable, VerificationError
     from tenspiler.frontend.c import parse_c_source
-    from tenspiler.vc.kernel import analyze_kernel
+    from tenspiler.vc.analyze import analyze_kernel
 
     assert mutation[0] in source, mutation
     try:

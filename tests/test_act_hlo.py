@@ -62,7 +62,7 @@ from tenspiler.ir.terms import (
 from tenspiler.loops.ir import DType
 from tenspiler.pipeline import check_examples, lift_file, parse_source_file
 from tenspiler.synth.search import synthesize
-from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "hlo"

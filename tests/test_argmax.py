@@ -23,7 +23,7 @@ from tenspiler.ir.terms import ArgMax, Lit, Take, TensorVar
 from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.updates import arg_extremum_part
 from tenspiler.verify.certificate import recheck_text
 from tenspiler.verify.verifier import prove

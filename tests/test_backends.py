@@ -579,7 +579,7 @@ def lifted(path: str) -> tuple[Function, Any, ProgramSummary]:
     if path not in _LIFTED:
         from tenspiler.pipeline import parse_source_file
         from tenspiler.synth.search import synthesize
-        from tenspiler.vc.kernel import analyze_kernel
+        from tenspiler.vc.analyze import analyze_kernel
 
         fn = parse_source_file(ROOT / path)
         k = analyze_kernel(fn)

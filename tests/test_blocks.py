@@ -35,9 +35,9 @@ from tenspiler.ir.terms import (
 from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.blocks import BlockKernel
 from tenspiler.vc.conditions import matrix_element
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.verify.certificate import recheck_text
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts

@@ -71,7 +71,7 @@ def lift(name: str, source: str, workdir: Path) -> Lifted:
     if name not in _LIFTED:
         from tenspiler.pipeline import parse_source_file
         from tenspiler.synth.search import synthesize
-        from tenspiler.vc.kernel import analyze_kernel
+        from tenspiler.vc.analyze import analyze_kernel
 
         path = workdir / f"{name}.c"
         path.write_text(source)

@@ -16,8 +16,8 @@ from tenspiler.ir.terms import Lit, ScalarOp, ScalarVar, Slice, TensorVar
 from tenspiler.loops.interp import run_function
 from tenspiler.loops.ir import DType, For
 from tenspiler.pipeline import lift_file
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import BOUND, Candidate
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts
 

@@ -29,7 +29,7 @@ from tenspiler.loops.ir import (
 )
 from tenspiler.pipeline import check_examples, lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.symexec import subexpressions
 
 KERNELS = Path(__file__).parent.parent / "benchmarks" / "kernels" / "python"

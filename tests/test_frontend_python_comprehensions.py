@@ -19,7 +19,7 @@ from tenspiler.frontend.python import parse_python_source
 from tenspiler.loops.interp import run_function
 from tenspiler.loops.ir import For, Function
 from tenspiler.pipeline import lift_file
-from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
 
 IDIOMS = Path(__file__).parent.parent / "benchmarks" / "kernels" / "python_idioms"
 

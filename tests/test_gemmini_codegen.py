@@ -203,7 +203,7 @@ def _lifted(path: str, config: str = "int8"):  # type: ignore[no-untyped-def]
     assert r.status == "verified", r.message
     from tenspiler.pipeline import parse_source_file
     from tenspiler.synth.search import synthesize
-    from tenspiler.vc.kernel import analyze_kernel
+    from tenspiler.vc.analyze import analyze_kernel
 
     fn = parse_source_file(ROOT / path)
     syn = synthesize(analyze_kernel(fn), timeout=60)

@@ -57,7 +57,8 @@ def test_no_frontend_holds_the_loop_ir() -> None:
 ])
 def test_every_kernel_shape_has_the_shared_interface(kernel: str) -> None:
     from tenspiler.frontend.c import parse_c_file
-    from tenspiler.vc.kernel import KernelShape, analyze_kernel
+    from tenspiler.vc.analyze import analyze_kernel
+    from tenspiler.vc.kernel import KernelShape
 
     k = analyze_kernel(parse_c_file(PKG.parent / kernel))
     assert isinstance(k, KernelShape)

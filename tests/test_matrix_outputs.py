@@ -21,8 +21,8 @@ from tenspiler.ir.terms import Flatten, Lit, Matrix, TensorVar
 from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import flatten_facts
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.verify.certificate import recheck_text
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts

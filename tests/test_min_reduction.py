@@ -17,7 +17,7 @@ from tenspiler.ir.interp import evaluate
 from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.updates import maximum_part, minimum_part
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts

@@ -23,8 +23,8 @@ from tenspiler.ir.terms import Cmp, Lit, ScalarSelect, ScalarVar, Take, TensorSc
 from tenspiler.loops.ir import DType, PointerType
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import BOUND, Candidate
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.vc.nest import ROLES, NestKernel
 from tenspiler.verify.verifier import prove
 

@@ -11,8 +11,8 @@ import pytest
 
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.pipeline import lift_file
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.concrete import mismatch, random_examples
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.vc.phases import PhasedKernel
 from tenspiler.verify.certificate import recheck
 from tests.lifting import assert_lifts

@@ -14,7 +14,8 @@ from tenspiler.errors import VerificationError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.vc.kernel import LoopKernel, analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
+from tenspiler.vc.kernel import LoopKernel
 from tenspiler.verify.verifier import prove
 
 ROOT = Path(__file__).resolve().parent.parent

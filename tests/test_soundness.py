@@ -172,7 +172,7 @@ MUTANTS_2D = {
 
 @pytest.mark.parametrize(("original", "mutant"), [(o, m) for o, ms in MUTANTS_2D.items() for m in ms])
 def test_mutated_nest_does_not_verify_against_original_summary(original: str, mutant: str) -> None:
-    from tenspiler.vc.kernel import analyze_kernel
+    from tenspiler.vc.analyze import analyze_kernel
 
     k0 = analyze_kernel(parse_c_source(original))
     syn = synthesize(k0, timeout=30)
@@ -189,7 +189,7 @@ def test_submatrix_walk_is_lifted_as_a_submatrix() -> None:
     """An inner bound that differs from the row stride walks a submatrix: lifted with the
     row stride kept apart from the row length, never to the full-matrix summary."""
     from tenspiler.ir.printer import show_summary
-    from tenspiler.vc.kernel import analyze_kernel
+    from tenspiler.vc.analyze import analyze_kernel
 
     k = analyze_kernel(parse_c_source(GEMV.replace("j < N", "j < N - 1")))
     syn = synthesize(k, timeout=30)
@@ -198,7 +198,7 @@ def test_submatrix_walk_is_lifted_as_a_submatrix() -> None:
 
 def test_nest_invariant_and_summary_golden(golden) -> None:  # type: ignore[no-untyped-def]
     from tenspiler.ir.printer import show_summary
-    from tenspiler.vc.kernel import analyze_kernel
+    from tenspiler.vc.analyze import analyze_kernel
 
     k = analyze_kernel(parse_c_source(GEMV, "gemv.c"))
     syn = synthesize(k, timeout=30)

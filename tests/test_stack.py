@@ -39,8 +39,8 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.loops.ir import DType
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import matrix_element
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.verify.certificate import recheck_text
 from tests.lifting import assert_mutant_not_verified
 

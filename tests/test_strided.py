@@ -16,7 +16,7 @@ from tenspiler.loops.interp import run_function
 from tenspiler.loops.ir import Binary, Const, DType, Var
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
-from tenspiler.vc.kernel import analyze_kernel
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.symexec import stride_of
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts

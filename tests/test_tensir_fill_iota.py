@@ -55,8 +55,9 @@ from tenspiler.ir.terms import (
 from tenspiler.loops.ir import BIN_OPS, DType
 from tenspiler.pipeline import lift_file, parse_source_file
 from tenspiler.synth.trees import expression_tree, leaf_pools
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import BOUND, Candidate
-from tenspiler.vc.kernel import LoopKernel, analyze_kernel
+from tenspiler.vc.kernel import LoopKernel
 from tenspiler.verify.verifier import prove, verify
 
 INT, FLOAT, UINT8 = DType.INT, DType.FLOAT, DType.UINT8

@@ -19,8 +19,8 @@ from tenspiler.loops.interp import run_function
 from tenspiler.loops.ir import Load, Return, VectorParam
 from tenspiler.pipeline import lift_file
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.blocks import BlockKernel
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.verify.verifier import prove
 from tests.lifting import assert_lifts
 

@@ -51,7 +51,7 @@ from tenspiler.loops.ir import (
     Unary,
     Var,
 )
-from tenspiler.vc.kernel import cond_divisors, divisors
+from tenspiler.vc.symexec import cond_divisors, divisors
 from tenspiler.verify.certificate import recheck_text
 
 INT = DType.INT

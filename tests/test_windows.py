@@ -17,8 +17,8 @@ from tenspiler.frontend.c import parse_c_file, parse_c_source
 from tenspiler.ir.terms import ProgramSummary, ReduceSum, ScalarOutput, TensorTensor, TensorVar
 from tenspiler.loops.ir import DType
 from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import COL
-from tenspiler.vc.kernel import analyze_kernel
 from tenspiler.vc.nest import NestKernel
 from tests.lifting import assert_lifts, assert_mutant_not_verified
 

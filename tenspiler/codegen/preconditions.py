@@ -70,15 +70,14 @@ def trip_counts(fn: Function) -> tuple[Precondition, ...]:
     """The trip-count preconditions of ``fn``'s loops (see the module docstring), in the
     order the certificate prints them; none for a function the proof's kernel analysis does
     not take (no loop, e.g. a hand-written summary's signature)."""
-    from tenspiler.vc.kernel import analyze_kernel
-    from tenspiler.vc.phases import kernel_trip_counts
+    from tenspiler.vc.analyze import analyze_kernel
 
     try:
         k: Any = analyze_kernel(fn)
     except TenspilerError:
         return ()
     out: list[Precondition] = []
-    for left, right, what in kernel_trip_counts(k):
+    for left, right, what in k.trip_counts():
         q = _trip(left, right, what)
         if q is not None and q not in out:
             out.append(q)

@@ -39,10 +39,11 @@ from tenspiler.synth.trees import (
     running_product,
     show_tree,
 )
+from tenspiler.vc.analyze import AnyKernel
 from tenspiler.vc.blocks import BlockKernel
 from tenspiler.vc.concrete import Example, make_example, mismatch, random_examples
 from tenspiler.vc.conditions import Candidate, exit_term, lift_entry_scalar, result_term, summary
-from tenspiler.vc.kernel import AnyKernel, LoopKernel
+from tenspiler.vc.kernel import LoopKernel
 from tenspiler.vc.nest import NestKernel
 from tenspiler.vc.phases import PhasedKernel
 from tenspiler.vc.updates import (

@@ -114,6 +114,9 @@ from tenspiler.vc.conditions import (
     lift_entry_scalar,
     matrix_element,
 )
+from tenspiler.vc.kernel import Analyze
+from tenspiler.vc.nest import NestKernel
+from tenspiler.vc.phases import PhasedKernel, same_int
 
 INT = DType.INT
 
@@ -200,6 +203,9 @@ class BlockKernel:
     def summary(self, cand: Any) -> ProgramSummary:
         return block_summary(self, cand)
 
+    def trip_counts(self) -> list[tuple[Scalar, Scalar, str]]:
+        return block_trip_counts(self)
+
     def vc(self, cand: Any, ps: ProgramSummary | None = None) -> VC:
         return build_block_vc(self, cand, ps)
 
@@ -216,8 +222,6 @@ def _shape_equalities(k: BlockKernel) -> list[tuple[Expr, Expr]]:
     """The shape preconditions ``a == b`` of the row kernels at every level (two rows of a
     ``vector<vector>`` of one length) over the function's own parameters: the summary
     states them unconditionally, so generated code checks them even when no row runs."""
-    from tenspiler.vc.nest import NestKernel
-
     params = {p.name for p in k.fn.params}
     out: list[tuple[Expr, Expr]] = []
     inner: Any = k.kernel
@@ -244,14 +248,14 @@ def is_block_loop(fn: Function) -> bool:
     )
 
 
-def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
-    """Rebase the outer loop's body onto rows and analyze it (see the module docstring).
+def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()) -> BlockKernel:
+    """Rebase the outer loop's body onto rows and analyze the row function with ``analyze``
+    (the shape dispatch, :func:`tenspiler.vc.analyze.analyze_kernel`; see the module
+    docstring).
 
     Raises:
         NotLiftable: outside the supported shape (the message names the reason).
     """
-    from tenspiler.vc.kernel import analyze_kernel
-
     k = next(n for n, s in enumerate(fn.body) if isinstance(s, For))
     outer = fn.body[k]
     assert isinstance(outer, For)
@@ -356,7 +360,7 @@ def analyze_block(fn: Function, live_out: tuple[str, ...] = ()) -> BlockKernel:
         (*((n, d) for n, d in fn.locals if n != i), *((off, INT) for off in steps)), body,
         fn.source, outer.loc, "",
     )
-    kernel = analyze_kernel(row_fn, tuple(steps))
+    kernel = analyze(row_fn, tuple(steps))
     return BlockKernel(fn, outer, row_fn, kernel, tuple(views), tuple(steps.items()), inductions_out)
 
 
@@ -501,8 +505,6 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
     Raises:
         NotLiftable: ``t`` reads the row or ``i`` in a way 2-D TensIR cannot express.
     """
-    from tenspiler.vc.phases import same_int
-
     m = lift_entry_scalar(k.outer.stop)
     rowish = {k.var} | {v.param for v in k.views}
 
@@ -634,8 +636,6 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
     Raises:
         NotLiftable: the row kernel writes part of a row only, or its value has no 2-D form.
     """
-    from tenspiler.vc.phases import same_int
-
     ps = k.kernel.summary(cand)
     m = lift_entry_scalar(k.outer.stop)
     rowish = {k.var} | {v.param for v in k.views}
@@ -675,12 +675,10 @@ def block_trip_counts(k: BlockKernel) -> list[tuple[Scalar, Scalar, str]]:
     """The trip counts the proof assumes (``left <= right`` over the entry state): the outer
     loop's, and the row kernel's that do not depend on the row (those that do are proved
     for every row by the ``row-preconditions`` clause)."""
-    from tenspiler.vc.phases import kernel_trip_counts
-
     rowish = {k.var} | {v.param for v in k.views}
     out: list[tuple[Scalar, Scalar, str]] = [
         (Lit(0, INT), lift_entry_scalar(k.outer.stop), "the outer loop runs a non-negative number of times")]
-    for left, right, what in kernel_trip_counts(k.kernel):
+    for left, right, what in k.kernel.trip_counts():
         if not ((free_vars(left) | free_vars(right)) & rowish):
             out.append((left, right, f"every row: {what}"))
     return out
@@ -697,8 +695,6 @@ def _row_assumptions(k: BlockKernel, cand: Any) -> list[tuple[str, str]]:
         NotLiftable: a later phase of the row assumes something about a value an earlier
             phase of the row computes (not expressible at the outer loop).
     """
-    from tenspiler.vc.phases import PhasedKernel
-
     if not isinstance(k.kernel, PhasedKernel):
         return list(k.kernel.vc(cand).assumptions)
     out: list[tuple[str, str]] = []

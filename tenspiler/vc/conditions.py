@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from tenspiler.errors import NotLiftable
 from tenspiler.ir import semantics as sem
@@ -84,8 +84,10 @@ from tenspiler.loops.ir import (
     Var,
 )
 from tenspiler.vc import symexec
-from tenspiler.vc.kernel import LoopKernel, divisors
-from tenspiler.vc.symexec import SymState, statement_expressions
+from tenspiler.vc.symexec import SymState, divisors, statement_expressions
+
+if TYPE_CHECKING:
+    from tenspiler.vc.kernel import LoopKernel
 
 BOUND = "__bound__"
 #: The column placeholder of a total over a two-deep nest kept per row (:func:`tenspiler.vc.nest.total_at`):

@@ -9,31 +9,21 @@ summary and loop invariant must fill (paper §4.1). Kernels outside the supporte
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, assert_never, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from tenspiler.errors import NotLiftable
-from tenspiler.ir.semantics import divides as sem_divides
 from tenspiler.loops.ir import (
     Binary,
-    Call,
-    Cast,
-    Compare,
-    Cond,
     Const,
     DType,
     Expr,
     For,
     Function,
-    Load,
-    Logical,
-    Not,
     Return,
-    Select,
     Stmt,
     Store,
-    Unary,
     Var,
 )
 from tenspiler.vc import symexec
@@ -208,6 +198,13 @@ class LoopKernel:
 
         return [invariant_text(self, cand)]
 
+    def trip_counts(self) -> list[tuple[Any, Any, str]]:
+        """The loop runs a non-negative number of times (over the entry state)."""
+        from tenspiler.vc.conditions import lift_entry_scalar
+
+        return [(lift_entry_scalar(self.start), lift_entry_scalar(self.stop),
+                 "the loop runs a non-negative number of times")]
+
     @property
     def modified(self) -> set[str]:
         return {t.name for t in self.scalars} | {a.array for a in self.arrays} | {self.var}
@@ -220,7 +217,8 @@ class KernelShape(Protocol):
     ``synth``. The shapes proved by one VC (:data:`ProvableKernel`) also have
     ``vc(cand, ps)``; loop phases are proved phase by phase."""
 
-    nested: bool
+    @property
+    def nested(self) -> bool: ...
 
     @property
     def bounds(self) -> tuple[Expr, ...]: ...
@@ -231,39 +229,15 @@ class KernelShape(Protocol):
 
     def invariants(self, cand: Any) -> list[str]: ...
 
-
-if TYPE_CHECKING:
-    from tenspiler.vc.blocks import BlockKernel
-    from tenspiler.vc.nest import NestKernel
-    from tenspiler.vc.phases import PhasedKernel
-
-#: Every kernel shape :func:`analyze_kernel` returns.
-AnyKernel: TypeAlias = "LoopKernel | NestKernel | PhasedKernel | BlockKernel"
-#: The shapes proved by one VC (loop phases are proved phase by phase).
-ProvableKernel: TypeAlias = "LoopKernel | NestKernel | BlockKernel"
+    def trip_counts(self) -> Sequence[tuple[Any, Any, str]]:
+        """The trip counts ``(left, right, what)``, TensIR scalars with ``left <= right``
+        over the entry state, that the proof assumes (generated code checks them)."""
+        ...
 
 
-def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
-    """:func:`analyze` for a single loop, :func:`tenspiler.vc.nest.analyze_nest` for a
-    doubly nested one, :func:`tenspiler.vc.phases.analyze_phases` for several loops one
-    after another (returns a ``LoopKernel``, a ``NestKernel`` or a ``PhasedKernel``).
-    ``live_out``: scalars a later phase reads (see :class:`LoopKernel`)."""
-    loops = [s for s in fn.body if isinstance(s, For)]
-    if len(loops) > 1:
-        if live_out:
-            raise AssertionError("a phase has one loop")
-        from tenspiler.vc.phases import analyze_phases
-
-        return analyze_phases(fn)
-    if len(loops) == 1 and any(isinstance(s, For) for s in loops[0].body):
-        from tenspiler.vc.blocks import analyze_block, is_block_loop
-        from tenspiler.vc.nest import analyze_nest
-
-        if is_block_loop(fn):
-            return analyze_block(fn, live_out)
-
-        return analyze_nest(fn, live_out)
-    return analyze(fn, live_out)
+#: The shape dispatch (:func:`tenspiler.vc.analyze.analyze_kernel`), passed to the shapes
+#: whose parts are kernels of any shape again (loop phases, a block loop's row function).
+Analyze: TypeAlias = Callable[[Function, tuple[str, ...]], KernelShape]
 
 
 def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
@@ -452,40 +426,3 @@ def _check_reads(k: LoopKernel) -> None:
                     "(a recurrence, not expressible in TensIR)",
                     ld.loc,
                 )
-
-
-def divisors(e: Expr, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
-    """(guard, divisor) for every integer ``/``, ``%`` (and Python ``//``, ``mod``) in ``e``: C has undefined
-    behaviour if the divisor is zero *when the division is evaluated*, i.e. when every
-    condition of the guard (the selects it sits under) holds."""
-    match e:
-        case Binary(op, l, r, dtype):
-            own = [(guard, r)] if sem_divides(op, dtype) else []
-            return divisors(l, guard) + divisors(r, guard) + own
-        case Load(_, index):
-            return divisors(index, guard)
-        case Unary(_, x) | Cast(x) | Call(_, x):
-            return divisors(x, guard)
-        case Select(c, a, b):
-            return cond_divisors(c, guard) + divisors(a, (*guard, c)) + divisors(b, (*guard, Not(c)))
-        case Const() | Var():
-            return []
-        case _:
-            assert_never(e)
-
-
-def cond_divisors(c: Cond, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
-    """:func:`divisors` of a condition, with C's short-circuit evaluation (C11 §6.5.13,
-    §6.5.14): the right operand of ``l && r`` is evaluated only when ``l`` holds, that of
-    ``l || r`` only when ``l`` does not."""
-    match c:
-        case Compare(_, l, r):
-            return divisors(l, guard) + divisors(r, guard)
-        case Logical("&&", l, r):
-            return cond_divisors(l, guard) + cond_divisors(r, (*guard, l))
-        case Logical("||", l, r):
-            return cond_divisors(l, guard) + cond_divisors(r, (*guard, Not(l)))
-        case Not(x):
-            return cond_divisors(x, guard)
-        case _:
-            raise AssertionError(f"not a condition: {c!r}")

@@ -204,6 +204,22 @@ class NestKernel:
                 return False
         return True
 
+    def trip_counts(self) -> list[tuple[Scalar, Scalar, str]]:
+        """Each loop runs a non-negative number of times (the rows at least once for a row
+        maximum), and the nest's first row is a row of the arrays."""
+        zero = Lit(0, DType.INT)
+        start, stop, cols = (lift_entry_scalar(e) for e in (self.start, self.stop, self.cols))
+        inner = (
+            (Lit(1, DType.INT), cols, "the inner loop runs at least once (a row maximum of an empty row is undefined)")
+            if self.keeps_row_maximum
+            else (zero, cols, "the inner loop runs a non-negative number of times")
+        )
+        return [
+            (start, stop, "the outer loop runs a non-negative number of times"),
+            inner,
+            (zero, start, "the nest's first row is a row of the arrays"),
+        ]
+
     @property
     def keeps_row_maximum(self) -> bool:
         """Some row is reduced by a running maximum (rows must then be non-empty)."""

@@ -69,6 +69,7 @@ from tenspiler.loops.ir import (
     Stmt,
 )
 from tenspiler.vc import symexec
+from tenspiler.vc.kernel import Analyze
 from tenspiler.vc.symexec import SymState
 
 
@@ -135,6 +136,22 @@ class PhasedKernel:
         """The composed summary of per-phase candidates ``cand``."""
         return compose(self, [p.kernel.summary(c) for p, c in zip(self.phases, cand, strict=True)])
 
+    def trip_counts(self) -> list[tuple[Scalar, Scalar, str]]:
+        """Each phase's trip counts (:meth:`KernelShape.trip_counts`), over its entry state
+        with the straight-line values of the scalars they read (a bound never depends on a
+        value an earlier loop computes: :func:`analyze_phases` refuses that), without
+        repeats."""
+        from tenspiler.vc.conditions import lift_entry_scalar
+
+        out: list[tuple[Scalar, Scalar, str]] = []
+        for ph in self.phases:
+            env = {name: lift_entry_scalar(v) for name, v in ph.entry_env.items()}
+            for left, right, what in ph.kernel.trip_counts():
+                t = (substitute(left, env), substitute(right, env), what)
+                if t not in out:
+                    out.append(t)  # type: ignore[arg-type]
+        return out
+
     def invariants(self, cand: Sequence[Any]) -> list[str]:
         out: list[str] = []
         for p, c in zip(self.phases, cand, strict=True):
@@ -144,51 +161,6 @@ class PhasedKernel:
                 where += f" (line {loop.loc.line})" if loop.loc is not None else ""
             out += [f"{where}: {inv}" for inv in p.kernel.invariants(c)]
         return out
-
-
-def loop_trip_counts(k: Any) -> list[tuple[Scalar, Scalar, str]]:
-    """The trip counts ``(left, right, what)``, ``left <= right`` over the entry state, that
-    the proof of one loop (``LoopKernel``) or loop nest (``NestKernel``) assumes: each loop
-    runs a non-negative number of times (a nest's rows at least once for a row maximum),
-    and a nest's first row is a row of the arrays."""
-    from tenspiler.vc.blocks import BlockKernel, block_trip_counts
-    from tenspiler.vc.conditions import lift_entry_scalar
-
-    zero = Lit(0, DType.INT)
-    if isinstance(k, BlockKernel):
-        return block_trip_counts(k)
-    if getattr(k, "nested", False):
-        start, stop, cols = (lift_entry_scalar(e) for e in (k.start, k.stop, k.cols))
-        inner = (
-            (Lit(1, DType.INT), cols, "the inner loop runs at least once (a row maximum of an empty row is undefined)")
-            if k.keeps_row_maximum
-            else (zero, cols, "the inner loop runs a non-negative number of times")
-        )
-        return [
-            (start, stop, "the outer loop runs a non-negative number of times"),
-            inner,
-            (zero, start, "the nest's first row is a row of the arrays"),
-        ]
-    return [(lift_entry_scalar(k.start), lift_entry_scalar(k.stop), "the loop runs a non-negative number of times")]
-
-
-def kernel_trip_counts(k: Any) -> list[tuple[Scalar, Scalar, str]]:
-    """:func:`loop_trip_counts` of a kernel of any shape: for several loop phases each
-    phase's, over its entry state with the straight-line values of the scalars they read (a
-    bound never depends on a value an earlier loop computes: :func:`analyze_phases` refuses
-    that), without repeats."""
-    from tenspiler.vc.conditions import lift_entry_scalar
-
-    if not isinstance(k, PhasedKernel):
-        return loop_trip_counts(k)
-    out: list[tuple[Scalar, Scalar, str]] = []
-    for ph in k.phases:
-        env = {name: lift_entry_scalar(v) for name, v in ph.entry_env.items()}
-        for left, right, what in kernel_trip_counts(ph.kernel):
-            t = (substitute(left, env), substitute(right, env), what)
-            if t not in out:
-                out.append(t)  # type: ignore[arg-type]
-    return out
 
 
 def split_phases(fn: Function) -> list[tuple[Stmt, ...]]:
@@ -204,15 +176,14 @@ def split_phases(fn: Function) -> list[tuple[Stmt, ...]]:
     return out
 
 
-def analyze_phases(fn: Function) -> PhasedKernel:
-    """Split ``fn`` into loop phases and analyze each (see the module docstring).
+def analyze_phases(fn: Function, analyze: Analyze) -> PhasedKernel:
+    """Split ``fn`` into loop phases and analyze each with ``analyze`` (the shape dispatch,
+    :func:`tenspiler.vc.analyze.analyze_kernel`; see the module docstring).
 
     Raises:
         NotLiftable: a phase outside the supported shapes, or a loop bound depending on a
             value an earlier loop computes (located).
     """
-    from tenspiler.vc.kernel import analyze_kernel
-
     parts = split_phases(fn)
     local_names = {n for n, _ in fn.locals}
     scalar_names = local_names | {p.name for p in fn.scalars}
@@ -251,7 +222,7 @@ def analyze_phases(fn: Function) -> PhasedKernel:
                     raise NotLiftable(f"the bound of this loop reads '{name}' before any assignment to it", loop.loc)
             if any(ld.array in written_arrays for ld in symexec.loads(b)):
                 raise NotLiftable("the bound of this loop reads an array an earlier loop writes", loop.loc)
-        kernel = analyze_kernel(pfn, live_out)
+        kernel = analyze(pfn, live_out)
         phases.append(Phase(k, pfn, kernel, live_in, live_out, {n: v for n, v in env.items() if n not in late}))
         # the straight-line state after this phase, for the next phases' trip counts
         late |= symexec.assigned_scalars([loop])
@@ -299,7 +270,7 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
     facts: list[Scalar] = []
     for phase in k.phases:
         env = {name: lift_entry_scalar(v) for name, v in phase.entry_env.items()}
-        for left, right, _ in loop_trip_counts(phase.kernel):
+        for left, right, _ in phase.kernel.trip_counts():
             facts.append(_minus(substitute(right, env), substitute(left, env)))  # type: ignore[arg-type]
     for phase, ps in zip(k.phases, summaries, strict=True):
         loop = next(s for s in phase.fn.body if isinstance(s, For))

@@ -20,6 +20,7 @@ from typing import Literal, assert_never
 import sympy
 
 from tenspiler.errors import NotLiftable
+from tenspiler.ir.semantics import divides as sem_divides
 from tenspiler.loops.ir import (
     Assign,
     Binary,
@@ -390,3 +391,40 @@ def replace_vars(e: Expr, env: Mapping[str, Expr]) -> Expr:
 def program_constants(stmts: tuple[Stmt, ...]) -> list[Const]:
     """Every literal of the program, in source order (the paper's §5.4 constant pool)."""
     return [e for e in statement_expressions(stmts) if isinstance(e, Const)]
+
+
+def divisors(e: Expr, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
+    """(guard, divisor) for every integer ``/``, ``%`` (and Python ``//``, ``mod``) in ``e``: C has undefined
+    behaviour if the divisor is zero *when the division is evaluated*, i.e. when every
+    condition of the guard (the selects it sits under) holds."""
+    match e:
+        case Binary(op, l, r, dtype):
+            own = [(guard, r)] if sem_divides(op, dtype) else []
+            return divisors(l, guard) + divisors(r, guard) + own
+        case Load(_, index):
+            return divisors(index, guard)
+        case Unary(_, x) | Cast(x) | Call(_, x):
+            return divisors(x, guard)
+        case Select(c, a, b):
+            return cond_divisors(c, guard) + divisors(a, (*guard, c)) + divisors(b, (*guard, Not(c)))
+        case Const() | Var():
+            return []
+        case _:
+            assert_never(e)
+
+
+def cond_divisors(c: Cond, guard: tuple[Cond, ...] = ()) -> list[tuple[tuple[Cond, ...], Expr]]:
+    """:func:`divisors` of a condition, with C's short-circuit evaluation (C11 §6.5.13,
+    §6.5.14): the right operand of ``l && r`` is evaluated only when ``l`` holds, that of
+    ``l || r`` only when ``l`` does not."""
+    match c:
+        case Compare(_, l, r):
+            return divisors(l, guard) + divisors(r, guard)
+        case Logical("&&", l, r):
+            return cond_divisors(l, guard) + cond_divisors(r, (*guard, l))
+        case Logical("||", l, r):
+            return cond_divisors(l, guard) + cond_divisors(r, (*guard, Not(l)))
+        case Not(x):
+            return cond_divisors(x, guard)
+        case _:
+            raise AssertionError(f"not a condition: {c!r}")

@@ -18,9 +18,10 @@ import numpy as np
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import PointerType
+from tenspiler.vc.analyze import AnyKernel, ProvableKernel
 from tenspiler.vc.concrete import Example, jsonable_inputs, mismatch
 from tenspiler.vc.conditions import VC, Candidate, build_bounded
-from tenspiler.vc.kernel import AnyKernel, LoopKernel, ProvableKernel
+from tenspiler.vc.kernel import LoopKernel
 from tenspiler.verify.solver import QueryResult, check_scripts
 
 

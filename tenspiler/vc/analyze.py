@@ -1,0 +1,50 @@
+"""The kernel-shape dispatch: which analysis a function's loops go to.
+
+A function is one of four shapes (docs/ARCHITECTURE.md, "Supported shapes"): one counted
+loop (:mod:`tenspiler.vc.kernel`), a two-deep nest (:mod:`tenspiler.vc.nest`), several loops
+one after another (:mod:`tenspiler.vc.phases`) or a nest deeper than two whose outer loop
+writes one row per iteration (:mod:`tenspiler.vc.blocks`). The last two analyse their parts
+(each phase, the row function) as kernels of any shape again: they receive
+:func:`analyze_kernel` as their ``analyze`` argument, so the shapes' modules never import
+this one (``vc`` has no import cycle, ``tests/test_layers.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from tenspiler.loops.ir import For, Function
+from tenspiler.vc.blocks import BlockKernel, analyze_block, is_block_loop
+from tenspiler.vc.kernel import LoopKernel, analyze
+from tenspiler.vc.nest import NestKernel, analyze_nest
+from tenspiler.vc.phases import PhasedKernel, analyze_phases
+
+__all__ = ["AnyKernel", "ProvableKernel", "analyze_kernel"]
+
+#: Every kernel shape :func:`analyze_kernel` returns.
+AnyKernel: TypeAlias = LoopKernel | NestKernel | PhasedKernel | BlockKernel
+#: The shapes proved by one VC (loop phases are proved phase by phase).
+ProvableKernel: TypeAlias = LoopKernel | NestKernel | BlockKernel
+
+
+def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
+    """The kernel analysis of ``fn``'s shape: :func:`~tenspiler.vc.kernel.analyze` for one
+    loop, :func:`~tenspiler.vc.nest.analyze_nest` for a two-deep nest,
+    :func:`~tenspiler.vc.blocks.analyze_block` for a deeper one that writes a row per outer
+    iteration, :func:`~tenspiler.vc.phases.analyze_phases` for several loops one after
+    another. ``live_out``: scalars a later phase reads (see
+    :class:`~tenspiler.vc.kernel.LoopKernel`).
+
+    Raises:
+        NotLiftable: the function is outside every supported shape (located).
+    """
+    loops = [s for s in fn.body if isinstance(s, For)]
+    if len(loops) > 1:
+        if live_out:
+            raise AssertionError("a phase has one loop")
+        return analyze_phases(fn, analyze_kernel)
+    if len(loops) == 1 and any(isinstance(s, For) for s in loops[0].body):
+        if is_block_loop(fn):
+            return analyze_block(fn, analyze_kernel, live_out)
+        return analyze_nest(fn, live_out)
+    return analyze(fn, live_out)
