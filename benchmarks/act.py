@@ -62,10 +62,10 @@ from tenspiler.act.isa.gemmini import (
     gemmini_isa,
 )
 from tenspiler.act.oracle import HbmBuffer, Oracle
+from tenspiler.act.schedule import run_proc
 from tenspiler.act.tensor_isa import bind, window
 from tenspiler.act.tiling import Block, act_gemm_proc, choose
 from tenspiler.codegen.gemmini.procs import gemm_proc
-from tenspiler.codegen.gemmini.schedule import run_proc
 
 EXO_SHAPES = [(512, 512, 512), (12544, 256, 64), (12544, 64, 256), (3136, 512, 128), (3136, 128, 512), (784, 1024, 256)]
 

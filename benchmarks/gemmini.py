@@ -40,8 +40,8 @@ from tenspiler.act.cost import estimate
 from tenspiler.act.isa import Inst
 from tenspiler.act.isa.gemmini import ACC_BIT, GARBAGE, RAW_BIT, gemmini_isa
 from tenspiler.act.oracle import HbmBuffer, Oracle
+from tenspiler.act.schedule import run_proc
 from tenspiler.codegen.gemmini.procs import gemm_proc
-from tenspiler.codegen.gemmini.schedule import run_proc
 from tenspiler.pipeline import lift_file
 
 PUBLISHED = [("Gemmini software library", 0.16), ("Exo, unoptimised", 0.28), ("Exo, hand-scheduled", 0.43), ("Autocomp", 0.93)]

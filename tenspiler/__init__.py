@@ -2,16 +2,24 @@
 
 Pipeline (see docs/ARCHITECTURE.md): frontend → loop IR → VCs → synthesis of a TensIR
 program summary → cvc5 proof → code generation.
+
+The Python API (:func:`lift`, :func:`lifted`, :class:`Lifted`, :class:`LiftWarning`) is
+imported on first use (PEP 562), so importing a submodule — the CLI, a child process of the
+checker — does not load the whole compiler.
 """
 
-from tenspiler.errors import CodegenError, LiftError, NotLiftable, VerificationError
+from __future__ import annotations
 
-__version__ = "0.1.0"
+from typing import TYPE_CHECKING, Any
 
-# the API imports the pipeline, which reads __version__
-from tenspiler.api import Lifted, LiftWarning, lift, lifted
+from tenspiler.errors import BadInput, CodegenError, LiftError, NotLiftable, VerificationError
+from tenspiler.version import __version__
+
+if TYPE_CHECKING:
+    from tenspiler.api import Lifted, LiftWarning, lift, lifted
 
 __all__ = [
+    "BadInput",
     "CodegenError",
     "LiftError",
     "LiftWarning",
@@ -22,3 +30,13 @@ __all__ = [
     "lift",
     "lifted",
 ]
+
+_API = ("Lifted", "LiftWarning", "lift", "lifted")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from tenspiler import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'tenspiler' has no attribute {name!r}")

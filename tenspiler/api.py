@@ -11,9 +11,11 @@ fast = res.compile()                             # a callable running the genera
 def legacy(...): ...
 ```
 
-* :func:`lift` raises :class:`~tenspiler.errors.LiftError` when the target is not lifted
-  (bad input, or no verified summary: the message says which and why; the exception's
-  ``result`` attribute holds the full :class:`~tenspiler.pipeline.LiftResult`).
+* :func:`lift` raises one exception class per outcome when the target is not lifted:
+  :class:`~tenspiler.errors.BadInput` (the source cannot be read as a supported kernel),
+  :class:`~tenspiler.errors.NotLiftable` (no verified summary: the message says why) or
+  :class:`~tenspiler.errors.InternalError` (a bug of tenspiler's); the exception's ``result``
+  attribute holds the full :class:`~tenspiler.pipeline.LiftResult`.
 * :func:`lifted` lifts **at decoration time** (so a module's import fails fast, and the
   second import is served from the cache): on success the decorated name calls the
   verified generated code (NumPy arrays in and out, see the generated docstring); on failure
@@ -36,7 +38,8 @@ from pathlib import Path
 from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
-from tenspiler.errors import LiftError, TenspilerError
+from tenspiler.check.python import NO_LIFT_ENV
+from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError
 from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
 
@@ -46,9 +49,6 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 _CXX = (".cc", ".cpp", ".cxx", ".c++")
 
-#: When this environment variable is set, :func:`lifted` returns functions unchanged (the
-#: differential check runs a module's original functions in a child process).
-NO_LIFT_ENV = "TENSPILER_NO_LIFT"
 
 
 class LiftWarning(UserWarning):
@@ -138,7 +138,7 @@ def _target(target: object, function: str | None, language: str | None) -> _Targ
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            raise LiftError(f"cannot read {path}: {e}") from e
+            raise BadInput(f"cannot read {path}: {e}") from e
         return _Target(text, lang, function, str(path), _parser(text, str(path), function, lang))
     if isinstance(target, str):
         lang = language or "c"
@@ -152,7 +152,7 @@ def _parser(text: str, filename: str, function: str | None, language: str) -> Ca
 
         return lambda: parse_python_source(text, filename, function)
     if language not in ("c", "cxx"):
-        raise LiftError(f"unknown language {language!r} (known: c, cxx, python)")
+        raise BadInput(f"unknown language {language!r} (known: c, cxx, python)")
     from tenspiler.frontend.c import parse_c_source
 
     return lambda: parse_c_source(text, filename, function, cxx=language == "cxx")
@@ -161,7 +161,7 @@ def _parser(text: str, filename: str, function: str | None, language: str) -> Ca
 def _function_target(f: Callable[..., Any], function: str | None) -> _Target:
     name = function or getattr(f, "__name__", None)
     if not name:
-        raise LiftError(f"cannot lift {f!r}: it has no name")
+        raise BadInput(f"cannot lift {f!r}: it has no name")
     try:
         filename = inspect.getsourcefile(f) or "<unknown>"
         module_text = Path(filename).read_text(encoding="utf-8") if Path(filename).is_file() else None
@@ -173,7 +173,7 @@ def _function_target(f: Callable[..., Any], function: str | None) -> _Target:
     try:
         text = textwrap.dedent(inspect.getsource(f))
     except (OSError, TypeError) as e:
-        raise LiftError(f"cannot read the source of {name}: {e}") from None
+        raise BadInput(f"cannot read the source of {name}: {e}") from None
     return _Target(text, "python", name, filename, _parser(text, filename, name, "python"))
 
 
@@ -214,8 +214,9 @@ def lift(
         The verified :class:`Lifted` result.
 
     Raises:
-        LiftError: bad input, or no verified summary (the message gives the reason;
-            ``err.result`` is the :class:`~tenspiler.pipeline.LiftResult`).
+        BadInput: bad input (``err.result`` is the :class:`~tenspiler.pipeline.LiftResult`).
+        NotLiftable: no verified summary (the message gives the reason; ``err.result``).
+        InternalError: an unexpected exception inside tenspiler (``err.result``).
         TypeError: ``target`` is neither a function, a path nor text.
     """
     backends = [b.strip() for b in to.split(",")] if isinstance(to, str) else list(to)
@@ -234,7 +235,7 @@ def lift(
             # which refuses a global whose value differs from the source's
             try:
                 t.parse()
-            except LiftError:
+            except BadInput:
                 usable = False  # reported by the uncached lift below, with its result
         hit = store.get(key) if usable else None
         if hit is not None and _certificate_ok(hit, recheck):
@@ -242,8 +243,9 @@ def lift(
     res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
     if res.status != "verified":
         what = f"{res.function or t.function or t.filename}"
-        err = LiftError(f"{what} was not lifted ({res.status}): {res.message}")
-        err.result = res  # type: ignore[attr-defined]
+        kind = {"error": BadInput, "internal_error": InternalError}.get(res.status, NotLiftable)
+        err = kind(f"{what} was not lifted ({res.status}): {res.message}")
+        err.result = res
         raise err
     if cache and res.certificate is not None:
         payload = res.to_json()

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tenspiler import __version__
+from tenspiler.version import __version__
 
 __all__ = ["ResultCache", "cache_key", "code_fingerprint", "default_cache_dir", "normalise_source"]
 

@@ -1,32 +1,52 @@
-"""Command line: ``lift FILE --to BACKEND[,BACKEND...]``, ``lift recheck CERT`` and
-``lift bench CORPUS...`` (verification runs over whole corpora: ``tenspiler/bench/``).
+"""Command line: ``lift FILE --to BACKEND[,BACKEND...]`` and two subcommands, ``lift
+recheck CERT`` and ``lift bench CORPUS...`` (verification runs over whole corpora:
+``tenspiler/bench/``). ``python -m tenspiler`` is the same command.
 
 Exit codes (DESIGN.md, "The user-facing contract"): 0 verified and emitted; 1 not lifted
 (no verified summary within the budget, or an op outside TensIR); 2 bad input
-(``file:line:col: message`` on stderr).
+(``file:line:col: message`` on stderr; also a backend whose extra is not installed); 3 an
+internal error (a bug of tenspiler's: please report it).
+
+Messages go through :mod:`logging` (logger ``tenspiler``) on stderr: warnings by default,
+each phase's progress with ``-v``, debugging detail with ``-vv``, errors only with ``-q``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tenspiler import __version__
-from tenspiler.codegen import backend_names
+from tenspiler.codegen.registry import backend_names
+from tenspiler.version import __version__
+
+if TYPE_CHECKING:
+    from tenspiler.pipeline import LiftResult
+
+log = logging.getLogger("tenspiler")
+
+#: The subcommands (``lift COMMAND --help`` gives each one's options).
+COMMANDS = {
+    "recheck": "re-check SMT-LIB certificates with a fresh cvc5 (lift recheck CERT.smt2...)",
+    "bench": "lift, verify, check and re-check whole corpora in parallel (lift bench CORPUS...)",
+}
 
 
 def _lift_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="lift",
-        description="Lift a legacy C kernel to verified tensor code (TensIR, proved with cvc5).",
-        epilog="Other commands: 'lift recheck CERT.smt2' re-checks a certificate with cvc5; "
-        "'lift bench CORPUS... [--report DIR] [--baseline REPORT]' lifts whole corpora in parallel "
-        "(see 'lift bench --help').",
+        usage="lift FILE [options]\n       lift {recheck,bench} ... (lift COMMAND --help)",
+        description="Lift a legacy C, C++ or Python kernel to verified tensor code (TensIR, proved with cvc5).",
+        epilog="Exit codes: 0 verified; 1 not lifted; 2 bad input; 3 internal error.",
     )
-    p.add_argument("file", help="C source file")
+    commands = p.add_argument_group("commands", "instead of FILE, as the first argument")
+    for name, text in COMMANDS.items():
+        commands.add_argument(name, nargs="?", help=text, default=argparse.SUPPRESS)
+    p.add_argument("file", help="C (.c), C++ (.cc, .cpp) or Python (.py) source file")
     p.add_argument("--function", metavar="NAME", help="function to lift (default: the last non-static one)")
     p.add_argument(
         "--to", default="numpy", metavar="BACKEND[,BACKEND...]",
@@ -50,9 +70,30 @@ def _lift_parser() -> argparse.ArgumentParser:
                    help="static values of the kernel's size parameters for --to hlo (HLO shapes are static; default: 64 each)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--seed", type=int, default=0, help="seed of the random program states (default 0)")
-    p.add_argument("-v", "--verbose", action="store_true", help="progress of each phase on stderr")
+    add_verbosity(p)
     p.add_argument("--version", action="version", version=f"tenspiler {__version__}")
     return p
+
+
+def add_verbosity(p: argparse.ArgumentParser) -> None:
+    """``-v`` / ``-vv`` / ``-q``: the level of the ``tenspiler`` logger (:func:`configure_logging`)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-v", "--verbose", action="count", default=0,
+                   help="progress of each phase on stderr (-vv: debugging detail)")
+    g.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr")
+
+
+def configure_logging(verbose: int = 0, quiet: bool = False) -> None:
+    """Send the ``tenspiler`` logger to stderr at WARNING, INFO (``-v``), DEBUG (``-vv``) or
+    ERROR (``-q``)."""
+    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    log.setLevel(level)
+    if not any(getattr(h, "_tenspiler", False) for h in log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._tenspiler = True  # type: ignore[attr-defined]
+        log.addHandler(handler)
+    log.propagate = False
 
 
 def _hlo_sizes(text: str) -> dict[str, int]:
@@ -79,9 +120,12 @@ def can_check(path: str) -> bool:
 def _recheck_main(argv: Sequence[str]) -> int:
     from tenspiler.verify.certificate import is_valid, recheck
 
-    p = argparse.ArgumentParser(prog="lift recheck", description="Re-check SMT-LIB certificates with a fresh cvc5.")
+    p = argparse.ArgumentParser(prog="lift recheck", description="Re-check SMT-LIB certificates with a fresh cvc5.",
+                                epilog="Exit codes: 0 every certificate valid; 1 one is not; 2 one cannot be read.")
     p.add_argument("certificates", nargs="+", metavar="CERT")
+    add_verbosity(p)
     args = p.parse_args(argv)
+    configure_logging(args.verbose, args.quiet)
     status = 0
     for c in args.certificates:
         try:
@@ -98,25 +142,40 @@ def _recheck_main(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``lift`` command; returns the exit code (an unexpected exception is exit code 3)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "recheck":
-        return _recheck_main(argv[1:])
-    if argv and argv[0] == "bench":
-        from tenspiler.bench.cli import bench_main
+    try:
+        if argv and argv[0] == "recheck":
+            return _recheck_main(argv[1:])
+        if argv and argv[0] == "bench":
+            from tenspiler.bench.cli import bench_main
 
-        return bench_main(argv[1:])
+            return bench_main(argv[1:])
+        return _lift_main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug of ours
+        log.debug("internal error", exc_info=True)
+        print(f"lift: internal error ({type(err).__name__}: {err}); please report it with the input file",
+              file=sys.stderr)
+        return 3
+
+
+def _lift_main(argv: Sequence[str]) -> int:
     args = _lift_parser().parse_args(argv)
+    configure_logging(args.verbose, args.quiet)
     from tenspiler.pipeline import lift_file
 
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
-    say = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
+    say = log.info
     gemmini = {k: v for k, v in (("config", args.gemmini_config), ("dim", args.gemmini_dim)) if v is not None}
     # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
     hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
     options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}
     check = args.check if args.check is not None else can_check(args.file)
     if not check and args.check is None:
-        print(f"# note: no compiler for {args.file} found: translation validation skipped", file=sys.stderr)
+        log.warning("# note: no compiler for %s found: translation validation skipped", args.file)
     res = lift_file(
         args.file, backends, function=args.function, out_dir=args.output,
         timeout=args.timeout, proof_timeout=args.proof_timeout, check=check,
@@ -126,15 +185,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     if res.status != "verified":
-        label = "error" if res.status == "error" else "not lifted"
-        print(res.message if res.status == "error" else f"{args.file}: {label}: {res.message}", file=sys.stderr)
+        label = {"error": "error", "internal_error": "internal error"}.get(res.status, "not lifted")
+        print(res.message if res.status in ("error", "internal_error") else f"{args.file}: {label}: {res.message}",
+              file=sys.stderr)
         return res.exit_code
     if not args.json:
         _print_human(res)
     return 0
 
 
-def _print_human(res) -> None:  # type: ignore[no-untyped-def]
+def _print_human(res: LiftResult) -> None:
     print(f"# {res.function}: verified (cvc5: unsat for every VC clause)")
     print("# program summary (TensIR):")
     for line in (res.summary or "").splitlines():

@@ -1,17 +1,22 @@
 """Typed exceptions of the pipeline and the source locations they carry.
 
-Two kinds of failure are kept apart because the CLI maps them to different exit codes
-(DESIGN.md, "The user-facing contract"):
+The kinds of failure are kept apart because the CLI maps them to different exit codes
+(DESIGN.md, "The user-facing contract") and the Python API raises one class per outcome:
 
-* :class:`LiftError` — bad input (syntax error, unsupported construct, unknown function):
-  exit code 2, message ``file:line:col: message``.
+* :class:`BadInput` — bad input (syntax error, unsupported construct, unknown function,
+  a backend whose extra is not installed): exit code 2, message ``file:line:col: message``.
+  :class:`LiftError` is its former name, kept as an alias.
 * :class:`NotLiftable` — the input is fine, but no verified TensIR summary was found
   (op outside TensIR, search exhausted, proof failed or timed out): exit code 1.
+* :class:`InternalError` — a bug of tenspiler's own (an exception the pipeline did not
+  expect): exit code 3; never "verified".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -25,12 +30,25 @@ class SourceLoc:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
+    @property
+    def short(self) -> str:
+        """``name:line:col`` with the file's name only (no directory): what certificates
+        print, so that the same proof is the same text on every machine."""
+        return f"{PurePath(self.file).name}:{self.line}:{self.col}"
+
 
 class TenspilerError(Exception):
-    """Base class of every error the pipeline raises on purpose."""
+    """Base class of every error the pipeline raises on purpose.
+
+    Attributes:
+        result: the :class:`~tenspiler.pipeline.LiftResult` of the failed lift when the
+            Python API raised the error (``tenspiler.lift``), else ``None``.
+    """
+
+    result: Any = None
 
 
-class LiftError(TenspilerError):
+class BadInput(TenspilerError):
     """Bad input: the source cannot be read as a supported kernel (CLI exit code 2).
 
     ``str(err)`` is ``file:line:col: message`` when a location is known.
@@ -40,6 +58,10 @@ class LiftError(TenspilerError):
         self.message = message
         self.loc = loc
         super().__init__(f"{loc}: {message}" if loc is not None else message)
+
+
+#: The former name of :class:`BadInput`.
+LiftError = BadInput
 
 
 class NotLiftable(TenspilerError):
@@ -76,3 +98,8 @@ class VerificationError(NotLiftable):
 
 class CodegenError(TenspilerError):
     """A verified summary uses an op the chosen backend has no rule for."""
+
+
+class InternalError(TenspilerError):
+    """An unexpected exception inside tenspiler (a bug; CLI exit code 3). The message names
+    the exception; the lift is never reported verified."""

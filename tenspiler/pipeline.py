@@ -8,6 +8,7 @@ every phase succeeded, atomically, and never over existing files unless ``force`
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 import time
@@ -19,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler import __version__
 from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
 from tenspiler.codegen.ranges import wrap_hazards
-from tenspiler.errors import CodegenError, LiftError, NotLiftable, TenspilerError
+from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
@@ -30,8 +30,18 @@ from tenspiler.loops.ir import Expr, For, Function, PointerType, Stmt, map_stmt_
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
+from tenspiler.version import __version__
 
 Progress = Callable[[str], None]
+
+log = logging.getLogger(__name__)
+
+#: The version of the ``--json`` / ``LiftResult.to_json()`` layout: raised when a field
+#: changes meaning or disappears (adding a field keeps it).
+SCHEMA_VERSION = 2
+
+#: The CLI's exit code of each status (DESIGN.md, "The user-facing contract").
+EXIT_CODES = {"verified": 0, "not_lifted": 1, "error": 2, "internal_error": 3}
 
 
 @dataclass
@@ -39,7 +49,8 @@ class LiftResult:
     """Everything a lift produced; ``to_json()`` is the ``--json`` contract (DESIGN.md).
 
     Attributes:
-        status: ``"verified"``, ``"not_lifted"`` or ``"error"`` (bad input).
+        status: ``"verified"``, ``"not_lifted"``, ``"error"`` (bad input) or
+            ``"internal_error"`` (a bug of tenspiler's: an unexpected exception).
         function: the lifted function's name (``None`` if parsing failed).
         summary: TensIR program summary text, one line per output.
         invariants: loop invariants in TensIR syntax.
@@ -75,10 +86,13 @@ class LiftResult:
 
     @property
     def exit_code(self) -> int:
-        return {"verified": 0, "not_lifted": 1}.get(self.status, 2)
+        """The CLI's exit code: 0 verified, 1 not lifted, 2 bad input, 3 internal error."""
+        return EXIT_CODES[self.status]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The ``--json`` object: every field, plus ``schema_version``
+        (:data:`SCHEMA_VERSION`)."""
+        return {"schema_version": SCHEMA_VERSION, **asdict(self)}
 
 
 @contextmanager
@@ -159,7 +173,7 @@ def lift_parsed(
     backend_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> LiftResult:
     """:func:`lift_file` with the frontend given as ``parse`` (called in the ``parse``
-    phase; it raises :class:`LiftError` on bad input): the Python API lifts function
+    phase; it raises :class:`BadInput` on bad input): the Python API lifts function
     objects and source text through it."""
     say = progress or (lambda _m: None)
     res = LiftResult(status="error")
@@ -167,7 +181,7 @@ def lift_parsed(
         try:
             backends = resolve_backends(backends)  # "all": every registered backend
         except CodegenError as err:
-            raise LiftError(str(err)) from None
+            raise BadInput(str(err)) from None
         with _phase(res.timings, "parse", say):
             fn = parse()
         res.function = fn.name
@@ -220,7 +234,7 @@ def lift_parsed(
             files[cert_path] = cert_text
             for p in files:
                 if p.exists() and not force:
-                    raise LiftError(f"{p} already exists (use --force to overwrite)")
+                    raise BadInput(f"{p} already exists (use --force to overwrite)")
             _write_all(files)
             res.outputs = {b: str(out / f"{fn.name}{c.filename_suffix}") for b, c in generated.items()}
             for b, c in generated.items():
@@ -232,16 +246,17 @@ def lift_parsed(
             _write_all({cert_path: cert_text})
         res.certificate = str(cert_path)
         res.status = "verified"
-    except LiftError as err:
+    except BadInput as err:
         res.status, res.message = "error", str(err)
     except NotLiftable as err:
         res.status, res.message = "not_lifted", str(err)
     except TenspilerError as err:
         res.status, res.message = "not_lifted", str(err)
-    except Exception as err:  # a bug of ours: report it as "not lifted", never as verified
+    except Exception as err:  # a bug of ours: never reported as verified
         if os.environ.get("TENSPILER_DEBUG"):
             raise
-        res.status = "not_lifted"
+        log.debug("internal error", exc_info=True)
+        res.status = "internal_error"
         res.message = f"internal error ({type(err).__name__}: {err}); please report it with the input file"
     return res
 
@@ -314,17 +329,17 @@ def _configured(name: str, options: Mapping[str, Any] | None) -> Any:
     """The backend ``name``, with ``options`` applied (``Backend.with_options``).
 
     Raises:
-        LiftError: options for a backend that takes none.
+        BadInput: options for a backend that takes none.
     """
     b = get_backend(name)
     if not options:
         return b
     if not hasattr(b, "with_options"):
-        raise LiftError(f"backend {name!r} takes no options")
+        raise BadInput(f"backend {name!r} takes no options")
     try:
         return b.with_options(**options)
     except CodegenError as err:
-        raise LiftError(str(err)) from None
+        raise BadInput(str(err)) from None
 
 
 def _differential(

@@ -23,10 +23,10 @@ from tenspiler.act.isa.gemmini import gemmini_isa
 from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.qkv import qkv_graph, qkv_isa
 from tenspiler.act.record import recording_header
+from tenspiler.act.schedule import E, run_proc, var
 from tenspiler.act.tensor_isa import TInst
 from tenspiler.act.tiling import Block, act_gemm_proc, choose, gemm_kernels
 from tenspiler.act.validate import ValidationError, validate
-from tenspiler.codegen.gemmini.schedule import E, run_proc, var
 
 ISA16 = gemmini_tensor_isa()
 ISA4 = gemmini_tensor_isa(dim=4)

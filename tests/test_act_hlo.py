@@ -1,5 +1,5 @@
 """The ACT export: tensor dataflow graphs as XLA-HLO text (``tenspiler/act/hlo.py``), the
-Gemmini plan's device calls as graphs (``tenspiler/act/from_tensir.py``) and ``lift --to hlo``
+Gemmini plan's device calls as graphs (``tenspiler/codegen/gemmini/act_graphs.py``) and ``lift --to hlo``
 (``tenspiler/codegen/hlo_backend.py``).
 
 XLA itself (jax / jaxlib) parses, compiles and runs the printed modules
@@ -27,7 +27,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tenspiler.act.from_tensir import (
+from tenspiler.act.graph import Graph, GraphBuilder, GraphError, Node, evaluate
+from tenspiler.act.hlo import MODULE_SEPARATOR, hlo_name, split_modules, to_hlo, xla_errors, xla_run
+from tenspiler.codegen import backend_names, get_backend
+from tenspiler.codegen.gemmini import GemminiBackend
+from tenspiler.codegen.gemmini.act_graphs import (
     ContractError,
     Exported,
     PlanRunner,
@@ -42,10 +46,6 @@ from tenspiler.act.from_tensir import (
     runner_spec,
     size_parameters,
 )
-from tenspiler.act.graph import Graph, GraphBuilder, GraphError, Node, evaluate
-from tenspiler.act.hlo import MODULE_SEPARATOR, hlo_name, split_modules, to_hlo, xla_errors, xla_run
-from tenspiler.codegen import backend_names, get_backend
-from tenspiler.codegen.gemmini import GemminiBackend
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, plan_summary
 from tenspiler.codegen.hlo_backend import HloBackend, parse_sizes
 from tenspiler.errors import CodegenError, LiftError

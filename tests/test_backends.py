@@ -2,7 +2,7 @@
 reference interpreter (``tenspiler.ir.interp.evaluate`` on the summary).
 
 * every TensIR op (:data:`OP_CASES`, which covers every key of NumPy's rule table) on random
-  inputs drawn by hypothesis: integers exactly, ``float`` within ``check._same``'s float32
+  inputs drawn by hypothesis: integers exactly, ``float`` within ``check.results_agree``'s float32
   tolerance, ``double`` within 1e-9 (relative) / 1e-9 (absolute);
 * the project's own kernels (tests/kernels, a sample of benchmarks/kernels with the blend
   ``uint8`` and Llama ``float`` kernels), lifted once per session, on the pipeline's random
@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tenspiler.check import _same, vector_inputs
+from tenspiler.check import vector_inputs
 from tenspiler.codegen import (
     GeneratedCode,
     backend_names,
@@ -49,7 +49,7 @@ from tenspiler.codegen import numpy_backend as nb
 from tenspiler.codegen.array_backend import ARRAY_RULES, ArrayBackend
 from tenspiler.errors import CodegenError
 from tenspiler.ir.interp import evaluate
-from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_cast
+from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_cast, results_agree
 from tenspiler.ir.terms import (
     ArgMax,
     ArrayOutput,
@@ -146,7 +146,7 @@ def load(code: GeneratedCode) -> dict[str, Any]:
 
 
 def close(want: Any, got: Any, dtype: DType, rounded: bool = False) -> bool:
-    """Integers exactly; ``float`` as ``check._same``; ``double`` within 1e-9, or as
+    """Integers exactly; ``float`` as ``check.results_agree``; ``double`` within 1e-9, or as
     ``float`` when ``rounded`` (a float32 value went into it: the interpreter computes reals
     in float64)."""
     w, g = np.asarray(want), np.asarray(got)
@@ -154,7 +154,7 @@ def close(want: Any, got: Any, dtype: DType, rounded: bool = False) -> bool:
         return False
     if dtype == DOUBLE and not rounded:
         return bool(np.allclose(g, w, rtol=1e-9, atol=1e-9, equal_nan=True))
-    return _same(w, g, FLOAT if dtype == DOUBLE else dtype)
+    return results_agree(w, g, FLOAT if dtype == DOUBLE else dtype)
 
 
 def has_float32(ps: ProgramSummary) -> bool:

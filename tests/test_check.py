@@ -183,7 +183,7 @@ def test_wrong_summary_is_caught(tmp_path: Path) -> None:
 def test_crashing_or_hanging_c_kernel_is_reported_not_fatal(
     body: str, failure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tenspiler.check as check
+    import tenspiler.check.c as check
 
     monkeypatch.setattr(check, "C_TIMEOUT", 0.5)
     src = f"void boom(int *a, int n) {{ if (n == 2) {body} a[0] = n; }}\n"

@@ -365,9 +365,9 @@ def test_unknown_backend_lists_known_names() -> None:
 
 
 def test_duplicate_registration_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tenspiler.codegen as codegen
+    import tenspiler.codegen.registry as registry
 
-    monkeypatch.setattr(codegen, "_REGISTRY", dict(codegen._REGISTRY))
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     with pytest.raises(ValueError, match="numpy"):
         register_backend(get_backend("numpy"))
 

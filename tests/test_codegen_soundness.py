@@ -37,8 +37,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tenspiler.check import _same, outputs_of, reference_states, run_generated
+from tenspiler.check import outputs_of, reference_states, run_generated
 from tenspiler.codegen import GeneratedCode, backend_names, get_backend, returned_outputs
+from tenspiler.ir.semantics import results_agree
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary
 from tenspiler.loops.ir import DType, Function, PointerType
 
@@ -256,7 +257,7 @@ FLOAT_KERNELS: dict[str, tuple[str, dict[str, Any]]] = {
 FLOAT_XFAIL = {
     "hlo": "--check's runner of the HLO export computes the host part (not exported: none of these "
            "kernels has a device call) with the TensIR reference interpreter: float inputs not rounded "
-           "to float32, reals in float64 (tenspiler.act.from_tensir.PlanRunner)",
+           "to float32, reals in float64 (tenspiler.codegen.gemmini.act_graphs.PlanRunner)",
 }
 
 
@@ -489,7 +490,7 @@ def _c_mismatch(lk: Lifted, backend: str, want: tuple[Any, ...], got: Any) -> st
     if len(outs) != len(want):
         return f"{backend} returned {got!r}"
     for i, (w, g) in enumerate(zip(want, outs, strict=True)):
-        if not _same(w, g, output_dtype(lk.fn, lk.ps, i)):
+        if not results_agree(w, g, output_dtype(lk.fn, lk.ps, i)):
             return f"C gave {np.asarray(w).tolist()}, {backend} gave {np.asarray(g).tolist()}"
     return None
 

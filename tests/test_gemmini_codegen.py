@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tenspiler.act.cost import estimate
 from tenspiler.act.isa.gemmini import gemmini_isa
 from tenspiler.act.oracle import HbmBuffer, Oracle
+from tenspiler.act.schedule import run_proc
 from tenspiler.cli import main
 from tenspiler.codegen import get_backend
 from tenspiler.codegen.gemmini import GemminiBackend
@@ -22,7 +23,6 @@ from tenspiler.codegen.gemmini.harness import GemminiRunner
 from tenspiler.codegen.gemmini.lower import AffineCall, GemmCall, plan_summary
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
 from tenspiler.codegen.gemmini.runtime import load
-from tenspiler.codegen.gemmini.schedule import run_proc
 from tenspiler.errors import CodegenError
 from tenspiler.ir.terms import (
     ArrayOutput,

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tenspiler.check import _same, term_magnitude
+from tenspiler.check import term_magnitude
 from tenspiler.errors import LiftError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.ir.semantics import results_agree
 from tenspiler.ir.terms import ProgramSummary, ReduceSum, ScalarOutput, TensorTensor, TensorVar
 from tenspiler.loops.ir import DType
 from tenspiler.synth.search import synthesize
@@ -83,10 +84,10 @@ def test_float32_tolerance_scales_with_the_terms_not_only_the_result() -> None:
     inputs = {"n": 3, "x": x, "y": y}
     assert term_magnitude(fn, ps, inputs) == pytest.approx(600000.5)
     mag = term_magnitude(fn, ps, inputs)
-    assert not _same(0.5, 0.52, DType.FLOAT)          # the result's scale alone: 0.02 is too much
-    assert _same(0.5, 0.52, DType.FLOAT, mag)         # the terms' scale (6e5 * 1e-5 = 6)
-    assert not _same(0.5, 10.0, DType.FLOAT, mag)     # a real difference still fails
-    assert not _same(1, 2, DType.INT, mag)            # integers stay exact
+    assert not results_agree(0.5, 0.52, DType.FLOAT)          # the result's scale alone: 0.02 is too much
+    assert results_agree(0.5, 0.52, DType.FLOAT, mag)         # the terms' scale (6e5 * 1e-5 = 6)
+    assert not results_agree(0.5, 10.0, DType.FLOAT, mag)     # a real difference still fails
+    assert not results_agree(1, 2, DType.INT, mag)            # integers stay exact
 
 
 @pytest.mark.parametrize(("cond", "n", "k", "trips"), [

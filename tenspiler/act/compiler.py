@@ -27,7 +27,7 @@ from tenspiler.act.allocate import AllocationError, allocate, concretize
 from tenspiler.act.emit import lower
 from tenspiler.act.graph import DTYPES, Graph
 from tenspiler.act.pii import HbmLayout, PiiGraph, Program, Region
-from tenspiler.act.select import SelectionError, Selector, _shape2
+from tenspiler.act.select import SelectionError, Selector, shape2
 from tenspiler.act.tensor_isa import TensorIsa, TermOracle
 from tenspiler.act.validate import ValidationError, validate
 
@@ -59,12 +59,12 @@ def hbm_layout(graph: Graph, pg: PiiGraph | None = None, *, output_name: str = "
     inputs = []
     for i in graph.parameters:
         n = graph.nodes[i]
-        r, c = _shape2(n.shape)
+        r, c = shape2(n.shape)
         item = DTYPES[n.dtype].itemsize
         inputs.append(Region(n.attrs[1], addr, r, c, n.dtype, c * item))
         addr = _align(addr + r * c * item)
     root = graph.nodes[graph.root]
-    r, c = _shape2(root.shape)
+    r, c = shape2(root.shape)
     item = DTYPES[root.dtype].itemsize
     output = Region(output_name, addr, r, c, root.dtype, c * item)
     addr = _align(addr + r * c * item)

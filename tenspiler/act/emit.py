@@ -10,10 +10,10 @@ stream, assembly text and C.
   decoded into (region, row, column) of the layout; on-chip addresses, α and the order stay
   the validated program's. The middle end (:mod:`tenspiler.act.tiling`) uses it per block;
 * :func:`to_proc` makes the (relocated) stream a straight-line device procedure
-  (:class:`~tenspiler.codegen.gemmini.schedule.Proc`) whose HBM addresses are its pointer
+  (:class:`~tenspiler.act.schedule.Proc`) whose HBM addresses are its pointer
   parameters plus offsets, so that the same object prints as C with the ``gemmini.h`` macros
-  (:func:`~tenspiler.codegen.gemmini.schedule.render_c`) and runs in Python to the instruction
-  stream (:func:`~tenspiler.codegen.gemmini.schedule.run_proc`) — the pair the C recording
+  (:func:`~tenspiler.act.schedule.render_c`) and runs in Python to the instruction
+  stream (:func:`~tenspiler.act.schedule.run_proc`) — the pair the C recording
   check compares.
 * :func:`assembly_text` and :func:`c_text` print a program; the output depends only on the
   program (byte-identical for identical input).
@@ -33,8 +33,8 @@ from tenspiler.act import assembly
 from tenspiler.act.graph import DTYPES
 from tenspiler.act.isa import Inst
 from tenspiler.act.pii import Program, Region
+from tenspiler.act.schedule import E, Instr, Param, Proc, render_c, var
 from tenspiler.act.tensor_isa import Config, TensorIsa, TInst
-from tenspiler.codegen.gemmini.schedule import E, Instr, Param, Proc, render_c, var
 
 __all__ = ["RegionRef", "add", "assembly_text", "c_text", "lower", "mul", "regions", "relocate", "to_proc"]
 
@@ -46,7 +46,7 @@ def lower(isa: TensorIsa, instructions: Sequence[TInst], *, frame: bool = True,
     """The lower ISA's instructions for ``instructions`` (see the module docstring); without
     the prologue/epilogue when ``frame`` is false. ``regs``: the emitter's register view to
     start from (empty: nothing assumed); attribute values may be
-    :class:`~tenspiler.codegen.gemmini.schedule.E` expressions (relocated programs).
+    :class:`~tenspiler.act.schedule.E` expressions (relocated programs).
 
     Raises:
         ValueError: ``isa`` has no ``expand``."""

@@ -11,7 +11,7 @@ defines
   ``GARBAGE_ADDR``, ``WEIGHT_STATIONARY``…) of the description's configuration;
 * ``TENSPILER_PROC(name, nargs, args...)``: a generated device procedure announces itself and
   its arguments through ``tenspiler_proc_sink`` (so the caller can predict the instructions
-  that follow, :func:`tenspiler.codegen.gemmini.schedule.run_proc`);
+  that follow, :func:`tenspiler.act.schedule.run_proc`);
 * ``TENSPILER_ALLOC(bytes)`` / ``TENSPILER_FREE(p)``: off-chip buffers come from
   ``tenspiler_alloc_sink`` (so that every address an instruction uses lies in memory the
   recorder knows).

@@ -231,7 +231,7 @@ def egglog_program(isa: TensorIsa) -> str:
 # ---------------------------------------------------------------------- graph → e-graph
 
 
-def _shape2(shape: tuple[int, ...]) -> tuple[int, int]:
+def shape2(shape: tuple[int, ...]) -> tuple[int, int]:
     if len(shape) == 1:
         return 1, shape[0]
     if len(shape) == 2:
@@ -287,7 +287,7 @@ def graph_terms(graph: Graph) -> tuple[str, list[str]]:
     for i in graph.live():
         n = graph.nodes[i]
         a = [names[o] for o in n.operands]
-        r, c = _shape2(n.shape)
+        r, c = shape2(n.shape)
         op = n.op
         if op == "parameter":
             t = f'(Param "{n.attrs[1]}")'

@@ -14,7 +14,7 @@ of thousands of tile products, so this module does what XLA does for ACT:
   stride + (col0 + col)`` over the procedure's run-time pointers, block origins and strides;
   HBM stride attributes become the run-time strides. Nothing else changes: the on-chip
   addresses, α attributes and the order are the validated program's;
-* a **loop procedure** (:class:`~tenspiler.codegen.gemmini.schedule.Proc`) runs the relocated
+* a **loop procedure** (:class:`~tenspiler.act.schedule.Proc`) runs the relocated
   kernels over the blocks. It prints as C with ``gemmini.h`` macros and runs in Python to the
   instruction stream, like the procedures of :mod:`tenspiler.codegen.gemmini.procs`.
 
@@ -39,8 +39,8 @@ from tenspiler.act.emit import RegionRef, lower, mul, relocate
 from tenspiler.act.gemmini_tensor import gemmini_tensor_isa
 from tenspiler.act.graph import Graph, GraphBuilder
 from tenspiler.act.pii import Program
+from tenspiler.act.schedule import E, For, Instr, Param, Proc, Stmt, const, var
 from tenspiler.act.tensor_isa import TensorIsa, TInst
-from tenspiler.codegen.gemmini.schedule import E, For, Instr, Param, Proc, Stmt, const, var
 
 __all__ = ["Block", "act_affine_proc", "act_gemm_proc", "affine_block_graph", "affine_kernel", "gemm_block_graph",
            "gemm_kernels", "gemm_variants", "parse_proc_name", "proc_name"]

@@ -19,11 +19,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from tenspiler import __version__
 from tenspiler.bench.baseline import NOISE_SECONDS, SLOWDOWN, compare, load_baseline
 from tenspiler.bench.discover import SUFFIXES, KernelFile, discover
 from tenspiler.bench.task import default_hard_limit, kernel_spec
 from tenspiler.cache import default_cache_dir
+from tenspiler.version import __version__
 
 
 class UsageError(Exception):
@@ -204,7 +204,7 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
     hard_limit = args.hard_limit if args.hard_limit is not None else default_hard_limit(args.timeout)
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
     specs = [kernel_spec(k.id, k.suite, k.path, backends, args.timeout, hard_limit, cache_dir) for k in kernels]
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     stream: Iterator[dict[str, Any]] = (
         run_ray(specs, args.jobs, args.address) if args.executor == "ray" else run_local(specs, args.jobs)

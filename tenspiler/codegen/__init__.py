@@ -1,82 +1,52 @@
-"""Code generation: the backend registry and what every backend shares.
+"""Code generation: the backends and their registry.
 
 A backend turns a verified :class:`~tenspiler.ir.terms.ProgramSummary` of a
-:class:`~tenspiler.loops.ir.Function` into source text (:class:`GeneratedCode`). Each
-backend is a *table of rules* keyed by :func:`op_key` (one key per TensIR node type, and per
-operator for the arithmetic nodes, e.g. ``"take"``, ``"tensor_tensor(/)"``) plus a little glue
-(imports, header, dtype conversions); backends are registered by name (``register_backend``)
-and looked up with :func:`get_backend` — never ``if target == ...`` (STYLE.md, guideline 3).
+:class:`~tenspiler.loops.ir.Function` into source text (:class:`GeneratedCode`);
+:mod:`tenspiler.codegen.base` holds what every backend shares (the ``Backend`` protocol, the
+rule-table keys :func:`op_key`), :mod:`tenspiler.codegen.registry` the registry by name
+(:func:`get_backend`; built-in backends are imported on first use).
 
 Partial lowering: :meth:`Backend.supports` says whether the backend has a rule for every node
 of one term, so a caller can hand a backend only the outputs (or subterms) it supports and
 keep the rest in host code. :mod:`tenspiler.codegen.split` does that division for device
 backends (``split_summary`` with the backend's ``DeviceRules``: per output, what a device kernel
 computes and what the host computes, and why); such a backend reports it as
-``GeneratedCode.placement`` and emits its host part as extra files. :func:`missing_ops` lists the keys a rule table lacks for a term;
-:func:`no_rule_error` builds the :class:`~tenspiler.errors.CodegenError` naming the op.
+``GeneratedCode.placement`` and emits its host part as extra files.
 
-The array-library backends (``array_backend.py``: NumPy's glue plus a per-library spelling
-table) lower node by node instead: ``ArrayBackend.lower(term, operands, ctx)`` returns the
-snippet or ``None`` to decline the node, and the generated code computes a declined node with
-NumPy host code (operands to NumPy, NumPy's rule, result back).
+The Python-hosted backends share :mod:`tenspiler.codegen.python_host` (guards, docstrings,
+the C++/Python adapter, output assembly); NumPy is one dialect of it and the array libraries
+(``array_backend.py``: a per-library spelling table) the others. They lower node by node:
+``lower(term, operands, ctx)`` returns the snippet or ``None`` to decline the node, and the
+generated code computes a declined node with NumPy host code (operands to NumPy, NumPy's rule,
+result back).
 
-Importing this package registers the built-in backends (``"numpy"``, ``"tpc_c"``, ``"gemmini"``, ``"hlo"``, and the
-array libraries ``"torch"``, ``"mlx"``, ``"tensorflow"``, ``"jax"``: their libraries are imported
-only by the generated code).
+This package imports no backend: the names below are re-exported from ``base`` and
+``registry``.
 """
 
-from __future__ import annotations
-
-from collections.abc import Container, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, assert_never, runtime_checkable
-
-from tenspiler.errors import CodegenError
-from tenspiler.ir.printer import show
-from tenspiler.ir.terms import (
-    ArgMax,
-    ArrayOutput,
-    Flatten,
-    Full,
-    Iota,
-    Lit,
-    MatMul,
-    Matrix,
-    Output,
-    ProgramSummary,
-    ReduceMax,
-    ReduceProd,
-    ReduceRows,
-    ReduceSum,
-    Scalar,
-    ScalarApply,
-    ScalarCast,
-    ScalarOp,
-    ScalarOutput,
-    ScalarSelect,
-    ScalarVar,
-    Size,
-    Slice,
-    Stack,
-    Strided,
-    Tail,
-    Take,
-    Tensor,
-    TensorCast,
-    TensorMap,
-    TensorScalar,
-    TensorSelect,
-    TensorTensor,
-    TensorVar,
-    Term,
-    Transpose,
-    children,
+from tenspiler.codegen.base import (
+    Backend,
+    GeneratedCode,
+    Runner,
+    missing_ops,
+    no_rule_error,
+    op_key,
+    operands,
+    output_term,
+    returned_outputs,
 )
-from tenspiler.loops.ir import Function
+from tenspiler.codegen.registry import (
+    MissingExtra,
+    backend_names,
+    get_backend,
+    register_backend,
+    resolve_backends,
+)
 
 __all__ = [
     "Backend",
     "GeneratedCode",
+    "MissingExtra",
     "Runner",
     "backend_names",
     "get_backend",
@@ -89,262 +59,3 @@ __all__ = [
     "resolve_backends",
     "returned_outputs",
 ]
-
-
-@dataclass(frozen=True)
-class GeneratedCode:
-    """Source text produced by a backend.
-
-    Attributes:
-        backend: registry name of the backend (``"numpy"``).
-        language: ``"python"`` for the Python-hosted backends.
-        filename_suffix: suffix of the file the text should be written to (``".py"``).
-        text: the whole module / translation unit, ending with a newline.
-        entry: name of the generated function (the C function's name).
-        params: the C parameter names, in the order ``entry`` takes them positionally
-            (``()`` when unknown; callers then pass keyword arguments).
-        extra_files: further files of the same result, ``(filename suffix, text)`` pairs,
-            written next to the main one as ``<function><suffix>`` (e.g. the TPC backend's
-            ``_glue.cpp`` and ``_host.py``).
-        runner: for code that is not Python, a :class:`Runner` that executes it with the
-            NumPy backend's calling convention (``--check`` uses it), or ``None``.
-        placement: for a backend that lowers only part of the summary
-            (:mod:`tenspiler.codegen.split`), the JSON-able device/host split
-            (``Split.to_json()``); ``None`` when the code computes everything itself.
-    """
-
-    backend: str
-    language: str
-    filename_suffix: str
-    text: str
-    entry: str
-    params: tuple[str, ...] = ()
-    extra_files: tuple[tuple[str, str], ...] = ()
-    runner: Runner | None = None
-    placement: dict[str, Any] | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Runner:
-    """How to execute generated code that is not Python (a device kernel plus host code).
-
-    Attributes:
-        text: a Python module defining ``GeneratedCode.entry`` with the NumPy backend's
-            calling convention and return values; executing the module must not have side
-            effects beyond compiling (and caching) what it runs.
-        description: what actually runs, for reports (``"TPC-C kernel under
-            tpc_emulation.h + NumPy host part"``).
-    """
-
-    text: str
-    description: str
-
-
-@runtime_checkable
-class Backend(Protocol):
-    """A code generator registered under :attr:`name`."""
-
-    name: str
-
-    def supports(self, term: Term) -> bool:
-        """True when the backend has a rule for every node of ``term``."""
-        ...
-
-    def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
-        """Code computing the :func:`returned_outputs` of ``ps`` for the kernel ``fn``.
-
-        Raises:
-            CodegenError: an op of ``ps`` has no rule in this backend (the message names
-                the op key and the output), or ``ps`` does not fit ``fn`` (unknown
-                parameter, an output array that is not a pointer parameter).
-        """
-        ...
-
-
-_REGISTRY: dict[str, Backend] = {}
-
-
-def register_backend(backend: Backend) -> None:
-    """Add ``backend`` to the registry under ``backend.name``.
-
-    Raises:
-        ValueError: a backend of that name is already registered.
-    """
-    if backend.name in _REGISTRY:
-        raise ValueError(f"a backend named {backend.name!r} is already registered")
-    _REGISTRY[backend.name] = backend
-
-
-def get_backend(name: str) -> Backend:
-    """The backend registered as ``name``.
-
-    Raises:
-        CodegenError: no such backend; the message lists the known names, sorted.
-    """
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(backend_names()) or "(none)"
-        raise CodegenError(f"unknown backend {name!r}; known backends: {known}") from None
-
-
-def backend_names() -> list[str]:
-    """Names of the registered backends, sorted."""
-    return sorted(_REGISTRY)
-
-
-def resolve_backends(names: Sequence[str]) -> list[str]:
-    """Backend names as requested (``--to``): ``"all"`` stands for every registered backend
-    (sorted); duplicates are dropped, the order otherwise kept.
-
-    Raises:
-        CodegenError: an unknown name (the message lists the known ones).
-    """
-    out: list[str] = []
-    for n in names:
-        for b in backend_names() if n == "all" else [n]:
-            get_backend(b)
-            if b not in out:
-                out.append(b)
-    return out
-
-
-# ---------------------------------------------------------------- rule keys
-
-
-def op_key(t: Term) -> str:
-    """The rule-table key of ``t``'s root node, in the paper's (Fig. 2) op names.
-
-    ``"scalar_var"``, ``"tensor_var"``, ``"lit"``, ``"size"``, ``"take"``, ``"tail"``,
-    ``"slice"``, ``"reduce_sum"``, ``"reduce_max"``, ``"reduce_prod"``, ``"argmax"``, ``"scalar_cast"``, ``"tensor_cast"``, ``"matrix"``, ``"reduce_rows"``, ``"matmul"``, ``"scalar_select"``, ``"tensor_select"``,
-    ``"full"``, ``"iota"``, ``"stack"``, and for the arithmetic nodes the op in
-    parentheses: ``"scalar_op(+)"``, ``"tensor_tensor(/)"``, ``"tensor_scalar(%)"``,
-    ``"scalar_tensor(-)"`` (a :class:`TensorScalar` with ``scalar_left``).
-    """
-    match t:
-        case ScalarVar():
-            return "scalar_var"
-        case TensorVar():
-            return "tensor_var"
-        case Lit():
-            return "lit"
-        case Size():
-            return "size"
-        case Take():
-            return "take"
-        case Tail():
-            return "tail"
-        case Slice():
-            return "slice"
-        case ReduceSum():
-            return "reduce_sum"
-        case ReduceMax():
-            return "reduce_max"
-        case ReduceProd():
-            return "reduce_prod"
-        case ArgMax():
-            return "argmax"
-        case ScalarCast():
-            return "scalar_cast"
-        case TensorCast():
-            return "tensor_cast"
-        case ScalarApply(fn):
-            return f"scalar_apply({fn})"
-        case TensorMap(fn):
-            return f"map({fn})"
-        case ScalarSelect():
-            return "scalar_select"
-        case TensorSelect():
-            return "tensor_select"
-        case Matrix(stride=None):
-            return "matrix"
-        case Matrix():
-            return "matrix_strided"
-        case Transpose():
-            return "transpose"
-        case Strided():
-            return "strided"
-        case Full():
-            return "full"
-        case Flatten():
-            return "flatten"
-        case Iota():
-            return "iota"
-        case ReduceRows():
-            return "reduce_rows"
-        case MatMul():
-            return "matmul"
-        case Stack():
-            return "stack"
-        case ScalarOp(op):
-            return f"scalar_op({op})"
-        case TensorTensor(op):
-            return f"tensor_tensor({op})"
-        case TensorScalar(op, scalar_left=left):
-            return f"scalar_tensor({op})" if left else f"tensor_scalar({op})"
-        case _:
-            assert_never(t)
-
-
-def operands(t: ScalarOp | TensorTensor | TensorScalar) -> tuple[Term, Term]:
-    """The two operands of an arithmetic node in evaluation order (left, right);
-    ``scalar_tensor(s, t, op)`` gives ``(s, t)``."""
-    match t:
-        case ScalarOp(_, left, right) | TensorTensor(_, left, right):
-            return left, right
-        case TensorScalar(_, tensor, scalar, scalar_left):
-            return (scalar, tensor) if scalar_left else (tensor, scalar)
-        case _:
-            assert_never(t)
-
-
-def missing_ops(t: Term, rules: Container[str]) -> list[str]:
-    """Keys of the nodes of ``t`` that have no entry in ``rules`` (sorted, unique)."""
-    out: set[str] = set()
-
-    def walk(u: Term) -> None:
-        if op_key(u) not in rules:
-            out.add(op_key(u))
-        for c in children(u):
-            walk(c)
-
-    walk(t)
-    return sorted(out)
-
-
-def no_rule_error(backend: str, t: Term, rules: Container[str]) -> CodegenError:
-    """The error for a term some of whose ops have no rule in ``backend``."""
-    keys = missing_ops(t, rules)
-    return CodegenError(f"backend {backend!r} has no rule for {', '.join(keys)} (in {show(t)})")
-
-
-def returned_outputs(ps: ProgramSummary) -> tuple[Output, ...]:
-    """The outputs a generated function returns, in summary order.
-
-    Every :class:`ArrayOutput` and the :class:`ScalarOutput` named ``"return"``; a
-    ``ScalarOutput`` for a local variable is not observable by the C caller and is left out.
-    """
-    return tuple(o for o in ps.outputs if isinstance(o, ArrayOutput) or o.name == "return")
-
-
-def output_term(o: Output) -> Scalar | Tensor:
-    """The TensIR value of an output."""
-    match o:
-        case ArrayOutput(value=v):
-            return v
-        case ScalarOutput(value=v):
-            return v
-        case _:
-            assert_never(o)
-
-
-# Built-in backends register themselves on import; keep these imports last (they use the
-# registry defined above).
-from tenspiler.codegen import gemmini as gemmini  # noqa: E402
-from tenspiler.codegen import hlo_backend as hlo_backend  # noqa: E402
-from tenspiler.codegen import jax_backend as jax_backend  # noqa: E402
-from tenspiler.codegen import mlx_backend as mlx_backend  # noqa: E402
-from tenspiler.codegen import numpy_backend as numpy_backend  # noqa: E402
-from tenspiler.codegen import tensorflow_backend as tensorflow_backend  # noqa: E402
-from tenspiler.codegen import torch_backend as torch_backend  # noqa: E402
-from tenspiler.codegen import tpc_c as tpc_c  # noqa: E402

@@ -55,7 +55,8 @@ from typing import Any, ClassVar, assert_never
 
 import numpy as np
 
-from tenspiler.codegen import (
+from tenspiler.codegen import numpy_backend as nb
+from tenspiler.codegen.base import (
     GeneratedCode,
     missing_ops,
     no_rule_error,
@@ -63,18 +64,17 @@ from tenspiler.codegen import (
     operands,
     returned_outputs,
 )
-from tenspiler.codegen import numpy_backend as nb
 from tenspiler.codegen.numpy_backend import (
     REPR,
     STORED,
     EmitContext,
     NumpyBackend,
-    _bare,
-    _fresh,
-    _indent,
-    _output_vars,
-    _param_dtype,
+    bare,
     cxx_adapter,
+    fresh_name,
+    indent,
+    output_vars,
+    param_dtype,
 )
 from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import is_static, small_division
@@ -223,7 +223,7 @@ def fill(template: str, **values: str) -> str:
     subscript: ``{x}.to(...)``) must be an atom and keeps its parentheses; elsewhere (a call
     argument) one pair of outer parentheses is dropped."""
     return template.format(**{
-        k: v if re.search(r"\{" + k + r"\}[.\[]", template) else _bare(v) for k, v in values.items()
+        k: v if re.search(r"\{" + k + r"\}[.\[]", template) else bare(v) for k, v in values.items()
     })
 
 
@@ -350,7 +350,7 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     assert isinstance(t, ReduceRows)
     reps = ctx.rep(t.matrix), ctx.rep(t)
     if t.kind == "max":
-        return ctx.b.convert(f"_row_max({_bare(args[0])})", t.matrix.dtype, TENSOR, t.dtype, *reps)
+        return ctx.b.convert(f"_row_max({bare(args[0])})", t.matrix.dtype, TENSOR, t.dtype, *reps)
     x = ctx.b.convert(args[0], t.matrix.dtype, TENSOR, t.dtype, *reps)
     return fill(ctx.b.sp.sum_rows, x=x)
 
@@ -364,23 +364,23 @@ def matmul_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     b = ctx.b
     x, y = (b.convert(a, c.dtype, TENSOR, t.dtype, ctx.rep(c), ctx.rep(t))
             for a, c in zip(args, (t.left, t.right), strict=True))
-    nr, nc = (_bare(b.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
+    nr, nc = (bare(b.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
     template = b.sp.matmul if t.dtype.is_float else b.sp.int_matmul
     shape = f"max({nr}, 0), max({nc}, 0)"
     zeros = fill(b.sp.reshape, x=fill(b.sp.zeros, n=f"max({nr}, 0) * max({nc}, 0)", dtype=b.dtype(ctx.rep(t))), shape=shape)
-    return f"({fill(template, x=_bare(x), y=_bare(y))} if ({nr}) > 0 and ({nc}) > 0 else {zeros})"
+    return f"({fill(template, x=bare(x), y=bare(y))} if ({nr}) > 0 and ({nc}) > 0 else {zeros})"
 
 
 def matrix_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """``matrix(t, r, c)`` → the first ``r*c`` elements reshaped."""
-    rows, cols = _bare(args[1]), _bare(args[2])
+    rows, cols = bare(args[1]), bare(args[2])
     return fill(ctx.b.sp.reshape, x=f"{args[0]}[:({args[1]}) * ({args[2]})]", shape=f"{rows}, {cols}")
 
 
 def matrix_strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """``matrix(t, r, c, s)`` → a gather at ``arange(r)[:, None] * s + arange(c)``."""
     sp = ctx.b.sp
-    rows, cols, stride = (_bare(a) for a in args[1:4])
+    rows, cols, stride = (bare(a) for a in args[1:4])
     idx = f"{fill(sp.arange, n=rows)}[:, None] * ({stride}) + {fill(sp.arange, n=cols)}[None, :]"
     return fill(sp.gather, x=args[0], i=idx)
 
@@ -397,7 +397,7 @@ def transpose_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
 def strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """``strided(t, a, n, s)`` → a gather at ``a + arange(n) * s``."""
     sp = ctx.b.sp
-    count, step = _bare(args[2]), _bare(args[3])
+    count, step = bare(args[2]), bare(args[3])
     return fill(sp.gather, x=args[0], i=f"{args[1]} + {fill(sp.arange, n=count)} * ({step})")
 
 
@@ -429,7 +429,7 @@ def apply_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     :meth:`ArrayBackend.math`)."""
     assert isinstance(t, ScalarApply | TensorMap)
     fn = ctx.b.math(t.func, t.dtype)
-    return None if fn is None else f"{fn}({_bare(args[0])})"
+    return None if fn is None else f"{fn}({bare(args[0])})"
 
 
 def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
@@ -447,18 +447,18 @@ def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
         if b.kind(t, ctx) != STATIC:  # a static branch of a non-static select: make it typed
             a = b.const(a, d) if ka == STATIC else a
             e = b.const(e, d) if ke == STATIC else e
-        return f"({a} if {_bare(cond)} else {e})"
+        return f"({a} if {bare(cond)} else {e})"
     if static_cond:
         cond = b.const(cond, None)
-    extremum = nb._min_max(t)
+    extremum = nb.min_max(t)
     if extremum is not None and ctx.narrow() and ka != STATIC and ke != STATIC:
-        return f"{b.sp.xp}.{extremum}({_bare(a)}, {_bare(e)})"
+        return f"{b.sp.xp}.{extremum}({bare(a)}, {bare(e)})"
     both = ka == STATIC and ke == STATIC
     if ka == STATIC and (both or not b.sp.weak_scalars):
         a = b.const(a, d)
     if ke == STATIC and (both or not b.sp.weak_scalars):
         e = b.const(e, d)
-    return f"{b.sp.where}({_bare(cond)}, {_bare(a)}, {_bare(e)})"
+    return f"{b.sp.where}({bare(cond)}, {bare(a)}, {bare(e)})"
 
 
 #: Integer-division helpers of the non-static arithmetic, by operator.
@@ -486,7 +486,7 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         # C division by an array through float32 (exact: see numpy_backend._div24), and by a
         # constant too where the compiler vectorises float but not integer division
         # (ArrayBackend.float_division); 0 only in discarded lanes
-        yz = f"_nz({_bare(y)})" if plan.zero_divisor(t) else y
+        yz = f"_nz({bare(y)})" if plan.zero_divisor(t) else y
         f32 = b.dtype("float32")
         xs = b.const(x, "float32") if b.kind(operands(t)[0], ctx) == STATIC else fill(b.sp.cast, x=x, dtype=f32)
         ys = yz if constant else fill(b.sp.cast, x=yz, dtype=f32)
@@ -494,9 +494,9 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return q if t.op == "/" else f"({x} - {yz} * {q})"
     if plan is not None and plan.plain_division(t):
         # non-negative operands: truncation is the library's floor; 0 only in discarded lanes
-        y = f"_nz({_bare(y)})" if plan.zero_divisor(t) else y
+        y = f"_nz({bare(y)})" if plan.zero_divisor(t) else y
         return f"({x} {'//' if t.op in ('/', '//') else '%'} {y})"
-    return f"{_INT_HELPERS[t.op]}({_bare(x)}, {_bare(y)})"
+    return f"{_INT_HELPERS[t.op]}({bare(x)}, {bare(y)})"
 
 
 #: The generic rule table of the array backends (keys as NumPy's ``RULES``).
@@ -700,10 +700,10 @@ class ArrayBackend(NumpyBackend):
                 if sa and sb:
                     return f"({a} {op} {b})", True
                 a, b = (self.const(a, None) if sa else a), (self.const(b, None) if sb else b)
-                return f"{self.sp.logical}{op}({_bare(a)}, {_bare(b)})", False
+                return f"{self.sp.logical}{op}({bare(a)}, {bare(b)})", False
             case NotCond(x):
                 a, s = self.cond_text(x, args, ctx)
-                return (f"(not {a})", True) if s else (f"{self.sp.logical}not({_bare(a)})", False)
+                return (f"(not {a})", True) if s else (f"{self.sp.logical}not({bare(a)})", False)
         raise TypeError(f"not a TensIR condition: {c!r}")
 
     # ------------------------------------------------------------ rendering
@@ -755,7 +755,7 @@ class ArrayBackend(NumpyBackend):
         if rule is None:
             raise no_rule_error(self.name, t, self.rules)
         ctx.host.append(show(t))
-        host_args = [a if k == STATIC else f"_to_numpy({_bare(a)})" for a, k in zip(args, kinds, strict=True)]
+        host_args = [a if k == STATIC else f"_to_numpy({bare(a)})" for a, k in zip(args, kinds, strict=True)]
         text = rule(t, host_args, _HostContext(ctx))
         return text if self.kind(t, ctx) == STATIC else self.asarray(text, ctx.rep(t))
 
@@ -801,8 +801,8 @@ class ArrayBackend(NumpyBackend):
         sp = self.sp
         match o:
             case ArrayOutput(array, lo, hi, value):
-                elem = _param_dtype(fn, array)
-                out = _fresh(f"{array}_new", taken)
+                elem = param_dtype(fn, array)
+                out = fresh_name(f"{array}_new", taken)
                 r = ctx.rep(value)
                 v = self.render(value, ctx)
                 if elem == DType.UINT8 and not value.dtype.is_float:
@@ -814,7 +814,7 @@ class ArrayBackend(NumpyBackend):
                 else:
                     v = self.convert(v, value.dtype, TENSOR, elem, r, STORED[elem])
                 copy = fill(sp.copy, x=ctx.names[array], dtype=self.dtype(STORED[elem]))
-                bounds = {"lo": _bare(self.render(lo, ctx)), "hi": _bare(self.render(hi, ctx))}
+                bounds = {"lo": bare(self.render(lo, ctx)), "hi": bare(self.render(hi, ctx))}
                 doc = (
                     f"{array}: a new {self._array_doc(elem)}, a copy of the input `{array}` with "
                     f"`{array}[{show(lo)}:{show(hi)}]` replaced"
@@ -824,7 +824,7 @@ class ArrayBackend(NumpyBackend):
             case ScalarOutput(_, value):
                 ret = fn.return_dtype
                 assert ret is not None
-                out = _fresh("result", taken)
+                out = fresh_name("result", taken)
                 v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret, ctx.rep(value))
                 if ret == DType.UINT8:
                     v = f"(({v}) % 256)"
@@ -850,15 +850,15 @@ class ArrayBackend(NumpyBackend):
             raise CodegenError(f"function name {fn.name!r} cannot name the generated {self.name} function")
         self._validate(fn, ps, outputs)
         taken = set(reserved)
-        names = {p.name: _fresh(p.name, taken) for p in fn.params}
-        ctx = ArrayContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self)
+        names = {p.name: fresh_name(p.name, taken) for p in fn.params}
+        ctx = ArrayContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self)
 
         used: set[str] = set()
         statements: list[str] = []
         results: list[str] = []
         returns_doc: list[str] = []
         for o in outputs:
-            used |= _output_vars(o)
+            used |= output_vars(o)
             stmts, result, doc = self._emit_output(fn, o, ctx, taken)
             statements.append("\n".join(stmts))
             results.append(result)
@@ -879,7 +879,7 @@ class ArrayBackend(NumpyBackend):
         ret = "return None" if not results else f"return {', '.join(results)}"
         core_doc = f'"""The {sp.label} computation of `{f}` on the values `{args_fn}` returns."""'
         core_text = f"def {core}({core_params}):\n" + "\n\n".join(
-            _indent(b) for b in [f"{core_doc}\n{statements[0]}" if statements else core_doc, *statements[1:], ret]
+            indent(b) for b in [f"{core_doc}\n{statements[0]}" if statements else core_doc, *statements[1:], ret]
         )
         args_doc = "\n".join([
             f'"""The arguments of `{f}` its computation `{core}` takes, as {sp.label} values of the',
@@ -889,9 +889,9 @@ class ArrayBackend(NumpyBackend):
             "    ValueError: an input violates a precondition (shapes, ranges).",
             '"""',
         ])
-        args_text = f"def {args_fn}({all_params}):\n" + _indent("\n".join([args_doc, *checks, f"return {packed}"]))
+        args_text = f"def {args_fn}({all_params}):\n" + indent("\n".join([args_doc, *checks, f"return {packed}"]))
         deco = f"{sp.decorator}\n" if sp.decorator else ""
-        entry = f"{deco}def {flat}({all_params}):\n" + _indent(
+        entry = f"{deco}def {flat}({all_params}):\n" + indent(
             self._function_doc(fn, names, returns_doc) + f"\nreturn {core}(*{args_fn}({all_params}))"
         )
         jittable = bool(results) and not ctx.host
@@ -899,7 +899,7 @@ class ArrayBackend(NumpyBackend):
         static_arg = f", {tuple(static)!r}" if "static" in sp.jit else ""
         if jittable:
             jit_doc = f'"""`{flat}` with `{core}` compiled by {sp.jit.split("(")[0]} (see the module docstring)."""'
-            jit_entry = f"{deco}def {flat}_jit({all_params}):\n" + _indent(
+            jit_entry = f"{deco}def {flat}_jit({all_params}):\n" + indent(
                 f"{jit_doc}\nreturn _jit({core}{static_arg})(*{args_fn}({all_params}))"
             )
         else:
@@ -952,7 +952,7 @@ class ArrayBackend(NumpyBackend):
         if self.sp.jit_vectors and jittable:
             static = tuple(
                 names[v] for v in fn.cxx.signature
-                if isinstance(v, str) and not _param_dtype(fn, v).is_float
+                if isinstance(v, str) and not param_dtype(fn, v).is_float
             )
             traced = f"_{f}_traced"
             extra.append(

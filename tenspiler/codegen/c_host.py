@@ -92,7 +92,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tenspiler.codegen import op_key
+from tenspiler.codegen.base import op_key
 from tenspiler.errors import CodegenError
 from tenspiler.ir.terms import (
     ArgMax,

@@ -4,7 +4,7 @@
 It writes ``<fn>.hlo``: the device calls of the Gemmini plan
 (:meth:`~tenspiler.codegen.gemmini.GemminiBackend.plan`, configuration chosen as for
 ``--to gemmini``, or ``--gemmini-config``) as tensor dataflow graphs
-(:mod:`tenspiler.act.from_tensir`) printed as XLA-HLO (:mod:`tenspiler.act.hlo`) in the
+(:mod:`tenspiler.codegen.gemmini.act_graphs`) printed as XLA-HLO (:mod:`tenspiler.act.hlo`) in the
 operator subset the released ACT backend accepts, for a user with the ACT toolchain.
 
 File layout: a header comment (the summary, the configuration, the static sizes, the host
@@ -17,12 +17,12 @@ device calls gets a file saying there is no accelerator-bound part (not an error
 ``--to all`` works for every kernel).
 
 Sizes: HLO is statically shaped. The kernel's size parameters
-(:func:`~tenspiler.act.from_tensir.size_parameters`) take the values of ``--hlo-sizes``
+(:func:`~tenspiler.codegen.gemmini.act_graphs.size_parameters`) take the values of ``--hlo-sizes``
 (``name=value,...``; option ``sizes``), every other one 64; the file's header states them.
 An unknown name, a value below 1 or sizes that violate the summary's shape preconditions
-are bad input (:class:`~tenspiler.errors.LiftError`, exit 2).
+are bad input (:class:`~tenspiler.errors.BadInput`, exit 2).
 
-``--check`` runs :class:`~tenspiler.act.from_tensir.PlanRunner` (``GeneratedCode.runner``):
+``--check`` runs :class:`~tenspiler.codegen.gemmini.act_graphs.PlanRunner` (``GeneratedCode.runner``):
 each exported call's graph, rebuilt at the sizes of each check input, evaluated by
 :func:`tenspiler.act.graph.evaluate` (the semantics the HLO text has; XLA itself runs the
 printed text only in ``tests/test_act_hlo.py``), the host part by the TensIR interpreter.
@@ -36,18 +36,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tenspiler.act.from_tensir import (
+from tenspiler.act.hlo import MODULE_SEPARATOR, to_hlo
+from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
+from tenspiler.codegen.gemmini import GemminiBackend
+from tenspiler.codegen.gemmini.act_graphs import (
     Exported,
     PlanExport,
     export_plan,
     runner_spec,
     size_parameters,
 )
-from tenspiler.act.hlo import MODULE_SEPARATOR, to_hlo
-from tenspiler.codegen import GeneratedCode, Runner, register_backend, returned_outputs
-from tenspiler.codegen.gemmini import GemminiBackend
 from tenspiler.codegen.gemmini.lower import Plan
-from tenspiler.errors import CodegenError, LiftError
+from tenspiler.codegen.registry import register_backend
+from tenspiler.errors import BadInput, CodegenError
 from tenspiler.ir import interp
 from tenspiler.ir.printer import show, show_output, show_summary
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term
@@ -123,7 +124,7 @@ class HloBackend:
         """The size parameters' values for ``fn`` (given or :data:`DEFAULT_SIZE`).
 
         Raises:
-            LiftError: a given name is not a size parameter, or the sizes violate a shape
+            BadInput: a given name is not a size parameter, or the sizes violate a shape
                 precondition of ``ps``.
         """
         names = size_parameters(fn, ps)
@@ -131,7 +132,7 @@ class HloBackend:
         if unknown:
             known = ", ".join(names) or "none"
             what = "is not a size parameter" if len(unknown) == 1 else "are not size parameters"
-            raise LiftError(f"--hlo-sizes: {', '.join(unknown)} {what} of {fn.name} (its size parameters: {known})")
+            raise BadInput(f"--hlo-sizes: {', '.join(unknown)} {what} of {fn.name} (its size parameters: {known})")
         sizes = {n: self.sizes.get(n, DEFAULT_SIZE) for n in names}
         for a, b in ps.preconditions:
             try:
@@ -139,7 +140,7 @@ class HloBackend:
             except KeyError:
                 continue  # not about sizes only
             if not ok:
-                raise LiftError(f"--hlo-sizes: the sizes {_fmt_sizes(sizes)} violate the kernel's precondition "
+                raise BadInput(f"--hlo-sizes: the sizes {_fmt_sizes(sizes)} violate the kernel's precondition "
                                 f"{show(a)} == {show(b)}")
         return sizes
 
@@ -258,7 +259,7 @@ def _entry_params(fn: Function) -> tuple[str, ...]:
 
 def _runner_text(fn: Function, ps: ProgramSummary, spec: Any) -> str:
     """The runner: the proof's preconditions checked (``ValueError``, as the NumPy entry),
-    then the split computed by :class:`~tenspiler.act.from_tensir.PlanRunner`."""
+    then the split computed by :class:`~tenspiler.codegen.gemmini.act_graphs.PlanRunner`."""
     from tenspiler.codegen.numpy_backend import cxx_adapter, runner_guards
 
     outs = [("array", o.array) if isinstance(o, ArrayOutput) else ("return", "") for o in returned_outputs(ps)]
@@ -275,7 +276,7 @@ def _runner_text(fn: Function, ps: ProgramSummary, spec: Any) -> str:
         "",
         "import numpy as np",
         "",
-        "from tenspiler.act.from_tensir import PlanRunner",
+        "from tenspiler.codegen.gemmini.act_graphs import PlanRunner",
         "",
         f"_RUNNER = PlanRunner(pickle.loads(base64.b64decode({payload!r})))",
         "",

@@ -31,18 +31,18 @@ from typing import ClassVar, assert_never
 
 import numpy as np
 
-from tenspiler.codegen import (
+from tenspiler.codegen.base import (
     GeneratedCode,
     missing_ops,
     no_rule_error,
     op_key,
     operands,
     output_term,
-    register_backend,
     returned_outputs,
 )
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, Interval, small_division
+from tenspiler.codegen.registry import register_backend
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
@@ -282,17 +282,17 @@ def convert(
     if s == d:
         return expr
     if dst.is_float:
-        return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({_bare(expr)})"
+        return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({bare(expr)})"
     if src.is_float:
         # a scalar conversion may be hoisted out of a loop that runs no iteration, where C
         # never converts: NaN, infinities and values outside int64 (undefined behaviour in C
         # wherever it does convert) must not raise, so they are clamped first
-        expr = (f"np.trunc({_bare(expr)}).astype(np.int64)" if tensor
-                else f"int(np.clip(np.nan_to_num({_bare(expr)}, nan=0.0), {-2.0**63!r}, {F64_BELOW_2_63!r}))")
+        expr = (f"np.trunc({bare(expr)}).astype(np.int64)" if tensor
+                else f"int(np.clip(np.nan_to_num({bare(expr)}, nan=0.0), {-2.0**63!r}, {F64_BELOW_2_63!r}))")
         s = "int64" if tensor else "int"
         if s == d or not tensor:
             return expr
-    return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({_bare(expr)})"
+    return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({bare(expr)})"
 
 
 def store_value(expr: str, src: DType, elem: DType, src_rep: str | None = None) -> str:
@@ -301,14 +301,14 @@ def store_value(expr: str, src: DType, elem: DType, src_rep: str | None = None) 
     ``unsigned char`` wraps modulo 256). An integer array stored into a uint8 array needs no
     conversion: NumPy's integer casting on assignment wraps modulo 256, as C does."""
     if src_rep is not None and elem == DType.UINT8 and not src.is_float:
-        return _bare(expr)
+        return bare(expr)
     v = convert(expr, src, elem, tensor=True, src_rep=src_rep)
-    return f"np.mod({_bare(v)}, 256)" if elem == DType.UINT8 else _bare(v)
+    return f"np.mod({bare(v)}, 256)" if elem == DType.UINT8 else bare(v)
 
 
 def return_value(expr: str, src: DType, ret: DType) -> str:
     """A scalar of dtype ``src`` converted to the C return type, as a Python int/float."""
-    e = _bare(expr)
+    e = bare(expr)
     match ret:
         case DType.INT:
             return f"int({e})"
@@ -322,7 +322,7 @@ def return_value(expr: str, src: DType, ret: DType) -> str:
             assert_never(ret)
 
 
-def _bare(expr: str) -> str:
+def bare(expr: str) -> str:
     """``expr`` without one pair of outer parentheses, when they enclose all of it — except
     around a conditional expression (``(a if c else b)``), which binds looser than any
     operator it may be put next to."""
@@ -381,11 +381,11 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         v = convert(args[0], src, t.dtype, tensor=tensor)
     elif t.dtype == DType.UINT8 and ctx.rep(t) == "uint8" and src != DType.UINT8:
         # an integer narrowed to uint8: NumPy's integer casting wraps modulo 256, as C does
-        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8(({_bare(args[0])}) % 256)"
+        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8(({bare(args[0])}) % 256)"
     else:
         v = convert(args[0], src, t.dtype, tensor=tensor, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
     if t.dtype == DType.UINT8 and src != DType.UINT8:
-        return f"np.mod({_bare(v)}, 256)" if tensor else f"(({_bare(v)}) % 256)"
+        return f"np.mod({bare(v)}, 256)" if tensor else f"(({bare(v)}) % 256)"
     return v
 
 
@@ -399,17 +399,17 @@ def size_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 def take_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``take(t, n)`` (first ``n`` elements) → ``t[:n]``."""
-    return f"{args[0]}[:{_bare(args[1])}]"
+    return f"{args[0]}[:{bare(args[1])}]"
 
 
 def tail_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``tail(t, n)`` (elements after the first ``n``) → ``t[n:]``."""
-    return f"{args[0]}[{_bare(args[1])}:]"
+    return f"{args[0]}[{bare(args[1])}:]"
 
 
 def slice_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``slice(t, lo, hi)`` → ``t[lo:hi]``."""
-    return f"{args[0]}[{_bare(args[1])}:{_bare(args[2])}]"
+    return f"{args[0]}[{bare(args[1])}:{bare(args[2])}]"
 
 
 def _cond_text(c: Cond, args: Iterator[str]) -> str:
@@ -421,9 +421,9 @@ def _cond_text(c: Cond, args: Iterator[str]) -> str:
         case BoolOp(op, l, r):
             a = _cond_text(l, args)
             b = _cond_text(r, args)
-            return f"np.logical_{op}({_bare(a)}, {_bare(b)})"
+            return f"np.logical_{op}({bare(a)}, {bare(b)})"
         case NotCond(x):
-            return f"np.logical_not({_bare(_cond_text(x, args))})"
+            return f"np.logical_not({bare(_cond_text(x, args))})"
     raise TypeError(f"not a TensIR condition: {c!r}")
 
 
@@ -439,7 +439,7 @@ def select_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         # operands keep their parentheses: a nested conditional expression must not
         # re-associate (Python's ``x if c else y if d else z`` nests to the right)
         return f"({a} if {cond} else {b})"
-    return f"{ctx.use('_where')}({_bare(cond)}, {_bare(a)}, {_bare(b)}, np.{ctx.rep(t)})"
+    return f"{ctx.use('_where')}({bare(cond)}, {bare(a)}, {bare(b)}, np.{ctx.rep(t)})"
 
 
 def matvec_operands(t: Term) -> tuple[Term, Term, TensorTensor] | None:
@@ -504,7 +504,7 @@ def stack_is_affine(t: Stack) -> bool:
     return ok(t.body)
 
 
-def _min_max(t: TensorSelect | ScalarSelect) -> str | None:
+def min_max(t: TensorSelect | ScalarSelect) -> str | None:
     """``"minimum"`` / ``"maximum"`` when the integer select ``t`` is ``l < r ? l : r``
     (or another spelling of the smaller / larger of ``l`` and ``r``; ties pick equal
     values), else None. Not for reals: NaN compares false, ``np.minimum`` propagates it."""
@@ -523,19 +523,19 @@ def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     the proof; NumPy computes in the C type's precision)."""
     assert isinstance(t, ScalarApply | TensorMap)
     fn = {"exp": "np.exp", "sqrt": "np.sqrt", "log": "np.log", "tanh": "np.tanh", "fabs": "np.abs"}[t.func]
-    return f"{fn}({_bare(args[0])})"
+    return f"{fn}({bare(args[0])})"
 
 
 def matrix_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``matrix(t, rows, cols)`` (row-major view of the first rows*cols elements) →
     ``t[:rows * cols].reshape(rows, cols)``."""
-    return f"{args[0]}[:({args[1]}) * ({args[2]})].reshape({_bare(args[1])}, {_bare(args[2])})"
+    return f"{args[0]}[:({args[1]}) * ({args[2]})].reshape({bare(args[1])}, {bare(args[2])})"
 
 
 def matrix_strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``matrix(t, rows, cols, stride)`` (row ``r`` is ``t[r*stride : r*stride + cols]``)
     → a gather ``t[np.arange(rows)[:, None] * stride + np.arange(cols)]``."""
-    rows, cols, stride = (_bare(a) for a in args[1:4])
+    rows, cols, stride = (bare(a) for a in args[1:4])
     return f"{args[0]}[np.arange({rows})[:, None] * ({stride}) + np.arange({cols})[None, :]]"
 
 
@@ -556,7 +556,7 @@ def transpose_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 
 def strided_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``strided(t, start, count, step)`` → ``t[start + np.arange(count) * step]``."""
-    start, count, step = (_bare(a) for a in args[1:4])
+    start, count, step = (bare(a) for a in args[1:4])
     return f"{args[0]}[{start} + np.arange({count}) * ({step})]"
 
 
@@ -567,13 +567,13 @@ def full_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``full(length, value)`` (``length`` copies of ``value``) → ``np.full(length, value,
     dtype=...)`` in the node's dtype (the value's C type; an integer in the narrowest dtype
     holding it, :mod:`.ranges`)."""
-    return f"np.full({_bare(args[0])}, {_bare(args[1])}, dtype=np.{ctx.rep(t)})"
+    return f"np.full({bare(args[0])}, {bare(args[1])}, dtype=np.{ctx.rep(t)})"
 
 
 def iota_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``iota(start, stop)`` (the integers ``start … stop-1``) → ``np.arange(start, stop,
     dtype=...)`` (the dtype holds ``[start, stop - 1]``, :mod:`.ranges`)."""
-    return f"np.arange({_bare(args[0])}, {_bare(args[1])}, dtype=np.{ctx.rep(t)})"
+    return f"np.arange({bare(args[0])}, {bare(args[1])}, dtype=np.{ctx.rep(t)})"
 
 
 # ---------------------------------------------------------------- rules: reductions
@@ -582,7 +582,7 @@ def iota_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 def reduce_sum_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_sum(t)`` → ``np.sum(t, dtype=...)`` (0 for an empty tensor; integer sums
     stay int64, the accumulator has the node's dtype)."""
-    return f"np.add.reduce({_bare(args[0])}, dtype=np.{ctx.rep(t)})"
+    return f"np.add.reduce({bare(args[0])}, dtype=np.{ctx.rep(t)})"
 
 
 def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -593,8 +593,8 @@ def reduce_rows_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         # the identity of max as initial value: a matrix without rows (0 x 0) gives no maxima
         rep = ctx.rep(t.matrix)
         least = "-np.inf" if rep.startswith("float") else f"np.iinfo(np.{rep}).min"
-        return f"np.maximum.reduce({_bare(args[0])}, axis=1, initial={least}).astype(np.{ctx.rep(t)}, copy=False)"
-    return f"np.add.reduce({_bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
+        return f"np.maximum.reduce({bare(args[0])}, axis=1, initial={least}).astype(np.{ctx.rep(t)}, copy=False)"
+    return f"np.add.reduce({bare(args[0])}, axis=1, dtype=np.{ctx.rep(t)})"
 
 
 def matmul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -605,7 +605,7 @@ def matmul_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     if t.dtype.is_float and t.product != t.dtype:
         return matmul_products(t, args[0], args[1], None, None, REPR[t.dtype])
     a, b = (convert(x, c.dtype, t.dtype, tensor=True) for x, c in zip(args, (t.left, t.right), strict=True))
-    return f"np.matmul({_bare(a)}, {_bare(b)})"
+    return f"np.matmul({bare(a)}, {bare(b)})"
 
 
 def matmul_products(t: MatMul, a: str, b: str, a_rep: str | None, b_rep: str | None, rep: str) -> str:
@@ -616,20 +616,20 @@ def matmul_products(t: MatMul, a: str, b: str, a_rep: str | None, b_rep: str | N
     the sum's type (a float overflow C has would vanish). Memory ``m·k·n`` elements."""
     x = convert(a, t.left.dtype, t.product, tensor=True, src_rep=a_rep)
     y = convert(b, t.right.dtype, t.product, tensor=True, src_rep=b_rep)
-    return f"np.add.reduce(({_bare(x)})[:, :, None] * ({_bare(y)})[None, :, :], axis=1, dtype=np.{rep})"
+    return f"np.add.reduce(({bare(x)})[:, :, None] * ({bare(y)})[None, :, :], axis=1, dtype=np.{rep})"
 
 
 def reduce_prod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_prod(t)`` → ``np.multiply.reduce(t, dtype=...)`` (1 for an empty tensor;
     integers in int64: C's products fit (signed overflow is undefined), so do NumPy's)."""
-    return f"np.multiply.reduce({_bare(args[0])}, dtype=np.{ctx.rep(t)})"
+    return f"np.multiply.reduce({bare(args[0])}, dtype=np.{ctx.rep(t)})"
 
 
 def reduce_max_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``reduce_max(t)`` → ``np.max(t)`` (undefined for an empty tensor)."""
     assert isinstance(t, ReduceMax)
     src_rep = None if ctx.plan is None else ctx.rep(t.tensor)
-    return convert(f"np.maximum.reduce({_bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False, src_rep=src_rep, dst_rep=ctx.rep(t))
+    return convert(f"np.maximum.reduce({bare(args[0])})", t.tensor.dtype, t.dtype, tensor=False, src_rep=src_rep, dst_rep=ctx.rep(t))
 
 
 def argmax_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -638,7 +638,7 @@ def argmax_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     counted from the end (``x[i] >= m``). Integer elements compared as reals are converted
     first (C compares them after the same conversion). Undefined for an empty tensor."""
     assert isinstance(t, ArgMax)
-    x = _bare(args[0])
+    x = bare(args[0])
     if t.compare.is_float and not t.tensor.dtype.is_float:
         src_rep = None if ctx.plan is None else ctx.rep(t.tensor)
         x = convert(f"({x})", t.tensor.dtype, t.compare, tensor=True, src_rep=src_rep)
@@ -673,17 +673,17 @@ def _guard_divisor(t: Term, y: str, ctx: EmitContext) -> str:
     is unconstrained, so the summary holds for any value standing in for it."""
     del ctx
     if not is_tensor(t) and not t.dtype.is_float:  # type: ignore[union-attr]
-        bare = _bare(y)
-        if bare.lstrip("-").isdigit() and int(bare) != 0:
+        plain = bare(y)
+        if plain.lstrip("-").isdigit() and int(plain) != 0:
             return y
-        return f"({bare} or 1)"
+        return f"({plain} or 1)"
     return y
 
 
 def div_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``/``: true division on reals; C truncating division on integers (``_c_div`` on
     arrays, ``_c_idiv`` on scalars), as ``semantics.np_binop`` / ``py_binop``."""
-    x, y = _bare(args[0]), _bare(_guard_divisor(t, args[1], ctx))
+    x, y = bare(args[0]), bare(_guard_divisor(t, args[1], ctx))
     if t.dtype.is_float:  # type: ignore[union-attr]
         return f"({args[0]} / {args[1]})"
     helper = ctx.use("_c_div") if is_tensor(t) else ctx.use("_c_idiv")
@@ -693,17 +693,17 @@ def div_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
 def mod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``%``: ``np.fmod`` (sign of the dividend, like C) on arrays and reals; ``_c_imod`` on
     integer scalars."""
-    x, y = _bare(args[0]), _bare(args[1])
+    x, y = bare(args[0]), bare(args[1])
     if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
         return f"np.fmod({x}, {y})"
-    return f"{ctx.use('_c_imod')}({x}, {_bare(_guard_divisor(t, args[1], ctx))})"
+    return f"{ctx.use('_c_imod')}({x}, {bare(_guard_divisor(t, args[1], ctx))})"
 
 
 def floordiv_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``//`` (Python floor division of integers): ``_py_floordiv`` (``np.floor_divide``)
     on arrays, Python's ``//`` on scalars, as ``semantics.np_binop`` / ``py_binop``."""
     if is_tensor(t):
-        return f"{ctx.use('_py_floordiv')}({_bare(args[0])}, {_bare(args[1])})"
+        return f"{ctx.use('_py_floordiv')}({bare(args[0])}, {bare(args[1])})"
     return f"({args[0]} // {_guard_divisor(t, args[1], ctx)})"
 
 
@@ -711,7 +711,7 @@ def pymod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``mod`` (Python's ``%`` on integers, the sign of the divisor): ``_py_mod``
     (``np.mod``) on arrays, Python's ``%`` on scalars."""
     if is_tensor(t):
-        return f"{ctx.use('_py_mod')}({_bare(args[0])}, {_bare(args[1])})"
+        return f"{ctx.use('_py_mod')}({bare(args[0])}, {bare(args[1])})"
     return f"({args[0]} % {_guard_divisor(t, args[1], ctx)})"
 
 
@@ -769,7 +769,7 @@ def _int_to_uint8(t: Term) -> bool:
     return isinstance(t, TensorCast) and t.dtype == DType.UINT8 and not t.tensor.dtype.is_float
 
 
-def _fresh(base: str, taken: set[str]) -> str:
+def fresh_name(base: str, taken: set[str]) -> str:
     name = base
     while name in taken or keyword.iskeyword(name):
         name += "_"
@@ -777,7 +777,7 @@ def _fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def _param_dtype(fn: Function, name: str) -> DType:
+def param_dtype(fn: Function, name: str) -> DType:
     t = fn.param(name).type
     match t:
         case PointerType(elem):
@@ -831,9 +831,9 @@ class NumpyBackend:
             return ctx.cse[t]
         text = self._render(t, ctx)
         if t in ctx.cse_candidates:  # computed once, at its first evaluation
-            name = _fresh("_v", ctx.taken)
+            name = fresh_name("_v", ctx.taken)
             ctx.cse[t] = name
-            return f"({name} := {_bare(text)})"
+            return f"({name} := {bare(text)})"
         return text
 
     def _render(self, t: Term, ctx: EmitContext) -> str:
@@ -844,9 +844,9 @@ class NumpyBackend:
             special = self._special(t, ctx)
             if special is not None:
                 return special
-        if isinstance(t, TensorSelect) and ctx.narrow() and (extremum := _min_max(t)) is not None:
+        if isinstance(t, TensorSelect) and ctx.narrow() and (extremum := min_max(t)) is not None:
             a, b = (self._operand(u, t, ctx) for u in (t.then, t.else_))  # the condition is not rendered
-            return f"np.{extremum}({_bare(a)}, {_bare(b)})"
+            return f"np.{extremum}({bare(a)}, {bare(b)})"
         if isinstance(t, MatMul):
             return self._matmul(t, ctx)
         if isinstance(t, Stack):
@@ -869,7 +869,7 @@ class NumpyBackend:
                 # value computed before the loop, also where C never computes it): wrapped so
                 # that NumPy takes it; + - * and stores are exact modulo 2**64, and comparisons,
                 # divisions and conversions of such values are refused by ranges.wrap_hazards
-                return f"{ctx.use('_wrap64')}({_bare(rule(t, args, ctx))})"
+                return f"{ctx.use('_wrap64')}({bare(rule(t, args, ctx))})"
         elif isinstance(t, TensorSelect):
             args = self._cond_operands(t.cond, ctx)
             ctx.both_branches += 1
@@ -905,7 +905,7 @@ class NumpyBackend:
 
         def visit(u: Term) -> None:
             counts[u] += 1
-            minmax = isinstance(u, TensorSelect) and _min_max(u) is not None  # cond not rendered
+            minmax = isinstance(u, TensorSelect) and min_max(u) is not None  # cond not rendered
             for c in (u.then, u.else_) if minmax else children(u):  # type: ignore[union-attr]
                 visit(c)
 
@@ -924,18 +924,18 @@ class NumpyBackend:
         mv = matvec_operands(t)
         if mv is not None:
             m, v = (self._operand(c, t, ctx) for c in mv[:2])  # (reals: the product's type)
-            return f"np.matmul({_bare(m)}, {_bare(v)})"
+            return f"np.matmul({bare(m)}, {bare(v)})"
         match t:
             case ReduceSum(TensorTensor("*", left, right, dtype), rdtype) if (
                 rdtype == dtype and rank(left) == 1 and rank(right) == 1
             ):
                 # the operands in the sum's type: np.dot accumulates in its operands' dtype
                 a, b = (self._operand(c, t, ctx) for c in (left, right))
-                return f"np.dot({_bare(a)}, {_bare(b)})"
+                return f"np.dot({bare(a)}, {bare(b)})"
             case ReduceSum(Slice(TensorVar() as x, lo, hi), rdtype) if hi == ScalarOp("+", lo, Lit(1, DType.INT), DType.INT) or (
                 isinstance(lo, Lit) and isinstance(hi, Lit) and hi.value == lo.value + 1
             ):
-                elem = f"{self.render(x, ctx)}[{_bare(self.render(lo, ctx))}]"
+                elem = f"{self.render(x, ctx)}[{bare(self.render(lo, ctx))}]"
                 return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))  # type: ignore[union-attr]
         return None
 
@@ -947,7 +947,7 @@ class NumpyBackend:
         one branch of a conditional): with ``m`` or ``n`` zero the source reads neither
         matrix, whose views may then not fit their arrays (:meth:`_guards` agrees)."""
         nonempty = self._matmul_nonempty(t, ctx)
-        nr, nc = (_bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
+        nr, nc = (bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
         bound = dict(ctx.cse)
         if t.dtype.is_float and t.product != t.dtype:
             a, b = (self.render(c, ctx) for c in (t.left, t.right))
@@ -955,7 +955,7 @@ class NumpyBackend:
             product = matmul_products(t, a, b, reps[0], reps[1], ctx.rep(t))
         else:
             a, b = (self._operand(c, t, ctx) for c in (t.left, t.right))
-            product = self._matmul_call(_bare(a), _bare(b))
+            product = self._matmul_call(bare(a), bare(b))
         ctx.cse = dict(bound)  # names bound in one branch end with it
         return f"({product} if {nonempty} else {self._zeros2(nr, nc, ctx.rep(t))})"
 
@@ -970,9 +970,9 @@ class NumpyBackend:
         if gathered is not None:
             return gathered
         taken = set(ctx.names.values()) | ctx.taken
-        py = _fresh("_" + "".join(ch if ch.isalnum() else "_" for ch in t.var.removeprefix("$s:")), taken)
+        py = fresh_name("_" + "".join(ch if ch.isalnum() else "_" for ch in t.var.removeprefix("$s:")), taken)
         ctx.taken.add(py)
-        count = _bare(self.render(t.count, ctx))
+        count = bare(self.render(t.count, ctx))
         saved = (ctx.names, ctx.param_dtypes, ctx.cse_candidates, ctx.plan)
         ctx.names = {**ctx.names, t.var: py}
         ctx.param_dtypes = {**ctx.param_dtypes, t.var: DType.INT}
@@ -982,7 +982,7 @@ class NumpyBackend:
                                   _c_ranges={})
         ctx.cse_candidates = set()
         try:
-            body = _bare(self._operand(t.body, t, ctx))
+            body = bare(self._operand(t.body, t, ctx))
         finally:
             ctx.names, ctx.param_dtypes, ctx.cse_candidates, ctx.plan = saved
         rep = ctx.rep(t)
@@ -992,7 +992,7 @@ class NumpyBackend:
         width = term_cols(t)
         if t.var in free_vars(width):
             raise CodegenError(f"the rows of {show(t)} have a length that depends on the row")
-        w = _bare(self.render(width, ctx))
+        w = bare(self.render(width, ctx))
         # rows of no element: the source reads none of the row's views (a row of a product
         # over no column), so neither does the generated code
         return f"({items}.reshape(max({count}, 0), {w}) if ({w}) > 0 else np.zeros((max({count}, 0), 0), dtype=np.{rep}))"
@@ -1019,7 +1019,7 @@ class NumpyBackend:
         if any(free_vars(s.count) & bound for s in stacks):
             return None
         depth = len(stacks)
-        counts = [_bare(self.render(s.count, ctx)) for s in stacks]
+        counts = [bare(self.render(s.count, ctx)) for s in stacks]
         ops: list[str] = []
         for m in (left, right):
             if not free_vars(m) & bound:
@@ -1046,18 +1046,18 @@ class NumpyBackend:
             saved_plan = ctx.plan
             ctx.plan = None  # index arithmetic in int64 arrays
             try:
-                off = " + ".join(f"({_bare(self.render(o, ctx))})" for o in offset) or "0"
+                off = " + ".join(f"({bare(self.render(o, ctx))})" for o in offset) or "0"
             finally:
                 ctx.names, ctx.param_dtypes = saved
                 ctx.plan = saved_plan
-            nr, nc, st = (_bare(self.render(e, ctx)) for e in (m.rows, m.cols, stride))
+            nr, nc, st = (bare(self.render(e, ctx)) for e in (m.rows, m.cols, stride))
             index = f"{off} + np.arange({nr})[:, None] * ({st}) + np.arange({nc})[None, :]"
             elems = f"{self.render(base, ctx)}[{index}]"
             src_rep = None if ctx.plan is None else ctx.rep(base)
             ops.append(convert(elems, base.dtype, pd, tensor=True, src_rep=src_rep,
                                dst_rep="int64" if not pd.is_float else None))
         if not pd.is_float:
-            ops = [f"np.asarray({_bare(o)}, dtype=np.int64)" for o in ops]
+            ops = [f"np.asarray({bare(o)}, dtype=np.int64)" for o in ops]
         rep = ctx.rep(t) if d1.is_float else "int64"
         shape = ", ".join(f"max({c}, 0)" for c in counts)
         # computed only when there is an element: with no rows the source reads no window
@@ -1074,7 +1074,7 @@ class NumpyBackend:
 
     def _matmul_nonempty(self, t: Term, ctx: EmitContext) -> str:
         """``m > 0 and n > 0`` for the ``m x n`` product ``t`` (rendered)."""
-        nr, nc = (_bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))  # type: ignore[arg-type]
+        nr, nc = (bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))  # type: ignore[arg-type]
         return f"({nr}) > 0 and ({nc}) > 0"
 
     def _operand(self, c: Term, parent: Term, ctx: EmitContext, text: str | None = None) -> str:
@@ -1124,7 +1124,7 @@ class NumpyBackend:
         reps = [None if plan.static(c) else ctx.rep(c) for c in ops]
         if division and plan.zero_divisor(t):
             # 0 only in lanes a select discards (else undefined): no warning there
-            y, tensor = _bare(texts[1]), is_tensor(ops[1])
+            y, tensor = bare(texts[1]), is_tensor(ops[1])
             if plan.range(ops[1]).lo is not None and plan.range(ops[1]).lo >= 0:  # type: ignore[operator]
                 texts[1] = f"np.maximum({y}, 1)" if tensor else f"max({y}, 1)"
             else:
@@ -1132,14 +1132,14 @@ class NumpyBackend:
         if fast:
             helper = ctx.use("_div24" if t.op in ("/", "//") else "_rem24")
             floor = ", floor=True" if t.op in ("//", "mod") else ""
-            return f"{helper}({_bare(texts[0])}, {_bare(texts[1])}, np.{d}{floor})"
+            return f"{helper}({bare(texts[0])}, {bare(texts[1])}, np.{d}{floor})"
         symbol = {"+": "+", "-": "-", "*": "*", "/": "//", "//": "//", "%": "%", "mod": "%"}[t.op]
         if all(r in (None, d) for r in reps):
             return f"({texts[0]} {symbol} {texts[1]})"
         ufunc = {"+": "add", "-": "subtract", "*": "multiply", "//": "floor_divide", "%": "remainder"}[symbol]
         unsafe = any(r is not None and not np.can_cast(r, d, "same_kind") for r in reps)
         casting = ', casting="unsafe"' if unsafe else ""  # values fit d (range analysis)
-        return f"np.{ufunc}({_bare(texts[0])}, {_bare(texts[1])}, dtype=np.{d}{casting})"
+        return f"np.{ufunc}({bare(texts[0])}, {bare(texts[1])}, dtype=np.{d}{casting})"
 
     # ------------------------------------------------------------ glue
 
@@ -1148,15 +1148,15 @@ class NumpyBackend:
         self._validate(fn, ps, outputs)
 
         taken = set(HELPER_NAMES)
-        names = {p.name: _fresh(p.name, taken) for p in fn.params}
-        ctx = EmitContext(names, {p.name: _param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn))
+        names = {p.name: fresh_name(p.name, taken) for p in fn.params}
+        ctx = EmitContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn))
 
         used: set[str] = set()
         statements: list[str] = []
         results: list[str] = []
         returns_doc: list[str] = []
         for o in outputs:
-            used |= _output_vars(o)
+            used |= output_vars(o)
             stmts, result, doc = self._emit_output(fn, o, ctx, taken)
             statements.append("\n".join(stmts))
             results.append(result)
@@ -1183,7 +1183,7 @@ class NumpyBackend:
             *statements,
             ret,
         ]
-        body_text = "\n\n".join(_indent(b) for b in body if b)
+        body_text = "\n\n".join(indent(b) for b in body if b)
         helpers = self._helpers(ctx.helpers)
         adapter = [] if fn.cxx is None else [cxx_adapter(fn, ps, flat_name, names)]
         text = "\n\n\n".join(
@@ -1264,15 +1264,15 @@ class NumpyBackend:
         comment = f"# {show_output(o)}"
         match o:
             case ArrayOutput(array, lo, hi, value):
-                elem = _param_dtype(fn, array)
+                elem = param_dtype(fn, array)
                 src = ctx.names[array]
-                out = _fresh(f"{array}_new", taken)
+                out = fresh_name(f"{array}_new", taken)
                 copy = (
                     f"{src}.copy()"
                     if self.param_repr(elem) == STORED[elem]
                     else f"{src}.astype(np.{STORED[elem]})"
                 )
-                bounds = f"{_bare(self.render(lo, ctx))}:{_bare(self.render(hi, ctx))}"
+                bounds = f"{bare(self.render(lo, ctx))}:{bare(self.render(hi, ctx))}"
                 src_rep = ctx.rep(value) if ctx.narrow() else None
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
                     value = value.tensor  # type: ignore[union-attr]  # the store wraps
@@ -1291,7 +1291,7 @@ class NumpyBackend:
             case ScalarOutput(_, value):
                 ret = fn.return_dtype
                 assert ret is not None
-                out = _fresh("result", taken)
+                out = fresh_name("result", taken)
                 v = return_value(self._render_output(value, ctx, taken), value.dtype, ret)
                 kind = "float" if ret.is_float else "int"
                 return (
@@ -1340,10 +1340,10 @@ class NumpyBackend:
                     if not stack_is_affine(t):
                         raise CodegenError(f"the views of {show(t)} are not affine in its row: no range check")
                     visit(count, when)
-                    n_text = _bare(self.render(count, ctx))
+                    n_text = bare(self.render(count, ctx))
                     rows_run = f"{n_text} > 0" if when is None else f"{when} and {n_text} > 0"
                     if is_tensor(body) and var not in free_vars(term_cols(t)):  # rows of no element read nothing
-                        rows_run += f" and ({_bare(self.render(term_cols(t), ctx))}) > 0"
+                        rows_run += f" and ({bare(self.render(term_cols(t), ctx))}) > 0"
                     last = ScalarOp("-", count, Lit(1, DType.INT), DType.INT)
                     for r in (Lit(0, DType.INT), last):
                         visit(substitute(body, {var: r}), rows_run)
@@ -1369,7 +1369,7 @@ class NumpyBackend:
     def _precondition_check(self, p: Precondition, ctx: EmitContext) -> tuple[str, str]:
         """``(condition, message)`` of one trip-count or shape precondition (a constant on the
         right, as ``n >= 0``)."""
-        left, right = _bare(self.render(p.left, ctx)), _bare(self.render(p.right, ctx))
+        left, right = bare(self.render(p.left, ctx)), bare(self.render(p.right, ctx))
         if isinstance(p.left, Lit) and not isinstance(p.right, Lit):
             return f"{right} {'>=' if p.op == '<=' else p.op} {left}", p.message
         return f"{left} {p.op} {right}", p.message
@@ -1402,7 +1402,7 @@ class NumpyBackend:
 
     def _range_check(self, ctx: EmitContext, array: str, lo: Term, hi: Term) -> tuple[str, str]:
         a = ctx.names[array]
-        lo_s, hi_s = _bare(self.render(lo, ctx)), _bare(self.render(hi, ctx))
+        lo_s, hi_s = bare(self.render(lo, ctx)), bare(self.render(hi, ctx))
         cond = f"0 <= {lo_s} <= {hi_s} <= {a}.shape[0]"
         if lo_s == "0":
             cond = f"0 <= {hi_s} <= {a}.shape[0]"
@@ -1501,7 +1501,7 @@ def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *,
     and shapes hold (elsewhere the loops read what the original reads)."""
     ctx = EmitContext(
         {p.name: f"np.asarray({names[p.name]})" if isinstance(p.type, PointerType) else names[p.name] for p in fn.params},
-        {p.name: _param_dtype(fn, p.name) for p in fn.params},
+        {p.name: param_dtype(fn, p.name) for p in fn.params},
     )
     outputs = returned_outputs(ps)
     preconditions = proof_preconditions(fn, ps)
@@ -1511,7 +1511,7 @@ def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *,
     if not preconditions or not ranges:
         return ranges
     inside = " and ".join(f"({NUMPY._precondition_check(p, ctx)[0]})" for p in preconditions)
-    return [f"if {inside}:\n" + _indent("\n".join(ranges))]
+    return [f"if {inside}:\n" + indent("\n".join(ranges))]
 
 
 def cxx_adapter(
@@ -1614,7 +1614,7 @@ def cxx_adapter(
         '"""',
     ])
     body = "\n".join([docstring, *lines])
-    return f"def {name or fn.name}({', '.join(params)}):\n{_indent(body)}"
+    return f"def {name or fn.name}({', '.join(params)}):\n{indent(body)}"
 
 
 def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
@@ -1681,13 +1681,13 @@ def _kind_mismatch(t: Term, kinds: Mapping[str, bool]) -> str | None:
     return None
 
 
-def _output_vars(o: Output) -> set[str]:
+def output_vars(o: Output) -> set[str]:
     if isinstance(o, ArrayOutput):
         return {o.array} | free_vars(o.lo) | free_vars(o.hi) | free_vars(o.value)
     return free_vars(o.value)
 
 
-def _indent(block: str) -> str:
+def indent(block: str) -> str:
     return "\n".join(f"    {line}" if line else "" for line in block.split("\n"))
 
 

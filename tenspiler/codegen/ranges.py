@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tenspiler.codegen import operands
+from tenspiler.codegen.base import operands
 from tenspiler.ir.terms import (
     Flatten,
     Full,

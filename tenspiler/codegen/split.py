@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from tenspiler.codegen import op_key, output_term, returned_outputs
+from tenspiler.codegen.base import op_key, output_term, returned_outputs
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,

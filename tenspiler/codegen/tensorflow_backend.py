@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.codegen import register_backend
 from tenspiler.codegen.array_backend import ArrayBackend, Spelling
+from tenspiler.codegen.registry import register_backend
 
 AS_HELPER = '''\
 def _as(x, dtype):

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.codegen import register_backend
 from tenspiler.codegen.array_backend import ArrayBackend, Spelling
+from tenspiler.codegen.registry import register_backend
 
 SPELLING = Spelling(
     label="PyTorch",

@@ -12,7 +12,7 @@ Before lowering, the kernel and the helpers it calls are typed by C11 §6.3
 integer conversions (``long`` → ``int``), where the loop IR's integer model would differ
 from C, are refused with the rule's name.
 
-Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
+Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
 
 * parameters: scalars ``int``/``long``/``signed``/``int32_t``/``int64_t`` (all
   :attr:`DType.INT`, mathematical integers: signed overflow is undefined behaviour in C;
@@ -103,7 +103,7 @@ from typing import NoReturn, TypeAlias, TypeVar
 import numpy as np
 from pycparser import c_ast, c_generator, c_parser
 
-from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.common import (
     IfConversion,
@@ -173,7 +173,7 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
         ``str(path)``.
 
     Raises:
-        LiftError: unreadable file, syntax error, unknown ``function``, or any construct
+        BadInput: unreadable file, syntax error, unknown ``function``, or any construct
             outside the accepted subset; the message is ``file:line:col: what``.
     """
     text = read_source(path)
@@ -275,7 +275,7 @@ def _blank_comments(text: str, filename: str) -> str:
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
             if end < 0:
-                raise LiftError(
+                raise BadInput(
                     "unterminated comment", SourceLoc(filename, line, i - line_start + 1)
                 )
             for j in range(i, end + 2):
@@ -292,8 +292,8 @@ def _blank_comments(text: str, filename: str) -> str:
 _PARSE_ERROR_RE = re.compile(r"(\d+)(?::(\d+))?: (.*)", re.DOTALL)
 
 
-def _syntax_error(msg: str, parser: c_parser.CParser, filename: str, text: str) -> LiftError:
-    """Turn a pycparser ``ParseError`` message into a located :class:`LiftError`."""
+def _syntax_error(msg: str, parser: c_parser.CParser, filename: str, text: str) -> BadInput:
+    """Turn a pycparser ``ParseError`` message into a located :class:`BadInput`."""
     body = msg[len(filename) + 1 :] if msg.startswith(filename + ":") else msg
     m = _PARSE_ERROR_RE.fullmatch(body)
     if m is not None:
@@ -303,10 +303,10 @@ def _syntax_error(msg: str, parser: c_parser.CParser, filename: str, text: str) 
         what = body.strip()
         loc = _current_token_loc(parser, filename) or _end_loc(filename, text)
     if what.startswith("before: "):
-        return LiftError(f"syntax error before '{what[len('before: ') :]}'", loc)
+        return BadInput(f"syntax error before '{what[len('before: ') :]}'", loc)
     if what == "At end of input":
-        return LiftError("syntax error: unexpected end of input", _end_loc(filename, text))
-    return LiftError(f"syntax error: {what}", loc)
+        return BadInput("syntax error: unexpected end of input", _end_loc(filename, text))
+    return BadInput(f"syntax error: {what}", loc)
 
 
 def _current_token_loc(parser: c_parser.CParser, filename: str) -> SourceLoc | None:
@@ -648,7 +648,7 @@ class _Unit:
         return SourceLoc(self.filename, coord.line, coord.column or 1)
 
     def fail(self, message: str, node: c_ast.Node | None) -> NoReturn:
-        raise LiftError(message, self.loc(node) or SourceLoc(self.filename, 1, 1))
+        raise BadInput(message, self.loc(node) or SourceLoc(self.filename, 1, 1))
 
     # ----------------------------------------------------------- top level
 
@@ -681,7 +681,7 @@ class _Unit:
         if function is not None:
             if function not in self.funcdefs:
                 defined = ", ".join(order) if order else "(none)"
-                raise LiftError(
+                raise BadInput(
                     f"function '{function}' is not defined in {self.filename}; defined: {defined}",
                     first_line,
                 )
@@ -689,7 +689,7 @@ class _Unit:
         else:
             public = [n for n in order if "static" not in self.funcdefs[n].decl.storage]
             if not public:
-                raise LiftError(f"no non-static function is defined in {self.filename}", first_line)
+                raise BadInput(f"no non-static function is defined in {self.filename}", first_line)
             chosen = self.funcdefs[public[-1]]
         self.type_gate().check_function(chosen)
         return _Kernel(self, chosen).lower()
@@ -2334,17 +2334,17 @@ class _Kernel(IfConversion):
                 self.loops.pop()
         for name, wloc in writes(body[len(prologue):]):
             if name == var:
-                raise LiftError(f"loop counter '{var}' is assigned in the loop body", wloc)
+                raise BadInput(f"loop counter '{var}' is assigned in the loop body", wloc)
         written = {name for name, _ in writes(body)}
         if prologue:
             for name in sorted(first_reads & written):
-                raise LiftError(f"the start of this strided loop reads '{name}', which the loop body writes", u.loc(node))
+                raise BadInput(f"the start of this strided loop reads '{name}', which the loop body writes", u.loc(node))
             return For(k, start, stop, body, u.loc(node))
         for name, rloc in vars_read(start if descending else stop):
             if name == var:
-                raise LiftError(f"loop bound reads the loop counter '{var}'", rloc)
+                raise BadInput(f"loop bound reads the loop counter '{var}'", rloc)
             if name in written:
-                raise LiftError(f"loop bound reads '{name}', which the loop body writes", rloc)
+                raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
         return For(var, start, stop, body, u.loc(node), descending)
 
     def for_init(self, node: c_ast.For, env: _Env) -> tuple[str, Expr]:

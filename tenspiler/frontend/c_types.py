@@ -10,7 +10,7 @@ every expression of the kernel and of the helpers it calls by the standard — i
 promotions (§6.3.1.1), usual arithmetic conversions (§6.3.1.8), the type of each integer
 literal by its base and suffix (§6.4.4.1), conversion as if by assignment on ``=``, ``op=``,
 initialisation, ``return`` and argument passing (§6.5.16.1, §6.8.6.4, §6.5.2.2) and on casts
-— and refuses, with a located :class:`~tenspiler.errors.LiftError` naming the rule, every
+— and refuses, with a located :class:`~tenspiler.errors.BadInput` naming the rule, every
 place where the model would differ from C:
 
 * arithmetic (``+ - * / %``, unary ``-``, ``op=``) whose type after the usual arithmetic
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 
 __all__ = ["CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion"]
 
@@ -250,7 +250,7 @@ class TypeGate:
     def fail(self, message: str, node: c_ast.Node) -> None:
         coord = getattr(node, "coord", None)
         loc = SourceLoc(self.filename, coord.line, coord.column or 1) if coord else SourceLoc(self.filename, 1, 1)
-        raise LiftError(message, loc)
+        raise BadInput(message, loc)
 
     # ------------------------------------------------------------------ types of declarations
 

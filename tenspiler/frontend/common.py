@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
     Assign,
@@ -46,12 +46,12 @@ __all__ = [
 
 
 def read_source(path: str | Path) -> str:
-    """The UTF-8 text of the source file at ``path``; a :class:`LiftError` if unreadable."""
+    """The UTF-8 text of the source file at ``path``; a :class:`BadInput` if unreadable."""
     p = Path(path)
     try:
         return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise LiftError(f"cannot read {p}: {e}") from e
+        raise BadInput(f"cannot read {p}: {e}") from e
 
 
 # ---------------------------------------------------------------- loop-IR helpers
@@ -125,7 +125,7 @@ def entry_values(
     """A rewriting of expressions (the length of the returned ``what``: vector, list) to the
     entry values of the parameters: a local assigned exactly once, by a top-level
     statement, is replaced by its value; a parameter nothing assigns stays; ``+ - *``,
-    negation and casts are kept. Anything else raises a :class:`LiftError` at ``loc``.
+    negation and casts are kept. Anything else raises a :class:`BadInput` at ``loc``.
     Shared by the C++ and the Python frontends."""
     counts: dict[str, int] = {}
     for name, _ in writes(body):
@@ -139,7 +139,7 @@ def entry_values(
                     return e
                 if name in top and counts.get(name) == 1:
                     return rewrite(top[name])
-                raise LiftError(
+                raise BadInput(
                     f"the length of the returned {what} depends on '{name}', which is not fixed "
                     "when the function starts", loc,
                 )
@@ -154,7 +154,7 @@ def entry_values(
             case Select(cond=Compare(op=cmp, left=cl, right=cr, loc=cloc), then=then, else_=else_, dtype=dtype):
                 # min / max of lengths (Python's zip stops at the shortest list)
                 return Select(Compare(cmp, rewrite(cl), rewrite(cr), cloc), rewrite(then), rewrite(else_), dtype, e.loc)
-        raise LiftError(f"the length of the returned {what} is not a simple expression of the parameters", loc)
+        raise BadInput(f"the length of the returned {what} is not a simple expression of the parameters", loc)
 
     return rewrite
 

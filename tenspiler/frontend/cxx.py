@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.loops.ir import DType
 
 __all__ = ["VECTOR_ELEMENTS", "VectorType", "rewrite_cxx"]
@@ -89,7 +89,7 @@ def rewrite_cxx(text: str, filename: str) -> tuple[str, dict[str, VectorType]]:
     Returns the C text (same lines and columns) and the vector typedef names it uses.
 
     Raises:
-        LiftError: a vector of an unsupported element type, or ``vector`` used otherwise
+        BadInput: a vector of an unsupported element type, or ``vector`` used otherwise
             than as ``vector<T>`` / ``vector<vector<T>>`` / ``vector<vector<vector<T>>>``.
     """
     used: dict[str, VectorType] = {}
@@ -103,7 +103,7 @@ def rewrite_cxx(text: str, filename: str) -> tuple[str, dict[str, VectorType]]:
             elem = m.group(1)
             if elem not in VECTOR_ELEMENTS:
                 known = ", ".join(VECTOR_ELEMENTS)
-                raise LiftError(
+                raise BadInput(
                     f"vector of '{elem}' is not supported (element types: {known})",
                     loc(m.start(1)),
                 )
@@ -119,7 +119,7 @@ def rewrite_cxx(text: str, filename: str) -> tuple[str, dict[str, VectorType]]:
     text = _VECTOR1_RE.sub(vector(1), text)
     stray = _VECTOR_WORD_RE.search(text)
     if stray is not None:
-        raise LiftError(
+        raise BadInput(
             "'vector' is only supported as vector<T>, vector<vector<T>> or vector<vector<vector<T>>> "
             f"(T one of {', '.join(VECTOR_ELEMENTS)})",
             loc(stray.start()),

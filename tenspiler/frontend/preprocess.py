@@ -23,7 +23,7 @@ What is done before preprocessing (every line and column kept):
   ``#ifdef __GNUC__``/``__x86_64__``/``__STDC_VERSION__`` take the compiler's branch
   (without a system preprocessor: a fixed GCC-on-x86-64 set).
 
-``#error`` and malformed directives raise :class:`~tenspiler.errors.LiftError` at their
+``#error`` and malformed directives raise :class:`~tenspiler.errors.BadInput` at their
 line.
 """
 
@@ -35,7 +35,7 @@ import re
 import shutil
 import subprocess
 
-from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 
 __all__ = ["HEADER_MACROS", "preprocess"]
 
@@ -219,7 +219,7 @@ def preprocess(text: str, filename: str) -> str:
         comes back unchanged.
 
     Raises:
-        LiftError: ``#error``, a malformed directive, or a disagreement with the system
+        BadInput: ``#error``, a malformed directive, or a disagreement with the system
             preprocessor (located at the first differing line when known).
     """
     headers = header_macros(text)
@@ -253,7 +253,7 @@ def preprocess(text: str, filename: str) -> str:
     if errors:
         line, msg = errors[0]
         msg = msg.strip()
-        raise LiftError(f"preprocessor: {msg}", SourceLoc(filename, max(line, 1), 1))
+        raise BadInput(f"preprocessor: {msg}", SourceLoc(filename, max(line, 1), 1))
     result = out.getvalue()
     _referee(text, result, filename, headers)
     return result
@@ -282,13 +282,13 @@ def _referee(text: str, produced: str, filename: str, headers: dict[str, str]) -
     if proc.returncode != 0:
         m = re.search(r"<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)", proc.stderr)
         if m:
-            raise LiftError(
+            raise BadInput(
                 f"preprocessor: {m.group(3)}",
                 SourceLoc(filename, int(m.group(1)), int(m.group(2))),
             )
-        raise LiftError(f"preprocessor: {proc.stderr.strip()}", SourceLoc(filename, 1, 1))
+        raise BadInput(f"preprocessor: {proc.stderr.strip()}", SourceLoc(filename, 1, 1))
     if _tokens(proc.stdout) != _tokens(produced):
-        raise LiftError(
+        raise BadInput(
             "the preprocessors disagree on this file (pcpp and the system cpp expand its "
             "macros differently): not lifted, since the result might not be the program "
             "the compiler sees",

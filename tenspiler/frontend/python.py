@@ -9,7 +9,7 @@ recorded in ``Function.cxx`` (:class:`~tenspiler.loops.ir.VectorParam`); a retur
 list built with ``append`` is the :class:`~tenspiler.loops.ir.VectorResult`;
 ``Function.python`` marks the kernel as Python, so ``--check`` runs the original function.
 
-Accepted (everything else raises a located :class:`~tenspiler.errors.LiftError`):
+Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
 
 * top level: ``def`` (the kernel: ``function``, default the last top-level ``def``; the
   others may be called as helpers), ``import math`` / ``import math as m`` / ``from math
@@ -112,7 +112,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeAlias, TypeVar
 
-from tenspiler.errors import LiftError, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.common import (
     IfConversion,
     convert,
@@ -170,7 +170,7 @@ def parse_python_file(path: str | Path, function: str | None = None) -> Function
     last top-level ``def``) to the loop IR; locations name ``str(path)``.
 
     Raises:
-        LiftError: unreadable file, syntax error, unknown ``function``, or any construct
+        BadInput: unreadable file, syntax error, unknown ``function``, or any construct
             outside the accepted subset (``file:line:col: message``).
     """
     return parse_python_source(read_source(path), str(path), function)
@@ -184,7 +184,7 @@ def parse_python_source(text: str, filename: str = "<string>", function: str | N
     try:
         tree = ast.parse(text, filename)
     except SyntaxError as e:
-        raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
+        raise BadInput(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
     return _Module(text, filename, tree, live=_live_namespaces(filename)).lower(function)
 
 
@@ -197,7 +197,7 @@ def parse_python_function(fn: Callable[..., Any]) -> Function:
     ``def`` of the same name), that text is parsed with its line and column offsets."""
     name = getattr(fn, "__name__", None)
     if not inspect.isfunction(fn) or name is None:
-        raise LiftError(f"{fn!r} is not a Python function")
+        raise BadInput(f"{fn!r} is not a Python function")
     try:
         filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
         module_text = Path(filename).read_text(encoding="utf-8")
@@ -214,14 +214,14 @@ def parse_python_function(fn: Callable[..., Any]) -> Function:
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
-        raise LiftError(f"no source text for function '{name}': {e}") from None
+        raise BadInput(f"no source text for function '{name}': {e}") from None
     raw = "".join(lines)
     body = textwrap.dedent(raw)
     shift = (len(raw.split("\n", 1)[0]) - len(body.split("\n", 1)[0])) if raw.strip() else 0
     try:
         tree = ast.parse(body, filename)
     except SyntaxError as e:
-        raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
+        raise BadInput(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
     ast.increment_lineno(tree, max(first, 1) - 1)
     return _Module(body, filename, tree, line_offset=max(first, 1) - 1, col_shift=shift).lower(name)
 
@@ -234,7 +234,7 @@ def folded_globals(text: str, filename: str = "<string>", function: str | None =
     try:
         tree = ast.parse(text, filename)
     except SyntaxError as e:
-        raise LiftError(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
+        raise BadInput(f"syntax error: {e.msg}", _syntax_loc(e, filename)) from None
     mod = _Module(text, filename, tree, live=_live_namespaces(filename))
     mod.lower(function)
     return dict(mod.folded)
@@ -635,18 +635,18 @@ class _Module:
         return SourceLoc(self.filename, line, col + 1 + self.col_shift)
 
     def fail(self, message: str, node: ast.AST | None) -> NoReturn:
-        raise LiftError(message, self.loc(node))
+        raise BadInput(message, self.loc(node))
 
     # ----------------------------------------------------------- top level
 
     def lower(self, function: str | None) -> Function:
         if function is None:
             if not self.order:
-                raise LiftError(f"no function is defined in {self.filename}", SourceLoc(self.filename, 1, 1))
+                raise BadInput(f"no function is defined in {self.filename}", SourceLoc(self.filename, 1, 1))
             function = self.order[-1]
         if function not in self.defs:
             defined = ", ".join(self.order) if self.order else "(none)"
-            raise LiftError(
+            raise BadInput(
                 f"function '{function}' is not defined at the top level of {self.filename}; defined: {defined}",
                 SourceLoc(self.filename, 1, 1),
             )
@@ -658,7 +658,7 @@ class _Module:
             k = _Kernel(self, fdef, dict(types))
             try:
                 fn = k.lower()
-            except LiftError:
+            except BadInput:
                 if not k.promoted:
                     raise
                 types.update(k.promoted)

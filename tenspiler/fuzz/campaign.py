@@ -7,7 +7,7 @@ valid input), ``VERIFIED-BUT-WRONG`` (a bug: the kernel and counterexample are s
 verification or codegen bug that the check caught),
 ``PRECONDITION-NOT-CHECKED`` (an input violates an assumption the result states, the
 generated code does not raise ``ValueError`` as promised, and its result is wrong: a bug), ``no-valid-input``
-(verified, but every input was discarded), ``refused`` (a clean LiftError; its category is
+(verified, but every input was discarded), ``refused`` (a clean BadInput or NotLiftable; its category is
 the first words of the reason), ``CRASH`` (any other exception, an ``internal error``, or
 the lifting worker died: a bug) and ``timeout`` (the tool's own time-out, or the worker
 exceeded the hard wall limit).

@@ -60,23 +60,23 @@ VARIANTS = {"O0wrapv": ["-O0", "-fwrapv"], "O2": ["-O2"], "san": SAN_FLAGS}
 
 def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.0, check: bool = False) -> dict[str, Any]:
     """Lift ``spec`` to NumPy; plain data: ``status`` is ``verified``, ``refused`` (a clean
-    :class:`~tenspiler.errors.LiftError`: bad input or not lifted), or ``crash`` (any other
+    :class:`~tenspiler.errors.BadInput` or :class:`~tenspiler.errors.NotLiftable`), or ``crash`` (any other
     exception, or an ``internal error`` the pipeline caught). ``check=True`` also runs the
     tool's own differential check (``lift --check``, the CLI default)."""
     import tenspiler
-    from tenspiler.errors import TenspilerError
+    from tenspiler.errors import InternalError, TenspilerError
 
     try:
         res = tenspiler.lift(spec.source, to="numpy", language=spec.language, function=spec.function,
                              timeout=timeout, proof_timeout=proof_timeout, cache=False, check=check)
-    except tenspiler.LiftError as err:
-        r = getattr(err, "result", None)
+    except (tenspiler.BadInput, tenspiler.NotLiftable, InternalError) as err:
+        r = err.result
         message = r.message if r is not None else str(err)
         status = r.status if r is not None else "error"
-        if "internal error" in message:
+        if isinstance(err, InternalError) or "internal error" in message:
             return {"status": "crash", "message": message, "tool_status": status}
         return {"status": "refused", "message": message, "tool_status": status}
-    except TenspilerError as err:  # documented, but lift() promises LiftError
+    except TenspilerError as err:  # lift() promises one of the three above
         return {"status": "crash", "message": f"{type(err).__name__} escaped lift(): {err}"}
     except Exception as err:
         return {"status": "crash", "message": f"{type(err).__name__}: {err}",

@@ -215,3 +215,34 @@ def smt_const(value: int | float, dtype: DType) -> str:
         return f"(- {n})" if num < 0 else n
     v = int(value)
     return f"(- {-v})" if v < 0 else str(v)
+
+
+# ---------------------------------------------------------------- agreement of results
+
+#: Tolerances for float outputs (``np.allclose``); integer outputs must be equal.
+RTOL = 1e-5
+ATOL = 1e-6
+#: ``float`` results (computed in float32 by both sides, in different orders) are compared
+#: with an absolute tolerance relative to the largest magnitude in the result: a sum whose
+#: terms cancel has a large *relative* error in any order.
+FLOAT32_SCALE = 1e-5
+
+
+def results_agree(expected: object, got: object, dtype: DType, magnitude: float = 0.0) -> bool:
+    """Whether two results of the same C computation agree under the model (the one
+    comparison of ``--check`` and of the Gemmini device check): equal for integers; for
+    floats within RTOL/ATOL, and for C ``float`` results (rounded in float32 by both sides,
+    in different orders) within FLOAT32_SCALE of the larger of the result's magnitude and
+    ``magnitude`` (:func:`tenspiler.check.values.term_magnitude`)."""
+    e, g = np.asarray(expected), np.asarray(got)
+    if e.shape != g.shape:
+        return False
+    if dtype.is_float:
+        atol = ATOL
+        if dtype == DType.FLOAT and e.size:
+            finite = np.abs(e[np.isfinite(e)])  # 0-d arrays index to shape (0,) or (1,)
+            atol = max(ATOL, FLOAT32_SCALE * max(float(np.max(finite, initial=1.0)), magnitude))
+        return bool(np.allclose(g.astype(np.float64), e, rtol=RTOL, atol=atol, equal_nan=True))
+    if not np.issubdtype(g.dtype, np.integer) and not np.all(np.trunc(g) == g):
+        return False
+    return bool(np.array_equal(e.astype(np.int64), g.astype(np.int64)))

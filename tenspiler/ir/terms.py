@@ -362,7 +362,7 @@ class Flatten:
     """``flatten(m)``: the 2-D term ``m`` as a 1-D tensor, row-major (element ``r * cols + c``
     is ``m[r, c]``) — the value a loop nest writes into a flattened ``C[i*n + j]``.
     NumPy ``m.reshape(-1)``. In proofs it appears only as an output's whole value, stated
-    per row and column (no division by the row length, :func:`tenspiler.vc.conditions._summary_goal`)."""
+    per row and column (no division by the row length, :func:`tenspiler.vc.conditions.summary_goal`)."""
 
     matrix: Tensor
 

@@ -64,13 +64,13 @@ from tenspiler.loops.ir import (
 from tenspiler.synth.trees import (
     Pools,
     TreeContext,
-    _combine,
-    _slice,
     accumulate,
+    combine,
     enumerate_terms,
     expression_tree,
     running_max,
     show_tree,
+    slice_view,
 )
 from tenspiler.vc.concrete import Example, mismatch
 from tenspiler.vc.conditions import BOUND, COL, Candidate, lift_entry_scalar, value_preserving
@@ -177,7 +177,7 @@ def _vector_pools(
                     continue
                 seen.add(key)
                 leaves.append(ld)
-                lin_pool.append(_slice(a, zero, bound, d_lin))
+                lin_pool.append(slice_view(a, zero, bound, d_lin))
                 if d_lin == 0:
                     lo = ScalarOp("*", i, cols, INT)
                     row_pool.append(Slice(a, lo, ScalarOp("+", lo, bound, INT)))
@@ -194,8 +194,8 @@ def _vector_pools(
                 seen.add(key)
                 leaves.append(ld)
                 lin_pool.append(_Unsupported(ld))  # type: ignore[arg-type]
-                row_pool.append(_slice(a, zero, bound, d))
-                mat_pool.append(_slice(a, zero, cols, d))
+                row_pool.append(slice_view(a, zero, bound, d))
+                mat_pool.append(slice_view(a, zero, cols, d))
     return lin_pool, row_pool, mat_pool, leaves
 
 
@@ -479,14 +479,14 @@ def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
             d_ = index_difference(index, Var(k.i, INT))
             if d_ is None:
                 raise NotLiftable(f"read of '{array}' at an index that is not {k.i} + constant", loc)
-            return _slice(TensorVar(array, dtype), start, bound, d_)
+            return slice_view(TensorVar(array, dtype), start, bound, d_)
         case Unary(_, x, d):
             neg = _lift_row(k, x, totals)
-            return _combine("-", Lit(0, promote(d, d)), neg, "scalar",
+            return combine("-", Lit(0, promote(d, d)), neg, "scalar",
                             "vector" if is_tensor(neg) else "scalar", promote(d, d))
         case Binary(op, l, r, d):
             a, b = _lift_row(k, l, totals), _lift_row(k, r, totals)
-            return _combine(op, a, b, "vector" if is_tensor(a) else "scalar",
+            return combine(op, a, b, "vector" if is_tensor(a) else "scalar",
                             "vector" if is_tensor(b) else "scalar", promote(d, d))
         case Select(loc=loc):
             raise NotLiftable("a select after the inner loop is not supported yet", loc)

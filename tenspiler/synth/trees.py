@@ -458,7 +458,7 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
                 form = stride_of(index, k.var)
                 assert form is not None
                 c, d = form
-                v: Tensor = _slice(TensorVar(array, dtype), start, bound, d) if c == 1 else _strided(
+                v: Tensor = slice_view(TensorVar(array, dtype), start, bound, d) if c == 1 else _strided(
                     TensorVar(array, dtype), start, bound, c, d)
                 origins.append((e, v))
                 if v not in vectors:
@@ -500,7 +500,7 @@ def _strided(a: TensorVar, start: Scalar, bound: Scalar, c: int, d: int) -> Tens
     return Strided(a, first, count, Lit(c, DType.INT))
 
 
-def _slice(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:
+def slice_view(a: TensorVar, start: Scalar, bound: Scalar, d: int) -> Tensor:
     if isinstance(start, Lit) and start.value == 0 and d == 0:
         return Take(a, bound)
     return Slice(a, plus_const(start, d), plus_const(bound, d))
@@ -552,7 +552,7 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
             lefts = _first(enumerate_terms(l, pools, expanded))
             rights = _first(enumerate_terms(r, pools, expanded))
             for o, a, b in itertools.product(ops, lefts, rights):
-                yield _combine(o, a, b, l.kind, r.kind, _arith(dtype))
+                yield combine(o, a, b, l.kind, r.kind, _arith(dtype))
         case _:
             assert_never(t)
 
@@ -576,7 +576,7 @@ def _arith(d: DType) -> DType:
     return promote(d, d)
 
 
-def _combine(op: BinOpName, a: Term, b: Term, ka: Kind, kb: Kind, dtype: DType) -> Term:
+def combine(op: BinOpName, a: Term, b: Term, ka: Kind, kb: Kind, dtype: DType) -> Term:
     if ka == "vector" and kb == "vector":
         return TensorTensor(op, a, b, dtype)  # type: ignore[arg-type]
     if ka == "vector":

@@ -104,15 +104,16 @@ from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (
     VC,
     Clause,
-    _entry_declarations,
-    _summary_goal,
-    _summary_lines,
+    certificate_title,
     encode_expr,
+    entry_declarations,
     entry_name,
     head_name,
     input_assumptions,
     lift_entry_scalar,
     matrix_element,
+    summary_goal,
+    summary_lines,
 )
 from tenspiler.vc.kernel import Analyze
 from tenspiler.vc.nest import NestKernel
@@ -717,7 +718,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     fn = k.fn
     ps = block_summary(k, cand) if ps is None else ps
     row_ps = k.kernel.summary(cand)
-    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    decls, entry_scalars, entry_arrays = entry_declarations(fn)
     iv = head_name(k.var)
     decls.append(f"(declare-const {iv} Int)")
     written = [v for v in k.views if v.written]
@@ -887,13 +888,13 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     # an induction read after the loop: its value there is its closed form at the last row
     # (the rewrite of _rebase_inductions is exact, by the `induction step` clause)
     finals = {name: enc(Binary("+", v0, Binary("*", k.outer.stop, step, INT), INT)) for name, v0, step in k.inductions_out}
-    goal = _summary_goal(k, ps, entry, None, heads, finals)
+    goal = summary_goal(k, ps, entry, None, heads, finals)
     clauses.append(Clause("post", (inv(iv, heads), f"(= {iv} {m})"), goal))
     comments = (
-        f"tenspiler certificate for '{fn.name}' ({fn.loc}): the outer loop of a block loop",
+        certificate_title(fn, ": the outer loop of a block loop"),
         "(the row kernel's certificate precedes this one; its summary is the transition of one iteration)",
         "program summary:",
-        *("  " + line for line in _summary_lines(shown)),
+        *("  " + line for line in summary_lines(shown)),
         "loop invariant:",
         *("  " + line for line in k.invariants(cand)[:1]),
         "Each (check-sat) below must answer unsat: the negated clause has no model.",

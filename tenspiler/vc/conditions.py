@@ -379,7 +379,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     The post-condition checks ``ps`` (default: :func:`summary` of ``cand``) — passing a
     summary explicitly lets a given summary be checked against another kernel."""
     fn = k.fn
-    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    decls, entry_scalars, entry_arrays = entry_declarations(fn)
     carried = {s.name: s for s in k.scalars}
     written = {a.array: a for a in k.arrays}
     decls.append(f"(declare-const {head_name(k.var)} Int)")
@@ -433,8 +433,8 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
             closed = k.closed_form(ind, Var(k.var, DType.INT))
             parts.append(f"(= {scal[ind.name]} {encode_expr(closed, {**entry_scalars, k.var: iv}, entry_arrays)})")
         for a in k.arrays:
-            lo = _add(start, a.offset)
-            hi = _add(iv, a.offset)
+            lo = smt_add(start, a.offset)
+            hi = smt_add(iv, a.offset)
             val = enc.at(cand.array(a.array), f"(- k {lo})")
             sel = f"(select {arrs[a.array]} k)"
             fact = (
@@ -478,7 +478,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         for idx, val in body.stores[a.array]:
             term = f"(store {term} {head_enc(idx)} {head_enc(val)})"
         next_arrs[a.array] = term
-    stored = {a.array: (_add(hv, a.offset), head_enc(a.value)) for a in k.arrays}
+    stored = {a.array: (smt_add(hv, a.offset), head_enc(a.value)) for a in k.arrays}
     body_exprs = list(body.scalars.values()) + [v for st in body.stores.values() for ix, v in st] + [
         ix for st in body.stores.values() for ix, _ in st
     ]
@@ -516,9 +516,9 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         final_arrays[array] = (f"(store {entry_arrays[array]} {encode_expr(idx, head_scalars, head_arrays)} "
                                f"{encode_expr(value, head_scalars, head_arrays)})")
         post_div += nonzero_divisors([idx, value], head_scalars, head_arrays)
-    goal = _summary_goal(k, ps, enc, result_smt, final_arrays, finals)
+    goal = summary_goal(k, ps, enc, result_smt, final_arrays, finals)
     if pre_div or body_div or post_div:
-        assumptions.append(_DIVISORS)
+        assumptions.append(DIVISORS_ASSUMPTION)
     # The standard post clause  inv(i) ∧ ¬(i < stop) → post  is split in two: "exit" proves
     # that the loop counter equals stop on exit, "post" assumes that equality. cvc5 derives
     # i = stop from two inequalities too late for congruence reasoning under the summary's
@@ -530,9 +530,9 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         Clause("post", (inv(hv, head_scal, head_arr), f"(= {hv} {stop})", *post_div), goal)
     )
     comments = (
-        f"tenspiler certificate for '{fn.name}' ({fn.loc})",
+        certificate_title(fn),
         "program summary:",
-        *("  " + line for line in _summary_lines(ps)),
+        *("  " + line for line in summary_lines(ps)),
         "loop invariant:",
         "  " + invariant_text(k, cand),
         "Each (check-sat) below must answer unsat: the negated clause has no model.",
@@ -577,14 +577,14 @@ def _commutation(
     return Clause("commutation", hyps, "(and " + " ".join(goal) + ")" if goal else "true")
 
 
-_DIVISORS = (
+DIVISORS_ASSUMPTION = (
     "integer divisors are non-zero wherever the source divides (division by zero is "
     "undefined behaviour in C and raises in Python); stated as a hypothesis of each clause",
     "true",
 )
 
 
-def _entry_declarations(fn: Function) -> tuple[list[str], dict[str, str], dict[str, str]]:
+def entry_declarations(fn: Function) -> tuple[list[str], dict[str, str], dict[str, str]]:
     """``declare-const`` of every parameter's entry value, and the SMT names."""
     decls: list[str] = []
     entry_scalars: dict[str, str] = {}
@@ -604,31 +604,31 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
     when the model guarantees it by construction)."""
     fn = k.fn
     out: list[tuple[str, str]] = [
-        (f"the loop runs a non-negative number of times: {_src(k.loop.start)} <= {_src(k.loop.stop)}",
+        (f"the loop runs a non-negative number of times: {c_text(k.loop.start)} <= {c_text(k.loop.stop)}",
          f"(<= {start} {stop})")
     ]
     for p in fn.arrays:
         for c, d in sorted(k.strided_reads.get(p.name, ())):
-            first = f"{c} * {_src(k.loop.start)} + {d}"
+            first = f"{c} * {c_text(k.loop.start)} + {d}"
             out.append((
-                f"{p.name} has an element at every index {c}*i + {d} the loop reads ({_src(k.loop.start)} <= i < "
-                f"{_src(k.loop.stop)}; so {first} >= 0 when the loop runs)",
+                f"{p.name} has an element at every index {c}*i + {d} the loop reads ({c_text(k.loop.start)} <= i < "
+                f"{c_text(k.loop.stop)}; so {first} >= 0 when the loop runs)",
                 f"(=> (< {start} {stop}) (<= 0 (+ (* {c} {start}) {d})))",
             ))
         offsets = k.access_offsets.get(p.name)
         if not offsets:
             continue
-        first = _shifted(_src(k.loop.start), min(offsets))
-        last = _shifted(_src(k.loop.stop), max(offsets))
+        first = _shifted(c_text(k.loop.start), min(offsets))
+        last = _shifted(c_text(k.loop.stop), max(offsets))
         need = "" if first.lstrip("-").isdigit() else f" (so {first} >= 0)"
         out.append((
             f"{p.name} has an element at every index in [{first}, {last}), the range the "
             f"summary reads or writes{need}",
-            f"(<= 0 {_add(start, min(offsets))})",
+            f"(<= 0 {smt_add(start, min(offsets))})",
         ))
     for array, idx, _ in k.post_stores:
         at = symexec.substitute(idx, k.pre)
-        out.append((f"{array} has an element at index {_src(at)}, which the code after the loop writes",
+        out.append((f"{array} has an element at index {c_text(at)}, which the code after the loop writes",
                     "true"))  # the model's arrays are total; generated code checks the index
     return out + input_assumptions(fn)
 
@@ -691,7 +691,7 @@ def _param_dtype(p: Param) -> DType:
     return p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
 
 
-def _summary_goal(
+def summary_goal(
     k: LoopKernel | Any, ps: ProgramSummary, enc: SmtEncoder, result: str | None, final_arrays: Mapping[str, str],
     final_scalars: Mapping[str, str] | None = None,
 ) -> str:
@@ -768,7 +768,7 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
     from tenspiler.vc import symexec
 
     fn = k.fn
-    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    decls, entry_scalars, entry_arrays = entry_declarations(fn)
     start, stop = (encode_expr(e, entry_scalars, entry_arrays) for e in (k.start, k.stop))
     st = k.pre.copy()
     divs: list[Expr] = []  # every expression evaluated, for the UB-freedom hypotheses
@@ -796,11 +796,11 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
         x: encode_expr(symexec.substitute(k.final_value(x), st), entry_scalars, entry_arrays)
         for x in k.live_out
     }
-    goal = _summary_goal(k, ps, enc, result, finals, scalar_finals)
+    goal = summary_goal(k, ps, enc, result, finals, scalar_finals)
     hyps = [f"(= (- {stop} {start}) {trips})"]
     ub = nonzero_divisors(divs, entry_scalars, entry_arrays)
     hyps += ub
-    assumptions = _assumptions(k, start, stop) + ([_DIVISORS] if ub else [])
+    assumptions = _assumptions(k, start, stop) + ([DIVISORS_ASSUMPTION] if ub else [])
     clause = Clause(f"bounded({trips} iterations)", tuple(hyps), goal)
     comments = (f"bounded check of '{fn.name}': {trips} loop iterations",)
     # finite model finding for recursive definitions: cvc5 then answers sat with a model
@@ -808,19 +808,26 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
     return VC(tuple(decls), tuple(enc.definitions), tuple(assumptions), (clause,), comments,
               ("(set-option :fmf-fun true)",))
 
-def _summary_lines(ps: ProgramSummary) -> list[str]:
+def certificate_title(fn: Function, what: str = "") -> str:
+    """The first line of a certificate: the function and where it is (the file's name only,
+    :attr:`~tenspiler.errors.SourceLoc.short`), then ``what`` part of the proof it is."""
+    where = f" ({fn.loc.short})" if fn.loc is not None else ""
+    return f"tenspiler certificate for '{fn.name}'{where}{what}"
+
+
+def summary_lines(ps: ProgramSummary) -> list[str]:
     from tenspiler.ir.printer import show_summary
 
     return show_summary(ps).splitlines()
 
 
-def _add(a: str, c: int) -> str:
+def smt_add(a: str, c: int) -> str:
     if c == 0:
         return a
     return f"(+ {a} {c})" if c > 0 else f"(- {a} {-c})"
 
 
-def _src(e: Expr) -> str:
+def c_text(e: Expr) -> str:
     """Short C-like text of a loop-IR expression (for assumption messages)."""
     match e:
         case Const(v):
@@ -828,16 +835,16 @@ def _src(e: Expr) -> str:
         case Var(name):
             return name
         case Load(a, i):
-            return f"{a}[{_src(i)}]"
+            return f"{a}[{c_text(i)}]"
         case Unary(_, x):
-            return f"-{_src(x)}"
+            return f"-{c_text(x)}"
         case Binary(op, l, r):
-            return f"({_src(l)} {op} {_src(r)})"
+            return f"({c_text(l)} {op} {c_text(r)})"
         case Cast(x, dtype):
-            return f"({dtype.c_name}){_src(x)}"
+            return f"({dtype.c_name}){c_text(x)}"
         case Select(_, a, b):
-            return f"(… ? {_src(a)} : {_src(b)})"
+            return f"(… ? {c_text(a)} : {c_text(b)})"
         case Call(f, x):
-            return f"{f}({_src(x)})"
+            return f"{f}({c_text(x)})"
         case _:
             assert_never(e)

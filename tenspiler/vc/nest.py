@@ -66,17 +66,16 @@ from tenspiler.loops.ir import (
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (
-    _DIVISORS,
     BOUND,
     COL,
+    DIVISORS_ASSUMPTION,
     VC,
     Candidate,
     Clause,
-    _add,
-    _entry_declarations,
-    _src,
-    _summary_goal,
+    c_text,
+    certificate_title,
     encode_expr,
+    entry_declarations,
     entry_name,
     fold_summary,
     head_name,
@@ -85,6 +84,8 @@ from tenspiler.vc.conditions import (
     matrix_element,
     nonzero_divisors,
     plus_const,
+    smt_add,
+    summary_goal,
 )
 from tenspiler.vc.kernel import ScalarTarget, stores_after
 from tenspiler.vc.symexec import SymState
@@ -428,7 +429,7 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
         offsets = {symexec.index_difference(idx, linear_idx) for idx, _ in stores}
         if None in offsets or len(offsets) != 1:
             raise NotLiftable(
-                f"the inner loop writes '{array}' at an index that is not {outer.var}*{_src(inner.stop)} + {inner.var} + constant",
+                f"the inner loop writes '{array}' at an index that is not {outer.var}*{c_text(inner.stop)} + {inner.var} + constant",
                 inner.loc,
             )
         (off,) = offsets
@@ -998,7 +999,7 @@ def nest_invariants(k: NestKernel, cand: Candidate) -> list[str]:
 
 def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = None) -> VC:
     fn = k.fn
-    decls, entry_scalars, entry_arrays = _entry_declarations(fn)
+    decls, entry_scalars, entry_arrays = entry_declarations(fn)
     iv, jv = head_name(k.i), head_name(k.j)
     decls += [f"(declare-const {iv} Int)", f"(declare-const {jv} Int)"]
     decls += [f"(declare-const {head_name(d.name)} Int)" for d in k.inductions]
@@ -1074,15 +1075,15 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         out: list[str] = []
         lin_enc = enc_at({BOUND: lin})
         rows_enc = enc_at({BOUND: rows_done})
-        lo_lin = _add(f"(* {start} {cols})", 0)
+        lo_lin = smt_add(f"(* {start} {cols})", 0)
         for o in k.linear:
             if is_matrix_output(cand.array(o.array)):
                 out += matrix_facts(o, rows_done, col, arrs[o.array])
                 continue
-            out += array_fact(o.array, _add(lo_lin, o.offset), _add(lin, o.offset), cand.array(o.array),
+            out += array_fact(o.array, smt_add(lo_lin, o.offset), smt_add(lin, o.offset), cand.array(o.array),
                               lin_enc, arrs[o.array], (points or {}).get(o.array))
         for r in k.rows:
-            out += array_fact(r.array, _add(start, r.offset), _add(rows_done, r.offset), cand.array(r.array),
+            out += array_fact(r.array, smt_add(start, r.offset), smt_add(rows_done, r.offset), cand.array(r.array),
                               rows_enc, arrs[r.array], (points or {}).get(r.array))
         return out
 
@@ -1161,7 +1162,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         for idx, val in k.body.stores[o.array]:
             term = f"(store {term} {enc(idx, inner_env)} {enc(val, inner_env)})"
         next_arrs[o.array] = term
-        points[o.array] = (_add(f"(+ (* {iv} {cols}) {jv})", o.offset), enc(o.value, inner_env))
+        points[o.array] = (smt_add(f"(+ (* {iv} {cols}) {jv})", o.offset), enc(o.value, inner_env))
     body_exprs = list(k.body.scalars.values()) + [x for st in k.body.stores.values() for pair in st for x in pair]
     body_div = nonzero_divisors(body_exprs, inner_env, head_arrays)
     head_scal = {s.name: head_name(s.name) for s in k.scalars}
@@ -1181,7 +1182,7 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         for idx, val in k.post_i.stores[r.array]:
             term = f"(store {term} {enc(idx, exit_env)} {enc(val, exit_env)})"
         after[r.array] = term
-        row_points[r.array] = (_add(iv, r.offset), enc(r.value, exit_env))
+        row_points[r.array] = (smt_add(iv, r.offset), enc(r.value, exit_env))
     post_i_exprs = list(k.post_i.scalars.values()) + [x for st in k.post_i.stores.values() for pair in st for x in pair]
     post_i_div = nonzero_divisors(post_i_exprs, exit_env, head_arrays)
     ind_after = {n: enc(k.post_i.scalars[n], exit_env) if n in k.post_i.scalars else h for n, h in ind_heads.items()}
@@ -1204,33 +1205,33 @@ def build_nest_vc(k: NestKernel, cand: Candidate, ps: ProgramSummary | None = No
         final_arrays[array] = (f"(store {entry_name(array)} {encode_expr(idx, exit_scalars, head_arrays)} "
                                f"{encode_expr(stored, exit_scalars, head_arrays)})")
         post_div += nonzero_divisors([idx, stored], exit_scalars, head_arrays)
-    goal = _summary_goal(k, ps, penc, result, final_arrays, finals)
+    goal = summary_goal(k, ps, penc, result, final_arrays, finals)
     clauses.append(Clause("post", (inv_outer(iv, heads), f"(= {iv} {stop})", *post_div), goal))
 
     assumptions: list[tuple[str, str]] = [
-        (f"the outer loop runs a non-negative number of times: {_src(k.outer.start)} <= {_src(k.outer.stop)}",
+        (f"the outer loop runs a non-negative number of times: {c_text(k.outer.start)} <= {c_text(k.outer.stop)}",
          f"(<= {start} {stop})"),
-        (f"the inner loop runs a non-negative number of times: 0 <= {_src(k.inner.stop)}", f"(<= 0 {cols})")
+        (f"the inner loop runs a non-negative number of times: 0 <= {c_text(k.inner.stop)}", f"(<= 0 {cols})")
         if not k.keeps_row_maximum else
-        (f"the inner loop runs at least once (a row maximum of an empty row is undefined): 1 <= {_src(k.inner.stop)}",
+        (f"the inner loop runs at least once (a row maximum of an empty row is undefined): 1 <= {c_text(k.inner.stop)}",
          f"(<= 1 {cols})"),
-        (f"every array has an element at every index the nest reads or writes (rows {_src(k.outer.start)}.."
-         f"{_src(k.outer.stop)} of {_src(k.inner.stop)} elements); {_src(k.outer.start)} >= 0", f"(<= 0 {start})"),
+        (f"every array has an element at every index the nest reads or writes (rows {c_text(k.outer.start)}.."
+         f"{c_text(k.outer.stop)} of {c_text(k.inner.stop)} elements); {c_text(k.outer.start)} >= 0", f"(<= 0 {start})"),
     ]
     if pre_i_div or body_div or post_i_div or post_div:
-        assumptions.append(_DIVISORS)
+        assumptions.append(DIVISORS_ASSUMPTION)
     for a, b in k.same_cols:
         assumptions.append((
-            f"shape: the rows of the row-pointer matrix read with row length {_src(a)} (a "
-            f"vector<vector> or T** parameter) have {_src(b)} elements, {_src(a)} == {_src(b)} "
-            f"(the proof is of the program read with row length {_src(b)}; generated code "
+            f"shape: the rows of the row-pointer matrix read with row length {c_text(a)} (a "
+            f"vector<vector> or T** parameter) have {c_text(b)} elements, {c_text(a)} == {c_text(b)} "
+            f"(the proof is of the program read with row length {c_text(b)}; generated code "
             "checks this)", "true"))
     for array, idx, _ in k.post_stores:
-        assumptions.append((f"{array} has an element at index {_src(symexec.substitute(idx, k.pre))}, which the "
+        assumptions.append((f"{array} has an element at index {c_text(symexec.substitute(idx, k.pre))}, which the "
                             "code after the loop nest writes", "true"))
     assumptions += input_assumptions(fn)
     comments = (
-        f"tenspiler certificate for '{fn.name}' ({fn.loc})",
+        certificate_title(fn),
         "program summary:",
         *("  " + line for line in show_summary(ps).splitlines()),
         "loop invariants:",

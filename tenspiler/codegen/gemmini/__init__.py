@@ -29,14 +29,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
-from tenspiler.codegen import GeneratedCode, Runner, register_backend, returned_outputs
+from tenspiler.act.schedule import Proc
+from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
 from tenspiler.codegen.c_host import CHostError
 from tenspiler.codegen.gemmini.cfile import c_file, param_c_type
 from tenspiler.codegen.gemmini.lower import Plan, plan_summary
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
-from tenspiler.codegen.gemmini.schedule import Proc
 from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import param_ranges
+from tenspiler.codegen.registry import register_backend
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show_summary
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, Term

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.act.isa import IsaDescription
+from tenspiler.act.schedule import Proc, render_c
 from tenspiler.codegen.c_host import CArray, CHostEmitter, prelude
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Operand, Plan
 from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
-from tenspiler.codegen.gemmini.schedule import Proc, render_c
 from tenspiler.codegen.loop_c import function_body_c
 from tenspiler.codegen.preconditions import Precondition
 from tenspiler.ir.printer import show, show_output

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.codegen import GeneratedCode, returned_outputs
+from tenspiler.codegen.base import GeneratedCode, returned_outputs
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show_output
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarCast, TensorCast, Term, children
@@ -97,7 +97,9 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
     """Run the generated C file on ``inputs_list`` and compare with the interpreter (module
     docstring). Returns the JSON-able check record (``ok``, ``inputs``, ``passed``,
     ``first_failure``, ``instructions``, ``fallbacks``, ``assembly``)."""
-    from tenspiler.check import _same  # the differential check's comparison (float tolerance)
+    from tenspiler.ir.semantics import (
+        results_agree,  # the differential check's comparison (float tolerance)
+    )
 
     assert code.runner is not None
     namespace: dict[str, Any] = {"__name__": f"tenspiler_gemmini_{fn.name}"}
@@ -132,7 +134,7 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
                 continue  # rounding of float32 vs real arithmetic meets a discontinuous cast
             got = state[o.array] if isinstance(o, ArrayOutput) else state["return"]
             dtype = fn.param(o.array).type.elem if isinstance(o, ArrayOutput) else fn.return_dtype  # type: ignore[union-attr]
-            if not _same(w, got, dtype):  # type: ignore[arg-type]
+            if not results_agree(w, got, dtype):  # type: ignore[arg-type]
                 problem = f"{show_output(o)}: interpreter gave {np.asarray(w)!r}, Gemmini gave {np.asarray(got)!r}"
                 break
         if problem is None:

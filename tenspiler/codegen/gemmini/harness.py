@@ -42,7 +42,7 @@ from tenspiler.act.isa import Inst, IsaDescription
 from tenspiler.act.isa.gemmini import gemmini_isa
 from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.record import Recorder, recording_header
-from tenspiler.codegen.gemmini.schedule import Proc, run_proc
+from tenspiler.act.schedule import Proc, run_proc
 from tenspiler.errors import CodegenError
 
 __all__ = ["CallResult", "GemminiRunner", "compile_recording"]

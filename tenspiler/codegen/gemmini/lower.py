@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tenspiler.codegen import output_term, returned_outputs
+from tenspiler.codegen.base import output_term, returned_outputs
 from tenspiler.codegen.ranges import Interval, term_range
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
@@ -217,7 +217,7 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
     return ScalarOp("+", a, b, DType.INT)
 
 
-def _shape2(t: Term) -> tuple[Scalar, Scalar] | None:
+def shape2(t: Term) -> tuple[Scalar, Scalar] | None:
     """(rows, columns) of a 2-D elementwise term, from the matrix view it is built on."""
     match t:
         case Matrix(_, rows, cols, _):
@@ -226,7 +226,7 @@ def _shape2(t: Term) -> tuple[Scalar, Scalar] | None:
             return cols, rows
     for c in children(t):
         if is_tensor(c) and rank(c) == 2:  # type: ignore[arg-type]
-            return _shape2(c)
+            return shape2(c)
     return None
 
 
@@ -394,7 +394,7 @@ class _Planner:
                 ones = Operand("ones", None, stride=Lit(0, DType.INT), offset=mat.rows)  # a row of K ones
                 return self._gemm(t, ones, self._product_operand(mat), one, mat.cols, mat.rows, False,
                                   "column sums (a ones row times the matrix)")
-            case ReduceRows(x, rd, "sum") if rank(x) == 2 and (shape := _shape2(x)) is not None:
+            case ReduceRows(x, rd, "sum") if rank(x) == 2 and (shape := shape2(x)) is not None:
                 # row sums of a matrix the host computes (e.g. map(exp, matrix(..))): times ones
                 self._fits({rd, x.dtype}, t)  # type: ignore[union-attr]
                 self._int8_offset(x, t, False)

@@ -38,7 +38,7 @@ from tenspiler.act.isa.gemmini import (
     RELU,
     WEIGHT_STATIONARY,
 )
-from tenspiler.codegen.gemmini.schedule import (
+from tenspiler.act.schedule import (
     E,
     For,
     If,

@@ -26,13 +26,8 @@ kernel can compute exactly, and why the rest runs on the host), and three files 
 
 from __future__ import annotations
 
-from tenspiler.codegen import (
-    GeneratedCode,
-    Runner,
-    output_term,
-    register_backend,
-    returned_outputs,
-)
+from tenspiler.codegen.base import GeneratedCode, Runner, output_term, returned_outputs
+from tenspiler.codegen.registry import register_backend
 from tenspiler.codegen.split import Split, split_summary
 from tenspiler.codegen.tpc_c.glue import glue_file
 from tenspiler.codegen.tpc_c.host import host_file

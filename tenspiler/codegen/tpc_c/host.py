@@ -21,7 +21,7 @@ import keyword
 from collections.abc import Mapping, Sequence
 from typing import assert_never
 
-from tenspiler.codegen import returned_outputs
+from tenspiler.codegen.base import returned_outputs
 from tenspiler.codegen.numpy_backend import (
     HELPER_DEPS,
     HELPERS,

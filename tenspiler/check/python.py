@@ -25,13 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.api import NO_LIFT_ENV
 from tenspiler.codegen import GeneratedCode
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, Function, ScalarType, VectorResult
 
 #: Seconds one call of the Python function may take before its child is killed.
 PY_TIMEOUT = 10.0
+
+#: When this environment variable is set, :func:`tenspiler.lifted` returns functions
+#: unchanged: the check runs a module's original functions in a child process.
+NO_LIFT_ENV = "TENSPILER_NO_LIFT"
 
 __all__ = ["check_one_python", "python_arguments", "run_python_all"]
 
@@ -40,7 +43,7 @@ def python_arguments(fn: Function, inputs: Mapping[str, object]) -> list[object]
     """The arguments of the original Python function for flat ``inputs`` of ``fn``: per
     list parameter a list (of lists) of Python numbers of its shape, per number parameter
     a Python ``int`` / ``float``."""
-    from tenspiler.check import vector_inputs
+    from tenspiler.check.values import vector_inputs
 
     assert fn.cxx is not None
     view = vector_inputs(fn, inputs)
@@ -181,7 +184,9 @@ def check_one_python(
 ) -> str | None:
     """``None`` when the generated entry, called with the Python arguments for ``inputs``,
     returns what the original function returned (``state``), else what differs."""
-    from tenspiler.check import _fmt, _same, run_generated
+    from tenspiler.check.generated import run_generated
+    from tenspiler.check.values import show_value
+    from tenspiler.ir.semantics import results_agree
 
     if isinstance(state, str):
         return state
@@ -204,10 +209,10 @@ def check_one_python(
         if not _is_number(value):
             return f"the Python function returned {value!r}, expected a number"
         want, dtype = value, fn.return_dtype or DType.DOUBLE
-    if not _same(want, got, dtype):
+    if not results_agree(want, got, dtype):
         what = "the returned list" if r is not None else "the return value"
         w, g = np.asarray(want), np.asarray(got)
         shapes = f" (shapes {w.shape} and {g.shape})" if w.shape != g.shape else ""
-        return f"{what}: Python gave {_fmt(w)}, {code.backend} gave {_fmt(g)}{shapes}"
+        return f"{what}: Python gave {show_value(w)}, {code.backend} gave {show_value(g)}{shapes}"
     return None
 

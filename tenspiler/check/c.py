@@ -1,30 +1,21 @@
-"""Differential check of generated code against the compiled original C source (for a
-Python kernel, ``Function.python``, against the original function instead:
-:mod:`tenspiler.check_python`).
+"""The compiled original: C and C++ kernels built with the system compiler and called through
+:mod:`ctypes` in a child process (the reference of ``--check``).
 
-The C file (``Function.source``) is compiled with the system C compiler into a shared
-library (``cc -O2 -shared -fPIC``) inside a fresh temporary directory under the caller's
-``workdir`` (never next to the user's source) and called through :mod:`ctypes`; the
-generated module is executed in a fresh namespace; the values the generated function returns
-are compared with the C function's final state (:func:`outputs_of`).
-
-Input format (shared with the loop-IR interpreter): parameter name → Python int/float for a
-scalar parameter, 1-D array-like for a pointer parameter (long enough for the kernel); a
-struct parameter is given by its flat parameters (``Function.structs``), the rows of a
-``T **`` field as one row-major array (row ``r`` starts at ``r * cols``).
-Final-state format: ``{"return": value or None, <pointer param>: final array}`` with int64
-arrays for ``int`` / ``unsigned char`` elements and float64 arrays for ``float`` /
-``double``.
+The C file (``Function.source``) is compiled into a shared library (``cc -O2 -shared -fPIC``,
+with UBSan for translation validation) inside a fresh temporary directory under the caller's
+``workdir`` (never next to the user's source); an entry wrapper takes flat buffers (struct
+parameters rebuilt, ``T **`` rows pointed into the flat buffer; a C++ kernel's vectors built by
+a ``c++`` wrapper). Each batch of inputs runs in one child process killed at a deadline
+(:func:`tenspiler.runner`), so a crash or a hang of the C code is a reported failure.
 
 C ``int`` is 32 bits: inputs must be small enough that the kernel does not overflow (signed
-overflow is undefined behaviour in C, while the generated code computes in int64).
+overflow is undefined behaviour in C; UBSan reports it and the input is dropped).
 """
 
 from __future__ import annotations
 
 import ctypes
 import faulthandler
-import functools
 import multiprocessing as mp
 import os
 import shutil
@@ -38,19 +29,8 @@ from typing import Any, assert_never
 
 import numpy as np
 
-from tenspiler.codegen import GeneratedCode, backend_names, get_backend, returned_outputs
 from tenspiler.errors import CodegenError
-from tenspiler.ir.printer import show_output
-from tenspiler.ir.terms import ArrayOutput, Output, ProgramSummary, ScalarOutput
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
-
-#: Tolerances for float outputs (``np.allclose``); integer outputs must be equal.
-RTOL = 1e-5
-ATOL = 1e-6
-#: ``float`` results (computed in float32 by both sides, in different orders) are compared
-#: with an absolute tolerance relative to the largest magnitude in the result: a sum whose
-#: terms cancel has a large *relative* error in any order.
-FLOAT32_SCALE = 1e-5
 
 #: ctypes type and NumPy buffer dtype of each C dtype.
 CTYPES: dict[DType, type[Any]] = {
@@ -105,26 +85,6 @@ class CKernel:
     library: Path
     func: Any
     _lib: ctypes.CDLL
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """Outcome of :func:`differential_check`.
-
-    Attributes:
-        backend: the backend whose code was checked.
-        n_inputs: number of inputs run.
-        n_passed: inputs on which every returned value matched the C function's.
-        first_failure: description of the first mismatch (input number, output, both
-            values), or ``None``.
-        ok: ``n_passed == n_inputs``.
-    """
-
-    backend: str
-    n_inputs: int
-    n_passed: int
-    first_failure: str | None
-    ok: bool
 
 
 def _c_param_type(dtype: DType, pointer: bool, c_type: str = "") -> str:
@@ -423,148 +383,6 @@ def run_c(kernel: CKernel, fn: Function, inputs: Mapping[str, object]) -> dict[s
     return state
 
 
-def run_generated(code: GeneratedCode, inputs: Mapping[str, object]) -> object:
-    """Execute the generated module in a fresh namespace and call its entry on ``inputs``.
-
-    Arguments are passed positionally in ``code.params`` order (keywords when ``params`` is
-    empty). Returns whatever the entry returns. Code that is not Python runs through its
-    ``code.runner`` module (same calling convention). Code of an array-library backend
-    (torch, mlx, tensorflow, jax) gets its NumPy inputs as the library's arrays and returns
-    NumPy (:func:`_run_array_code`).
-
-    Raises:
-        CodegenError: ``code`` is not Python and has no runner.
-    """
-    text = code.text
-    if code.language != "python":
-        if code.runner is None:
-            raise CodegenError(f"cannot run {code.language} code from backend {code.backend!r}")
-        text = code.runner.text  # e.g. a device kernel under emulation plus its host part
-    backend = get_backend(code.backend) if code.backend in backend_names() else None
-    if code.language == "python" and hasattr(backend, "to_native"):
-        return _run_array_code(backend, code, inputs)
-    namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{code.entry}"}
-    exec(compile(text, f"<{code.backend}:{code.entry}>", "exec"), namespace)
-    entry = namespace[code.entry]
-    # float overflow to inf (exp of a large input) happens in the C as well: compare, not warn
-    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        if code.params:
-            return entry(*(inputs[p] for p in code.params))
-        return entry(**inputs)
-
-
-@functools.lru_cache(maxsize=16)
-def _array_module(backend: str, entry: str, text: str) -> dict[str, Any]:
-    """The namespace of a generated array-library module (executed once per text: its
-    ``_jit`` cache and the library's per-shape caches are kept between inputs)."""
-    namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{entry}"}
-    exec(compile(text, f"<{backend}:{entry}>", "exec"), namespace)
-    return namespace
-
-
-def _run_array_code(backend: Any, code: GeneratedCode, inputs: Mapping[str, object]) -> object:
-    """:func:`run_generated` for an array-library backend (``ArrayBackend``: torch, mlx,
-    tensorflow, jax): NumPy array inputs become the library's arrays (lists and numbers
-    stay), the results come back as NumPy (``backend.to_numpy``).
-
-    Raises:
-        CodegenError: the code modified one of its (native) inputs.
-    """
-    entry = _array_module(code.backend, code.entry, code.text)[code.entry]
-    args = {k: backend.to_native(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
-    before = {k: np.array(backend.to_numpy(v), copy=True) for k, v in args.items() if k in inputs and isinstance(inputs[k], np.ndarray)}
-    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        got = entry(*(args[p] for p in code.params)) if code.params else entry(**args)
-    for k, v in before.items():
-        if not np.array_equal(np.asarray(backend.to_numpy(args[k])), v, equal_nan=v.dtype.kind == "f"):
-            raise CodegenError(f"{code.backend} code modified its input {k!r}")
-    return backend.to_numpy(got)
-
-
-def outputs_of(fn: Function, ps: ProgramSummary, final_state: Mapping[str, object]) -> tuple:
-    """The values the generated function returns, picked from a final state
-    ``{"return": v, <array>: final array}``, in summary order (:func:`returned_outputs`)."""
-    out: list[object] = []
-    for o in returned_outputs(ps):
-        match o:
-            case ArrayOutput(array):
-                out.append(final_state[array])
-            case ScalarOutput():
-                out.append(final_state["return"])
-            case _:
-                assert_never(o)
-    return tuple(out)
-
-
-def _output_dtype(fn: Function, o: Output) -> DType:
-    if isinstance(o, ArrayOutput):
-        t = fn.param(o.array).type
-        assert isinstance(t, PointerType)
-        return t.elem
-    assert fn.return_dtype is not None
-    return fn.return_dtype
-
-
-def term_magnitude(fn: Function, ps: ProgramSummary, inputs: Mapping[str, object]) -> float:
-    """The largest magnitude the summary's outputs reach on ``inputs`` with every float input
-    replaced by its absolute value (evaluated over the reals): for a sum of products it is
-    the sum of the terms' magnitudes, the scale of any order's rounding error (the forward
-    error bound of floating-point summation, Higham, *Accuracy and Stability of Numerical
-    Algorithms*, §4.2). 0.0 where the summary cannot be evaluated on them."""
-    from tenspiler.ir.interp import evaluate
-
-    env: dict[str, object] = {}
-    for name, v in inputs.items():
-        a = np.asarray(v)
-        env[name] = np.abs(a.astype(np.float64)) if a.dtype.kind == "f" else v
-    for p in fn.params:
-        if isinstance(p.type, ScalarType) and p.type.dtype.is_float and p.name in env:
-            env[p.name] = abs(float(env[p.name]))  # type: ignore[arg-type]
-    top = 0.0
-    for o in ps.outputs:
-        try:
-            x = np.abs(np.asarray(evaluate(o.value, env), dtype=np.float64))
-        except Exception:  # a precondition or an undefined operation on the changed inputs
-            return 0.0
-        x = x[np.isfinite(x)]
-        top = max(top, float(np.max(x, initial=0.0)))
-    return top
-
-
-def _same(expected: object, got: object, dtype: DType, magnitude: float = 0.0) -> bool:
-    """Equal for integers; for floats within RTOL/ATOL, and for C ``float`` results (rounded
-    in float32 by both sides, in different orders) within FLOAT32_SCALE of the larger of the
-    result's magnitude and ``magnitude`` (:func:`term_magnitude`)."""
-    e, g = np.asarray(expected), np.asarray(got)
-    if e.shape != g.shape:
-        return False
-    if dtype.is_float:
-        atol = ATOL
-        if dtype == DType.FLOAT and e.size:
-            finite = np.abs(e[np.isfinite(e)])  # 0-d arrays index to shape (0,) or (1,)
-            atol = max(ATOL, FLOAT32_SCALE * max(float(np.max(finite, initial=1.0)), magnitude))
-        return bool(np.allclose(g.astype(np.float64), e, rtol=RTOL, atol=atol, equal_nan=True))
-    if not np.issubdtype(g.dtype, np.integer) and not np.all(np.trunc(g) == g):
-        return False
-    return bool(np.array_equal(e.astype(np.int64), g.astype(np.int64)))
-
-
-def _fmt(v: object) -> str:
-    if isinstance(v, np.ndarray):
-        return np.array2string(v, threshold=20, separator=", ")
-    return repr(v)
-
-
-def format_inputs(inputs: Mapping[str, object]) -> str:
-    return ", ".join(
-        f"{k}={_fmt(np.asarray(v)) if not np.isscalar(v) else _fmt(v)}" for k, v in inputs.items()
-    )
-
-
-def _snapshot(inputs: Mapping[str, object]) -> dict[str, object]:
-    return {k: np.array(v, copy=True) if not np.isscalar(v) else v for k, v in inputs.items()}
-
-
 # ---------------------------------------------------------------- running C in a child
 
 
@@ -598,7 +416,7 @@ def _crash_message(exitcode: int | None, stderr: bytes = b"") -> str:
     return f"the C function's process ended unexpectedly (exit code {exitcode})"
 
 
-def _run_c_all(
+def run_c_all(
     kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]]
 ) -> list[dict[str, object] | str]:
     """:func:`run_c` on every input, in forked child processes so that a crashing kernel
@@ -653,190 +471,3 @@ def _run_c_all(
                 else _crash_message(proc.exitcode, stderr)
             )
     return results
-
-
-# ---------------------------------------------------------------- comparing
-
-
-def _check_one(
-    fn: Function,
-    ps: ProgramSummary,
-    code: GeneratedCode,
-    state: dict[str, object] | str,
-    inputs: Mapping[str, object],
-) -> str | None:
-    """``None`` when the generated code agrees with the C final ``state`` on ``inputs``,
-    else what differs."""
-    if isinstance(state, str):
-        return state
-    if fn.python is not None:
-        from tenspiler.check_python import check_one_python
-
-        return check_one_python(fn, ps, code, state, inputs)
-    if fn.cxx is not None:
-        return _check_one_cxx(fn, ps, code, state, inputs)
-    outputs = returned_outputs(ps)
-    written = {o.array for o in outputs if isinstance(o, ArrayOutput)}
-    for p in fn.arrays:
-        if p.name not in written and not _same(inputs[p.name], state[p.name], p.type.elem):  # type: ignore[union-attr]
-            return f"C modified {p.name!r} but the summary has no output for it"
-    expected = outputs_of(fn, ps, state)
-
-    given = _snapshot(inputs)
-    try:
-        got = run_generated(code, given)
-    except Exception as e:  # the generated code must not raise on valid inputs
-        return f"{code.backend} code raised {type(e).__name__}: {e}"
-    if len(outputs) == 0:
-        got_values: object = () if got is None else got
-    else:
-        got_values = (got,) if len(outputs) == 1 else got
-    if not isinstance(got_values, tuple) or len(got_values) != len(outputs):
-        return f"{code.backend} code returned {got!r}, expected {len(outputs)} value(s)"
-    for k, v in given.items():
-        if not np.array_equal(np.asarray(v), np.asarray(inputs[k])):
-            return f"{code.backend} code modified its input {k!r}"
-    magnitude = term_magnitude(fn, ps, inputs) if any(_output_dtype(fn, o) == DType.FLOAT for o in outputs) else 0.0
-    for o, want, g in zip(outputs, expected, got_values, strict=True):
-        if not _same(want, g, _output_dtype(fn, o), magnitude):
-            return f"{show_output(o)}: C gave {_fmt(want)}, {code.backend} gave {_fmt(g)}"
-    return None
-
-
-def vector_inputs(fn: Function, inputs: Mapping[str, object]) -> dict[str, object]:
-    """The C++ view of flat inputs of ``fn`` (``fn.cxx``): per vector parameter a 1-D
-    array of its length, a 2-D array (rows x cols) or a 3-D one (planes x rows x cols);
-    scalars as they are."""
-    assert fn.cxx is not None
-    out: dict[str, object] = {}
-    for v in fn.cxx.signature:
-        if isinstance(v, str):
-            out[v] = inputs[v]
-            continue
-        dims = [max(int(inputs[n]), 0) for n in v.sizes]  # type: ignore[call-overload]
-        flat = np.asarray(inputs[v.name])[: int(np.prod(dims))]
-        out[v.name] = flat.copy() if v.rank == 1 else flat.reshape(dims)
-    return out
-
-
-def _check_one_cxx(
-    fn: Function, ps: ProgramSummary, code: GeneratedCode, state: dict[str, object], inputs: Mapping[str, object]
-) -> str | None:
-    """C++ kernels: the generated entry (C++ signature) on the vector view of ``inputs``
-    against what the compiled C++ function returned (the vector, shape included, or the
-    scalar)."""
-    assert fn.cxx is not None
-    r = fn.cxx.result
-    want = state["result"] if r is not None else state["return"]
-    if isinstance(want, str):
-        return want
-    given = vector_inputs(fn, inputs)
-    snapshot = _snapshot(given)
-    try:
-        got = run_generated(code, given)
-    except Exception as e:  # the generated code must not raise on valid inputs
-        return f"{code.backend} code raised {type(e).__name__}: {e}"
-    for k, v in snapshot.items():
-        if not np.array_equal(np.asarray(v), np.asarray(given[k])):
-            return f"{code.backend} code modified its input {k!r}"
-    dtype = r.elem if r is not None else fn.return_dtype
-    if dtype is None:
-        return None if got is None else f"{code.backend} code returned {got!r} for a void function"
-    if r is not None and r.rank == 2 and np.asarray(want).shape[:1] == (0,) and np.asarray(got).shape[:1] == (0,):
-        return None  # a vector of no rows: both empty (the C++ side has no row length to report)
-    magnitude = term_magnitude(fn, ps, inputs) if dtype == DType.FLOAT else 0.0
-    if not _same(want, got, dtype, magnitude):
-        what = "the returned vector" if r is not None else "the return value"
-        w, g = np.asarray(want), np.asarray(got)
-        shapes = f" (shapes {w.shape} and {g.shape})" if w.shape != g.shape else ""
-        return f"{what}: C++ gave {_fmt(w)}, {code.backend} gave {_fmt(g)}{shapes}"
-    return None
-
-
-def differential_check(
-    fn: Function,
-    ps: ProgramSummary,
-    code: GeneratedCode,
-    inputs_list: Sequence[Mapping[str, object]],
-    workdir: Path,
-    states: Sequence[dict[str, object] | str] | None = None,
-) -> CheckResult:
-    """Run the compiled C function and the generated code on each input and compare.
-
-    Compared: every value the generated code returns (:func:`outputs_of`), whole arrays
-    including the elements outside the written range; also, arrays without an output in
-    ``ps`` must be left unchanged by the C function. Integer outputs must be equal; float
-    outputs must satisfy ``np.allclose(got, expected, rtol=1e-5, atol=1e-6)`` (the C code
-    computes in float32 and may sum in a different order). An exception in the generated
-    code, a wrong number of results, or a modified input counts as a mismatch; so does a
-    crash of the C function (it runs in a forked child process, so a ``SIGFPE`` or
-    ``SIGSEGV`` is reported instead of killing the caller). ``states``: the reference's
-    results on ``inputs_list`` (:func:`reference_states`) when already computed, e.g. once for
-    several backends.
-
-    Raises:
-        ValueError: ``inputs_list`` is empty (a check on no inputs proves nothing), or an
-            input does not fit its C type.
-        CodegenError: the C source does not compile.
-    """
-    if not inputs_list:
-        raise ValueError("differential_check needs at least one input")
-    if states is None:
-        states = reference_states(fn, inputs_list, workdir)
-    passed = 0
-    first: str | None = None
-    for i, (inputs, state) in enumerate(zip(inputs_list, states, strict=True)):
-        problem = _check_one(fn, ps, code, state, inputs)
-        if problem is None:
-            passed += 1
-        elif first is None:
-            first = f"input #{i} ({format_inputs(inputs)}): {problem}"
-    n = len(inputs_list)
-    return CheckResult(code.backend, n, passed, first, passed == n)
-
-
-def reference_states(
-    fn: Function, inputs_list: Sequence[Mapping[str, object]], workdir: Path,
-    sanitize: bool = False,
-) -> list[dict[str, object] | str]:
-    """What :func:`differential_check` compares with, per input: the final state of the C /
-    C++ function compiled under ``workdir`` (run in forked children; with UBSan if
-    ``sanitize``, then :data:`UB_MESSAGE` marks an input with undefined behaviour), or the
-    original Python function's result; a string says how the reference failed on that input.
-
-    Raises:
-        ValueError: an input does not fit its C type.
-        CodegenError: the C source does not compile.
-    """
-    if fn.python is not None:  # the reference is the original Python function
-        from tenspiler.check_python import run_python_all
-
-        return run_python_all(fn, inputs_list)
-    return _run_c_all(compile_c(fn, workdir, sanitize), fn, inputs_list)
-
-
-def model_mismatch(fn: Function, model: Mapping[str, object], state: Mapping[str, object]) -> str | None:
-    """Translation validation of the frontend: ``None`` when the loop-IR interpreter's final
-    state ``model`` (:func:`tenspiler.loops.interp.run_function`) equals the
-    compiled source's ``state`` on the same input — the return value and every pointer
-    parameter, exactly for integers, within the float tolerances otherwise — else what
-    differs. For C and C++ kernels (a Python kernel's reference has another format).
-    Floats are modelled as reals: a float element that C computed as infinite or NaN
-    (overflow of the float type, outside the model) is not compared."""
-
-    def same(c: object, m: object, dtype: DType) -> bool:
-        if dtype.is_float:
-            c_arr, m_arr = np.asarray(c, dtype=np.float64), np.asarray(m, dtype=np.float64)
-            if c_arr.shape == m_arr.shape:
-                finite = np.isfinite(c_arr)
-                return _same(c_arr[finite], m_arr[finite], dtype)
-        return _same(c, m, dtype)
-
-    if fn.return_dtype is not None and not same(state["return"], model["return"], fn.return_dtype):
-        return f"return: C gave {_fmt(state['return'])}, the loop IR {_fmt(model['return'])}"
-    for p in fn.arrays:
-        if p.name in state and p.name in model:
-            elem = p.type.elem  # type: ignore[union-attr]
-            if not same(state[p.name], model[p.name], elem):
-                return f"{p.name}: C gave {_fmt(state[p.name])}, the loop IR {_fmt(model[p.name])}"
-    return None
