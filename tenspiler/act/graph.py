@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from tenspiler.ir.semantics import c_div, np_wrap
+
 __all__ = ["DTYPES", "OPS", "Graph", "GraphBuilder", "GraphError", "Node", "evaluate"]
 
 DTYPES: dict[str, np.dtype] = {"s8": np.dtype(np.int8), "s32": np.dtype(np.int32), "f32": np.dtype(np.float32)}
@@ -234,15 +236,14 @@ def _wrap(values: np.ndarray, dtype: str) -> np.ndarray:
     dt = DTYPES[dtype]
     if dt.kind == "f":
         return values.astype(dt)
-    bits = dt.itemsize * 8
-    v = np.asarray(values, dtype=np.int64) & ((1 << bits) - 1)
-    v = np.where(v >= (1 << (bits - 1)), v - (1 << bits), v)
-    return v.astype(dt)
+    return np_wrap(values, dt.itemsize * 8).astype(dt)
 
 
 def apply(node: Node, args: Sequence[np.ndarray]) -> np.ndarray:
     """The value of ``node`` applied to operand values ``args`` (NumPy arrays of the operand
-    dtypes and shapes). The single definition of the operators' arithmetic.
+    dtypes and shapes): the graphs' one definition of the operators, built from
+    :mod:`tenspiler.ir.semantics` (``c_div`` for ``divide``, ``np_wrap`` for the integer
+    types' wrap-around).
 
     Raises:
         GraphError: integer division by zero.
@@ -274,8 +275,7 @@ def apply(node: Node, args: Sequence[np.ndarray]) -> np.ndarray:
             a, b = args[0].astype(np.int64), args[1].astype(np.int64)
             if np.any(b == 0):
                 raise GraphError("divide: integer division by zero")
-            q = np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)
-            return _wrap(q, dt)
+            return _wrap(c_div(a, b), dt)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (args[0] / args[1]).astype(np.float32)
     if op == "concatenate":

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.codegen.base import operands
+from tenspiler.ir.semantics import py_binop
 from tenspiler.ir.terms import (
     Flatten,
     Full,
@@ -119,8 +120,7 @@ def _corners(f, x: Interval, y: Interval) -> Interval:  # type: ignore[no-untype
 
 
 def _c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
+    return int(py_binop("/", a, b, DType.INT))
 
 
 def binop_range(op: str, x: Interval, y: Interval) -> Interval:

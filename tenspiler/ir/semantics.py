@@ -105,6 +105,27 @@ def c_div(x: Any, y: Any) -> Any:
     return np.where((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)
 
 
+def np_wrap(x: Any, bits: int) -> np.ndarray:
+    """Integers (int64 values) wrapped to ``bits``-bit two's complement, as int64: the
+    integer arithmetic of hardware and of XLA (``s8``, ``s32``: add, multiply and convert wrap
+    modulo 2^bits), which C leaves undefined for signed overflow. The accelerator paths use
+    it; the C kernels' own arithmetic never wraps (the proof computes on mathematical
+    integers and the code generators emit only values that fit)."""
+    v = np.asarray(x, dtype=np.int64)
+    if bits >= 64:
+        return v
+    m = np.int64(1) << np.int64(bits)
+    u = v & (m - 1)  # the low bits, non-negative
+    return np.where(u >= (m >> 1), u - m, u).astype(np.int64)
+
+
+def py_wrap(x: int, bits: int) -> int:
+    """:func:`np_wrap` of one Python int (exact for any magnitude)."""
+    m = 1 << bits
+    u = x % m
+    return u - m if u >= m // 2 else u
+
+
 def np_cast(x: Any, dtype: DType) -> Any:
     if dtype.is_float:
         return np.asarray(x, dtype=np.float64)

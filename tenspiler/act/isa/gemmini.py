@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.act.isa import Attr, AttrKind, BufferSpec, InstructionSpec, IsaDescription, IsaError
+from tenspiler.ir.semantics import np_wrap
 
 __all__ = [
     "ACCUMULATE_BIT",
@@ -142,7 +143,7 @@ def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS,
         return np.clip(y, info.min, info.max).astype(dst)
 
     def wrap32(y: np.ndarray) -> np.ndarray:
-        return y.astype(np.int64).astype(np.uint32).view(np.int32) if y.dtype != np.int32 else y
+        return np_wrap(y, 32).astype(np.int32) if y.dtype != np.int32 else y
 
     def store_acc(st: Any, row: int, values: np.ndarray, accumulate: bool, what: str) -> None:
         r, c = values.shape
