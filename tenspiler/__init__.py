@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tenspiler.errors import BadInput, CodegenError, LiftError, NotLiftable, VerificationError
+from tenspiler.errors import (
+    BadInput,
+    CodegenError,
+    InternalError,
+    LiftError,
+    NotLiftable,
+    VerificationError,
+)
 from tenspiler.version import __version__
 
 if TYPE_CHECKING:
@@ -21,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BadInput",
     "CodegenError",
+    "InternalError",
     "LiftError",
     "LiftWarning",
     "Lifted",

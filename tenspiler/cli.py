@@ -88,10 +88,13 @@ def configure_logging(verbose: int = 0, quiet: bool = False) -> None:
     ERROR (``-q``)."""
     level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     log.setLevel(level)
-    if not any(getattr(h, "_tenspiler", False) for h in log.handlers):
+    ours = [h for h in log.handlers if isinstance(h, logging.StreamHandler) and h.get_name() == "tenspiler.cli"]
+    if ours:
+        ours[0].setStream(sys.stderr)  # the current stderr (tests replace it)
+    else:
         handler = logging.StreamHandler(sys.stderr)
+        handler.set_name("tenspiler.cli")
         handler.setFormatter(logging.Formatter("%(message)s"))
-        handler._tenspiler = True  # type: ignore[attr-defined]
         log.addHandler(handler)
     log.propagate = False
 

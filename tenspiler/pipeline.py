@@ -30,15 +30,11 @@ from tenspiler.loops.ir import Expr, For, Function, PointerType, Stmt, map_stmt_
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
-from tenspiler.version import __version__
+from tenspiler.version import SCHEMA_VERSION, __version__
 
 Progress = Callable[[str], None]
 
 log = logging.getLogger(__name__)
-
-#: The version of the ``--json`` / ``LiftResult.to_json()`` layout: raised when a field
-#: changes meaning or disappears (adding a field keeps it).
-SCHEMA_VERSION = 2
 
 #: The CLI's exit code of each status (DESIGN.md, "The user-facing contract").
 EXIT_CODES = {"verified": 0, "not_lifted": 1, "error": 2, "internal_error": 3}

@@ -117,6 +117,7 @@ def test_report_files(local_run: tuple[Path, subprocess.CompletedProcess[str]]) 
     root, _ = local_run
     out = root / "out"
     data = json.loads((out / "report.json").read_text())
+    assert data["schema_version"] == 2
     assert data["version"] and data["date"] and data["machine"]["cpus"]
     assert data["command"].startswith("lift bench corpus") and data["options"]["jobs"] == 2
     lift_fields = set(LiftResult(status="x").to_json())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,8 @@ def run(args: list[str], tmp_path: Path) -> tuple[int, str, str]:
     p = subprocess.run(
         [sys.executable, "-m", "tenspiler.cli", *args],
         capture_output=True, text=True, cwd=tmp_path, timeout=300,
-        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
+             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})},
     )
     return p.returncode, p.stdout, p.stderr
 
@@ -32,7 +34,10 @@ def test_json_contract(tmp_path: Path) -> None:
                 "timings", "certificate", "check", "message"):
         assert key in d
     assert d["status"] == "verified" and d["function"] == "saxpy"
+    assert d["schema_version"] == 2
     assert Path(d["outputs"]["numpy"]).exists() and Path(d["certificate"]).exists()
+    # the certificate names the source file, not the directory it was lifted from
+    assert Path(d["certificate"]).read_text().splitlines()[0] == "; tenspiler certificate for 'saxpy' (saxpy.c:3:6)"
     assert d["check"]["numpy"]["ok"] is True
 
 
@@ -116,3 +121,68 @@ def test_cxx_outside_the_subset_is_refused_clearly(tmp_path: Path) -> None:
         "(element types: float, double, int, int32_t, uint8_t)"
     )
     assert list(tmp_path.iterdir()) == [src]
+
+
+def test_python_m_tenspiler_is_lift(tmp_path: Path) -> None:
+    p = subprocess.run([sys.executable, "-m", "tenspiler", "--version"], capture_output=True, text=True,
+                       timeout=60)
+    from tenspiler.version import __version__
+
+    assert p.returncode == 0 and p.stdout.strip() == f"tenspiler {__version__}"
+
+
+def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "recheck" in out and "bench" in out and "3 internal error" in out
+
+
+def test_a_missing_extra_is_named_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """--to gemmini without the [act] extra (simulated: egglog not found) names the extra."""
+    import importlib.util
+
+    import tenspiler.codegen.registry as registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", {k: v for k, v in registry._REGISTRY.items() if k != "gemmini"})
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "egglog" else real(name, *a))
+    assert main([str(SAXPY), "--to", "gemmini", "--no-check"]) == 2
+    err = capsys.readouterr().err
+    assert "egglog" in err and "pip install 'tenspiler[act]'" in err
+
+
+def test_bench_without_its_extra_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import tenspiler.bench.cli as bench_cli
+
+    monkeypatch.setattr(bench_cli, "BENCH_MODULES", ("rich", "no_such_module_zz"))
+    assert main(["bench", str(SAXPY)]) == 2
+    assert "pip install 'tenspiler[bench]'" in capsys.readouterr().err
+
+
+def test_internal_error_exit_3_never_verified(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    """An unexpected exception inside the pipeline is status internal_error, exit code 3, and
+    the API raises InternalError (not the bad-input or not-lifted class)."""
+    import tenspiler
+    import tenspiler.pipeline as pipeline
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise RuntimeError("synthetic bug")
+
+    monkeypatch.setattr(pipeline, "synthesize", boom)
+    monkeypatch.delenv("TENSPILER_DEBUG", raising=False)
+    assert main([str(SAXPY), "--no-check"]) == 3
+    assert "internal error (RuntimeError: synthetic bug)" in capsys.readouterr().err
+    with pytest.raises(tenspiler.InternalError) as e:
+        tenspiler.lift(SAXPY, cache_dir=tmp_path, check=False)
+    assert e.value.result.status == "internal_error" and e.value.result.exit_code == 3
+    assert not isinstance(e.value, tenspiler.BadInput | tenspiler.NotLiftable)
+
+
+def test_quiet_and_verbose(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(SAXPY), "--no-check", "-v"]) == 0
+    assert "[synthesis]" in capsys.readouterr().err
+    assert main([str(SAXPY), "--no-check", "-q"]) == 0
+    assert capsys.readouterr().err == ""

@@ -23,7 +23,7 @@ from tenspiler.bench.baseline import NOISE_SECONDS, SLOWDOWN, compare, load_base
 from tenspiler.bench.discover import SUFFIXES, KernelFile, discover
 from tenspiler.bench.task import default_hard_limit, kernel_spec
 from tenspiler.cache import default_cache_dir
-from tenspiler.version import __version__
+from tenspiler.version import SCHEMA_VERSION, __version__
 
 
 class UsageError(Exception):
@@ -154,10 +154,26 @@ def _prepare_report(report: Path, force: bool) -> None:
     report.mkdir(parents=True, exist_ok=True)
 
 
+#: The ``[bench]`` extra: what ``lift bench`` imports beyond the core install.
+BENCH_MODULES = ("rich", "matplotlib", "junitparser")
+
+
+def missing_bench_modules() -> list[str]:
+    """The modules of the ``[bench]`` extra that are not installed."""
+    import importlib.util
+
+    return [m for m in BENCH_MODULES if importlib.util.find_spec(m) is None]
+
+
 def bench_main(argv: Sequence[str]) -> int:
+    """``lift bench``; returns the exit code (2: bad usage, or the ``[bench]`` extra missing)."""
     argv = list(argv)
     args = bench_parser().parse_args(argv)
     try:
+        missing = missing_bench_modules()
+        if missing:
+            raise UsageError(f"lift bench needs {', '.join(missing)}, which the core install does not include: "
+                             "pip install 'tenspiler[bench]'")
         return _run(args, argv)
     except UsageError as err:
         print(f"lift bench: error: {err}", file=sys.stderr)
@@ -226,6 +242,7 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
     line = rpt.summary_line(records, seconds)
     cmp = compare(baseline, records, str(args.baseline)) if baseline is not None else None
     meta: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "tool": "tenspiler",
         "version": __version__,
         "date": started.isoformat(timespec="seconds"),
