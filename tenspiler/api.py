@@ -117,7 +117,7 @@ class Lifted:
         entry = namespace.get(self.result.function or "")
         if not callable(entry):
             raise ValueError(f"the {name} code defines no function {self.result.function!r}")
-        return entry  # type: ignore[no-any-return]
+        return entry
 
 
 @dataclass(frozen=True)

@@ -194,9 +194,9 @@ def _eval(e: ExprLike, env: Mapping[str, int | float]) -> int | float:
         case "*":
             return x * y
         case "//":
-            return x // y  # type: ignore[operator]
+            return x // y
         case "%":
-            return x % y  # type: ignore[operator]
+            return x % y
         case "min":
             return min(x, y)
         case "max":

@@ -646,8 +646,8 @@ class CHostEmitter:
             case Cmp(op, l, r) if op in ("<", "<=", ">", ">=", "==", "!="):
                 a, b = self._operand(l, sub, i, bidx), self._operand(r, sub, i, bidx)
                 if self.c_types:  # in the type C compares in (the usual arithmetic conversions)
-                    common = promote(l.dtype, r.dtype)  # type: ignore[union-attr]
-                    a, b = self._conv(a, l.dtype, common), self._conv(b, r.dtype, common)  # type: ignore[union-attr]
+                    common = promote(l.dtype, r.dtype)
+                    a, b = self._conv(a, l.dtype, common), self._conv(b, r.dtype, common)
                 return f"({a} {op} {b})"
             case BoolOp(op, l, r) if op in ("and", "or"):
                 sym = "&&" if op == "and" else "||"

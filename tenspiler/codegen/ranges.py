@@ -112,7 +112,7 @@ def _fits(iv: Interval, dtype: str) -> bool:
     return iv.lo is not None and iv.hi is not None and r.lo <= iv.lo and iv.hi <= r.hi
 
 
-def _corners(f, x: Interval, y: Interval) -> Interval:  # type: ignore[no-untyped-def]
+def _corners(f, x: Interval, y: Interval) -> Interval:
     if not (x.bounded and y.bounded):
         return UNBOUNDED
     vals = [f(a, b) for a in (x.lo, x.hi) for b in (y.lo, y.hi)]
@@ -196,7 +196,7 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 if t.dtype == DType.UINT8:
                     inner = r(x)
                     out = inner if _fits(inner, "uint8") else UINT8_RANGE
-                elif x.dtype.is_float:  # type: ignore[union-attr]
+                elif x.dtype.is_float:
                     out = UNBOUNDED
                 else:
                     out = r(x)
@@ -296,7 +296,7 @@ REAL_REPR = {DType.FLOAT: "float32", DType.DOUBLE: "float64"}
 def is_static(t: Term, dtypes: Mapping[str, DType]) -> bool:
     """Whether ``t`` is an integer scalar computed from integer parameters, integer
     literals and shapes only (generated code computes it as an exact Python int)."""
-    if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
+    if is_tensor(t) or t.dtype.is_float:
         return False
     match t:
         case ScalarVar(name):
@@ -395,7 +395,7 @@ class DtypePlan:
         """The NumPy dtype name ``t`` is computed in ("int64" for static integers)."""
         if t in self._reps:
             return self._reps[t]
-        dtype: DType = t.dtype  # type: ignore[union-attr]
+        dtype: DType = t.dtype
         if dtype.is_float:
             out = REAL_REPR[dtype]
         elif self.static(t):
@@ -411,7 +411,7 @@ class DtypePlan:
                 case ScalarSelect(_, then, else_) | TensorSelect(_, then, else_):
                     out = self.choose([self.range(then), self.range(else_)], self.operand_reps([then, else_]))
                 case ScalarCast(x) | TensorCast(x):
-                    if x.dtype.is_float:  # type: ignore[union-attr]
+                    if x.dtype.is_float:
                         out = "int64"  # truncated in int64, then wrapped when UINT8
                     elif dtype == DType.UINT8 and "uint8" in self.candidates:
                         out = "uint8"  # astype wraps modulo 256
@@ -437,6 +437,6 @@ def small_division(t: ScalarOp | TensorTensor | TensorScalar, plan: DtypePlan) -
     error, < |x / y| * 2**-24 < 1 / |y|, is smaller than the quotient's distance to any other
     integer)."""
     return all(
-        (m := plan.range(c).magnitude()).hi is not None and m.hi < 2**24  # type: ignore[operator]
+        (m := plan.range(c).magnitude()).hi is not None and m.hi < 2**24
         for c in operands(t)
     )

@@ -308,7 +308,7 @@ class _Builder:
             self.host_values.append(h)
             self._hoisted[t] = h
         self._uses[-1].append(h.name)
-        return TensorVar(h.name, t.dtype) if is_tensor(t) else ScalarVar(h.name, t.dtype)  # type: ignore[union-attr]
+        return TensorVar(h.name, t.dtype) if is_tensor(t) else ScalarVar(h.name, t.dtype)
 
     # ---------------------------------------------------------------- outputs
 

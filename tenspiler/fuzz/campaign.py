@@ -85,7 +85,7 @@ class Lifter:
             self._kill()
             return {"status": "timeout", "message": f"no answer within the hard limit of {self.hard_limit:.0f} s"}
         try:
-            return self._conn.recv()  # type: ignore[no-any-return]
+            return self._conn.recv()
         except (EOFError, OSError):
             code = self._proc.exitcode if self._proc is not None else None
             self._kill()
@@ -185,7 +185,7 @@ class Summary:
     def by_language(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for r in self.records:
-            out.setdefault(r["language"], Counter())[r["cls"]] += 1  # type: ignore[index]
+            out.setdefault(r["language"], Counter())[r["cls"]] += 1
         return {k: dict(v) for k, v in out.items()}
 
     def markdown(self, command: str = "") -> str:

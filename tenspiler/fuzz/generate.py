@@ -105,7 +105,7 @@ class Draw:
         self._integer = integer
 
     def pick(self, options: Sequence[T]) -> T:
-        return self._choose(list(options))  # type: ignore[no-any-return]
+        return self._choose(list(options))
 
     def integer(self, lo: int, hi: int) -> int:
         return self._integer(lo, hi)

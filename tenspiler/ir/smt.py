@@ -222,7 +222,7 @@ class SmtEncoder:
             case Stack(_, count, _):
                 return self.scalar(count)
             case TensorSelect(cnd, a, b, _):
-                return self.length(next(u for u in (a, b, *_cond_terms(cnd)) if is_tensor(u)))  # type: ignore[arg-type]
+                return self.length(next(u for u in (a, b, *_cond_terms(cnd)) if is_tensor(u)))
         raise TypeError(f"not a tensor TensIR term: {t!r}")
 
     def known_length(self, t: Tensor) -> str | None:
@@ -375,11 +375,11 @@ def element_vars(t: Tensor) -> set[str]:
         case ReduceRows(x, _):
             return element_vars(x)
         case Stack(var, _, body):
-            return (element_vars(body) if is_tensor(body) else free_vars(body)) - {var}  # type: ignore[arg-type]
+            return (element_vars(body) if is_tensor(body) else free_vars(body)) - {var}
         case TensorSelect(c, a, b, _):
             out: set[str] = set()
             for u in (a, b, *_cond_terms(c)):
-                out |= element_vars(u) if is_tensor(u) else free_vars(u)  # type: ignore[arg-type]
+                out |= element_vars(u) if is_tensor(u) else free_vars(u)
             return out
     raise TypeError(f"not a tensor TensIR term: {t!r}")
 

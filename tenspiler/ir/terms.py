@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, TypeGuard
 
 from tenspiler.loops.ir import BinOpName, CmpOpName, DType
 
@@ -423,6 +423,10 @@ TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
     TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten, MatMul, Stack,
 )
+SCALAR_TYPES = (
+    ScalarVar, Lit, ScalarOp, ReduceSum, ReduceMax, ReduceProd, ArgMax, Size, ScalarCast, ScalarSelect,
+    ScalarApply,
+)
 
 
 def rank(t: Tensor) -> int:
@@ -438,7 +442,7 @@ def rank(t: Tensor) -> int:
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
             return rank(x)
         case TensorSelect(c, a, b, _):
-            return max(_cond_rank(c), rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)  # type: ignore[arg-type]
+            return max(_cond_rank(c), rank(a) if is_tensor(a) else 1, rank(b) if is_tensor(b) else 1)
         case _:
             return 1
 
@@ -457,7 +461,7 @@ def cmp_pairs(c: Cond) -> Iterator[tuple[Term, Term]]:
 
 def _cond_rank(c: Cond) -> int:
     return max(
-        (rank(u) if is_tensor(u) else 1 for pair in cmp_pairs(c) for u in pair),  # type: ignore[arg-type]
+        (rank(u) if is_tensor(u) else 1 for pair in cmp_pairs(c) for u in pair),
         default=1,
     )
 
@@ -465,7 +469,7 @@ def _cond_rank(c: Cond) -> int:
 def _row_of(t: Term, r: Scalar) -> Term:
     """Row ``r`` of ``t`` if it is a 2-D term, else ``t`` itself (a scalar, or a vector
     broadcast along the rows)."""
-    return row(t, r) if is_tensor(t) and rank(t) == 2 else t  # type: ignore[arg-type]
+    return row(t, r) if is_tensor(t) and rank(t) == 2 else t
 
 
 def _row_cond(c: Cond, r: Scalar) -> Cond:
@@ -543,19 +547,20 @@ def _extent(t: Tensor, axis: int) -> Scalar:
         case MatMul(a, b):
             return _extent(a, 0) if axis == 0 else _extent(b, 1)
         case Stack(_, count, body) if is_tensor(body):
-            return count if axis == 0 else length(body)  # type: ignore[arg-type]
+            return count if axis == 0 else length(body)
         case TensorTensor(_, a, b, _):
             return _extent(a if rank(a) == 2 else b, axis)
         case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
             return _extent(x, axis)
         case TensorSelect(c, a, b, _):
             for u in (a, b, *(x for pair in cmp_pairs(c) for x in pair)):
-                if is_tensor(u) and rank(u) == 2:  # type: ignore[arg-type]
-                    return _extent(u, axis)  # type: ignore[arg-type]
+                if is_tensor(u) and rank(u) == 2:
+                    return _extent(u, axis)
     raise TypeError(f"not a 2-D TensIR term: {t!r}")
 
 
-def is_tensor(t: Term) -> bool:
+def is_tensor(t: Term) -> TypeGuard[Tensor]:
+    """Whether ``t`` is a tensor term (narrows ``t`` to :data:`Tensor` for the type checker)."""
     return isinstance(t, TENSOR_TYPES)
 
 
@@ -601,93 +606,133 @@ class ProgramSummary:
 # ---------------------------------------------------------------- generic traversal
 
 
+def as_scalar(t: Term) -> Scalar:
+    """``t`` as a scalar term.
+
+    Raises:
+        TypeError: ``t`` is a tensor (a rewrite produced a term of the wrong kind).
+    """
+    if isinstance(t, SCALAR_TYPES):
+        return t
+    raise TypeError(f"not a scalar TensIR term: {t!r}")
+
+
+def as_tensor(t: Term) -> Tensor:
+    """``t`` as a tensor term.
+
+    Raises:
+        TypeError: ``t`` is a scalar (a rewrite produced a term of the wrong kind).
+    """
+    if isinstance(t, TENSOR_TYPES):
+        return t
+    raise TypeError(f"not a tensor TensIR term: {t!r}")
+
+
 def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
-    """Rebuild ``t`` with ``f`` applied to each direct child (same object if unchanged)."""
+    """Rebuild ``t`` with ``f`` applied to each direct child (same object if unchanged).
+
+    Raises:
+        TypeError: ``f`` turned a scalar child into a tensor or the reverse.
+    """
+
+    def fs(u: Scalar) -> Scalar:
+        return as_scalar(f(u))
+
+    def ft(u: Tensor) -> Tensor:
+        return as_tensor(f(u))
+
     match t:
         case ScalarVar() | Lit() | TensorVar():
             return t
         case ScalarOp(op, l, r, d):
-            nl, nr = f(l), f(r)
-            return t if (nl is l and nr is r) else ScalarOp(op, nl, nr, d)  # type: ignore[arg-type]
+            sl, sr = fs(l), fs(r)
+            return t if (sl is l and sr is r) else ScalarOp(op, sl, sr, d)
         case ReduceSum(x, d):
-            nx = f(x)
-            return t if nx is x else ReduceSum(nx, d)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else ReduceSum(nx, d)
         case ReduceMax(x, d):
-            nx = f(x)
-            return t if nx is x else ReduceMax(nx, d)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else ReduceMax(nx, d)
         case ReduceProd(x, d):
-            nx = f(x)
-            return t if nx is x else ReduceProd(nx, d)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else ReduceProd(nx, d)
         case ArgMax(x, compare, last):
-            nx = f(x)
-            return t if nx is x else ArgMax(nx, compare, last)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else ArgMax(nx, compare, last)
         case Size(x, d):
-            nx = f(x)
-            return t if nx is x else Size(nx, d)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else Size(nx, d)
         case ScalarCast(x, d):
-            nx = f(x)
-            return t if nx is x else ScalarCast(nx, d)  # type: ignore[arg-type]
+            sx = fs(x)
+            return t if sx is x else ScalarCast(sx, d)
         case ScalarApply(fn, x, d):
-            nx = f(x)
-            return t if nx is x else ScalarApply(fn, nx, d)  # type: ignore[arg-type]
+            sx = fs(x)
+            return t if sx is x else ScalarApply(fn, sx, d)
         case TensorMap(fn, x, d):
-            nx = f(x)
-            return t if nx is x else TensorMap(fn, nx, d)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else TensorMap(fn, nx, d)
         case TensorCast(x, d):
-            nx = f(x)
-            return t if nx is x else TensorCast(nx, d)  # type: ignore[arg-type]
+            nx = ft(x)
+            return t if nx is x else TensorCast(nx, d)
         case Matrix(x, nr, nc, stride):
-            a, b, c = f(x), f(nr), f(nc)
-            ns = None if stride is None else f(stride)
+            a, b, c = ft(x), fs(nr), fs(nc)
+            ns = None if stride is None else fs(stride)
             if a is x and b is nr and c is nc and ns is stride:
                 return t
-            return Matrix(a, b, c, ns)  # type: ignore[arg-type]
+            return Matrix(a, b, c, ns)
         case Transpose(m):
             nm = f(m)
-            return t if nm is m else Transpose(nm)  # type: ignore[arg-type]
+            if not isinstance(nm, Matrix):
+                raise TypeError(f"transpose of a non-matrix term: {nm!r}")
+            return t if nm is m else Transpose(nm)
         case Flatten(m):
-            nm = f(m)
-            return t if nm is m else Flatten(nm)  # type: ignore[arg-type]
+            nm = ft(m)
+            return t if nm is m else Flatten(nm)
         case MatMul(a, b, pd, d, vf):
-            na, nb = f(a), f(b)
-            return t if (na is a and nb is b) else MatMul(na, nb, pd, d, vf)  # type: ignore[arg-type]
+            ta, tb = ft(a), ft(b)
+            return t if (ta is a and tb is b) else MatMul(ta, tb, pd, d, vf)
         case Strided(x, a0, n, step):
-            nx, na, nn, ns2 = f(x), f(a0), f(n), f(step)
-            if nx is x and na is a0 and nn is n and ns2 is step:
+            nx, sa, sn, ss = ft(x), fs(a0), fs(n), fs(step)
+            if nx is x and sa is a0 and sn is n and ss is step:
                 return t
-            return Strided(nx, na, nn, ns2)  # type: ignore[arg-type]
+            return Strided(nx, sa, sn, ss)
         case ReduceRows(x, d, kind):
-            nx = f(x)
-            return t if nx is x else ReduceRows(nx, d, kind)  # type: ignore[arg-type]
-        case ScalarSelect(cond, then, other, d) | TensorSelect(cond, then, other, d):
+            nx = ft(x)
+            return t if nx is x else ReduceRows(nx, d, kind)
+        case ScalarSelect(cond, then, other, d):
+            ncond, sthen, sother = map_cond(cond, f), fs(then), fs(other)
+            if ncond is cond and sthen is then and sother is other:
+                return t
+            return ScalarSelect(ncond, sthen, sother, d)
+        case TensorSelect(cond, then, other, d):
             ncond, nthen, nother = map_cond(cond, f), f(then), f(other)
             if ncond is cond and nthen is then and nother is other:
                 return t
-            return type(t)(ncond, nthen, nother, d)  # type: ignore[arg-type]
+            return TensorSelect(ncond, nthen, nother, d)
         case Take(x, n):
-            nx, nn = f(x), f(n)
-            return t if (nx is x and nn is n) else Take(nx, nn)  # type: ignore[arg-type]
+            nx, sn = ft(x), fs(n)
+            return t if (nx is x and sn is n) else Take(nx, sn)
         case Full(n, v):
-            nn, nv = f(n), f(v)
-            return t if (nn is n and nv is v) else Full(nn, nv)  # type: ignore[arg-type]
+            sn, sv = fs(n), fs(v)
+            return t if (sn is n and sv is v) else Full(sn, sv)
         case Iota(a, b):
-            na, nb = f(a), f(b)
-            return t if (na is a and nb is b) else Iota(na, nb)  # type: ignore[arg-type]
+            sa, sb = fs(a), fs(b)
+            return t if (sa is a and sb is b) else Iota(sa, sb)
         case Tail(x, n):
-            nx, nn = f(x), f(n)
-            return t if (nx is x and nn is n) else Tail(nx, nn)  # type: ignore[arg-type]
+            nx, sn = ft(x), fs(n)
+            return t if (nx is x and sn is n) else Tail(nx, sn)
         case Slice(x, lo, hi):
-            nx, nl, nh = f(x), f(lo), f(hi)
-            return t if (nx is x and nl is lo and nh is hi) else Slice(nx, nl, nh)  # type: ignore[arg-type]
+            nx, sl, sh = ft(x), fs(lo), fs(hi)
+            return t if (nx is x and sl is lo and sh is hi) else Slice(nx, sl, sh)
         case TensorTensor(op, l, r, d):
-            nl, nr = f(l), f(r)
-            return t if (nl is l and nr is r) else TensorTensor(op, nl, nr, d)  # type: ignore[arg-type]
+            tl, tr = ft(l), ft(r)
+            return t if (tl is l and tr is r) else TensorTensor(op, tl, tr, d)
         case TensorScalar(op, x, s, left, d):
-            nx, ns = f(x), f(s)
-            return t if (nx is x and ns is s) else TensorScalar(op, nx, ns, left, d)  # type: ignore[arg-type]
+            nx, ss = ft(x), fs(s)
+            return t if (nx is x and ss is s) else TensorScalar(op, nx, ss, left, d)
         case Stack(var, count, body):
-            ncount, nbody = f(count), f(body)
-            return t if (ncount is count and nbody is body) else Stack(var, ncount, nbody)  # type: ignore[arg-type]
+            scount, nbody = fs(count), f(body)
+            return t if (scount is count and nbody is body) else Stack(var, scount, nbody)
     raise TypeError(f"not a TensIR term: {t!r}")
 
 
@@ -723,7 +768,7 @@ def substitute(t: Term, env: Mapping[str, Term]) -> Term:
         return env[t.name]
     if isinstance(t, Stack) and t.var in env:  # bound here: not replaced inside
         inner = {k: v for k, v in env.items() if k != t.var}
-        return Stack(t.var, substitute(t.count, env), substitute(t.body, inner))  # type: ignore[arg-type]
+        return Stack(t.var, as_scalar(substitute(t.count, env)), substitute(t.body, inner))
     return map_children(t, lambda c: substitute(c, env))
 
 

@@ -221,7 +221,7 @@ class _Machine:
     def eval(self, e: Expr) -> Number:
         match e:
             case Const(value=value, dtype=dtype):
-                return py_cast(value, dtype)  # type: ignore[no-any-return]
+                return py_cast(value, dtype)
             case Var(name=name):
                 if name not in self.scalars:
                     raise RuntimeError(f"'{name}' is not a scalar variable of '{self.fn.name}'")
@@ -239,16 +239,16 @@ class _Machine:
             case Unary():
                 raise AssertionError(f"unknown unary operator {e.op!r}")
             case Binary(op=op, left=left, right=right, dtype=dtype):
-                return py_binop(op, self.eval(left), self.eval(right), dtype)  # type: ignore[no-any-return]
+                return py_binop(op, self.eval(left), self.eval(right), dtype)
             case Cast(operand=operand, dtype=dtype):
-                return py_cast(self.eval(operand), dtype)  # type: ignore[no-any-return]
+                return py_cast(self.eval(operand), dtype)
             case Select(cond=cond, then=then, else_=else_, dtype=dtype):
                 # C's ?: evaluates only the chosen operand (the other may divide by zero).
                 chosen = then if self.cond(cond) else else_
                 self._check_dtype(chosen, dtype, "select branch")
                 return self.eval(chosen)
             case Call(func=func, arg=arg):
-                return py_call(func, self.eval(arg))  # type: ignore[no-any-return]
+                return py_call(func, self.eval(arg))
             case _:
                 assert_never(e)
 

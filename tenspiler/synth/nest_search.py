@@ -322,7 +322,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                     break
                 stats.enumerated += 1
                 if matrix:
-                    if not is_tensor(t) or rank(t) != 2 or _has_unsupported(t):  # type: ignore[arg-type]
+                    if not is_tensor(t) or rank(t) != 2 or _has_unsupported(t):
                         continue
                 else:
                     _check(t)
@@ -375,13 +375,13 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                 )
                 space = []
                 for f1, f2 in itertools.islice(pairs, max_enumerate):
-                    if not is_tensor(f2) or rank(f2) != 2:  # type: ignore[arg-type]
+                    if not is_tensor(f2) or rank(f2) != 2:
                         continue  # the summand must read the matrix, or rows are all equal
                     _check(f1)
                     _check(f2)
                     if how == "max":
                         inner_t = running_max(init, f1, Lit(0, INT), s.dtype)  # type: ignore[arg-type]
-                        space.append((name, inner_t, _row_max(init_rows, f2, s.dtype)))  # type: ignore[arg-type]
+                        space.append((name, inner_t, _row_max(init_rows, f2, s.dtype)))
                     else:
                         add_sub: Any = how
                         space.append((name, accumulate(init, add_sub, f1, s.dtype), _row_total(init_rows, how, f2, s.dtype)))  # type: ignore[arg-type]
@@ -431,9 +431,9 @@ def _per_row_totals(name: str, sign: Any, tree: Any, s: Any, init: Scalar, row_p
     reduction), ``P``'s length the placeholder ``COL``."""
     pairs = zip(enumerate_terms(tree, row_pools, expanded), enumerate_terms(tree, mat_pools, expanded), strict=True)
     for prefix, whole in itertools.islice(pairs, limit):
-        if not is_tensor(whole) or rank(whole) != 2 or _has_unsupported(prefix) or _has_unsupported(whole):  # type: ignore[arg-type]
+        if not is_tensor(whole) or rank(whole) != 2 or _has_unsupported(prefix) or _has_unsupported(whole):
             continue
-        rows_sum = accumulate(init, sign, ReduceRows(whole, promote(s.dtype, s.dtype)), s.dtype)  # type: ignore[arg-type]
+        rows_sum = accumulate(init, sign, ReduceRows(whole, promote(s.dtype, s.dtype)), s.dtype)
         row_prefix = substitute(prefix, {BOUND: ScalarVar(COL, INT)})
         yield name, ScalarOp(sign, rows_sum, ReduceSum(row_prefix, s.dtype), s.dtype)  # type: ignore[arg-type]
 

@@ -190,7 +190,7 @@ def synthesize(
         array_names = {o.array for o in k.linear} | {r.array for r in k.rows}
 
         def survivors_of(expanded: bool) -> Iterator[tuple[tuple[str, object], ...]] | None:
-            return nest_candidates(examples, expanded, max_enumerate, max_survivors, deadline, stats)  # type: ignore[no-any-return]
+            return nest_candidates(examples, expanded, max_enumerate, max_survivors, deadline, stats)
     else:
         holes, pools = _holes(k)
         for h in holes:
@@ -301,15 +301,15 @@ def _synthesize_block(
     stats = replace(part.stats)
     stats.proofs_attempted += 1
     try:
-        refute_concretely(k, part.candidate, examples, ps)  # type: ignore[arg-type]
-        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps)  # type: ignore[arg-type]
+        refute_concretely(k, part.candidate, examples, ps)
+        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps)
     except VerificationError as err:
         raise NotLiftable(f"the outer loop '{k.var}' of the nest: {err}", k.outer.loc) from None
     return Synthesized(part.candidate, ps, PhasedProof((part.proof, proof), ("row kernel", "outer loop")), stats)  # type: ignore[arg-type]
 
 
 def _show_cand(c: Candidate) -> str:
-    return ", ".join(f"{n} = {show(t)}" for n, t in c.scalars + c.arrays)  # type: ignore[arg-type]
+    return ", ".join(f"{n} = {show(t)}" for n, t in c.scalars + c.arrays)
 
 
 def _filter(

@@ -273,7 +273,7 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
     inner_assigned = symexec.assigned_scalars(outer.body)
     invariant = {name: value for name, value in pre.scalars.items() if name not in inner_assigned}
     if invariant:
-        outer = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)  # type: ignore[assignment]
+        outer = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)
         assert isinstance(outer, For)
     outer, steps = _rebase_inductions(outer, pre.scalars)
     inner_assigned = symexec.assigned_scalars(outer.body)
@@ -532,25 +532,25 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
             case ReduceRows(TensorTensor("*", a, b, pd), d, "sum"):
                 la, ca = lift(a)
                 lb, cb = lift(b)
-                if ca and not cb and rank(a) == 1 and isinstance(b, Matrix | Transpose):  # type: ignore[arg-type]
+                if ca and not cb and rank(a) == 1 and isinstance(b, Matrix | Transpose):
                     return MatMul(la, _dense(transposed(b)), pd, d, True), True  # type: ignore[arg-type]
-                if cb and not ca and rank(b) == 1 and isinstance(a, Matrix | Transpose):  # type: ignore[arg-type]
+                if cb and not ca and rank(b) == 1 and isinstance(a, Matrix | Transpose):
                     return MatMul(lb, _dense(transposed(a)), pd, d, False), True  # type: ignore[arg-type]
                 raise refuse(x)
             case Full(Lit(1), ReduceSum(t, d) | ReduceMax(t, d) as red):
                 # one value per row, a reduction of the row's tensor: the row reductions of
                 # the lifted 2-D tensor, one column (a 3-D array summed per plane)
                 lt, changed = lift(t)
-                if not changed or not is_tensor(lt) or rank(lt) != 2:  # type: ignore[arg-type]
+                if not changed or not is_tensor(lt) or rank(lt) != 2:
                     raise refuse(x)
-                per_row = ReduceRows(lt, d, "sum" if isinstance(red, ReduceSum) else "max")  # type: ignore[arg-type]
+                per_row = ReduceRows(lt, d, "sum" if isinstance(red, ReduceSum) else "max")
                 return Matrix(per_row, m, Lit(1, INT)), True
             case TensorTensor() | TensorScalar() | TensorCast() | TensorMap() | TensorSelect():
                 def child(c: Term) -> Term:
                     nc, changed = lift(c)
                     if changed and not is_tensor(c):
                         raise refuse(x)  # a scalar that depends on the row
-                    if not changed and is_tensor(c) and rank(c) == 2:  # type: ignore[arg-type]
+                    if not changed and is_tensor(c) and rank(c) == 2:
                         raise refuse(x)  # a matrix per row: a 3-D value
                     return nc
 
@@ -589,7 +589,7 @@ def stack_rows(k: BlockKernel, t: Term) -> Tensor:
             return Matrix(Stack(var, m, substitute(value, env)), m, Lit(1, INT))
         case Flatten(Matrix(Stack(_, count) as column, nr, Lit(1), None)) if nr == count:
             t = column  # the rows of an inner stack of one value per row: that stack
-    if not is_tensor(t) or rank(t) != 1:  # type: ignore[arg-type]
+    if not is_tensor(t) or rank(t) != 1:
         raise NotLiftable(f"the rows of the nest compute {show(t)}, which has no 2-D form in TensIR yet", k.outer.loc)
     return Stack(var, m, substitute(t, env))
 
@@ -803,7 +803,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         s = enc(v.stride)
         value = substitute(o.value, shifted)
         at = enc_cur.at(value, "cc")  # type: ignore[arg-type]
-        row_values[v.array] = lambda c, value=value: enc_cur.at(value, c)  # type: ignore[misc]
+        row_values[v.array] = lambda c, value=value: enc_cur.at(value, c)
         # stated as "the row" and "everything else" (equivalent to one ite over the index;
         # cvc5 then matches the rows before i without arithmetic on x: timeout vs 0.2 s)
         transition.append(

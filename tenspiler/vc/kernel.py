@@ -395,7 +395,7 @@ def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str]
     return out
 
 
-def _loc_of_store(loop: For, array: str):  # type: ignore[no-untyped-def]
+def _loc_of_store(loop: For, array: str):
     for s in loop.body:
         if getattr(s, "array", None) == array:
             return s.loc

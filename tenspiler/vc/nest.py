@@ -890,14 +890,14 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
         env = {t.name: total_at(cand.scalar(t.name), total, stop) for t in k.totals if t.name in dict(cand.scalars)}
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
-            outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))  # type: ignore[arg-type]
+            outputs.append(ScalarOutput("return", lift_entry_scalar(k.result, None, env)))
     if k.post_stores:
         env = {t.name: total_at(cand.scalar(t.name), total, stop) for t in k.totals if t.name in dict(cand.scalars)}
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         if not partial or all(t.name in env for t in k.totals):
             for array, idx, stored in k.post_stores:  # `*total = s;` after the nest
-                at = lift_entry_scalar(idx, None, env)  # type: ignore[arg-type]
-                one = Full(Lit(1, INT), lift_entry_scalar(stored, None, env))  # type: ignore[arg-type]
+                at = lift_entry_scalar(idx, None, env)
+                one = Full(Lit(1, INT), lift_entry_scalar(stored, None, env))
                 outputs.append(ArrayOutput(array, at, plus_const(at, 1), one))
     if k.live_out:
         env = {t.name: total_at(cand.scalar(t.name), total, stop) for t in k.totals if t.name in dict(cand.scalars)}
@@ -906,7 +906,7 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
         env |= {n: lift_entry_scalar(v) for n, v in k.pre.scalars.items() if n not in env and n not in k.assigned}
         for name in k.live_out:
             if not partial or name in env or name not in k.assigned:
-                outputs.append(ScalarOutput(name, lift_entry_scalar(k.final_value(name), None, env)))  # type: ignore[arg-type]
+                outputs.append(ScalarOutput(name, lift_entry_scalar(k.final_value(name), None, env)))
     for o in k.linear:
         if partial and o.array not in given:
             continue
@@ -923,7 +923,7 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
         outputs.append(ArrayOutput(r.array, plus_const(start, r.offset), plus_const(stop, r.offset),
                                    substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
     same = tuple((lift_entry_scalar(a), lift_entry_scalar(b)) for a, b in k.same_cols)
-    return fold_summary(ProgramSummary(k.fn.name, tuple(outputs), same))  # type: ignore[arg-type]
+    return fold_summary(ProgramSummary(k.fn.name, tuple(outputs), same))
 
 
 def total_at(t: Scalar, lin: Scalar, rows_done: Scalar, col: Scalar | None = None) -> Scalar:
@@ -1251,7 +1251,7 @@ def is_matrix_output(t: Term) -> bool:
     and whose summary value is ``flatten(candidate)``."""
     from tenspiler.ir.terms import is_tensor, rank
 
-    return is_tensor(t) and rank(t) == 2  # type: ignore[arg-type]
+    return is_tensor(t) and rank(t) == 2
 
 
 #: A kernel of any supported shape.

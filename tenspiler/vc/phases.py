@@ -382,7 +382,7 @@ class _Rewriter:
             rel_lo, rel_hi = _minus(lo, w.lo), _minus(hi, w.lo)
             if whole and same_int(rel_lo, Lit(0, DType.INT)) and same_int(rel_hi, _minus(w.hi, w.lo)):
                 return w.value  # the whole written range
-            return onto(w.value, rel_lo, rel_hi)  # type: ignore[no-any-return]
+            return onto(w.value, rel_lo, rel_hi)
         if self.nonneg(_minus(w.lo, hi)) or self.nonneg(_minus(lo, w.hi)):
             return outside
         raise self.refuse(a, t)

@@ -182,7 +182,7 @@ def _header(fn: Function, ps: ProgramSummary, placement: Mapping[str, Any], dim:
         + ("." if chosen else "; chosen by tenspiler (it puts the most on Gemmini; --gemmini-config to choose)."),
         "Where each output is computed:",
     ]
-    for o in placement["outputs"]:  # type: ignore[index]
+    for o in placement["outputs"]:
         lines.append(f"  {o['output']}: {o['where']}")
         lines += [f"    - {n}" for n in o["notes"]]
     lines += [

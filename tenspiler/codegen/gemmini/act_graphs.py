@@ -369,7 +369,7 @@ def _gemm_operand(bld: _Builder, op: Operand, role: str, r: int, c: int, int8: b
         off = st.value(op.offset) if op.offset is not None else 0
         stride = st.value(op.stride) if op.stride is not None else c
         if op.kind == "view":
-            term: Term = TensorVar(op.base, op.term.dtype)  # type: ignore[union-attr]
+            term: Term = TensorVar(op.base, op.term.dtype)
             name = bld.name(op.base)
             what = f"{_index(op.base, off, stride, r, c)} (a view of the array, read in place)"
         else:

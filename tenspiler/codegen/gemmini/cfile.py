@@ -45,7 +45,7 @@ def param_c_type(fn: Function, name: str) -> str:
     """The C element / scalar type of parameter ``name`` (a Python kernel's integers: ``long
     long``; the int8 contract still decides what reaches Gemmini)."""
     p = fn.param(name)
-    d = p.type.elem if isinstance(p.type, PointerType) else p.type.dtype  # type: ignore[union-attr]
+    d = p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
     if p.c_type and d == DType.INT:
         return p.c_type
     if fn.python is not None and d == DType.INT:
@@ -273,7 +273,7 @@ class _Emitter:
         self.emit("} else {", 2)
         self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
         # a matrix product's m x n result is stored row-major: its flattening
-        source = Flatten(c.source) if is_tensor(c.source) and rank(c.source) == 2 else c.source  # type: ignore[arg-type]
+        source = Flatten(c.source) if is_tensor(c.source) and rank(c.source) == 2 else c.source
         self.fallback(c.name, source, c.scalar, 3)
         self.emit("}", 2)
         self.emit("}")

@@ -76,7 +76,7 @@ def _real_to_int(t: Term) -> bool:
 
 def _child_dtype(t: ScalarCast | TensorCast) -> DType:
     inner = t.scalar if isinstance(t, ScalarCast) else t.tensor
-    return inner.dtype  # type: ignore[union-attr]
+    return inner.dtype
 
 
 def _expected(fn: Function, ps: ProgramSummary, inputs: dict[str, Any]) -> list[Any]:

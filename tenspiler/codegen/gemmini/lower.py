@@ -225,7 +225,7 @@ def shape2(t: Term) -> tuple[Scalar, Scalar] | None:
         case Transpose(Matrix(_, rows, cols, _)):
             return cols, rows
     for c in children(t):
-        if is_tensor(c) and rank(c) == 2:  # type: ignore[arg-type]
+        if is_tensor(c) and rank(c) == 2:
             return shape2(c)
     return None
 
@@ -234,9 +234,9 @@ def _relu_operand(t: Term) -> Term | None:
     """``x`` when ``t`` is ``select(x > 0, x, 0)`` (or ``0 < x``) of a 1-D real tensor — exactly
     Gemmini's ReLU ``y > 0 ? y : 0`` (NaN and -0.0 give +0, as the select does)."""
     match t:
-        case TensorSelect(Cmp(">", x, Lit(0 | 0.0)), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:  # type: ignore[arg-type]
+        case TensorSelect(Cmp(">", x, Lit(0 | 0.0)), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:
             return x
-        case TensorSelect(Cmp("<", Lit(0 | 0.0), x), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:  # type: ignore[arg-type]
+        case TensorSelect(Cmp("<", Lit(0 | 0.0), x), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:
             return x
     return None
 
@@ -347,7 +347,7 @@ class _Planner:
 
     def _affine_operand(self, t: Term) -> Operand:
         v = _view(t)
-        if v is not None and self._elem_ok(t.dtype) and (v[0] in self.params):  # type: ignore[union-attr]
+        if v is not None and self._elem_ok(t.dtype) and (v[0] in self.params):
             return Operand("view", t, v[0], v[1], None)
         return Operand("host", self.host(t), "", Lit(0, DType.INT), None)
 
@@ -363,13 +363,13 @@ class _Planner:
                 self._fits({pd, rd, left.dtype, right.dtype}, t)
                 ops = []
                 for x in (left, right):
-                    self._int8_offset(x.matrix if isinstance(x, Transpose) else x, t, False)  # type: ignore[union-attr]
+                    self._int8_offset(x.matrix if isinstance(x, Transpose) else x, t, False)
                     if isinstance(x, Matrix):
                         ops.append(self._product_operand(x))
                     else:
-                        dims = (term_rows(x), term_cols(x))  # type: ignore[arg-type]
+                        dims = (term_rows(x), term_cols(x))
                         ops.append(Operand("host", self.host(x), "", Lit(0, DType.INT), dims[1], dims))
-                return self._gemm(t, ops[0], ops[1], term_rows(t), term_cols(t), term_cols(left),  # type: ignore[arg-type]
+                return self._gemm(t, ops[0], ops[1], term_rows(t), term_cols(t), term_cols(left),
                                   False, "matrix product")
             case ReduceRows(TensorTensor("*", l, r, pd), rd, "sum") if {rank(l), rank(r)} == {1, 2}:
                 mat, vec = (l, r) if rank(l) == 2 else (r, l)
@@ -396,7 +396,7 @@ class _Planner:
                                   "column sums (a ones row times the matrix)")
             case ReduceRows(x, rd, "sum") if rank(x) == 2 and (shape := shape2(x)) is not None:
                 # row sums of a matrix the host computes (e.g. map(exp, matrix(..))): times ones
-                self._fits({rd, x.dtype}, t)  # type: ignore[union-attr]
+                self._fits({rd, x.dtype}, t)
                 self._int8_offset(x, t, False)
                 a = Operand("host", self.host(x), "", Lit(0, DType.INT), shape[1], shape)
                 return self._gemm(t, a, Operand("ones", None, stride=Lit(0, DType.INT)), shape[0], one, shape[1], False,
@@ -422,7 +422,7 @@ class _Planner:
               a_offset: int = 0) -> GemmCall:
         if a_offset:
             what += f" of values shifted by {-a_offset} into int8 (the host adds {a_offset}·K back)"
-        c = GemmCall(self._fresh(), a, b, m, n, k, t, scalar, t.dtype, what, a_offset)  # type: ignore[union-attr]
+        c = GemmCall(self._fresh(), a, b, m, n, k, t, scalar, t.dtype, what, a_offset)
         self.plan.calls.append(c)
         return c
 
@@ -432,14 +432,14 @@ class _Planner:
         """``t·scale`` as scaled leaves plus constants, or None when ``t`` is not affine."""
         if not is_tensor(t):
             return None
-        integral = not t.dtype.is_float  # type: ignore[union-attr]
+        integral = not t.dtype.is_float
 
         def neg(s: Scalar | None, d: DType) -> Scalar:
             m1 = Lit(-1, d) if not d.is_float else Lit(-1.0, d)
             return m1 if s is None else ScalarOp("*", m1, s, d)
 
         def times(s: Scalar | None, f: Scalar) -> Scalar:
-            return f if s is None else ScalarOp("*", s, f, f.dtype)  # type: ignore[union-attr]
+            return f if s is None else ScalarOp("*", s, f, f.dtype)
 
         match t:
             case TensorTensor("+" | "-" as op, l, r, _) if rank(l) == 1 and rank(r) == 1:
@@ -460,7 +460,7 @@ class _Planner:
                 if op == "-" and left:  # s - x
                     inner = self._linear(x, neg(scale, t.dtype)) or ([(neg(scale, t.dtype), x)], [])
                     return inner[0], [*inner[1], times(scale, s)]
-                c = s if op == "+" else ScalarOp("*", Lit(-1, s.dtype) if not s.dtype.is_float else Lit(-1.0, s.dtype), s, s.dtype)  # type: ignore[union-attr]
+                c = s if op == "+" else ScalarOp("*", Lit(-1, s.dtype) if not s.dtype.is_float else Lit(-1.0, s.dtype), s, s.dtype)
                 inner = self._linear(x, scale) or ([(scale, x)], [])
                 return inner[0], [*inner[1], times(scale, c)]
         return None
@@ -475,12 +475,12 @@ class _Planner:
         if lin is None or rank(t) != 1:
             return None
         leaves, consts = lin
-        dtypes = {t.dtype} | {x.dtype for _, x in leaves} | {c.dtype for c in consts}  # type: ignore[union-attr]
+        dtypes = {t.dtype} | {x.dtype for _, x in leaves} | {c.dtype for c in consts}
         self._fits(dtypes, t)
         terms: list[tuple[Scalar | None, Operand]] = [(s, self._affine_operand(x)) for s, x in leaves]
         constant: Scalar | None = None
         for c in consts:
-            constant = c if constant is None else ScalarOp("+", constant, c, c.dtype)  # type: ignore[union-attr]
+            constant = c if constant is None else ScalarOp("+", constant, c, c.dtype)
         # the value of each term, for a partial call's source (what its host fallback computes)
         values: list[Term] = [x if s is None else TensorScalar("*", x, s, False, t.dtype) for s, x in leaves]  # type: ignore[arg-type]
         # at most three moves per row: fold the rest into earlier calls
@@ -537,13 +537,13 @@ class _Planner:
         try:
             g = self._product(t)
             if g is not None:
-                out = ScalarVar(g.name, t.dtype) if g.scalar else TensorVar(g.name, t.dtype)  # type: ignore[union-attr]
+                out = ScalarVar(g.name, t.dtype) if g.scalar else TensorVar(g.name, t.dtype)
                 if isinstance(t, MatMul):  # the m x n result, row-major in the call's buffer
                     out = Matrix(out, g.m, g.n)  # type: ignore[arg-type]
-            elif is_tensor(t) and rank(t) == 1:  # type: ignore[arg-type]
-                a = self._affine(t)  # type: ignore[arg-type]
+            elif is_tensor(t) and rank(t) == 1:
+                a = self._affine(t)
                 if a is not None:
-                    out = TensorVar(a.name, t.dtype)  # type: ignore[union-attr]
+                    out = TensorVar(a.name, t.dtype)
         except _HostOnly as e:
             self._note(e)
         if out is None:
