@@ -78,7 +78,7 @@ def _check_one(
     outputs = returned_outputs(ps)
     written = {o.array for o in outputs if isinstance(o, ArrayOutput)}
     for p in fn.arrays:
-        if p.name not in written and not results_agree(inputs[p.name], state[p.name], p.type.elem):  # type: ignore[union-attr]
+        if p.name not in written and not results_agree(inputs[p.name], state[p.name], p.elem):
             return f"C modified {p.name!r} but the summary has no output for it"
     expected = outputs_of(fn, ps, state)
 
@@ -220,7 +220,7 @@ def model_mismatch(fn: Function, model: Mapping[str, object], state: Mapping[str
         return f"return: C gave {show_value(state['return'])}, the loop IR {show_value(model['return'])}"
     for p in fn.arrays:
         if p.name in state and p.name in model:
-            elem = p.type.elem  # type: ignore[union-attr]
+            elem = p.elem
             if not same(state[p.name], model[p.name], elem):
                 return f"{p.name}: C gave {show_value(state[p.name])}, the loop IR {show_value(model[p.name])}"
     return None

@@ -52,6 +52,18 @@ BIN_OPS: tuple[BinOpName, ...] = ("+", "-", "*", "/", "%")
 FLOOR_OPS: tuple[BinOpName, ...] = ("//", "mod")
 
 
+def binop(op: str) -> BinOpName:
+    """``op`` as a binary operator name.
+
+    Raises:
+        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS`.
+    """
+    for name in (*BIN_OPS, *FLOOR_OPS):
+        if op == name:
+            return name
+    raise ValueError(f"not a binary operator: {op!r}")
+
+
 @dataclass(frozen=True)
 class ScalarType:
     dtype: DType
@@ -274,6 +286,17 @@ class Param:
     type: Type
     loc: SourceLoc | None = field(default=None, compare=False)
     c_type: str = field(default="", compare=False)
+
+    @property
+    def elem(self) -> DType:
+        """The element dtype of a pointer parameter.
+
+        Raises:
+            TypeError: a scalar parameter.
+        """
+        if isinstance(self.type, PointerType):
+            return self.type.elem
+        raise TypeError(f"parameter {self.name!r} is not an array")
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    as_scalar,
+    as_tensor,
     is_tensor,
     promote,
     rank,
@@ -60,6 +62,7 @@ from tenspiler.loops.ir import (
     Select,
     Unary,
     Var,
+    binop,
 )
 from tenspiler.synth.trees import (
     Pools,
@@ -435,7 +438,7 @@ def _per_row_totals(name: str, sign: Any, tree: Any, s: Any, init: Scalar, row_p
             continue
         rows_sum = accumulate(init, sign, ReduceRows(whole, promote(s.dtype, s.dtype)), s.dtype)
         row_prefix = substitute(prefix, {BOUND: ScalarVar(COL, INT)})
-        yield name, ScalarOp(sign, rows_sum, ReduceSum(row_prefix, s.dtype), s.dtype)  # type: ignore[arg-type]
+        yield name, ScalarOp(binop(sign), as_scalar(rows_sum), ReduceSum(as_tensor(row_prefix), s.dtype), s.dtype)
 
 
 def _summand(s: Any) -> Expr:
@@ -458,8 +461,8 @@ def _row_total(init: Term, sign: str, rows2d: Tensor, dtype: DType) -> Tensor:
     if isinstance(init, Lit) and init.value == 0:
         return red if sign == "+" else TensorScalar("-", red, Lit(0, dtype), True, red.dtype)
     if is_tensor(init):
-        return TensorTensor(sign, init, red, red.dtype)  # type: ignore[arg-type]
-    return TensorScalar(sign, red, init, True, red.dtype)  # type: ignore[arg-type]
+        return TensorTensor(binop(sign), init, red, red.dtype)
+    return TensorScalar(binop(sign), red, as_scalar(init), True, red.dtype)
 
 
 def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
@@ -494,9 +497,9 @@ def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
             conv = _lift_row(k, x, totals)
             if value_preserving(x.dtype, d):
                 return conv
-            return TensorCast(conv, d) if is_tensor(conv) else ScalarCast(conv, d)  # type: ignore[arg-type]
+            return TensorCast(conv, d) if is_tensor(conv) else ScalarCast(as_scalar(conv), d)
         case Call(f, x, d):
             arg = _lift_row(k, x, totals)
-            return TensorMap(f, arg, d) if is_tensor(arg) else ScalarApply(f, arg, d)  # type: ignore[arg-type]
+            return TensorMap(f, arg, d) if is_tensor(arg) else ScalarApply(f, as_scalar(arg), d)
         case _:
             assert_never(e)

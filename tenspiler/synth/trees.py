@@ -43,6 +43,8 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    as_scalar,
+    as_tensor,
     promote,
 )
 from tenspiler.ir.terms import Cond as TCond
@@ -527,9 +529,9 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
         case Neg(x, dtype, kind):
             for v in enumerate_terms(x, pools, expanded):
                 if kind == "vector":
-                    yield TensorScalar("-", v, Lit(0, _arith(dtype)), True, _arith(dtype))  # type: ignore[arg-type]
+                    yield TensorScalar("-", as_tensor(v), Lit(0, _arith(dtype)), True, _arith(dtype))
                 else:
-                    yield ScalarOp("-", Lit(0, _arith(dtype)), v, _arith(dtype))  # type: ignore[arg-type]
+                    yield ScalarOp("-", Lit(0, _arith(dtype)), as_scalar(v), _arith(dtype))
         case SelNode(cond, then, other, dtype, kind):
             conds = _first(_enumerate_cond(cond, pools, expanded))
             thens = _first(enumerate_terms(then, pools, expanded))
@@ -538,13 +540,13 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
                 if kind == "vector":
                     yield TensorSelect(cc, ta, tb, _arith(dtype))
                 else:
-                    yield ScalarSelect(cc, ta, tb, _arith(dtype))  # type: ignore[arg-type]
+                    yield ScalarSelect(cc, as_scalar(ta), as_scalar(tb), _arith(dtype))
         case Fn(f, x, dtype, kind):
             for v in enumerate_terms(x, pools, expanded):
-                yield TensorMap(f, v, dtype) if kind == "vector" else ScalarApply(f, v, dtype)  # type: ignore[arg-type]
+                yield TensorMap(f, as_tensor(v), dtype) if kind == "vector" else ScalarApply(f, as_scalar(v), dtype)
         case Conv(x, dtype, kind):
             for v in enumerate_terms(x, pools, expanded):
-                yield TensorCast(v, dtype) if kind == "vector" else ScalarCast(v, dtype)  # type: ignore[arg-type]
+                yield TensorCast(as_tensor(v), dtype) if kind == "vector" else ScalarCast(as_scalar(v), dtype)
         case Node(op, l, r, dtype, kind):
             ops: tuple[BinOpName, ...] = (op, *[o for o in BIN_OPS if o != op]) if expanded else (op,)
             if dtype.is_float:
@@ -578,12 +580,12 @@ def _arith(d: DType) -> DType:
 
 def combine(op: BinOpName, a: Term, b: Term, ka: Kind, kb: Kind, dtype: DType) -> Term:
     if ka == "vector" and kb == "vector":
-        return TensorTensor(op, a, b, dtype)  # type: ignore[arg-type]
+        return TensorTensor(op, as_tensor(a), as_tensor(b), dtype)
     if ka == "vector":
-        return TensorScalar(op, a, b, False, dtype)  # type: ignore[arg-type]
+        return TensorScalar(op, as_tensor(a), as_scalar(b), False, dtype)
     if kb == "vector":
-        return TensorScalar(op, b, a, True, dtype)  # type: ignore[arg-type]
-    return ScalarOp(op, a, b, dtype)  # type: ignore[arg-type]
+        return TensorScalar(op, as_tensor(b), as_scalar(a), True, dtype)
+    return ScalarOp(op, as_scalar(a), as_scalar(b), dtype)
 
 
 def accumulate(init: Scalar | None, sign: Literal["+", "-"], body: Tensor, dtype: DType) -> Scalar:

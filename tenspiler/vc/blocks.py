@@ -353,7 +353,7 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
     row_params = (
         *fn.params,
         Param(i, ScalarType(INT), outer.loc),
-        *(Param(v.param, PointerType(fn.param(v.array).type.elem), outer.loc, fn.param(v.array).c_type)  # type: ignore[union-attr]
+        *(Param(v.param, PointerType(fn.param(v.array).elem), outer.loc, fn.param(v.array).c_type)
           for v in views),
     )
     row_fn = Function(
@@ -582,7 +582,7 @@ def stack_rows(k: BlockKernel, t: Term) -> Tensor:
     r = ScalarVar(var, INT)
     env: dict[str, Term] = {k.var: r}
     for v in k.views:
-        d = k.fn.param(v.array).type.elem  # type: ignore[union-attr]
+        d = k.fn.param(v.array).elem
         env[v.param] = Tail(TensorVar(v.array, d), ScalarOp("*", r, lift_entry_scalar(v.stride), INT))
     match t:
         case Full(Lit(1), value):
@@ -725,7 +725,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     nexts = {v.array: f"{v.array}.n" for v in written}
     heads = {v.array: head_name(v.array) for v in written}
     for v in written:
-        sort = array_sort(fn.param(v.array).type.elem)  # type: ignore[union-attr]
+        sort = array_sort(fn.param(v.array).elem)
         decls += [f"(declare-const {heads[v.array]} {sort})", f"(declare-const {nexts[v.array]} {sort})"]
     entry = SmtEncoder({**entry_scalars, **entry_arrays})
 
@@ -766,7 +766,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         return "(and " + " ".join(parts) + ")"
 
     def uint8(v: RowView) -> bool:
-        return fn.param(v.array).type.elem == DType.UINT8  # type: ignore[union-attr]
+        return fn.param(v.array).elem == DType.UINT8
 
     # the row kernel's assumptions: those over the shared parameters hold for the whole
     # function; those about the row (its counter or a row array) are proved per iteration
@@ -787,7 +787,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     cur = {**entry_scalars, **entry_arrays, **heads, k.var: iv}
     enc_cur = SmtEncoder(cur, {}, entry.definitions, entry._rec_names)
     shifted: dict[str, Term] = {
-        v.param: Tail(TensorVar(v.array, fn.param(v.array).type.elem),  # type: ignore[union-attr]
+        v.param: Tail(TensorVar(v.array, fn.param(v.array).elem),
                       ScalarOp("*", ScalarVar(k.var, INT), lift_entry_scalar(v.stride), INT))
         for v in k.views
     }
@@ -872,7 +872,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         decls.append(f"(declare-const {entry_name(k.var)} Int)")
         inst = [f"(= {entry_name(k.var)} {iv})"]
         for v in k.views:
-            sort = array_sort(fn.param(v.array).type.elem)  # type: ignore[union-attr]
+            sort = array_sort(fn.param(v.array).elem)
             decls.append(f"(declare-const {entry_name(v.param)} {sort})")
             base = heads.get(v.array, entry_arrays[v.array])
             inst.append(f"(forall ((e Int)) (= (select {entry_name(v.param)} e) "

@@ -55,6 +55,8 @@ from tenspiler.ir.terms import (
     Tensor,
     TensorVar,
     Term,
+    as_scalar,
+    as_tensor,
     cols,
     map_children,
     promote,
@@ -220,7 +222,7 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
     for a in k.arrays:
         lo = plus_const(start, a.offset)
         hi = plus_const(stop, a.offset)
-        outputs.append(ArrayOutput(a.array, lo, hi, substitute(cand.array(a.array), env)))  # type: ignore[arg-type]
+        outputs.append(ArrayOutput(a.array, lo, hi, as_tensor(substitute(cand.array(a.array), env))))
     for name in k.live_out:
         outputs.append(ScalarOutput(name, exit_term(k, cand, k.final_value(name))))
     for array, idx, value in k.post_stores:  # `*result = s;` after the loop
@@ -234,9 +236,10 @@ def fold_summary(ps: ProgramSummary) -> ProgramSummary:
     out: list[ArrayOutput | ScalarOutput] = []
     for o in ps.outputs:
         if isinstance(o, ArrayOutput):
-            out.append(ArrayOutput(o.array, fold_indices(o.lo), fold_indices(o.hi), fold_indices(o.value)))  # type: ignore[arg-type]
+            out.append(ArrayOutput(o.array, as_scalar(fold_indices(o.lo)), as_scalar(fold_indices(o.hi)),
+                                   as_tensor(fold_indices(o.value))))
         else:
-            out.append(ScalarOutput(o.name, fold_indices(o.value)))  # type: ignore[arg-type]
+            out.append(ScalarOutput(o.name, as_scalar(fold_indices(o.value))))
     return ProgramSummary(ps.function, tuple(out), ps.preconditions)
 
 
@@ -252,7 +255,7 @@ def exit_term(k: LoopKernel, cand: Candidate, e: Expr) -> Scalar:
     stop = lift_entry_scalar(k.stop, k)
     env: dict[str, Scalar] = {k.var: stop}
     for s in k.scalars:
-        env[s.name] = substitute(cand.scalar(s.name), {BOUND: stop})  # type: ignore[assignment]
+        env[s.name] = as_scalar(substitute(cand.scalar(s.name), {BOUND: stop}))
     for ind in k.inductions:
         env[ind.name] = lift_entry_scalar(k.closed_form(ind, k.stop), k)
     for name, value in k.pre.scalars.items():

@@ -42,6 +42,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     TensorVar,
     Term,
+    as_tensor,
     free_vars,
     substitute,
 )
@@ -912,16 +913,17 @@ def nest_summary(k: NestKernel, cand: Candidate, partial: bool = False) -> Progr
             continue
         if is_matrix_output(cand.array(o.array)):
             # rows 0..stop of the 2-D value, flattened (matrix outputs need start == 0)
-            value = Flatten(substitute(cand.array(o.array), {BOUND: stop}))  # type: ignore[arg-type]
+            value = Flatten(as_tensor(substitute(cand.array(o.array), {BOUND: stop})))
             outputs.append(ArrayOutput(o.array, Lit(o.offset, INT), plus_const(total, o.offset), value))
             continue
         lo = plus_const(ScalarOp("*", start, lift_entry_scalar(k.cols), INT), o.offset) if not _zero(start) else plus_const(start, o.offset)
-        outputs.append(ArrayOutput(o.array, lo, plus_const(total, o.offset), substitute(cand.array(o.array), {BOUND: total})))  # type: ignore[arg-type]
+        outputs.append(ArrayOutput(o.array, lo, plus_const(total, o.offset),
+                                   as_tensor(substitute(cand.array(o.array), {BOUND: total}))))
     for r in k.rows:
         if partial and r.array not in given:
             continue
         outputs.append(ArrayOutput(r.array, plus_const(start, r.offset), plus_const(stop, r.offset),
-                                   substitute(cand.array(r.array), {BOUND: stop})))  # type: ignore[arg-type]
+                                   as_tensor(substitute(cand.array(r.array), {BOUND: stop}))))
     same = tuple((lift_entry_scalar(a), lift_entry_scalar(b)) for a, b in k.same_cols)
     return fold_summary(ProgramSummary(k.fn.name, tuple(outputs), same))
 

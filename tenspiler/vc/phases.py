@@ -55,6 +55,8 @@ from tenspiler.ir.terms import (
     Take,
     TensorVar,
     Term,
+    as_scalar,
+    as_tensor,
     free_vars,
     map_children,
     substitute,
@@ -147,9 +149,9 @@ class PhasedKernel:
         for ph in self.phases:
             env = {name: lift_entry_scalar(v) for name, v in ph.entry_env.items()}
             for left, right, what in ph.kernel.trip_counts():
-                t = (substitute(left, env), substitute(right, env), what)
+                t = (as_scalar(substitute(left, env)), as_scalar(substitute(right, env)), what)
                 if t not in out:
-                    out.append(t)  # type: ignore[arg-type]
+                    out.append(t)
         return out
 
     def invariants(self, cand: Sequence[Any]) -> list[str]:
@@ -271,7 +273,7 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
     for phase in k.phases:
         env = {name: lift_entry_scalar(v) for name, v in phase.entry_env.items()}
         for left, right, _ in phase.kernel.trip_counts():
-            facts.append(_minus(substitute(right, env), substitute(left, env)))  # type: ignore[arg-type]
+            facts.append(_minus(as_scalar(substitute(right, env)), as_scalar(substitute(left, env))))
     for phase, ps in zip(k.phases, summaries, strict=True):
         loop = next(s for s in phase.fn.body if isinstance(s, For))
         rw = _Rewriter(scalars, writes, phase.index, loop.loc, facts)
@@ -286,7 +288,7 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
                     new_scalars[o.name] = value
             else:
                 lo, hi = rw.scalar(o.lo), rw.scalar(o.hi)
-                new_writes[o.array] = ArrayOutput(o.array, lo, hi, rw.term(o.value))  # type: ignore[arg-type]
+                new_writes[o.array] = ArrayOutput(o.array, lo, hi, as_tensor(rw.term(o.value)))
         for a, b in ps.preconditions:
             preconditions.append((rw.scalar(a), rw.scalar(b)))
         scalars.update(new_scalars)
@@ -325,7 +327,7 @@ class _Rewriter:
         self.loc = loc
 
     def scalar(self, t: Scalar) -> Scalar:
-        return self.term(t)  # type: ignore[return-value]
+        return as_scalar(self.term(t))
 
     def term(self, t: Term) -> Term:
         match t:
@@ -361,7 +363,7 @@ class _Rewriter:
                 def mat(v: Term, lo: Scalar, hi: Scalar) -> Term:
                     if not same_int(lo, Lit(0, DType.INT)):
                         raise self.refuse(a, t)
-                    return Matrix(v, r2, c2, s2)  # type: ignore[arg-type]
+                    return Matrix(as_tensor(v), r2, c2, s2)
 
                 return self.view(a, Lit(0, DType.INT), size, mat, t, Matrix(TensorVar(a, t.dtype), r2, c2, s2),
                                  whole=False)
@@ -405,8 +407,8 @@ def _slice(v: Term, lo: Scalar, hi: Scalar) -> Term:
     to the written range's start)."""
     zero = same_int(lo, Lit(0, DType.INT))
     if zero:
-        return Take(v, hi)  # type: ignore[arg-type]
-    return Slice(v, lo, hi)  # type: ignore[arg-type]
+        return Take(as_tensor(v), hi)
+    return Slice(as_tensor(v), lo, hi)
 
 
 # ---------------------------------------------------------------- exact index arithmetic

@@ -641,6 +641,6 @@ class PlanRunner:
 def runner_spec(fn: Function, ps: ProgramSummary, plan: Plan) -> RunnerSpec:
     arrays = [p for p in fn.params if isinstance(p.type, PointerType)]
     return RunnerSpec(plan, tuple(size_parameters(fn, ps)), tuple(p.name for p in arrays),
-                      tuple(p.name for p in arrays if p.type.elem == DType.FLOAT),  # type: ignore[union-attr]
+                      tuple(p.name for p in arrays if p.elem == DType.FLOAT),
                       fn.return_dtype == DType.FLOAT)
 

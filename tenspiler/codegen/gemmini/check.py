@@ -84,7 +84,7 @@ def _expected(fn: Function, ps: ProgramSummary, inputs: dict[str, Any]) -> list[
     out: list[Any] = []
     for o in returned_outputs(ps):
         if isinstance(o, ArrayOutput):
-            arr = np.asarray(inputs[o.array]).astype(np.float64 if fn.param(o.array).type.elem.is_float else np.int64)  # type: ignore[union-attr]
+            arr = np.asarray(inputs[o.array]).astype(np.float64 if fn.param(o.array).elem.is_float else np.int64)
             lo, hi = int(evaluate(o.lo, env)), int(evaluate(o.hi, env))
             arr[lo:hi] = evaluate(o.value, env)
             out.append(arr)
@@ -133,7 +133,7 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
             if _real_to_int(o.value):
                 continue  # rounding of float32 vs real arithmetic meets a discontinuous cast
             got = state[o.array] if isinstance(o, ArrayOutput) else state["return"]
-            dtype = fn.param(o.array).type.elem if isinstance(o, ArrayOutput) else fn.return_dtype  # type: ignore[union-attr]
+            dtype = fn.param(o.array).elem if isinstance(o, ArrayOutput) else fn.return_dtype
             if not results_agree(w, got, dtype):  # type: ignore[arg-type]
                 problem = f"{show_output(o)}: interpreter gave {np.asarray(w)!r}, Gemmini gave {np.asarray(got)!r}"
                 break
