@@ -65,10 +65,12 @@ class Lifted:
 
     @property
     def status(self) -> str:
+        """``"verified"`` (a :class:`Lifted` is only made for verified results)."""
         return self.result.status
 
     @property
     def function(self) -> str | None:
+        """The lifted function's name."""
         return self.result.function
 
     @property
@@ -78,10 +80,12 @@ class Lifted:
 
     @property
     def invariants(self) -> list[str]:
+        """The loop invariants that prove the summary, in TensIR syntax."""
         return self.result.invariants
 
     @property
     def assumptions(self) -> list[str]:
+        """The preconditions the proof relies on (checked by the generated code)."""
         return self.result.assumptions
 
     @property
@@ -200,14 +204,15 @@ def lift(
         function: the function to lift (default: the function object's name, else the
             last one defined).
         language: ``"c"``, ``"cxx"`` or ``"python"`` for source text (files: by suffix).
-        timeout: synthesis budget (seconds); ``proof_timeout``: seconds per VC clause.
+        timeout: synthesis budget (seconds).
+        proof_timeout: seconds per VC clause.
         check: translation validation: compare the loop IR and the generated code with the
             original (C compiled with UBSan, or the Python function) on random and
             adversarial inputs; a disagreement means "not lifted". Default (``None``): on
             when it can run (a C / C++ compiler exists; always for Python).
         seed: seed of the random program states.
-        cache: use the persistent result cache (:mod:`tenspiler.cache`); ``cache_dir``
-            overrides its folder.
+        cache: use the persistent result cache (:mod:`tenspiler.cache`).
+        cache_dir: the cache's folder (default: :meth:`ResultCache.default`).
         recheck: on a cache hit, re-prove the stored certificate with cvc5 first.
 
     Returns:

@@ -132,10 +132,16 @@ def lift_file(
         out_dir: where to write ``<function><suffix>`` per backend and
             ``<function>.smt2``; ``None`` writes only the certificate, into
             :func:`default_certificate_dir`.
-        timeout: synthesis budget in seconds; ``proof_timeout``: seconds per VC clause.
-        check: compile the C with ``cc -O2`` and compare it with the generated code on
-            random inputs.
+        timeout: synthesis budget in seconds.
+        proof_timeout: seconds per VC clause.
+        check: translation validation: compile the source (or run the Python function) and
+            compare it with the loop IR and the generated code on random and adversarial
+            inputs.
         force: allow overwriting existing files in ``out_dir``.
+        seed: seed of the random program states.
+        progress: called with one line per phase step (``lift -v``), or ``None``.
+        backend_options: backend name → options of that backend (``{"gemmini": {"dim":
+            16}}``).
 
     Never raises for bad input or failed lifting: the result's ``status`` and ``message``
     say what happened (and ``exit_code`` gives the CLI's exit code).

@@ -204,7 +204,7 @@ def test_relocation_rewrites_only_hbm_addresses():
         spec = ISA4.instruction(old.name)
         assert old.alpha == new.alpha
         for attr, x, y in zip(spec.beta, old.beta, new.beta, strict=True):
-            hbm = any(s.start == attr or s.stride == attr for s in (spec.output, *spec.inputs) if ISA4.buffer(s.buffer).hbm)
+            hbm = any(attr in (s.start, s.stride) for s in (spec.output, *spec.inputs) if ISA4.buffer(s.buffer).hbm)
             assert isinstance(y, E) if hbm else y == x
     with pytest.raises(ValueError, match="no run-time reference"):
         relocate(ISA4, first, {k: v for k, v in refs.items() if k != "B"})

@@ -95,7 +95,7 @@ def test_cache_key_and_store_contract(tmp_path: Path) -> None:
 
 def test_cache_key_changes_with_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Edited tenspiler code (same version number) never reuses a result of the old code."""
-    import tenspiler.cache as cache
+    from tenspiler import cache
 
     before = cache_key("x", "c", "f", ["numpy"])
     assert len(cache.code_fingerprint()) == 64

@@ -143,7 +143,7 @@ def test_a_missing_extra_is_named_exit_2(monkeypatch: pytest.MonkeyPatch, capsys
     """--to gemmini without the [act] extra (simulated: egglog not found) names the extra."""
     import importlib.util
 
-    import tenspiler.codegen.registry as registry
+    from tenspiler.codegen import registry
 
     monkeypatch.setattr(registry, "_REGISTRY", {k: v for k, v in registry._REGISTRY.items() if k != "gemmini"})
     real = importlib.util.find_spec
@@ -166,7 +166,7 @@ def test_internal_error_exit_3_never_verified(monkeypatch: pytest.MonkeyPatch, c
     """An unexpected exception inside the pipeline is status internal_error, exit code 3, and
     the API raises InternalError (not the bad-input or not-lifted class)."""
     import tenspiler
-    import tenspiler.pipeline as pipeline
+    from tenspiler import pipeline
 
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("synthetic bug")

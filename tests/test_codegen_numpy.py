@@ -365,7 +365,7 @@ def test_unknown_backend_lists_known_names() -> None:
 
 
 def test_duplicate_registration_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tenspiler.codegen.registry as registry
+    from tenspiler.codegen import registry
 
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     with pytest.raises(ValueError, match="numpy"):

@@ -356,8 +356,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                     if r0 + rows > nrows[sp]:
                         raise _out_of_range(i, inst, sp, r0, rows, "mvin", nrows[sp])
                     dep = max(max(r_exs[r0:r1]), max(r_sts[r0:r1]), max(w_exs[r0:r1]))
-                    if dep > start:
-                        start = dep
+                    start = max(start, dep)
             if dram:
                 esize = acc_size if (sp and not shrunk[_MVIN_ID[name]]) else in_size
                 nbytes = rows * cols * esize
@@ -376,8 +375,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                 for b in range(blocks):
                     r0 = row + b * dim
                     w_lds[r0:r0 + rows] = fill
-            if done > ret_ld:
-                ret_ld = done
+            ret_ld = max(ret_ld, done)
             q_ld.append(ret_ld)
             retire = ret_ld
 
@@ -393,16 +391,14 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                 if r0 + a_span > nrows[sp]:
                     raise _out_of_range(i, inst, sp, r0, a_span, "compute (A)", nrows[sp])
                 dep = max(max(w_ld[sp][r0:r0 + a_span]), max(w_ex[sp][r0:r0 + a_span]))
-                if dep > start:
-                    start = dep
+                start = max(start, dep)
             bd_n = int(args[5]) if bd != _GARBAGE else 0
             if bd_n > 0:
                 sp, r0 = (1 if bd & _ACC_BIT else 0), bd & _ROW_MASK
                 if r0 + bd_n > nrows[sp]:
                     raise _out_of_range(i, inst, sp, r0, bd_n, "compute (B/D)", nrows[sp])
                 dep = max(max(w_ld[sp][r0:r0 + bd_n]), max(w_ex[sp][r0:r0 + bd_n]))
-                if dep > start:
-                    start = dep
+                start = max(start, dep)
             c, c_rows, c_cols = pend_c, pend_c_rows, pend_c_cols
             pend_c = _GARBAGE
             if c != _GARBAGE and c_rows > 0:
@@ -410,8 +406,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                 if c0 + c_rows > nrows[csp]:
                     raise _out_of_range(i, inst, csp, c0, c_rows, "compute (C)", nrows[csp])
                 dep = max(max(r_st[csp][c0:c0 + c_rows]), max(w_ld[csp][c0:c0 + c_rows]))
-                if dep > start:
-                    start = dep
+                start = max(start, dep)
             arr_free = start + comp
             ctl_ex = start + 1
             done = arr_free + arr_lat
@@ -430,8 +425,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                         macs += a_rows * a_cols * c_cols
                 elif bd != _GARBAGE:
                     macs += a_rows * a_cols * bd_cols
-            if done > ret_ex:
-                ret_ex = done
+            ret_ex = max(ret_ex, done)
             q_ex.append(ret_ex)
             retire = ret_ex
 
@@ -447,15 +441,13 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                 if r0 + bd_rows > nrows[sp]:
                     raise _out_of_range(i, inst, sp, r0, bd_rows, "preload (B/D)", nrows[sp])
                 dep = max(max(w_ld[sp][r0:r0 + bd_rows]), max(w_ex[sp][r0:r0 + bd_rows]))
-                if dep > start:
-                    start = dep
+                start = max(start, dep)
                 w_ready = max(start, w_free) + wl_cycles
                 w_free = w_ready
                 r_ex[sp][r0:r0 + bd_rows] = [w_ready] * bd_rows
             pend_c, pend_c_rows, pend_c_cols = c, c_rows, c_cols
             ctl_ex = done = start + pre
-            if done > ret_ex:
-                ret_ex = done
+            ret_ex = max(ret_ex, done)
             q_ex.append(ret_ex)
             retire = ret_ex
 
@@ -473,8 +465,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                 if row + rows > nrows[sp]:
                     raise _out_of_range(i, inst, sp, row, rows, "mvout", nrows[sp])
                 dep = max(max(w_ld[sp][row:row + rows]), max(w_ex[sp][row:row + rows]))
-                if dep > start:
-                    start = dep
+                start = max(start, dep)
             esize = acc_size if (sp and laddr & _RAW_BIT) else in_size
             nbytes = rows * cols * esize
             occ = max(1, -(-nbytes // bw))
@@ -485,8 +476,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
             busy_st += occ
             if rows > 0:
                 r_st[sp][row:row + rows] = [done] * rows
-            if done > ret_st:
-                ret_st = done
+            ret_st = max(ret_st, done)
             q_st.append(ret_st)
             retire = ret_st
 
@@ -544,8 +534,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
             retire = done = issue + 1
 
         host = max(issue + interval, retire) if kind == _FENCE else issue + interval
-        if retire > end:
-            end = retire
+        end = max(end, retire)
         if timings is not None:
             timings.append(Timing(issue, start, done))
 

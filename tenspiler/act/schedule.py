@@ -18,6 +18,7 @@ the procedures only build non-negative values (sizes, offsets, addresses), ``//`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -268,7 +269,7 @@ def _c(e: ExprLike, ptrs: frozenset[str] = frozenset()) -> str:
 
 def _c_const(v: int | float | str) -> str:
     if isinstance(v, float):
-        return f"{v!r}f" if v == v and abs(v) != float("inf") else "NAN"
+        return f"{v!r}f" if math.isfinite(v) else "NAN"
     if isinstance(v, int):
         return f"{v}u" if v < 2**31 else f"{v:#x}ull"
     return str(v)

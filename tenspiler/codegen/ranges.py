@@ -20,7 +20,7 @@ include the extreme values of each C type (``tests/test_backends.py``, ``tests/t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.codegen.base import operands
@@ -112,8 +112,8 @@ def _fits(iv: Interval, dtype: str) -> bool:
     return iv.lo is not None and iv.hi is not None and r.lo <= iv.lo and iv.hi <= r.hi
 
 
-def _corners(f, x: Interval, y: Interval) -> Interval:
-    if not (x.bounded and y.bounded):
+def _corners(f: Callable[[int, int], int], x: Interval, y: Interval) -> Interval:
+    if x.lo is None or x.hi is None or y.lo is None or y.hi is None:
         return UNBOUNDED
     vals = [f(a, b) for a in (x.lo, x.hi) for b in (y.lo, y.hi)]
     return Interval(min(vals), max(vals))

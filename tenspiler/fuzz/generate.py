@@ -146,6 +146,10 @@ class Param:
     index: bool = False
 
 
+#: What a body generator returns: the C text, the parameters, the return type, the shape.
+_Body = tuple[str, list[Param], str | None, str]
+
+
 @dataclass
 class KernelSpec:
     name: str
@@ -412,7 +416,7 @@ def c_kernel(d: Draw, name: str = "kern", shape: str | None = None) -> KernelSpe
                       exact_return=exact)
 
 
-def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
+def _single_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool) -> _Body:
     d = g.d
     max_off = d.pick([0, 0, 0, 1, 2])
     start = d.pick([0, 0, 0, 1])
@@ -674,7 +678,7 @@ def _fill_value(g: _CGen, env: dict[str, list[str]], t: str) -> str:
     return d.pick([f"{v} * i + 1.0f", f"i * {v} + 0.5", f"(float) i * {v}", f"i / 2.0f + {v}", "(float) i"])
 
 
-def _phases_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
+def _phases_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool) -> _Body:
     """Two or three top-level loops one after another (loop phases): reductions whose result
     a later loop reads, elementwise loops whose output a later loop reads or rewrites,
     running maxima from index 1, fills and iotas, with straight-line code between the loops
@@ -888,7 +892,7 @@ def _phases_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     return "\n".join(lines) + "\n", params, ret, "1d"
 
 
-def _nested_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
+def _nested_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool) -> _Body:
     d = g.d
     g.feats.add("nested")
     params = [Param("A", elem, True, "m * n")]
@@ -946,7 +950,7 @@ def _nested_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float
     return "\n".join(lines) + "\n", params, ret, "2d"
 
 
-def _matrix_body(g: _CGen, elem: str, out_t: str, scal_t: str, float_ctx: bool):
+def _matrix_body(g: _CGen, elem: str, out_t: str, scal_t: str, float_ctx: bool) -> _Body:
     """A matrix output of a doubly nested loop (commit bd37f49): an element-wise store to a
     row-major ``m x n`` matrix reading per-row values ``x[i]`` and row vectors ``y[j]``:
     outer products, rank-1 updates (in place), column biases, pairwise differences and
@@ -1032,7 +1036,7 @@ _DEEP_MISSES = ["stride", "stride", "other-row", "other-row", "operand-is-output
                 "same-row-other-column", "max-plus"]
 
 
-def _deep_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool):
+def _deep_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_ctx: bool) -> _Body:
     """A loop nest three deep whose outer loop writes one row per iteration (a *block loop*,
     :mod:`tenspiler.vc.blocks`): GEMM ``for i<M: for j<N: {acc = init; for k<K: acc += f(A,
     B); C[i*N+j] = g(acc, C[i*N+j], alpha, beta)}`` with A stored ``M x K`` (``A[i*K+k]``) or
@@ -1182,7 +1186,7 @@ def _deep_body(g: _CGen, elem: str, out_t: str, acc_t: str, scal_t: str, float_c
         ret = None
     else:
         ret = None
-        if miss == "carried-i" or miss == "declared-outside":
+        if miss in {"carried-i", "declared-outside"}:
             lines.append(f"{ind}{acc_decl} acc = {init};" if miss == "carried-i" else f"{ind}{acc_decl} acc;")
         lines.append(f"{ind}{loop(i_, M)} {{")
         if miss == "carried-j":
@@ -1697,7 +1701,7 @@ def _extreme_literal(d: Draw, t: str, is_min: bool) -> str:
     return f"{ct.hi}{suffix}" if is_min else f"(-{ct.hi}{suffix} - 1)"
 
 
-def _argmax_body(g: _CGen, elem: str, scal_t: str):
+def _argmax_body(g: _CGen, elem: str, scal_t: str) -> _Body:
     """The index of a running extremum (TensIR argmax, commit a507e15)::
 
         int best = 0; int m = a[0];
@@ -1786,7 +1790,7 @@ def _argmax_body(g: _CGen, elem: str, scal_t: str):
     return "\n".join(lines) + "\n", params, idx_t, "1d"
 
 
-def _product_body(g: _CGen, elem: str, acc_t: str, scal_t: str):
+def _product_body(g: _CGen, elem: str, acc_t: str, scal_t: str) -> _Body:
     """A running product (TensIR reduce_prod, commit 4955a92): ``p *= F`` / ``p = p * F`` /
     ``p = F * p`` (sometimes guarded) from ``p = 1`` (``1.0f``, ``1.0``), and sometimes from
     another start (``2``, ``0``, ``k``, ``a[0]``): the tool refuses those by design."""

@@ -451,7 +451,7 @@ def build_c(spec: KernelSpec, workdir: Path) -> CBuild:
 def _run(exe: Path, data: str) -> tuple[int, str, str]:
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=0")
     try:
-        p = subprocess.run([str(exe)], input=data, capture_output=True, text=True, timeout=30, env=env)
+        p = subprocess.run([str(exe)], input=data, capture_output=True, text=True, timeout=30, env=env, check=False)
     except subprocess.TimeoutExpired:
         return -999, "", "timeout"
     return p.returncode, p.stdout, p.stderr

@@ -71,6 +71,8 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    as_scalar,
+    as_tensor,
     children,
     cols,
     free_vars,
@@ -561,7 +563,7 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
         out, _ = lift(t)
     except NotLiftable:
         return stack_rows(k, t)
-    return out  # type: ignore[return-value]
+    return as_tensor(out)
 
 
 def stack_rows(k: BlockKernel, t: Term) -> Tensor:
@@ -604,9 +606,12 @@ def _replace_term(ps: ProgramSummary, old: Scalar, new: Scalar) -> ProgramSummar
     def rep(t: Term) -> Term:
         return new if t == old else map_children(t, rep)
 
-    outs = tuple(ArrayOutput(o.array, rep(o.lo), rep(o.hi), rep(o.value)) if isinstance(o, ArrayOutput)  # type: ignore[arg-type]
-                 else ScalarOutput(o.name, rep(o.value)) for o in ps.outputs)  # type: ignore[arg-type]
-    return ProgramSummary(ps.function, outs, tuple((rep(a), rep(b)) for a, b in ps.preconditions))  # type: ignore[misc]
+    def rs(t: Scalar) -> Scalar:
+        return as_scalar(rep(t))
+
+    outs = tuple(ArrayOutput(o.array, rs(o.lo), rs(o.hi), as_tensor(rep(o.value))) if isinstance(o, ArrayOutput)
+                 else ScalarOutput(o.name, rs(o.value)) for o in ps.outputs)
+    return ProgramSummary(ps.function, outs, tuple((rs(a), rs(b)) for a, b in ps.preconditions))
 
 
 def _names(t: Term) -> set[str]:

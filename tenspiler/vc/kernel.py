@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from tenspiler.errors import NotLiftable
+from tenspiler.errors import NotLiftable, SourceLoc
 from tenspiler.loops.ir import (
     Binary,
     Const,
@@ -395,7 +395,7 @@ def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str]
     return out
 
 
-def _loc_of_store(loop: For, array: str):
+def _loc_of_store(loop: For, array: str) -> SourceLoc | None:
     for s in loop.body:
         if getattr(s, "array", None) == array:
             return s.loc
