@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from tenspiler.errors import NotLiftable, SourceLoc
+from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import (
     Binary,
     Const,
@@ -27,6 +28,9 @@ from tenspiler.loops.ir import (
     Var,
 )
 from tenspiler.vc import symexec
+
+if TYPE_CHECKING:
+    from tenspiler.vc.conditions import VC
 from tenspiler.vc.symexec import SymState
 
 
@@ -183,12 +187,12 @@ class LoopKernel:
             for a, offs in self.access_offsets.items()
         )
 
-    def summary(self, cand: Any) -> Any:
+    def summary(self, cand: Any) -> ProgramSummary:
         from tenspiler.vc.conditions import summary
 
         return summary(self, cand)
 
-    def vc(self, cand: Any, ps: Any = None) -> Any:
+    def vc(self, cand: Any, ps: ProgramSummary | None = None) -> VC:
         from tenspiler.vc.conditions import build_vc
 
         return build_vc(self, cand, ps)
@@ -225,7 +229,9 @@ class KernelShape(Protocol):
 
     def admits(self, inputs: Mapping[str, Any]) -> bool: ...
 
-    def summary(self, cand: Any) -> Any: ...
+    def summary(self, cand: Any) -> ProgramSummary:
+        """The program summary a candidate (the holes' terms) stands for."""
+        ...
 
     def invariants(self, cand: Any) -> list[str]: ...
 
