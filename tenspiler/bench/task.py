@@ -4,7 +4,8 @@
 Ray task): it starts ``python -m tenspiler.bench.task SPEC RESULT`` — a fresh process, in
 its own session, that calls :func:`tenspiler.pipeline.lift_file` (lift, verify, generate,
 differential check) and writes the :class:`~tenspiler.pipeline.LiftResult` as JSON — and
-kills the whole process group at the hard wall limit. A child that dies (signal, non-zero
+kills the whole process group at the hard wall limit (:func:`run_child`, on
+:func:`tenspiler.runner.run_command`). A child that dies (signal, non-zero
 exit without a result) is recorded as ``crashed`` and one over the limit as ``timeout``:
 neither can take the run down or hang it. A verified certificate is then re-checked by
 ``python -m tenspiler.cli recheck CERT`` — another fresh process with a fresh cvc5 — and a
@@ -20,21 +21,19 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tenspiler.runner import ChildRegistry, CommandResult, run_command
 
 #: Outcomes of a kernel; only ``verified`` passes.
 OUTCOMES = ("verified", "not_lifted", "error", "recheck_failed", "timeout", "crashed")
 
-_ACTIVE: set[subprocess.Popen[bytes]] = set()
-_LOCK = threading.Lock()
-_STOP = threading.Event()
+#: The children of this process's ``lift bench`` run (killed together by :func:`stop_all`).
+_CHILDREN = ChildRegistry()
 
 
 def default_hard_limit(timeout: float) -> float:
@@ -43,81 +42,25 @@ def default_hard_limit(timeout: float) -> float:
     return 3 * timeout + 60
 
 
-@dataclass(frozen=True)
-class ChildRun:
-    """How a child process ended: exit status (negative: killed by that signal),
-    whether it was killed at the wall limit, wall seconds, captured output."""
-
-    returncode: int
-    timed_out: bool
-    seconds: float
-    stdout: str
-    stderr: str
-
-    def describe(self) -> str:
-        if self.returncode < 0:
-            try:
-                sig = signal.Signals(-self.returncode).name
-            except ValueError:
-                sig = f"signal {-self.returncode}"
-            return f"killed by {sig}"
-        return f"exit status {self.returncode}"
-
-
-def _kill_group(p: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(p.pid, signal.SIGKILL)
-
-
-def run_child(cmd: list[str], limit: float, cwd: str | Path | None = None, dump_stack: bool = False) -> ChildRun:
+def run_child(cmd: list[str], limit: float, cwd: str | Path | None = None, dump_stack: bool = False) -> CommandResult:
     """Run ``cmd`` in a new session; after ``limit`` seconds kill its whole process group
-    (the solver's own worker processes included). Never raises for what the child does.
+    (the solver's own worker processes included). Never raises for what the child does
+    (:func:`tenspiler.runner.run_command`; the child is registered for :func:`stop_all`).
 
-    With ``dump_stack`` the child is first sent ``SIGUSR1`` and given a moment to print its
+    With ``dump_stack`` the child is first sent ``SIGUSR1`` and given 2 s to print its
     Python stack to stderr (``faulthandler``, registered by this module's child entry)."""
-    t0 = time.perf_counter()
-    with _LOCK:
-        if _STOP.is_set():
-            return ChildRun(-signal.SIGKILL, False, 0.0, "", "run interrupted")
-        p = subprocess.Popen(
-            cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True,
-        )
-        _ACTIVE.add(p)
-    timed_out = False
-    try:
-        try:
-            out, err = p.communicate(timeout=max(limit, 0.0))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            if dump_stack:
-                with contextlib.suppress(OSError):
-                    p.send_signal(signal.SIGUSR1)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    p.wait(timeout=2)
-            _kill_group(p)
-            out, err = p.communicate()
-    finally:
-        _kill_group(p)  # leftovers of a child that exited (orphaned solver workers)
-        with _LOCK:
-            _ACTIVE.discard(p)
-    return ChildRun(
-        p.returncode, timed_out, time.perf_counter() - t0,
-        out.decode(errors="replace"), err.decode(errors="replace"),
-    )
+    return run_command(cmd, limit, cwd=cwd, warn_signal=signal.SIGUSR1 if dump_stack else None,
+                       grace=2.0, registry=_CHILDREN)
 
 
 def stop_all() -> None:
     """Kill every running child and refuse to start new ones (Ctrl-C, early exit)."""
-    with _LOCK:
-        _STOP.set()
-        for p in list(_ACTIVE):
-            _kill_group(p)
+    _CHILDREN.stop_all()
 
 
 def allow_start() -> None:
     """Undo :func:`stop_all` (at the start of a run)."""
-    _STOP.clear()
+    _CHILDREN.allow_start()
 
 
 def kernel_spec(

@@ -6,7 +6,8 @@ with UBSan for translation validation) inside a fresh temporary directory under 
 ``workdir`` (never next to the user's source); an entry wrapper takes flat buffers (struct
 parameters rebuilt, ``T **`` rows pointed into the flat buffer; a C++ kernel's vectors built by
 a ``c++`` wrapper). Each batch of inputs runs in one child process killed at a deadline
-(:func:`tenspiler.runner`), so a crash or a hang of the C code is a reported failure.
+(:func:`tenspiler.runner.map_in_child`), so a crash or a hang of the C code is a reported
+failure.
 
 C ``int`` is 32 bits: inputs must be small enough that the kernel does not overflow (signed
 overflow is undefined behaviour in C; UBSan reports it and the input is dropped).
@@ -15,15 +16,13 @@ overflow is undefined behaviour in C; UBSan reports it and the input is dropped)
 from __future__ import annotations
 
 import ctypes
-import faulthandler
-import multiprocessing as mp
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -31,6 +30,7 @@ import numpy as np
 
 from tenspiler.errors import CodegenError
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
+from tenspiler.runner import Crashed, Outcome, Raised, Returned, TimedOut, map_in_child, signal_name
 
 #: ctypes type and NumPy buffer dtype of each C dtype.
 CTYPES: dict[DType, type[Any]] = {
@@ -386,88 +386,49 @@ def run_c(kernel: CKernel, fn: Function, inputs: Mapping[str, object]) -> dict[s
 # ---------------------------------------------------------------- running C in a child
 
 
-def _c_worker(
-    kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any,
-    stderr_fd: int,
-) -> None:
-    """Child process body: run each input and send ``("state", final state)`` or
-    ``("raise", exception)`` back, in order. The C function's stderr (UBSan's reports)
-    goes to ``stderr_fd``, which the parent reads."""
-    faulthandler.disable()  # a crash is expected and reported by the parent; no dump
-    os.dup2(stderr_fd, 2)
-    try:
-        for inputs in inputs_list:
-            try:
-                send.send(("state", run_c(kernel, fn, inputs)))
-            except Exception as e:
-                send.send(("raise", e))
-    finally:
-        send.close()
-
-
-def _crash_message(exitcode: int | None, stderr: bytes = b"") -> str:
-    if b"runtime error:" in stderr:
+def _crash_message(returncode: int | None, stderr: str = "") -> str:
+    """Why the C function's child ended without a result: UBSan's report on its stderr
+    (:data:`UB_MESSAGE`), else the signal or the exit code."""
+    if "runtime error:" in stderr:
         return UB_MESSAGE
-    if exitcode is not None and exitcode < 0:
-        try:
-            return f"the C function crashed ({signal.Signals(-exitcode).name})"
-        except ValueError:
-            pass
-    return f"the C function's process ended unexpectedly (exit code {exitcode})"
+    name = signal_name(returncode)
+    if name is not None:
+        return f"the C function crashed ({name})"
+    return f"the C function's process ended unexpectedly (exit code {returncode})"
+
+
+def _raised(outcome: Outcome[dict[str, object]]) -> bool:
+    return isinstance(outcome, Raised)
 
 
 def run_c_all(
     kernel: CKernel, fn: Function, inputs_list: Sequence[Mapping[str, object]]
 ) -> list[dict[str, object] | str]:
     """:func:`run_c` on every input, in forked child processes so that a crashing kernel
-    (``SIGFPE`` on ``x / 0``, ``SIGSEGV`` on a too-short array) cannot take the caller down.
+    (``SIGFPE`` on ``x / 0``, ``SIGSEGV`` on a too-short array) cannot take the caller down
+    (:func:`tenspiler.runner.map_in_child`, the child's stderr captured for UBSan's reports).
 
-    Returns, per input, the final state or a message saying how the C function crashed
-    (the next inputs then run in a new child). Where ``fork`` is unavailable, runs in
-    process.
+    Returns, per input, the final state or a message saying how the C function crashed or
+    that it did not return within :data:`C_TIMEOUT` seconds (the next inputs then run in a
+    new child). Where ``fork`` is unavailable, runs in process.
 
     Raises:
         Exception: what :func:`run_c` raised (``ValueError`` for an input that does not fit).
     """
-    if "fork" not in mp.get_all_start_methods():
-        return [run_c(kernel, fn, inputs) for inputs in inputs_list]
-    ctx = mp.get_context("fork")
+    outcomes = map_in_child(
+        partial(run_c, kernel, fn), inputs_list, timeout=C_TIMEOUT, stop=_raised, capture_stderr=True
+    )
     results: list[dict[str, object] | str] = []
-    while len(results) < len(inputs_list):
-        recv, send = ctx.Pipe(duplex=False)
-        timed_out = False
-        rest = inputs_list[len(results) :]
-        errf = tempfile.TemporaryFile()  # noqa: SIM115 (closed below, after the child ends)
-        proc = ctx.Process(target=_c_worker, args=(kernel, fn, rest, send, errf.fileno()), daemon=True)
-        proc.start()
-        send.close()
-        try:
-            while len(results) < len(inputs_list):
-                if not recv.poll(C_TIMEOUT):
-                    timed_out = True
-                    break
-                try:
-                    kind, value = recv.recv()
-                except EOFError:
-                    break
-                if kind == "raise":
-                    raise value
-                results.append(value)
-        finally:
-            recv.close()
-            if timed_out:
-                proc.kill()
-            proc.join(timeout=10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        errf.seek(0)
-        stderr = errf.read()
-        errf.close()
-        if len(results) < len(inputs_list):
-            results.append(
-                f"the C function did not return within {C_TIMEOUT:g} s"
-                if timed_out
-                else _crash_message(proc.exitcode, stderr)
-            )
+    for o in outcomes:
+        match o:
+            case Returned(value=state):
+                results.append(state)
+            case Raised(error=e):
+                raise e
+            case TimedOut():
+                results.append(f"the C function did not return within {C_TIMEOUT:g} s")
+            case Crashed(returncode=code, stderr=stderr):
+                results.append(_crash_message(code, stderr))
+            case _:
+                assert_never(o)
     return results

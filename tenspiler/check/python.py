@@ -3,8 +3,9 @@ against the generated code.
 
 The reference is the function itself: the module text it was lifted from
 (``Function.source``) is executed as a module (``__name__ == "tenspiler_reference"``,
-``__file__`` the module's path, its directory on ``sys.path``) in a forked child process,
-so that module-level code, an endless loop or a crash cannot affect the caller, and the
+``__file__`` the module's path, its directory on ``sys.path``) in a forked child process
+(:func:`tenspiler.runner.map_in_child`), so that module-level code, an endless loop or a
+crash cannot affect the caller, and the
 function is called on the Python view of each random input: nested lists of Python
 ``int`` / ``float`` for list parameters (:func:`python_arguments`), numbers for the others.
 The generated entry (the Python signature, see ``numpy_backend.cxx_adapter``) gets the same
@@ -16,18 +17,26 @@ its tolerances).
 from __future__ import annotations
 
 import copy
-import multiprocessing as mp
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 
 from tenspiler.codegen import GeneratedCode
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, Function, ScalarType, VectorResult
+from tenspiler.runner import (
+    Crashed,
+    Outcome,
+    Raised,
+    Returned,
+    TimedOut,
+    describe_error,
+    map_in_child,
+)
 
 #: Seconds one call of the Python function may take before its child is killed.
 PY_TIMEOUT = 10.0
@@ -75,76 +84,51 @@ def _load(fn: Function) -> Any:
     return getattr(f, "original", f)
 
 
-def _call_all(fn: Function, inputs_list: Sequence[Mapping[str, object]], send: Any) -> None:
-    """Child process body: ``("value", v)`` or ``("error", message)`` per input."""
-    try:
-        try:
-            func = _load(fn)
-        except BaseException as e:
-            send.send(("fatal", f"running the module {fn.python.filename if fn.python else ''} failed: {type(e).__name__}: {e}"))
-            return
-        for inputs in inputs_list:
+def _caller(fn: Function) -> Callable[[Mapping[str, object]], tuple[str, object]]:
+    """The child's work per input: ``("value", v)``, ``("error", message)``, or
+    ``("fatal", message)`` when the module itself cannot be run (loaded at the first input,
+    once per child)."""
+    loaded: list[Any] = []
+
+    def call(inputs: Mapping[str, object]) -> tuple[str, object]:
+        if not loaded:
             try:
-                send.send(("value", func(*python_arguments(fn, inputs))))
-            except Exception as e:
-                send.send(("error", f"the Python function raised {type(e).__name__}: {e}"))
-    finally:
-        send.close()
+                loaded.append(_load(fn))
+            except BaseException as e:
+                name = fn.python.filename if fn.python else ""
+                return "fatal", f"running the module {name} failed: {type(e).__name__}: {e}"
+        try:
+            return "value", loaded[0](*python_arguments(fn, inputs))
+        except Exception as e:
+            return "error", f"the Python function raised {type(e).__name__}: {e}"
+
+    return call
+
+
+def _fatal(outcome: Outcome[tuple[str, object]]) -> bool:
+    return isinstance(outcome, Returned) and outcome.value[0] == "fatal"
 
 
 def run_python_all(fn: Function, inputs_list: Sequence[Mapping[str, object]]) -> list[dict[str, object] | str]:
     """The original function's result on each input: ``{"value": v}``, or a message
-    (it raised, did not return within :data:`PY_TIMEOUT`, or its process died)."""
-    if "fork" not in mp.get_all_start_methods():  # pragma: no cover - every POSIX system forks
-
-        class _Collect:
-            def __init__(self) -> None:
-                self.items: list[tuple[str, object]] = []
-
-            def send(self, item: tuple[str, object]) -> None:
-                self.items.append(item)
-
-            def close(self) -> None:
-                pass
-
-        c = _Collect()
-        _call_all(fn, inputs_list, c)
-        return [_state(item) for item in c.items] + ["the module could not be run"] * (len(inputs_list) - len(c.items))
-    ctx = mp.get_context("fork")
+    (it raised, did not return within :data:`PY_TIMEOUT` seconds, or its process died).
+    The calls run in forked children (:func:`tenspiler.runner.map_in_child`); after a
+    time-out or a crash the next inputs run in a new child."""
     results: list[dict[str, object] | str] = []
-    while len(results) < len(inputs_list):
-        recv, send = ctx.Pipe(duplex=False)
-        rest = inputs_list[len(results) :]
-        proc = ctx.Process(target=_call_all, args=(fn, rest, send), daemon=True)
-        proc.start()
-        send.close()
-        timed_out = False
-        try:
-            while len(results) < len(inputs_list):
-                if not recv.poll(PY_TIMEOUT):
-                    timed_out = True
-                    break
-                try:
-                    kind, value = recv.recv()
-                except EOFError:
-                    break
-                if kind == "fatal":
-                    return results + [str(value)] * (len(inputs_list) - len(results))
-                results.append(_state((kind, value)))
-        finally:
-            recv.close()
-            if timed_out:
-                proc.kill()
-            proc.join(timeout=10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        if len(results) < len(inputs_list):
-            results.append(
-                f"the Python function did not return within {PY_TIMEOUT:g} s"
-                if timed_out
-                else f"the Python function's process ended unexpectedly (exit code {proc.exitcode})"
-            )
+    for o in map_in_child(_caller(fn), inputs_list, timeout=PY_TIMEOUT, stop=_fatal):
+        match o:
+            case Returned(value=("fatal", message)):
+                return results + [str(message)] * (len(inputs_list) - len(results))
+            case Returned(value=item):
+                results.append(_state(item))
+            case Raised(error=e):  # the returned value could not be sent back
+                results.append(f"the Python function raised {describe_error(e)}")
+            case TimedOut():
+                results.append(f"the Python function did not return within {PY_TIMEOUT:g} s")
+            case Crashed(returncode=code):
+                results.append(f"the Python function's process ended unexpectedly (exit code {code})")
+            case _:
+                assert_never(o)
     return results
 
 

@@ -1,19 +1,29 @@
 """cvc5 sessions in hard-killed worker processes.
 
 cvc5's own time limits are not reliable (DESIGN.md, "Verification encoding"), so each
-batch of queries runs in a forked worker that the parent kills at the deadline. A clause
+batch of queries runs in a forked worker that the parent kills at the deadline
+(:func:`tenspiler.runner.map_in_child`). A clause
 counts as proved only if cvc5 answered ``unsat``; ``sat`` comes with a model (the values
 of the declared constants), ``unknown`` and timeouts are failures.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Literal, assert_never
+
+from tenspiler.runner import (
+    Crashed,
+    Outcome,
+    Raised,
+    Returned,
+    TimedOut,
+    describe_error,
+    map_in_child,
+)
 
 Answer = Literal["unsat", "sat", "unknown", "timeout", "error"]
 
@@ -91,15 +101,32 @@ def _run_script(text: str, options: dict[str, str]) -> tuple[Answer, dict[str, A
     return answer, model, detail
 
 
-def _worker(conn: Connection, scripts: Sequence[str], options: dict[str, str]) -> None:
-    for text in scripts:
-        t0 = time.perf_counter()
-        try:
-            answer, model, detail = _run_script(text, options)
-        except Exception as exc:  # solver / parser errors become results, not crashes
-            answer, model, detail = "error", None, f"{type(exc).__name__}: {exc}"
-        conn.send(QueryResult(answer, time.perf_counter() - t0, model, detail))
-    conn.close()
+def _query(options: dict[str, str], text: str) -> QueryResult:
+    """One script, in the worker: solver and parser errors become results, not crashes."""
+    t0 = time.perf_counter()
+    try:
+        answer, model, detail = _run_script(text, options)
+    except Exception as exc:
+        answer, model, detail = "error", None, f"{type(exc).__name__}: {exc}"
+    return QueryResult(answer, time.perf_counter() - t0, model, detail)
+
+
+def _result(outcome: Outcome[QueryResult]) -> QueryResult:
+    match outcome:
+        case Returned(value=r):
+            return r
+        case TimedOut(seconds=seconds):
+            return QueryResult("timeout", seconds)
+        case Crashed():
+            return QueryResult("error", 0.0, None, f"solver process died ({outcome.describe()})")
+        case Raised(error=e, seconds=seconds):  # the result could not be sent back
+            return QueryResult("error", seconds, None, describe_error(e))
+        case _:
+            assert_never(outcome)
+
+
+def _failed(outcome: Outcome[QueryResult]) -> bool:
+    return not (isinstance(outcome, Returned) and outcome.value.answer == "unsat")
 
 
 def check_scripts(
@@ -110,6 +137,10 @@ def check_scripts(
 ) -> list[QueryResult]:
     """Run each script (one ``check-sat`` each) in a worker process.
 
+    The scripts of a batch run one after another in one forked worker; a script over the
+    time limit gets ``timeout`` and one whose worker died ``error``, and the scripts after
+    it run in a fresh worker (:func:`tenspiler.runner.map_in_child`).
+
     Args:
         scripts: SMT-LIB texts.
         timeout: seconds allowed per script; the worker is killed when exceeded.
@@ -119,39 +150,6 @@ def check_scripts(
     Returns:
         One :class:`QueryResult` per script run (fewer when stopped early).
     """
-    ctx = mp.get_context("fork")
-    results: list[QueryResult] = []
-    pending = list(scripts)
-    while pending:
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_worker, args=(child, pending, dict(options or {})), daemon=True)
-        proc.start()
-        child.close()
-        done = 0
-        try:
-            while done < len(pending):
-                t0 = time.perf_counter()
-                if not parent.poll(timeout):
-                    results.append(QueryResult("timeout", time.perf_counter() - t0))
-                    done += 1
-                    break
-                try:
-                    r: QueryResult = parent.recv()
-                except EOFError:
-                    results.append(QueryResult("error", 0.0, None, "solver process died"))
-                    done += 1
-                    break
-                results.append(r)
-                done += 1
-                if stop_on_failure and r.answer != "unsat":
-                    pending = []
-                    break
-        finally:
-            if proc.is_alive():
-                proc.kill()
-            proc.join()
-            parent.close()
-        if stop_on_failure and results and results[-1].answer != "unsat":
-            break
-        pending = pending[done:]
-    return results
+    work = partial(_query, dict(options or {}))
+    outcomes = map_in_child(work, scripts, timeout=timeout, stop=_failed if stop_on_failure else None)
+    return [_result(o) for o in outcomes]

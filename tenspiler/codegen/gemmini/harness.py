@@ -11,8 +11,9 @@ header generated from the ISA description (:func:`tenspiler.act.record.recording
 bytes, so the C code's pointers are HBM addresses); ``TENSPILER_ALLOC`` allocates from the same
 buffer. Each instruction the C code issues is executed at once by the
 :class:`~tenspiler.act.oracle.Oracle` (so host code after a device call reads the device's
-results) and recorded. Each call runs in a forked child process, so that a crash of the
-compiled C is reported as an error instead of ending the caller. Each device procedure announces its arguments
+results) and recorded. Each call runs in a forked child process
+(:func:`tenspiler.runner.call_in_child`), so that a crash of the compiled C is reported as an
+error instead of ending the caller. Each device procedure announces its arguments
 (``TENSPILER_PROC``); :meth:`GemminiRunner.call` replays the procedure in Python with those
 arguments (:func:`~.schedule.run_proc`) and requires the recorded instructions to equal the
 predicted ones — the assembly — instruction for instruction.
@@ -23,17 +24,16 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import pickle
 import shutil
-import signal
 import struct
 import subprocess
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.record import Recorder, recording_header
 from tenspiler.act.schedule import Proc, run_proc
 from tenspiler.errors import CodegenError
+from tenspiler.runner import Crashed, Raised, Returned, TimedOut, call_in_child, describe_error
 
 __all__ = ["CallResult", "GemminiRunner", "compile_recording"]
 
@@ -148,32 +149,23 @@ class GemminiRunner:
                 instruction outside a device procedure, or it crashed.
             ValueError: an input its C type cannot hold.
         """
-        if os.environ.get("TENSPILER_GEMMINI_INPROC") or not hasattr(os, "fork"):
+        if os.environ.get("TENSPILER_GEMMINI_INPROC"):
             return self._call(inputs)
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child: run, send the result or the exception back, exit at once
-            os.close(rfd)
-            try:
-                payload = pickle.dumps(("ok", self._call(inputs)))
-            except BaseException as e:
-                payload = pickle.dumps(("error", type(e).__name__, str(e)))
-            with os.fdopen(wfd, "wb") as f:
-                f.write(payload)
-            os._exit(0)
-        os.close(wfd)
-        with os.fdopen(rfd, "rb") as f:
-            data = f.read()
-        _, status = os.waitpid(pid, 0)
-        if not data:
-            why = f"signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
-            raise CodegenError(f"the Gemmini C file crashed ({why}) while running under the recording header")
-        result = pickle.loads(data)
-        if result[0] == "ok":
-            return result[1]  # type: ignore[no-any-return]
-        if result[1] == "ValueError":
-            raise ValueError(result[2])
-        raise CodegenError(f"{result[1]}: {result[2]}" if result[1] != "CodegenError" else result[2])
+        outcome = call_in_child(partial(self._call, inputs))
+        match outcome:
+            case Returned(value=result):
+                return result
+            case Raised(error=e):
+                if type(e) in (ValueError, CodegenError):
+                    raise e
+                raise CodegenError(describe_error(e)) from e
+            case Crashed():
+                why = f"signal {outcome.signal}" if outcome.signal else f"exit {outcome.returncode}"
+                raise CodegenError(f"the Gemmini C file crashed ({why}) while running under the recording header")
+            case TimedOut():  # pragma: no cover - no deadline is set
+                raise CodegenError(f"the Gemmini C file did not return within {outcome.seconds:.3g} s")
+            case _:
+                assert_never(outcome)
 
     def _call(self, inputs: Mapping[str, Any]) -> CallResult:
         arrays = {n: _storage(n, inputs[n], t) for n, k, t in self.params if k == "ptr"}

@@ -1,0 +1,737 @@
+"""Child processes with a deadline: the one place where tenspiler forks, spawns and kills.
+
+Whatever may crash or hang — cvc5, the compiled C kernel, the user's Python function, the
+Gemmini C file under the recording header, a whole ``lift`` of one benchmark kernel — runs
+in a child process, and the caller gets back what happened as data:
+
+* :func:`map_in_child` calls a Python function on each item of a list in a forked child
+  (the function and the items are inherited through ``fork``, never pickled; each result
+  comes back pickled through a pipe), each item within ``timeout`` seconds. The outcome of
+  an item is :class:`Returned`, :class:`Raised`, :class:`TimedOut` or :class:`Crashed`; after
+  a time-out or a crash the remaining items run in a fresh child. :func:`call_in_child` is
+  the one-call form.
+* :func:`run_command` runs a command in a session of its own, captures its stdout and
+  stderr, and kills its process group at the deadline: a :class:`CommandResult`.
+
+Guarantees: a child never outlives the call. Each child leads a process group of its own;
+when the call ends (results complete, stopped early, deadline, crash, or an exception in
+the caller such as ``KeyboardInterrupt``) the whole group is sent ``SIGKILL`` *before* the
+child is reaped, so its grandchildren die with it and the group id cannot have been reused
+by then; then the child is reaped (no zombie). Waiting is always bounded by the deadline
+(``timeout=None`` waits as long as the child runs). A grandchild that leaves the group
+(``setsid``) escapes the kill; tenspiler's children do not.
+
+A forked child must also die when its parent is killed from outside (``lift bench`` kills
+the process group of a ``lift`` at its wall limit, and the solver's workers must go with
+it): on Linux it gets ``PR_SET_PDEATHSIG`` = ``SIGKILL`` (its own grandchildren are not
+covered). Where that does not exist, a forked child stays in the caller's process group
+instead of leading one (an outside kill of the group reaches it; its grandchildren are then
+not killed by the runner).
+
+POSIX only for the isolation: where ``fork`` is unavailable, :func:`map_in_child` calls the
+function in this process (no deadline, no isolation).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import faulthandler
+import functools
+import os
+import pickle
+import selectors
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Generic, NoReturn, TypeAlias, TypeVar
+
+__all__ = [
+    "CAN_FORK",
+    "STDERR_TAIL",
+    "ChildError",
+    "ChildRegistry",
+    "CommandResult",
+    "Crashed",
+    "Outcome",
+    "Raised",
+    "Returned",
+    "TimedOut",
+    "call_in_child",
+    "describe_error",
+    "describe_status",
+    "map_in_child",
+    "run_command",
+    "signal_name",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Whether :func:`map_in_child` can isolate its calls (the platform has ``fork``).
+CAN_FORK = hasattr(os, "fork")
+
+#: Bytes kept of a forked child's captured stderr (its end): :attr:`Crashed.stderr`.
+STDERR_TAIL = 64 * 1024
+
+#: Bytes kept of each output stream of :func:`run_command` (its end).
+OUTPUT_LIMIT = 16 * 1024 * 1024
+
+#: Seconds between two checks of whether a child has ended while its pipes stay open.
+_TICK = 0.05
+
+_HEADER = struct.Struct("<Q")
+
+
+# ------------------------------------------------------------------ how a child ended
+
+
+def signal_name(returncode: int | None) -> str | None:
+    """The name of the signal that killed a child with this return code (``-11`` →
+    ``"SIGSEGV"``, as :attr:`subprocess.Popen.returncode` counts), or ``None`` when it was
+    not killed by a signal or the signal has no name."""
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return None
+
+
+def describe_status(returncode: int | None) -> str:
+    """``"killed by SIGSEGV"``, ``"killed by signal 77"``, ``"exit status 3"`` or
+    ``"exit status unknown"`` (``None``: the child was reaped by someone else)."""
+    if returncode is None:
+        return "exit status unknown"
+    if returncode < 0:
+        return f"killed by {signal_name(returncode) or f'signal {-returncode}'}"
+    return f"exit status {returncode}"
+
+
+class ChildError(Exception):
+    """An exception raised in a forked child that cannot travel back as itself (it does not
+    survive pickling): its type name and message.
+
+    Attributes:
+        type_name: the class name of the original exception.
+        message: ``str()`` of the original exception.
+    """
+
+    def __init__(self, type_name: str, message: str) -> None:
+        self.type_name = type_name
+        self.message = message
+        super().__init__(type_name, message)
+
+    def __str__(self) -> str:
+        return f"{self.type_name}: {self.message}"
+
+
+def describe_error(error: BaseException) -> str:
+    """``"TypeName: message"`` of an exception, the original type name for a
+    :class:`ChildError`."""
+    if isinstance(error, ChildError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+@dataclass(frozen=True)
+class Returned(Generic[R]):
+    """The function returned ``value`` (received back by pickling) after ``seconds``."""
+
+    value: R
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The function raised ``error`` (an :class:`Exception`; a :class:`ChildError` when the
+    exception could not be pickled, or the ``pickle`` error when the returned value could
+    not) after ``seconds``. The child goes on with the next item."""
+
+    error: Exception
+    seconds: float
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    """No result within the deadline: the child was killed after ``seconds``.
+    ``stderr``: the end of its stderr when captured, else ``""``."""
+
+    seconds: float
+    stderr: str = ""
+
+
+@dataclass(frozen=True)
+class Crashed:
+    """The child ended before returning (a signal, ``os._exit``, ``sys.exit``, an
+    exception that is not an :class:`Exception`) after ``seconds``.
+
+    Attributes:
+        returncode: exit status, negative for the signal that killed it (``-11``:
+            ``SIGSEGV``), ``None`` if unknown.
+        seconds: wall-clock seconds from the start of the item to the end of the child.
+        stderr: the end of its stderr (at most :data:`STDERR_TAIL` bytes, decoded) when
+            captured, else ``""``.
+    """
+
+    returncode: int | None
+    seconds: float
+    stderr: str = ""
+
+    @property
+    def signal(self) -> str | None:
+        """The name of the killing signal (``"SIGSEGV"``), or ``None``."""
+        return signal_name(self.returncode)
+
+    def describe(self) -> str:
+        """``"killed by SIGSEGV"`` / ``"exit status 3"`` (:func:`describe_status`)."""
+        return describe_status(self.returncode)
+
+
+#: What happened to one item of :func:`map_in_child`.
+Outcome: TypeAlias = Returned[R] | Raised | TimedOut | Crashed
+
+
+# ------------------------------------------------------------------ process groups
+
+
+def _kill_group(pid: int, group: bool = True) -> None:
+    """``SIGKILL`` to the process group ``pid`` (if ``group``: ``pid`` leads one) and to
+    ``pid`` itself (in case it left the group). Call it only while ``pid`` is not yet
+    reaped: then the number is still ours."""
+    if group:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _has_ended(pid: int) -> bool:
+    """Whether child ``pid`` has ended, without reaping it (its pid and group id stay
+    reserved until :func:`_reap`)."""
+    if not hasattr(os, "waitid"):  # pragma: no cover - macOS and Linux have it
+        return False
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _reap(pid: int) -> int | None:
+    """Wait for child ``pid`` (already killed or ended) and return its return code."""
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except InterruptedError:  # pragma: no cover - retried by Python since PEP 475
+            continue
+        except ChildProcessError:
+            return None
+        return os.waitstatus_to_exitcode(status)
+
+
+#: ``prctl`` option: the signal a process gets when its parent dies (Linux, <sys/prctl.h>).
+_PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` (Linux), else ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # pragma: no cover - every Linux libc has prctl
+        return None
+
+
+def _die_with(parent: int) -> None:
+    """In a forked child: ``SIGKILL`` when ``parent`` dies; exit now if it already has."""
+    prctl = _prctl()
+    if prctl is not None and prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0 and os.getppid() != parent:
+        os._exit(1)
+
+
+def _flush_std_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+
+
+# ------------------------------------------------------------------ forked children
+
+
+def _frame(ok: bool, value: object) -> bytes:
+    """A length-prefixed pickle of ``(ok, value)``; an exception that does not survive a
+    pickle round trip becomes a :class:`ChildError`, a value that cannot be pickled the
+    pickling error."""
+    if ok:
+        try:
+            data = pickle.dumps((True, value), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as e:
+            return _frame(False, e)
+    else:
+        try:
+            data = pickle.dumps((False, value), protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.loads(data)
+        except Exception:
+            try:
+                message = str(value)
+            except Exception:
+                message = "<unprintable>"
+            data = pickle.dumps((False, ChildError(type(value).__name__, message)))
+    return _HEADER.pack(len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _child_main(
+    work: Callable[[T], object], items: Sequence[T], wfd: int, stderr_fd: int | None, parent: int,
+    own_group: bool,
+) -> NoReturn:
+    """Body of a forked child: killed with ``parent``, a process group of its own if
+    ``own_group``, stdin from ``/dev/null``, stderr to ``stderr_fd`` if given, no fault dump
+    (the parent reports a crash); one frame per item on ``wfd``; then ``os._exit`` — it
+    never returns into the caller's code."""
+    code = 0
+    try:
+        _die_with(parent)
+        if own_group:
+            with contextlib.suppress(OSError):
+                os.setpgid(0, 0)
+        faulthandler.disable()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        if stderr_fd is not None:
+            os.dup2(stderr_fd, 2)
+        me = os.getpid()
+        for item in items:
+            try:
+                frame = _frame(True, work(item))
+            except Exception as e:
+                frame = _frame(False, e)
+            if os.getpid() != me:  # a process ``work`` forked came back here: it ends
+                break
+            _write_all(wfd, frame)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException:
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+        code = 1
+    finally:
+        _flush_std_streams()
+        os._exit(code)
+
+
+class _Frames:
+    """The parent's end of a child's result pipe: whole frames, read with a deadline."""
+
+    def __init__(self, fd: int, pid: int, group: bool) -> None:
+        self.fd, self.pid, self.group = fd, pid, group
+        self.buf = bytearray()
+        self.eof = False
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(fd, selectors.EVENT_READ)
+
+    def _pop(self) -> bytes | None:
+        if len(self.buf) < _HEADER.size:
+            return None
+        (n,) = _HEADER.unpack_from(self.buf)
+        if len(self.buf) < _HEADER.size + n:
+            return None
+        data = bytes(self.buf[_HEADER.size:_HEADER.size + n])
+        del self.buf[:_HEADER.size + n]
+        return data
+
+    def _read(self, wait: float) -> bool:
+        """Read what arrives within ``wait`` seconds; ``False`` if nothing did."""
+        if not self.sel.select(max(wait, 0.0)):
+            return False
+        data = os.read(self.fd, 1 << 20)
+        if data:
+            self.buf += data
+        else:
+            self.eof = True
+        return True
+
+    def next(self, until: float | None) -> bytes | None:
+        """The next frame; ``None`` when the child ended without sending one (end of the
+        pipe) or ``until`` (a :func:`time.monotonic` time) passed first."""
+        while True:
+            frame = self._pop()
+            if frame is not None:
+                return frame
+            if self.eof:
+                return None
+            now = time.monotonic()
+            if until is not None and now >= until:
+                return None
+            if self._read(_TICK if until is None else min(_TICK, until - now)):
+                continue
+            if _has_ended(self.pid):
+                # ended, but a grandchild holds the pipe open: kill the group, take what is there
+                _kill_group(self.pid, self.group)
+                stop = time.monotonic() + 1.0
+                while not self.eof and time.monotonic() < stop and self._read(0.0):
+                    pass
+                frame = self._pop()
+                self.eof = True
+                return frame
+
+    def close(self) -> None:
+        self.sel.close()
+
+
+def _decode(data: bytes, seconds: float) -> Returned[object] | Raised:
+    try:
+        ok, value = pickle.loads(data)
+    except Exception as e:  # e.g. an instance of a class that exists only in the child
+        return Raised(ChildError(type(e).__name__, f"the result could not be unpickled: {e}"), seconds)
+    if ok:
+        return Returned(value, seconds)
+    return Raised(value if isinstance(value, Exception) else ChildError(type(value).__name__, str(value)), seconds)
+
+
+def _read_tail(f: IO[bytes] | None) -> str:
+    if f is None:
+        return ""
+    f.seek(0, os.SEEK_END)
+    f.seek(max(0, f.tell() - STDERR_TAIL))
+    return f.read().decode(errors="replace")
+
+
+def _one_child(
+    work: Callable[[T], R], items: Sequence[T], out: list[Outcome[R]], timeout: float | None,
+    end: float | None, stop: Callable[[Outcome[R]], bool] | None, capture_stderr: bool,
+) -> bool:
+    """Run ``items`` in one forked child, appending their outcomes to ``out`` until the
+    first time-out or crash (its outcome included). ``True`` if ``stop`` asked to stop."""
+    errf = tempfile.TemporaryFile() if capture_stderr else None  # noqa: SIM115 (closed below)
+    rfd, wfd = os.pipe()
+    _flush_std_streams()  # else the child would write the parent's buffered output again
+    parent, own_group = os.getpid(), _prctl() is not None
+    try:
+        pid = os.fork()
+    except BaseException:
+        os.close(rfd)
+        os.close(wfd)
+        if errf is not None:
+            errf.close()
+        raise
+    if pid == 0:  # pragma: no cover - the child; coverage of forked children is not collected
+        os.close(rfd)
+        _child_main(work, items, wfd, None if errf is None else errf.fileno(), parent, own_group)
+    os.close(wfd)
+    if own_group:
+        with contextlib.suppress(OSError):  # also here: the group exists before we might kill it
+            os.setpgid(pid, pid)
+    frames = _Frames(rfd, pid, own_group)
+    failed: type[TimedOut] | type[Crashed] | None = None
+    started = time.monotonic()
+    try:
+        for _ in items:
+            until = None if timeout is None else started + max(timeout, 0.0)
+            if end is not None:
+                until = end if until is None else min(until, end)
+            data = frames.next(until)
+            if data is None:
+                failed = Crashed if frames.eof else TimedOut
+                break
+            now = time.monotonic()
+            outcome: Outcome[R] = _decode(data, now - started)  # type: ignore[assignment]
+            started = now
+            out.append(outcome)
+            if stop is not None and stop(outcome):
+                return True
+        return False
+    finally:
+        _kill_group(pid, own_group)
+        returncode = _reap(pid)
+        seconds = time.monotonic() - started
+        frames.close()
+        os.close(rfd)
+        stderr = _read_tail(errf)
+        if errf is not None:
+            errf.close()
+        if failed is TimedOut:
+            out.append(TimedOut(seconds, stderr))
+        elif failed is Crashed:
+            out.append(Crashed(returncode, seconds, stderr))
+
+
+def _map_in_process(
+    work: Callable[[T], R], items: Sequence[T], stop: Callable[[Outcome[R]], bool] | None,
+) -> list[Outcome[R]]:
+    out: list[Outcome[R]] = []
+    for item in items:
+        t0 = time.monotonic()
+        try:
+            outcome: Outcome[R] = Returned(work(item), time.monotonic() - t0)
+        except Exception as e:
+            outcome = Raised(e, time.monotonic() - t0)
+        out.append(outcome)
+        if stop is not None and stop(outcome):
+            break
+    return out
+
+
+def map_in_child(
+    work: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    timeout: float | None = None,
+    total: float | None = None,
+    stop: Callable[[Outcome[R]], bool] | None = None,
+    capture_stderr: bool = False,
+) -> list[Outcome[R]]:
+    """``work(item)`` for each item, in order, in forked child processes.
+
+    One child runs the items one after another and sends each result back as soon as it
+    is ready. An item with no result within ``timeout`` seconds (counted from the previous
+    result, or from the fork for the first item) is :class:`TimedOut` and the child is
+    killed; a child that ends before sending a result is :class:`Crashed` for that item.
+    Either way the remaining items go on in a fresh child. An :class:`Exception` raised by
+    ``work`` is :class:`Raised` for its item and the child goes on. Every child and its
+    process group is killed and reaped before this returns (see the module docstring).
+
+    Args:
+        work: called in the child (inherited through ``fork``: closures and unpicklable
+            objects such as ctypes functions are fine); its results must be picklable.
+        items: its arguments, one call each.
+        timeout: seconds allowed per item, ``None`` for no limit.
+        total: seconds allowed for the whole call, ``None`` for no limit; the item running
+            when it passes is :class:`TimedOut`, later ones are not run.
+        stop: called on each outcome in order; ``True`` ends the call after that item
+            (e.g. on the first failure).
+        capture_stderr: send each child's stderr (file descriptor 2, so also what C code
+            writes, e.g. UBSan's reports) to a temporary file instead of this process's
+            stderr; its end is :attr:`Crashed.stderr` / :attr:`TimedOut.stderr`.
+
+    Returns:
+        One :class:`Outcome` per item run, in order: fewer than the items when ``stop``
+        ended the call or ``total`` passed.
+
+    Raises:
+        OSError: a pipe, a temporary file or the fork could not be made. Nothing ``work``
+        does is raised here. Without ``fork`` (not POSIX) ``work`` runs in this process,
+        without deadline.
+    """
+    todo = list(items)
+    if not CAN_FORK:  # pragma: no cover - every POSIX system forks
+        return _map_in_process(work, todo, stop)
+    end = None if total is None else time.monotonic() + max(total, 0.0)
+    out: list[Outcome[R]] = []
+    while len(out) < len(todo):
+        if end is not None and time.monotonic() >= end:
+            break
+        if _one_child(work, todo[len(out):], out, timeout, end, stop, capture_stderr):
+            break
+        if stop is not None and out and not isinstance(out[-1], Returned | Raised) and stop(out[-1]):
+            break
+    return out
+
+
+def call_in_child(
+    work: Callable[[], R], *, timeout: float | None = None, capture_stderr: bool = False,
+) -> Outcome[R]:
+    """``work()`` in a forked child process: :func:`map_in_child` of one call.
+
+    ``timeout``: seconds, ``None`` for no limit. Raises ``OSError`` only (no pipe or fork)."""
+    (outcome,) = map_in_child(_CallNoArgs(work), [None], timeout=timeout, capture_stderr=capture_stderr)
+    return outcome
+
+
+class _CallNoArgs(Generic[R]):
+    def __init__(self, work: Callable[[], R]) -> None:
+        self.work = work
+
+    def __call__(self, _: object) -> R:
+        return self.work()
+
+
+# ------------------------------------------------------------------ commands
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """How a command of :func:`run_command` ended.
+
+    Attributes:
+        returncode: exit status, negative for the signal that killed it (``-9`` after the
+            kill at the deadline).
+        timed_out: killed at the deadline.
+        seconds: wall-clock seconds from start to end.
+        stdout, stderr: its output (decoded, invalid bytes replaced; at most the last
+            ``output_limit`` bytes of each).
+    """
+
+    returncode: int
+    timed_out: bool
+    seconds: float
+    stdout: str
+    stderr: str
+
+    @property
+    def signal(self) -> str | None:
+        """The name of the killing signal (``"SIGABRT"``), or ``None``."""
+        return signal_name(self.returncode)
+
+    def describe(self) -> str:
+        """``"killed by SIGABRT"`` / ``"exit status 1"`` (:func:`describe_status`)."""
+        return describe_status(self.returncode)
+
+
+class ChildRegistry:
+    """The commands running on behalf of one owner (a ``lift bench`` run), so that all of
+    them can be killed at once (Ctrl-C, early exit): pass it to :func:`run_command`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self._stopped = False
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`stop_all` was called since the last :meth:`allow_start`."""
+        return self._stopped
+
+    def stop_all(self) -> None:
+        """Kill the process group of every running command and refuse to start new ones
+        (:func:`run_command` then returns at once, see there)."""
+        with self._lock:
+            self._stopped = True
+            for pid in self._running:
+                _kill_group(pid)
+
+    def allow_start(self) -> None:
+        """Undo :meth:`stop_all`."""
+        with self._lock:
+            self._stopped = False
+
+
+class _Tail:
+    """The last ``limit`` bytes written."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.buf = bytearray()
+
+    def add(self, data: bytes) -> None:
+        self.buf += data
+        if len(self.buf) > 2 * self.limit:
+            del self.buf[: len(self.buf) - self.limit]
+
+    def text(self) -> str:
+        return bytes(self.buf[-self.limit:] if self.limit else b"").decode(errors="replace")
+
+
+def _pump(sel: selectors.BaseSelector, pid: int | None, until: float | None) -> bool:
+    """Read the command's output (``key.data``: its :class:`_Tail`) until the child ``pid``
+    has ended — ``True`` — or ``until`` passed — ``False``. With ``pid=None``: until both
+    pipes are closed (``True``) or ``until`` passed."""
+    pause = 0.001
+    while True:
+        if pid is not None and _has_ended(pid):
+            return True
+        now = time.monotonic()
+        if until is not None and now >= until:
+            return False
+        wait = _TICK if until is None else min(_TICK, until - now)
+        if sel.get_map():
+            for key, _ in sel.select(wait):
+                data = os.read(key.fd, 1 << 16)
+                if data:
+                    key.data.add(data)
+                else:
+                    sel.unregister(key.fd)
+        elif pid is None:
+            return True
+        else:  # both pipes closed: the command is ending
+            time.sleep(min(pause, wait))
+            pause = min(2 * pause, _TICK)
+
+
+def run_command(
+    cmd: Sequence[str],
+    timeout: float | None,
+    *,
+    cwd: str | Path | None = None,
+    env: dict[str, str] | None = None,
+    warn_signal: int | None = None,
+    grace: float = 2.0,
+    registry: ChildRegistry | None = None,
+    output_limit: int = OUTPUT_LIMIT,
+) -> CommandResult:
+    """Run ``cmd`` (stdin ``/dev/null``, stdout and stderr captured) in a new session; kill
+    its whole process group after ``timeout`` seconds.
+
+    The group is also killed when the command ends by itself (its leftover background
+    processes, e.g. orphaned solver workers), always before the command is reaped. Output
+    still in the pipes after the kill is read for at most one more second.
+
+    Args:
+        cmd: the program and its arguments.
+        timeout: seconds, ``None`` for no limit.
+        cwd, env: as for :class:`subprocess.Popen`.
+        warn_signal: at the deadline, first send this signal to the command (e.g.
+            ``SIGUSR1`` for a Python stack dump by :mod:`faulthandler`) and wait up to
+            ``grace`` seconds for it to end before the kill.
+        registry: the :class:`ChildRegistry` to register the command with. When it has
+            been stopped, nothing is started and the result is ``returncode = -SIGKILL``,
+            ``timed_out = False``, ``seconds = 0``, ``stderr = "run interrupted"``.
+        output_limit: bytes kept of each stream (its end).
+
+    Raises:
+        OSError: the command could not be started (e.g. no such program). Nothing the
+        command does is raised.
+    """
+    t0 = time.monotonic()
+    lock = registry._lock if registry is not None else contextlib.nullcontext()
+    with lock:
+        if registry is not None and registry.stopped:
+            return CommandResult(-signal.SIGKILL, False, 0.0, "", "run interrupted")
+        p = subprocess.Popen(
+            list(cmd), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True,
+        )
+        if registry is not None:
+            registry._running.add(p.pid)
+    assert p.stdout is not None and p.stderr is not None
+    out, err = _Tail(output_limit), _Tail(output_limit)
+    sel = selectors.DefaultSelector()
+    sel.register(p.stdout, selectors.EVENT_READ, out)
+    sel.register(p.stderr, selectors.EVENT_READ, err)
+    timed_out = False
+    try:
+        until = None if timeout is None else t0 + max(timeout, 0.0)
+        if not _pump(sel, p.pid, until):
+            timed_out = True
+            if warn_signal is not None:
+                with contextlib.suppress(OSError):
+                    os.kill(p.pid, warn_signal)
+                _pump(sel, p.pid, time.monotonic() + grace)
+    finally:
+        with lock:
+            _kill_group(p.pid)  # not reaped yet: the group id is still this command's
+            if registry is not None:
+                registry._running.discard(p.pid)
+        _pump(sel, None, time.monotonic() + 1.0)
+        sel.close()
+        p.stdout.close()
+        p.stderr.close()
+        returncode = p.wait()
+    return CommandResult(returncode, timed_out, time.monotonic() - t0, out.text(), err.text())
