@@ -22,6 +22,7 @@ predicted ones — the assembly — instruction for instruction.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import shutil
@@ -51,7 +52,6 @@ __all__ = ["CallResult", "GemminiRunner", "compile_recording"]
 CFLAGS = ["-O1", "-std=gnu11", "-fwrapv", "-ffp-contract=off", "-shared", "-fPIC", "-DTENSPILER_RECORD"]
 _LOCK = threading.Lock()
 _CACHE: dict[str, ctypes.CDLL] = {}
-_DIR: Path | None = None
 
 #: NumPy storage and ctypes type of each C parameter type the generated entry uses
 C_TYPES: dict[str, tuple[Any, Any]] = {
@@ -64,11 +64,10 @@ C_TYPES: dict[str, tuple[Any, Any]] = {
 }
 
 
+@functools.cache
 def _workdir() -> Path:
-    global _DIR
-    if _DIR is None:
-        _DIR = Path(tempfile.mkdtemp(prefix="tenspiler-gemmini-"))
-    return _DIR
+    """One temporary folder per process for the compiled C files."""
+    return Path(tempfile.mkdtemp(prefix="tenspiler-gemmini-"))
 
 
 def compile_recording(c_text: str, isa: IsaDescription) -> ctypes.CDLL:
