@@ -1,9 +1,9 @@
 """What the array-library backends (PyTorch, MLX, TensorFlow, JAX) share with NumPy.
 
-An array backend is an :class:`ArrayBackend` — a subclass of
-:class:`~tenspiler.codegen.numpy_backend.NumpyBackend` that keeps NumPy's glue (parameter
-renaming, the precondition guards, docstrings, the C++/Python-signature adapter
-``numpy_backend.cxx_adapter``, output assembly) — plus a :class:`Spelling`: some twenty
+An array backend is an :class:`ArrayBackend` — a dialect of
+:class:`~tenspiler.codegen.python_host.PythonHostBackend`, which holds the glue every
+Python-hosted backend shares (parameter renaming, the precondition guards, docstrings, the
+C++/Python-signature adapter ``python_host.cxx_adapter``) — plus a :class:`Spelling`: some twenty
 snippet templates saying how the library writes an array conversion, a cast, a reduction, a
 gather, an elementwise select, C's truncating integer division, a jit compiler … The rules of
 :data:`ARRAY_RULES` (one per :func:`~tenspiler.codegen.op_key`, like NumPy's ``RULES``) build
@@ -26,7 +26,7 @@ node given its rendered operands, or ``None`` when the backend *declines* the no
 returns ``None``, or it has no rule for the op). :meth:`ArrayBackend.render` then computes that
 node in NumPy *host code*: its operands (computed by the backend) go to NumPy
 (``_to_numpy``), NumPy's own rule for the node (``numpy_backend.RULES``, with NumPy's helpers
-renamed ``_np_*``) computes it, and the result comes back as a native array (the backend's
+renamed ``_np_*``: the functions of :mod:`tenspiler.codegen.runtime.numpy_runtime`) computes it, and the result comes back as a native array (the backend's
 ``asarray``). The generated module's docstring lists the subterms computed on the host, and
 its ``<name>_jit`` entry is then the eager one (host code cannot run inside a compiled
 region). MLX declines ``exp`` of ``double`` (MLX computes it with float32 accuracy) and ``%``
@@ -44,7 +44,6 @@ Python kernels the flat functions are ``_<f>_flat`` / ``_<f>_flat_jit`` and ``<f
 
 from __future__ import annotations
 
-import keyword
 import math
 import re
 import sys
@@ -64,21 +63,21 @@ from tenspiler.codegen.base import (
     operands,
     returned_outputs,
 )
-from tenspiler.codegen.numpy_backend import (
+from tenspiler.codegen.python_host import (
     REPR,
     STORED,
     EmitContext,
-    NumpyBackend,
+    PythonHostBackend,
     bare,
     cxx_adapter,
     fresh_name,
+    function_source,
     indent,
-    output_vars,
+    min_max,
     param_dtype,
 )
-from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import is_static, small_division
-from tenspiler.errors import CodegenError
+from tenspiler.codegen.runtime import array_runtime
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
@@ -118,7 +117,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
-from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
+from tenspiler.loops.ir import DType, Function, ScalarType
 
 __all__ = ["ARRAY_RULES", "ArrayBackend", "ArrayContext", "ArrayRule", "Spelling"]
 
@@ -240,7 +239,7 @@ BUILTINS = ("np", "int", "float", "abs", "max", "str", "isinstance", "ValueError
 
 @dataclass
 class ArrayContext(EmitContext):
-    """:class:`~tenspiler.codegen.numpy_backend.EmitContext` plus the backend rendering and
+    """:class:`~tenspiler.codegen.python_host.EmitContext` plus the backend rendering and
     the subterms it left to NumPy host code (printed, for the docstring)."""
 
     backend: ArrayBackend | None = None
@@ -341,7 +340,7 @@ def argmax_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return None
     x = args[0]
     if t.compare.is_float and not t.tensor.dtype.is_float:
-        x = b.convert(x, t.tensor.dtype, TENSOR, t.compare, ctx.rep(t.tensor), nb.REPR[t.compare])
+        x = b.convert(x, t.tensor.dtype, TENSOR, t.compare, ctx.rep(t.tensor), REPR[t.compare])
     return b.convert(fill(b.sp.argmax, x=x), DType.INT, SCALAR, DType.INT, "int64", ctx.rep(t))
 
 
@@ -450,7 +449,7 @@ def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
         return f"({a} if {bare(cond)} else {e})"
     if static_cond:
         cond = b.const(cond, None)
-    extremum = nb.min_max(t)
+    extremum = min_max(t)
     if extremum is not None and ctx.narrow() and ka != STATIC and ke != STATIC:
         return f"{b.sp.xp}.{extremum}({bare(a)}, {bare(e)})"
     both = ka == STATIC and ke == STATIC
@@ -557,14 +556,7 @@ def _c_div(x, y):
 def _c_mod(x, y):
     """C integer remainder, elementwise: the sign of x, x == _c_div(x, y) * y + r."""
 {body(sp.c_mod)}''',
-        "_py_floordiv": '''\
-def _py_floordiv(x, y):
-    """Python floor division x // y, elementwise."""
-    return x // _nz(y)''',
-        "_py_mod": '''\
-def _py_mod(x, y):
-    """Python modulo x % y (the sign of y), elementwise."""
-    return x % _nz(y)''',
+        **{name: function_source(f).rstrip("\n") for name, f in array_runtime.FUNCTIONS.items()},
         "_row_max": f'''\
 def _row_max(m):
     """Row maxima of a matrix; an empty matrix (without columns the precondition allows no
@@ -596,7 +588,7 @@ def _jit(f{jit_args and ", static=()"}):
 # ---------------------------------------------------------------- the backend
 
 
-class ArrayBackend(NumpyBackend):
+class ArrayBackend(PythonHostBackend):
     """A backend for an array library with NumPy-like semantics; see the module docstring.
 
     Subclasses set :attr:`name` and :attr:`sp`, and may override :attr:`rules` entries,
@@ -605,7 +597,7 @@ class ArrayBackend(NumpyBackend):
 
     name = "array"
     sp: ClassVar[Spelling]
-    rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES  # type: ignore[assignment]
+    rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES
     #: signed types and uint8 only (unsigned 16/32-bit arithmetic is partial in some libraries)
     int_dtypes: ClassVar[tuple[str, ...]] = ("uint8", "int16", "int32", "int64")
     #: integer division by a constant through float32 too (exact for operands below 2**24):
@@ -760,7 +752,7 @@ class ArrayBackend(NumpyBackend):
         return text if self.kind(t, ctx) == STATIC else self.asarray(text, ctx.rep(t))
 
     def _check_rules(self, t: Term) -> None:
-        # stack: a comprehension over rows, generated by the NumPy backend only (nb._stack)
+        # stack: a comprehension over rows, generated by the NumPy backend only (NumpyBackend._stack)
         missing = missing_ops(t, {*self.rules, *(set(nb.RULES) - {"stack"})})
         if missing:
             raise no_rule_error(self.name, t, self.rules)
@@ -770,29 +762,17 @@ class ArrayBackend(NumpyBackend):
     def _asarray_text(self, x: str, dtype: DType) -> str:
         return self.asarray(x, self.param_repr(dtype))
 
+    def _real_param_text(self, x: str, dtype: DType) -> str:
+        return self.asarray(x, REPR[dtype])
+
     def _zeros_text(self, n: str, dtype: DType) -> str:
         return fill(self.sp.zeros, n=n, dtype=self.dtype(STORED[dtype]))
 
     def _reshape_text(self, x: str, shape: str) -> str:
         return fill(self.sp.reshape, x=x, shape=shape)
 
-    def _is_empty_text(self, x: str) -> str:
-        return f"{x}.shape[0] == 0"
-
     def _array_doc(self, dtype: DType) -> str:
         return f"{self.sp.array_type} of {self.dtype(STORED[dtype])}"
-
-    def _convert_param(self, fn: Function, name: str, py: str) -> str:
-        p = fn.param(name)
-        match p.type:
-            case PointerType(elem):
-                return f"{py} = {self.asarray(py, self.param_repr(elem))}"
-            case ScalarType(dtype):
-                if dtype.is_float:
-                    return f"{py} = {self.asarray(py, REPR[dtype])}"
-                return f"{py} = {self._int_param_text(fn, dtype, py)}"
-            case _:
-                assert_never(p.type)
 
     def _emit_output(
         self, fn: Function, o: Output, ctx: EmitContext, taken: set[str]
@@ -842,33 +822,22 @@ class ArrayBackend(NumpyBackend):
         }
         return {*BUILTINS, *self.sp.names, *_helper_texts(self.sp), *generated}
 
+    def _module_names(self) -> set[str]:
+        # and NumPy's, refused since the array backends were a subclass of NumPy's
+        return {*BUILTINS, *self.sp.names, *_helper_texts(self.sp), *nb.HELPER_NAMES}
+
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
         sp = self.sp
         outputs = returned_outputs(ps)
-        reserved = self._reserved(fn)
-        if fn.name in reserved - {fn.name} or fn.name in {*BUILTINS, *sp.names} or keyword.iskeyword(fn.name):
-            raise CodegenError(f"function name {fn.name!r} cannot name the generated {self.name} function")
         self._validate(fn, ps, outputs)
-        taken = set(reserved)
+        taken = self._reserved(fn)
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}
         ctx = ArrayContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self)
-
-        used: set[str] = set()
-        statements: list[str] = []
-        results: list[str] = []
-        returns_doc: list[str] = []
-        for o in outputs:
-            used |= output_vars(o)
-            stmts, result, doc = self._emit_output(fn, o, ctx, taken)
-            statements.append("\n".join(stmts))
-            results.append(result)
-            returns_doc.append(doc)
-        preconditions = proof_preconditions(fn, ps)
-        for pre in preconditions:
-            used |= pre.names
-        params = [p for p in fn.params if p.name in used]
+        code = self._outputs(fn, ps, outputs, ctx, taken)
+        statements, results, returns_doc = code.statements, code.results, code.returns_doc
+        params = [p for p in fn.params if p.name in code.used]
         checks = [self._convert_param(fn, p.name, names[p.name]) for p in params]
-        checks += self._guards(outputs, ctx, preconditions)
+        checks += self.guards(outputs, ctx, code.preconditions)
 
         f = fn.name
         core, args_fn = f"_{f}_core", f"_{f}_args"
