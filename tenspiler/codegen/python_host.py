@@ -187,9 +187,8 @@ def function_source(fn: Callable[..., Any]) -> str:
         ValueError: ``fn`` is decorated, nested or its body starts on its ``def`` line.
     """
     text = inspect.getsource(fn)
-    tree = ast.parse(text)
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, ast.FunctionDef) or node.decorator_list or text[0].isspace():
+    node = None if text[0].isspace() else ast.parse(text).body[0]
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
         raise ValueError(f"{fn.__name__}: not a plain module-level function")
     lines = text.splitlines(keepends=True)
     first = node.body[0].lineno  # 1-based, in ``text``
