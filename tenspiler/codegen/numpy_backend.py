@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import ClassVar, assert_never
+from typing import ClassVar, TypeGuard, assert_never
 
 import numpy as np
 
@@ -470,7 +470,7 @@ def _guard_divisor(t: Term, y: str, ctx: EmitContext) -> str:
     is undefined behaviour, which the proof excludes by hypothesis. In the proof, ``x / 0``
     is unconstrained, so the summary holds for any value standing in for it."""
     del ctx
-    if not is_tensor(t) and not t.dtype.is_float:  # type: ignore[union-attr]
+    if not is_tensor(t) and not t.dtype.is_float:
         plain = bare(y)
         if plain.lstrip("-").isdigit() and int(plain) != 0:
             return y
@@ -482,7 +482,7 @@ def div_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``/``: true division on reals; C truncating division on integers (``_c_div`` on
     arrays, ``_c_idiv`` on scalars), as ``semantics.np_binop`` / ``py_binop``."""
     x, y = bare(args[0]), bare(_guard_divisor(t, args[1], ctx))
-    if t.dtype.is_float:  # type: ignore[union-attr]
+    if t.dtype.is_float:
         return f"({args[0]} / {args[1]})"
     helper = ctx.use("_c_div") if is_tensor(t) else ctx.use("_c_idiv")
     return f"{helper}({x}, {y})"
@@ -492,7 +492,7 @@ def mod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``%``: ``np.fmod`` (sign of the dividend, like C) on arrays and reals; ``_c_imod`` on
     integer scalars."""
     x, y = bare(args[0]), bare(args[1])
-    if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
+    if is_tensor(t) or t.dtype.is_float:
         return f"np.fmod({x}, {y})"
     return f"{ctx.use('_c_imod')}({x}, {bare(_guard_divisor(t, args[1], ctx))})"
 
@@ -562,7 +562,7 @@ RULES: dict[str, Rule] = {
 # ---------------------------------------------------------------- the backend
 
 
-def _int_to_uint8(t: Term) -> bool:
+def _int_to_uint8(t: Term) -> TypeGuard[TensorCast]:
     """``cast(x, uint8)`` of an integer tensor ``x`` (a store into a uint8 array wraps it)."""
     return isinstance(t, TensorCast) and t.dtype == DType.UINT8 and not t.tensor.dtype.is_float
 
@@ -623,11 +623,12 @@ class NumpyBackend(PythonHostBackend):
                 ctx.cse = dict(bound)
             return rule(t, args, ctx)
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
-            if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
+            plan = ctx.plan if ctx.narrow() else None
+            if plan is not None and not t.dtype.is_float and not plan.static(t):
                 return self._int_arith(t, rule, ctx)
             args = [self._operand(c, t, ctx) for c in operands(t)]
-            if (isinstance(t, ScalarOp) and ctx.narrow() and not t.dtype.is_float and t.op in ("+", "-", "*")
-                    and _may_leave_int64(ctx.plan.c_range(t))):  # type: ignore[union-attr]
+            if (isinstance(t, ScalarOp) and plan is not None and not t.dtype.is_float and t.op in ("+", "-", "*")
+                    and _may_leave_int64(plan.c_range(t))):
                 # an exact Python int of C-typed values that can leave int64 (a loop-invariant
                 # value computed before the loop, also where C never computes it): wrapped so
                 # that NumPy takes it; + - * and stores are exact modulo 2**64, and comparisons,
@@ -669,7 +670,7 @@ class NumpyBackend(PythonHostBackend):
         def visit(u: Term) -> None:
             counts[u] += 1
             minmax = isinstance(u, TensorSelect) and min_max(u) is not None  # cond not rendered
-            for c in (u.then, u.else_) if minmax else children(u):  # type: ignore[union-attr]
+            for c in [u.then, u.else_] if isinstance(u, TensorSelect) and minmax else children(u):
                 visit(c)
 
         visit(t)
@@ -699,7 +700,7 @@ class NumpyBackend(PythonHostBackend):
                 isinstance(lo, Lit) and isinstance(hi, Lit) and hi.value == lo.value + 1
             ):
                 elem = f"{self.render(x, ctx)}[{bare(self.render(lo, ctx))}]"
-                return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))  # type: ignore[union-attr]
+                return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
         return None
 
     def _matmul(self, t: MatMul, ctx: EmitContext) -> str:
@@ -772,7 +773,7 @@ class NumpyBackend(PythonHostBackend):
             stacks.append(u)
             u = u.body
         match u:
-            case ReduceSum(ReduceRows(TensorTensor("*", left, right, pd), d1, "sum"), d2) if (
+            case ReduceSum(ReduceRows(TensorTensor("*", left, right, pd) as product, d1, "sum"), d2) if (
                 d1 == d2 and (pd == d1 or not pd.is_float)
             ):
                 pass
@@ -788,7 +789,7 @@ class NumpyBackend(PythonHostBackend):
             if not free_vars(m) & bound:
                 if not isinstance(m, Matrix | Transpose):
                     return None
-                ops.append(self._operand(m, u.tensor.matrix, ctx))  # type: ignore[union-attr]
+                ops.append(self._operand(m, product, ctx))
                 continue
             if not isinstance(m, Matrix) or (free_vars(m.rows) | free_vars(m.cols)) & bound:
                 return None
@@ -839,10 +840,10 @@ class NumpyBackend(PythonHostBackend):
         """``c`` rendered (or ``text``) and converted to the type ``parent`` computes in; a
         static integer (an exact Python int) stays as it is in integer arithmetic."""
         text = self.render(c, ctx) if text is None else text
-        if ctx.plan is not None and ctx.plan.static(c) and not parent.dtype.is_float:  # type: ignore[union-attr]
+        if ctx.plan is not None and ctx.plan.static(c) and not parent.dtype.is_float:
             return text
         src_rep = None if ctx.plan is None else ctx.rep(c)
-        return convert(text, c.dtype, parent.dtype, tensor=is_tensor(c), src_rep=src_rep, dst_rep=ctx.rep(parent))  # type: ignore[union-attr]
+        return convert(text, c.dtype, parent.dtype, tensor=is_tensor(c), src_rep=src_rep, dst_rep=ctx.rep(parent))
 
     def _cond_operands(self, c: Cond, ctx: EmitContext) -> list[str]:
         """The operands of a condition's comparisons, rendered in traversal order, each pair
@@ -853,12 +854,12 @@ class NumpyBackend(PythonHostBackend):
         converted to float. Integer pairs compare exactly in any dtypes: unchanged."""
         out: list[str] = []
         for left, right in cmp_pairs(c):
-            d = promote(left.dtype, right.dtype)  # type: ignore[union-attr]
+            d = promote(left.dtype, right.dtype)
             for u in (left, right):
                 text = self.render(u, ctx)
                 if d.is_float:
                     src_rep = None if ctx.plan is None else ctx.rep(u)
-                    text = convert(text, u.dtype, d, tensor=is_tensor(u), src_rep=src_rep, dst_rep=REPR[d])  # type: ignore[union-attr]
+                    text = convert(text, u.dtype, d, tensor=is_tensor(u), src_rep=src_rep, dst_rep=REPR[d])
                 out.append(text)
         return out
 
@@ -883,7 +884,8 @@ class NumpyBackend(PythonHostBackend):
         if division and plan.zero_divisor(t):
             # 0 only in lanes a select discards (else undefined): no warning there
             y, tensor = bare(texts[1]), is_tensor(ops[1])
-            if plan.range(ops[1]).lo is not None and plan.range(ops[1]).lo >= 0:  # type: ignore[operator]
+            lo = plan.range(ops[1]).lo
+            if lo is not None and lo >= 0:
                 texts[1] = f"np.maximum({y}, 1)" if tensor else f"max({y}, 1)"
             else:
                 texts[1] = f"np.where({y} == 0, 1, {y})" if tensor else f"({y} or 1)"
@@ -993,7 +995,7 @@ class NumpyBackend(PythonHostBackend):
                 bounds = f"{bare(self.render(lo, ctx))}:{bare(self.render(hi, ctx))}"
                 src_rep = ctx.rep(value) if ctx.narrow() else None
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
-                    value = value.tensor  # type: ignore[union-attr]  # the store wraps
+                    value = value.tensor  # the store wraps
                     src_rep = ctx.rep(value)
                 v = store_value(self._render_output(value, ctx, taken), value.dtype, elem, src_rep)
                 doc = (

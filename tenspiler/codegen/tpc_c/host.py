@@ -31,9 +31,17 @@ from tenspiler.codegen.numpy_backend import (
     store_value,
 )
 from tenspiler.codegen.preconditions import proof_preconditions
-from tenspiler.codegen.python_host import REPR, STORED, EmitContext, bare, fresh_name, indent
+from tenspiler.codegen.python_host import (
+    REPR,
+    STORED,
+    EmitContext,
+    bare,
+    fresh_name,
+    indent,
+    param_dtype,
+)
 from tenspiler.codegen.split import DeviceKernel, Split
-from tenspiler.codegen.tpc_c.kernel import KernelSignature
+from tenspiler.codegen.tpc_c.kernel import KernelSignature, view_array
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
@@ -143,7 +151,7 @@ class _Host:
             dtypes[k.name] = k.dtype
         for h in split.host_values:
             names[h.name] = f"_{h.name}()"
-            dtypes[h.name] = h.source.dtype  # type: ignore[union-attr]
+            dtypes[h.name] = h.source.dtype
         self.ctx = EmitContext(names, dtypes)
 
     # ------------------------------------------------------------ rendering
@@ -209,7 +217,8 @@ class _Host:
             out_var = next(f"t{i}" for i, p in enumerate(s.tensors) if p.role == "output")
             lines.append(f'_launch("{k.name}", [{", ".join(args)}], [{", ".join(scalars)}], {out_var}.shape[0])')
             head = f"def _{k.name}(_out):"
-            doc = f'"""{k.name}: writes {show_output(k.output)} (device term: {show(k.term)})."""'  # type: ignore[arg-type]
+            assert k.output is not None
+            doc = f'"""{k.name}: writes {show_output(k.output)} (device term: {show(k.term)})."""'
             return "\n".join([head, indent("\n".join([doc, *lines]))])
         lines.append(f'_launch("{k.name}", [{", ".join(args)}], [{", ".join(scalars)}], length)')
         part = args[-1]
@@ -248,7 +257,7 @@ class _Host:
         )
         match o:
             case ArrayOutput(array, lo, hi, value):
-                elem = self.fn.param(array).type.elem  # type: ignore[union-attr]
+                elem = param_dtype(self.fn, array)
                 out = self.fresh(f"{array}_new")
                 src = self.names[array]
                 if placement.host_term is None:
@@ -329,9 +338,9 @@ class _Host:
                     conversions.append(f"{py} = np.asarray({py}, dtype=np.{REPR[elem]})")
                 case ScalarType(dtype):
                     conversions.append(f"{py} = int({py})" if not dtype.is_float else f"{py} = np.{REPR[dtype]}({py})")
-        used_arrays = sorted({_array_of(p.view) for s in self.sigs.values() for p in s.tensors if p.view is not None})
+        used_arrays = sorted({view_array(p.view) for s in self.sigs.values() for p in s.tensors if p.view is not None})
         dev = ", ".join(
-            f'"{a}": _storage({self.names[a]}, np.{DEVICE_STORAGE[self.fn.param(a).type.elem]}, "{a}")'  # type: ignore[union-attr]
+            f'"{a}": _storage({self.names[a]}, np.{DEVICE_STORAGE[param_dtype(self.fn, a)]}, "{a}")'
             for a in used_arrays
         )
         statements: list[str] = []
@@ -427,12 +436,6 @@ tenspiler.codegen.tpc_c.emulation.EmulatedDevice runs the kernels compiled again
 tpc_emulation.h; on a Gaudi, an adapter to the Habana runtime (not part of tenspiler) would.
 The rest is NumPy, with the NumPy backend's rules (C semantics).
 """'''
-
-
-def _array_of(t: Term) -> str:
-    while not isinstance(t, TensorVar):
-        t = t.tensor  # type: ignore[union-attr]
-    return t.name
 
 
 def _to_dtype(expr: str, lane: str, dt: DType) -> str:
