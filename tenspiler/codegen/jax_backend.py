@@ -1,4 +1,4 @@
-"""The JAX backend (``--to jax``): the spelling table (:mod:`.spelling`) of :mod:`array_backend` for
+"""The JAX backend (``--to jax``): the spelling table of :mod:`array_backend` for
 ``jax.numpy``. JAX disables 64-bit types by default; C ``int`` (int64 here), ``long`` and
 ``double`` need them, so every generated entry runs under ``jax.enable_x64(True)`` (a
 context, not a process-wide setting). ``<f>_jit`` uses ``jax.jit`` with the integer

@@ -1,4 +1,4 @@
-"""The MLX backend (``--to mlx``): the spelling table (:mod:`.spelling`) of :mod:`array_backend` for
+"""The MLX backend (``--to mlx``): the spelling table of :mod:`array_backend` for
 ``mlx.core``. It *declines* two ops, which the generated code then computes with NumPy host
 code (``ArrayBackend.lower`` / ``render``): ``exp`` of a ``double`` (MLX computes it with
 float32 accuracy, relative error ~5e-7) and ``%`` of reals (MLX has no ``fmod``). ``exp`` of a

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, assert_never
 
-from tenspiler.codegen.base import missing_ops, no_rule_error, output_term
+from tenspiler.codegen.base import GeneratedCode, missing_ops, no_rule_error, output_term
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan
 from tenspiler.errors import CodegenError
@@ -241,7 +241,7 @@ def stack_is_affine(t: Stack) -> bool:
     """Whether every index of a view in ``t``'s body (offsets, lengths, strides) is affine in
     its bound variable: built from it by sums and by products with terms free of it. A view
     then lies inside its array for every row if it does for the first and the last row,
-    which the guards check (:meth:`PythonHostBackend._guards`)."""
+    which the guards check (:meth:`PythonHostBackend.guards`)."""
     var = t.var
 
     def affine(e: Term) -> bool:
@@ -328,6 +328,11 @@ class PythonHostBackend:
         return not missing_ops(term, self.rules)
 
     # ------------------------------------------------------------ the dialect's part
+
+    def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        """The module computing the :func:`~tenspiler.codegen.base.returned_outputs` of
+        ``ps`` for ``fn`` (:class:`~tenspiler.codegen.base.Backend`)."""
+        raise NotImplementedError
 
     def render(self, t: Term, ctx: EmitContext) -> str:
         """A Python expression computing ``t``.

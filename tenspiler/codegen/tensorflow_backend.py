@@ -1,4 +1,4 @@
-"""The TensorFlow backend (``--to tensorflow``): the spelling table (:mod:`.spelling`) of :mod:`array_backend`
+"""The TensorFlow backend (``--to tensorflow``): the spelling table of :mod:`array_backend`
 for ``tf``. C's integer division and remainder are ``tf.truncatediv`` / ``tf.truncatemod``;
 tensors are immutable, so an output is assembled with ``tf.concat``; ``<f>_jit`` uses
 ``tf.function``. TensorFlow converts Python numbers to int32/float32 by default, so every

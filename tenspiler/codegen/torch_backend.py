@@ -1,4 +1,4 @@
-"""The PyTorch backend (``--to torch``): the spelling table (:mod:`.spelling`) of :mod:`array_backend` for
+"""The PyTorch backend (``--to torch``): the spelling table of :mod:`array_backend` for
 ``torch``. C's truncating integer division and remainder are ``torch.div(...,
 rounding_mode="trunc")`` and ``torch.fmod``; ``<f>_jit`` uses ``torch.compile``."""
 
