@@ -719,8 +719,9 @@ def test_op_matches_python_reference(case: str) -> None:
 def test_result_length_min_and_max(op: str, then_a: bool, expected: str) -> None:
     """A result length min(len(a), len(b)) (Python's zip) renders exactly: a select of two
     operands compared with each other is their minimum or maximum."""
+    from tenspiler.codegen.python_host import render_loop_expr
     from tenspiler.loops.ir import Compare, Select, Var
 
     a, b = Var("a", DType.INT), Var("b", DType.INT)
     e = Select(Compare(op, a, b), a if then_a else b, b if then_a else a, DType.INT)  # type: ignore[arg-type]
-    assert nb._render_loop_expr(e, {}) == expected
+    assert render_loop_expr(e, {}) == expected

@@ -1,9 +1,9 @@
 """What the array-library backends (PyTorch, MLX, TensorFlow, JAX) share with NumPy.
 
-An array backend is an :class:`ArrayBackend` — a subclass of
-:class:`~tenspiler.codegen.numpy_backend.NumpyBackend` that keeps NumPy's glue (parameter
-renaming, the precondition guards, docstrings, the C++/Python-signature adapter
-``numpy_backend.cxx_adapter``, output assembly) — plus a :class:`Spelling`: some twenty
+An array backend is an :class:`ArrayBackend` — a dialect of
+:class:`~tenspiler.codegen.python_host.PythonHostBackend`, which holds the glue every
+Python-hosted backend shares (parameter renaming, the precondition guards, docstrings, the
+C++/Python-signature adapter ``python_host.cxx_adapter``) — plus a :class:`Spelling` (:mod:`.spelling`): some twenty
 snippet templates saying how the library writes an array conversion, a cast, a reduction, a
 gather, an elementwise select, C's truncating integer division, a jit compiler … The rules of
 :data:`ARRAY_RULES` (one per :func:`~tenspiler.codegen.op_key`, like NumPy's ``RULES``) build
@@ -26,7 +26,7 @@ node given its rendered operands, or ``None`` when the backend *declines* the no
 returns ``None``, or it has no rule for the op). :meth:`ArrayBackend.render` then computes that
 node in NumPy *host code*: its operands (computed by the backend) go to NumPy
 (``_to_numpy``), NumPy's own rule for the node (``numpy_backend.RULES``, with NumPy's helpers
-renamed ``_np_*``) computes it, and the result comes back as a native array (the backend's
+renamed ``_np_*``: the functions of :mod:`tenspiler.codegen.runtime.numpy_runtime`) computes it, and the result comes back as a native array (the backend's
 ``asarray``). The generated module's docstring lists the subterms computed on the host, and
 its ``<name>_jit`` entry is then the eager one (host code cannot run inside a compiled
 region). MLX declines ``exp`` of ``double`` (MLX computes it with float32 accuracy) and ``%``
@@ -44,7 +44,6 @@ Python kernels the flat functions are ``_<f>_flat`` / ``_<f>_flat_jit`` and ``<f
 
 from __future__ import annotations
 
-import keyword
 import math
 import re
 import sys
@@ -64,21 +63,20 @@ from tenspiler.codegen.base import (
     operands,
     returned_outputs,
 )
-from tenspiler.codegen.numpy_backend import (
+from tenspiler.codegen.python_host import (
     REPR,
     STORED,
     EmitContext,
-    NumpyBackend,
+    PythonHostBackend,
     bare,
     cxx_adapter,
     fresh_name,
     indent,
-    output_vars,
+    min_max,
     param_dtype,
 )
-from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import is_static, small_division
-from tenspiler.errors import CodegenError
+from tenspiler.codegen.spelling import HOST_PREFIX, Spelling, fill, helper_texts
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
@@ -118,129 +116,21 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
-from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
+from tenspiler.loops.ir import DType, Function, ScalarType
 
 __all__ = ["ARRAY_RULES", "ArrayBackend", "ArrayContext", "ArrayRule", "Spelling"]
-
-
-# ---------------------------------------------------------------- the spelling table
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """How one array library writes the primitives the rules and the glue are made of.
-
-    Templates are ``str.format`` strings: ``{x}``/``{y}`` operands, ``{dtype}`` a dtype
-    expression (from :attr:`dtype`), ``{n}`` a length, ``{i}`` an index array, ``{shape}``
-    comma-separated sizes, ``{out}``/``{lo}``/``{hi}``/``{v}`` an output update. ``where``,
-    ``logical`` and ``math`` are name prefixes (``math`` is formatted with the function name).
-    The helper bodies (``c_div``, ``c_mod``) are code over ``x`` and ``y`` that may call
-    ``_nz(y)`` (the divisor with 0 replaced by 1); the defaults use only Python operators
-    (``//`` and ``%`` floor in every supported library) and :attr:`where`. A template left
-    empty gets the NumPy-like spelling in the namespace :attr:`xp` (``mx.sum({x})``).
-    """
-
-    label: str  # "PyTorch"
-    package: str  # the pip package ("torch")
-    extra: str  # tenspiler's extra ("torch": pip install 'tenspiler[torch]')
-    imports: tuple[str, ...]  # import lines besides "import numpy as np"
-    xp: str  # the library's NumPy-like namespace ("torch", "mx", "tf", "jnp")
-    array_type: str  # isinstance target of a native array ("torch.Tensor")
-    asarray: str  # any array-like / number / native array → native array of {dtype}
-    const: str  # a Python number → 0-d native array of {dtype}
-    copy: str  # a native array → a new array of {dtype} the update may write
-    jit: str  # expression compiling the function f (static: integer argument names)
-    device: str  # docstring: which device the code runs on
-    jit_doc: str  # docstring: what <f>_jit is
-    dtype: str = ""  # dtype expression from a NumPy dtype name ("{xp}.{{}}")
-    bool_dtype: str = ""  # default: dtype formatted with "bool"
-    cast: str = "{x}.astype({dtype})"  # native array → {dtype} (reals to ints truncate)
-    sum: str = ""  # sum of all elements, in the operand's dtype
-    max: str = ""  # largest element
-    prod: str = ""  # product of all elements, in the operand's dtype (1 if empty)
-    argmax: str | None = None  # index of the first maximal element; None: declined (NumPy host code)
-    sum_rows: str = ""  # row sums of a matrix
-    matmul: str = ""  # matrix product of {x} (m x k) and {y} (k x n)
-    int_matmul: str = ""  # the same for integer dtypes (default: matmul)
-    max_rows: str = ""  # row maxima of a non-empty matrix
-    arange: str = ""  # 0 .. n-1
-    iota: str = ""  # {lo} .. {hi}-1 as {dtype} (static bounds)
-    full: str = ""  # {n} copies of {x} (a Python number or 0-d array of {dtype}) as {dtype}
-    where: str = ""  # elementwise select function
-    logical: str = ""  # prefix of logical_and / logical_or / logical_not
-    math: str = ""  # unary math function from NumPy's name (exp, sqrt, log, tanh, abs)
-    ones_like: str = ""
-    zeros: str = ""  # a zero vector of {n} elements of {dtype}
-    reshape: str = "{x}.reshape({shape})"
-    transpose: str = "{x}.T"
-    gather: str = "{x}[{i}]"
-    fmod: str | None = None  # C fmod of reals; None: declined (NumPy host code)
-    # floor quotient, +1 when inexact and the signs differ: no abs(), which overflows on
-    # the type's minimum (LONG_MIN / 3)
-    c_div: str = "y = _nz(y)\nq = x // y\nreturn {where}((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)"
-    c_mod: str = "y = _nz(y)\nreturn x - y * _c_div(x, y)"
-    update: str = "{out}[{lo}:{hi}] = {v}"
-    to_numpy: str = "np.asarray({x})"
-    weak_scalars: bool = True  # Python ints mix with int64 arrays in where() (not so in TF)
-    jit_vectors: bool = False  # <f>_jit compiles the C++-signature glue too (see _vector_entries)
-    decorator: str = ""  # put before every entry ("@_x64" for JAX)
-    helpers: Mapping[str, str] = field(default_factory=dict)  # extra helper functions
-    notes: tuple[str, ...] = ()  # extra contract lines for the module docstring
-
-    def __post_init__(self) -> None:
-        xp = self.xp
-        defaults = {
-            "dtype": f"{xp}.{{}}",
-            "sum": f"{xp}.sum({{x}})",
-            "max": f"{xp}.max({{x}})",
-            "prod": f"{xp}.prod({{x}})",
-            "sum_rows": f"{xp}.sum({{x}}, axis=1)",
-            "matmul": f"{xp}.matmul({{x}}, {{y}})",
-            "max_rows": f"{xp}.max({{x}}, axis=1)",
-            "arange": f"{xp}.arange({{n}})",
-            "iota": f"{xp}.arange({{lo}}, {{hi}}, dtype={{dtype}})",
-            "full": f"{xp}.full({{n}}, {{x}}, dtype={{dtype}})",
-            "where": f"{xp}.where",
-            "logical": f"{xp}.logical_",
-            "math": f"{xp}.{{}}",
-            "ones_like": f"{xp}.ones_like",
-            "zeros": f"{xp}.zeros({{n}}, dtype={{dtype}})",
-        }
-        for name, text in defaults.items():
-            if not getattr(self, name):
-                object.__setattr__(self, name, text)
-        if not self.int_matmul:
-            object.__setattr__(self, "int_matmul", self.matmul)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The module-level names the imports bind (``import mlx.core as mx``: ``mx``)."""
-        return tuple(i.split()[-1] if " as " in i else i.split()[1].split(".")[0] for i in self.imports)
-
-
-def fill(template: str, **values: str) -> str:
-    """``template`` with ``values`` filled in. A value put before ``.`` or ``[`` (a method or
-    subscript: ``{x}.to(...)``) must be an atom and keeps its parentheses; elsewhere (a call
-    argument) one pair of outer parentheses is dropped."""
-    return template.format(**{
-        k: v if re.search(r"\{" + k + r"\}[.\[]", template) else bare(v) for k, v in values.items()
-    })
 
 
 #: Kinds of rendered values: a Python int, a 0-d native array, a native array.
 STATIC, SCALAR, TENSOR = "static", "scalar", "tensor"
 
-#: NumPy helpers that are plain Python (scalar C division on ints): used by static ops.
-PY_HELPERS = ("_c_idiv", "_c_imod")
-#: Prefix of NumPy helpers called by host code (``_c_div`` → ``_np_c_div``).
-HOST_PREFIX = "_np"
 #: Builtins and names generated code uses besides the helpers.
 BUILTINS = ("np", "int", "float", "abs", "max", "str", "isinstance", "ValueError", "_COMPILED")
 
 
 @dataclass
 class ArrayContext(EmitContext):
-    """:class:`~tenspiler.codegen.numpy_backend.EmitContext` plus the backend rendering and
+    """:class:`~tenspiler.codegen.python_host.EmitContext` plus the backend rendering and
     the subterms it left to NumPy host code (printed, for the docstring)."""
 
     backend: ArrayBackend | None = None
@@ -341,7 +231,7 @@ def argmax_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return None
     x = args[0]
     if t.compare.is_float and not t.tensor.dtype.is_float:
-        x = b.convert(x, t.tensor.dtype, TENSOR, t.compare, ctx.rep(t.tensor), nb.REPR[t.compare])
+        x = b.convert(x, t.tensor.dtype, TENSOR, t.compare, ctx.rep(t.tensor), REPR[t.compare])
     return b.convert(fill(b.sp.argmax, x=x), DType.INT, SCALAR, DType.INT, "int64", ctx.rep(t))
 
 
@@ -450,7 +340,7 @@ def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
         return f"({a} if {bare(cond)} else {e})"
     if static_cond:
         cond = b.const(cond, None)
-    extremum = nb.min_max(t)
+    extremum = min_max(t)
     if extremum is not None and ctx.narrow() and ka != STATIC and ke != STATIC:
         return f"{b.sp.xp}.{extremum}({bare(a)}, {bare(e)})"
     both = ka == STATIC and ke == STATIC
@@ -534,69 +424,10 @@ ARRAY_RULES: dict[str, ArrayRule] = {
 }
 
 
-# ---------------------------------------------------------------- helper texts
-
-
-def _helper_texts(sp: Spelling) -> dict[str, str]:
-    """The device helpers of a backend, by name (emitted only when the code uses them)."""
-    def body(code: str) -> str:
-        return "\n".join(f"    {line}" for line in code.format(where=sp.where).split("\n"))
-
-    jit_args = ", static" if "static" in sp.jit else ""
-    texts = {
-        "_nz": f'''\
-def _nz(y):
-    """The divisor `y` with 0 replaced by 1. A zero integer divisor is undefined behaviour in
-    C (Python raises); it reaches here only in lanes a select discards."""
-    return {sp.where}(y == 0, {sp.ones_like}(y), y) if isinstance(y, {sp.array_type}) else (y or 1)''',
-        "_c_div": f'''\
-def _c_div(x, y):
-    """C integer division (C11 6.5.5), elementwise: the quotient truncated toward zero."""
-{body(sp.c_div)}''',
-        "_c_mod": f'''\
-def _c_mod(x, y):
-    """C integer remainder, elementwise: the sign of x, x == _c_div(x, y) * y + r."""
-{body(sp.c_mod)}''',
-        "_py_floordiv": '''\
-def _py_floordiv(x, y):
-    """Python floor division x // y, elementwise."""
-    return x // _nz(y)''',
-        "_py_mod": '''\
-def _py_mod(x, y):
-    """Python modulo x % y (the sign of y), elementwise."""
-    return x % _nz(y)''',
-        "_row_max": f'''\
-def _row_max(m):
-    """Row maxima of a matrix; an empty matrix (without columns the precondition allows no
-    rows either) gives its row sums, an empty vector."""
-    return {sp.max_rows.format(x="m")} if m.shape[0] and m.shape[1] else {sp.sum_rows.format(x="m")}''',
-        "_to_numpy": f'''\
-def _to_numpy(x):
-    """A {sp.label} value as NumPy (for host code); Python numbers pass through."""
-    return {sp.to_numpy.format(x="x")} if isinstance(x, {sp.array_type}) else x''',
-        "_jit": f'''\
-_COMPILED = {{}}
-
-
-def _jit(f{jit_args and ", static=()"}):
-    """`f` compiled by `{sp.jit.split("(")[0]}`, created on first use and kept."""
-    if f not in _COMPILED:
-        _COMPILED[f] = {sp.jit}
-    return _COMPILED[f]''',
-    }
-    texts.update(sp.helpers)
-    for name in PY_HELPERS:
-        texts[name] = nb.HELPERS[name].rstrip("\n")
-    pattern = re.compile(r"\b(" + "|".join(nb.HELPERS) + r")\b")
-    for name, text in nb.HELPERS.items():
-        texts[HOST_PREFIX + name] = pattern.sub(lambda m: HOST_PREFIX + m.group(1), text.rstrip("\n"))
-    return texts
-
-
 # ---------------------------------------------------------------- the backend
 
 
-class ArrayBackend(NumpyBackend):
+class ArrayBackend(PythonHostBackend):
     """A backend for an array library with NumPy-like semantics; see the module docstring.
 
     Subclasses set :attr:`name` and :attr:`sp`, and may override :attr:`rules` entries,
@@ -605,7 +436,7 @@ class ArrayBackend(NumpyBackend):
 
     name = "array"
     sp: ClassVar[Spelling]
-    rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES  # type: ignore[assignment]
+    rules: ClassVar[Mapping[str, ArrayRule]] = ARRAY_RULES
     #: signed types and uint8 only (unsigned 16/32-bit arithmetic is partial in some libraries)
     int_dtypes: ClassVar[tuple[str, ...]] = ("uint8", "int16", "int32", "int64")
     #: integer division by a constant through float32 too (exact for operands below 2**24):
@@ -760,7 +591,7 @@ class ArrayBackend(NumpyBackend):
         return text if self.kind(t, ctx) == STATIC else self.asarray(text, ctx.rep(t))
 
     def _check_rules(self, t: Term) -> None:
-        # stack: a comprehension over rows, generated by the NumPy backend only (nb._stack)
+        # stack: a comprehension over rows, generated by the NumPy backend only (NumpyBackend._stack)
         missing = missing_ops(t, {*self.rules, *(set(nb.RULES) - {"stack"})})
         if missing:
             raise no_rule_error(self.name, t, self.rules)
@@ -770,29 +601,17 @@ class ArrayBackend(NumpyBackend):
     def _asarray_text(self, x: str, dtype: DType) -> str:
         return self.asarray(x, self.param_repr(dtype))
 
+    def _real_param_text(self, x: str, dtype: DType) -> str:
+        return self.asarray(x, REPR[dtype])
+
     def _zeros_text(self, n: str, dtype: DType) -> str:
         return fill(self.sp.zeros, n=n, dtype=self.dtype(STORED[dtype]))
 
     def _reshape_text(self, x: str, shape: str) -> str:
         return fill(self.sp.reshape, x=x, shape=shape)
 
-    def _is_empty_text(self, x: str) -> str:
-        return f"{x}.shape[0] == 0"
-
     def _array_doc(self, dtype: DType) -> str:
         return f"{self.sp.array_type} of {self.dtype(STORED[dtype])}"
-
-    def _convert_param(self, fn: Function, name: str, py: str) -> str:
-        p = fn.param(name)
-        match p.type:
-            case PointerType(elem):
-                return f"{py} = {self.asarray(py, self.param_repr(elem))}"
-            case ScalarType(dtype):
-                if dtype.is_float:
-                    return f"{py} = {self.asarray(py, REPR[dtype])}"
-                return f"{py} = {self._int_param_text(fn, dtype, py)}"
-            case _:
-                assert_never(p.type)
 
     def _emit_output(
         self, fn: Function, o: Output, ctx: EmitContext, taken: set[str]
@@ -840,35 +659,24 @@ class ArrayBackend(NumpyBackend):
         generated = {
             f, f"{f}_jit", f"_{f}_core", f"_{f}_args", f"_{f}_flat", f"_{f}_flat_jit", f"_{f}_vectors", f"_{f}_traced", "_flat"
         }
-        return {*BUILTINS, *self.sp.names, *_helper_texts(self.sp), *generated}
+        return {*BUILTINS, *self.sp.names, *helper_texts(self.sp), *generated}
+
+    def _module_names(self) -> set[str]:
+        # and NumPy's, refused since the array backends were a subclass of NumPy's
+        return {*BUILTINS, *self.sp.names, *helper_texts(self.sp), *nb.HELPER_NAMES}
 
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
         sp = self.sp
         outputs = returned_outputs(ps)
-        reserved = self._reserved(fn)
-        if fn.name in reserved - {fn.name} or fn.name in {*BUILTINS, *sp.names} or keyword.iskeyword(fn.name):
-            raise CodegenError(f"function name {fn.name!r} cannot name the generated {self.name} function")
         self._validate(fn, ps, outputs)
-        taken = set(reserved)
+        taken = self._reserved(fn)
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}
         ctx = ArrayContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self)
-
-        used: set[str] = set()
-        statements: list[str] = []
-        results: list[str] = []
-        returns_doc: list[str] = []
-        for o in outputs:
-            used |= output_vars(o)
-            stmts, result, doc = self._emit_output(fn, o, ctx, taken)
-            statements.append("\n".join(stmts))
-            results.append(result)
-            returns_doc.append(doc)
-        preconditions = proof_preconditions(fn, ps)
-        for pre in preconditions:
-            used |= pre.names
-        params = [p for p in fn.params if p.name in used]
+        code = self._outputs(fn, ps, outputs, ctx, taken)
+        statements, results, returns_doc = code.statements, code.results, code.returns_doc
+        params = [p for p in fn.params if p.name in code.used]
         checks = [self._convert_param(fn, p.name, names[p.name]) for p in params]
-        checks += self._guards(outputs, ctx, preconditions)
+        checks += self.guards(outputs, ctx, code.preconditions)
 
         f = fn.name
         core, args_fn = f"_{f}_core", f"_{f}_args"
@@ -971,7 +779,7 @@ class ArrayBackend(NumpyBackend):
 
     def _used_helpers(self, code: str) -> list[str]:
         """Texts of the helpers ``code`` calls, and of those they call, in a fixed order."""
-        texts = _helper_texts(self.sp)
+        texts = helper_texts(self.sp)
         pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in texts) + r")\b")
         used: set[str] = set()
         todo = [code]

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.codegen.array_backend import ArrayBackend, Spelling
+from tenspiler.codegen.array_backend import ArrayBackend
 from tenspiler.codegen.registry import register_backend
+from tenspiler.codegen.spelling import Spelling
 
 X64_HELPER = '''\
 def _x64(f):

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.codegen.array_backend import ArrayBackend, Spelling
+from tenspiler.codegen.array_backend import ArrayBackend
 from tenspiler.codegen.registry import register_backend
+from tenspiler.codegen.spelling import Spelling
 from tenspiler.loops.ir import DType
 
 SUM_HELPER = '''\

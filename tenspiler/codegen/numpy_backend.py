@@ -7,8 +7,12 @@ operands in evaluation order, already converted to the node's dtype) and returns
 expression. Binary rules return a parenthesised expression; every other rule returns an atom
 (a name, call, subscript or literal), so expressions compose without a precedence table.
 
-The glue (:class:`NumpyBackend`) writes the module: docstring with the contract, imports,
-the C helpers actually used, input conversions, one statement per output and the return.
+:class:`NumpyBackend` is the NumPy dialect of
+:class:`~tenspiler.codegen.python_host.PythonHostBackend` (which holds the glue every
+Python-hosted backend shares: parameter renaming, the precondition guards, docstrings, the
+C++/Python-signature adapter): it writes the module — docstring with the contract, imports,
+the helpers actually used (the functions of :mod:`tenspiler.codegen.runtime.numpy_runtime`,
+emitted by their source), input conversions, one statement per output and the return.
 
 Semantics are those of :mod:`tenspiler.ir.semantics` (C: integer ``/`` truncates toward zero,
 ``%`` has the sign of the dividend; see ``c_div`` and ``np_binop``; Python's ``//`` and
@@ -22,27 +26,37 @@ backend sets :attr:`NumpyBackend.int_dtypes` empty.
 
 from __future__ import annotations
 
-import keyword
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import ClassVar, assert_never
+from typing import ClassVar, TypeGuard, assert_never
 
 import numpy as np
 
 from tenspiler.codegen.base import (
     GeneratedCode,
-    missing_ops,
     no_rule_error,
     op_key,
     operands,
-    output_term,
     returned_outputs,
 )
-from tenspiler.codegen.preconditions import Precondition, proof_preconditions
-from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, Interval, small_division
+from tenspiler.codegen.preconditions import proof_preconditions
+from tenspiler.codegen.python_host import (
+    REPR,
+    STORED,
+    EmitContext,
+    PythonHostBackend,
+    bare,
+    fresh_name,
+    function_source,
+    indent,
+    min_max,
+    param_dtype,
+)
+from tenspiler.codegen.python_host import cxx_adapter as host_cxx_adapter
+from tenspiler.codegen.ranges import INT_DTYPES, Interval, small_division
 from tenspiler.codegen.registry import register_backend
+from tenspiler.codegen.runtime import numpy_runtime
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
@@ -71,7 +85,6 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Slice,
     Stack,
-    Strided,
     Tail,
     Take,
     TensorCast,
@@ -88,173 +101,29 @@ from tenspiler.ir.terms import (
     is_tensor,
     promote,
     rank,
-    substitute,
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
-from tenspiler.loops.ir import Binary as LBinary
-from tenspiler.loops.ir import Compare as LCompare
-from tenspiler.loops.ir import Const as LConst
-from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
-from tenspiler.loops.ir import Expr as LExpr
-from tenspiler.loops.ir import Select as LSelect
-from tenspiler.loops.ir import Var as LVar
+from tenspiler.loops.ir import DType, Function, PointerType
 
-#: NumPy dtype name that values of each DType are computed in.
-REPR: dict[DType, str] = {
-    DType.INT: "int64",
-    DType.UINT8: "int64",
-    DType.FLOAT: "float32",
-    DType.DOUBLE: "float64",
-}
+#: The C- and Python-semantics helpers generated code may call, by name: their source
+#: (:mod:`tenspiler.codegen.runtime.numpy_runtime`, annotations dropped), emitted only when used.
+HELPERS: dict[str, str] = {name: function_source(f) for name, f in numpy_runtime.FUNCTIONS.items()}
 
-#: NumPy dtype name of a returned array whose C element type is the key.
-STORED: dict[DType, str] = {
-    DType.INT: "int64",
-    DType.UINT8: "uint8",
-    DType.FLOAT: "float32",
-    DType.DOUBLE: "float64",
-}
+#: Helpers a helper calls.
+HELPER_DEPS: dict[str, tuple[str, ...]] = dict(numpy_runtime.DEPS)
 
 #: Module-level names of the generated module; a parameter with one of these names (or a
 #: Python keyword as its name) is renamed with a trailing underscore.
-HELPER_NAMES = (
-    "np", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "_where", "_div24", "_rem24", "_store", "_wrap64",
-    "max", "int", "str", "ValueError",
-)
-
-#: Text of the C-semantics helpers; a helper is emitted only when used.
-HELPERS: dict[str, str] = {
-    "_c_div": '''\
-def _c_div(x, y):
-    """C integer division, elementwise on integer arrays: truncates toward zero (C11 6.5.5).
-    A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
-    discards, which get divisor 1 instead of a NumPy warning."""
-    y = np.where(y == 0, 1, y)
-    q = x // y  # floor; no abs(), which overflows on the type's minimum (LONG_MIN / 3)
-    return np.where((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)
-''',
-    "_c_idiv": '''\
-def _c_idiv(x, y):
-    """C integer division of two integers: truncates toward zero (C11 6.5.5)."""
-    q = x // y
-    return q + 1 if x % y != 0 and (x < 0) != (y < 0) else q
-''',
-    "_c_imod": '''\
-def _c_imod(x, y):
-    """C integer remainder of two integers: has the sign of x; x == _c_idiv(x, y) * y + r."""
-    return x - y * _c_idiv(x, y)
-''',
-}
-
-#: Python floor division / modulo on int64 arrays (the Python frontend's ``//`` and ``%``).
-HELPERS["_py_floordiv"] = '''\
-def _py_floordiv(x, y):
-    """Python integer floor division x // y, elementwise on int64 arrays. A zero divisor
-    raises in Python; it can only reach here in lanes a select discards (divisor 1)."""
-    return np.floor_divide(x, np.where(y == 0, 1, y))
-'''
-HELPERS["_py_mod"] = '''\
-def _py_mod(x, y):
-    """Python integer modulo x % y (the sign of y), elementwise on int64 arrays; a zero
-    divisor only in lanes a select discards (divisor 1)."""
-    return np.mod(x, np.where(y == 0, 1, y))
-'''
-
-HELPERS["_where"] = '''\
-def _where(c, x, y, dtype):
-    """np.where(c, x, y) computed in `dtype` without branches: a bitwise blend
-    y ^ ((x ^ y) & -c) of the values' bit patterns (reals viewed as integers of their size).
-    NumPy's where branches per element and is ~20x slower on unpredictable masks."""
-    bits = np.dtype(f"i{np.dtype(dtype).itemsize}")
-    x = np.asarray(x, dtype=dtype).view(bits)
-    y = np.asarray(y, dtype=dtype).view(bits)
-    r = y ^ ((x ^ y) & -np.asarray(c).astype(bits))
-    return r.view(dtype)
-'''
-
-HELPERS["_wrap64"] = '''\
-def _wrap64(x):
-    """The Python int x as a signed 64-bit value (modulo 2**64): a loop-invariant value of
-    C long arithmetic that may leave int64 is computed before the loop, also when the loop
-    runs no iteration or the branch using it is not taken, where C never computes it; where
-    C does, it overflowed (undefined behaviour), so any value is right there."""
-    return (x + 2**63) % 2**64 - 2**63
-'''
-
-HELPERS["_div24"] = '''\
-def _div24(x, y, dtype, floor=False):
-    """Integer x / y truncated toward zero (C), or floored (Python's //), for |x|, |y| < 2**24
-    and y != 0, as float32 division: both operands are exact in float32 and the quotient's
-    rounding error (< |x / y| * 2**-24 < 1 / |y|) is smaller than its distance to any other
-    integer, so truncating (flooring) the rounded quotient gives the exact result."""
-    q = np.divide(x, y, dtype=np.float32)
-    return (np.floor(q) if floor else q).astype(dtype)
-'''
-HELPERS["_rem24"] = '''\
-def _rem24(x, y, dtype, floor=False):
-    """x - y * _div24(x, y): C's % (the sign of x), or Python's (floor=True: the sign of y),
-    for |x|, |y| < 2**24 and y != 0; every value fits `dtype`."""
-    q = _div24(x, y, dtype, floor)
-    return np.subtract(x, np.multiply(q, y, dtype=dtype, casting="unsafe"), dtype=dtype, casting="unsafe")
-'''
-
-HELPERS["_store"] = '''\
-def _store(out, lo, hi, v, fresh=False):
-    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
-    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
-    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
-    input) and already of out's dtype."""
-    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
-        if fresh and v.dtype == out.dtype and v.base is None:
-            return v
-        return v.astype(out.dtype)
-    r = out.copy()
-    r[lo:hi] = v
-    return r
-'''
-
-#: Helpers a helper calls.
-HELPER_DEPS: dict[str, tuple[str, ...]] = {"_c_imod": ("_c_idiv",), "_rem24": ("_div24",)}
+HELPER_NAMES = ("np", *HELPERS, "max", "int", "str", "ValueError")
 
 
-@dataclass
-class EmitContext:
-    """What rules need besides the term: parameter names and types; helpers used so far.
-
-    Attributes:
-        names: C parameter name → Python name in the generated function.
-        param_dtypes: C parameter name → its scalar dtype or pointer element dtype.
-        helpers: helper functions the emitted code calls (filled in by the rules).
-        plan: the dtype each node is computed in (:class:`~tenspiler.codegen.ranges.DtypePlan`);
-            ``None``: every integer in int64, reals in their C type (:data:`REPR`).
-    """
-
-    names: Mapping[str, str]
-    param_dtypes: Mapping[str, DType]
-    helpers: set[str] = field(default_factory=set)
-    plan: DtypePlan | None = None
-    #: common subexpressions of the output being rendered (:meth:`NumpyBackend._repeated`)
-    #: and the names bound to those already computed, in evaluation order
-    cse_candidates: set[Term] = field(default_factory=set)
-    cse: dict[Term, str] = field(default_factory=dict)
-    taken: set[str] = field(default_factory=set)
-    #: > 0 while rendering the branches of an elementwise select (both branches run, so a
-    #: Python-int division there must not raise on a zero divisor of a discarded branch)
-    both_branches: int = 0
-
-    def use(self, helper: str) -> str:
-        self.helpers.add(helper)
-        return helper
-
-    def rep(self, t: Term) -> str:
-        """The NumPy dtype name ``t`` is computed in."""
-        return REPR[t.dtype] if self.plan is None else self.plan.rep(t)  # type: ignore[union-attr]
-
-    def narrow(self) -> bool:
-        """Whether integer nodes get range-analysed dtypes (else all int64)."""
-        return self.plan is not None and bool(self.plan.candidates)
-
+def helper_texts(used: set[str]) -> list[str]:
+    """The texts of the helpers ``used`` and of those they call, in a fixed order."""
+    closure = set(used)
+    for h in used:
+        closure.update(HELPER_DEPS.get(h, ()))
+    return [HELPERS[h].rstrip("\n") for h in HELPERS if h in closure]
 
 Rule = Callable[[Term, Sequence[str], EmitContext], str]
 
@@ -320,23 +189,6 @@ def return_value(expr: str, src: DType, ret: DType) -> str:
             return f"float({e})"
         case _:
             assert_never(ret)
-
-
-def bare(expr: str) -> str:
-    """``expr`` without one pair of outer parentheses, when they enclose all of it — except
-    around a conditional expression (``(a if c else b)``), which binds looser than any
-    operator it may be put next to."""
-    if not (expr.startswith("(") and expr.endswith(")")):
-        return expr
-    depth = 0
-    conditional = False
-    for i, ch in enumerate(expr):
-        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(ch, 0)
-        if depth == 0 and i < len(expr) - 1:
-            return expr
-        # a conditional or an assignment expression (``(v := x)``) keeps its parentheses
-        conditional = conditional or (depth == 1 and expr.startswith((" if ", " := "), i))
-    return expr if conditional else expr[1:-1]
 
 
 # ---------------------------------------------------------------- rules: leaves
@@ -462,60 +314,6 @@ def stack_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``stack(r < n: body)`` is rendered by :meth:`NumpyBackend._stack` (its body under the
     binding of ``r``); reached only from a backend that hosts single nodes in NumPy."""
     raise CodegenError(f"stack (a map over rows, {show(t)}) is generated by the NumPy backend only")
-
-
-def stack_is_affine(t: Stack) -> bool:
-    """Whether every index of a view in ``t``'s body (offsets, lengths, strides) is affine in
-    its bound variable: built from it by sums and by products with terms free of it. A view
-    then lies inside its array for every row if it does for the first and the last row,
-    which the guards check (:meth:`NumpyBackend._guards`)."""
-    var = t.var
-
-    def affine(e: Term) -> bool:
-        if var not in free_vars(e):
-            return True
-        match e:
-            case ScalarVar():
-                return True
-            case ScalarOp("+" | "-", a, b):
-                return affine(a) and affine(b)
-            case ScalarOp("*", a, b):
-                return (var not in free_vars(a) and affine(b)) or (var not in free_vars(b) and affine(a))
-        return False
-
-    def ok(u: Term) -> bool:
-        match u:
-            case Take(_, n) | Tail(_, n) | Full(n, _):
-                index: tuple[Term, ...] = (n,)
-            case Slice(_, lo, hi):
-                index = (lo, hi)
-            case Matrix(_, nr, nc, stride):
-                index = (nr, nc) if stride is None else (nr, nc, stride)
-            case Strided(_, a0, n, step):
-                index = (a0, n, step)
-            case Iota(a, b):
-                index = (a, b)
-            case Stack(_, n, _):
-                index = (n,)
-            case _:
-                index = ()
-        return all(affine(e) for e in index) and all(ok(c) for c in children(u))
-
-    return ok(t.body)
-
-
-def min_max(t: TensorSelect | ScalarSelect) -> str | None:
-    """``"minimum"`` / ``"maximum"`` when the integer select ``t`` is ``l < r ? l : r``
-    (or another spelling of the smaller / larger of ``l`` and ``r``; ties pick equal
-    values), else None. Not for reals: NaN compares false, ``np.minimum`` propagates it."""
-    c = t.cond
-    if t.dtype.is_float or not isinstance(c, Cmp) or c.op not in ("<", "<=", ">", ">="):
-        return None
-    if (t.then, t.else_) == (c.left, c.right):
-        return "minimum" if c.op in ("<", "<=") else "maximum"
-    if (t.then, t.else_) == (c.right, c.left):
-        return "maximum" if c.op in ("<", "<=") else "minimum"
-    return None
 
 
 def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -672,7 +470,7 @@ def _guard_divisor(t: Term, y: str, ctx: EmitContext) -> str:
     is undefined behaviour, which the proof excludes by hypothesis. In the proof, ``x / 0``
     is unconstrained, so the summary holds for any value standing in for it."""
     del ctx
-    if not is_tensor(t) and not t.dtype.is_float:  # type: ignore[union-attr]
+    if not is_tensor(t) and not t.dtype.is_float:
         plain = bare(y)
         if plain.lstrip("-").isdigit() and int(plain) != 0:
             return y
@@ -684,7 +482,7 @@ def div_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``/``: true division on reals; C truncating division on integers (``_c_div`` on
     arrays, ``_c_idiv`` on scalars), as ``semantics.np_binop`` / ``py_binop``."""
     x, y = bare(args[0]), bare(_guard_divisor(t, args[1], ctx))
-    if t.dtype.is_float:  # type: ignore[union-attr]
+    if t.dtype.is_float:
         return f"({args[0]} / {args[1]})"
     helper = ctx.use("_c_div") if is_tensor(t) else ctx.use("_c_idiv")
     return f"{helper}({x}, {y})"
@@ -694,7 +492,7 @@ def mod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``%``: ``np.fmod`` (sign of the dividend, like C) on arrays and reals; ``_c_imod`` on
     integer scalars."""
     x, y = bare(args[0]), bare(args[1])
-    if is_tensor(t) or t.dtype.is_float:  # type: ignore[union-attr]
+    if is_tensor(t) or t.dtype.is_float:
         return f"np.fmod({x}, {y})"
     return f"{ctx.use('_c_imod')}({x}, {bare(_guard_divisor(t, args[1], ctx))})"
 
@@ -764,34 +562,18 @@ RULES: dict[str, Rule] = {
 # ---------------------------------------------------------------- the backend
 
 
-def _int_to_uint8(t: Term) -> bool:
+def _int_to_uint8(t: Term) -> TypeGuard[TensorCast]:
     """``cast(x, uint8)`` of an integer tensor ``x`` (a store into a uint8 array wraps it)."""
     return isinstance(t, TensorCast) and t.dtype == DType.UINT8 and not t.tensor.dtype.is_float
 
 
-def fresh_name(base: str, taken: set[str]) -> str:
-    name = base
-    while name in taken or keyword.iskeyword(name):
-        name += "_"
-    taken.add(name)
-    return name
-
-
-def param_dtype(fn: Function, name: str) -> DType:
-    t = fn.param(name).type
-    match t:
-        case PointerType(elem):
-            return elem
-        case ScalarType(dtype):
-            return dtype
-        case _:
-            assert_never(t)
-
-
-class NumpyBackend:
+class NumpyBackend(PythonHostBackend):
     """Generates a NumPy module for a verified summary. Registered as ``"numpy"``.
 
-    Subclasses (other array libraries) override :attr:`rules` entries and the glue methods.
+    The NumPy dialect of :class:`~tenspiler.codegen.python_host.PythonHostBackend`: its
+    :attr:`rules` (:data:`RULES`), the rendering of a term (range-analysed integer dtypes,
+    named common subexpressions, library calls for a few compound patterns), the output
+    statements and the module. Subclasses may override :attr:`rules` entries.
     """
 
     name = "numpy"
@@ -799,25 +581,6 @@ class NumpyBackend:
     #: Integer dtypes generated code computes in, narrowest first (:mod:`.ranges`); empty:
     #: every integer in int64 and ``unsigned char`` arrays converted to int64 on entry.
     int_dtypes: ClassVar[tuple[str, ...]] = tuple(INT_DTYPES)
-
-    def param_repr(self, elem: DType) -> str:
-        """The dtype a parameter (a pointer's elements) of C type ``elem`` arrives in: its
-        stored type when integers are range-analysed (``unsigned char`` stays uint8)."""
-        return STORED[elem] if self.int_dtypes else REPR[elem]
-
-    def plan(self, fn: Function) -> DtypePlan:
-        """The dtype plan of ``fn``'s summary (:class:`~tenspiler.codegen.ranges.DtypePlan`)."""
-        return DtypePlan.for_function(fn, self.int_dtypes, {d: self.param_repr(d) for d in DType})
-
-    def _int_param_text(self, fn: Function, dtype: DType, py: str) -> str:
-        """An integer scalar parameter as an exact Python int: ``unsigned char`` wraps modulo
-        256 (C's conversion at the call) when the range analysis relies on [0, 255]."""
-        if dtype == DType.UINT8 and self.int_dtypes:
-            return f"int({py}) % 256"
-        return f"int({py})"
-
-    def supports(self, term: Term) -> bool:
-        return not missing_ops(term, self.rules)
 
     # ------------------------------------------------------------ rendering
 
@@ -860,11 +623,12 @@ class NumpyBackend:
                 ctx.cse = dict(bound)
             return rule(t, args, ctx)
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
-            if ctx.narrow() and not t.dtype.is_float and not ctx.plan.static(t):  # type: ignore[union-attr]
+            plan = ctx.plan if ctx.narrow() else None
+            if plan is not None and not t.dtype.is_float and not plan.static(t):
                 return self._int_arith(t, rule, ctx)
             args = [self._operand(c, t, ctx) for c in operands(t)]
-            if (isinstance(t, ScalarOp) and ctx.narrow() and not t.dtype.is_float and t.op in ("+", "-", "*")
-                    and _may_leave_int64(ctx.plan.c_range(t))):  # type: ignore[union-attr]
+            if (isinstance(t, ScalarOp) and plan is not None and not t.dtype.is_float and t.op in ("+", "-", "*")
+                    and _may_leave_int64(plan.c_range(t))):
                 # an exact Python int of C-typed values that can leave int64 (a loop-invariant
                 # value computed before the loop, also where C never computes it): wrapped so
                 # that NumPy takes it; + - * and stores are exact modulo 2**64, and comparisons,
@@ -906,7 +670,7 @@ class NumpyBackend:
         def visit(u: Term) -> None:
             counts[u] += 1
             minmax = isinstance(u, TensorSelect) and min_max(u) is not None  # cond not rendered
-            for c in (u.then, u.else_) if minmax else children(u):  # type: ignore[union-attr]
+            for c in [u.then, u.else_] if isinstance(u, TensorSelect) and minmax else children(u):
                 visit(c)
 
         visit(t)
@@ -936,7 +700,7 @@ class NumpyBackend:
                 isinstance(lo, Lit) and isinstance(hi, Lit) and hi.value == lo.value + 1
             ):
                 elem = f"{self.render(x, ctx)}[{bare(self.render(lo, ctx))}]"
-                return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))  # type: ignore[union-attr]
+                return convert(elem, x.dtype, rdtype, tensor=False, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
         return None
 
     def _matmul(self, t: MatMul, ctx: EmitContext) -> str:
@@ -945,7 +709,7 @@ class NumpyBackend:
         whose summation order is one of the roundings the float tolerance allows — the proof
         treats real ``+`` as exact), computed only for a non-empty product (Python evaluates
         one branch of a conditional): with ``m`` or ``n`` zero the source reads neither
-        matrix, whose views may then not fit their arrays (:meth:`_guards` agrees)."""
+        matrix, whose views may then not fit their arrays (:meth:`guards` agrees)."""
         nonempty = self._matmul_nonempty(t, ctx)
         nr, nc = (bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))
         bound = dict(ctx.cse)
@@ -1009,7 +773,7 @@ class NumpyBackend:
             stacks.append(u)
             u = u.body
         match u:
-            case ReduceSum(ReduceRows(TensorTensor("*", left, right, pd), d1, "sum"), d2) if (
+            case ReduceSum(ReduceRows(TensorTensor("*", left, right, pd) as product, d1, "sum"), d2) if (
                 d1 == d2 and (pd == d1 or not pd.is_float)
             ):
                 pass
@@ -1025,7 +789,7 @@ class NumpyBackend:
             if not free_vars(m) & bound:
                 if not isinstance(m, Matrix | Transpose):
                     return None
-                ops.append(self._operand(m, u.tensor.matrix, ctx))  # type: ignore[union-attr]
+                ops.append(self._operand(m, product, ctx))
                 continue
             if not isinstance(m, Matrix) or (free_vars(m.rows) | free_vars(m.cols)) & bound:
                 return None
@@ -1072,19 +836,14 @@ class NumpyBackend:
     def _zeros2(self, nr: str, nc: str, rep: str) -> str:
         return f"np.zeros((max({nr}, 0), max({nc}, 0)), dtype=np.{rep})"
 
-    def _matmul_nonempty(self, t: Term, ctx: EmitContext) -> str:
-        """``m > 0 and n > 0`` for the ``m x n`` product ``t`` (rendered)."""
-        nr, nc = (bare(self.render(e, ctx)) for e in (term_rows(t), term_cols(t)))  # type: ignore[arg-type]
-        return f"({nr}) > 0 and ({nc}) > 0"
-
     def _operand(self, c: Term, parent: Term, ctx: EmitContext, text: str | None = None) -> str:
         """``c`` rendered (or ``text``) and converted to the type ``parent`` computes in; a
         static integer (an exact Python int) stays as it is in integer arithmetic."""
         text = self.render(c, ctx) if text is None else text
-        if ctx.plan is not None and ctx.plan.static(c) and not parent.dtype.is_float:  # type: ignore[union-attr]
+        if ctx.plan is not None and ctx.plan.static(c) and not parent.dtype.is_float:
             return text
         src_rep = None if ctx.plan is None else ctx.rep(c)
-        return convert(text, c.dtype, parent.dtype, tensor=is_tensor(c), src_rep=src_rep, dst_rep=ctx.rep(parent))  # type: ignore[union-attr]
+        return convert(text, c.dtype, parent.dtype, tensor=is_tensor(c), src_rep=src_rep, dst_rep=ctx.rep(parent))
 
     def _cond_operands(self, c: Cond, ctx: EmitContext) -> list[str]:
         """The operands of a condition's comparisons, rendered in traversal order, each pair
@@ -1095,12 +854,12 @@ class NumpyBackend:
         converted to float. Integer pairs compare exactly in any dtypes: unchanged."""
         out: list[str] = []
         for left, right in cmp_pairs(c):
-            d = promote(left.dtype, right.dtype)  # type: ignore[union-attr]
+            d = promote(left.dtype, right.dtype)
             for u in (left, right):
                 text = self.render(u, ctx)
                 if d.is_float:
                     src_rep = None if ctx.plan is None else ctx.rep(u)
-                    text = convert(text, u.dtype, d, tensor=is_tensor(u), src_rep=src_rep, dst_rep=REPR[d])  # type: ignore[union-attr]
+                    text = convert(text, u.dtype, d, tensor=is_tensor(u), src_rep=src_rep, dst_rep=REPR[d])
                 out.append(text)
         return out
 
@@ -1125,7 +884,8 @@ class NumpyBackend:
         if division and plan.zero_divisor(t):
             # 0 only in lanes a select discards (else undefined): no warning there
             y, tensor = bare(texts[1]), is_tensor(ops[1])
-            if plan.range(ops[1]).lo is not None and plan.range(ops[1]).lo >= 0:  # type: ignore[operator]
+            lo = plan.range(ops[1]).lo
+            if lo is not None and lo >= 0:
                 texts[1] = f"np.maximum({y}, 1)" if tensor else f"max({y}, 1)"
             else:
                 texts[1] = f"np.where({y} == 0, 1, {y})" if tensor else f"({y} or 1)"
@@ -1150,25 +910,12 @@ class NumpyBackend:
         taken = set(HELPER_NAMES)
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}
         ctx = EmitContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn))
-
-        used: set[str] = set()
-        statements: list[str] = []
-        results: list[str] = []
-        returns_doc: list[str] = []
-        for o in outputs:
-            used |= output_vars(o)
-            stmts, result, doc = self._emit_output(fn, o, ctx, taken)
-            statements.append("\n".join(stmts))
-            results.append(result)
-            returns_doc.append(doc)
-
-        preconditions = proof_preconditions(fn, ps)
-        for pre in preconditions:
-            used |= pre.names
+        code = self._outputs(fn, ps, outputs, ctx, taken)
+        statements, results, returns_doc = code.statements, code.results, code.returns_doc
         conversions = [
-            self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in used
+            self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in code.used
         ]
-        conversions += self._guards(outputs, ctx, preconditions)
+        conversions += self.guards(outputs, ctx, code.preconditions)
         if not results:
             ret = "return None"
         elif len(results) == 1:
@@ -1184,7 +931,7 @@ class NumpyBackend:
             ret,
         ]
         body_text = "\n\n".join(indent(b) for b in body if b)
-        helpers = self._helpers(ctx.helpers)
+        helpers = helper_texts(ctx.helpers)
         adapter = [] if fn.cxx is None else [cxx_adapter(fn, ps, flat_name, names)]
         text = "\n\n\n".join(
             [
@@ -1206,38 +953,11 @@ class NumpyBackend:
             params=params,
         )
 
-    def _validate(self, fn: Function, ps: ProgramSummary, outputs: Sequence[Output]) -> None:
-        if ps.function != fn.name:
-            raise CodegenError(f"summary of {ps.function!r} given for function {fn.name!r}")
-        if keyword.iskeyword(fn.name) or fn.name in HELPER_NAMES:
-            raise CodegenError(f"function name {fn.name!r} cannot name the generated function")
-        kinds = {p.name: isinstance(p.type, PointerType) for p in fn.params}
-        seen: set[str] = set()
-        for o in outputs:
-            terms: list[Term] = [output_term(o)]
-            if isinstance(o, ArrayOutput):
-                if not kinds.get(o.array, False):
-                    raise CodegenError(
-                        f"output {show_output(o)}: {o.array!r} is not a pointer parameter of {fn.name}"
-                    )
-                if o.array in seen:
-                    raise CodegenError(f"two outputs for array {o.array!r} in {ps.function}")
-                seen.add(o.array)
-                terms += [o.lo, o.hi]
-            elif fn.return_dtype is None:
-                raise CodegenError(f"output {show_output(o)}: {fn.name} returns void")
-            for t in terms:
-                self._check_rules(t)
-                _check_vars(fn, o, t, kinds)
-
-    def _check_rules(self, t: Term) -> None:
-        """Raise the :func:`no_rule_error` when some op of ``t`` has no rule (a subclass that
-        can compute such ops elsewhere, e.g. in host code, overrides this)."""
-        if missing_ops(t, self.rules):
-            raise no_rule_error(self.name, t, self.rules)
+    def _module_names(self) -> set[str]:
+        return set(HELPER_NAMES)
 
     # ------------------------------------------------------------ array spellings of the glue
-    # (used by :func:`cxx_adapter`; other array libraries override them)
+    # (used by :func:`cxx_adapter`)
 
     def _asarray_text(self, x: str, dtype: DType) -> str:
         """``x`` (array-like) as an array of the dtype a ``dtype`` parameter arrives in."""
@@ -1250,8 +970,8 @@ class NumpyBackend:
     def _reshape_text(self, x: str, shape: str) -> str:
         return f"{x}.reshape({shape})"
 
-    def _is_empty_text(self, x: str) -> str:
-        return f"{x}.size == 0"
+    def _real_param_text(self, x: str, dtype: DType) -> str:
+        return f"np.{REPR[dtype]}({x})"
 
     def _array_doc(self, dtype: DType) -> str:
         """How the docstrings name an array of ``dtype``'s stored type."""
@@ -1275,7 +995,7 @@ class NumpyBackend:
                 bounds = f"{bare(self.render(lo, ctx))}:{bare(self.render(hi, ctx))}"
                 src_rep = ctx.rep(value) if ctx.narrow() else None
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
-                    value = value.tensor  # type: ignore[union-attr]  # the store wraps
+                    value = value.tensor  # the store wraps
                     src_rep = ctx.rep(value)
                 v = store_value(self._render_output(value, ctx, taken), value.dtype, elem, src_rep)
                 doc = (
@@ -1301,130 +1021,6 @@ class NumpyBackend:
                 )
             case _:
                 assert_never(o)
-
-    def _guards(
-        self,
-        outputs: Sequence[Output],
-        ctx: EmitContext,
-        preconditions: Sequence[Precondition] = (),
-        ranges: bool = True,
-    ) -> list[str]:
-        """Checks of the proof's preconditions (:mod:`tenspiler.codegen.preconditions`): first
-        ``preconditions`` (the loops' trip counts, each literally, then the summary's shape
-        preconditions ``a == b``), then — with ``ranges`` — the ranges: every take/tail/slice
-        of a parameter array, every matrix view and every output range lies inside the
-        array (NumPy would otherwise wrap negative bounds or clip long ones silently)."""
-        checks: list[tuple[str, str]] = [self._precondition_check(p, ctx) for p in preconditions]
-
-        def visit(t: Term, when: str | None = None) -> None:
-            found: tuple[str, str] | None = None
-            match t:
-                case Take(TensorVar(a), n) | Tail(TensorVar(a), n):
-                    found = self._range_check(ctx, a, Lit(0, DType.INT), n)
-                case Slice(TensorVar(a), lo, hi):
-                    found = self._range_check(ctx, a, lo, hi)
-                case Strided(x, start, count, step):
-                    found = self._gather_check(ctx, x, start, count, Lit(1, DType.INT), step)
-                case Matrix(x, nr, nc, stride) if stride is not None:
-                    found = self._gather_check(ctx, x, Lit(0, DType.INT), nr, nc, stride)
-                case Matrix(x, nr, nc, None):
-                    found = self._matrix_check(ctx, x, nr, nc)
-                case MatMul():
-                    # the operands are read only for a non-empty product (matmul_rule): an
-                    # m x 0 product reads no element of A, as the source's loops do not
-                    nonempty = self._matmul_nonempty(t, ctx)
-                    when = nonempty if when is None else f"{when} and {nonempty}"
-                case Stack(var, count, body):
-                    # the body's views are affine in the row (stack_is_affine): inside their
-                    # arrays for every row if for the first and the last, when there is a row
-                    if not stack_is_affine(t):
-                        raise CodegenError(f"the views of {show(t)} are not affine in its row: no range check")
-                    visit(count, when)
-                    n_text = bare(self.render(count, ctx))
-                    rows_run = f"{n_text} > 0" if when is None else f"{when} and {n_text} > 0"
-                    if is_tensor(body) and var not in free_vars(term_cols(t)):  # rows of no element read nothing
-                        rows_run += f" and ({bare(self.render(term_cols(t), ctx))}) > 0"
-                    last = ScalarOp("-", count, Lit(1, DType.INT), DType.INT)
-                    for r in (Lit(0, DType.INT), last):
-                        visit(substitute(body, {var: r}), rows_run)
-                    return
-                case _:
-                    pass
-            if found is not None:
-                cond, text = found
-                checks.append((cond, text) if when is None else (f"not ({when}) or ({cond})", f"{text} (when {when})"))
-            for c in children(t):
-                visit(c, when)
-
-        if ranges:
-            for o in outputs:
-                if isinstance(o, ArrayOutput):
-                    checks.append(self._range_check(ctx, o.array, o.lo, o.hi))
-                visit(output_term(o))
-        lines: list[str] = []
-        for cond, text in dict.fromkeys(checks):
-            lines.append(f"if not ({cond}):\n    raise ValueError({text!r})")
-        return lines
-
-    def _precondition_check(self, p: Precondition, ctx: EmitContext) -> tuple[str, str]:
-        """``(condition, message)`` of one trip-count or shape precondition (a constant on the
-        right, as ``n >= 0``)."""
-        left, right = bare(self.render(p.left, ctx)), bare(self.render(p.right, ctx))
-        if isinstance(p.left, Lit) and not isinstance(p.right, Lit):
-            return f"{right} {'>=' if p.op == '<=' else p.op} {left}", p.message
-        return f"{left} {p.op} {right}", p.message
-
-    def _matrix_check(self, ctx: EmitContext, x: Term, rows: Term, cols: Term) -> tuple[str, str]:
-        """``matrix(x, rows, cols)``: a non-negative shape, and, for a view of a parameter, at
-        least ``rows * cols`` elements (a reshape would fail, or a negative product slice
-        from the end)."""
-        r, c = self.render(rows, ctx), self.render(cols, ctx)
-        need = [f"{v} >= 0" for v in (r, c) if not v.isdigit()]
-        length = f"{self.render(x, ctx)}.shape[0]"
-        if _is_view(x):
-            need.append(f"{r} * {c} <= {length}")
-        cond = " and ".join(need) or "True"
-        return cond, f"precondition violated: need {cond.replace(length, f'len({show(x)})')}"
-
-    def _gather_check(
-        self, ctx: EmitContext, x: Term, start: Term, count: Term, width: Term, step: Term
-    ) -> tuple[str, str]:
-        """``count`` runs of ``width`` elements of ``x``, ``step`` apart from ``start``,
-        lie inside ``x`` (indices are non-negative and below its length)."""
-        r = lambda u: self.render(u, ctx)  # noqa: E731  (kept parenthesised: operands of * and +)
-        xs, a, n, w, st = r(x), r(start), r(count), r(width), r(step)
-        need = [f"{v} >= 0" for v in (a, st) if not v.isdigit()]
-        first = "" if a == "0" else f"{a} + "
-        need.append(f"{first}({n} - 1) * {st} + {w} <= {xs}.shape[0]")
-        empty = [f"{v} <= 0" for v in (n, w) if not v.isdigit()]
-        cond = " or ".join([*empty, f"({' and '.join(need)})" if empty else " and ".join(need)])
-        return cond, f"precondition violated: need {cond}"
-
-    def _range_check(self, ctx: EmitContext, array: str, lo: Term, hi: Term) -> tuple[str, str]:
-        a = ctx.names[array]
-        lo_s, hi_s = bare(self.render(lo, ctx)), bare(self.render(hi, ctx))
-        cond = f"0 <= {lo_s} <= {hi_s} <= {a}.shape[0]"
-        if lo_s == "0":
-            cond = f"0 <= {hi_s} <= {a}.shape[0]"
-        return cond, f"precondition violated: need {cond.replace(f'{a}.shape[0]', f'len({array})')}"
-
-    def _convert_param(self, fn: Function, name: str, py: str) -> str:
-        p = fn.param(name)
-        match p.type:
-            case PointerType(elem):
-                return f"{py} = np.asarray({py}, dtype=np.{self.param_repr(elem)})"
-            case ScalarType(dtype):
-                return (
-                    f"{py} = {self._int_param_text(fn, dtype, py)}" if not dtype.is_float else f"{py} = np.{REPR[dtype]}({py})"
-                )
-            case _:
-                assert_never(p.type)
-
-    def _helpers(self, used: set[str]) -> list[str]:
-        closure = set(used)
-        for h in used:
-            closure.update(HELPER_DEPS.get(h, ()))
-        return [HELPERS[h].rstrip("\n") for h in HELPERS if h in closure]
 
     def _module_doc(self, fn: Function, ps: ProgramSummary, signature: str) -> str:
         summary = "\n".join(f"    {show_output(o)}" for o in ps.outputs) or "    (no outputs)"
@@ -1464,32 +1060,6 @@ Contract:
   gets a trailing underscore.
 """'''
 
-    def _function_doc(self, fn: Function, names: Mapping[str, str], returns: list[str]) -> str:
-        params = []
-        for p in fn.params:
-            match p.type:
-                case PointerType(elem):
-                    ctype = f"{elem.c_name} *"
-                case ScalarType(dtype):
-                    ctype = f"{dtype.c_name} "
-                case _:
-                    assert_never(p.type)
-            alias = f" (C `{p.name}`)" if names[p.name] != p.name else ""
-            params.append(f"    {names[p.name]}: C `{ctype}{p.name}`{alias}")
-        rets = [f"    {r}" for r in returns] or ["    None"]
-        lines = [
-            f'"""Equivalent of the C function `{fn.name}` (see the module docstring).',
-            "",
-            "Args:",
-            *params,
-            "",
-            "Returns:" if len(returns) <= 1 else "Returns (a tuple, in this order):",
-            *rets,
-            '"""',
-        ]
-        return "\n".join(lines)
-
-
 def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *, c_entry: bool = False) -> list[str]:
     """Python statements checking the proof's preconditions on the arguments of a runner of
     code that is not Python (``GeneratedCode.runner``; ``names``: parameter → Python name,
@@ -1506,11 +1076,11 @@ def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *,
     outputs = returned_outputs(ps)
     preconditions = proof_preconditions(fn, ps)
     if not c_entry:
-        return NUMPY._guards(outputs, ctx, preconditions)
-    ranges = NUMPY._guards(outputs, ctx)
+        return NUMPY.guards(outputs, ctx, preconditions)
+    ranges = NUMPY.guards(outputs, ctx)
     if not preconditions or not ranges:
         return ranges
-    inside = " and ".join(f"({NUMPY._precondition_check(p, ctx)[0]})" for p in preconditions)
+    inside = " and ".join(f"({NUMPY.precondition_check(p, ctx)[0]})" for p in preconditions)
     return [f"if {inside}:\n" + indent("\n".join(ranges))]
 
 
@@ -1520,182 +1090,22 @@ def cxx_adapter(
     flat: str,
     names: Mapping[str, str],
     *,
-    lib: NumpyBackend | None = None,
+    lib: PythonHostBackend | None = None,
     name: str | None = None,
 ) -> str:
-    """The entry with the C++ (or Python, ``fn.python``) signature of ``fn`` (``fn.cxx``):
-    takes a 1-D array for a ``vector<T>`` / ``list`` and a 2-D array for a
-    ``vector<vector<T>>`` / list of lists parameter, checks the shape
-    preconditions of the summary, calls the flat function ``flat`` (C-style parameters,
-    see :class:`~tenspiler.loops.ir.VectorParam`) and returns the result vector
-    as a 1-D or 2-D array (or the returned scalar). ``lib`` spells the array operations
-    (default: NumPy; see ``NumpyBackend._asarray_text`` …); ``name`` names the entry (default
-    ``fn.name``).
-
-    Raises:
-        CodegenError: the result's shape uses an expression this renderer lacks.
-    """
-    assert fn.cxx is not None
-    lib = lib or NUMPY
-    lines: list[str] = []
-    args: list[str] = []
-    doc: list[str] = []
-    py = fn.python is not None
-    lang = "Python" if py else "C++"
-    for v in fn.cxx.signature:
-        if isinstance(v, str):
-            args.append(names[v])
-            p = fn.param(v)
-            assert isinstance(p.type, ScalarType)
-            if py:
-                doc.append(f"    {names[v]}: Python `{v}: {'float' if p.type.dtype.is_float else 'int'}`")
-            else:
-                doc.append(f"    {names[v]}: C++ `{p.type.dtype.c_name} {v}`")
-            continue
-        a = names[v.name]
-        if v.rank == 1:
-            lines.append(f"{a} = {lib._reshape_text(lib._asarray_text(a, v.elem), '-1')}")
-            lines.append(f"{names[v.sizes[0]]} = {a}.shape[0]")
-            spelled = f"{v.name}: list[{v.elem_cxx}]" if py else f"vector<{v.elem_cxx}> {v.name}"
-            doc.append(f"    {a}: {lang} `{spelled}`: a 1-D array" + (" or list" if py else ""))
-        else:
-            dims = [names[n] for n in v.sizes]
-            rows_of = "planes of rows" if v.rank == 3 else "rows"
-            lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
-            # nested lists with an empty level (`[]`, `[[], []]`): no element, the missing
-            # axes of length 0
-            padded = f"*(tuple({a}.shape) + (0,) * ({v.rank} - {a}.ndim))"
-            lines.append(f"if {a}.ndim < {v.rank} and 0 in tuple({a}.shape):\n    {a} = {lib._reshape_text(a, padded)}")
-            lines.append(f"if {a}.ndim != {v.rank}:\n    raise ValueError('{v.name}: expected a {v.rank}-D array ({rows_of} of one length), got shape ' + str({a}.shape))")
-            lines.append(f"{', '.join(dims)} = {a}.shape")
-            lines.append(f"{a} = {lib._reshape_text(a, '-1')}")
-            nested = "list[" * v.rank + v.elem_cxx + "]" * v.rank
-            spelled = f"{v.name}: {nested}" if py else "vector<" * v.rank + v.elem_cxx + ">" * v.rank + f" {v.name}"
-            axes = "planes x rows x cols" if v.rank == 3 else "rows x cols"
-            as_list = " or nested lists" if v.rank == 3 else " or list of rows"
-            doc.append(f"    {a}: {lang} `{spelled}`: a {v.rank}-D array ({axes})" + (as_list if py else ""))
-        args.extend([a, *(names[n] for n in v.sizes)])
-    for lhs, rhs in ps.preconditions:
-        cond = f"{_render_cxx_scalar(lhs, names)} == {_render_cxx_scalar(rhs, names)}"
-        lines.append(f"if not ({cond}):\n    raise ValueError({('precondition violated (shapes): need ' + show(lhs) + ' == ' + show(rhs))!r})")
-    r = fn.cxx.result
-    if r is not None:
-        shape = [_render_loop_expr(e, names) for e in r.shape]
-        total = " * ".join(f"({d})" for d in shape)
-        buf = names[r.array]
-        lines.append(f"{buf} = {lib._zeros_text(total, r.elem)}")
-        args.append(buf)
-        res = "result"
-        while res in names.values():
-            res += "_"
-        lines.append(f"{res} = {flat}({', '.join(args)})")
-        if r.rank == 1:  # the result's first `total` elements: already 1-D
-            lines.append(f"return {res}[: {total}]")
-        else:
-            lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
-        what = ("list" if r.rank == 1 else "list of lists") if py else ("vector" if r.rank == 1 else "vector<vector>")
-        ret = f"    a {r.rank}-D {lib._array_doc(r.elem)}: the returned {what}"
-    else:
-        lines.append(f"return {flat}({', '.join(args)})")
-        ret = "    the returned value (see the flat function above)" if fn.return_dtype is not None else "    None"
-    params = [names[v] if isinstance(v, str) else names[v.name] for v in fn.cxx.signature]
-    docstring = "\n".join([
-        f'"""Equivalent of the {lang} function `{fn.name}` (verified summary: see the module',
-        "docstring; the function above is its flat C-style form).",
-        "",
-        "Args:",
-        *doc,
-        "",
-        "Returns:",
-        ret,
-        "",
-        "Raises:",
-        "    ValueError: an input violates a precondition of the proof (shapes, ranges).",
-        '"""',
-    ])
-    body = "\n".join([docstring, *lines])
-    return f"def {name or fn.name}({', '.join(params)}):\n{indent(body)}"
-
-
-def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
-    match t:
-        case ScalarVar(name):
-            return names.get(name, name)
-        case Lit(value):
-            return repr(value)
-        case ScalarOp(op, a, b) if op in ("+", "-", "*"):
-            return f"({_render_cxx_scalar(a, names)} {op} {_render_cxx_scalar(b, names)})"
-    raise CodegenError(f"cannot check the precondition term {show(t)} in the C++ entry")
-
-
-def _render_loop_expr(e: LExpr, names: Mapping[str, str]) -> str:
-    """A loop-IR integer expression over the parameters (a result shape) as Python."""
-    match e:
-        case LConst(value):
-            return repr(value)
-        case LVar(name):
-            return names.get(name, name)
-        case LBinary(op, left, right) if op in ("+", "-", "*"):
-            return f"({_render_loop_expr(left, names)} {op} {_render_loop_expr(right, names)})"
-        case LSelect(LCompare("<", a, LConst(0)), LConst(0), b) if a == b:
-            return f"max(0, {_render_loop_expr(a, names)})"
-        case LSelect(LCompare(op, a, b), x, y) if op in ("<", "<=", ">", ">=") and (x, y) in ((a, b), (b, a)):
-            # a < b ? a : b is min(a, b) (ties give the same value), a < b ? b : a is max(a, b)
-            smaller = (op in ("<", "<=")) == ((x, y) == (a, b))
-            fn = "min" if smaller else "max"
-            return f"{fn}({_render_loop_expr(a, names)}, {_render_loop_expr(b, names)})"
-    raise CodegenError(f"cannot render the result length {e!r} of the entry")
-
-
-def _is_view(t: Term) -> bool:
-    """A parameter array or a take / tail / slice of one (cheap to read twice)."""
-    match t:
-        case TensorVar():
-            return True
-        case Take(x, _) | Tail(x, _) | Slice(x, _, _):
-            return _is_view(x)
-    return False
-
-
-def _check_vars(fn: Function, o: Output, t: Term, kinds: Mapping[str, bool]) -> None:
-    """Every free variable of ``t`` is a parameter of the right kind."""
-    for name in sorted(free_vars(t)):
-        if name not in kinds:
-            raise CodegenError(f"output {show_output(o)}: {name!r} is not a parameter of {fn.name}")
-    bad = _kind_mismatch(t, kinds)
-    if bad is not None:
-        raise CodegenError(f"output {show_output(o)}: {bad}")
-
-
-def _kind_mismatch(t: Term, kinds: Mapping[str, bool]) -> str | None:
-    if isinstance(t, Stack):  # its variable: an integer scalar bound here
-        kinds = {**kinds, t.var: False}
-    if isinstance(t, TensorVar) and not kinds[t.name]:
-        return f"{t.name!r} is used as a tensor but is a scalar parameter"
-    if isinstance(t, ScalarVar) and kinds[t.name]:
-        return f"{t.name!r} is used as a scalar but is a pointer parameter"
-    for c in children(t):
-        bad = _kind_mismatch(c, kinds)
-        if bad is not None:
-            return bad
-    return None
-
-
-def output_vars(o: Output) -> set[str]:
-    if isinstance(o, ArrayOutput):
-        return {o.array} | free_vars(o.lo) | free_vars(o.hi) | free_vars(o.value)
-    return free_vars(o.value)
-
-
-def indent(block: str) -> str:
-    return "\n".join(f"    {line}" if line else "" for line in block.split("\n"))
+    """:func:`tenspiler.codegen.python_host.cxx_adapter` spelled in NumPy by default: the
+    entry with the C++ / Python signature of ``fn`` calling the flat function ``flat``."""
+    return host_cxx_adapter(fn, ps, flat, names, lib=lib or NUMPY, name=name)
 
 
 NUMPY = NumpyBackend()
 register_backend(NUMPY)
 
 __all__ = [
+    "BINOP_RULES",
     "HELPERS",
+    "HELPER_DEPS",
+    "HELPER_NAMES",
     "NUMPY",
     "REPR",
     "RULES",
@@ -1704,6 +1114,8 @@ __all__ = [
     "NumpyBackend",
     "Rule",
     "convert",
+    "cxx_adapter",
+    "helper_texts",
     "return_value",
     "runner_guards",
     "store_value",

@@ -36,6 +36,7 @@ from tenspiler.codegen.tpc_c.rules import TpcRules
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show_output, show_summary
 from tenspiler.ir.terms import (
+    TENSOR_TYPES,
     ArrayOutput,
     Lit,
     ProgramSummary,
@@ -46,7 +47,6 @@ from tenspiler.ir.terms import (
     Term,
     children,
     free_vars,
-    is_tensor,
 )
 from tenspiler.loops.ir import DType, Function, Param, PointerType, ScalarType
 
@@ -76,11 +76,11 @@ class TpcCBackend:
         scalar: a reduction whose partials the host only combines), for a C function whose
         parameters are the free variables of ``term``."""
         fn = _function_for(term)
-        if is_tensor(term):
-            out = ArrayOutput("__out", Lit(0, DType.INT), Size(TensorVar("__out", term.dtype)), term)  # type: ignore[arg-type, union-attr]
+        if isinstance(term, TENSOR_TYPES):  # (is_tensor, narrowing the type)
+            out = ArrayOutput("__out", Lit(0, DType.INT), Size(TensorVar("__out", term.dtype)), term)
             s = split_summary(ProgramSummary(fn.name, (out,)), TpcRules(fn))
             return s.placements[0].where == "device"
-        s = split_summary(ProgramSummary(fn.name, (ScalarOutput("return", term),)), TpcRules(fn))  # type: ignore[arg-type]
+        s = split_summary(ProgramSummary(fn.name, (ScalarOutput("return", term),)), TpcRules(fn))
         p = s.placements[0]
         kernels = {k.name for k in s.kernels}
         return isinstance(p.host_term, ScalarVar) and p.host_term.name in kernels and not s.host_values
@@ -144,8 +144,8 @@ def _function_for(term: Term) -> Function:
             walk(c)
 
     walk(term)
-    found.setdefault("__out", Param("__out", PointerType(term.dtype)))  # type: ignore[union-attr]
-    return Function("term", tuple(found.values()), term.dtype, (), ())  # type: ignore[union-attr]
+    found.setdefault("__out", Param("__out", PointerType(term.dtype)))
+    return Function("term", tuple(found.values()), term.dtype, (), ())
 
 
 TPC_C = TpcCBackend()

@@ -23,19 +23,25 @@ from typing import assert_never
 
 from tenspiler.codegen.base import returned_outputs
 from tenspiler.codegen.numpy_backend import (
-    HELPER_DEPS,
-    HELPERS,
+    HELPER_NAMES,
     NUMPY,
-    REPR,
-    STORED,
-    EmitContext,
     cxx_adapter,
+    helper_texts,
     return_value,
     store_value,
 )
 from tenspiler.codegen.preconditions import proof_preconditions
+from tenspiler.codegen.python_host import (
+    REPR,
+    STORED,
+    EmitContext,
+    bare,
+    fresh_name,
+    indent,
+    param_dtype,
+)
 from tenspiler.codegen.split import DeviceKernel, Split
-from tenspiler.codegen.tpc_c.kernel import KernelSignature
+from tenspiler.codegen.tpc_c.kernel import KernelSignature, view_array
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
@@ -58,8 +64,8 @@ DEVICE_STORAGE: dict[DType, str] = {DType.INT: "int32", DType.UINT8: "uint8", DT
 
 #: Names the generated module defines; parameters with these names get a trailing underscore.
 HOST_NAMES = frozenset(
-    {"np", "KERNELS", "_c_div", "_c_idiv", "_c_imod", "_py_floordiv", "_py_mod", "set_device", "_device", "_launch", "_view", "_storage", "_wrap32", "_memo",
-     "int", "float", "len", "max", "str", "ValueError", "RuntimeError"}
+    {*HELPER_NAMES, "KERNELS", "set_device", "_device", "_launch", "_view", "_storage", "_wrap32", "_memo",
+     "float", "len", "RuntimeError"}
 )
 
 _HELPERS = '''\
@@ -145,13 +151,13 @@ class _Host:
             dtypes[k.name] = k.dtype
         for h in split.host_values:
             names[h.name] = f"_{h.name}()"
-            dtypes[h.name] = h.source.dtype  # type: ignore[union-attr]
+            dtypes[h.name] = h.source.dtype
         self.ctx = EmitContext(names, dtypes)
 
     # ------------------------------------------------------------ rendering
 
     def render(self, t: Term) -> str:
-        return _bare(NUMPY.render(t, self.ctx))
+        return bare(NUMPY.render(t, self.ctx))
 
     def device_array(self, t: TensorVar) -> str:
         return f'_dev["{t.name}"]'
@@ -211,8 +217,9 @@ class _Host:
             out_var = next(f"t{i}" for i, p in enumerate(s.tensors) if p.role == "output")
             lines.append(f'_launch("{k.name}", [{", ".join(args)}], [{", ".join(scalars)}], {out_var}.shape[0])')
             head = f"def _{k.name}(_out):"
-            doc = f'"""{k.name}: writes {show_output(k.output)} (device term: {show(k.term)})."""'  # type: ignore[arg-type]
-            return "\n".join([head, _indent("\n".join([doc, *lines]))])
+            assert k.output is not None
+            doc = f'"""{k.name}: writes {show_output(k.output)} (device term: {show(k.term)})."""'
+            return "\n".join([head, indent("\n".join([doc, *lines]))])
         lines.append(f'_launch("{k.name}", [{", ".join(args)}], [{", ".join(scalars)}], length)')
         part = args[-1]
         if k.kind == "reduce_sum":
@@ -226,16 +233,16 @@ class _Host:
         body = [
             doc,
             f'if "{k.name}" not in _memo:',
-            _indent("\n".join([*lines, f'_memo["{k.name}"] = value'])),
+            indent("\n".join([*lines, f'_memo["{k.name}"] = value'])),
             f'return _memo["{k.name}"]',
         ]
-        return "\n".join([f"def _{k.name}():", _indent("\n".join(body))])
+        return "\n".join([f"def _{k.name}():", indent("\n".join(body))])
 
     def host_value_fn(self, name: str) -> str:
         h = self.split.host_value(name)
         return "\n".join([
             f"def _{h.name}():",
-            _indent("\n".join([
+            indent("\n".join([
                 f'"""{h.name} = {show(h.source)} (host: {h.reason})."""',
                 f'if "{h.name}" not in _memo:',
                 f'    _memo["{h.name}"] = {self.render(h.term)}',
@@ -250,7 +257,7 @@ class _Host:
         )
         match o:
             case ArrayOutput(array, lo, hi, value):
-                elem = self.fn.param(array).type.elem  # type: ignore[union-attr]
+                elem = param_dtype(self.fn, array)
                 out = self.fresh(f"{array}_new")
                 src = self.names[array]
                 if placement.host_term is None:
@@ -265,7 +272,7 @@ class _Host:
                     return lines, out, f"{array}: np.{STORED[elem]} array"
                 copy = f"{src}.copy()" if REPR[elem] == STORED[elem] else f"{src}.astype(np.{STORED[elem]})"
                 lo_s, hi_s = self.render(lo), self.render(hi)
-                v = _bare(store_value(NUMPY.render(placement.host_term, self.ctx), value.dtype, elem))
+                v = bare(store_value(NUMPY.render(placement.host_term, self.ctx), value.dtype, elem))
                 lines = [
                     comment,
                     f'_view({src}, {lo_s}, {hi_s}, "{array}")  # the range the proof assumes',
@@ -283,11 +290,7 @@ class _Host:
                 assert_never(o)
 
     def fresh(self, base: str) -> str:
-        name = base
-        while name in self.taken or keyword.iskeyword(name):
-            name += "_"
-        self.taken.add(name)
-        return name
+        return fresh_name(base, self.taken)
 
     def guards(self) -> list[str]:
         """The proof's preconditions (:mod:`tenspiler.codegen.preconditions`): the loops' trip
@@ -301,7 +304,7 @@ class _Host:
             return f"if not ({cond}):\n    raise ValueError({text!r})"
 
         for pre in proof_preconditions(self.fn, self.ps):
-            checks.append(check(NUMPY._precondition_check(pre, self.ctx)))
+            checks.append(check(NUMPY.precondition_check(pre, self.ctx)))
 
         def visit(t: Term) -> None:
             if not free_vars(t) <= set(self.names):
@@ -311,7 +314,7 @@ class _Host:
             elif isinstance(t, Slice) and isinstance(t.tensor, TensorVar):
                 checks.append(f'_view({self.names[t.tensor.name]}, {self.render(t.lo)}, {self.render(t.hi)}, "{t.tensor.name}")')
             elif isinstance(t, Matrix) and t.stride is None:
-                checks.append(check(NUMPY._matrix_check(self.ctx, t.tensor, t.rows, t.cols)))
+                checks.append(check(NUMPY.matrix_check(self.ctx, t.tensor, t.rows, t.cols)))
             for c in children(t):
                 visit(c)
 
@@ -335,9 +338,9 @@ class _Host:
                     conversions.append(f"{py} = np.asarray({py}, dtype=np.{REPR[elem]})")
                 case ScalarType(dtype):
                     conversions.append(f"{py} = int({py})" if not dtype.is_float else f"{py} = np.{REPR[dtype]}({py})")
-        used_arrays = sorted({_array_of(p.view) for s in self.sigs.values() for p in s.tensors if p.view is not None})
+        used_arrays = sorted({view_array(p.view) for s in self.sigs.values() for p in s.tensors if p.view is not None})
         dev = ", ".join(
-            f'"{a}": _storage({self.names[a]}, np.{DEVICE_STORAGE[self.fn.param(a).type.elem]}, "{a}")'  # type: ignore[union-attr]
+            f'"{a}": _storage({self.names[a]}, np.{DEVICE_STORAGE[param_dtype(self.fn, a)]}, "{a}")'
             for a in used_arrays
         )
         statements: list[str] = []
@@ -368,7 +371,7 @@ class _Host:
         ])
         body = [setup, *fns, *statements, ret]
         parts = [self.module_doc(signature), "import numpy as np\n\n" + self.kernels_table(), _HELPERS,
-                 *self.numpy_helpers(), f"def {signature}:\n" + _indent("\n\n".join(body))]
+                 *self.numpy_helpers(), f"def {signature}:\n" + indent("\n\n".join(body))]
         if fn.cxx is not None:
             parts.append(cxx_adapter(fn, self.ps, flat, self.names))
         params = tuple(p.name for p in fn.params)
@@ -378,10 +381,7 @@ class _Host:
 
     def numpy_helpers(self) -> list[str]:
         """The NumPy backend's C-semantics helpers (``_c_idiv`` …) the host terms use."""
-        closure = set(self.ctx.helpers)
-        for h in self.ctx.helpers:
-            closure.update(HELPER_DEPS.get(h, ()))
-        return [HELPERS[h].rstrip("\n") for h in HELPERS if h in closure]
+        return helper_texts(self.ctx.helpers)
 
     def kernels_table(self) -> str:
         rows = []
@@ -438,12 +438,6 @@ The rest is NumPy, with the NumPy backend's rules (C semantics).
 """'''
 
 
-def _array_of(t: Term) -> str:
-    while not isinstance(t, TensorVar):
-        t = t.tensor  # type: ignore[union-attr]
-    return t.name
-
-
 def _to_dtype(expr: str, lane: str, dt: DType) -> str:
     if dt.is_float:
         return f"np.float32({expr})"
@@ -451,17 +445,3 @@ def _to_dtype(expr: str, lane: str, dt: DType) -> str:
         return f"int(np.trunc({expr}))"
     return f"int({expr})"
 
-
-def _bare(expr: str) -> str:
-    if not (expr.startswith("(") and expr.endswith(")")):
-        return expr
-    depth = 0
-    for i, ch in enumerate(expr):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and i < len(expr) - 1:
-            return expr
-    return expr[1:-1]
-
-
-def _indent(block: str) -> str:
-    return "\n".join(f"    {line}" if line else "" for line in block.split("\n"))

@@ -59,6 +59,9 @@ from tenspiler.ir.terms import (
     ScalarCast,
     ScalarOp,
     ScalarVar,
+    Slice,
+    Tail,
+    Take,
     TensorCast,
     TensorMap,
     TensorScalar,
@@ -211,7 +214,7 @@ class KernelSignature:
     @property
     def partial_lane(self) -> str:
         """Lane type of a reduction's partial results."""
-        return LANE[self.kernel.term.dtype]  # type: ignore[union-attr]
+        return LANE[self.kernel.term.dtype]
 
 
 @dataclass(frozen=True)
@@ -289,8 +292,8 @@ class _Emitter:
             self._taken.add(c)
             p = TensorParam(c, t.dtype, "input", f"host value {t.name}", None, t.name)
         else:
-            base = _view_array(t)
-            p = TensorParam(self.fresh_c(base), t.dtype, "input", show(t), t, None)  # type: ignore[union-attr]
+            base = view_array(t)
+            p = TensorParam(self.fresh_c(base), t.dtype, "input", show(t), t, None)
         self.tensors.append(p)
         return p
 
@@ -376,7 +379,7 @@ class _Emitter:
         raise CodegenError(f"tpc_c: no rule for {show(t)} in kernel {self.kernel.name}")
 
     def operand(self, t: Term, dt: DType) -> _Val:
-        return self.convert(self.value(t), t.dtype, dt)  # type: ignore[union-attr]
+        return self.convert(self.value(t), t.dtype, dt)
 
     def binop(self, op: str, a: _Val, b: _Val, dt: DType) -> _Val:
         t = LANE[dt]
@@ -409,7 +412,7 @@ class _Emitter:
     def select(self, c: Cond, a: _Val, b: _Val, rl: str) -> _Val:
         match c:
             case Cmp(op, left, right):
-                cd = promote_lanes(left.dtype, right.dtype)  # type: ignore[union-attr]
+                cd = promote_lanes(left.dtype, right.dtype)
                 if cd == DType.DOUBLE:  # a float vs a double literal that is exactly a float
                     cd = DType.FLOAT
                     left, right = _as_float_lit(left), _as_float_lit(right)
@@ -466,9 +469,12 @@ def _literal(value: int | float, dt: DType) -> str:
     return f"({v})" if v < 0 else str(v)
 
 
-def _view_array(t: Term) -> str:
-    while not isinstance(t, TensorVar):
-        t = t.tensor  # type: ignore[union-attr]
+def view_array(t: Term) -> str:
+    """The input array a device view (``take`` / ``tail`` / ``slice`` of an array) reads."""
+    while isinstance(t, Take | Tail | Slice):
+        t = t.tensor
+    if not isinstance(t, TensorVar):
+        raise CodegenError(f"tpc_c: {show(t)} is not a view of an input array")
     return t.name
 
 
@@ -490,7 +496,7 @@ def _store(out: str, elem: DType, v: _Val, vdt: DType, em: _Emitter) -> str:
 def _touches_bytes(t: Term, host_names: frozenset[str]) -> bool:
     """``t`` reads an 8-bit tensor (an input view or a host value of ``unsigned char``)."""
     if is_tensor(t) and (is_view(t) or (isinstance(t, TensorVar) and t.name in host_names)):
-        return t.dtype == DType.UINT8  # type: ignore[union-attr]
+        return t.dtype == DType.UINT8
     return any(_touches_bytes(c, host_names) for c in children(t))
 
 
@@ -543,7 +549,7 @@ def _kernel(
         decl = fn.param(k.output.array).type
         assert isinstance(decl, PointerType)
         out_elem = decl.elem
-    block = out_elem == DType.UINT8 or _touches_bytes(k.term, host_names)  # type: ignore[arg-type]
+    block = out_elem == DType.UINT8 or _touches_bytes(k.term, host_names)
     em = _Emitter(fn, k, host_names, names, helpers, block=block)
     # scalar parameters and host values keep their C names; tensor views get fresh ones
     em._taken.update(names[p.name] for p in fn.scalars)
@@ -562,14 +568,14 @@ def _kernel(
         assert k.output is not None and out_elem is not None
         out = TensorParam(em.fresh_c(f"{k.output.array}_out"), out_elem, "output", show_output(k.output))
         em.lines.clear()
-        store = _store(out.name, out_elem, v, k.term.dtype, em)  # type: ignore[union-attr]
+        store = _store(out.name, out_elem, v, k.term.dtype, em)
         loop += [*em.lines, store]
         outputs = [out]
         if out_elem == DType.UINT8:
             block_head.append("int64 packed = v_i32_mov_b(0);  /* byte q of lane L: the value for d + 64 q + L */")
             block_tail += ["coords[0] = d;", f"v_i32_st_tnsr(coords, {out.name}, packed, SW_PACK | SW_PCK_32_TO_8);"]
     else:
-        lane_t = LANE[k.term.dtype]  # type: ignore[union-attr]
+        lane_t = LANE[k.term.dtype]
         vt = VECTOR_TYPE[lane_t]
         partial = TensorParam(em.fresh_c("partial"), DType.FLOAT if lane_t == "f32" else DType.INT, "partial", "")
         valid = em.fresh_c("valid_len")

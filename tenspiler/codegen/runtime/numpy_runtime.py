@@ -1,0 +1,116 @@
+"""The helper functions of generated NumPy code (C and Python integer semantics).
+
+Each function here is emitted into generated modules by its source
+(:func:`tenspiler.codegen.python_host.function_source`, annotations dropped) when the code
+calls it, so the generated file needs only NumPy; the names are those the generated code
+calls (the ``_`` keeps them out of the way of parameter names, which the backend renames
+anyway). :data:`FUNCTIONS` lists them in emission order, :data:`DEPS` the helpers each one
+calls. ``tests/test_runtime.py`` checks every integer helper against
+:mod:`tenspiler.ir.semantics`, the one definition of C's and Python's division, modulo and
+wrap-around.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+__all__ = ["DEPS", "FUNCTIONS"]
+
+
+def _c_div(x: Any, y: Any) -> Any:
+    """C integer division, elementwise on integer arrays: truncates toward zero (C11 6.5.5).
+    A zero divisor is undefined behaviour in C; it can only reach here in lanes a select
+    discards, which get divisor 1 instead of a NumPy warning."""
+    y = np.where(y == 0, 1, y)
+    q = x // y  # floor; no abs(), which overflows on the type's minimum (LONG_MIN / 3)
+    return np.where((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)
+
+
+def _c_idiv(x: int, y: int) -> int:
+    """C integer division of two integers: truncates toward zero (C11 6.5.5)."""
+    q = x // y
+    return q + 1 if x % y != 0 and (x < 0) != (y < 0) else q
+
+
+def _c_imod(x: int, y: int) -> int:
+    """C integer remainder of two integers: has the sign of x; x == _c_idiv(x, y) * y + r."""
+    return x - y * _c_idiv(x, y)
+
+
+def _py_floordiv(x: Any, y: Any) -> Any:
+    """Python integer floor division x // y, elementwise on int64 arrays. A zero divisor
+    raises in Python; it can only reach here in lanes a select discards (divisor 1)."""
+    return np.floor_divide(x, np.where(y == 0, 1, y))
+
+
+def _py_mod(x: Any, y: Any) -> Any:
+    """Python integer modulo x % y (the sign of y), elementwise on int64 arrays; a zero
+    divisor only in lanes a select discards (divisor 1)."""
+    return np.mod(x, np.where(y == 0, 1, y))
+
+
+def _where(c: ArrayLike, x: ArrayLike, y: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
+    """np.where(c, x, y) computed in `dtype` without branches: a bitwise blend
+    y ^ ((x ^ y) & -c) of the values' bit patterns (reals viewed as integers of their size).
+    NumPy's where branches per element and is ~20x slower on unpredictable masks."""
+    bits = np.dtype(f"i{np.dtype(dtype).itemsize}")
+    x = np.asarray(x, dtype=dtype).view(bits)
+    y = np.asarray(y, dtype=dtype).view(bits)
+    r = y ^ ((x ^ y) & -np.asarray(c).astype(bits))
+    return r.view(dtype)
+
+
+def _wrap64(x: int) -> int:
+    """The Python int x as a signed 64-bit value (modulo 2**64): a loop-invariant value of
+    C long arithmetic that may leave int64 is computed before the loop, also when the loop
+    runs no iteration or the branch using it is not taken, where C never computes it; where
+    C does, it overflowed (undefined behaviour), so any value is right there."""
+    return (x + 2**63) % 2**64 - 2**63
+
+
+def _div24(x: ArrayLike, y: ArrayLike, dtype: DTypeLike, floor: bool = False) -> NDArray[Any]:
+    """Integer x / y truncated toward zero (C), or floored (Python's //), for |x|, |y| < 2**24
+    and y != 0, as float32 division: both operands are exact in float32 and the quotient's
+    rounding error (< |x / y| * 2**-24 < 1 / |y|) is smaller than its distance to any other
+    integer, so truncating (flooring) the rounded quotient gives the exact result."""
+    q = np.divide(x, y, dtype=np.float32)
+    return (np.floor(q) if floor else q).astype(dtype)
+
+
+def _rem24(x: ArrayLike, y: ArrayLike, dtype: DTypeLike, floor: bool = False) -> NDArray[Any]:
+    """x - y * _div24(x, y): C's % (the sign of x), or Python's (floor=True: the sign of y),
+    for |x|, |y| < 2**24 and y != 0; every value fits `dtype`."""
+    q = _div24(x, y, dtype, floor)
+    return np.subtract(x, np.multiply(q, y, dtype=dtype, casting="unsafe"), dtype=dtype, casting="unsafe")
+
+
+def _store(out: NDArray[Any], lo: int, hi: int, v: Any, fresh: bool = False) -> NDArray[Any]:
+    """A new array: `out` with out[lo:hi] = v (C conversion on assignment: integers wrap
+    modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
+    of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
+    input) and already of out's dtype."""
+    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+        if fresh and v.dtype == out.dtype and v.base is None:
+            return v
+        return v.astype(out.dtype)
+    r = out.copy()
+    r[lo:hi] = v
+    return r
+
+
+#: The helpers by the name generated code calls them, in the order they are emitted.
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    f.__name__: f
+    for f in (_c_div, _c_idiv, _c_imod, _py_floordiv, _py_mod, _where, _wrap64, _div24, _rem24, _store)
+}
+
+#: The helpers each helper calls (emitted with it).
+DEPS: dict[str, tuple[str, ...]] = {
+    name: deps
+    for name, f in FUNCTIONS.items()
+    if (deps := tuple(n for n in FUNCTIONS if n in f.__code__.co_names))
+}
