@@ -341,7 +341,7 @@ def select_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     if static_cond:
         cond = b.const(cond, None)
     extremum = min_max(t)
-    if extremum is not None and ctx.narrow() and ka != STATIC and ke != STATIC:
+    if extremum is not None and ctx.narrow() and STATIC not in (ka, ke):
         return f"{b.sp.xp}.{extremum}({bare(a)}, {bare(e)})"
     both = ka == STATIC and ke == STATIC
     if ka == STATIC and (both or not b.sp.weak_scalars):

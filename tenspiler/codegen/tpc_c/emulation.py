@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import hashlib
 import os
 import shutil
@@ -60,15 +61,14 @@ class EmulationError(RuntimeError):
 
 _LOCK = threading.Lock()
 _LIBS: dict[str, Any] = {}
-_DIR: Path | None = None
 
 
+@functools.cache
 def _workdir() -> Path:
-    global _DIR
-    if _DIR is None:
-        _DIR = Path(tempfile.mkdtemp(prefix="tenspiler-tpc-"))
-        atexit.register(shutil.rmtree, _DIR, True)
-    return _DIR
+    """One temporary folder per process for the compiled kernels, removed at exit."""
+    d = Path(tempfile.mkdtemp(prefix="tenspiler-tpc-"))
+    atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def harness_source(kernel_file: str, spec: Mapping[str, Any]) -> str:
@@ -128,7 +128,7 @@ def compile_kernel(source: str, spec: Mapping[str, Any], cc: str | None = None) 
             "-Dmain=tenspiler_kernel_main", "harness.c", "-o", "kernel.so", "-lm",
         ]
         try:
-            proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120)
+            proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120, check=False)
         except FileNotFoundError:
             raise CodegenError(f"C compiler {compiler!r} not found (needed to emulate TPC kernels)") from None
         if proc.returncode != 0:

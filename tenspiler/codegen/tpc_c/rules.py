@@ -205,7 +205,7 @@ class TpcRules:
         return False
 
     def reduce_problem(self, r: ReduceSum | ReduceMax) -> str | None:
-        if r.dtype == DType.DOUBLE or r.tensor.dtype == DType.DOUBLE:
+        if DType.DOUBLE in (r.dtype, r.tensor.dtype):
             return NO_DOUBLE
         if r.tensor.dtype not in LANE:
             return f"reduction of {r.tensor.dtype.value} has no TPC rule"
