@@ -116,11 +116,11 @@ from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.common import (
     IfConversion,
     convert,
-    entry_values,
     read_source,
     vars_read,
     writes,
 )
+from tenspiler.frontend.lists import entry_values
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
     Assign,
