@@ -15,14 +15,13 @@ from tenspiler.frontend.c_bindings import (
     FlatStruct,
     Pointer,
     PtrValue,
-    Scalar,
     Value,
     Vector,
     VectorBinding,
     render,
 )
 from tenspiler.frontend.c_decls import Declarations
-from tenspiler.frontend.common import convert
+from tenspiler.frontend.common import Scalar, convert
 from tenspiler.frontend.lists import ResultRow, plane_index, row_index
 from tenspiler.loops.ir import Assign, Binary, BinOpName, Const, DType, Expr, Load, Var
 
@@ -50,11 +49,17 @@ class Access(Declarations):
 
     # ----------------------------------------------------------- names
 
-    def index(self, node: c_ast.Node, env: Env) -> Expr:
+    def integer(self, node: c_ast.Node, env: Env, message: str) -> Expr:
+        """An integer expression (an index, an offset, a loop bound), converted to INT; a
+        floating one is refused with ``message``."""
         e = self.expr(node, env)
         if e.dtype.is_float:
-            self.fail("array index must be an integer", node)
+            self.fail(message, node)
         return convert(e, DType.INT)
+
+    def index(self, node: c_ast.Node, env: Env) -> Expr:
+        """An array index, converted to INT."""
+        return self.integer(node, env, "array index must be an integer")
 
     def read_var(self, name: str, node: c_ast.Node, env: Env) -> Expr:
         b = env.lookup(name)
@@ -185,10 +190,7 @@ class Access(Declarations):
 
     def pointer_offset(self, node: c_ast.Node, env: Env) -> Expr:
         """An integer added to a pointer, converted to INT."""
-        e = self.expr(node, env)
-        if e.dtype.is_float:
-            self.fail("pointer offset must be an integer", node)
-        return convert(e, DType.INT)
+        return self.integer(node, env, "pointer offset must be an integer")
 
     def read_pointer(self, b: Pointer, node: c_ast.Node, env: Env) -> Var:
         """Read of pointer ``b``'s offset local (refused if unassigned or unsequenced)."""

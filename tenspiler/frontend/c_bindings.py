@@ -12,6 +12,7 @@ from typing import TypeAlias
 
 from pycparser import c_ast, c_generator
 
+from tenspiler.frontend.common import Scalar
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.lists import ResultList, ResultRow
 from tenspiler.loops.ir import DType, Expr, Stmt
@@ -28,7 +29,6 @@ __all__ = [
     "FlatStruct",
     "Pointer",
     "PtrValue",
-    "Scalar",
     "StructType",
     "Value",
     "Vector",
@@ -45,13 +45,6 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------- name bindings
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """A kernel variable (parameter or local) of scalar type."""
-
-    dtype: DType
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from tenspiler.frontend.c_bindings import (
     CxxResult,
     Env,
     FlatStruct,
-    Scalar,
     Value,
     Vector,
     describe,
@@ -26,7 +25,7 @@ from tenspiler.frontend.c_bindings import (
     int_literal,
     render,
 )
-from tenspiler.frontend.common import convert
+from tenspiler.frontend.common import Scalar, convert
 from tenspiler.frontend.lists import ResultRow
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (

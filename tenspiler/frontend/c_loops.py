@@ -9,9 +9,9 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput
-from tenspiler.frontend.c_bindings import Binding, Env, Scalar, int_literal, render
+from tenspiler.frontend.c_bindings import Binding, Env, int_literal, render
 from tenspiler.frontend.c_inline import Unit
-from tenspiler.frontend.common import convert, names_read, names_written, vars_read, writes
+from tenspiler.frontend.common import Scalar, names_read, names_written, vars_read, writes
 from tenspiler.frontend.counted import CountedLoops, plus_one
 from tenspiler.loops.ir import Assign, Binary, Const, DType, Expr, For, Stmt, Var
 
@@ -96,7 +96,7 @@ class ForLoops(CountedLoops):
             name, dtype, value = decls[0]
             if value is None:
                 u.fail(f"for loop counter '{name}' has no initial value", init)
-            start = self._counter_start(value, env)
+            start = u.integer(value, env, "loop start must be an integer expression")
             if dtype != DType.INT:
                 u.fail(f"loop counter '{name}' must have type int", init)
             self.declare(name, dtype, init.decls[0], env)
@@ -113,17 +113,11 @@ class ForLoops(CountedLoops):
                 u.fail(f"loop counter '{name}' must be a local int variable", init)
             if b.dtype != DType.INT:
                 u.fail(f"loop counter '{name}' must have type int", init)
-            start = self._counter_start(init.rvalue, env)
+            start = u.integer(init.rvalue, env, "loop start must be an integer expression")
         else:
             u.fail(f"for loop initialiser '{render(init)}' is not supported", init)
         env.assigned.add(name)
         return name, start
-
-    def _counter_start(self, node: c_ast.Node, env: Env) -> Expr:
-        e = self.unit.expr(node, env)
-        if e.dtype.is_float:
-            self.unit.fail("loop start must be an integer expression", node)
-        return convert(e, DType.INT)
 
     def for_cond(self, node: c_ast.For, var: str, env: Env) -> Expr:
         """The exclusive upper bound of an ascending loop: ``E`` of ``i < E`` / ``E > i``,
@@ -182,10 +176,7 @@ class ForLoops(CountedLoops):
             # a comparison or sum computed in an unsigned type
             sign, e_node = offset
             bound_node = c_ast.BinaryOp("-" if sign == "+" else "+", bound_node, e_node, coord=cond.coord)
-        bound = u.expr(bound_node, env)
-        if bound.dtype.is_float:
-            u.fail("loop bound must be an integer expression", bound_node)
-        b = convert(bound, DType.INT)
+        b = u.integer(bound_node, env, "loop bound must be an integer expression")
         add_one = (op == ops[1]) if ops[0] == "<" else (op == ops[0])
         return plus_one(b, u.loc(cond), fold_difference=True) if add_one else b
 

@@ -23,7 +23,6 @@ from tenspiler.frontend.c_bindings import (
     FlatStruct,
     Pointer,
     PtrValue,
-    Scalar,
     StructType,
     Vector,
     c_width,
@@ -35,7 +34,7 @@ from tenspiler.frontend.c_bindings import (
 )
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_loops import ForLoops
-from tenspiler.frontend.common import IfConversion, convert
+from tenspiler.frontend.common import IfConversion, Scalar, convert
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.lists import ResultLists, ResultRow, flat_list_param
 from tenspiler.loops.ir import (

@@ -9,6 +9,7 @@ returned list built by appends) and :mod:`tenspiler.frontend.counted` (counted l
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -40,6 +41,7 @@ __all__ = [
     "DefiniteAssignment",
     "IfConversion",
     "KernelNames",
+    "Scalar",
     "and_guard",
     "cond_vars_read",
     "convert",
@@ -58,6 +60,17 @@ def read_source(path: str | Path) -> str:
         return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"cannot read {p}: {e}") from e
+
+
+# ---------------------------------------------------------------- bindings
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """What a name of the kernel denotes when it is a scalar (a number) variable: a
+    parameter or a local of ``dtype`` (both frontends' bindings)."""
+
+    dtype: DType
 
 
 # ---------------------------------------------------------------- loop-IR helpers

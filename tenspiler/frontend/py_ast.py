@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 __all__ = [
+    "appended_name",
     "appends",
     "assigned_names",
     "describe",
@@ -46,17 +47,17 @@ def is_int_literal(node: ast.AST, value: int) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
 
 
+def appended_name(node: ast.AST) -> tuple[str, str] | None:
+    """``(into, row)`` when ``node`` is the call ``into.append(row)`` of two names."""
+    match node:
+        case ast.Call(func=ast.Attribute(value=ast.Name(id=into), attr="append"), args=[ast.Name(id=row)]):
+            return into, row
+    return None
+
+
 def appends(node: ast.stmt | None, into: str, row: str) -> bool:
     """Whether ``node`` is the statement ``into.append(row)``."""
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Attribute)
-        and node.value.func.attr == "append"
-        and is_name(node.value.func.value, into)
-        and len(node.value.args) == 1
-        and is_name(node.value.args[0], row)
-    )
+    return isinstance(node, ast.Expr) and appended_name(node.value) == (into, row)
 
 
 def is_docstring(s: ast.stmt) -> bool:

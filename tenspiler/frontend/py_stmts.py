@@ -10,10 +10,18 @@ import ast
 from typing import NoReturn
 
 from tenspiler.errors import SourceLoc
-from tenspiler.frontend.common import IfConversion, convert, names_read, names_written, vars_read
+from tenspiler.frontend.common import (
+    IfConversion,
+    Scalar,
+    convert,
+    names_read,
+    names_written,
+    vars_read,
+)
 from tenspiler.frontend.counted import plus_one
 from tenspiler.frontend.lists import ResultList, ResultLists, ResultRow, flat_list_param
 from tenspiler.frontend.py_ast import (
+    appended_name,
     appends,
     assigned_names,
     describe,
@@ -29,7 +37,6 @@ from tenspiler.frontend.py_types import (
     DeadLoopVar,
     ListParam,
     ParamType,
-    Scalar,
     Uses,
 )
 from tenspiler.loops.ir import (
@@ -192,15 +199,8 @@ class Kernel(Scope, IfConversion, ResultLists):
         if name not in empty:
             return 0
         for node in (n for s in stmts for n in ast.walk(s)):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "append"
-                and is_name(node.func.value, name)
-                and len(node.args) == 1
-                and isinstance(node.args[0], ast.Name)
-                and node.args[0].id in empty
-            ):
+            pair = appended_name(node)
+            if pair is not None and pair[0] == name and pair[1] in empty:
                 return 2
         return 1
 

@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from tenspiler.frontend.common import Scalar
 from tenspiler.frontend.lists import ResultList, ResultRow
 from tenspiler.frontend.py_globals import ModuleNames
 from tenspiler.loops.ir import DType
@@ -19,7 +20,6 @@ __all__ = [
     "ListParam",
     "ModuleTypes",
     "ParamType",
-    "Scalar",
     "Uses",
     "join",
 ]
@@ -30,13 +30,6 @@ _LIST_NAMES = frozenset({"list", "List", "Sequence"})
 
 
 # ---------------------------------------------------------------- bindings
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """A number variable of the kernel (parameter or local)."""
-
-    dtype: DType
 
 
 @dataclass(frozen=True)
