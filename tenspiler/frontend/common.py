@@ -1,11 +1,15 @@
 """Logic shared by the C / C++ (:mod:`tenspiler.frontend.c`) and the Python
 (:mod:`tenspiler.frontend.python`) frontends: reading the source file, loop-IR helpers
-(conversions, the variables an expression reads and a body writes, the entry values of a
-returned list's length) and if-conversion (:class:`IfConversion`)."""
+(conversions, the variables an expression reads and a body writes), the kernel's locals
+and fresh names (:class:`KernelNames`) and if-conversion (:class:`IfConversion`).
+
+The other shared pieces: :mod:`tenspiler.frontend.lists` (list and vector parameters, the
+returned list built by appends) and :mod:`tenspiler.frontend.counted` (counted loops)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -34,11 +38,15 @@ from tenspiler.loops.ir import (
 )
 
 __all__ = [
+    "DefiniteAssignment",
     "IfConversion",
+    "KernelNames",
+    "Scalar",
     "and_guard",
     "cond_vars_read",
     "convert",
-    "entry_values",
+    "names_read",
+    "names_written",
     "read_source",
     "vars_read",
     "writes",
@@ -52,6 +60,17 @@ def read_source(path: str | Path) -> str:
         return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"cannot read {p}: {e}") from e
+
+
+# ---------------------------------------------------------------- bindings
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """What a name of the kernel denotes when it is a scalar (a number) variable: a
+    parameter or a local of ``dtype`` (both frontends' bindings)."""
+
+    dtype: DType
 
 
 # ---------------------------------------------------------------- loop-IR helpers
@@ -119,67 +138,37 @@ def writes(body: Sequence[Stmt]) -> Iterator[tuple[str, SourceLoc | None]]:
                 pass
 
 
-def entry_values(
-    body: tuple[Stmt, ...], params: set[str], loc: SourceLoc, what: str = "vector"
-) -> Callable[[Expr], Expr]:
-    """A rewriting of expressions (the length of the returned ``what``: vector, list) to the
-    entry values of the parameters: a local assigned exactly once, by a top-level
-    statement, is replaced by its value; a parameter nothing assigns stays; ``+ - *``,
-    negation and casts are kept. Anything else raises a :class:`BadInput` at ``loc``.
-    Shared by the C++ and the Python frontends."""
-    counts: dict[str, int] = {}
-    for name, _ in writes(body):
-        counts[name] = counts.get(name, 0) + 1
-    top = {s.target: s.value for s in body if isinstance(s, Assign)}
+def names_read(e: Expr) -> set[str]:
+    """The names :func:`vars_read` yields for ``e``."""
+    return {name for name, _ in vars_read(e)}
 
-    def rewrite(e: Expr) -> Expr:
-        match e:
-            case Var(name=name):
-                if name in params and name not in counts:
-                    return e
-                if name in top and counts.get(name) == 1:
-                    return rewrite(top[name])
-                raise BadInput(
-                    f"the length of the returned {what} depends on '{name}', which is not fixed "
-                    "when the function starts", loc,
-                )
-            case Const():
-                return e
-            case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
-                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
-            case Cast(operand=operand, dtype=dtype):
-                return Cast(rewrite(operand), dtype, e.loc)
-            case Unary(op=op, operand=operand, dtype=dtype):
-                return Unary(op, rewrite(operand), dtype, e.loc)
-            case Select(cond=Compare(op=cmp, left=cl, right=cr, loc=cloc), then=then, else_=else_, dtype=dtype):
-                # min / max of lengths (Python's zip stops at the shortest list)
-                return Select(Compare(cmp, rewrite(cl), rewrite(cr), cloc), rewrite(then), rewrite(else_), dtype, e.loc)
-        raise BadInput(f"the length of the returned {what} is not a simple expression of the parameters", loc)
 
-    return rewrite
+def names_written(body: Sequence[Stmt]) -> set[str]:
+    """The names :func:`writes` yields for ``body``."""
+    return {name for name, _ in writes(body)}
 
 
 # ---------------------------------------------------------------- if-conversion
 
 
-class _Assigned(Protocol):
-    """What tracks definite assignment at a program point (``c._Env``, ``python._Kernel``)."""
+class DefiniteAssignment(Protocol):
+    """What tracks definite assignment at a program point (``c_bindings.Env``, the Python
+    ``py_stmts.Kernel``): ``assigned`` holds the scalars assigned on every path reaching
+    the point, ``written`` those some guarded (if-converted) assignment before it writes
+    (see :meth:`IfConversion.guarded`)."""
 
     assigned: set[str]
+    written: set[str]
 
 
-class IfConversion:
-    """Fresh names and if-conversion, mixed into both frontends' ``_Kernel``: ``if (C) S1
-    else S2`` becomes ``__ifK = C ? 1 : 0`` once, then S1 guarded by ``__ifK != 0`` and S2
-    by ``__ifK == 0`` (conjoined with the enclosing guard); see the C module docstring."""
+class KernelNames:
+    """The locals of the kernel being lowered and fresh names for the ones the lowering
+    adds, mixed into both frontends' ``Kernel``."""
 
-    #: Locals of the kernel being lowered (fresh names avoid them; ``__ifK`` are added).
+    #: Locals of the kernel being lowered (fresh names avoid them).
     locals: dict[str, DType]
     #: Identifiers of the source function (fresh names avoid them).
     taken: set[str]
-    #: Guard of the statements being lowered (inside an ``if``), else ``None``.
-    guard: Cond | None
-    if_count: int
 
     def fresh(self, base: str) -> str:
         """A name like ``base`` that no identifier of the function or local uses."""
@@ -188,6 +177,16 @@ class IfConversion:
             name, k = f"{base}{k}", k + 1
         self.taken.add(name)
         return name
+
+
+class IfConversion(KernelNames):
+    """If-conversion, mixed into both frontends' ``Kernel``: ``if (C) S1 else S2`` becomes
+    ``__ifK = C ? 1 : 0`` once, then S1 guarded by ``__ifK != 0`` and S2 by ``__ifK == 0``
+    (conjoined with the enclosing guard); see the C module docstring."""
+
+    #: Guard of the statements being lowered (inside an ``if``), else ``None``.
+    guard: Cond | None
+    if_count: int
 
     def fresh_if_local(self) -> str:
         """A fresh INT local ``__ifK`` holding an ``if`` condition (added to ``locals``)."""
@@ -240,7 +239,7 @@ class IfConversion:
         flag: str,
         zero: Const,
         loc: SourceLoc | None,
-        state: _Assigned,
+        state: DefiniteAssignment,
         then: Callable[[], list[Stmt]],
         orelse: Callable[[], list[Stmt]] | None,
     ) -> list[Stmt]:
@@ -264,3 +263,33 @@ class IfConversion:
         finally:
             self.guard = outer
         return out
+
+    def guarded_lowering(self, state: DefiniteAssignment, lower: Callable[[], list[Stmt]]) -> list[Stmt]:
+        """The statements ``lower()`` produces, under the current guard (:meth:`guarded`;
+        what holds a value is taken before ``lower`` runs)."""
+        defined = state.assigned | state.written
+        return self.guarded(lower(), defined, state.written)
+
+    def convert_if(
+        self,
+        state: DefiniteAssignment,
+        loc: SourceLoc | None,
+        zero: Const,
+        head: Callable[[str], list[Stmt]],
+        then: Callable[[], list[Stmt]],
+        orelse: Callable[[], list[Stmt]] | None,
+    ) -> list[Stmt]:
+        """If-conversion of one ``if`` statement at ``loc``: ``head(flag)`` evaluates the
+        condition once into the fresh INT local ``flag`` (:meth:`flag_assignment`), under
+        the enclosing guard; then the branches (:meth:`if_branches`, ``zero`` as there)."""
+        defined = state.assigned | state.written
+        flag = self.fresh_if_local()
+        out = self.guarded(head(flag), defined, state.written)
+        state.assigned.add(flag)
+        return out + self.if_branches(flag, zero, loc, state, then, orelse)
+
+    @staticmethod
+    def flag_assignment(flag: str, c: Cond, loc: SourceLoc | None, cloc: SourceLoc | None) -> Assign:
+        """``flag = c ? 1 : 0`` (at ``loc``; the select at the condition's ``cloc``)."""
+        one, zero = Const(1, DType.INT, cloc), Const(0, DType.INT, cloc)
+        return Assign(flag, Select(c, one, zero, DType.INT, cloc), loc)

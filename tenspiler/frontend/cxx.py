@@ -14,8 +14,8 @@ becomes the typedef name ``__vec3_T``, ``vector<vector<T>>`` ``__vec2_T`` and ``
 original width); a ``&`` after such a type becomes a space (a ``const`` reference to a
 vector reads like the vector itself; the kernel may not write its parameters). The
 typedef names are declared, as incomplete struct types, in a prelude line;
-:mod:`tenspiler.frontend.c` gives them their meaning (``_Vector`` bindings, see
-``_Kernel.vector_decl``).
+:mod:`tenspiler.frontend.c` gives them their meaning (``c_bindings.Vector`` bindings, see
+``c_stmts.Kernel.vector_decl``).
 
 Element types: ``float``, ``double``, ``int``/``int32_t``, ``uint8_t``
 (:data:`VECTOR_ELEMENTS`); others are refused with a located message.

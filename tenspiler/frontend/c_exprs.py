@@ -1,0 +1,323 @@
+"""Expressions and conditions of the C frontend, with C's conversions made explicit: the
+usual arithmetic conversions (C11 §6.3.1.8) and integer promotion become
+:class:`~tenspiler.loops.ir.Cast` nodes (folded on literals), comparisons and ``&&``/``||``/
+``!`` are conditions (as values, the int 1 or 0), and updates (``x = E``, ``x op= E``,
+``x++``) are split into their target and converted value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+from pycparser import c_ast
+
+from tenspiler.frontend.c_access import Access
+from tenspiler.frontend.c_bindings import (
+    Array,
+    CxxResult,
+    Env,
+    FlatStruct,
+    Value,
+    Vector,
+    describe,
+    float_literal,
+    int_literal,
+    render,
+)
+from tenspiler.frontend.common import Scalar, convert
+from tenspiler.frontend.lists import ResultRow
+from tenspiler.ir.semantics import py_cast
+from tenspiler.loops.ir import (
+    Binary,
+    BinOpName,
+    Cast,
+    CmpOpName,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    Load,
+    Logical,
+    Not,
+    Select,
+    Unary,
+)
+
+__all__ = ["Expressions"]
+
+_T = TypeVar("_T")
+
+_BINOPS: dict[str, BinOpName] = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
+_COMPARISONS: dict[str, CmpOpName] = {
+    "<": "<",
+    ">": ">",
+    "<=": "<=",
+    ">=": ">=",
+    "==": "==",
+    "!=": "!=",
+}
+_BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
+_COMPOUND_OPS: dict[str, BinOpName] = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
+
+
+def _common_dtype(a: DType, b: DType) -> DType:
+    """C's usual arithmetic conversions (C11 §6.3.1.8) in our type model."""
+    if DType.DOUBLE in (a, b):
+        return DType.DOUBLE
+    if DType.FLOAT in (a, b):
+        return DType.FLOAT
+    return DType.INT  # integer promotion: uint8 → int
+
+
+def _promote(d: DType) -> DType:
+    return DType.INT if d == DType.UINT8 else d
+
+
+class Expressions(Access):
+    """Expressions, conditions and updates of a translation unit's kernel and helpers (the
+    top of :class:`tenspiler.frontend.c_inline.Unit` but for helper calls)."""
+
+    def call(self, node: c_ast.FuncCall, env: Env) -> Expr:
+        """Inline a call to a helper function, or a ``<math.h>`` call
+        (:meth:`tenspiler.frontend.c_inline.Unit.call`)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- expressions
+
+    def expr(self, node: c_ast.Node, env: Env) -> Expr:
+        """Lower a side-effect-free C expression."""
+        loc = self.loc(node)
+        match node:
+            case c_ast.Constant(type=ctype, value=text):
+                if "char" in ctype:
+                    self.fail("character literal is not supported", node)
+                if ctype == "string":
+                    self.fail("string literal is not supported", node)
+                if "long double" in ctype:
+                    self.fail("long double literal is not supported", node)
+                if "double" in ctype:
+                    return Const(float_literal(text), DType.DOUBLE, loc)
+                if "float" in ctype:
+                    # the value C gives the literal: the nearest float (C11 §6.4.4.2p3-4)
+                    return Const(float(np.float32(float_literal(text))), DType.FLOAT, loc)
+                return Const(int_literal(text), DType.INT, loc)
+            case c_ast.ID(name=name):
+                return self.read_var(name, node, env)
+            case c_ast.ArrayRef():
+                vector_load = self.vector_load(node, env)
+                if vector_load is not None:
+                    return vector_load
+                cell = self.struct_element(node, env)
+                if cell is not None:
+                    array, elem, idx, row = cell
+                    return Load(array, idx, elem, loc, row)
+                array, elem, idx = self.element(node, env)
+                return Load(array, idx, elem, loc)
+            case c_ast.UnaryOp(op=op, expr=operand):
+                return self._unary(op, operand, node, env)
+            case c_ast.BinaryOp(op=op, left=left, right=right):
+                left_ptr, right_ptr = self.is_pointer(left, env), self.is_pointer(right, env)
+                if op in _BINOPS:
+                    if op == "-" and left_ptr and right_ptr:
+                        self.fail(f"pointer difference '{render(node)}' is not supported", node)
+                    if left_ptr or right_ptr:
+                        self.fail(
+                            f"pointer value '{render(node)}' used as a number is not supported",
+                            node,
+                        )
+                    return self.binary(
+                        _BINOPS[op], self.expr(left, env), self.expr(right, env), node
+                    )
+                if op in _COMPARISONS or op in ("&&", "||"):
+                    return self.cond_value(node, env)
+                if op in _BITWISE:
+                    self.fail(f"bitwise operator '{op}' is not supported", node)
+                self.fail(f"operator '{op}' is not supported", node)
+            case c_ast.Cast(to_type=to_type, expr=operand):
+                dtype = self.scalar_dtype(to_type.type, "a cast")
+                if dtype is None:
+                    self.fail("cast to void is not supported", node)
+                inner = self.expr(operand, env)
+                if inner.dtype == dtype:
+                    return inner
+                if isinstance(inner, Const):
+                    return Const(py_cast(inner.value, dtype), dtype, loc)
+                return Cast(inner, dtype, loc)
+            case c_ast.FuncCall(name=c_ast.StructRef()):
+                return self.member_value(node, env)
+            case c_ast.FuncCall():
+                return self.call(node, env)
+            case c_ast.TernaryOp(cond=cond, iftrue=iftrue, iffalse=iffalse):
+                c = self.cond(cond, env)
+                then = self.conditionally(iftrue, env, self.expr)
+                else_ = self.conditionally(iffalse, env, self.expr)
+                dtype = _common_dtype(then.dtype, else_.dtype)
+                return Select(c, convert(then, dtype), convert(else_, dtype), dtype, loc)
+            case c_ast.Assignment():
+                self.fail("assignment inside an expression is not supported", node)
+            case c_ast.ExprList():
+                self.fail("comma operator is not supported", node)
+            case c_ast.StructRef():
+                return self.struct_value(node, env)
+            case _:
+                self.fail(f"{describe(node)} is not supported", node)
+
+    def _unary(self, op: str, operand: c_ast.Node, node: c_ast.Node, env: Env) -> Expr:
+        if op in ("-", "+"):
+            x = self.expr(operand, env)
+            dtype = _promote(x.dtype)
+            x = convert(x, dtype)
+            if op == "-" and isinstance(x, Const):
+                # a negative literal is a constant (negation is exact): later conversions
+                # fold on it, so `float m = -0.1;` holds float(-0.1) as C does, not the double
+                return Const(-x.value, dtype, self.loc(node))
+            return Unary("-", x, dtype, self.loc(node)) if op == "-" else x
+        if op == "&":
+            if self.is_pointer(operand, env):
+                self.fail(f"pointer to pointer '{render(node)}' is not supported", node)
+            if isinstance(operand, c_ast.ArrayRef) or (
+                isinstance(operand, c_ast.UnaryOp) and operand.op == "*"
+            ):
+                self.fail(f"pointer value '{render(node)}' used as a number is not supported", node)
+            self.fail("address-of operator '&' is not supported", node)
+        if op == "*":
+            array, elem, idx = self.element(node, env)
+            return Load(array, idx, elem, self.loc(node))
+        if op in ("++", "--", "p++", "p--"):
+            if self.is_pointer(operand, env):
+                self.fail(
+                    f"'{op.lstrip('p')}' on pointer '{render(operand)}' inside an expression is "
+                    "not supported (only *p++, *p--, *++p, *--p and pointer updates as statements)",
+                    node,
+                )
+            self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
+        if op == "!":
+            return self.cond_value(node, env)
+        if op in _BITWISE:
+            self.fail(f"bitwise operator '{op}' is not supported", node)
+        if op == "sizeof":
+            self.fail("sizeof is not supported", node)
+        self.fail(f"operator '{op}' is not supported", node)
+
+    # ----------------------------------------------------------- conditions
+
+    def cond(self, node: c_ast.Node, env: Env) -> Cond:
+        """Lower a C expression used as a condition (``if``, ``?:``, ``&&``, ``||``, ``!``).
+
+        A comparison becomes a :class:`Compare` on operands converted to their common
+        dtype; any other scalar ``e`` is ``e != 0``.
+        """
+        loc = self.loc(node)
+        match node:
+            case c_ast.BinaryOp(op=op, left=left, right=right) if op in _COMPARISONS:
+                if self.is_pointer(left, env) or self.is_pointer(right, env):
+                    self.fail(f"pointer comparison '{render(node)}' is not supported", node)
+                l_e, r_e = self.expr(left, env), self.expr(right, env)
+                return self.compare(_COMPARISONS[op], l_e, r_e, node)
+            case c_ast.BinaryOp(op="&&" | "||" as op, left=left, right=right):
+                first = self.cond(left, env)
+                second = self.conditionally(right, env, self.cond)
+                return Logical("&&" if op == "&&" else "||", first, second, loc)
+            case c_ast.UnaryOp(op="!", expr=operand):
+                return Not(self.cond(operand, env), loc)
+        if self.is_pointer(node, env):
+            self.fail(f"pointer '{render(node)}' used as a condition is not supported", node)
+        return self.compare("!=", self.expr(node, env), Const(0, DType.INT, loc), node)
+
+    def compare(self, op: CmpOpName, left: Expr, right: Expr, node: c_ast.Node) -> Compare:
+        dtype = _common_dtype(left.dtype, right.dtype)
+        return Compare(op, convert(left, dtype), convert(right, dtype), self.loc(node))
+
+    def cond_value(self, node: c_ast.Node, env: Env) -> Select:
+        """A comparison / logical expression used as a value: C gives the int 1 or 0."""
+        loc = self.loc(node)
+        c = self.cond(node, env)
+        return Select(c, Const(1, DType.INT, loc), Const(0, DType.INT, loc), DType.INT, loc)
+
+    def conditionally(
+        self, node: c_ast.Node, env: Env, lower: Callable[[c_ast.Node, Env], _T]
+    ) -> _T:
+        """``lower(node, env)`` for an operand C evaluates only sometimes (a ``?:`` branch,
+        the right operand of ``&&``/``||``): pointer increments there are refused, since the
+        statement's increments (:class:`Effects`) are unconditional."""
+        fx = env.effects
+        if fx is None:
+            return lower(node, env)
+        before = (len(fx.pre), len(fx.post))
+        out = lower(node, env)
+        if (len(fx.pre), len(fx.post)) != before:
+            self.fail(
+                f"pointer increment in conditionally evaluated '{render(node)}' is not supported",
+                node,
+            )
+        return out
+
+    def binary(self, op: BinOpName, left: Expr, right: Expr, node: c_ast.Node) -> Binary:
+        dtype = _common_dtype(left.dtype, right.dtype)
+        if op == "%" and dtype.is_float:
+            self.fail("operator '%' on floating-point operands is not supported", node)
+        return Binary(op, convert(left, dtype), convert(right, dtype), dtype, self.loc(node))
+
+    # ----------------------------------------------------------- updates
+
+    def update_target(
+        self, node: c_ast.Node, env: Env
+    ) -> c_ast.ID | c_ast.ArrayRef | c_ast.UnaryOp:
+        """The lvalue of an update statement; refused unless a scalar name, ``a[E]`` or
+        ``*P``."""
+        lvalue = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
+        match lvalue:
+            case c_ast.ID(name=name):
+                b = env.lookup(name)
+                if b is None:
+                    self.unknown_name(name, lvalue)
+                if isinstance(b, Vector | CxxResult | ResultRow):
+                    self.fail(f"assignment to vector '{name}' is not supported", node)
+                if isinstance(b, FlatStruct):
+                    self.fail(f"assignment to struct '{name}' is not supported", node)
+                if isinstance(b, Array):
+                    # Kernels bind updated array parameters as walking pointers
+                    # (Kernel.lower), so only a stray case can reach this.
+                    self.fail(
+                        f"assignment to array parameter '{name}' itself is not supported", node
+                    )
+                return lvalue
+            case c_ast.ArrayRef() | c_ast.UnaryOp(op="*"):
+                return lvalue
+            case c_ast.StructRef():
+                self.struct_field(lvalue, env)  # refuses what is not a field
+                self.fail(f"assignment to struct field '{render(lvalue)}' is not supported", node)
+            case _:
+                self.fail(f"assignment to '{render(lvalue)}' is not supported", lvalue)
+
+    def scalar_update(self, node: c_ast.Node, env: Env) -> tuple[str, Expr]:
+        """``x = E`` / ``x op= E`` / ``x++`` on a scalar: (x, converted new value)."""
+        lvalue = self.update_target(node, env)
+        if not isinstance(lvalue, c_ast.ID):
+            self.fail(
+                f"assignment to '{render(lvalue)}' in a helper function is not supported", node
+            )
+        b = env.lookup(lvalue.name)
+        assert isinstance(b, Scalar | Value)
+        op, rhs = self.update_parts(node, env)
+        value = (
+            rhs
+            if op is None
+            else self.binary(op, self.read_var(lvalue.name, lvalue, env), rhs, node)
+        )
+        return lvalue.name, convert(value, b.dtype)
+
+    def update_parts(self, node: c_ast.Node, env: Env) -> tuple[BinOpName | None, Expr]:
+        """The operator (``None`` for ``=``) and right-hand side of an update statement."""
+        if isinstance(node, c_ast.UnaryOp):
+            return ("+" if node.op in ("++", "p++") else "-"), Const(1, DType.INT, self.loc(node))
+        assert isinstance(node, c_ast.Assignment)
+        if node.op == "=":
+            return None, self.expr(node.rvalue, env)
+        if node.op in _COMPOUND_OPS:
+            return _COMPOUND_OPS[node.op], self.expr(node.rvalue, env)
+        if node.op[:-1] in _BITWISE:
+            self.fail(f"bitwise operator '{node.op}' is not supported", node)
+        self.fail(f"operator '{node.op}' is not supported", node)

@@ -1,0 +1,551 @@
+"""Statements of the C kernel: the function and its parameters (struct parameters
+flattened, C++ vectors), declarations, updates, if-conversion, pointer walking (a local
+pointer is an INT offset into one array parameter) and the C++ vector the kernel returns,
+built by ``push_back``; ``for`` loops: :mod:`tenspiler.frontend.c_loops`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from pycparser import c_ast
+
+from tenspiler.errors import SourceLoc
+from tenspiler.frontend.c_access import offset_plus
+from tenspiler.frontend.c_bindings import (
+    NOT_IN_IF,
+    Array,
+    Binding,
+    CxxResult,
+    Effects,
+    Env,
+    FlatField,
+    FlatStruct,
+    Pointer,
+    PtrValue,
+    StructType,
+    Vector,
+    c_width,
+    describe,
+    identifiers,
+    pushes,
+    render,
+    updated_names,
+)
+from tenspiler.frontend.c_inline import Unit
+from tenspiler.frontend.c_loops import ForLoops
+from tenspiler.frontend.common import IfConversion, Scalar, convert
+from tenspiler.frontend.cxx import VectorType
+from tenspiler.frontend.lists import ResultLists, ResultRow, flat_list_param
+from tenspiler.loops.ir import (
+    Assign,
+    Binary,
+    BinOpName,
+    Cond,
+    Const,
+    CxxInterface,
+    DType,
+    Expr,
+    Function,
+    Load,
+    Param,
+    PointerType,
+    Return,
+    ScalarType,
+    Stmt,
+    Store,
+    StructField,
+    StructParam,
+    VectorParam,
+)
+
+__all__ = ["Kernel"]
+
+
+class Kernel(ForLoops, IfConversion, ResultLists):
+    """Lowering of the chosen function's body to loop-IR statements."""
+
+    result: CxxResult | None
+
+    def __init__(self, unit: Unit, fdef: c_ast.FuncDef) -> None:
+        self.unit = unit
+        self.fdef = fdef
+        self.name: str = fdef.decl.name
+        self.locals: dict[str, DType] = {}
+        #: Identifiers of the source function (fresh names avoid them).
+        self.taken: set[str] = set(identifiers(fdef))
+        #: Guard of the statements being lowered (inside an ``if``), else ``None``.
+        self.guard: Cond | None = None
+        self.if_count = 0
+        #: Headers ``(var, start, stop)`` of the loops around the statement being lowered.
+        self.loops = []
+        #: Items of the blocks being lowered, innermost last.
+        self.blocks: list[list[c_ast.Node]] = []
+        #: C++: the returned vector's type; its binding and pushes (:class:`ResultLists`).
+        self.result_type: VectorType | None = None
+        self.init_result_lists()
+
+    def lower(self) -> Function:
+        u = self.unit
+        params: list[Param] = []
+        scope: dict[str, Binding] = {}
+        body: list[Stmt] = []
+        assigned: set[str] = set()
+        walked = set(updated_names(self.fdef.body))
+        taken = self.taken
+        signature: list[VectorParam | str] = []
+        structs: list[StructParam] = []
+        for decl, ty in u.params_of(self.fdef):
+            if isinstance(ty, StructType):
+                binding, flat, sp = self.struct_param(decl, ty)
+                params.extend(flat)
+                scope[decl.name] = binding
+                assigned.update(p.name for p in flat)
+                structs.append(sp)
+                continue
+            if isinstance(ty, VectorType):
+                flat, sizes, vp = flat_list_param(decl.name, ty.rank, ty.dtype, ty.elem, u.loc(decl), self.fresh)
+                params.extend(flat)
+                scope[decl.name] = Vector(decl.name, ty, sizes)
+                assigned.update([decl.name, *sizes])
+                signature.append(vp)
+                continue
+            signature.append(decl.name)
+            params.append(Param(decl.name, ty, u.loc(decl), c_width(decl.type)))
+            assigned.add(decl.name)
+            if isinstance(ty, PointerType) and decl.name in walked:
+                # A walked array parameter: its position is a fresh offset local, from 0.
+                offset = f"{decl.name}__off"
+                k = 1
+                while offset in taken or offset in self.locals:
+                    offset, k = f"{decl.name}__off{k}", k + 1
+                self.locals[offset] = DType.INT
+                ctype = u.elem_ctype(decl.type)
+                scope[decl.name] = Pointer(decl.name, ty.elem, ctype, decl.name, offset)
+                body.append(Assign(offset, Const(0, DType.INT, u.loc(decl)), u.loc(decl)))
+                assigned.add(offset)
+            elif isinstance(ty, PointerType):
+                scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type))
+            else:
+                scope[decl.name] = Scalar(ty.dtype)
+        self.result_type = u.vector_type(self.fdef.decl.type.type)
+        if self.result_type is not None and self.result_type.rank == 3:
+            u.fail(f"returning a {self.result_type.spelled} is not supported yet (return a vector<T> or "
+                   "vector<vector<T>>, or write into a flat output array)", self.fdef.decl)
+        self.return_dtype = None if self.result_type is not None else u.return_dtype(self.fdef)
+        env = Env([scope], assigned=assigned, inlining=(self.name,))
+        items = list(self.fdef.body.block_items or [])
+        while items and isinstance(items[-1], c_ast.EmptyStatement):
+            items.pop()
+        for k, item in enumerate(items):
+            if isinstance(item, c_ast.Return) and k == len(items) - 1:
+                fx = Effects()
+                env.effects = fx
+                ret = self.ret(item, env)
+                env.effects = None
+                body.extend([*fx.pre, ret])  # increments after the return are dead
+            else:
+                body.extend(self.stmt(item, env))
+        if (self.return_dtype is not None or self.result_type is not None) and not (
+            body and isinstance(body[-1], Return)
+        ):
+            u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
+        cxx = None
+        if u.cxx:
+            result = None
+            if self.result is not None:
+                vt = self.result.vt
+                fallback = u.loc(self.fdef) or SourceLoc(u.filename, 1, 1)
+                result = self.result_interface(params, body, vt.dtype, vt.elem, u.loc(self.fdef), fallback, "vector")
+            cxx = CxxInterface(tuple(signature), result)
+        return Function(
+            name=self.name,
+            params=tuple(params),
+            return_dtype=self.return_dtype,
+            return_c_type=c_width(self.fdef.decl.type.type),
+            locals=tuple(self.locals.items()),
+            body=tuple(body),
+            source=u.text,
+            loc=u.loc(self.fdef),
+            cxx=cxx,
+            structs=tuple(structs),
+        )
+
+    def struct_param(
+        self, decl: c_ast.Decl, ty: StructType
+    ) -> tuple[FlatStruct, list[Param], StructParam]:
+        """Flatten struct parameter ``m``: a scalar field ``f`` becomes the scalar parameter
+        ``m__f``; a ``T **`` field ``g`` the pointer parameter ``m__g`` (its rows, flattened
+        row-major) followed by the INT parameter ``m__g__cols`` (their length). Names that
+        the function uses get a numeric suffix."""
+        u = self.unit
+        loc = u.loc(decl)
+        fields: dict[str, FlatField] = {}
+        flat: list[Param] = []
+        described: list[StructField] = []
+        for f in ty.fields:
+            param = self.fresh(f"{decl.name}__{f.name}")
+            if f.rows:
+                cols = self.fresh(f"{param}__cols")
+                flat.append(Param(param, PointerType(f.dtype), loc, f.c_type))
+                flat.append(Param(cols, ScalarType(DType.INT), loc))
+            else:
+                cols = None
+                flat.append(Param(param, ScalarType(f.dtype), loc, f.c_type))
+            fields[f.name] = FlatField(f, param, cols)
+            described.append(StructField(f.name, param, cols))
+        return FlatStruct(decl.name, fields), flat, StructParam(decl.name, ty.spelled, tuple(described))
+
+    # ----------------------------------------------------------- C++ vectors
+
+    def vector_decl(self, node: c_ast.Decl, vt: VectorType, env: Env) -> list[Stmt]:
+        """``vector<T> v;``: the returned vector (at the top of the function body) or a
+        row of it (in a loop body whose last statement is ``result.push_back(v);``)."""
+        u = self.unit
+        loc = u.loc(node)
+        name = node.name
+        if node.storage:
+            u.fail(f"'{node.storage[0]}' local variables are not supported", node)
+        if node.init is not None:
+            u.fail(f"initialised vector local '{name}' is not supported (declare it empty and push_back)", node)
+        if env.lookup(name) is not None:
+            u.fail(f"redeclaration of '{name}' is not supported", node)
+        if not self.loops and self.guard is None and len(env.scopes) == 1:
+            if self.result_type is None:
+                u.fail(f"local {vt.spelled} '{name}' is not supported (a local vector must be the one the function returns)", node)
+            if vt != self.result_type:
+                u.fail(f"local '{name}' is a {vt.spelled} but the function returns {self.result_type.spelled}", node)
+            if self.result is not None:
+                u.fail(f"a second local vector '{name}' is not supported (only the returned one)", node)
+            length, init = self.result_length(name, env, loc)
+            self.result = CxxResult(name, vt.rank, name, length, vt)
+            env.scopes[-1][name] = self.result
+            return init
+        items = self.blocks[-1] if self.blocks else []
+        last = next((i for i in reversed(items) if not isinstance(i, c_ast.EmptyStatement)), None)
+        r = self.result
+        if (
+            not self.loops
+            or r is None
+            or r.vt.rank != 2
+            or vt != VectorType(1, r.vt.elem)
+            or not pushes(last, r.name, name)
+        ):
+            want = f"{r.name}.push_back({name});" if r is not None else "result.push_back(row);"
+            u.fail(
+                f"local {vt.spelled} '{name}' is not supported: a vector local inside a loop "
+                f"must be a row of the returned vector<vector<T>>, pushed by the last statement "
+                f"of its block ('{want}')",
+                node,
+            )
+        assert last is not None
+        env.scopes[-1][name] = ResultRow(name, r.name, len(self.loops), last)
+        return []
+
+    def push_back(self, node: c_ast.FuncCall, env: Env) -> list[Stmt]:
+        """``v.push_back(E);`` on the returned vector or one of its rows: store ``E`` at
+        the result's next element and count it. Refused under an ``if`` (the length of
+        the result would depend on the data)."""
+        u = self.unit
+        loc = u.loc(node)
+        ref = node.name
+        assert isinstance(ref, c_ast.StructRef)
+        method = ref.field.name
+        if method != "push_back":
+            if method == "size":
+                u.fail(f"expression statement '{render(node)}' has no effect", node)
+            u.fail(f"method '{method}' is not supported (only size() and push_back())", node)
+        if ref.type != "." or not isinstance(ref.name, c_ast.ID):
+            u.fail(f"push_back on '{render(ref.name)}' is not supported", node)
+        args = node.args.exprs if node.args is not None else []
+        if len(args) != 1:
+            u.fail("push_back takes one argument", node)
+        if self.guard is not None:
+            u.fail("push_back inside if is not supported (the length of the result would depend on the data)", node)
+        b = env.lookup(ref.name.name)
+        match b:
+            case CxxResult(vt=vt) if vt.rank == 1:
+                return self.push_element(b, b, convert(u.expr(args[0], env), vt.dtype), loc)
+            case ResultRow(into=into):
+                into_b = env.lookup(into)
+                assert isinstance(into_b, CxxResult)
+                return self.push_element(b, into_b, convert(u.expr(args[0], env), into_b.vt.dtype), loc)
+            case CxxResult(vt=vt):
+                arg = args[0]
+                row = env.lookup(arg.name) if isinstance(arg, c_ast.ID) else None
+                if not self.is_row_push(b, row, node):
+                    u.fail(f"{b.name}.push_back takes the row vector declared in the same block, as that block's last statement", node)
+                self.push_row(loc)
+                return []
+            case Vector():
+                u.fail(f"push_back on parameter '{b.name}' is not supported (the kernel may not modify its parameters)", node)
+            case None:
+                u.unknown_name(ref.name.name, ref.name)
+            case _:
+                u.fail(f"push_back on non-vector '{ref.name.name}' is not supported", node)
+
+    def ret(self, node: c_ast.Return, env: Env) -> Return:
+        u = self.unit
+        if self.result_type is not None:
+            e = node.expr
+            if not (isinstance(e, c_ast.ID) and isinstance(env.lookup(e.name), CxxResult)):
+                u.fail(f"'{self.name}' returns a {self.result_type.spelled}: it must return the local vector it builds", node)
+            return Return(None, u.loc(node))
+        if node.expr is None:
+            if self.return_dtype is not None:
+                u.fail(f"'return;' in function '{self.name}' returning a value", node)
+            return Return(None, u.loc(node))
+        if self.return_dtype is None:
+            u.fail(f"returning a value from void function '{self.name}'", node)
+        if u.is_pointer(node.expr, env):
+            u.fail(f"returning pointer '{render(node.expr)}' is not supported", node)
+        return Return(convert(u.expr(node.expr, env), self.return_dtype), u.loc(node))
+
+    def declare(
+        self,
+        name: str,
+        dtype: DType,
+        node: c_ast.Node,
+        env: Env,
+        binding: Binding | None = None,
+    ) -> None:
+        """Add a local to the innermost scope (and to ``Function.locals``).
+
+        ``binding`` defaults to a scalar of ``dtype`` (a pointer passes its ``Pointer``).
+        """
+        if env.lookup(name) is not None:
+            self.unit.fail(f"redeclaration of '{name}' is not supported", node)
+        if name in self.locals and self.locals[name] != dtype:
+            # Declared before in a scope that has ended; reusing the slot needs one dtype.
+            self.unit.fail(f"redeclaration of '{name}' is not supported", node)
+        self.locals.setdefault(name, dtype)
+        env.scopes[-1][name] = Scalar(dtype) if binding is None else binding
+        env.assigned.discard(name)
+
+    def block(self, items: list[c_ast.Node], env: Env) -> list[Stmt]:
+        env.scopes.append({})
+        self.blocks.append(items)
+        try:
+            return [s for item in items for s in self.stmt(item, env)]
+        finally:
+            env.scopes.pop()
+            self.blocks.pop()
+
+    def stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
+        match node:
+            case c_ast.EmptyStatement():
+                return []
+            case c_ast.Compound(block_items=items):
+                return self.block(list(items or []), env)
+            case c_ast.If():
+                return self.if_stmt(node, env)
+            case _ if self.guard is not None and isinstance(node, NOT_IN_IF):
+                self.unit.fail(f"{describe(node)} inside if is not supported", node)
+            case c_ast.For():
+                return [self.for_loop(node, env)]
+            case _:
+                return self.guarded_lowering(env, lambda: self.with_effects(node, env))
+
+    def with_effects(self, node: c_ast.Node, env: Env) -> list[Stmt]:
+        """A simple statement with its pointer increments (see :class:`Effects`)."""
+        return self.effects_around(lambda: self.simple_stmt(node, env), env)
+
+    def effects_around(self, lower: Callable[[], list[Stmt]], env: Env) -> list[Stmt]:
+        """``lower()`` preceded and followed by the pointer increments it records."""
+        outer, env.effects = env.effects, Effects()
+        fx = env.effects
+        try:
+            body = lower()
+        finally:
+            env.effects = outer
+        return [*fx.pre, *body, *fx.post]
+
+    # ----------------------------------------------------------- if-conversion
+
+    def if_stmt(self, node: c_ast.If, env: Env) -> list[Stmt]:
+        """If-conversion of ``if (c) S1 else S2`` (see the module docstring).
+
+        The condition is evaluated once, into a fresh INT local ``__ifK`` (``c ? 1 : 0``),
+        before the branches; then-statements are guarded by ``__ifK != 0`` and
+        else-statements by ``__ifK == 0``, each conjoined with the enclosing guard.
+        """
+        u = self.unit
+        loc, cloc = u.loc(node), u.loc(node.cond)
+
+        def head(flag: str) -> list[Stmt]:
+            return self.effects_around(lambda: [self.flag_assignment(flag, u.cond(node.cond, env), loc, cloc)], env)
+
+        iffalse = node.iffalse
+        return self.convert_if(
+            env, loc, Const(0, DType.INT, loc), head, lambda: self.stmt(node.iftrue, env),
+            None if iffalse is None else lambda: self.stmt(iffalse, env),
+        )
+
+    def simple_stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
+        u = self.unit
+        loc = u.loc(node)
+        match node:
+            case c_ast.Decl() if u.vector_type(u.resolve_typedefs(node.type)) is not None:
+                vt = u.vector_type(u.resolve_typedefs(node.type))
+                assert vt is not None
+                return self.vector_decl(node, vt, env)
+            case c_ast.Decl() if isinstance(u.resolve_typedefs(node.type), c_ast.PtrDecl):
+                return self.pointer_decl(node, env)
+            case c_ast.Decl():
+                out: list[Stmt] = []
+                for name, dtype, init in u.local_decls(node, env):
+                    value = None if init is None else convert(u.expr(init, env), dtype)
+                    self.declare(name, dtype, node, env)
+                    if value is not None:
+                        out.append(Assign(name, value, loc))
+                        env.assigned.add(name)
+                return out
+            case c_ast.Assignment() | c_ast.UnaryOp(op="++" | "--" | "p++" | "p--"):
+                return [self.update(node, env)]
+            case c_ast.Return():
+                u.fail("return before the end of the function is not supported", node)
+            case c_ast.FuncCall(name=c_ast.StructRef()):
+                return self.push_back(node, env)
+            case c_ast.FuncCall(name=c_ast.ID(name=callee)):
+                if callee in u.funcdefs and env.lookup(callee) is None:
+                    u.fail(f"call to '{callee}' as a statement is not supported", node)
+                u.expr(node, env)  # raises the precise message
+                raise AssertionError("unreachable")  # pragma: no cover
+            case c_ast.Label(name=label):
+                u.fail(f"label '{label}' is not supported", node)
+            case (
+                c_ast.ID()
+                | c_ast.Constant()
+                | c_ast.ArrayRef()
+                | c_ast.BinaryOp()
+                | c_ast.Cast()
+                | c_ast.TernaryOp()
+                | c_ast.ExprList()
+                | c_ast.UnaryOp()
+            ):
+                u.expr(node, env)  # unsupported pieces raise first
+                if env.effects is not None and (env.effects.pre or env.effects.post):
+                    return []  # e.g. '*p++;': only the increment remains
+                u.fail(f"expression statement '{render(node)}' has no effect", node)
+            case _:
+                u.fail(f"{describe(node)} is not supported", node)
+
+    def update(self, node: c_ast.Node, env: Env) -> Stmt:
+        u = self.unit
+        whole = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
+        if isinstance(whole, c_ast.ID):
+            b = env.lookup(whole.name)
+            if isinstance(b, Pointer):
+                return self.pointer_update(node, b, env)
+        lvalue = u.update_target(node, env)
+        if (
+            isinstance(lvalue, c_ast.ArrayRef)
+            and isinstance(lvalue.name, c_ast.StructRef)
+            and u.struct_field(lvalue.name, env).cols is not None
+        ):
+            u.fail(f"assignment to row pointer '{render(lvalue)}' is not supported", node)
+        cell = u.struct_element(lvalue, env) if isinstance(lvalue, c_ast.ArrayRef) else None
+        if cell is not None:
+            array, elem, idx, row = cell
+            op, rhs = u.update_parts(node, env)
+            old = Load(array, idx, elem, u.loc(lvalue), row)
+            value = rhs if op is None else u.binary(op, old, rhs, node)
+            return Store(array, idx, convert(value, elem), u.loc(node), row)
+        if isinstance(lvalue, c_ast.ArrayRef | c_ast.UnaryOp):
+            array, elem, idx = u.element(lvalue, env)
+            op, rhs = u.update_parts(node, env)
+            old = Load(array, idx, elem, u.loc(lvalue))
+            value = rhs if op is None else u.binary(op, old, rhs, node)
+            return Store(array, idx, convert(value, elem), u.loc(node))
+        target, value = u.scalar_update(node, env)
+        env.assigned.add(target)
+        return Assign(target, value, u.loc(node))
+
+    # ----------------------------------------------------------- pointers
+
+    def pointer_decl(self, node: c_ast.Decl, env: Env) -> list[Stmt]:
+        """``T *p;`` / ``T *p = P;``: an INT offset local ``p`` (see the module docstring)."""
+        u = self.unit
+        name = node.name
+        for s in node.storage:
+            u.fail(f"'{s}' local variables are not supported", node)
+        ty = u.resolve_typedefs(node.type)
+        assert isinstance(ty, c_ast.PtrDecl)
+        u.check_quals(ty.quals, node)
+        pointee = u.resolve_typedefs(ty.type)
+        if isinstance(pointee, c_ast.PtrDecl):
+            u.fail(f"pointer-to-pointer local '{name}' is not supported", node)
+        if isinstance(pointee, c_ast.FuncDecl):
+            u.fail(f"function pointer local '{name}' is not supported", node)
+        if isinstance(pointee, c_ast.ArrayDecl):
+            u.fail(f"pointer-to-array local '{name}' is not supported", node)
+        if u.struct_of(pointee) is not None:
+            u.fail(f"pointer to struct local '{name}' is not supported", node)
+        elem = u.scalar_dtype(ty.type, f"local pointer '{name}'", node)
+        if elem is None:
+            u.fail(f"void pointer local '{name}' is not supported", node)
+        value = None
+        if isinstance(node.init, c_ast.InitList):
+            u.fail("initialiser list is not supported", node.init)
+        if node.init is not None:
+            value = self.pointer_rvalue(name, node.init, env)
+        ctype = u.elem_ctype(node.type)
+        self.declare(name, DType.INT, node, env, Pointer(name, elem, ctype, None, name))
+        if value is None:
+            return []
+        self.set_base(name, value, node, env)
+        env.assigned.add(name)
+        return [Assign(name, value.offset, u.loc(node))]
+
+    def pointer_rvalue(self, name: str, node: c_ast.Node, env: Env) -> PtrValue:
+        if not self.unit.is_pointer(node, env):
+            self.unit.fail(
+                f"pointer '{name}' may only point into an array parameter (A, &A[E], A + E, "
+                f"another pointer); '{render(node)}' is not supported",
+                node,
+            )
+        return self.unit.pointer_value(node, env)
+
+    def set_base(self, name: str, value: PtrValue, node: c_ast.Node, env: Env) -> None:
+        """Fix (first assignment) or check the array parameter pointer ``name`` walks."""
+        b = env.lookup(name)
+        assert isinstance(b, Pointer)
+        if value.ctype != b.ctype:
+            self.unit.fail(
+                f"pointer '{name}' to {b.ctype} cannot point into '{value.base}' of "
+                f"element type {value.ctype}",
+                node,
+            )
+        if b.base is None:
+            env.rebind(name, replace(b, base=value.base))
+        elif b.base != value.base:
+            self.unit.fail(
+                f"pointer '{name}' points into several arrays ('{b.base}' and '{value.base}')",
+                node,
+            )
+
+    def pointer_update(self, node: c_ast.Node, b: Pointer, env: Env) -> Assign:
+        """``p = P``, ``p += E``, ``p -= E``, ``p++``, ``++p``, ``p--``, ``--p`` as a statement."""
+        u = self.unit
+        loc = u.loc(node)
+        if isinstance(node, c_ast.UnaryOp):
+            op: BinOpName = "+" if "++" in node.op else "-"
+            old = u.read_pointer(b, node, env)
+            value: Expr = Binary(op, old, Const(1, DType.INT, loc), DType.INT, loc)
+        else:
+            assert isinstance(node, c_ast.Assignment)
+            if node.op == "=":
+                pv = self.pointer_rvalue(b.name, node.rvalue, env)
+                self.set_base(b.name, pv, node, env)
+                value = pv.offset
+            elif node.op in ("+=", "-="):
+                old = u.read_pointer(b, node.lvalue, env)
+                delta = u.pointer_offset(node.rvalue, env)
+                value = offset_plus(old, delta, "+" if node.op == "+=" else "-", loc)
+            else:
+                u.fail(f"operator '{node.op}' on pointer '{b.name}' is not supported", node)
+        fx = env.effects
+        if fx is not None and b.offset in fx.modified:
+            u.fail(f"unsequenced modification of '{b.name}'", node)
+        env.assigned.add(b.offset)
+        return Assign(b.offset, value, loc)

@@ -1,0 +1,609 @@
+"""Statements of the Python kernel: the function and its parameters (lists flattened like
+C++ vectors), assignments (the types of locals joined over their values), the returned list
+built by ``append``, counted loops (``for`` over ``range`` or a list, the counted
+``while``) and if-conversion, after the idioms are desugared
+(:mod:`tenspiler.frontend.py_comprehensions`)."""
+
+from __future__ import annotations
+
+import ast
+from typing import NoReturn
+
+from tenspiler.errors import SourceLoc
+from tenspiler.frontend.common import (
+    IfConversion,
+    Scalar,
+    convert,
+    names_read,
+    names_written,
+    vars_read,
+)
+from tenspiler.frontend.counted import plus_one
+from tenspiler.frontend.lists import ResultList, ResultLists, ResultRow, flat_list_param
+from tenspiler.frontend.py_ast import (
+    appended_name,
+    appends,
+    assigned_names,
+    describe,
+    is_docstring,
+    is_int_literal,
+    is_name,
+)
+from tenspiler.frontend.py_comprehensions import Desugar
+from tenspiler.frontend.py_exprs import Expressions, Scope
+from tenspiler.frontend.py_types import (
+    RESULT_KEY,
+    Binding,
+    DeadLoopVar,
+    ListParam,
+    ParamType,
+    Uses,
+)
+from tenspiler.loops.ir import (
+    Assign,
+    Binary,
+    Cond,
+    Const,
+    CxxInterface,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Param,
+    PythonInterface,
+    Return,
+    ScalarType,
+    Stmt,
+    Var,
+    VectorParam,
+)
+
+__all__ = ["Kernel"]
+
+INT, DOUBLE = DType.INT, DType.DOUBLE
+
+
+class Kernel(Scope, IfConversion, ResultLists):
+    """Lowering of the chosen function's body to loop-IR statements (one pass of the
+    type inference, see :meth:`tenspiler.frontend.python.Module.lower`)."""
+
+    def __init__(self, mod: Expressions, fdef: ast.FunctionDef, types: dict[str, DType]) -> None:
+        self.mod = mod
+        self.fdef = fdef
+        self.name = fdef.name
+        self.inlining = (fdef.name,)
+        self.types = types
+        #: Names whose type this pass found to be float although it assumed int.
+        self.promoted: dict[str, DType] = {}
+        self.locals: dict[str, DType] = {}
+        self.env: dict[str, Binding] = {}
+        self.params: set[str] = set()
+        self.assigned: set[str] = set()
+        self.written: set[str] = set()
+        self.guard: Cond | None = None
+        self.if_count = 0
+        self.loops = []
+        self.blocks: list[list[ast.stmt]] = []
+        self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
+        arg_names = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+        self.taken |= arg_names
+        body = [s for k, s in enumerate(fdef.body) if not (k == 0 and is_docstring(s))]
+        # comprehensions, sum / max / min of sequences, zip / enumerate: explicit loops
+        self.body_stmts = Desugar(mod, self.fresh, arg_names).function_body(body)
+        self.local_names = assigned_names(self.body_stmts)
+        self.init_result_lists()
+        self.result_rank = 0
+        self.result_elem: DType | None = types.get(RESULT_KEY)
+
+    def fail(self, message: str, node: ast.AST | None) -> NoReturn:
+        self.mod.fail(message, node)
+
+    # ----------------------------------------------------------- scope
+
+    def lookup(self, name: str) -> Binding | None:
+        return self.env.get(name)
+
+    def read(self, name: str, node: ast.AST) -> Expr:
+        loc = self.mod.loc(node)
+        match self.env.get(name):
+            case Scalar(dtype=dtype):
+                if name not in self.assigned:
+                    self.fail(f"'{name}' may be used before it is assigned", node)
+                return Var(name, dtype, loc)
+            case ListParam() | ResultList() | ResultRow():
+                self.fail(f"list '{name}' used as a number is not supported", node)
+            case DeadLoopVar():
+                self.fail(
+                    f"'{name}' is read after its for loop (Python leaves it at its last value; not supported)",
+                    node,
+                )
+        if name in self.local_names:
+            self.fail(f"'{name}' may be used before it is assigned", node)
+        return self.global_value(name, node)
+
+    # ----------------------------------------------------------- the function
+
+    def lower(self) -> Function:
+        mod, fdef = self.mod, self.fdef
+        params: list[Param] = []
+        signature: list[VectorParam | str] = []
+        uses = Uses.of(self.body_stmts)
+        for a in mod.plain_params(fdef):
+            name = a.arg
+            if name in self.params:
+                self.fail(f"duplicate parameter '{name}'", a)
+            t = mod.annotation(a.annotation, f"parameter '{name}'") if a.annotation is not None else None
+            if t is None:
+                rank = uses.lists.get(name, 0)
+                if a.annotation is not None and rank == 0:
+                    rank = 1  # a bare 'list' annotation
+                if rank:
+                    t = ParamType(rank, DOUBLE)
+                else:
+                    t = ParamType(0, INT if name in uses.int_context else DOUBLE)
+            loc = mod.loc(a)
+            self.params.add(name)
+            self.assigned.add(name)
+            if t.rank == 0:
+                params.append(Param(name, ScalarType(t.dtype), loc))
+                self.env[name] = Scalar(t.dtype)
+                signature.append(name)
+                continue
+            flat, sizes, vp = flat_list_param(name, t.rank, t.dtype, "float" if t.dtype.is_float else "int", loc, self.fresh)
+            params.extend(flat)
+            self.env[name] = ListParam(name, t.rank, t.dtype, sizes)
+            signature.append(vp)
+        stmts = self.body_stmts
+        if not stmts or not isinstance(stmts[-1], ast.Return):
+            where = stmts[-1] if stmts else fdef
+            self.fail(f"function '{self.name}' must end with 'return E' (a number or the list it builds)", where)
+        self.result_rank = self.result_shape_rank(stmts)
+        body = self.block(stmts[:-1])
+        body.append(self.ret(stmts[-1]))
+        result = None
+        if self.result is not None:
+            elem = self.result_elem or INT
+            elem_cxx = "float" if elem.is_float else "int"
+            result = self.result_interface(params, body, elem, elem_cxx, mod.loc(fdef), mod.loc(fdef), "list")
+        ret = body[-1]
+        assert isinstance(ret, Return)
+        return Function(
+            name=self.name,
+            params=tuple(params),
+            return_dtype=None if ret.value is None else ret.value.dtype,
+            locals=tuple(self.locals.items()),
+            body=tuple(body),
+            source=mod.text,
+            loc=mod.loc(fdef),
+            cxx=CxxInterface(tuple(signature), result),
+            python=PythonInterface(mod.filename),
+        )
+
+    def result_shape_rank(self, stmts: list[ast.stmt]) -> int:
+        """Rank of the returned list (0: a number is returned): 2 when a list created
+        with ``x = []`` is appended to it."""
+        last = stmts[-1]
+        assert isinstance(last, ast.Return)
+        if not isinstance(last.value, ast.Name):
+            return 0
+        name = last.value.id
+        empty = {
+            t.id
+            for node in (n for s in stmts for n in ast.walk(s))
+            for t in (
+                node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            )
+            if isinstance(t, ast.Name) and isinstance(getattr(node, "value", None), ast.List)
+        }
+        if name not in empty:
+            return 0
+        for node in (n for s in stmts for n in ast.walk(s)):
+            pair = appended_name(node)
+            if pair is not None and pair[0] == name and pair[1] in empty:
+                return 2
+        return 1
+
+    def ret(self, s: ast.Return) -> Return:
+        loc = self.mod.loc(s)
+        if s.value is None:
+            self.fail(f"function '{self.name}' must return a value (a number or the list it builds)", s)
+        if isinstance(s.value, ast.Name):
+            match self.env.get(s.value.id):
+                case ResultList():
+                    return Return(None, loc)
+                case ListParam() | ResultRow():
+                    self.fail(f"returning list '{s.value.id}' is not supported (only the list the function builds with append)", s)
+        return Return(self.expr(s.value), loc)
+
+    def expr(self, node: ast.expr) -> Expr:
+        return self.mod.expr(node, self)
+
+    def cond(self, node: ast.expr) -> Cond:
+        return self.mod.cond(node, self)
+
+    # ----------------------------------------------------------- statements
+
+    def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
+        self.blocks.append(stmts)
+        out: list[Stmt] = []
+        try:
+            for s in stmts:
+                out.extend(self.stmt(s, out))
+        finally:
+            self.blocks.pop()
+        return out
+
+    def stmt(self, s: ast.stmt, emitted: list[Stmt]) -> list[Stmt]:
+        match s:
+            case ast.Pass() | ast.Assert():
+                return []
+            case ast.Expr() if is_docstring(s):
+                return []
+            case ast.Expr(value=ast.Call(func=ast.Attribute(attr="append"))):
+                return self.append(s)
+            case ast.Expr(value=ast.Call() as call):
+                self.fail(f"call '{ast.unparse(call)}' as a statement is not supported", s)
+            case ast.Expr():
+                self.fail(f"expression statement '{ast.unparse(s)}' has no effect", s)
+            case ast.If():
+                return self.if_stmt(s)
+            case ast.For() | ast.While() | ast.Return() | ast.Break() | ast.Continue() if self.guard is not None:
+                self.fail(f"{describe(s)} inside if is not supported", s)
+            case ast.For():
+                return self.for_loop(s)
+            case ast.While():
+                return [self.while_loop(s, emitted)]
+            case ast.Assign() | ast.AnnAssign() | ast.AugAssign():
+                return self.guarded_lowering(self, lambda: self.assignment(s))
+            case ast.Return():
+                self.fail("return before the end of the function is not supported", s)
+        self.fail(f"{describe(s)} is not supported", s)
+
+    def assignment(self, s: ast.Assign | ast.AnnAssign | ast.AugAssign) -> list[Stmt]:
+        match s:
+            case ast.Assign(targets=targets) if len(targets) != 1:
+                self.fail("chained assignment 'a = b = E' is not supported", s)
+            case ast.Assign(targets=[ast.Name(id=name)], value=ast.List(elts=[])):
+                return self.list_decl(name, s, None)
+            case ast.AnnAssign(target=ast.Name(id=name), annotation=ann, value=ast.List(elts=[])):
+                return self.list_decl(name, s, ann)
+            case ast.Assign(targets=[ast.Name(id=name)], value=value):
+                return [self.assign(name, self.expr(value), s)]
+            case ast.AnnAssign(target=ast.Name(id=name), annotation=ann, value=value):
+                t = self.mod.annotation(ann, f"'{name}'")
+                if t is None or t.rank != 0:
+                    self.fail(f"local list '{name}' is not supported (only 'out = []' for the returned list)", s)
+                if t.dtype == DOUBLE and name not in self.params and self.locals.get(name) != DOUBLE:
+                    # 'x: float = 0': x is a float variable
+                    if name in self.locals:
+                        if name in self.loop_names():
+                            self.fail(f"loop variable '{name}' is also annotated as a float", s)
+                        self.promoted[name] = DOUBLE
+                    self.locals[name] = DOUBLE
+                    self.env[name] = Scalar(DOUBLE)
+                if value is None:
+                    return []
+                return [self.assign(name, self.expr(value), s)]
+            case ast.AugAssign(target=ast.Name(id=name), op=op, value=value):
+                b = self.env.get(name)
+                if isinstance(b, ListParam | ResultList | ResultRow):
+                    self.fail(f"'{ast.unparse(s)}' on list '{name}' is not supported (only append)", s)
+                current = self.read(name, s.target)
+                return [self.assign(name, self.mod.binop(op, current, value, self, s), s)]
+        target = s.targets[0] if isinstance(s, ast.Assign) else s.target
+        if isinstance(target, ast.Subscript):
+            root: ast.expr = target
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            b = self.env.get(root.id) if isinstance(root, ast.Name) else None
+            if isinstance(b, ListParam):
+                self.fail(
+                    f"assigning to an element of parameter '{b.name}' is not supported (the kernel may not modify its arguments)",
+                    target,
+                )
+            if isinstance(b, ResultList | ResultRow):
+                self.fail("assigning to an element of the list being built is not supported (only append)", target)
+            self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
+        if isinstance(target, ast.Tuple | ast.List):
+            self.fail("tuple assignment is not supported", target)
+        if isinstance(s, ast.Assign | ast.AnnAssign) and isinstance(s.value, ast.List | ast.ListComp):
+            self.fail("a list literal is not supported (only 'out = []' for the returned list)", s.value)
+        self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
+
+    def assign(self, name: str, value: Expr, node: ast.stmt) -> Assign:
+        """``name = value`` for a number variable (its type joins the value's)."""
+        loc = self.mod.loc(node)
+        b = self.env.get(name)
+        if isinstance(b, ListParam | ResultList | ResultRow):
+            self.fail(f"assigning a number to list '{name}' is not supported", node)
+        if name in self.loop_vars:
+            self.fail(f"assigning the loop variable '{name}' inside its loop is not supported", node)
+        if name in self.params:
+            assert isinstance(b, Scalar)
+            if b.dtype == INT and value.dtype == DOUBLE:
+                self.fail(f"assigning a float to int parameter '{name}' is not supported", node)
+            self.assigned.add(name)
+            return Assign(name, convert(value, b.dtype), loc)
+        dtype = self.locals.get(name) or self.types.get(name) or value.dtype
+        if dtype == INT and value.dtype == DOUBLE:
+            if name in self.loop_names():
+                self.fail(f"loop variable '{name}' is also assigned a float", node)
+            self.promoted[name] = DOUBLE  # run again with name as a float
+            dtype = DOUBLE
+        self.locals[name] = dtype
+        self.env[name] = Scalar(dtype)
+        self.assigned.add(name)
+        return Assign(name, convert(value, dtype), loc)
+
+    def loop_names(self) -> set[str]:
+        return {n for n, b in self.env.items() if isinstance(b, DeadLoopVar)} | set(self.loop_vars)
+
+    # ----------------------------------------------------------- lists
+
+    def list_decl(self, name: str, node: ast.stmt, ann: ast.expr | None) -> list[Stmt]:
+        """``out = []``: the returned list (at the top of the body) or a row of it (in a
+        loop body whose last statement is ``out.append(row)``)."""
+        loc = self.mod.loc(node)
+        b = self.env.get(name)
+        if isinstance(b, ListParam | Scalar) and name in self.params:
+            self.fail(f"rebinding parameter '{name}' to a list is not supported", node)
+        elem: DType | None = None
+        if ann is not None:
+            t = self.mod.annotation(ann, f"'{name}'")
+            if t is not None and t.rank == 0:
+                self.fail(f"'{name}' is annotated as a number but assigned a list", node)
+            elem = t.dtype if t is not None else None
+        if not self.loops and self.guard is None:
+            if self.result_rank == 0:
+                self.fail(f"local list '{name}' is not supported (a local list must be the one the function returns)", node)
+            if self.result is not None or isinstance(b, Scalar):
+                self.fail(f"a second local list '{name}' is not supported (only the returned one)", node)
+            if elem is not None and self.result_elem is None:
+                self.result_elem = elem
+            length, init = self.result_length(name, self, loc)
+            self.result = ResultList(name, self.result_rank, name, length)
+            self.env[name] = self.result
+            return init
+        items = self.blocks[-1] if self.blocks else []
+        last = items[-1] if items else None
+        r = self.result
+        if self.guard is not None or r is None or r.rank != 2 or not appends(last, r.name, name) or (
+            b is not None and not isinstance(b, ResultRow)
+        ):
+            want = f"{r.name}.append({name})" if r is not None else "out.append(row)"
+            self.fail(
+                f"local list '{name}' is not supported: a list created inside a loop must be a row "
+                f"of the returned list of lists, appended by the last statement of its block ('{want}')",
+                node,
+            )
+        if elem is not None and self.result_elem is None:
+            self.result_elem = elem
+        assert last is not None
+        self.env[name] = ResultRow(name, r.name, len(self.loops), last)
+        return []
+
+    def append(self, s: ast.Expr) -> list[Stmt]:
+        """``v.append(E)`` on the returned list or one of its rows: store ``E`` at the
+        result's next element and count it. Refused under an ``if`` (the length of the
+        result would depend on the data)."""
+        call = s.value
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        loc = self.mod.loc(s)
+        if call.keywords or len(call.args) != 1:
+            self.fail("append takes one argument", s)
+        obj = call.func.value
+        if not isinstance(obj, ast.Name):
+            self.fail(f"append on '{ast.unparse(obj)}' is not supported", s)
+        if self.guard is not None:
+            self.fail("append inside if is not supported (the length of the result would depend on the data)", s)
+        b = self.env.get(obj.id)
+        arg = call.args[0]
+        match b:
+            case ResultList(rank=1):
+                return self.push_element(b, b, self.element(self.expr(arg)), loc)
+            case ResultRow(into=into):
+                into_b = self.env.get(into)
+                assert isinstance(into_b, ResultList)
+                return self.push_element(b, into_b, self.element(self.expr(arg)), loc)
+            case ResultList():
+                row = self.env.get(arg.id) if isinstance(arg, ast.Name) else None
+                if not self.is_row_push(b, row, s):
+                    self.fail(
+                        f"{b.name}.append takes the row list created in the same block, as that block's last statement",
+                        s,
+                    )
+                self.push_row(loc)
+                return []
+            case ListParam():
+                self.fail(f"append to parameter '{obj.id}' is not supported (the kernel may not modify its arguments)", s)
+            case None if obj.id not in self.local_names:
+                self.read(obj.id, obj)
+        self.fail(f"append on '{obj.id}', which is not the list the function builds, is not supported", s)
+
+    def element(self, value: Expr) -> Expr:
+        """``value`` appended to the returned list, converted to its element type: the join
+        of the types of all appended values (a float promotes an int list: run again)."""
+        elem = self.result_elem or value.dtype
+        if elem == INT and value.dtype == DOUBLE:
+            self.promoted[RESULT_KEY] = DOUBLE
+            elem = DOUBLE
+        self.result_elem = elem
+        return convert(value, elem)
+
+    # ----------------------------------------------------------- loops
+
+    def for_loop(self, s: ast.For) -> list[Stmt]:
+        loc = self.mod.loc(s)
+        if s.orelse:
+            self.fail("for-else is not supported", s.orelse[0])
+        if not isinstance(s.target, ast.Name):
+            self.fail(f"for loop target '{ast.unparse(s.target)}' is not supported (only a variable)", s.target)
+        var = s.target.id
+        if var in self.params:
+            self.fail(f"loop variable '{var}' is a parameter", s.target)
+        if var in self.loop_vars:
+            self.fail(f"loop variable '{var}' is already the variable of an enclosing loop", s.target)
+        if isinstance(self.env.get(var), ListParam | ResultList | ResultRow):
+            self.fail(f"loop variable '{var}' is a list", s.target)
+        it = s.iter
+        pre: list[Stmt] = []
+        each: ListParam | None = None
+        descending = False
+        if (isinstance(it, ast.Call) and is_name(it.func, "reversed") and "reversed" not in self.local_names
+                and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], ast.Call)
+                and is_name(it.args[0].func, "range")):
+            # reversed(range(a, b)): the same iterations, from b - 1 down to a
+            self.mod.stable_builtin("reversed", it.func)
+            descending, it = True, it.args[0]
+            if len(it.args) == 3 and not is_int_literal(it.args[2], 1):
+                self.fail(f"reversed(range()) with step '{ast.unparse(it.args[2])}' is not supported (only 1)", it.args[2])
+        if isinstance(it, ast.Call) and is_name(it.func, "range") and "range" not in self.local_names:
+            self.mod.stable_builtin("range", it.func)
+            if it.keywords:
+                self.fail("keyword arguments are not supported", it.keywords[0])
+            args = it.args
+            if not 1 <= len(args) <= 3:
+                self.fail(f"range() with {len(args)} arguments", it)
+            down = len(args) == 3 and not descending and (
+                isinstance(args[2], ast.UnaryOp) and isinstance(args[2].op, ast.USub) and is_int_literal(args[2].operand, 1))
+            if len(args) == 3 and not is_int_literal(args[2], 1) and not down:
+                self.fail(f"range() step '{ast.unparse(args[2])}' is not supported (only 1 and -1)", args[2])
+            bounds = [self.loop_bound(a) for a in args[:2]]
+            start, stop = (Const(0, INT, loc), bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+            if down:  # range(a, b, -1): a, a - 1, ..., b + 1 -- the iterations b + 1 .. a descending
+                start, stop, descending = plus_one(bounds[1], loc), plus_one(bounds[0], loc), True
+            counter = var
+            if self.locals.get(var, INT) != INT:
+                self.fail(f"loop variable '{var}' is also assigned a float", s.target)
+        elif isinstance(it, ast.Name) and isinstance(self.env.get(it.id), ListParam):
+            lp = self.env[it.id]
+            assert isinstance(lp, ListParam)
+            if lp.rank != 1:
+                self.fail(f"iterating over the rows of '{lp.name}' is not supported (use range(len({lp.name})))", it)
+            each = lp
+            counter = self.fresh(f"{var}__k")
+            start, stop = Const(0, INT, loc), Var(lp.sizes[0], INT, loc)
+        else:
+            self.fail(
+                f"for loop over '{ast.unparse(it)}' is not supported (only range(...) or a list parameter)", it
+            )
+        self.locals[counter] = INT
+        with self.loop_body((counter, start, stop), self):
+            head: list[Stmt] = []
+            if each is not None:
+                head = [self.assign(var, Load(each.name, Var(counter, INT, loc), each.elem, loc), s)]
+            else:
+                self.env[var] = Scalar(INT)
+            self.assigned.add(counter)
+            body = head + self.block(list(s.body))
+        self.env[var] = DeadLoopVar(var)
+        written = names_written(body)
+        if counter in written:  # pragma: no cover - assignments to it are refused
+            self.fail(f"loop variable '{var}' is assigned in the loop body", s)
+        if names_read(stop) & (written | {counter}):
+            # Python evaluates range() once: keep the bound in a fresh local
+            snap = self.fresh("__stop")
+            self.locals[snap] = INT
+            pre.append(Assign(snap, stop, loc))
+            stop = Var(snap, INT, loc)
+        if counter in names_read(start) or (descending and names_read(start) & written):
+            snap = self.fresh("__start")
+            self.locals[snap] = INT
+            pre.append(Assign(snap, start, loc))
+            start = Var(snap, INT, loc)
+        return [*pre, For(counter, start, stop, tuple(body), loc, descending)]
+
+    def loop_bound(self, node: ast.expr) -> Expr:
+        e = self.expr(node)
+        if e.dtype.is_float:
+            self.fail(f"range() bound '{ast.unparse(node)}' is a float (an int is needed)", node)
+        return e
+
+    def while_loop(self, s: ast.While, emitted: list[Stmt]) -> For:
+        """``i = E0; while i < E: body; i += 1`` → ``for (i = E0; i < E; i++) body``;
+        after the loop ``i`` is ``max(E0, E)``, as in Python."""
+        loc = self.mod.loc(s)
+        if s.orelse:
+            self.fail("while-else is not supported", s.orelse[0])
+        test = s.test
+        counter: str | None = None
+        bound_node: ast.expr | None = None
+        inclusive = False
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            op, left, right = test.ops[0], test.left, test.comparators[0]
+            if isinstance(op, ast.Lt | ast.LtE) and isinstance(left, ast.Name):
+                counter, bound_node, inclusive = left.id, right, isinstance(op, ast.LtE)
+            elif isinstance(op, ast.Gt | ast.GtE) and isinstance(right, ast.Name):
+                counter, bound_node, inclusive = right.id, left, isinstance(op, ast.GtE)
+        if counter is None or bound_node is None:
+            self.fail(
+                f"while loop condition '{ast.unparse(test)}' is not supported "
+                "(only i < E, i <= E, E > i, E >= i with a counter i incremented by 1 at the end of the body)",
+                test,
+            )
+        body_nodes = list(s.body)
+        last = body_nodes[-1]
+        increments = (
+            isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and is_name(last.target, counter)
+            and is_int_literal(last.value, 1)
+        ) or (
+            isinstance(last, ast.Assign) and len(last.targets) == 1 and is_name(last.targets[0], counter)
+            and isinstance(last.value, ast.BinOp) and isinstance(last.value.op, ast.Add)
+            and (
+                (is_name(last.value.left, counter) and is_int_literal(last.value.right, 1))
+                or (is_int_literal(last.value.left, 1) and is_name(last.value.right, counter))
+            )
+        )
+        if not increments:
+            self.fail(f"while loop body must end with '{counter} += 1' (a counted loop)", last)
+        b = self.env.get(counter)
+        if counter in self.params or not isinstance(b, Scalar) or counter not in self.assigned:
+            self.fail(f"while loop counter '{counter}' must be a local int variable assigned before the loop", test)
+        if b.dtype != INT:
+            self.fail(f"while loop counter '{counter}' is a float", test)
+        if counter in self.loop_vars:
+            self.fail(f"'{counter}' is already the counter of an enclosing loop", test)
+        bound = self.expr(bound_node)
+        if bound.dtype.is_float:
+            self.fail(f"while loop bound '{ast.unparse(bound_node)}' is a float (an int is needed)", bound_node)
+        stop: Expr = bound
+        if inclusive:
+            stop = Binary("+", bound, Const(1, INT, loc), INT, loc)
+        start = self.counter_start(counter, emitted, loc)
+        with self.loop_body((counter, start, stop), self):
+            body = self.block(body_nodes[:-1])
+        self.assigned.add(counter)
+        written = names_written(body)
+        for name, _ in vars_read(stop):
+            if name == counter or name in written:
+                self.fail(f"while loop bound reads '{name}', which the loop body writes", bound_node)
+        return For(counter, start, stop, tuple(body), loc)
+
+    def counter_start(self, counter: str, emitted: list[Stmt], loc: SourceLoc) -> Expr:
+        """The value the counter has when the loop starts: the expression of its last
+        assignment in the current block when nothing after it changes what it reads,
+        else the variable itself."""
+        later: set[str] = set()
+        for st in reversed(emitted):
+            if isinstance(st, Assign) and st.target == counter:
+                reads = names_read(st.value)
+                if not (reads & later) and counter not in reads:
+                    return st.value
+                break
+            later |= names_written([st])
+            if counter in later:
+                break
+        return Var(counter, INT, loc)
+
+    # ----------------------------------------------------------- if-conversion
+
+    def if_stmt(self, s: ast.If) -> list[Stmt]:
+        """If-conversion, as in the C frontend: ``__ifK = C ? 1 : 0`` once, then the
+        then-statements guarded by ``__ifK != 0`` and the else-statements by
+        ``__ifK == 0`` (conjoined with the enclosing guard)."""
+        loc, cloc = self.mod.loc(s), self.mod.loc(s.test)
+        return self.convert_if(
+            self, loc, Const(0, INT, cloc), lambda flag: [self.flag_assignment(flag, self.cond(s.test), loc, cloc)],
+            lambda: self.block(list(s.body)), (lambda: self.block(list(s.orelse))) if s.orelse else None,
+        )

@@ -1,0 +1,165 @@
+"""Types in the Python frontend: the bindings of the kernel's names, the types of
+parameters (from annotations, or from how the body uses them), Python's numeric join, and
+annotations (see "Types" in the module docstring of :mod:`tenspiler.frontend.python`)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from tenspiler.frontend.common import Scalar
+from tenspiler.frontend.lists import ResultList, ResultRow
+from tenspiler.frontend.py_globals import ModuleNames
+from tenspiler.loops.ir import DType
+
+__all__ = [
+    "RESULT_KEY",
+    "Binding",
+    "DeadLoopVar",
+    "ListParam",
+    "ModuleTypes",
+    "ParamType",
+    "Uses",
+    "join",
+]
+
+INT, DOUBLE = DType.INT, DType.DOUBLE
+
+_LIST_NAMES = frozenset({"list", "List", "Sequence"})
+
+
+# ---------------------------------------------------------------- bindings
+
+
+@dataclass(frozen=True)
+class ListParam:
+    """A list parameter: pointer parameter ``name`` (elements row-major) and the INT
+    parameters ``sizes`` (length, or rows and columns)."""
+
+    name: str
+    rank: int
+    elem: DType
+    sizes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DeadLoopVar:
+    """A ``for`` variable after its loop (Python leaves it at the last value; reads are
+    refused)."""
+
+    name: str
+
+
+#: What a name of the kernel denotes; the returned list and its rows are the shared
+#: :class:`~tenspiler.frontend.lists.ResultList` and :class:`~tenspiler.frontend.lists.ResultRow`.
+Binding: TypeAlias = Scalar | ListParam | ResultList | ResultRow | DeadLoopVar
+
+#: Key of the returned list's element dtype in the promotion table.
+RESULT_KEY = "<result>"
+
+
+def join(a: DType, b: DType) -> DType:
+    """Python's numeric tower on our types: float if either is a float."""
+    return DOUBLE if DOUBLE in (a, b) else INT
+
+
+# ---------------------------------------------------------------- types of parameters
+
+
+@dataclass(frozen=True)
+class ParamType:
+    """A parameter's type: a number (``rank == 0``) or a list of rank 1, 2 or 3."""
+
+    rank: int
+    dtype: DType
+
+
+@dataclass
+class Uses:
+    """How the kernel body uses each name (for parameters without annotations)."""
+
+    lists: dict[str, int] = field(default_factory=dict)  # name -> rank seen (1, 2 or 3)
+    int_context: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, body: list[ast.stmt]) -> Uses:
+        u = cls()
+
+        def note(name: str, rank: int) -> None:
+            u.lists[name] = max(rank, u.lists.get(name, 1))
+
+        def names_in(node: ast.AST) -> set[str]:
+            return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+        for node in (n for s in body for n in ast.walk(s)):
+            match node:
+                case ast.Call(func=ast.Name(id="len"), args=[ast.Name(id=name)]):
+                    note(name, 1)
+                case ast.Call(func=ast.Name(id="len"), args=[ast.Subscript(value=ast.Subscript(value=ast.Name(id=name)))]):
+                    note(name, 3)
+                case ast.Call(func=ast.Name(id="len"), args=[ast.Subscript(value=ast.Name(id=name))]):
+                    note(name, 2)
+                case ast.Call(func=ast.Name(id="range"), args=args):
+                    for a in args:
+                        u.int_context |= names_in(a)
+                case ast.Subscript(value=ast.Subscript(value=ast.Subscript(value=ast.Name(id=name)))):
+                    note(name, 3)
+                case ast.Subscript(value=ast.Subscript(value=ast.Name(id=name))):
+                    note(name, 2)
+                case ast.Subscript(value=ast.Name(id=name)):
+                    note(name, 1)
+                case ast.For(iter=ast.Name(id=name)):
+                    note(name, 1)
+                case ast.While(test=test):
+                    u.int_context |= names_in(test)
+            if isinstance(node, ast.Subscript):
+                u.int_context |= names_in(node.slice)
+        return u
+
+
+def _type_name(node: ast.expr) -> str | None:
+    """``int`` for ``int``, ``List`` for ``typing.List`` ..."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+class ModuleTypes(ModuleNames):
+    """The types annotations name (the middle of :class:`tenspiler.frontend.python.Module`)."""
+
+    def annotation(self, node: ast.expr, what: str) -> ParamType | None:
+        """The type an annotation names (``None``: a bare ``list``, rank and elements
+        inferred)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                parsed = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                self.fail(f"annotation of {what} is not a type: {node.value!r}", node)
+            return self.annotation(ast.copy_location(parsed, node), what)
+        name = _type_name(node)
+        if name in ("int", "float"):
+            return ParamType(0, INT if name == "int" else DOUBLE)
+        if name in _LIST_NAMES:
+            return None
+        if isinstance(node, ast.Subscript) and _type_name(node.value) in _LIST_NAMES:
+            inner = node.slice
+            iname = _type_name(inner)
+            if iname in ("int", "float"):
+                return ParamType(1, INT if iname == "int" else DOUBLE)
+            if isinstance(inner, ast.Subscript) and _type_name(inner.value) in _LIST_NAMES:
+                ename = _type_name(inner.slice)
+                if ename in ("int", "float"):
+                    return ParamType(2, INT if ename == "int" else DOUBLE)
+                third = inner.slice
+                if isinstance(third, ast.Subscript) and _type_name(third.value) in _LIST_NAMES:
+                    tname = _type_name(third.slice)
+                    if tname in ("int", "float"):
+                        return ParamType(3, INT if tname == "int" else DOUBLE)
+        self.fail(
+            f"annotation '{ast.unparse(node)}' of {what} is not supported "
+            "(int, float, list[int], list[float], list[list[int]], list[list[float]], list[list[list[float]]], …)",
+            node,
+        )
