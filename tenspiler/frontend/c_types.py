@@ -157,7 +157,7 @@ def usual_conversion(a: CType | None, b: CType | None) -> CType | None:
         if f in (a, b):
             return f
     assert isinstance(a, CInt) and isinstance(b, CInt)
-    a, b = promote(a), promote(b)  # type: ignore[assignment]
+    a, b = promote(a), promote(b)
     assert isinstance(a, CInt) and isinstance(b, CInt)
     if a == b:
         return a

@@ -232,7 +232,7 @@ def preprocess(text: str, filename: str) -> str:
 
     errors: list[tuple[int, str]] = []
 
-    class _Pre(Preprocessor):  # type: ignore[misc]
+    class _Pre(Preprocessor):
         def on_error(self, file: str, line: int, msg: str) -> None:
             errors.append((line, msg))
             self.return_code += 1
@@ -275,7 +275,7 @@ def _referee(text: str, produced: str, filename: str, headers: dict[str, str]) -
     try:
         proc = subprocess.run(
             [*cmd, "-x", "c", "-std=gnu17", "-nostdinc", "-P", *defines, "-", "-o", "-"],
-            input=text, capture_output=True, text=True, timeout=60,
+            input=text, capture_output=True, text=True, timeout=60, check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return

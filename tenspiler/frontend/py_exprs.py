@@ -356,9 +356,9 @@ class Expressions(ModuleTypes):
         inode = anode if a.dtype == INT else bnode
         fnode = bnode if a.dtype == INT else anode
         self.fail(
-            f"comparing the int '{ast.unparse(inode)}' with the float '{ast.unparse(fnode)}' is not supported: "  # type: ignore[arg-type]
+            f"comparing the int '{ast.unparse(inode)}' with the float '{ast.unparse(fnode)}' is not supported: "
             "Python compares them exactly, the generated code would round the int to a float (beyond 2**53); "
-            f"write float({ast.unparse(inode)}) to compare as floats",  # type: ignore[arg-type]
+            f"write float({ast.unparse(inode)}) to compare as floats",
             inode,
         )
 
