@@ -88,14 +88,12 @@ def configure_logging(verbose: int = 0, quiet: bool = False) -> None:
     ERROR (``-q``)."""
     level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     log.setLevel(level)
-    ours = [h for h in log.handlers if isinstance(h, logging.StreamHandler) and h.get_name() == "tenspiler.cli"]
-    if ours:
-        ours[0].setStream(sys.stderr)  # the current stderr (tests replace it)
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.set_name("tenspiler.cli")
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        log.addHandler(handler)
+    for h in [h for h in log.handlers if h.get_name() == "tenspiler.cli"]:
+        log.removeHandler(h)  # an earlier call's, on an earlier sys.stderr (tests replace it)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.set_name("tenspiler.cli")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(handler)
     log.propagate = False
 
 

@@ -20,28 +20,42 @@ the C++/Python adapter, output assembly); NumPy is one dialect of it and the arr
 generated code computes a declined node with NumPy host code (operands to NumPy, NumPy's rule,
 result back).
 
-This package imports no backend: the names below are re-exported from ``base`` and
-``registry``.
+This package imports no backend, and not even ``base`` or ``registry`` until one of the names
+below is used (PEP 562): ``lift --help`` lists the backends without loading NumPy.
 """
 
-from tenspiler.codegen.base import (
-    Backend,
-    GeneratedCode,
-    Runner,
-    missing_ops,
-    no_rule_error,
-    op_key,
-    operands,
-    output_term,
-    returned_outputs,
-)
-from tenspiler.codegen.registry import (
-    MissingExtra,
-    backend_names,
-    get_backend,
-    register_backend,
-    resolve_backends,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tenspiler.codegen.base import (
+        Backend,
+        GeneratedCode,
+        Runner,
+        missing_ops,
+        no_rule_error,
+        op_key,
+        operands,
+        output_term,
+        returned_outputs,
+    )
+    from tenspiler.codegen.registry import (
+        MissingExtra,
+        backend_names,
+        get_backend,
+        register_backend,
+        resolve_backends,
+    )
+
+#: Re-exported name → the module defining it.
+_EXPORTS = {
+    **dict.fromkeys(("Backend", "GeneratedCode", "Runner", "missing_ops", "no_rule_error", "op_key", "operands",
+                     "output_term", "returned_outputs"), "tenspiler.codegen.base"),
+    **dict.fromkeys(("MissingExtra", "backend_names", "get_backend", "register_backend", "resolve_backends"),
+                    "tenspiler.codegen.registry"),
+}
 
 __all__ = [
     "Backend",
@@ -59,3 +73,9 @@ __all__ = [
     "resolve_backends",
     "returned_outputs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'tenspiler.codegen' has no attribute {name!r}")

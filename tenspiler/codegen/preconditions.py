@@ -14,7 +14,7 @@ A certificate's assumptions (``LiftResult.assumptions``) are of four kinds:
 * **ranges** — the arrays are long enough for what the summary reads and writes: the bounds
   of its ``take`` / ``tail`` / ``slice`` / ``matrix`` / ``strided`` views and of its output
   ranges; each backend checks them from the summary's terms
-  (``numpy_backend.NumpyBackend._guards``);
+  (``numpy_backend.PythonHostBackend.guards``);
 * not checkable at run time (or guaranteed by the argument conversions): no aliasing between
   pointer parameters, reals as real numbers, ``unsigned char`` ranges, non-zero divisors
   (undefined behaviour in C).

@@ -16,9 +16,12 @@ import importlib
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tenspiler.codegen.base import Backend
 from tenspiler.errors import CodegenError
+
+if TYPE_CHECKING:
+    from tenspiler.codegen.base import Backend
 
 __all__ = [
     "BUILTIN",
