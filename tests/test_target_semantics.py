@@ -11,9 +11,13 @@ SMT-LIB versions together).
 * the C host code's helpers (``codegen/c_host.py`` prelude: ``tsp_floordiv``,
   ``tsp_floormod``, ``tsp_wrap_u8``) and C's own ``/`` and ``%`` on ``int64_t``, compiled with
   the system compiler, against ``py_binop`` / ``py_cast``;
-* the interval analysis of ``codegen/ranges.py`` is tested the same way in
+* elsewhere, the same way: the interval analysis of ``codegen/ranges.py`` in
   ``tests/test_ranges.py`` (every ``py_binop`` result lies in ``binop_range``); the generated
-  NumPy / array-library helpers in the code generator's own tests.
+  code's helpers (``codegen/runtime/``, each array library's templated ones) in
+  ``tests/test_runtime.py``; TPC-C's long division in ``tests/test_tpc_c.py`` (all of int32,
+  and the edge cases against ``py_binop``); every backend's code against the TensIR
+  interpreter (which calls the semantics) in ``tests/test_backends.py`` and
+  ``tests/test_c_host.py``.
 
 Each property would fail if the target's definition differed from the semantics on one
 input: the strategies draw each type's extremes and operands of both signs.
