@@ -423,10 +423,6 @@ TENSOR_TYPES = (
     TensorVar, Take, Tail, Slice, TensorTensor, TensorScalar, TensorCast, Matrix, ReduceRows,
     TensorSelect, TensorMap, Transpose, Strided, Full, Iota, Flatten, MatMul, Stack,
 )
-SCALAR_TYPES = (
-    ScalarVar, Lit, ScalarOp, ReduceSum, ReduceMax, ReduceProd, ArgMax, Size, ScalarCast, ScalarSelect,
-    ScalarApply,
-)
 
 
 def rank(t: Tensor) -> int:
