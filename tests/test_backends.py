@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tenspiler.check import vector_inputs
+from tenspiler.check import term_magnitude, vector_inputs
 from tenspiler.codegen import (
     GeneratedCode,
     backend_names,
@@ -145,16 +145,17 @@ def load(code: GeneratedCode) -> dict[str, Any]:
     return _MODULES[key]
 
 
-def close(want: Any, got: Any, dtype: DType, rounded: bool = False) -> bool:
-    """Integers exactly; ``float`` as ``check.results_agree``; ``double`` within 1e-9, or as
-    ``float`` when ``rounded`` (a float32 value went into it: the interpreter computes reals
-    in float64)."""
+def close(want: Any, got: Any, dtype: DType, rounded: bool = False, magnitude: float = 0.0) -> bool:
+    """Integers exactly; ``float`` as ``check.results_agree`` (``magnitude``: the terms'
+    scale, ``check.term_magnitude``, which bounds a cancelling sum's rounding error);
+    ``double`` within 1e-9, or as ``float`` when ``rounded`` (a float32 value went into it:
+    the interpreter computes reals in float64)."""
     w, g = np.asarray(want), np.asarray(got)
     if w.shape != g.shape:
         return False
     if dtype == DOUBLE and not rounded:
         return bool(np.allclose(g, w, rtol=1e-9, atol=1e-9, equal_nan=True))
-    return results_agree(w, g, FLOAT if dtype == DOUBLE else dtype)
+    return results_agree(w, g, FLOAT if dtype == DOUBLE else dtype, magnitude)
 
 
 def has_float32(ps: ProgramSummary) -> bool:
@@ -455,6 +456,7 @@ def check_call(b: ArrayBackend, fn: Function, ps: ProgramSummary, f: Callable[..
         want = [(g if not d.is_float else w, d) for (w, d), g in zip(want, np_got, strict=True)]
     args = {k: b.to_native(v) if native and isinstance(v, np.ndarray) else v for k, v in env.items()}
     before = {k: np.array(b.to_numpy(v)) for k, v in args.items() if isinstance(env[k], np.ndarray)}
+    magnitude = term_magnitude(fn, ps, env)
     with np.errstate(all="ignore"):
         got = f(*(args[p.name] for p in fn.params))
     results = got if isinstance(got, tuple) else (got,)
@@ -463,7 +465,7 @@ def check_call(b: ArrayBackend, fn: Function, ps: ProgramSummary, f: Callable[..
         assert isinstance(g, native_type(b.name)), f"{what}: returned {type(g).__name__}"
         gn = b.to_numpy(g)
         assert gn.dtype == STORED[dtype], f"{what}: dtype {gn.dtype}, expected {STORED[dtype]}"
-        assert close(w, gn, dtype, has_float32(ps)), f"{what}: interpreter {w!r}, {b.name} {gn!r}"
+        assert close(w, gn, dtype, has_float32(ps), magnitude), f"{what}: interpreter {w!r}, {b.name} {gn!r}"
     for k, v in before.items():
         assert np.array_equal(np.asarray(b.to_numpy(args[k])), v, equal_nan=True), f"{what}: input {k} modified"
     return True

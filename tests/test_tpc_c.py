@@ -19,13 +19,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tenspiler.check import term_magnitude
 from tenspiler.codegen import GeneratedCode, backend_names, get_backend, returned_outputs
 from tenspiler.codegen.split import DeviceKernel, split_summary
 from tenspiler.codegen.tpc_c import TPC_C
 from tenspiler.codegen.tpc_c.emulation import EmulatedDevice, compile_kernel, split_index_space
 from tenspiler.errors import CodegenError
 from tenspiler.ir.interp import evaluate
-from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_binop, py_cast
+from tenspiler.ir.semantics import UndefinedBehaviour, np_cast, py_binop, py_cast, results_agree
 from tenspiler.ir.terms import (
     ArrayOutput,
     BoolOp,
@@ -135,14 +136,15 @@ def reference(fn: Function, ps: ProgramSummary, inputs: Mapping[str, Any]) -> tu
     return tuple(results)
 
 
-def same(want: Any, got: Any, exact: bool) -> bool:
+def same(want: Any, got: Any, exact: bool, magnitude: float = 0.0) -> bool:
+    """Exactly, or within float32 rounding of the larger of the result's and the terms'
+    magnitude (``check.term_magnitude``: a cancelling sum's error scales with its terms)."""
     w, g = np.asarray(want, dtype=np.float64), np.asarray(got, dtype=np.float64)
     if w.shape != g.shape:
         return False
     if exact:
         return bool(np.array_equal(w, g))
-    scale = float(np.max(np.abs(w[np.isfinite(w)]), initial=1.0))
-    return bool(np.allclose(g, w, rtol=1e-5, atol=1e-5 * scale, equal_nan=True))
+    return results_agree(w, g, DType.FLOAT, magnitude)
 
 
 def check_against_reference(
@@ -161,8 +163,9 @@ def check_against_reference(
         (fn.param(o.array).type.elem.is_float if isinstance(o, ArrayOutput) else bool(fn.return_dtype and fn.return_dtype.is_float))  # type: ignore[union-attr]
         for o in returned_outputs(ps)
     ]
+    magnitude = term_magnitude(fn, ps, inputs)
     for w, g, is_float in zip(want, got, float_out, strict=True):
-        assert same(w, g, exact=not is_float), f"reference {w!r}, tpc_c {g!r} (inputs {dict(inputs)!r})"
+        assert same(w, g, exact=not is_float, magnitude=magnitude), f"reference {w!r}, tpc_c {g!r} (inputs {dict(inputs)!r})"
     if numpy_exact:
         ns: dict[str, Any] = {}
         numpy_code = get_backend("numpy").generate(fn, ps)
