@@ -7,6 +7,7 @@ requires, so breaking a rule (a queue depth, a drain, a dependency) makes a test
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 
@@ -40,12 +41,17 @@ def compute(a: int, bd: int = GARBAGE, n: int = DIM, accumulated: bool = False) 
     return Inst("compute_accumulated" if accumulated else "compute_preloaded", (a, bd, n, n, n, n))
 
 
-def config_ld(shrunk: int = 0, ident: int = 0) -> Inst:
-    return Inst("config_ld", (DIM, 1.0, shrunk, ident))
+def config_ld(shrunk: int = 0, ident: int = 0, stride: int = DIM) -> Inst:
+    return Inst("config_ld", (stride, 1.0, shrunk, ident))
+
+
+#: the mechanics these tests were written for: a short memory latency, no TLB, the controller
+#: queues' depths (8 / 8 / 2); the calibrated defaults are tested in test_act_calibration.py
+MECHANICS = CostParams(dma_latency=20, tlb_miss_cycles=0, execute_queue_depth=8, store_queue_depth=2)
 
 
 def run(program: list[Inst], params: CostParams | None = None) -> CostReport:
-    report = estimate(ISA, program, params, trace=True)
+    report = estimate(ISA, program, params if params is not None else MECHANICS, trace=True)
     assert report.trace is not None and len(report.trace) == len(program)
     return report
 
@@ -65,17 +71,43 @@ def test_empty_program_costs_zero_cycles() -> None:
 
 
 def test_single_mvin_costs_at_least_its_transfer() -> None:
-    r = run([mvin(0x1000, 0)])
+    fast_memory = dataclasses.replace(MECHANICS, dma_latency=16)
+    r = run([mvin(0x1000, 0)], fast_memory)
     assert r.bytes_loaded == DIM * DIM  # int8
-    assert r.cycles >= DIM * DIM // 16
-    assert r.busy["load"] == DIM * DIM // 16
-    # the fixed DMA latency is added on top of the transfer
-    assert r.cycles == DIM * DIM // 16 + CostParams().dma_latency
+    assert r.busy["load"] == DIM * DIM // 16  # bus-bound: 256 bytes at 16 B/cycle
+    # the memory latency is added on top of the transfer
+    assert r.cycles == DIM * DIM // 16 + 16
+
+
+def test_requests_in_flight_bound_a_transfer() -> None:
+    """16 rows of 16 bytes are 16 requests; with 160 cycles a request and 16 in flight the
+    engine sends one every 10 cycles: 160 cycles, not the bus's 16 (Little's law)."""
+    slow_memory = dataclasses.replace(MECHANICS, dma_latency=160)
+    r = run([mvin(0x1000, 0)], slow_memory)
+    assert r.busy["load"] == 160 and r.cycles == 160 + 160
+    # a row of 64 columns is one 64-byte request: 16 requests for 4× the bytes
+    wide = run([config_ld(stride=64), mvin(0x1000, 0, cols=64)], slow_memory)
+    assert wide.busy["load"] - 1 == 160  # (+1: the config_ld)
+    more = run([mvin(0x1000, 0)], dataclasses.replace(slow_memory, max_in_flight=32))
+    assert more.busy["load"] == 80
+
+
+def test_tlb_misses_stall_the_transfer_and_hits_do_not() -> None:
+    tlb = dataclasses.replace(MECHANICS, tlb_miss_cycles=100, tlb_entries=2)
+    one_page = run([mvin(0x1000, 0), mvin(0x1000, 16)], tlb)
+    assert one_page.busy["load"] == 2 * 20 + 100  # one walk, then a hit
+    # three pages round-robin through a two-entry TLB: every transfer misses
+    pages = [mvin(0x1000 + 0x1000 * (k % 3), 16 * k) for k in range(6)]
+    assert run(pages, tlb).busy["load"] == 6 * (20 + 100)
+    assert run(pages, dataclasses.replace(tlb, tlb_entries=3)).busy["load"] == 6 * 20 + 3 * 100
+    # rows 4 KiB apart touch a page each
+    strided = run([config_ld(stride=4096), mvin(0x1000, 0)], tlb)
+    assert strided.busy["load"] == 1 + 20 + 16 * 100
 
 
 def test_dma_bandwidth_parameter_scales_the_transfer() -> None:
-    slow = run([mvin(0x1000, 0)], CostParams(dma_bytes_per_cycle=4, dma_latency=0))
-    fast = run([mvin(0x1000, 0)], CostParams(dma_bytes_per_cycle=16, dma_latency=0))
+    slow = run([mvin(0x1000, 0)], dataclasses.replace(MECHANICS, dma_bytes_per_cycle=4, dma_latency=0))
+    fast = run([mvin(0x1000, 0)], dataclasses.replace(MECHANICS, dma_bytes_per_cycle=16, dma_latency=0))
     assert (slow.cycles, fast.cycles) == (64, 16)
 
 
@@ -110,7 +142,7 @@ def test_two_independent_mvins_serialize_on_the_dma() -> None:
 def test_load_and_store_dma_are_separate_unless_shared() -> None:
     prog = [mvin(0x1000, 0), mvout(0x9000, 64)]  # disjoint rows: no dependency
     sep = run(prog).trace
-    shared = run(prog, CostParams(shared_dma=True)).trace
+    shared = run(prog, dataclasses.replace(MECHANICS, shared_dma=True)).trace
     assert sep is not None and shared is not None
     assert sep[1].start < sep[0].start + DIM  # overlaps the mvin's transfer
     assert shared[1].start >= shared[0].start + DIM
@@ -216,7 +248,7 @@ def test_config_ex_drains_the_execute_unit_only() -> None:
 
 def test_store_queue_depth_two_stalls_the_host() -> None:
     prog = [mvout(0x1000 + 256 * k, 16 * k) for k in range(6)] + [mvin(0x9000, 1024)]
-    deep = run(prog, CostParams(store_queue_depth=8))
+    deep = run(prog, dataclasses.replace(MECHANICS, store_queue_depth=8))
     shallow = run(prog)
     assert deep.trace is not None and shallow.trace is not None
     assert deep.trace[6].issue == 6  # one issue per cycle, nothing full
@@ -238,7 +270,7 @@ def test_load_queue_holds_eight() -> None:
 
 def test_host_issues_at_most_one_instruction_per_interval() -> None:
     prog = [mvin(0x1000, 0), mvout(0x2000, 64), preload(GARBAGE, GARBAGE)]
-    tr = run(prog, CostParams(issue_interval=3)).trace
+    tr = run(prog, dataclasses.replace(MECHANICS, issue_interval=3)).trace
     assert tr is not None and [t.issue for t in tr] == [0, 3, 6]
 
 
@@ -295,7 +327,7 @@ def test_new_weights_every_tile_overlap_the_weight_shift() -> None:
 
 
 def test_slow_compute_lowers_utilization() -> None:
-    fast, slow = run(ONE_TILE), run(ONE_TILE, CostParams(compute_cycles=64))
+    fast, slow = run(ONE_TILE), run(ONE_TILE, dataclasses.replace(MECHANICS, compute_cycles=64))
     assert slow.cycles > fast.cycles and slow.utilization < fast.utilization
 
 
@@ -339,7 +371,7 @@ def test_appending_an_instruction_never_decreases_cycles(program: list[Inst], ex
 @settings(max_examples=200, deadline=None)
 @given(PROGRAMS, st.booleans())
 def test_report_invariants(program: list[Inst], shared: bool) -> None:
-    r = run(program, CostParams(shared_dma=shared))
+    r = run(program, dataclasses.replace(MECHANICS, shared_dma=shared))
     assert 0 <= r.utilization <= 1
     assert all(0 <= b <= r.cycles for b in r.busy.values())
     if shared:  # one engine: its occupancies are disjoint

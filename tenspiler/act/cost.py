@@ -16,25 +16,44 @@ decoupled access/execute architecture … It has an ExecuteController (for prelo
 instructions), LoadController (mvin), and StoreController (mvout). Gemmini includes an ROB
 which is meant to detect hazards between instructions in different controllers. Each
 controller also handles its own dependencies and hazards internally."); the queue lengths
-and DMA width of Gemmini's default configuration (``GemminiConfigs.defaultConfig``).
+and DMA width of Gemmini's default configuration (``GemminiConfigs.defaultConfig``:
+``reservation_station_entries_ld/ex/st = 8/16/4``, ``dma_maxbytes = 64``, ``dma_buswidth =
+128``, ``max_in_flight_mem_reqs = 16``, ``tlb_size = 4``).
+
+**Calibration** (:mod:`tenspiler.act.calibration`, ``python benchmarks/act.py --calibration``).
+The memory latency and the TLB miss cost are not in any configuration file; they were fitted
+so that four schedules of the one GEMM whose utilisation on a 16×16 int8 Gemmini is published
+(12544×64×256; Autocomp §4.4.1, App. D) land within 5 percentage points of the measurement:
+Gemmini's software library 17.5 % (published 16 %), Exo unoptimised 26.2 % (28 %), Exo
+hand-scheduled 45.5 % (43 %), Autocomp 93.8 % (93 %). What each point pins down: Autocomp's
+93 % bounds the per-tile weight preload (DIM/(DIM+1) with a fresh preload per tile) and says
+that prefetched loads and delayed stores hide the memory; Exo-unoptimised's 28 % — it moves B
+in again for every 16-row strip, six pages for a four-entry TLB — fixes the request latency and
+the TLB miss cost together with Exo-optimised's 43 % (latency exposed once per reduction step
+and a blocking batch of stores). The library is bound by its host code (40 cycles per
+instruction, fitted; see the calibration module).
 
 **What is modelled:**
 
 1. **Host issue.** The host issues instructions in program order, at most one every
-   ``issue_interval`` cycles. Each controller has a queue (Gemmini's default
-   ``ld_queue_length = 8``, ``ex_queue_length = 8``, ``st_queue_length = 2``); an
-   instruction holds its queue entry from issue until it *retires* (the queue is the
-   reservation station: entries are freed on completion, in order within a unit). Issue
-   stalls — and with it the host, so every later instruction of every unit — while the
-   target queue is full.
+   ``issue_interval`` cycles (the C code's own work per instruction). Each unit has
+   reservation-station entries (Gemmini's default ``reservation_station_entries_ld = 8``,
+   ``_ex = 16``, ``_st = 4``); an instruction holds its entry from issue until it *retires*
+   (entries are freed on completion, in order within a unit). Issue stalls — and with it the
+   host, so every later instruction of every unit — while the unit's entries are full.
 2. **In-order controllers.** Each controller starts its instructions in program order, at
    most one per cycle; an instruction blocked on a dependency blocks the later instructions
    of its unit (not those of other units).
-3. **DMA.** ``mvin*`` and ``mvout`` move ``rows × cols × element size`` bytes at
+3. **DMA.** ``mvin*`` and ``mvout`` move ``rows × cols × element size`` bytes as one memory
+   request per ``dma_max_bytes`` (64) of each row, each answered ``dma_latency`` cycles after
+   it was sent, at most ``max_in_flight`` (16) outstanding, over a bus of
    ``dma_bytes_per_cycle`` (16 B/cycle: Gemmini's 128-bit ``dma_buswidth``). The transfer
-   occupies the DMA engine for ``ceil(bytes / dma_bytes_per_cycle)`` cycles; the data is
-   available ``dma_latency`` cycles after the transfer (a fixed DRAM round trip that
-   overlaps with the next transfer: the DMA is pipelined). By default the load DMA (the
+   occupies its DMA engine for ``max(bytes / bus width, requests × latency / in-flight)``
+   cycles (Little's law) plus the TLB's page walks; the data is available ``dma_latency``
+   cycles after that. **TLB**: the two engines share ``tlb_entries`` (4) entries of
+   ``page_bytes`` (4 KiB) pages, least recently used replaced (row addresses from the
+   ``config_ld`` / ``config_st`` strides); each page a transfer touches that is not in the TLB
+   stalls that engine ``tlb_miss_cycles``. By default the load DMA (the
    ``StreamReader``) and the store DMA (``StreamWriter``) are separate engines, as in
    Gemmini; ``shared_dma=True`` makes them one. A ``mvin`` from DRAM address 0 writes zeros
    without DRAM traffic (Gemmini's ``ZeroWriter``): one local row per cycle, no latency,
@@ -82,14 +101,13 @@ instructions never change the timing of earlier ones, so appending an instructio
 decreases ``cycles``.
 
 **What is not modelled**: scratchpad / accumulator bank conflicts and port sharing between
-the DMA and the array, the TLB and page walks (``flush`` is free), DRAM bandwidth contention
-with the host, per-row DMA request overheads and ``dma_maxbytes`` splitting, ROB capacity
-beyond the three queues, the host's own instruction latency (loop overhead, address
-arithmetic), ``mvin`` scaling and ``mvout`` activation / pooling pipelines, im2col, the
+the DMA and the array, ``flush`` (free), DRAM bandwidth contention with the host, requests
+split at unaligned 64-byte boundaries, the controllers' own command queues behind the
+reservation station, host work that differs between instructions of one program, ``mvin`` scaling and ``mvout`` activation / pooling pipelines, im2col, the
 different timing of partial tiles (a compute with ``a_rows < DIM`` still costs
 ``compute_cycles``) and output-stationary's real partial-sum drain (its outputs are timed as
 in WS). The default latencies (``dma_latency = 20``, ``array_latency = DIM``…) are
-modelling choices, not measurements; they are all parameters of :class:`CostParams`.
+modelling choices or fitted (see Calibration); they are all parameters of :class:`CostParams`.
 
 Useful multiply-accumulates (``macs``): a compute with a real A address counts, in WS
 (``dataflow = 1``), ``a_rows × a_cols × c_cols`` with ``c_cols`` of the preload that named
@@ -135,15 +153,24 @@ class CostParams:
     """Parameters of the event model (see the module docstring for how each is used).
 
     Attributes:
-        load_queue_depth: entries of the load queue (instructions; Gemmini default 8).
-        execute_queue_depth: entries of the execute queue (instructions; default 8).
-        store_queue_depth: entries of the store queue (instructions; default 2).
-        issue_interval: cycles between two host issues (≥ 1; default 1).
-        dma_bytes_per_cycle: DMA bandwidth in bytes per cycle (default 16).
-        dma_latency: cycles from the end of a DMA transfer to its data being available — a
-            fixed DRAM round trip per ``mvin``/``mvout`` that touches DRAM (default 20).
+        load_queue_depth: reservation-station entries of the load unit (instructions;
+            Gemmini ``reservation_station_entries_ld`` = 8).
+        execute_queue_depth: entries of the execute unit (``_ex`` = 16).
+        store_queue_depth: entries of the store unit (``_st`` = 4).
+        issue_interval: cycles between two host issues (≥ 1; default 1: static loop code,
+            calibrated on Exo's and Autocomp's schedules).
+        dma_bytes_per_cycle: DMA bus bandwidth in bytes per cycle (default 16).
+        dma_latency: cycles from a memory request to its response (default 125, fitted:
+            see the module docstring's Calibration).
         shared_dma: ``True``: ``mvin`` and ``mvout`` share one DMA engine; ``False``
             (default): separate read and write engines.
+        dma_max_bytes: bytes per memory request (Gemmini ``dma_maxbytes`` = 64).
+        max_in_flight: outstanding memory requests per DMA engine
+            (``max_in_flight_mem_reqs`` = 16).
+        tlb_entries: DMA TLB entries (``tlb_size`` = 4).
+        page_bytes: page size in bytes (4096).
+        tlb_miss_cycles: stall of a TLB miss, cycles (default 100, fitted; 0 disables the
+            TLB).
         config_cycles: cycles a ``config_*`` instruction takes once its unit drained
             (default 1).
         preload_cycles: cycles a ``preload`` occupies the execute controller (default 1).
@@ -155,12 +182,17 @@ class CostParams:
     """
 
     load_queue_depth: int = 8
-    execute_queue_depth: int = 8
-    store_queue_depth: int = 2
+    execute_queue_depth: int = 16
+    store_queue_depth: int = 4
     issue_interval: int = 1
     dma_bytes_per_cycle: int = 16
-    dma_latency: int = 20
+    dma_latency: int = 125
     shared_dma: bool = False
+    dma_max_bytes: int = 64
+    max_in_flight: int = 16
+    tlb_entries: int = 4
+    page_bytes: int = 4096
+    tlb_miss_cycles: int = 100
     config_cycles: int = 1
     preload_cycles: int = 1
     weight_load_cycles: int | None = None
@@ -169,11 +201,15 @@ class CostParams:
 
     def __post_init__(self) -> None:
         for name in ("load_queue_depth", "execute_queue_depth", "store_queue_depth",
-                     "issue_interval", "dma_bytes_per_cycle", "config_cycles", "preload_cycles"):
+                     "issue_interval", "dma_bytes_per_cycle", "config_cycles", "preload_cycles",
+                     "dma_max_bytes", "max_in_flight", "tlb_entries", "page_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"CostParams.{name} must be ≥ 1, got {getattr(self, name)}")
         if self.dma_latency < 0:
             raise ValueError(f"CostParams.dma_latency must be ≥ 0, got {self.dma_latency}")
+        if self.tlb_miss_cycles < 0:
+            raise ValueError(f"CostParams.tlb_miss_cycles must be ≥ 0, got {self.tlb_miss_cycles}")
+
         for name, low in (("weight_load_cycles", 0), ("compute_cycles", 1), ("array_latency", 0)):
             v = getattr(self, name)
             if v is not None and v < low:
@@ -287,6 +323,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
     wl_cycles = p.weight_load_cycles if p.weight_load_cycles is not None else dim
     bw, lat, cfg, pre = p.dma_bytes_per_cycle, p.dma_latency, p.config_cycles, p.preload_cycles
     interval = p.issue_interval
+    maxb, inflight = p.dma_max_bytes, p.max_in_flight
     wr_engine = 0 if p.shared_dma else 1
 
     # per-row times, indexed [0] scratchpad / [1] accumulator: last write by the load unit /
@@ -301,6 +338,9 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
     dataflow = int(isa.registers["ex"]["dataflow"])
     a_stride = int(isa.registers["ex"]["a_stride"])
     shrunk = [bool(isa.registers["ld"][i]["shrunk"]) for i in range(3)]
+    ld_stride = [int(isa.registers["ld"][i]["stride"]) for i in range(3)]
+    st_stride = int(isa.registers["st_stride"])
+    tlb = _Tlb(p.tlb_entries, p.page_bytes, p.tlb_miss_cycles)
     pend_c, pend_c_rows, pend_c_cols = _GARBAGE, 0, 0
 
     host = 0                    # earliest cycle of the next issue
@@ -360,7 +400,8 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
             if dram:
                 esize = acc_size if (sp and not shrunk[_MVIN_ID[name]]) else in_size
                 nbytes = rows * cols * esize
-                occ = max(1, -(-nbytes // bw))
+                occ = _dma_cycles(nbytes, rows * -(-(cols * esize) // maxb), bw, lat, inflight)
+                occ += tlb.walk(dram, ld_stride[_MVIN_ID[name]], rows, cols * esize)
                 done = start + occ + lat
                 bytes_ld += nbytes
             else:  # ZeroWriter: one row per cycle
@@ -468,7 +509,8 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
                 start = max(start, dep)
             esize = acc_size if (sp and laddr & _RAW_BIT) else in_size
             nbytes = rows * cols * esize
-            occ = max(1, -(-nbytes // bw))
+            occ = _dma_cycles(nbytes, rows * -(-(cols * esize) // maxb), bw, lat, inflight)
+            occ += tlb.walk(dram, st_stride, rows, cols * esize)
             done = start + occ + lat
             bytes_st += nbytes
             dma[wr_engine] = start + occ
@@ -506,6 +548,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
             dma[0] = max(dma[0], done)
             busy_ld += cfg
             shrunk[ident] = bool(int(args[2]))
+            ld_stride[ident] = int(args[0])
             ret_ld = done
             q_ld.append(ret_ld)
             retire = ret_ld
@@ -554,6 +597,44 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
         params=p,
         trace=timings,
     )
+
+
+class _Tlb:
+    """Gemmini's DMA TLB: ``entries`` pages, least recently used replaced, shared by the
+    load and store engines; a miss stalls the transfer for ``miss_cycles`` (the walk)."""
+
+    def __init__(self, entries: int, page: int, miss_cycles: int) -> None:
+        self.entries, self.page, self.miss = entries, page, miss_cycles
+        self.pages: dict[int, None] = {}   # insertion order = recency
+
+    def walk(self, addr: int, stride: int, rows: int, row_bytes: int) -> int:
+        """Stall cycles of the page walks a transfer of ``rows`` rows needs."""
+        if not self.miss or rows <= 0:
+            return 0
+        stall = 0
+        pages = self.pages
+        seen: set[int] = set()
+        for r in range(rows):
+            lo = addr + r * stride
+            for pg in range(lo // self.page, (lo + max(row_bytes, 1) - 1) // self.page + 1):
+                if pg in seen:
+                    continue
+                seen.add(pg)
+                if pg in pages:
+                    del pages[pg]
+                else:
+                    stall += self.miss
+                    if len(pages) >= self.entries:
+                        del pages[next(iter(pages))]
+                pages[pg] = None
+        return stall
+
+
+def _dma_cycles(nbytes: int, requests: int, bw: int, latency: int, inflight: int) -> int:
+    """Cycles a transfer occupies its DMA engine: the bus moves ``bw`` bytes a cycle, and at
+    most ``inflight`` requests (one per ``dma_max_bytes`` of a row) wait ``latency`` cycles
+    for their response at a time (Little's law: ``requests × latency / inflight``)."""
+    return max(1, -(-nbytes // bw), -(-(requests * latency) // inflight))
 
 
 def _fail(i: int, inst: Inst, msg: str) -> IsaError:
