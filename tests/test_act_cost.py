@@ -47,7 +47,7 @@ def config_ld(shrunk: int = 0, ident: int = 0, stride: int = DIM) -> Inst:
 
 #: the mechanics these tests were written for: a short memory latency, no TLB, the controller
 #: queues' depths (8 / 8 / 2); the calibrated defaults are tested in test_act_calibration.py
-MECHANICS = CostParams(dma_latency=20, tlb_miss_cycles=0, execute_queue_depth=8, store_queue_depth=2)
+MECHANICS = CostParams(dma_latency=20, store_latency=None, tlb_miss_cycles=0, execute_queue_depth=8, store_queue_depth=2)
 
 
 def run(program: list[Inst], params: CostParams | None = None) -> CostReport:

@@ -1,0 +1,354 @@
+"""A verified schedule search for Gemmini matrix products (issue 17; the Autocomp idea
+without an LLM, and with the oracle where Autocomp only tests).
+
+A :class:`GemmSchedule` is a point of an optimisation menu (Autocomp §3.2's menu, the
+options that apply to a weight-stationary GEMM):
+
+* **tile sizes** ``tm × tn`` output tiles per block and ``tk`` reduction tiles per chunk;
+* **operand residency**: the whole ``K × tn`` panel of ``B`` moved in once per column block
+  and kept while every row block uses it (``b_resident``), or a chunk per step;
+* **double buffering** (``double_buffer``): the next step's operand chunks are moved in while
+  the current step computes (issued after its first reduction tile, as Autocomp's
+  schedule does), and the accumulator holds two blocks, so a block is moved out while the next
+  one computes;
+* **weight reuse** (``reuse_weights``): one preload of a ``B`` tile serves every row tile of
+  the block (``compute_accumulated``), instead of a fresh preload per tile product;
+* **accumulator residency**: partial sums stay in the accumulator across the reduction
+  chunks of a block (always: the first product of each output tile overwrites, the others
+  accumulate — the "first-compute handling" of Autocomp App. D);
+* ``mvin`` widths: each ``mvin`` moves up to ``MAX_BYTES`` of a row (4 int8 tiles).
+
+:func:`gemm_schedule_proc` writes a schedule as a :class:`~tenspiler.act.schedule.Proc` over
+whole blocks (the caller pads operands with zeros, as for the ACT block kernels): ``A`` int8
+``[MB·tm·DIM × KC·tk·DIM]``, ``B`` int8 ``[KC·tk·DIM × NB·tn·DIM]``, ``C`` int32 raw, row
+strides ``sa``, ``sb``, ``sc`` in elements. It renders to C loops (:func:`~tenspiler.act.
+schedule.render_c`) and runs to its instruction stream (:func:`~tenspiler.act.schedule.
+run_proc`).
+
+:func:`search` is a beam search over the menu scored by the calibrated cost model
+(:mod:`tenspiler.act.cost`) on a proxy shape (the real one with at most :data:`PROXY_ROW_TILES`
+row tiles), deterministic (candidates in a fixed order, ties broken by the schedule's key) and
+time-bounded; the best candidates are then modelled at the real shape, and the winner must run
+bit-exactly on the oracle against the exact integer product (:func:`verify`) before it is
+returned — a candidate that fails is dropped and the next one verified.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from tenspiler.act.cost import CostParams, CostReport, estimate
+from tenspiler.act.isa import Inst, IsaDescription
+from tenspiler.act.isa.gemmini import (
+    ACC_BIT,
+    ACCUMULATE_BIT,
+    GARBAGE,
+    RAW_BIT,
+    WEIGHT_STATIONARY,
+    gemmini_isa,
+)
+from tenspiler.act.oracle import HbmBuffer, Oracle
+from tenspiler.act.schedule import (
+    E,
+    For,
+    If,
+    Instr,
+    Let,
+    Param,
+    Proc,
+    Stmt,
+    const,
+    emin,
+    run_proc,
+    select,
+    var,
+)
+
+__all__ = ["PROXY_TILE_PRODUCTS", "GemmSchedule", "SearchResult", "fits", "gemm_schedule_proc", "schedule_stream",
+           "search", "verify"]
+
+#: tile products of the proxy shape the beam search scores candidates on
+PROXY_TILE_PRODUCTS = 4096
+_MVIN_TILES = 4  # int8 tiles per mvin row (MAX_BYTES = 64)
+
+
+@dataclass(frozen=True, order=True)
+class GemmSchedule:
+    """One point of the menu (see the module docstring); sizes in DIM tiles."""
+
+    tm: int = 1
+    tn: int = 1
+    tk: int = 4
+    b_resident: bool = False
+    double_buffer: bool = False
+    reuse_weights: bool = False
+
+    def describe(self) -> str:
+        """One line for the generated file's header."""
+        flags = [f for f, on in (("B panel resident", self.b_resident), ("double-buffered operands and accumulator",
+                 self.double_buffer), ("weights reused across row tiles", self.reuse_weights)) if on]
+        return f"blocks {self.tm}x{self.tn} tiles, reduction chunks of {self.tk} tiles" + "".join(f"; {f}" for f in flags)
+
+
+def _rows(s: GemmSchedule, dim: int, kt: int) -> tuple[int, int, int]:
+    """Scratchpad rows of one A buffer and of the B region, accumulator rows of one block."""
+    a_rows = s.tm * s.tk * dim
+    b_rows = kt * s.tn * dim if s.b_resident else s.tk * s.tn * dim * (2 if s.double_buffer else 1)
+    return a_rows, b_rows, s.tm * s.tn * dim
+
+
+def fits(s: GemmSchedule, isa: IsaDescription, kt: int) -> bool:
+    """Whether ``s`` fits the scratchpad and accumulator of ``isa`` for a reduction of ``kt``
+    tiles (``kt`` a multiple of ``s.tk``)."""
+    dim = int(isa.params["dim"])
+    a_rows, b_rows, acc_rows = _rows(s, dim, kt)
+    bufs = 2 if s.double_buffer else 1
+    return (kt % s.tk == 0 and a_rows * bufs + b_rows <= int(isa.params["spad_rows"])
+            and acc_rows * bufs <= int(isa.params["acc_rows"]))
+
+
+def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, name: str = "gemm",
+                       out: str = "int32") -> Proc:
+    """``s`` as a procedure (see the module docstring). Parameters ``A``, ``B``, ``C``
+    (pointers), ``MB``, ``NB``, ``KC`` (row blocks, column blocks, reduction chunks ≥ 1),
+    ``sa``, ``sb``, ``sc`` (row strides, elements). ``kt``: the reduction's tiles when
+    ``s.b_resident`` (the B panel's layout); the caller guarantees :func:`fits`. ``out``:
+    ``"int32"`` (raw accumulator values) or ``"int8"`` (moved out scaled by 1.0 and
+    saturated, as Exo's and Autocomp's GEMMs do)."""
+    if out not in ("int32", "int8"):
+        raise ValueError(f"out must be int32 or int8, got {out!r}")
+    cs, raw = (4, RAW_BIT) if out == "int32" else (1, 0)
+    tm, tn, tk = s.tm, s.tn, s.tk
+    a_rows, _, acc_rows = _rows(s, dim, kt or tk)
+    b_base = a_rows * (2 if s.double_buffer else 1)
+    b_chunk = tk * tn * dim
+    A, B, C = var("A"), var("B"), var("C")
+    MB, KC = var("MB"), var("KC")
+    jb, ib, kc, k, i, j = (var(x) for x in ("jb", "ib", "kc", "k", "i", "j"))
+    sa, sb, sc = var("sa"), var("sb"), var("sc")
+
+    def buf(step: E) -> E | int:
+        return step % 2 if s.double_buffer else 0
+
+    def load_a(ib_: E, kc_: E, slot: E | int) -> Stmt:
+        base = slot * a_rows
+        return For("i", const(0), const(tm), 1, (
+            For("kk", const(0), const(tk), _MVIN_TILES, (
+                Instr("mvin", (A + ((ib_ * tm + i) * dim) * sa + (kc_ * tk + var("kk")) * dim,
+                               base + (i * tk + var("kk")) * dim,
+                               emin(_MVIN_TILES, tk - var("kk")) * dim, dim)),)),))
+
+    def load_b(kc_: E, slot: E | int, k_tiles: int, base0: int) -> Stmt:
+        base = base0 + slot * b_chunk
+        return For("k", const(0), const(k_tiles), 1, (
+            For("jj", const(0), const(tn), _MVIN_TILES, (
+                Instr("mvin2", (B + ((kc_ * tk + k) * dim) * sb + (jb * tn + var("jj")) * dim,
+                                base + (k * tn + var("jj")) * dim,
+                                emin(_MVIN_TILES, tn - var("jj")) * dim, dim)),)),))
+
+    def load_b_panel() -> Stmt:
+        return For("k", const(0), KC * tk, 1, (
+            For("jj", const(0), const(tn), _MVIN_TILES, (
+                Instr("mvin2", (B + (k * dim) * sb + (jb * tn + var("jj")) * dim, b_base + (k * tn + var("jj")) * dim,
+                                emin(_MVIN_TILES, tn - var("jj")) * dim, dim)),)),))
+
+    def mvouts(ib_: E, acc: E | int) -> Stmt:
+        return For("i", const(0), const(tm), 1, (
+            For("j", const(0), const(tn), 1, (
+                Instr("mvout", (C + (((ib_ * tm + i) * dim) * sc + (jb * tn + j) * dim) * cs,
+                                acc + (i * tn + j) * dim + raw, dim, dim)),)),))
+
+    step = ib * KC + kc
+    a_slot = buf(step)
+    # the B tile (k, j) of this step and the A tile (i, k)
+    b_tile = (b_base + ((kc * tk + k) * tn + j) * dim) if s.b_resident else (b_base + buf(step) * b_chunk + (k * tn + j) * dim)
+    a_tile = var("abuf") + (i * tk + k) * dim
+    acc_blk = ACC_BIT + buf(ib) * acc_rows
+    flag = select((kc + k).eq(0), 0, ACCUMULATE_BIT)
+    if s.reuse_weights:
+        products: tuple[Stmt, ...] = (For("j", const(0), const(tn), 1, (
+            Instr("preload", (b_tile, var("acc") + j * dim + flag, dim, dim, dim, dim)),
+            Instr("compute_preloaded", (var("abuf") + k * dim, GARBAGE, dim, dim, dim, dim)),
+            For("i", const(1), const(tm), 1, (
+                Instr("preload", (GARBAGE, var("acc") + (i * tn + j) * dim + flag, dim, dim, dim, dim)),
+                Instr("compute_accumulated", (a_tile, GARBAGE, dim, dim, dim, dim)),
+            )),
+        )),)
+    else:
+        products = (For("i", const(0), const(tm), 1, (
+            For("j", const(0), const(tn), 1, (
+                Instr("preload", (b_tile, var("acc") + (i * tn + j) * dim + flag, dim, dim, dim, dim)),
+                Instr("compute_preloaded", (a_tile, GARBAGE, dim, dim, dim, dim)),
+            )),)),)
+    after_first: list[Stmt] = []
+    if s.double_buffer:
+        # prefetch the next step's operands, and move the previous block out
+        nxt = step + 1
+        n_ib = select((kc + 1).eq(KC), ib + 1, ib)
+        n_kc = (kc + 1) % KC
+        pre: list[Stmt] = [load_a(n_ib, n_kc, nxt % 2)]
+        if not s.b_resident:
+            pre.append(load_b(n_kc, nxt % 2, tk, b_base))
+        after_first.append(If(nxt.lt(MB * KC), tuple(pre)))
+        after_first.append(If(kc.eq(0), (If(const(0).lt(ib), (mvouts(ib - 1, ACC_BIT + ((ib - 1) % 2) * acc_rows),)),)))
+    k_loop = For("k", const(0), const(tk), 1, (*products, *((If(k.eq(0), tuple(after_first)),) if after_first else ())))
+    step_body: list[Stmt] = [Let("abuf", a_slot * a_rows if isinstance(a_slot, E) else const(0)), Let("acc", acc_blk)]
+    if not s.double_buffer:
+        step_body.append(load_a(ib, kc, 0))
+        if not s.b_resident:
+            step_body.append(load_b(kc, 0, tk, b_base))
+    step_body.append(k_loop)
+    block: list[Stmt] = [For("kc", const(0), KC, 1, tuple(step_body))]
+    if not s.double_buffer:
+        block.append(mvouts(ib, ACC_BIT))
+    col: list[Stmt] = []
+    if s.b_resident:
+        col.append(load_b_panel())
+    if s.double_buffer:
+        col.append(load_a(const(0), const(0), 0))
+        if not s.b_resident:
+            col.append(load_b(const(0), 0, tk, b_base))
+    col.append(For("ib", const(0), MB, 1, tuple(block)))
+    if s.double_buffer:
+        col.append(mvouts(MB - 1, ACC_BIT + ((MB - 1) % 2) * acc_rows))
+    body: tuple[Stmt, ...] = (
+        Instr("config_ex", (WEIGHT_STATIONARY, 0, 0, 1.0, 0, 1, 0, 0)),
+        Instr("config_st", (sc * cs,)),
+        Instr("config_ld", (sa, 1.0, 0, 0)),
+        Instr("config_ld", (sb, 1.0, 0, 1)),
+        For("jb", const(0), var("NB"), 1, tuple(col)),
+        Instr("fence", ()),
+    )
+    params = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"),
+              Param("C", "ptr", "acc_t" if out == "int32" else "elem_t", written=True),
+              Param("MB", "size"), Param("NB", "size"), Param("KC", "size"),
+              Param("sa", "size"), Param("sb", "size"), Param("sc", "size"))
+    what = "C raw int32" if out == "int32" else "C int8, saturated"
+    return Proc(name, params, body, f"C = A . B on a {dim}x{dim} Gemmini (int8 operands, {what}): {s.describe()}")
+
+
+def _args(m: int, n: int, k: int, s: GemmSchedule, dim: int, base: int) -> dict[str, int]:
+    return {"A": base, "B": base + m * k, "C": base + m * k + k * n, "MB": m // (s.tm * dim), "NB": n // (s.tn * dim),
+            "KC": k // (s.tk * dim), "sa": k, "sb": n, "sc": n}
+
+
+_BASE = 0x1000_0000
+
+
+def schedule_stream(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, out: str = "int32") -> list[Inst]:
+    """The instruction stream of ``s`` for an ``m × n × k`` product (whole blocks), operands
+    densely packed from a fixed address."""
+    return run_proc(gemm_schedule_proc(s, dim, k // dim, out=out), _args(m, n, k, s, dim, _BASE))
+
+
+def verify(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, seed: int = 0, out: str = "int32") -> bool:
+    """Whether ``s`` computes ``A·B`` bit-exactly on the oracle for random int8 operands.
+    ``int32`` out: the full int8 range (int32 sums of ``k ≤ 2¹⁷`` products cannot wrap);
+    ``int8`` out: sparse operands in {-1, 0, 1}, so that most sums stay inside int8 and the
+    saturation does not hide a wrong sum."""
+    rng = np.random.default_rng(seed)
+    if out == "int32":
+        a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+        b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    else:
+        a = (rng.integers(-1, 2, (m, k)) * (rng.random((m, k)) < 0.3)).astype(np.int8)
+        b = (rng.integers(-1, 2, (k, n)) * (rng.random((k, n)) < 0.3)).astype(np.int8)
+    cs = 4 if out == "int32" else 1
+    mem = HbmBuffer(m * k + k * n + cs * m * n + 64, _BASE)
+    mem.place(_BASE, a)
+    mem.place(_BASE + m * k, b)
+    Oracle(gemmini_isa(dim, "int8")).run(schedule_stream(s, m, n, k, dim, out), mem)
+    got = mem.read(_BASE + m * k + k * n, m * n, np.dtype(np.int32 if out == "int32" else np.int8)).reshape(m, n)
+    want = a.astype(np.int64) @ b.astype(np.int64)
+    return bool(np.array_equal(got, want if out == "int32" else np.clip(want, -128, 127)))
+
+
+def _divisors(x: int, limit: int) -> list[int]:
+    return [d for d in range(1, min(x, limit) + 1) if x % d == 0]
+
+
+def _moves(s: GemmSchedule, mt: int, nt: int, kt: int) -> Iterator[GemmSchedule]:
+    """The menu applied once to ``s``: each tile size to each admissible value, each flag
+    flipped."""
+    for v in _divisors(mt, 8):
+        yield dataclasses.replace(s, tm=v)
+    for v in _divisors(nt, 8):
+        yield dataclasses.replace(s, tn=v)
+    for v in _divisors(kt, 32):
+        yield dataclasses.replace(s, tk=v)
+    for flag in ("b_resident", "double_buffer", "reuse_weights"):
+        yield dataclasses.replace(s, **{flag: not getattr(s, flag)})
+
+
+@dataclass
+class SearchResult:
+    """The winner, its modelled cost at the real shape, and what the search did."""
+
+    schedule: GemmSchedule
+    report: CostReport
+    candidates: int
+    seconds: float
+    verified: bool
+    log: list[str]
+
+
+def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int = 6, time_limit: float = 30.0,
+           params: CostParams | None = None, verify_winner: bool = True, out: str = "int32") -> SearchResult:
+    """Beam search over the menu for an ``m × n × k`` int8 product (multiples of ``dim``).
+
+    Each round applies every move to every schedule in the beam, models each new candidate
+    that fits on the proxy shape, and keeps the ``beam`` best (utilisation, then the
+    schedule's order: deterministic). After ``rounds`` rounds or ``time_limit`` seconds, the
+    best candidates are modelled at the real shape and verified on the oracle in that order;
+    the first that is bit-exact wins.
+
+    Raises:
+        ValueError: sizes not multiples of ``dim``, or no candidate verified.
+    """
+    if m % dim or n % dim or k % dim or min(m, n, k) <= 0:
+        raise ValueError(f"the search takes whole tiles: {m}×{n}×{k} with DIM={dim}")
+    t0 = time.perf_counter()
+    isa = gemmini_isa(dim, "int8")
+    mt, nt, kt = m // dim, n // dim, k // dim
+    # the proxy: about PROXY_TILE_PRODUCTS tile products, fewer rows (and columns) than the
+    # real shape, whole blocks of the candidate
+    target_mt = max(8, PROXY_TILE_PRODUCTS // (min(nt, 16) * kt))
+    scores: dict[GemmSchedule, float] = {}
+    log: list[str] = []
+
+    def score(s: GemmSchedule) -> float:
+        if s not in scores:
+            pmt = min(mt, max(s.tm, target_mt // s.tm * s.tm))
+            pnt = min(nt, max(s.tn, 16 // s.tn * s.tn))
+            ok = fits(s, isa, kt)
+            scores[s] = estimate(isa, schedule_stream(s, pmt * dim, pnt * dim, k, dim, out), params).utilization if ok else -1.0
+        return scores[s]
+
+    start = GemmSchedule(tk=max(_divisors(kt, 4)))
+    frontier = [start]
+    score(start)
+    for r in range(rounds):
+        if time.perf_counter() - t0 > time_limit:
+            log.append(f"round {r}: time limit")
+            break
+        cands = sorted({c for s in frontier for c in _moves(s, mt, nt, kt)} | set(frontier))
+        for c in cands:
+            if time.perf_counter() - t0 > time_limit:
+                break
+            score(c)
+        ranked = sorted((c for c in cands if c in scores and scores[c] >= 0), key=lambda c: (-scores[c], c))
+        frontier = ranked[:beam]
+        log.append(f"round {r}: best {scores[frontier[0]]:.1%} {frontier[0]}")
+    finalists = sorted((c for c in scores if scores[c] >= 0), key=lambda c: (-scores[c], c))[:beam]
+    full = {c: estimate(isa, schedule_stream(c, m, n, k, dim, out), params) for c in finalists}
+    for c in sorted(finalists, key=lambda c: (-full[c].utilization, c)):
+        ok = verify(c, m, n, k, dim, out=out) if verify_winner else False
+        log.append(f"final: {full[c].utilization:.1%} {c} {'bit-exact' if ok else 'not verified'}")
+        if ok or not verify_winner:
+            return SearchResult(c, full[c], len(scores), time.perf_counter() - t0, ok, log)
+    raise ValueError(f"no schedule for {m}×{n}×{k} ran bit-exactly on the oracle: " + "; ".join(log))
