@@ -47,7 +47,9 @@ from tenspiler.act.isa import Inst, IsaDescription
 from tenspiler.act.isa.gemmini import (
     ACC_BIT,
     ACCUMULATE_BIT,
+    CONFIGS,
     GARBAGE,
+    MAX_BYTES,
     RAW_BIT,
     WEIGHT_STATIONARY,
     gemmini_isa,
@@ -69,12 +71,21 @@ from tenspiler.act.schedule import (
     var,
 )
 
-__all__ = ["PROXY_TILE_PRODUCTS", "GemmSchedule", "SearchResult", "fits", "gemm_schedule_proc", "schedule_stream",
-           "search", "verify"]
+__all__ = [
+    "PROXY_TILE_PRODUCTS",
+    "GemmSchedule",
+    "SearchResult",
+    "fits",
+    "gemm_schedule_proc",
+    "parse_schedule_name",
+    "schedule_name",
+    "schedule_stream",
+    "search",
+    "verify",
+]
 
 #: tile products of the proxy shape the beam search scores candidates on
 PROXY_TILE_PRODUCTS = 4096
-_MVIN_TILES = 4  # int8 tiles per mvin row (MAX_BYTES = 64)
 
 
 @dataclass(frozen=True, order=True)
@@ -112,17 +123,21 @@ def fits(s: GemmSchedule, isa: IsaDescription, kt: int) -> bool:
             and acc_rows * bufs <= int(isa.params["acc_rows"]))
 
 
-def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, name: str = "gemm",
-                       out: str = "int32") -> Proc:
+def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, name: str | None = None,
+                       out: str = "int32", config: str = "int8") -> Proc:
     """``s`` as a procedure (see the module docstring). Parameters ``A``, ``B``, ``C``
     (pointers), ``MB``, ``NB``, ``KC`` (row blocks, column blocks, reduction chunks ≥ 1),
-    ``sa``, ``sb``, ``sc`` (row strides, elements). ``kt``: the reduction's tiles when
+    ``sa``, ``sb``, ``sc`` (row strides, elements); ``MB`` or ``KC`` 0 issues only the
+    configuration and the fence. ``kt``: the reduction's tiles when
     ``s.b_resident`` (the B panel's layout); the caller guarantees :func:`fits`. ``out``:
     ``"int32"`` (raw accumulator values) or ``"int8"`` (moved out scaled by 1.0 and
-    saturated, as Exo's and Autocomp's GEMMs do)."""
+    saturated, as Exo's and Autocomp's GEMMs do). ``config="fp32"``: float32 operands and
+    raw float32 results (``out="int32"`` then means the raw accumulator type)."""
     if out not in ("int32", "int8"):
         raise ValueError(f"out must be int32 or int8, got {out!r}")
-    cs, raw = (4, RAW_BIT) if out == "int32" else (1, 0)
+    es, acs = (np.dtype(CONFIGS[config][t]).itemsize for t in ("input", "acc"))
+    cs, raw = (acs, RAW_BIT) if out == "int32" else (es, 0)
+    mvin_tiles = max(1, MAX_BYTES // (dim * es))
     tm, tn, tk = s.tm, s.tn, s.tk
     a_rows, _, acc_rows = _rows(s, dim, kt or tk)
     b_base = a_rows * (2 if s.double_buffer else 1)
@@ -138,24 +153,24 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, na
     def load_a(ib_: E, kc_: E, slot: E | int) -> Stmt:
         base = slot * a_rows
         return For("i", const(0), const(tm), 1, (
-            For("kk", const(0), const(tk), _MVIN_TILES, (
-                Instr("mvin", (A + ((ib_ * tm + i) * dim) * sa + (kc_ * tk + var("kk")) * dim,
+            For("kk", const(0), const(tk), mvin_tiles, (
+                Instr("mvin", (A + (((ib_ * tm + i) * dim) * sa + (kc_ * tk + var("kk")) * dim) * es,
                                base + (i * tk + var("kk")) * dim,
-                               emin(_MVIN_TILES, tk - var("kk")) * dim, dim)),)),))
+                               emin(mvin_tiles, tk - var("kk")) * dim, dim)),)),))
 
     def load_b(kc_: E, slot: E | int, k_tiles: int, base0: int) -> Stmt:
         base = base0 + slot * b_chunk
         return For("k", const(0), const(k_tiles), 1, (
-            For("jj", const(0), const(tn), _MVIN_TILES, (
-                Instr("mvin2", (B + ((kc_ * tk + k) * dim) * sb + (jb * tn + var("jj")) * dim,
+            For("jj", const(0), const(tn), mvin_tiles, (
+                Instr("mvin2", (B + (((kc_ * tk + k) * dim) * sb + (jb * tn + var("jj")) * dim) * es,
                                 base + (k * tn + var("jj")) * dim,
-                                emin(_MVIN_TILES, tn - var("jj")) * dim, dim)),)),))
+                                emin(mvin_tiles, tn - var("jj")) * dim, dim)),)),))
 
     def load_b_panel() -> Stmt:
         return For("k", const(0), KC * tk, 1, (
-            For("jj", const(0), const(tn), _MVIN_TILES, (
-                Instr("mvin2", (B + (k * dim) * sb + (jb * tn + var("jj")) * dim, b_base + (k * tn + var("jj")) * dim,
-                                emin(_MVIN_TILES, tn - var("jj")) * dim, dim)),)),))
+            For("jj", const(0), const(tn), mvin_tiles, (
+                Instr("mvin2", (B + ((k * dim) * sb + (jb * tn + var("jj")) * dim) * es, b_base + (k * tn + var("jj")) * dim,
+                                emin(mvin_tiles, tn - var("jj")) * dim, dim)),)),))
 
     def mvouts(ib_: E, acc: E | int) -> Stmt:
         return For("i", const(0), const(tm), 1, (
@@ -219,17 +234,37 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, na
     body: tuple[Stmt, ...] = (
         Instr("config_ex", (WEIGHT_STATIONARY, 0, 0, 1.0, 0, 1, 0, 0)),
         Instr("config_st", (sc * cs,)),
-        Instr("config_ld", (sa, 1.0, 0, 0)),
-        Instr("config_ld", (sb, 1.0, 0, 1)),
-        For("jb", const(0), var("NB"), 1, tuple(col)),
+        Instr("config_ld", (sa * es, 1.0, 0, 0)),
+        Instr("config_ld", (sb * es, 1.0, 0, 1)),
+        # nothing to do (and no block to prefetch or move out) for an empty product
+        If(const(0).lt(MB * KC), (For("jb", const(0), var("NB"), 1, tuple(col)),)),
         Instr("fence", ()),
     )
     params = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"),
               Param("C", "ptr", "acc_t" if out == "int32" else "elem_t", written=True),
               Param("MB", "size"), Param("NB", "size"), Param("KC", "size"),
               Param("sa", "size"), Param("sb", "size"), Param("sc", "size"))
-    what = "C raw int32" if out == "int32" else "C int8, saturated"
-    return Proc(name, params, body, f"C = A . B on a {dim}x{dim} Gemmini (int8 operands, {what}): {s.describe()}")
+    what = f"{config} operands, C raw {CONFIGS[config]['acc']}" if out == "int32" else "int8 operands, C int8 saturated"
+    return Proc(name or schedule_name(s), params, body, f"C = A . B on a {dim}x{dim} Gemmini ({what}): {s.describe()}")
+
+
+def schedule_name(s: GemmSchedule) -> str:
+    """The device procedure name of ``s`` (``gemm_1x4x8_bdw``: tile sizes, then ``b`` for a
+    resident B panel, ``d`` double buffering, ``w`` weight reuse)."""
+    flags = "".join(c for c, on in (("b", s.b_resident), ("d", s.double_buffer), ("w", s.reuse_weights)) if on)
+    return f"gemm_{s.tm}x{s.tn}x{s.tk}" + (f"_{flags}" if flags else "")
+
+
+def parse_schedule_name(name: str) -> GemmSchedule | None:
+    """The schedule of a :func:`schedule_name` name, or ``None``."""
+    if not name.startswith("gemm_"):
+        return None
+    sizes, _, flags = name.removeprefix("gemm_").partition("_")
+    try:
+        tm, tn, tk = (int(x) for x in sizes.split("x"))
+    except ValueError:
+        return None
+    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags)
 
 
 def _args(m: int, n: int, k: int, s: GemmSchedule, dim: int, base: int) -> dict[str, int]:
@@ -352,3 +387,34 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
         if ok or not verify_winner:
             return SearchResult(c, full[c], len(scores), time.perf_counter() - t0, ok, log)
     raise ValueError(f"no schedule for {m}×{n}×{k} ran bit-exactly on the oracle: " + "; ".join(log))
+
+
+def runtime_variants(dim: int, m: int | None = None, n: int | None = None, k: int | None = None) -> list[GemmSchedule]:
+    """The schedules generated code chooses among at run time for sizes it does not know
+    (:func:`choose_variant` is the rule; a size known statically fixes its choice): one row
+    tile per block, four column tiles (one for ``n ≤ DIM``: a matrix–vector product), chunks of
+    4 reduction tiles (8 past ``4·DIM``), the B panel resident when it fits, double buffering —
+    the point the search picks for most of Exo's shapes."""
+    out = []
+    for tn in ((1,) if n is not None and n <= dim else (4,) if n is not None else (1, 4)):
+        for tk in ((4,) if k is not None and k <= 4 * dim else (8,) if k is not None else (4, 8)):
+            for b in (True, False):
+                out.append(GemmSchedule(1, tn, tk, b, True, False))
+    return out
+
+
+def choose_variant(m: int, n: int, k: int, dim: int, spad_rows: int) -> GemmSchedule:
+    """The variant of :func:`runtime_variants` for an ``m × n × k`` product (the generated C
+    applies the same rule: :func:`choose_variant_c`)."""
+    tn = 1 if n <= dim else 4
+    tk = 4 if k <= 4 * dim else 8
+    kt = -(-k // (tk * dim)) * tk
+    return GemmSchedule(1, tn, tk, kt * tn * dim + 2 * tk * dim <= spad_rows, True, False)
+
+
+def choose_variant_c(x: str, dim: int, spad_rows: int) -> list[str]:
+    """C declarations of ``{x}_tn``, ``{x}_tk`` and ``{x}_bres`` from ``{x}_n`` and ``{x}_k``
+    (:func:`choose_variant`)."""
+    return [f"const int64_t {x}_tn = {x}_n <= {dim} ? 1 : 4, {x}_tk = {x}_k <= {4 * dim} ? 4 : 8;",
+            f"const int64_t {x}_kt = ({x}_k + {x}_tk * {dim} - 1) / ({x}_tk * {dim}) * {x}_tk;",
+            f"const int {x}_bres = {x}_kt * {x}_tn * {dim} + 2 * {x}_tk * {dim} <= {spad_rows};"]

@@ -37,6 +37,7 @@ __all__ = [
     "emin",
     "render_c",
     "run_proc",
+    "simplify",
     "var",
 ]
 
@@ -249,6 +250,44 @@ def run_proc(proc: Proc, args: Mapping[str, int | float]) -> list[Inst]:
 # ---------------------------------------------------------------------------- C
 
 
+def simplify(e: ExprLike, consts: Mapping[str, int] | None = None) -> ExprLike:
+    """``e`` with constant subexpressions folded, ``x*1``, ``x+0``, ``x-0``, ``x//1`` and
+    ``0*x`` removed and the variables in ``consts`` replaced (for printing: :func:`render_c`;
+    the recording check compares the printed C with :func:`run_proc`, so a wrong rule here
+    fails it)."""
+    if not isinstance(e, E):
+        return e
+    if e.op == "const":
+        return e
+    if e.op == "var":
+        name = str(e.args[0])
+        return const(consts[name]) if consts and name in consts else e
+    args = tuple(simplify(a, consts) if isinstance(a, E) else a for a in e.args)
+    folded = E(e.op, args)
+    vals = [_const_int(a) for a in args]
+    if all(v is not None for v in vals):
+        try:
+            return const(int(_eval(folded, {})))
+        except (ValueError, ZeroDivisionError):
+            return folded
+    if len(args) == 2:
+        x, y = args
+        vx, vy = vals
+        if isinstance(x, str) or isinstance(y, str):  # operands are expressions, never names
+            return folded
+        if e.op == "*" and 0 in (vx, vy):
+            return const(0)
+        if e.op in ("*", "//") and vy == 1:
+            return x
+        if e.op == "*" and vx == 1:
+            return y
+        if e.op in ("+", "-") and vy == 0:
+            return x
+        if e.op == "+" and vx == 0:
+            return y
+    return folded
+
+
 def _c(e: ExprLike, ptrs: frozenset[str] = frozenset()) -> str:
     """C text of ``e``; a pointer parameter in ``ptrs`` reads as its byte address."""
     if not isinstance(e, E):
@@ -265,6 +304,13 @@ def _c(e: ExprLike, ptrs: frozenset[str] = frozenset()) -> str:
         return f"TENSPILER_{op.upper()}({x}, {y})"
     c_op = {"//": "/", "and": "&&"}.get(op, op)
     return f"({x} {c_op} {y})"
+
+
+def _const_int(e: object) -> int | None:
+    """The value of an integer constant expression, else ``None``."""
+    if isinstance(e, E) and e.op == "const" and isinstance(e.args[0], int) and not isinstance(e.args[0], bool):
+        return e.args[0]
+    return None
 
 
 def _c_const(v: int | float | str) -> str:
@@ -295,28 +341,47 @@ def render_c(proc: Proc, isa: IsaDescription, indent: str = "    ") -> str:
     marker_args = ", ".join(f"(uint64_t)({p.name})" if p.kind != "float" else f"tenspiler_fbits({p.name})" for p in proc.params)
     lines.append(f'{indent}TENSPILER_PROC("{proc.name}", {len(proc.params)}{", " + marker_args if marker_args else ""});')
 
+    consts: dict[str, int] = {}
+
     def block(stmts: Sequence[Stmt], depth: int) -> None:
         pad = indent * depth
         for s in stmts:
             match s:
                 case Instr(name, a):
                     spec = isa.spec(name)
-                    args = [_c_arg(at.kind, x, ptrs) for at, x in zip(spec.attrs, a, strict=True)]
+                    args = [_c_arg(at.kind, simplify(x, consts), ptrs) for at, x in zip(spec.attrs, a, strict=True)]
                     args += [str(v) for v in spec.fixed_args]
                     lines.append(f"{pad}{spec.macro}({', '.join(args)});")
                 case Let(v, e):
-                    lines.append(f"{pad}const uint64_t {v} = {_c(e, ptrs)};")
+                    lines.append(f"{pad}const uint64_t {v} = {_c(simplify(e, consts), ptrs)};")
                 case If(c, then, else_):
-                    lines.append(f"{pad}if ({_c(c, ptrs)}) {{")
+                    lines.append(f"{pad}if ({_c(simplify(c, consts), ptrs)}) {{")
                     block(then, depth + 1)
                     if else_:
                         lines.append(f"{pad}}} else {{")
                         block(else_, depth + 1)
                     lines.append(f"{pad}}}")
                 case For(v, start, stop, step, body):
-                    lines.append(f"{pad}for (uint64_t {v} = {_c(start, ptrs)}; {v} < {_c(stop, ptrs)}; {v} += {step}) {{")
+                    lo, hi = simplify(start, consts), simplify(stop, consts)
+                    clo, chi = _const_int(lo), _const_int(hi)
+                    if clo is not None and chi is not None and clo < chi <= clo + step:
+                        # one iteration: the loop variable is a constant of the body
+                        saved = consts.get(v)
+                        consts[v] = clo
+                        block(body, depth)
+                        if saved is None:
+                            del consts[v]
+                        else:
+                            consts[v] = saved
+                        continue
+                    if clo is not None and chi is not None and chi <= clo:
+                        continue  # no iteration
+                    shadowed = consts.pop(v, None)
+                    lines.append(f"{pad}for (uint64_t {v} = {_c(lo, ptrs)}; {v} < {_c(hi, ptrs)}; {v} += {step}) {{")
                     block(body, depth + 1)
                     lines.append(f"{pad}}}")
+                    if shadowed is not None:
+                        consts[v] = shadowed
 
     block(proc.body, 1)
     lines.append("}")

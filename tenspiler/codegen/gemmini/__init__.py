@@ -34,7 +34,7 @@ from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
 from tenspiler.codegen.c_host import CHostError
 from tenspiler.codegen.gemmini.cfile import c_file, param_c_type
 from tenspiler.codegen.gemmini.lower import Plan, plan_summary
-from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
+from tenspiler.codegen.gemmini.procs import affine_proc
 from tenspiler.codegen.preconditions import proof_preconditions
 from tenspiler.codegen.ranges import param_ranges
 from tenspiler.codegen.registry import register_backend
@@ -48,24 +48,18 @@ __all__ = ["GEMMINI", "GemminiBackend", "procs_by_name"]
 
 def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
     """The device procedures called ``names`` (as :mod:`.cfile` names them)."""
-    from tenspiler.act.tiling import (
-        act_affine_proc,
-        act_gemm_proc,
-        parse_affine_proc_name,
-        parse_proc_name,
-    )
+    from tenspiler.act.gemm_search import gemm_schedule_proc, parse_schedule_name
+    from tenspiler.act.tiling import act_affine_proc, parse_affine_proc_name
 
     isa = gemmini_isa(dim, config)
     out: dict[str, Proc] = {}
     for n in names:
-        block = parse_proc_name(n)
+        schedule = parse_schedule_name(n)
         affine = parse_affine_proc_name(n)
-        if block is not None:
-            out[n] = act_gemm_proc(dim, block, n, config)
+        if schedule is not None:
+            out[n] = gemm_schedule_proc(schedule, dim, name=n, config=config)
         elif affine is not None:
             out[n] = act_affine_proc(dim, affine[0], affine[1], n, config)
-        elif n == "gemmini_gemm":
-            out[n] = gemm_proc(isa)
         else:
             rest = n.removeprefix("gemmini_affine")
             relu = rest.endswith("r")
@@ -80,25 +74,27 @@ class GemminiBackend:
 
     name = "gemmini"
 
-    def __init__(self, dim: int = 16, config: str | None = None, act: bool = True) -> None:
+    def __init__(self, dim: int = 16, config: str | None = None, search_s: float = 30.0) -> None:
         if config is not None and config not in CONFIGS:
             raise CodegenError(f"unknown Gemmini configuration {config!r}; known: {', '.join(CONFIGS)}")
         if not 1 <= dim <= 256:
             raise CodegenError(f"Gemmini DIM must be in 1..256, got {dim}")
-        self.dim, self.config, self.act = dim, config, act
+        if not search_s >= 0:
+            raise CodegenError(f"the Gemmini schedule search's time limit must be ≥ 0 seconds, got {search_s}")
+        self.dim, self.config, self.search_s = dim, config, search_s
 
     def with_options(self, **opts: Any) -> GemminiBackend:
-        """A backend with ``config`` / ``dim`` replaced.
+        """A backend with ``config`` / ``dim`` / ``search_s`` (seconds; 0: no search) replaced.
 
         Raises:
             CodegenError: an unknown option or value.
         """
-        unknown = set(opts) - {"config", "dim", "act"}
+        unknown = set(opts) - {"config", "dim", "search_s"}
         if unknown:
             raise CodegenError(f"gemmini: unknown option(s) {', '.join(sorted(unknown))}")
         config = opts.get("config", self.config)
         return GemminiBackend(int(opts.get("dim", self.dim)), None if config is None else str(config),
-                              bool(opts.get("act", self.act)))
+                              float(opts.get("search_s", self.search_s)))
 
     def supports(self, term: Term) -> bool:
         """Whether :mod:`.lower` would put any of ``term`` on Gemmini."""
@@ -137,17 +133,16 @@ class GemminiBackend:
         placement = plan.to_json()
         header = _header(fn, ps, plan.to_json(), self.dim, config, chosen=self.config is not None)
         try:
-            cf = c_file(fn, plan, isa, header, act=self.act, preconditions=proof_preconditions(fn, ps))
+            cf = c_file(fn, plan, isa, header, preconditions=proof_preconditions(fn, ps), search_s=self.search_s)
         except CHostError as e:
             raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
         runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, config)
         placement["config"] = {"dim": self.dim, "config": config, "chosen_by": "user" if self.config else "tenspiler", **CONFIGS[config],
-                               "products": "ACT backend (block kernels: e-graph instruction selection, CP-SAT allocation, validated)"
-                               if self.act else "hand-written tiled matmul procedure",
+                               "products": "verified schedules (tenspiler.act.gemm_search; calibrated cost model)",
+                               "schedules": cf.notes,
                                "elementwise": ("ACT backend (scaled terms as products with s·I)" if config == "int8" else
                                                "ACT backend for sums of unit terms, else the hand-written accumulator "
-                                               "procedure") if self.act
-                               else "hand-written accumulator procedure"}
+                                               "procedure")}
         return GeneratedCode(
             backend=self.name, language="c", filename_suffix=".gemmini.c", text=cf.text, entry=fn.name,
             params=_entry_params(fn),

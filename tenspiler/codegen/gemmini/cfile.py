@@ -28,7 +28,7 @@ from tenspiler.act.isa import IsaDescription
 from tenspiler.act.schedule import Proc, render_c
 from tenspiler.codegen.c_host import CArray, CHostEmitter, prelude
 from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Operand, Plan
-from tenspiler.codegen.gemmini.procs import affine_proc, gemm_proc
+from tenspiler.codegen.gemmini.procs import affine_proc
 from tenspiler.codegen.loop_c import function_body_c
 from tenspiler.codegen.preconditions import Precondition
 from tenspiler.ir.printer import show, show_output
@@ -61,12 +61,14 @@ class CFile:
     entry: str
     procs: dict[str, Proc]
     scalar_calls: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, act: bool = True,
-                 preconditions: Sequence[Precondition] = ()) -> None:
-        self.fn, self.plan, self.isa, self.act = fn, plan, isa, act
+    def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, preconditions: Sequence[Precondition] = (),
+                 search_s: float = 0.0) -> None:
+        self.fn, self.plan, self.isa, self.search_s = fn, plan, isa, search_s
+        self.notes: list[str] = []
         self.preconditions = tuple(preconditions)
         self.config = isa.params["config"]
         self.int_config = self.config == "int8"
@@ -190,35 +192,60 @@ class _Emitter:
         self.arrays[name] = CArray(name, ctype, f"(int64_t)({count})")
         return ctype
 
-    def act_gemm(self, c: GemmCall, a_ptr: str, b_ptr: str, raw: str, sa: str, sb: str) -> None:
-        """The product through the ACT backend (:mod:`tenspiler.act.tiling`): the host pads A
-        and B with zeros to whole blocks (a block shape chosen at run time from the compiled
-        variants), the block-kernel procedure computes the padded product, and the host copies
-        the ``m × n`` corner into ``raw``."""
-        from tenspiler.act.tiling import act_gemm_proc, choose, gemm_variants, proc_name
+    def device_gemm(self, c: GemmCall, a_ptr: str, b_ptr: str, raw: str, sa: str, sb: str) -> None:
+        """The product with a schedule of :mod:`tenspiler.act.gemm_search`: with every size
+        known statically (int8), the winner of the verified schedule search; otherwise the
+        run-time variants (:func:`~tenspiler.act.gemm_search.choose_variant`). The host pads A
+        and B with zeros to whole blocks, the procedure computes the padded product, and the
+        host copies the ``m × n`` corner into ``raw``."""
+        from tenspiler.act.gemm_search import (
+            GemmSchedule,
+            choose_variant_c,
+            gemm_schedule_proc,
+            runtime_variants,
+            schedule_name,
+            search,
+        )
         from tenspiler.ir.terms import Lit
 
         dim = int(self.isa.params["dim"])
+        spad = int(self.isa.params["spad_rows"])
 
         def static(t: object) -> int | None:
             return int(t.value) if isinstance(t, Lit) else None
 
         m_lit, n_lit, k_lit = static(c.m), static(c.n), static(c.k)
-        # sizes known statically (a matrix-vector product has n = 1) select the variants
-        variants = [b for b in gemm_variants(dim)
-                    if (m_lit is None or b.tm == choose(m_lit, 1, 1, dim).tm) and (n_lit is None or b.tn == choose(1, n_lit, 1, dim).tn)
-                    and (k_lit is None or b.tk == choose(1, 1, k_lit, dim).tk)]
-        for b in variants:
-            self.procs.setdefault(proc_name(b), act_gemm_proc(dim, b, config=self.config))
         x = c.name
         d = 4
-        small_n = f"{x}_n <= {dim}"
-        self.emit("/* the block: tenspiler.act.tiling.choose */", d - 1)
-        self.emit(f"const int64_t {x}_tm = {x}_m <= {dim} ? {dim} : {4 * dim}, {x}_tn = {small_n} ? {dim} : {4 * dim}, "
-                  f"{x}_tk = {x}_k <= {4 * dim} ? {4 * dim} : {x}_k <= {8 * dim} ? {8 * dim} : {16 * dim};", d - 1)
-        self.emit(f"const int64_t {x}_mb = ({x}_m + {x}_tm - 1) / {x}_tm, {x}_nb = ({x}_n + {x}_tn - 1) / {x}_tn, "
-                  f"{x}_kb = ({x}_k + {x}_tk - 1) / {x}_tk;", d - 1)
-        self.emit(f"const int64_t {x}_mp = {x}_mb * {x}_tm, {x}_np = {x}_nb * {x}_tn, {x}_kp = {x}_kb * {x}_tk;", d - 1)
+        searched: GemmSchedule | None = None
+        if self.int_config and self.search_s > 0 and m_lit and n_lit and k_lit and min(m_lit, n_lit, k_lit) > 0:
+            mt, nt, kt = (-(-v // dim) * dim for v in (m_lit, n_lit, k_lit))
+            r = search(mt, nt, kt, dim, time_limit=self.search_s)
+            searched = r.schedule
+            self.notes.append(f"{x} ({m_lit}x{n_lit}x{k_lit}): schedule search winner {schedule_name(searched)}: "
+                              f"{searched.describe()}; modelled {r.report.utilization:.1%} of the array "
+                              f"({r.report.cycles} cycles, tenspiler.act.cost), {r.candidates} candidates in "
+                              f"{r.seconds:.1f} s, bit-exact on the oracle")
+            variants = [searched]
+        else:
+            variants = runtime_variants(dim, m_lit, n_lit, k_lit)
+            self.notes.append(f"{x}: run-time schedule choice among {', '.join(schedule_name(v) for v in variants)} "
+                              f"(tenspiler.act.gemm_search.choose_variant)")
+        for v in variants:
+            self.procs.setdefault(schedule_name(v), gemm_schedule_proc(v, dim, config=self.config))
+        if searched is not None:
+            self.emit(f"/* the schedule: the search's winner, {schedule_name(searched)} */", d - 1)
+            self.emit(f"const int64_t {x}_tm = {searched.tm}, {x}_tn = {searched.tn}, {x}_tk = {searched.tk};", d - 1)
+        else:
+            self.emit("/* the schedule: tenspiler.act.gemm_search.choose_variant */", d - 1)
+            for line in choose_variant_c(x, dim, spad):
+                self.emit(line, d - 1)
+            self.emit(f"const int64_t {x}_tm = 1;", d - 1)
+        self.emit(f"const int64_t {x}_mb = ({x}_m + {x}_tm * {dim} - 1) / ({x}_tm * {dim}), "
+                  f"{x}_nb = ({x}_n + {x}_tn * {dim} - 1) / ({x}_tn * {dim}), "
+                  f"{x}_kc = ({x}_k + {x}_tk * {dim} - 1) / ({x}_tk * {dim});", d - 1)
+        self.emit(f"const int64_t {x}_mp = {x}_mb * {x}_tm * {dim}, {x}_np = {x}_nb * {x}_tn * {dim}, "
+                  f"{x}_kp = {x}_kc * {x}_tk * {dim};", d - 1)
         ap, bp, cp = f"{x}_ap", f"{x}_bp", f"{x}_cp"
         self.alloc(ap, "elem_t", f"{x}_mp * {x}_kp", d - 1)
         self.alloc(bp, "elem_t", f"{x}_kp * {x}_np", d - 1)
@@ -228,19 +255,20 @@ class _Emitter:
         self.emit(f"    {ap}[i * {x}_kp + j] = (i < {x}_m && j < {x}_k) ? {a_ptr}[i * (int64_t)({sa}) + j] : (elem_t)0;", d - 1)
         self.emit(f"for (int64_t i = 0; i < {x}_kp; i++) for (int64_t j = 0; j < {x}_np; j++)", d - 1)
         self.emit(f"    {bp}[i * {x}_np + j] = (i < {x}_k && j < {x}_n) ? {b_ptr}[i * (int64_t)({sb}) + j] : (elem_t)0;", d - 1)
-        args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kb, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
-        for i, b in enumerate(variants):
-            cond = f"{x}_tm == {b.tm} && {x}_tn == {b.tn} && {x}_tk == {b.tk}"
-            self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
-            self.emit(f"{proc_name(b)}({args});", d)
-        self.emit("}", d - 1)
+        args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kc, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
+        if searched is not None:
+            self.emit(f"{schedule_name(searched)}({args});", d - 1)
+        else:
+            for i, v in enumerate(variants):
+                cond = f"{x}_tn == {v.tn} && {x}_tk == {v.tk} && {x}_bres == {int(v.b_resident)}"
+                self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
+                self.emit(f"{schedule_name(v)}({args});", d)
+            self.emit("}", d - 1)
         self.emit(f"for (int64_t i = 0; i < {x}_m; i++) for (int64_t j = 0; j < {x}_n; j++) {raw}[i * {x}_n + j] = {cp}[i * {x}_np + j];", d - 1)
 
     def gemm(self, c: GemmCall) -> None:
-        proc = self.procs.setdefault("gemmini_gemm", gemm_proc(self.isa)) if not self.act else None
         m, n, k = (self.host.scalar(x) for x in (c.m, c.n, c.k))
-        how = "block kernels compiled by the ACT backend" if self.act else "the tiled matmul procedure"
-        self.emit(f"/* {c.name}: {c.what} on Gemmini ({how}): {show(c.source)} */")
+        self.emit(f"/* {c.name}: {c.what} on Gemmini (a verified schedule, tenspiler.act.gemm_search): {show(c.source)} */")
         self.emit(f"const int64_t {c.name}_m = {m}, {c.name}_n = {n}, {c.name}_k = {k};")
         count = f"{c.name}_m * {c.name}_n"
         self.result_buffer(c.name, count, c.dtype)
@@ -262,12 +290,7 @@ class _Emitter:
         self.emit(f"if ({c.name}_k == 0 && {c.name}_m >= 0 && {c.name}_n >= 0) {{", 2)
         self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = 0;", 3)
         self.emit(f"}} else if ({ok}) {{", 2)
-        if self.act:
-            self.act_gemm(c, a_ptr, b_ptr, raw, sa, sb)
-        else:
-            assert proc is not None
-            self.emit(f"{proc.name}({a_ptr}, {b_ptr}, {raw}, (uint64_t){c.name}_m, (uint64_t){c.name}_n, "
-                      f"(uint64_t){c.name}_k, (uint64_t)({sa}), (uint64_t)({sb}), (uint64_t){c.name}_n);", 3)
+        self.device_gemm(c, a_ptr, b_ptr, raw, sa, sb)
         back = f" + INT64_C({c.a_offset}) * {c.name}_k" if c.a_offset else ""  # the shift of a uint8 sum
         self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i]{back};", 3)
         self.emit("} else {", 2)
@@ -433,7 +456,7 @@ class _Emitter:
         """An affine call: through the ACT backend (int8, no ReLU; :meth:`act_affine`), else
         with the hand-written accumulator procedure. ``header=False``: the call's length and
         result buffer are already declared (the ACT path's fallback)."""
-        if header and self.act and not c.relu:
+        if header and not c.relu:
             if self.int_config:
                 self.act_affine(c)
                 return
@@ -565,17 +588,21 @@ class _Emitter:
         return f"{ret} {fn.name}({', '.join(params) or 'void'}) {{\n" + "\n".join(body) + "\n}\n"
 
 
-def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str, act: bool = True,
-           preconditions: Sequence[Precondition] = ()) -> CFile:
+def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str,
+           preconditions: Sequence[Precondition] = (), search_s: float = 0.0) -> CFile:
     """The C file for ``fn`` with the device/host ``plan`` on ``isa``; ``header`` is the leading
-    comment (without comment markers). Where an input violates one of ``preconditions`` (the
-    proof's trip counts and shapes) the entry runs the kernel's own loops instead.
+    comment (without comment markers), followed by the schedule of each matrix product. Where
+    an input violates one of ``preconditions`` (the proof's trip counts and shapes) the entry
+    runs the kernel's own loops instead. ``search_s``: the time limit in seconds of the schedule
+    search of a product whose sizes are all static (0: no search, run-time variants).
 
     Raises:
         CodegenError / CHostError: a host term the C emitter does not support.
     """
-    e = _Emitter(fn, plan, isa, act, preconditions)
+    e = _Emitter(fn, plan, isa, preconditions, search_s)
     entry = e.entry()
+    if e.notes:
+        header += "\n\nMatrix-product schedules:\n" + "\n".join(f"  {n}" for n in e.notes)
     procs = "\n".join(render_c(p, isa) for p in e.procs.values())
     comment = "/*\n" + "".join(f" * {line}".rstrip() + "\n" for line in header.replace("*/", "* /").splitlines()) + " */\n"
     text = (
@@ -592,4 +619,4 @@ def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str, act: bool
         + procs + "\n"
         + entry
     )
-    return CFile(text, fn.name, dict(e.procs))
+    return CFile(text, fn.name, dict(e.procs), notes=list(e.notes))

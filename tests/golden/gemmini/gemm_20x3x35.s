@@ -1,29 +1,34 @@
-; C[20x3] = A[20x35] . B[35x3]
+; C[32x16] = A[32x64] . B[64x16] (20x3x35 padded)
 .isa gemmini dim=16 config=int8
-.region A 0x1000 700 int8
-.region B 0x1400 105 int8
-.region C 0x1800 240 int32
+.region A 0x1000 2048 int8
+.region B 0x1800 1024 int8
+.region C 0x1c00 2048 int32
 config_ex 1, 0, 0, 1.0, 0, 1, 0, 0
-config_st 12
-config_ld 35, 1.0, 0, 0
-config_ld 3, 1.0, 0, 1
-mvin2 0x1400, 0x1000, 3, 16
-mvin2 0x1430, 0x1040, 3, 16
-mvin2 0x1460, 0x1080, 3, 3
-mvin 0x1000, 0x0, 35, 16
-mvin 0x1230, 0x100, 35, 4
-preload 0x1000, 0x80000000, 3, 16, 3, 16
+config_st 64
+config_ld 64, 1.0, 0, 0
+config_ld 16, 1.0, 0, 1
+mvin2 0x1800, 0x80, 16, 16
+mvin2 0x1900, 0x90, 16, 16
+mvin2 0x1a00, 0xa0, 16, 16
+mvin2 0x1b00, 0xb0, 16, 16
+mvin 0x1000, 0x0, 64, 16
+preload 0x80, 0x80000000, 16, 16, 16, 16
 compute_preloaded 0x0, 0xffffffff, 16, 16, 16, 16
-preload 0xffffffff, 0x80000040, 16, 16, 3, 4
-compute_accumulated 0x100, 0xffffffff, 16, 4, 16, 16
-preload 0x1040, 0xc0000000, 3, 16, 3, 16
+mvin 0x1400, 0x40, 64, 16
+preload 0x90, 0xc0000000, 16, 16, 16, 16
 compute_preloaded 0x10, 0xffffffff, 16, 16, 16, 16
-preload 0xffffffff, 0xc0000040, 16, 16, 3, 4
-compute_accumulated 0x110, 0xffffffff, 16, 4, 16, 16
-preload 0x1080, 0xc0000000, 3, 3, 3, 16
-compute_preloaded 0x20, 0xffffffff, 3, 16, 16, 16
-preload 0xffffffff, 0xc0000040, 16, 16, 3, 4
-compute_accumulated 0x120, 0xffffffff, 3, 4, 16, 16
-mvout 0x1800, 0xa0000000, 3, 16
-mvout 0x18c0, 0xa0000040, 3, 4
+preload 0xa0, 0xc0000000, 16, 16, 16, 16
+compute_preloaded 0x20, 0xffffffff, 16, 16, 16, 16
+preload 0xb0, 0xc0000000, 16, 16, 16, 16
+compute_preloaded 0x30, 0xffffffff, 16, 16, 16, 16
+preload 0x80, 0x80000010, 16, 16, 16, 16
+compute_preloaded 0x40, 0xffffffff, 16, 16, 16, 16
+mvout 0x1c00, 0xa0000000, 16, 16
+preload 0x90, 0xc0000010, 16, 16, 16, 16
+compute_preloaded 0x50, 0xffffffff, 16, 16, 16, 16
+preload 0xa0, 0xc0000010, 16, 16, 16, 16
+compute_preloaded 0x60, 0xffffffff, 16, 16, 16, 16
+preload 0xb0, 0xc0000010, 16, 16, 16, 16
+compute_preloaded 0x70, 0xffffffff, 16, 16, 16, 16
+mvout 0x2000, 0xa0000010, 16, 16
 fence

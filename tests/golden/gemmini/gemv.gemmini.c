@@ -14,6 +14,9 @@
  * Check: lift --to gemmini --check compiles this file with -DTENSPILER_RECORD against a header
  * generated from tenspiler's Gemmini ISA description and runs each instruction on its oracle.
  * The entry takes the flat C parameters: M, N, A, x, y.
+ *
+ * Matrix-product schedules:
+ *   g0: run-time schedule choice among gemm_1x1x4_bd, gemm_1x1x4_d, gemm_1x1x8_bd, gemm_1x1x8_d (tenspiler.act.gemm_search.choose_variant)
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,1124 +70,171 @@ static inline int64_t tsp_bcast(int64_t a, int64_t b) {
 }
 #endif /* TSP_C_HOST_PRELUDE */
 
-/* C = A . B over 16x16x64 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (13 + 14 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
-static void act_gemm_16x16x64(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
-    TENSPILER_PROC("act_gemm_16x16x64", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
-    for (uint64_t bi = 0u; bi < MB; bi += 1) {
-        for (uint64_t bj = 0u; bj < NB; bj += 1) {
-            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 16u) * sa)), 0u, 16u, 16u);
-            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
-            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_config_st((sc * 4u));
-            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            for (uint64_t bk = 1u; bk < KB; bk += 1) {
-                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + (bk * 64u))), 0u, 16u, 16u);
-                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 64u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 16u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 64u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 32u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 64u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 48u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_config_st((sc * 4u));
-                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+/* C = A . B on a 16x16 Gemmini (int8 operands, C raw int32): blocks 1x1 tiles, reduction chunks of 4 tiles; B panel resident; double-buffered operands and accumulator */
+static void gemm_1x1x4_bd(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KC, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("gemm_1x1x4_bd", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KC), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+    gemmini_config_st((sc * 4u));
+    gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+    gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+    if ((0u < (MB * KC))) {
+        for (uint64_t jb = 0u; jb < NB; jb += 1) {
+            for (uint64_t k = 0u; k < (KC * 4u); k += 1) {
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((k * 16u) * sb) + (jb * 16u))), (128u + (k * 16u)), 16u, 16u);
             }
+            gemmini_extended_mvin(((uint64_t)(A)), 0u, 64u, 16u);
+            for (uint64_t ib = 0u; ib < MB; ib += 1) {
+                for (uint64_t kc = 0u; kc < KC; kc += 1) {
+                    const uint64_t abuf = ((((ib * KC) + kc) % 2u) * 64u);
+                    const uint64_t acc = (0x80000000ull + ((ib % 2u) * 16u));
+                    for (uint64_t k = 0u; k < 4u; k += 1) {
+                        gemmini_extended_preload((128u + (((kc * 4u) + k) * 16u)), (acc + (((kc + k) == 0u) ? 0u : 1073741824u)), 16u, 16u, 16u, 16u);
+                        gemmini_extended_compute_preloaded((abuf + (k * 16u)), 0xffffffffull, 16u, 16u, 16u, 16u);
+                        if ((k == 0u)) {
+                            if (((((ib * KC) + kc) + 1u) < (MB * KC))) {
+                                gemmini_extended_mvin((((uint64_t)(A)) + ((((((kc + 1u) == KC) ? (ib + 1u) : ib) * 16u) * sa) + ((((kc + 1u) % KC) * 4u) * 16u))), (((((ib * KC) + kc) + 1u) % 2u) * 64u), 64u, 16u);
+                            }
+                            if ((kc == 0u)) {
+                                if ((0u < ib)) {
+                                    gemmini_extended_mvout((((uint64_t)(C)) + (((((ib - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((ib - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            gemmini_extended_mvout((((uint64_t)(C)) + (((((MB - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((MB - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
         }
     }
     gemmini_fence();
 }
 
-/* C = A . B over 16x16x128 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (25 + 26 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
-static void act_gemm_16x16x128(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
-    TENSPILER_PROC("act_gemm_16x16x128", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
-    for (uint64_t bi = 0u; bi < MB; bi += 1) {
-        for (uint64_t bj = 0u; bj < NB; bj += 1) {
-            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 16u) * sa)), 0u, 16u, 16u);
-            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
-            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((64u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((80u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((96u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((112u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_config_st((sc * 4u));
-            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            for (uint64_t bk = 1u; bk < KB; bk += 1) {
-                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + (bk * 128u))), 0u, 16u, 16u);
-                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 128u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 16u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 32u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 48u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 80u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 96u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 128u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 112u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_config_st((sc * 4u));
-                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+/* C = A . B on a 16x16 Gemmini (int8 operands, C raw int32): blocks 1x1 tiles, reduction chunks of 4 tiles; double-buffered operands and accumulator */
+static void gemm_1x1x4_d(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KC, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("gemm_1x1x4_d", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KC), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+    gemmini_config_st((sc * 4u));
+    gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+    gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+    if ((0u < (MB * KC))) {
+        for (uint64_t jb = 0u; jb < NB; jb += 1) {
+            gemmini_extended_mvin(((uint64_t)(A)), 0u, 64u, 16u);
+            for (uint64_t k = 0u; k < 4u; k += 1) {
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((k * 16u) * sb) + (jb * 16u))), (128u + (k * 16u)), 16u, 16u);
             }
+            for (uint64_t ib = 0u; ib < MB; ib += 1) {
+                for (uint64_t kc = 0u; kc < KC; kc += 1) {
+                    const uint64_t abuf = ((((ib * KC) + kc) % 2u) * 64u);
+                    const uint64_t acc = (0x80000000ull + ((ib % 2u) * 16u));
+                    for (uint64_t k = 0u; k < 4u; k += 1) {
+                        gemmini_extended_preload(((128u + ((((ib * KC) + kc) % 2u) * 64u)) + (k * 16u)), (acc + (((kc + k) == 0u) ? 0u : 1073741824u)), 16u, 16u, 16u, 16u);
+                        gemmini_extended_compute_preloaded((abuf + (k * 16u)), 0xffffffffull, 16u, 16u, 16u, 16u);
+                        if ((k == 0u)) {
+                            if (((((ib * KC) + kc) + 1u) < (MB * KC))) {
+                                gemmini_extended_mvin((((uint64_t)(A)) + ((((((kc + 1u) == KC) ? (ib + 1u) : ib) * 16u) * sa) + ((((kc + 1u) % KC) * 4u) * 16u))), (((((ib * KC) + kc) + 1u) % 2u) * 64u), 64u, 16u);
+                                for (uint64_t k = 0u; k < 4u; k += 1) {
+                                    gemmini_extended_mvin2((((uint64_t)(B)) + (((((((kc + 1u) % KC) * 4u) + k) * 16u) * sb) + (jb * 16u))), ((128u + (((((ib * KC) + kc) + 1u) % 2u) * 64u)) + (k * 16u)), 16u, 16u);
+                                }
+                            }
+                            if ((kc == 0u)) {
+                                if ((0u < ib)) {
+                                    gemmini_extended_mvout((((uint64_t)(C)) + (((((ib - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((ib - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            gemmini_extended_mvout((((uint64_t)(C)) + (((((MB - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((MB - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
         }
     }
     gemmini_fence();
 }
 
-/* C = A . B over 16x16x256 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (49 + 50 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
-static void act_gemm_16x16x256(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
-    TENSPILER_PROC("act_gemm_16x16x256", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
-    for (uint64_t bi = 0u; bi < MB; bi += 1) {
-        for (uint64_t bj = 0u; bj < NB; bj += 1) {
-            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 16u) * sa)), 0u, 16u, 16u);
-            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
-            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((64u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((80u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((96u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((112u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 128u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((128u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 144u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((144u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 160u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((160u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 176u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((176u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 192u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((192u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 208u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((208u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 224u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((224u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + 240u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((240u * sb) + (bj * 16u))), 16u, 16u, 16u);
-            gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_config_st((sc * 4u));
-            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            for (uint64_t bk = 1u; bk < KB; bk += 1) {
-                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 16u) * sa) + (bk * 256u))), 0u, 16u, 16u);
-                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 256u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 16u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 32u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 48u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 80u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 96u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 112u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 128u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 128u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 144u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 144u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 160u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 160u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 176u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 176u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 192u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 192u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 208u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 208u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 224u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 224u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 16u) * sa) + (bk * 256u)) + 240u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 240u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_config_st((sc * 4u));
-                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+/* C = A . B on a 16x16 Gemmini (int8 operands, C raw int32): blocks 1x1 tiles, reduction chunks of 8 tiles; B panel resident; double-buffered operands and accumulator */
+static void gemm_1x1x8_bd(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KC, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("gemm_1x1x8_bd", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KC), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+    gemmini_config_st((sc * 4u));
+    gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+    gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+    if ((0u < (MB * KC))) {
+        for (uint64_t jb = 0u; jb < NB; jb += 1) {
+            for (uint64_t k = 0u; k < (KC * 8u); k += 1) {
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((k * 16u) * sb) + (jb * 16u))), (256u + (k * 16u)), 16u, 16u);
             }
+            for (uint64_t kk = 0u; kk < 8u; kk += 4) {
+                gemmini_extended_mvin((((uint64_t)(A)) + (kk * 16u)), (kk * 16u), (TENSPILER_MIN(4u, (8u - kk)) * 16u), 16u);
+            }
+            for (uint64_t ib = 0u; ib < MB; ib += 1) {
+                for (uint64_t kc = 0u; kc < KC; kc += 1) {
+                    const uint64_t abuf = ((((ib * KC) + kc) % 2u) * 128u);
+                    const uint64_t acc = (0x80000000ull + ((ib % 2u) * 16u));
+                    for (uint64_t k = 0u; k < 8u; k += 1) {
+                        gemmini_extended_preload((256u + (((kc * 8u) + k) * 16u)), (acc + (((kc + k) == 0u) ? 0u : 1073741824u)), 16u, 16u, 16u, 16u);
+                        gemmini_extended_compute_preloaded((abuf + (k * 16u)), 0xffffffffull, 16u, 16u, 16u, 16u);
+                        if ((k == 0u)) {
+                            if (((((ib * KC) + kc) + 1u) < (MB * KC))) {
+                                for (uint64_t kk = 0u; kk < 8u; kk += 4) {
+                                    gemmini_extended_mvin((((uint64_t)(A)) + ((((((kc + 1u) == KC) ? (ib + 1u) : ib) * 16u) * sa) + (((((kc + 1u) % KC) * 8u) + kk) * 16u))), ((((((ib * KC) + kc) + 1u) % 2u) * 128u) + (kk * 16u)), (TENSPILER_MIN(4u, (8u - kk)) * 16u), 16u);
+                                }
+                            }
+                            if ((kc == 0u)) {
+                                if ((0u < ib)) {
+                                    gemmini_extended_mvout((((uint64_t)(C)) + (((((ib - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((ib - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            gemmini_extended_mvout((((uint64_t)(C)) + (((((MB - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((MB - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
         }
     }
     gemmini_fence();
 }
 
-/* C = A . B over 64x16x64 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (40 + 44 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
-static void act_gemm_64x16x64(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
-    TENSPILER_PROC("act_gemm_64x16x64", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
-    for (uint64_t bi = 0u; bi < MB; bi += 1) {
-        for (uint64_t bj = 0u; bj < NB; bj += 1) {
-            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 32u) * sa)), 0u, 16u, 16u);
-            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
-            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 32u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 48u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 64u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_config_st((sc * 4u));
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 48u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 16u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 64u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            for (uint64_t bk = 1u; bk < KB; bk += 1) {
-                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + (bk * 64u))), 0u, 16u, 16u);
-                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 64u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 64u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 16u) * sb) + (bj * 16u))), 32u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 64u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 32u) * sb) + (bj * 16u))), 48u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 64u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 64u) + 48u) * sb) + (bj * 16u))), 64u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_config_st((sc * 4u));
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + (bk * 64u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 64u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 64u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 64u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + (bk * 64u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 64u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 64u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 64u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + (bk * 64u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 64u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 64u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 64u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+/* C = A . B on a 16x16 Gemmini (int8 operands, C raw int32): blocks 1x1 tiles, reduction chunks of 8 tiles; double-buffered operands and accumulator */
+static void gemm_1x1x8_d(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KC, uint64_t sa, uint64_t sb, uint64_t sc) {
+    TENSPILER_PROC("gemm_1x1x8_d", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KC), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
+    gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
+    gemmini_config_st((sc * 4u));
+    gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
+    gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
+    if ((0u < (MB * KC))) {
+        for (uint64_t jb = 0u; jb < NB; jb += 1) {
+            for (uint64_t kk = 0u; kk < 8u; kk += 4) {
+                gemmini_extended_mvin((((uint64_t)(A)) + (kk * 16u)), (kk * 16u), (TENSPILER_MIN(4u, (8u - kk)) * 16u), 16u);
             }
-        }
-    }
-    gemmini_fence();
-}
-
-/* C = A . B over 64x16x128 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (76 + 80 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
-static void act_gemm_64x16x128(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
-    TENSPILER_PROC("act_gemm_64x16x128", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
-    for (uint64_t bi = 0u; bi < MB; bi += 1) {
-        for (uint64_t bj = 0u; bj < NB; bj += 1) {
-            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 32u) * sa)), 0u, 16u, 16u);
-            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
-            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 32u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 48u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 64u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((64u * sb) + (bj * 16u))), 80u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((80u * sb) + (bj * 16u))), 96u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((96u * sb) + (bj * 16u))), 112u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((112u * sb) + (bj * 16u))), 128u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_config_st((sc * 4u));
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 48u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 16u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 64u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            for (uint64_t bk = 1u; bk < KB; bk += 1) {
-                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + (bk * 128u))), 0u, 16u, 16u);
-                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 128u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 16u) * sb) + (bj * 16u))), 32u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 32u) * sb) + (bj * 16u))), 48u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 48u) * sb) + (bj * 16u))), 64u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 64u) * sb) + (bj * 16u))), 80u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 80u) * sb) + (bj * 16u))), 96u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 96u) * sb) + (bj * 16u))), 112u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 128u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 128u) + 112u) * sb) + (bj * 16u))), 128u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_config_st((sc * 4u));
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + (bk * 128u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 128u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + (bk * 128u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 128u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + (bk * 128u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 128u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            for (uint64_t k = 0u; k < 8u; k += 1) {
+                gemmini_extended_mvin2((((uint64_t)(B)) + (((k * 16u) * sb) + (jb * 16u))), (256u + (k * 16u)), 16u, 16u);
             }
-        }
-    }
-    gemmini_fence();
-}
-
-/* C = A . B over 64x16x256 blocks on a 16x16 Gemmini (int8): block kernels compiled by the ACT backend (148 + 152 tensor instructions, e-graph selection + CP-SAT allocation, validated), relocated to the block's DRAM addresses */
-static void act_gemm_64x16x256(const elem_t *A, const elem_t *B, acc_t *C, uint64_t MB, uint64_t NB, uint64_t KB, uint64_t sa, uint64_t sb, uint64_t sc) {
-    TENSPILER_PROC("act_gemm_64x16x256", 9, (uint64_t)(A), (uint64_t)(B), (uint64_t)(C), (uint64_t)(MB), (uint64_t)(NB), (uint64_t)(KB), (uint64_t)(sa), (uint64_t)(sb), (uint64_t)(sc));
-    for (uint64_t bi = 0u; bi < MB; bi += 1) {
-        for (uint64_t bj = 0u; bj < NB; bj += 1) {
-            gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 32u) * sa)), 0u, 16u, 16u);
-            gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + (bj * 16u)), 16u, 16u, 16u);
-            gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((16u * sb) + (bj * 16u))), 32u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((32u * sb) + (bj * 16u))), 48u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((48u * sb) + (bj * 16u))), 64u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((64u * sb) + (bj * 16u))), 80u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((80u * sb) + (bj * 16u))), 96u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((96u * sb) + (bj * 16u))), 112u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((112u * sb) + (bj * 16u))), 128u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 128u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((128u * sb) + (bj * 16u))), 144u, 16u, 16u);
-            gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 144u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((144u * sb) + (bj * 16u))), 160u, 16u, 16u);
-            gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 160u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((160u * sb) + (bj * 16u))), 176u, 16u, 16u);
-            gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 176u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((176u * sb) + (bj * 16u))), 192u, 16u, 16u);
-            gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 192u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((192u * sb) + (bj * 16u))), 208u, 16u, 16u);
-            gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 208u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((208u * sb) + (bj * 16u))), 224u, 16u, 16u);
-            gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 224u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((224u * sb) + (bj * 16u))), 240u, 16u, 16u);
-            gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + 240u)), 0u, 16u, 16u);
-            gemmini_extended_mvin2((((uint64_t)(B)) + ((240u * sb) + (bj * 16u))), 256u, 16u, 16u);
-            gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_config_st((sc * 4u));
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 48u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 128u)), 0u, 16u, 16u);
-            gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 144u)), 0u, 16u, 16u);
-            gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 160u)), 0u, 16u, 16u);
-            gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 176u)), 0u, 16u, 16u);
-            gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 192u)), 0u, 16u, 16u);
-            gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 208u)), 0u, 16u, 16u);
-            gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 224u)), 0u, 16u, 16u);
-            gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + 240u)), 0u, 16u, 16u);
-            gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) + 16u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 128u)), 0u, 16u, 16u);
-            gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 144u)), 0u, 16u, 16u);
-            gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 160u)), 0u, 16u, 16u);
-            gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 176u)), 0u, 16u, 16u);
-            gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 192u)), 0u, 16u, 16u);
-            gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 208u)), 0u, 16u, 16u);
-            gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 224u)), 0u, 16u, 16u);
-            gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + 240u)), 0u, 16u, 16u);
-            gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + ((bi * 64u) * sa)), 0u, 16u, 16u);
-            gemmini_extended_preload(16u, 0x80000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 16u)), 0u, 16u, 16u);
-            gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 32u)), 0u, 16u, 16u);
-            gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 48u)), 0u, 16u, 16u);
-            gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 64u)), 0u, 16u, 16u);
-            gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 80u)), 0u, 16u, 16u);
-            gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 96u)), 0u, 16u, 16u);
-            gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 112u)), 0u, 16u, 16u);
-            gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 128u)), 0u, 16u, 16u);
-            gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 144u)), 0u, 16u, 16u);
-            gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 160u)), 0u, 16u, 16u);
-            gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 176u)), 0u, 16u, 16u);
-            gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 192u)), 0u, 16u, 16u);
-            gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 208u)), 0u, 16u, 16u);
-            gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 224u)), 0u, 16u, 16u);
-            gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + 240u)), 0u, 16u, 16u);
-            gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-            gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-            gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-            for (uint64_t bk = 1u; bk < KB; bk += 1) {
-                gemmini_extended3_config_ld(sa, (float)(1.0f), 0u, 0u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 32u) * sa) + (bk * 256u))), 0u, 16u, 16u);
-                gemmini_extended3_config_ld(sb, (float)(1.0f), 0u, 1u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + (((bk * 256u) * sb) + (bj * 16u))), 16u, 16u, 16u);
-                gemmini_extended3_config_ld((sc * 4u), (float)(1.0f), 0u, 2u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_config_ex(1u, 0u, 0u, (float)(1.0f), 0u, 1u, 0u, 0u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 16u) * sb) + (bj * 16u))), 32u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 32u) * sb) + (bj * 16u))), 48u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 48u) * sb) + (bj * 16u))), 64u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 64u) * sb) + (bj * 16u))), 80u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 80u) * sb) + (bj * 16u))), 96u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 96u) * sb) + (bj * 16u))), 112u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 112u) * sb) + (bj * 16u))), 128u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 128u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 128u) * sb) + (bj * 16u))), 144u, 16u, 16u);
-                gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 144u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 144u) * sb) + (bj * 16u))), 160u, 16u, 16u);
-                gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 160u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 160u) * sb) + (bj * 16u))), 176u, 16u, 16u);
-                gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 176u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 176u) * sb) + (bj * 16u))), 192u, 16u, 16u);
-                gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 192u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 192u) * sb) + (bj * 16u))), 208u, 16u, 16u);
-                gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 208u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 208u) * sb) + (bj * 16u))), 224u, 16u, 16u);
-                gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 224u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 224u) * sb) + (bj * 16u))), 240u, 16u, 16u);
-                gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 32u) * sa) + (bk * 256u)) + 240u)), 0u, 16u, 16u);
-                gemmini_extended_mvin2((((uint64_t)(B)) + ((((bk * 256u) + 240u) * sb) + (bj * 16u))), 256u, 16u, 16u);
-                gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_config_st((sc * 4u));
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 32u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 48u) * sa) + (bk * 256u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 128u)), 0u, 16u, 16u);
-                gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 144u)), 0u, 16u, 16u);
-                gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 160u)), 0u, 16u, 16u);
-                gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 176u)), 0u, 16u, 16u);
-                gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 192u)), 0u, 16u, 16u);
-                gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 208u)), 0u, 16u, 16u);
-                gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 224u)), 0u, 16u, 16u);
-                gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 48u) * sa) + (bk * 256u)) + 240u)), 0u, 16u, 16u);
-                gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 48u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) + 16u) * sa) + (bk * 256u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 128u)), 0u, 16u, 16u);
-                gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 144u)), 0u, 16u, 16u);
-                gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 160u)), 0u, 16u, 16u);
-                gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 176u)), 0u, 16u, 16u);
-                gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 192u)), 0u, 16u, 16u);
-                gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 208u)), 0u, 16u, 16u);
-                gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 224u)), 0u, 16u, 16u);
-                gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((((bi * 64u) + 16u) * sa) + (bk * 256u)) + 240u)), 0u, 16u, 16u);
-                gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + (((((bi * 64u) + 16u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + (((bi * 64u) * sa) + (bk * 256u))), 0u, 16u, 16u);
-                gemmini_extended_mvin3((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0x80000000ull, 16u, 16u);
-                gemmini_extended_preload(16u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 16u)), 0u, 16u, 16u);
-                gemmini_extended_preload(32u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 32u)), 0u, 16u, 16u);
-                gemmini_extended_preload(48u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 48u)), 0u, 16u, 16u);
-                gemmini_extended_preload(64u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 64u)), 0u, 16u, 16u);
-                gemmini_extended_preload(80u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 80u)), 0u, 16u, 16u);
-                gemmini_extended_preload(96u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 96u)), 0u, 16u, 16u);
-                gemmini_extended_preload(112u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 112u)), 0u, 16u, 16u);
-                gemmini_extended_preload(128u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 128u)), 0u, 16u, 16u);
-                gemmini_extended_preload(144u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 144u)), 0u, 16u, 16u);
-                gemmini_extended_preload(160u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 160u)), 0u, 16u, 16u);
-                gemmini_extended_preload(176u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 176u)), 0u, 16u, 16u);
-                gemmini_extended_preload(192u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 192u)), 0u, 16u, 16u);
-                gemmini_extended_preload(208u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 208u)), 0u, 16u, 16u);
-                gemmini_extended_preload(224u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 224u)), 0u, 16u, 16u);
-                gemmini_extended_preload(240u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvin((((uint64_t)(A)) + ((((bi * 64u) * sa) + (bk * 256u)) + 240u)), 0u, 16u, 16u);
-                gemmini_extended_preload(256u, 0xc0000000ull, 16u, 16u, 16u, 16u);
-                gemmini_extended_compute_preloaded(0u, 0xffffffffull, 16u, 16u, 16u, 16u);
-                gemmini_extended_mvout((((uint64_t)(C)) + ((((bi * 64u) * sc) + (bj * 16u)) * 4u)), 0xa0000000ull, 16u, 16u);
+            for (uint64_t ib = 0u; ib < MB; ib += 1) {
+                for (uint64_t kc = 0u; kc < KC; kc += 1) {
+                    const uint64_t abuf = ((((ib * KC) + kc) % 2u) * 128u);
+                    const uint64_t acc = (0x80000000ull + ((ib % 2u) * 16u));
+                    for (uint64_t k = 0u; k < 8u; k += 1) {
+                        gemmini_extended_preload(((256u + ((((ib * KC) + kc) % 2u) * 128u)) + (k * 16u)), (acc + (((kc + k) == 0u) ? 0u : 1073741824u)), 16u, 16u, 16u, 16u);
+                        gemmini_extended_compute_preloaded((abuf + (k * 16u)), 0xffffffffull, 16u, 16u, 16u, 16u);
+                        if ((k == 0u)) {
+                            if (((((ib * KC) + kc) + 1u) < (MB * KC))) {
+                                for (uint64_t kk = 0u; kk < 8u; kk += 4) {
+                                    gemmini_extended_mvin((((uint64_t)(A)) + ((((((kc + 1u) == KC) ? (ib + 1u) : ib) * 16u) * sa) + (((((kc + 1u) % KC) * 8u) + kk) * 16u))), ((((((ib * KC) + kc) + 1u) % 2u) * 128u) + (kk * 16u)), (TENSPILER_MIN(4u, (8u - kk)) * 16u), 16u);
+                                }
+                                for (uint64_t k = 0u; k < 8u; k += 1) {
+                                    gemmini_extended_mvin2((((uint64_t)(B)) + (((((((kc + 1u) % KC) * 8u) + k) * 16u) * sb) + (jb * 16u))), ((256u + (((((ib * KC) + kc) + 1u) % 2u) * 128u)) + (k * 16u)), 16u, 16u);
+                                }
+                            }
+                            if ((kc == 0u)) {
+                                if ((0u < ib)) {
+                                    gemmini_extended_mvout((((uint64_t)(C)) + (((((ib - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((ib - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
+                                }
+                            }
+                        }
+                    }
+                }
             }
+            gemmini_extended_mvout((((uint64_t)(C)) + (((((MB - 1u) * 16u) * sc) + (jb * 16u)) * 4u)), ((0x80000000ull + (((MB - 1u) % 2u) * 16u)) + 536870912u), 16u, 16u);
         }
     }
     gemmini_fence();
@@ -1215,7 +265,7 @@ void gemv(int M, int N, int *A, int *x, int *y) {
         }
         return;
     }
-    /* g0: matrix-vector product on Gemmini (block kernels compiled by the ACT backend): reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *)) */
+    /* g0: matrix-vector product on Gemmini (a verified schedule, tenspiler.act.gemm_search): reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *)) */
     const int64_t g0_m = ((int64_t)(M)), g0_n = INT64_C(1), g0_k = ((int64_t)(N));
     g0 = (int64_t *)TENSPILER_ALLOC(sizeof(int64_t) * (size_t)TENSPILER_MAX((int64_t)(g0_m * g0_n), (int64_t)1));
     {
@@ -1252,10 +302,13 @@ void gemv(int M, int N, int *A, int *x, int *y) {
         if (g0_k == 0 && g0_m >= 0 && g0_n >= 0) {
             for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = 0;
         } else if (g0_m >= 0 && g0_n >= 0 && g0_k >= 0 && tenspiler_ok3 && tenspiler_ok6 && g0_k <= 131071) {
-            /* the block: tenspiler.act.tiling.choose */
-            const int64_t g0_tm = g0_m <= 16 ? 16 : 64, g0_tn = g0_n <= 16 ? 16 : 64, g0_tk = g0_k <= 64 ? 64 : g0_k <= 128 ? 128 : 256;
-            const int64_t g0_mb = (g0_m + g0_tm - 1) / g0_tm, g0_nb = (g0_n + g0_tn - 1) / g0_tn, g0_kb = (g0_k + g0_tk - 1) / g0_tk;
-            const int64_t g0_mp = g0_mb * g0_tm, g0_np = g0_nb * g0_tn, g0_kp = g0_kb * g0_tk;
+            /* the schedule: tenspiler.act.gemm_search.choose_variant */
+            const int64_t g0_tn = g0_n <= 16 ? 1 : 4, g0_tk = g0_k <= 64 ? 4 : 8;
+            const int64_t g0_kt = (g0_k + g0_tk * 16 - 1) / (g0_tk * 16) * g0_tk;
+            const int g0_bres = g0_kt * g0_tn * 16 + 2 * g0_tk * 16 <= 16384;
+            const int64_t g0_tm = 1;
+            const int64_t g0_mb = (g0_m + g0_tm * 16 - 1) / (g0_tm * 16), g0_nb = (g0_n + g0_tn * 16 - 1) / (g0_tn * 16), g0_kc = (g0_k + g0_tk * 16 - 1) / (g0_tk * 16);
+            const int64_t g0_mp = g0_mb * g0_tm * 16, g0_np = g0_nb * g0_tn * 16, g0_kp = g0_kc * g0_tk * 16;
             g0_ap = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(g0_mp * g0_kp), (int64_t)1));
             g0_bp = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(g0_kp * g0_np), (int64_t)1));
             g0_cp = (acc_t *)TENSPILER_ALLOC(sizeof(acc_t) * (size_t)TENSPILER_MAX((int64_t)(g0_mp * g0_np), (int64_t)1));
@@ -1264,18 +317,14 @@ void gemv(int M, int N, int *A, int *x, int *y) {
                 g0_ap[i * g0_kp + j] = (i < g0_m && j < g0_k) ? tenspiler_buf2[i * (int64_t)(((int64_t)(N))) + j] : (elem_t)0;
             for (int64_t i = 0; i < g0_kp; i++) for (int64_t j = 0; j < g0_np; j++)
                 g0_bp[i * g0_np + j] = (i < g0_k && j < g0_n) ? tenspiler_buf5[i * (int64_t)(INT64_C(1)) + j] : (elem_t)0;
-            if (g0_tm == 16 && g0_tn == 16 && g0_tk == 64) {
-                act_gemm_16x16x64(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tm == 16 && g0_tn == 16 && g0_tk == 128) {
-                act_gemm_16x16x128(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tm == 16 && g0_tn == 16 && g0_tk == 256) {
-                act_gemm_16x16x256(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tm == 64 && g0_tn == 16 && g0_tk == 64) {
-                act_gemm_64x16x64(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tm == 64 && g0_tn == 16 && g0_tk == 128) {
-                act_gemm_64x16x128(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
-            } else if (g0_tm == 64 && g0_tn == 16 && g0_tk == 256) {
-                act_gemm_64x16x256(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kb, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            if (g0_tn == 1 && g0_tk == 4 && g0_bres == 1) {
+                gemm_1x1x4_bd(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kc, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            } else if (g0_tn == 1 && g0_tk == 4 && g0_bres == 0) {
+                gemm_1x1x4_d(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kc, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            } else if (g0_tn == 1 && g0_tk == 8 && g0_bres == 1) {
+                gemm_1x1x8_bd(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kc, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
+            } else if (g0_tn == 1 && g0_tk == 8 && g0_bres == 0) {
+                gemm_1x1x8_d(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kc, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
             }
             for (int64_t i = 0; i < g0_m; i++) for (int64_t j = 0; j < g0_n; j++) g0_raw[i * g0_n + j] = g0_cp[i * g0_np + j];
             for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = g0_raw[i];
