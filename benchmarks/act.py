@@ -20,10 +20,11 @@ also through the verified schedule search (:mod:`tenspiler.act.gemm_search`, ``-
 per search; the winners run bit-exactly on the oracle unless ``--no-oracle``). The ACT
 path is the middle end of :mod:`tenspiler.act.tiling` (the block the generated C would choose
 for the shape, or ``--block``; each block kernel compiled once by the ACT backend, relocated
-per block); the issue-6 path is
-:func:`tenspiler.codegen.gemmini.procs.gemm_proc`. Both instruction streams get modelled
-cycles from :mod:`tenspiler.act.cost`; the ACT stream also runs on the oracle with random
-int8 matrices and is compared bit-exactly with NumPy (``--no-oracle`` skips that).
+per block; no longer used by ``lift``, kept as the ACT backend's measurement). The issue-6
+hand-written procedure was deleted in issue 17 after this table showed the search ahead of it
+on all six shapes (``benchmarks/results/act-issue17.md``). All instruction streams get
+modelled cycles from :mod:`tenspiler.act.cost`; the ACT stream also runs on the oracle with
+random int8 matrices and is compared bit-exactly with NumPy (``--no-oracle`` skips that).
 
 ``--composite``: fp32 ``(A·B)·C`` on 16×16 tiles compiled as one graph (the intermediate
 stays in the scratchpad: ``matmul_spad``) against the same product as two separately compiled
@@ -73,7 +74,6 @@ from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.schedule import run_proc
 from tenspiler.act.tensor_isa import bind, window
 from tenspiler.act.tiling import Block, act_gemm_proc, choose
-from tenspiler.codegen.gemmini.procs import gemm_proc
 
 EXO_SHAPES = [(512, 512, 512), (12544, 256, 64), (12544, 64, 256), (3136, 512, 128), (3136, 128, 512), (784, 1024, 256)]
 
@@ -144,9 +144,9 @@ def exo(fixed: Block | None, oracle: bool, search_s: float) -> None:
     print("Modelled utilisation (act/cost.py, calibrated) of Exo's six GEMM shapes on a 16×16 int8 Gemmini. "
           "C int32 raw (what `lift` emits for int sums) for every path; the searched schedule also with "
           "int8 saturated output (Exo's and Autocomp's setting, the published numbers' setting).")
-    print("| M×N×K | ACT block kernels (int32) | issue-6 procedure (int32) | searched (int32) | searched (int8 out) | "
+    print("| M×N×K | ACT block kernels (int32) | searched (int32) | searched (int8 out) | "
           "winner (int8 out) | search s | ACT on oracle |")
-    print("|---|---:|---:|---:|---:|---|---:|---|")
+    print("|---|---:|---:|---:|---|---:|---|")
     rng = np.random.default_rng(0)
     for m, n, k in EXO_SHAPES:
         block = fixed or choose(m, n, k, 16)
@@ -160,9 +160,6 @@ def exo(fixed: Block | None, oracle: bool, search_s: float) -> None:
         stream = run_proc(proc, {"A": a_addr, "B": b_addr, "C": c_addr, "MB": mb, "NB": nb, "KB": kb,
                                  "sa": kp, "sb": np_, "sc": np_})
         act = estimate(lower, stream)
-        base = run_proc(gemm_proc(lower), {"A": a_addr, "B": b_addr, "C": c_addr, "M": m, "N": n, "K": k,
-                                           "sa": k, "sb": n, "sc": n})
-        ref = estimate(lower, base)
         wide = search(m, n, k, time_limit=search_s, verify_winner=oracle)
         narrow = search(m, n, k, time_limit=search_s, verify_winner=oracle, out="int8")
         verdict = "skipped"
@@ -178,7 +175,7 @@ def exo(fixed: Block | None, oracle: bool, search_s: float) -> None:
             C = mem.read(c_addr, mp * np_, np.dtype(np.int32)).reshape(mp, np_)[:m, :n]
             ok = np.array_equal(C, A[:m, :k].astype(np.int64) @ B[:k, :n].astype(np.int64))
             verdict = f"{'bit-exact' if ok else 'WRONG'}; searched: {'bit-exact' if wide.verified and narrow.verified else 'WRONG'}"
-        print(f"| {m}×{n}×{k} | {act.utilization:.1%} | {ref.utilization:.1%} | {wide.report.utilization:.1%} | "
+        print(f"| {m}×{n}×{k} | {act.utilization:.1%} | {wide.report.utilization:.1%} | "
               f"{narrow.report.utilization:.1%} | {narrow.schedule.describe()} | {wide.seconds:.1f} / {narrow.seconds:.1f} | {verdict} |")
 
 

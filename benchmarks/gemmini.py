@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import DEFAULT, collect
 
 from tenspiler.act.cost import estimate
+from tenspiler.act.gemm_search import choose_variant, gemm_schedule_proc, schedule_name
 from tenspiler.act.isa import Inst
 from tenspiler.act.isa.gemmini import ACC_BIT, GARBAGE, RAW_BIT, gemmini_isa
 from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.schedule import run_proc
-from tenspiler.codegen.gemmini.procs import gemm_proc
 from tenspiler.pipeline import lift_file
 
 PUBLISHED = [("Gemmini software library", 0.16), ("Exo, unoptimised", 0.28), ("Exo, hand-scheduled", 0.43), ("Autocomp", 0.93)]
@@ -51,13 +51,17 @@ def matmul(shape: str, dim: int) -> None:
     m, n, k = (int(x) for x in shape.lower().split("x"))
     isa = gemmini_isa(dim, "int8")
     t = time.perf_counter()
-    prog = run_proc(gemm_proc(isa), {"A": 0x1000, "B": 0x1000 + m * k, "C": 0x1000 + m * k + k * n,
-                                     "M": m, "N": n, "K": k, "sa": k, "sb": n, "sc": n})
+    s = choose_variant(m, n, k, dim, isa.params["spad_rows"])   # what the generated C picks at run time
+    mb, nb, kc = -(-m // (s.tm * dim)), -(-n // (s.tn * dim)), -(-k // (s.tk * dim))
+    mp, np_, kp = mb * s.tm * dim, nb * s.tn * dim, kc * s.tk * dim
+    prog = run_proc(gemm_schedule_proc(s, dim), {"A": 0x1000, "B": 0x1000 + mp * kp, "C": 0x1000 + mp * kp + kp * np_,
+                                                 "MB": mb, "NB": nb, "KC": kc, "sa": kp, "sb": np_, "sc": np_})
     gen = time.perf_counter() - t
     t = time.perf_counter()
     r = estimate(isa, prog)
     est = time.perf_counter() - t
-    print(f"int8 {m}x{k} . {k}x{n} on a {dim}x{dim} Gemmini: {len(prog)} instructions (generated in {gen:.2f} s)")
+    print(f"int8 {m}x{k} . {k}x{n} on a {dim}x{dim} Gemmini, run-time variant {schedule_name(s)} ({s.describe()}): "
+          f"{len(prog)} instructions (generated in {gen:.2f} s)")
     print(f"modelled: {r.cycles} cycles, {r.macs} MACs, utilisation {r.utilization:.1%} (model run {est:.2f} s)")
     print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(r.counts.items())))
     print("published (Autocomp §4.4, 12544x64x256, 16x16 int8):")
@@ -93,7 +97,8 @@ def kernels(paths: list[Path], config: str, json_out: str | None) -> list[dict]:
         r = lift_file(f, ["gemmini"], check=True, backend_options=None if config == "auto" else {"gemmini": {"config": config}})
         secs = time.perf_counter() - t
         used = (r.placement.get("gemmini") or {}).get("config", {}).get("config", config)
-        row = {"suite": suite, "kernel": f.stem, "config": used, "status": r.status, "seconds": round(secs, 2)}
+        row = {"suite": suite, "kernel": f.stem, "config": used, "status": r.status, "seconds": round(secs, 2),
+               "c_lines": (r.code.get("gemmini") or "").count("\n")}
         if r.status == "verified":
             pl = r.placement["gemmini"]
             chk = r.check["gemmini"]
@@ -116,9 +121,22 @@ def kernels(paths: list[Path], config: str, json_out: str | None) -> list[dict]:
     full = [r for r in verified if r["where"] and all(w == "device" for w in r["where"])]
     print(f"\n{len(rows)} kernels; {len(verified)} verified and checked; {len(with_device)} run part on Gemmini; "
           f"{len(full)} entirely on Gemmini; not lifted / refused: {len(rows) - len(verified)}")
+    print(_sizes(rows))
     if json_out:
         Path(json_out).write_text(json.dumps(rows, indent=1))
     return rows
+
+
+def _sizes(rows: list[dict]) -> str:  # type: ignore[type-arg]
+    """Median seconds per kernel and the generated C files' median and largest size."""
+    import statistics
+
+    secs = [r["seconds"] for r in rows]
+    lines = sorted((r.get("c_lines", 0), r["kernel"]) for r in rows if r.get("c_lines"))
+    if not lines:
+        return f"median {statistics.median(secs) if secs else 0:.2f} s per kernel"
+    return (f"median {statistics.median(secs):.2f} s per kernel; generated C: median {statistics.median(n for n, _ in lines):.0f} "
+            f"lines, largest {lines[-1][0]} ({lines[-1][1]})")
 
 
 def markdown(rows: list[dict], config: str) -> str:  # type: ignore[type-arg]
@@ -142,7 +160,8 @@ def markdown(rows: list[dict], config: str) -> str:  # type: ignore[type-arg]
     with_device = [r for r in verified if r["device_calls"]]
     full = [r for r in verified if r["where"] and all(w == "device" for w in r["where"])]
     out += ["", f"{len(rows)} kernels (`--config {config}`); {len(verified)} verified and checked; {len(with_device)} run part "
-                f"on Gemmini; {len(full)} entirely on Gemmini; not lifted or refused: {len(rows) - len(verified)}."]
+                f"on Gemmini; {len(full)} entirely on Gemmini; not lifted or refused: {len(rows) - len(verified)}.",
+            "", _sizes(rows) + "."]
     return "\n".join(out) + "\n"
 
 

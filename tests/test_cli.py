@@ -186,3 +186,12 @@ def test_quiet_and_verbose(capsys: pytest.CaptureFixture[str]) -> None:
     assert "[synthesis]" in capsys.readouterr().err
     assert main([str(SAXPY), "--no-check", "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_gemmini_search_time_limit_option(tmp_path: Path) -> None:
+    src = HERE / "kernels" / "gemv_static.c"
+    code, _, err = run([str(src), "--to", "gemmini", "--no-check", "--gemmini-search-s", "0", "-o", str(tmp_path / "o")], tmp_path)
+    assert code == 0, err
+    assert "run-time schedule choice" in (tmp_path / "o" / "gemv_static.gemmini.c").read_text()
+    code, _, err = run([str(src), "--to", "gemmini", "--no-check", "--gemmini-search-s", "-2", "-o", str(tmp_path / "p")], tmp_path)
+    assert code != 0 and "time limit" in err and not (tmp_path / "p" / "gemv_static.gemmini.c").exists()

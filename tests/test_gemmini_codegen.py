@@ -690,3 +690,30 @@ def test_fp32_sums_of_unit_terms_go_through_act(tmp_path) -> None:  # type: igno
     state = rt.run({"n": 70, "a": a, "b": b, "out": np.zeros(70, dtype=np.float32)})
     assert np.array_equal(state["out"], (a + b) + np.float32(0.5))  # float32 adds in the source's order
     assert [p for p, _ in rt.calls[-1].procs] == ["act_affine_uu_c"]
+
+
+@needs_cc
+def test_static_sizes_get_the_search_winner_reported_and_deterministic() -> None:
+    """All sizes static: the product uses the schedule search's winner, named in the file
+    header; the file is byte-identical on a second run; ``search_s=0`` falls back to the
+    run-time variants."""
+    from tenspiler.pipeline import parse_source_file
+    from tenspiler.synth.search import synthesize
+    from tenspiler.vc.analyze import analyze_kernel
+
+    fn = parse_source_file(ROOT / "tests/kernels/gemv_static.c")
+    ps = synthesize(analyze_kernel(fn), timeout=60).summary
+    first = GemminiBackend(config="int8").generate(fn, ps)
+    assert "schedule search winner gemm_1x1x" in first.text and "bit-exact on the oracle" in first.text
+    assert first.text.count("static void gemm_") == 1
+    assert GemminiBackend(config="int8").generate(fn, ps).text == first.text
+    plain = GemminiBackend(config="int8", search_s=0).generate(fn, ps)
+    assert "run-time schedule choice" in plain.text and "search winner" not in plain.text
+    r = lift_file(ROOT / "tests/kernels/gemv_static.c", ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    assert r.check["gemmini"]["device"]["ok"]
+
+
+def test_a_negative_search_limit_is_refused() -> None:
+    with pytest.raises(CodegenError, match="time limit"):
+        GemminiBackend(search_s=-1)

@@ -224,8 +224,10 @@ class _Emitter:
             searched = r.schedule
             self.notes.append(f"{x} ({m_lit}x{n_lit}x{k_lit}): schedule search winner {schedule_name(searched)}: "
                               f"{searched.describe()}; modelled {r.report.utilization:.1%} of the array "
-                              f"({r.report.cycles} cycles, tenspiler.act.cost), {r.candidates} candidates in "
-                              f"{r.seconds:.1f} s, bit-exact on the oracle")
+                              f"({r.report.cycles} cycles, tenspiler.act.cost), best of {r.candidates} candidates, "
+                              f"bit-exact on the oracle"
+                              + ("; the search stopped at its time limit (--gemmini-search-s): another machine may "
+                                 "pick another winner" if any("time limit" in line for line in r.log) else ""))
             variants = [searched]
         else:
             variants = runtime_variants(dim, m_lit, n_lit, k_lit)
