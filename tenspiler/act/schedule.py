@@ -18,8 +18,9 @@ the procedures only build non-negative values (sizes, offsets, addresses), ``//`
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -218,33 +219,84 @@ def _eval(e: ExprLike, env: Mapping[str, int | float]) -> int | float:
 
 def run_proc(proc: Proc, args: Mapping[str, int | float]) -> list[Inst]:
     """The instruction stream ``proc`` issues for the concrete ``args`` (pointers as integer
-    addresses, sizes, float scale factors).
+    addresses, sizes, float scale factors). The procedure is translated once to a Python
+    function (:func:`_compiled`, cached) with the semantics of :func:`_eval`.
 
     Raises:
         KeyError: an argument is missing.
+        ValueError: a subtraction went negative (the procedures build non-negative values).
     """
-    env: dict[str, int | float] = {p.name: args[p.name] for p in proc.params}
-    out: list[Inst] = []
+    return _compiled(proc)(*(args[p.name] for p in proc.params))
 
-    def block(stmts: Sequence[Stmt], env: dict[str, int | float]) -> None:
-        env = dict(env)
-        for s in stmts:
-            match s:
+
+def _sub(x: int | float, y: int | float) -> int | float:
+    r = x - y
+    if isinstance(r, int) and r < 0:
+        raise ValueError(f"negative intermediate {x} - {y} in a device procedure")
+    return r
+
+
+_PY_BIN = {"+": "({} + {})", "*": "({} * {})", "//": "({} // {})", "%": "({} % {})", "min": "min({}, {})",
+           "max": "max({}, {})", "<": "int({} < {})", "<=": "int({} <= {})", "==": "int({} == {})",
+           "!=": "int({} != {})", "and": "int(bool({}) and bool({}))", "-": "_sub({}, {})"}
+
+
+@functools.lru_cache(maxsize=128)
+def _compiled(proc: Proc) -> Callable[..., list[Inst]]:
+    """``proc`` as a Python function of its parameters returning its instruction stream.
+    Every binding gets its own Python name, so a ``let`` or loop variable is visible exactly
+    where :func:`_eval`'s scoped environments make it visible."""
+    lines: list[str] = []
+    counter = [0]
+
+    def fresh(v: str) -> str:
+        counter[0] += 1
+        return f"v{counter[0]}_{v}"
+
+    def expr(e: ExprLike, scope: Mapping[str, str]) -> str:
+        if not isinstance(e, E):
+            return repr(e)
+        op, a = e.op, e.args
+        if op == "const":
+            return repr(a[0])
+        if op == "var":
+            return scope[str(a[0])]
+        if op == "select":
+            return f"({expr(a[1], scope)} if {expr(a[0], scope)} else {expr(a[2], scope)})"  # type: ignore[arg-type]
+        if op not in _PY_BIN:
+            raise ValueError(f"unknown operator {op}")
+        return _PY_BIN[op].format(expr(a[0], scope), expr(a[1], scope))  # type: ignore[arg-type]
+
+    def block(stmts: Sequence[Stmt], scope: dict[str, str], depth: int) -> None:
+        scope = dict(scope)
+        pad = "    " * depth
+        start = len(lines)
+        for st in stmts:
+            match st:
                 case Instr(name, a):
-                    out.append(Inst(name, tuple(_eval(x, env) for x in a)))
+                    lines.append(f"{pad}out.append(Inst({name!r}, ({''.join(expr(x, scope) + ', ' for x in a)})))")
                 case Let(v, e):
-                    env[v] = _eval(e, env)
+                    py = fresh(v)
+                    lines.append(f"{pad}{py} = {expr(e, scope)}")
+                    scope[v] = py
                 case If(c, then, else_):
-                    block(then if _eval(c, env) else else_, env)
-                case For(v, start, stop, step, body):
-                    i, hi = _eval(start, env), _eval(stop, env)
-                    while i < hi:
-                        env[v] = i
-                        block(body, env)
-                        i += step
+                    lines.append(f"{pad}if {expr(c, scope)}:")
+                    block(then, scope, depth + 1)
+                    lines.append(f"{pad}else:")
+                    block(else_, scope, depth + 1)
+                case For(v, lo, hi, step, body):
+                    py = fresh(v)
+                    lines.append(f"{pad}for {py} in range({expr(lo, scope)}, {expr(hi, scope)}, {step}):")
+                    block(body, {**scope, v: py}, depth + 1)
+        if len(lines) == start:
+            lines.append(f"{pad}pass")
 
-    block(proc.body, env)
-    return out
+    params = {p.name: fresh(p.name) for p in proc.params}
+    block(proc.body, params, 1)
+    src = f"def _proc({', '.join(params.values())}):\n    out = []\n" + "\n".join(lines) + "\n    return out\n"
+    ns: dict[str, object] = {"Inst": Inst, "_sub": _sub}
+    exec(compile(src, f"<proc {proc.name}>", "exec"), ns)
+    return ns["_proc"]  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- C
