@@ -69,6 +69,9 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--gemmini-search-s", type=float, default=None, metavar="SECONDS",
                    help="time limit of the verified schedule search for a matrix product whose sizes are all static "
                         "(default 30; 0: no search, the run-time schedule variants)")
+    p.add_argument("--gemmini-sizes", type=_hlo_sizes, default=None, metavar="NAME=N[,NAME=N...]",
+                   help="expected values of the kernel's size parameters: each matrix product also gets the schedule "
+                        "search's winner for them, used when the run-time sizes match")
     p.add_argument("--hlo-sizes", type=_hlo_sizes, default=None, metavar="NAME=N[,NAME=N...]",
                    help="static values of the kernel's size parameters for --to hlo (HLO shapes are static; default: 64 each)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -174,7 +177,7 @@ def _lift_main(argv: Sequence[str]) -> int:
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
     say = log.info
     gemmini = {k: v for k, v in (("config", args.gemmini_config), ("dim", args.gemmini_dim),
-                                 ("search_s", args.gemmini_search_s)) if v is not None}
+                                 ("search_s", args.gemmini_search_s), ("sizes", args.gemmini_sizes)) if v is not None}
     # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
     hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
     options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tenspiler.act.cost import estimate
-from tenspiler.act.gemm_search import choose_variant, gemm_schedule_proc
+from tenspiler.act.gemm_search import choose_variant, gemm_schedule_proc, schedule_name
 from tenspiler.act.isa.gemmini import gemmini_isa
 from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.schedule import run_proc
@@ -717,3 +717,24 @@ def test_static_sizes_get_the_search_winner_reported_and_deterministic() -> None
 def test_a_negative_search_limit_is_refused() -> None:
     with pytest.raises(CodegenError, match="time limit"):
         GemminiBackend(search_s=-1)
+
+
+@needs_cc
+def test_given_sizes_specialise_a_run_time_product() -> None:
+    """``sizes``: the search's winner for them is used when the run-time sizes match, the
+    run-time variants otherwise; both exact."""
+    fn, ps, _ = _lifted("benchmarks/kernels/blas/gemv.c")
+    code = GemminiBackend(config="int8", sizes={"M": 48, "N": 64}).generate(fn, ps)
+    assert "from the given sizes" in code.text and "run-time schedule choice" in code.text
+    rt = _runtime(code)
+    rng = np.random.default_rng(5)
+    for m, n in ((48, 64), (20, 33)):
+        a = rng.integers(-128, 128, m * n)
+        x = rng.integers(-128, 128, n)
+        state = rt.run({"M": m, "N": n, "A": a, "x": x, "y": np.zeros(m, dtype=np.int64)})
+        assert np.array_equal(state["y"], a.reshape(m, n) @ x)
+        special = "(48x1x64, from the given sizes): schedule search winner "
+        winner = code.text.split(special)[1].split(":")[0]
+        used = [p for p, _ in rt.calls[-1].procs]
+        run_time = schedule_name(choose_variant(m, 1, n, 16, 16384))
+        assert used == [winner if (m, n) == (48, 64) else run_time]

@@ -74,7 +74,8 @@ class GemminiBackend:
 
     name = "gemmini"
 
-    def __init__(self, dim: int = 16, config: str | None = None, search_s: float = 30.0) -> None:
+    def __init__(self, dim: int = 16, config: str | None = None, search_s: float = 30.0,
+                 sizes: Mapping[str, int] | None = None) -> None:
         if config is not None and config not in CONFIGS:
             raise CodegenError(f"unknown Gemmini configuration {config!r}; known: {', '.join(CONFIGS)}")
         if not 1 <= dim <= 256:
@@ -82,19 +83,22 @@ class GemminiBackend:
         if not search_s >= 0:
             raise CodegenError(f"the Gemmini schedule search's time limit must be ≥ 0 seconds, got {search_s}")
         self.dim, self.config, self.search_s = dim, config, search_s
+        self.sizes = dict(sizes or {})
 
     def with_options(self, **opts: Any) -> GemminiBackend:
-        """A backend with ``config`` / ``dim`` / ``search_s`` (seconds; 0: no search) replaced.
+        """A backend with ``config`` / ``dim`` / ``search_s`` (seconds; 0: no search) /
+        ``sizes`` (size parameter → expected value: matrix products are specialised for it)
+        replaced.
 
         Raises:
             CodegenError: an unknown option or value.
         """
-        unknown = set(opts) - {"config", "dim", "search_s"}
+        unknown = set(opts) - {"config", "dim", "search_s", "sizes"}
         if unknown:
             raise CodegenError(f"gemmini: unknown option(s) {', '.join(sorted(unknown))}")
         config = opts.get("config", self.config)
         return GemminiBackend(int(opts.get("dim", self.dim)), None if config is None else str(config),
-                              float(opts.get("search_s", self.search_s)))
+                              float(opts.get("search_s", self.search_s)), opts.get("sizes", self.sizes))
 
     def supports(self, term: Term) -> bool:
         """Whether :mod:`.lower` would put any of ``term`` on Gemmini."""
@@ -133,7 +137,8 @@ class GemminiBackend:
         placement = plan.to_json()
         header = _header(fn, ps, plan.to_json(), self.dim, config, chosen=self.config is not None)
         try:
-            cf = c_file(fn, plan, isa, header, preconditions=proof_preconditions(fn, ps), search_s=self.search_s)
+            cf = c_file(fn, plan, isa, header, preconditions=proof_preconditions(fn, ps), search_s=self.search_s,
+                        sizes=self.sizes)
         except CHostError as e:
             raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
         runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, config)

@@ -21,7 +21,7 @@ unbounded; the contract keeps the device's int32 values exact).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tenspiler.act.isa import IsaDescription
@@ -66,8 +66,9 @@ class CFile:
 
 class _Emitter:
     def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, preconditions: Sequence[Precondition] = (),
-                 search_s: float = 0.0) -> None:
+                 search_s: float = 0.0, sizes: Mapping[str, int] | None = None) -> None:
         self.fn, self.plan, self.isa, self.search_s = fn, plan, isa, search_s
+        self.sizes = dict(sizes or {})
         self.notes: list[str] = []
         self.preconditions = tuple(preconditions)
         self.config = isa.params["config"]
@@ -193,11 +194,14 @@ class _Emitter:
         return ctype
 
     def device_gemm(self, c: GemmCall, a_ptr: str, b_ptr: str, raw: str, sa: str, sb: str) -> None:
-        """The product with a schedule of :mod:`tenspiler.act.gemm_search`: with every size
-        known statically (int8), the winner of the verified schedule search; otherwise the
-        run-time variants (:func:`~tenspiler.act.gemm_search.choose_variant`). The host pads A
-        and B with zeros to whole blocks, the procedure computes the padded product, and the
-        host copies the ``m × n`` corner into ``raw``."""
+        """The product with a schedule of :mod:`tenspiler.act.gemm_search`. A product whose
+        sizes are all known — literals, or values of the size parameters given by the user
+        (``sizes``, CLI ``--gemmini-sizes``) — gets the winner of the verified schedule search
+        (int8); with literals it is the only schedule, with user-given sizes the C file uses
+        it when the run-time sizes are those and the run-time variants
+        (:func:`~tenspiler.act.gemm_search.choose_variant`) otherwise. The host pads A and B
+        with zeros to whole blocks, the procedure computes the padded product, and the host
+        copies the ``m × n`` corner into ``raw``."""
         from tenspiler.act.gemm_search import (
             GemmSchedule,
             choose_variant_c,
@@ -206,48 +210,69 @@ class _Emitter:
             schedule_name,
             search,
         )
-        from tenspiler.ir.terms import Lit
+        from tenspiler.ir.interp import evaluate
+        from tenspiler.ir.terms import Lit, free_vars
 
         dim = int(self.isa.params["dim"])
         spad = int(self.isa.params["spad_rows"])
 
-        def static(t: object) -> int | None:
+        def literal(t: object) -> int | None:
             return int(t.value) if isinstance(t, Lit) else None
 
-        m_lit, n_lit, k_lit = static(c.m), static(c.n), static(c.k)
+        def hinted(t: Term) -> int | None:
+            if literal(t) is not None:
+                return literal(t)
+            if not self.sizes or not set(free_vars(t)) <= set(self.sizes):
+                return None
+            try:
+                return int(evaluate(t, dict(self.sizes)))
+            except Exception:
+                return None
+
+        lits = (literal(c.m), literal(c.n), literal(c.k))
+        hints = (hinted(c.m), hinted(c.n), hinted(c.k))
+        all_literal = all(v is not None for v in lits)
         x = c.name
         d = 4
-        searched: GemmSchedule | None = None
-        if self.int_config and self.search_s > 0 and m_lit and n_lit and k_lit and min(m_lit, n_lit, k_lit) > 0:
-            mt, nt, kt = (-(-v // dim) * dim for v in (m_lit, n_lit, k_lit))
+        special: GemmSchedule | None = None
+        if self.int_config and self.search_s > 0 and all(v is not None and v > 0 for v in hints):
+            hm, hn, hk = (int(v) for v in hints)  # type: ignore[arg-type]
+            mt, nt, kt = (-(-v // dim) * dim for v in (hm, hn, hk))
             r = search(mt, nt, kt, dim, time_limit=self.search_s)
-            searched = r.schedule
-            self.notes.append(f"{x} ({m_lit}x{n_lit}x{k_lit}): schedule search winner {schedule_name(searched)}: "
-                              f"{searched.describe()}; modelled {r.report.utilization:.1%} of the array "
-                              f"({r.report.cycles} cycles, tenspiler.act.cost), best of {r.candidates} candidates, "
+            special = r.schedule
+            self.notes.append(f"{x} ({hm}x{hn}x{hk}{'' if all_literal else ', from the given sizes'}): schedule search winner "
+                              f"{schedule_name(special)}: {special.describe()}; modelled {r.report.utilization:.1%} of the "
+                              f"array ({r.report.cycles} cycles, tenspiler.act.cost), best of {r.candidates} candidates, "
                               f"bit-exact on the oracle"
                               + ("; the search stopped at its time limit (--gemmini-search-s): another machine may "
                                  "pick another winner" if any("time limit" in line for line in r.log) else ""))
-            variants = [searched]
-        else:
-            variants = runtime_variants(dim, m_lit, n_lit, k_lit)
+        variants = [] if special is not None and all_literal else runtime_variants(dim, *lits)
+        if variants:
             self.notes.append(f"{x}: run-time schedule choice among {', '.join(schedule_name(v) for v in variants)} "
                               f"(tenspiler.act.gemm_search.choose_variant)")
-        for v in variants:
+        for v in ([special] if special is not None else []) + variants:
             self.procs.setdefault(schedule_name(v), gemm_schedule_proc(v, dim, config=self.config))
-        if searched is not None:
-            self.emit(f"/* the schedule: the search's winner, {schedule_name(searched)} */", d - 1)
-            self.emit(f"const int64_t {x}_tm = {searched.tm}, {x}_tn = {searched.tn}, {x}_tk = {searched.tk};", d - 1)
-        else:
-            self.emit("/* the schedule: tenspiler.act.gemm_search.choose_variant */", d - 1)
+        if special is not None:
+            cond = "1" if all_literal else f"{x}_m == {hints[0]} && {x}_n == {hints[1]} && {x}_k == {hints[2]}"
+            self.emit(f"/* the schedule: the search's winner {schedule_name(special)}"
+                      f"{'' if all_literal else ' for the given sizes'} */", d - 1)
+            self.emit(f"const int {x}_special = {cond};", d - 1)
+        if variants:
+            self.emit("/* the run-time schedule: tenspiler.act.gemm_search.choose_variant */", d - 1)
             for line in choose_variant_c(x, dim, spad):
                 self.emit(line, d - 1)
-            self.emit(f"const int64_t {x}_tm = 1;", d - 1)
-        self.emit(f"const int64_t {x}_mb = ({x}_m + {x}_tm * {dim} - 1) / ({x}_tm * {dim}), "
-                  f"{x}_nb = ({x}_n + {x}_tn * {dim} - 1) / ({x}_tn * {dim}), "
-                  f"{x}_kc = ({x}_k + {x}_tk * {dim} - 1) / ({x}_tk * {dim});", d - 1)
-        self.emit(f"const int64_t {x}_mp = {x}_mb * {x}_tm * {dim}, {x}_np = {x}_nb * {x}_tn * {dim}, "
-                  f"{x}_kp = {x}_kc * {x}_tk * {dim};", d - 1)
+        if special is not None and variants:
+            self.emit(f"const int64_t {x}_TM = {x}_special ? {special.tm} : 1, {x}_TN = {x}_special ? {special.tn} : {x}_tn, "
+                      f"{x}_TK = {x}_special ? {special.tk} : {x}_tk;", d - 1)
+        elif special is not None:
+            self.emit(f"const int64_t {x}_TM = {special.tm}, {x}_TN = {special.tn}, {x}_TK = {special.tk};", d - 1)
+        else:
+            self.emit(f"const int64_t {x}_TM = 1, {x}_TN = {x}_tn, {x}_TK = {x}_tk;", d - 1)
+        self.emit(f"const int64_t {x}_mb = ({x}_m + {x}_TM * {dim} - 1) / ({x}_TM * {dim}), "
+                  f"{x}_nb = ({x}_n + {x}_TN * {dim} - 1) / ({x}_TN * {dim}), "
+                  f"{x}_kc = ({x}_k + {x}_TK * {dim} - 1) / ({x}_TK * {dim});", d - 1)
+        self.emit(f"const int64_t {x}_mp = {x}_mb * {x}_TM * {dim}, {x}_np = {x}_nb * {x}_TN * {dim}, "
+                  f"{x}_kp = {x}_kc * {x}_TK * {dim};", d - 1)
         ap, bp, cp = f"{x}_ap", f"{x}_bp", f"{x}_cp"
         self.alloc(ap, "elem_t", f"{x}_mp * {x}_kp", d - 1)
         self.alloc(bp, "elem_t", f"{x}_kp * {x}_np", d - 1)
@@ -258,11 +283,12 @@ class _Emitter:
         self.emit(f"for (int64_t i = 0; i < {x}_kp; i++) for (int64_t j = 0; j < {x}_np; j++)", d - 1)
         self.emit(f"    {bp}[i * {x}_np + j] = (i < {x}_k && j < {x}_n) ? {b_ptr}[i * (int64_t)({sb}) + j] : (elem_t)0;", d - 1)
         args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kc, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
-        if searched is not None:
-            self.emit(f"{schedule_name(searched)}({args});", d - 1)
+        branches = ([(f"{x}_special", special)] if special is not None else []) + [
+            (f"{x}_tn == {v.tn} && {x}_tk == {v.tk} && {x}_bres == {int(v.b_resident)}", v) for v in variants]
+        if len(branches) == 1 and special is not None and not variants:
+            self.emit(f"{schedule_name(special)}({args});", d - 1)
         else:
-            for i, v in enumerate(variants):
-                cond = f"{x}_tn == {v.tn} && {x}_tk == {v.tk} && {x}_bres == {int(v.b_resident)}"
+            for i, (cond, v) in enumerate(branches):
                 self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
                 self.emit(f"{schedule_name(v)}({args});", d)
             self.emit("}", d - 1)
@@ -591,17 +617,19 @@ class _Emitter:
 
 
 def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str,
-           preconditions: Sequence[Precondition] = (), search_s: float = 0.0) -> CFile:
+           preconditions: Sequence[Precondition] = (), search_s: float = 0.0,
+           sizes: Mapping[str, int] | None = None) -> CFile:
     """The C file for ``fn`` with the device/host ``plan`` on ``isa``; ``header`` is the leading
     comment (without comment markers), followed by the schedule of each matrix product. Where
     an input violates one of ``preconditions`` (the proof's trip counts and shapes) the entry
     runs the kernel's own loops instead. ``search_s``: the time limit in seconds of the schedule
-    search of a product whose sizes are all static (0: no search, run-time variants).
+    search of a product whose sizes are all static or given in ``sizes`` (size parameter →
+    value; 0: no search, run-time variants).
 
     Raises:
         CodegenError / CHostError: a host term the C emitter does not support.
     """
-    e = _Emitter(fn, plan, isa, preconditions, search_s)
+    e = _Emitter(fn, plan, isa, preconditions, search_s, sizes)
     entry = e.entry()
     if e.notes:
         header += "\n\nMatrix-product schedules:\n" + "\n".join(f"  {n}" for n in e.notes)
