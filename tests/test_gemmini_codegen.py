@@ -738,3 +738,17 @@ def test_given_sizes_specialise_a_run_time_product() -> None:
         used = [p for p, _ in rt.calls[-1].procs]
         run_time = schedule_name(choose_variant(m, 1, n, 16, 16384))
         assert used == [winner if (m, n) == (48, 64) else run_time]
+
+
+@needs_cc
+@pytest.mark.parametrize("config", ["fp32", "int8"])
+def test_an_output_another_output_reads_is_not_written_in_place(config: str) -> None:
+    """x is updated, then w = w + x reads it: every output is a function of the initial state,
+    so the device may not overwrite x before w's sum reads it (found on gemver: w came out
+    doubled, and --check refused it)."""
+    src = ROOT / "tests/kernels/chained_sums.c"
+    if config == "int8":
+        src = ROOT / "tests/kernels/chained_sums_int.c"
+    r = lift_file(src, ["gemmini"], check=True, backend_options={"gemmini": {"config": config}})
+    assert r.status == "verified", r.message
+    assert r.check["gemmini"]["device"]["ok"]

@@ -74,6 +74,7 @@ from tenspiler.ir.terms import (
     Term,
     Transpose,
     children,
+    free_vars,
     is_tensor,
     map_children,
     map_cond,
@@ -269,6 +270,8 @@ class _Planner:
         #: int arrays assumed to hold int8 data (what the run-time contract lets reach Gemmini)
         self.assumed: Mapping[str, Interval] = {}
         self._in_branch = 0
+        #: arrays the other returned outputs read (an output array in it is not written in place)
+        self.read_elsewhere: set[str] = set()
 
     def _note(self, e: _HostOnly) -> None:
         (self.doubles if isinstance(e, _Double) else self.host_notes).append(str(e))
@@ -561,9 +564,10 @@ class _Planner:
                 self._note(e)
                 a = None
             if a is not None:
-                # written in place when its element type is the accumulator's and no operand
-                # reads the output array at another offset
-                direct = self._elem_ok(value.dtype) and o.array in self.params and all(
+                # written in place when its element type is the accumulator's, no operand
+                # reads the output array at another offset and no other output reads it (all
+                # outputs are functions of the initial state)
+                direct = self._elem_ok(value.dtype) and o.array in self.params and o.array not in self.read_elsewhere and all(
                     op.kind != "view" or op.base != o.array or op.offset == o.lo for _, op in a.terms
                 )
                 if direct:
@@ -603,7 +607,11 @@ def plan_summary(ps: ProgramSummary, params: set[str], config: str, strict: bool
     p = _Planner(config, params, strict)
     p.ranges = ranges or {}
     p.assumed = {a: Interval(-128, 127) for a in int_arrays}
-    for o in returned_outputs(ps):
+    outs = returned_outputs(ps)
+    reads = [set(free_vars(output_term(o))) for o in outs]
+    for i, o in enumerate(outs):
+        # the arrays the other outputs read: their initial values must survive this output
+        p.read_elsewhere = set().union(*(r for j, r in enumerate(reads) if j != i))
         p.plan.outputs.append(p.place(o))
     if strict and p.doubles and not p.plan.calls:
         raise CodegenError(f"gemmini: the kernel computes with double values, which no Gemmini configuration holds ({p.doubles[0]})")
