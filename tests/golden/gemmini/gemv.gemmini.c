@@ -302,13 +302,13 @@ void gemv(int M, int N, int *A, int *x, int *y) {
         if (g0_k == 0 && g0_m >= 0 && g0_n >= 0) {
             for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = 0;
         } else if (g0_m >= 0 && g0_n >= 0 && g0_k >= 0 && tenspiler_ok3 && tenspiler_ok6 && g0_k <= 131071) {
-            /* the schedule: tenspiler.act.gemm_search.choose_variant */
+            /* the run-time schedule: tenspiler.act.gemm_search.choose_variant */
             const int64_t g0_tn = g0_n <= 16 ? 1 : 4, g0_tk = g0_k <= 64 ? 4 : 8;
             const int64_t g0_kt = (g0_k + g0_tk * 16 - 1) / (g0_tk * 16) * g0_tk;
             const int g0_bres = g0_kt * g0_tn * 16 + 2 * g0_tk * 16 <= 16384;
-            const int64_t g0_tm = 1;
-            const int64_t g0_mb = (g0_m + g0_tm * 16 - 1) / (g0_tm * 16), g0_nb = (g0_n + g0_tn * 16 - 1) / (g0_tn * 16), g0_kc = (g0_k + g0_tk * 16 - 1) / (g0_tk * 16);
-            const int64_t g0_mp = g0_mb * g0_tm * 16, g0_np = g0_nb * g0_tn * 16, g0_kp = g0_kc * g0_tk * 16;
+            const int64_t g0_TM = 1, g0_TN = g0_tn, g0_TK = g0_tk;
+            const int64_t g0_mb = (g0_m + g0_TM * 16 - 1) / (g0_TM * 16), g0_nb = (g0_n + g0_TN * 16 - 1) / (g0_TN * 16), g0_kc = (g0_k + g0_TK * 16 - 1) / (g0_TK * 16);
+            const int64_t g0_mp = g0_mb * g0_TM * 16, g0_np = g0_nb * g0_TN * 16, g0_kp = g0_kc * g0_TK * 16;
             g0_ap = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(g0_mp * g0_kp), (int64_t)1));
             g0_bp = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(g0_kp * g0_np), (int64_t)1));
             g0_cp = (acc_t *)TENSPILER_ALLOC(sizeof(acc_t) * (size_t)TENSPILER_MAX((int64_t)(g0_mp * g0_np), (int64_t)1));
