@@ -49,7 +49,7 @@ def test_search_is_deterministic_and_verified() -> None:
     b = search(256, 64, 128, time_limit=20.0)
     assert a.schedule == b.schedule and a.verified
     assert a.report.utilization > search(256, 64, 128, rounds=0).report.utilization - 1e-9
-    text = render_c(gemm_schedule_proc(a.schedule, 16, 8), ISA)
+    text = render_c(gemm_schedule_proc(a.schedule, 16), ISA)
     assert text.count("for (") >= 3 and "gemmini_extended_preload" in text
 
 

@@ -145,10 +145,7 @@ def library_proc(m: int, n: int, k: int) -> Proc:
     a_tile = (i0 * ti + i) * DIM * k + (k0 * tk + kk) * DIM
     b_tile = (k0 * tk + kk) * DIM * n + (j0 * tj + j) * DIM
     c_sp = ACC_BIT + (i * tj + j) * DIM
-    pad = tuple(Let(f"{x}_{d}", const(DIM) - select(v.eq(last), 0, 0))   # the edge-tile sizes, computed per tile
-                for x, v, last in (("A", kk, tk - 1), ("B", kk, tk - 1), ("C", i, ti - 1)) for d in ("rows", "cols"))
     inner: tuple[Stmt, ...] = (
-        *pad,
         If(j.eq(0), (If((kk % a_blocks).eq(0), (Instr("mvin", (A + a_tile, (i * tk + kk) * DIM, a_blocks * DIM, DIM)),)),)),
         If(i.eq(0), (If((j % b_blocks).eq(0), (Instr("mvin2", (B + b_tile, b_sp + (kk * tj + j) * DIM, b_blocks * DIM, DIM)),)),)),
         Instr("preload", (select(i.eq(0), b_sp + (kk * tj + j) * DIM, GARBAGE),

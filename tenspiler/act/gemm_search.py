@@ -123,13 +123,12 @@ def fits(s: GemmSchedule, isa: IsaDescription, kt: int) -> bool:
             and acc_rows * bufs <= int(isa.params["acc_rows"]))
 
 
-def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, name: str | None = None,
+def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
                        out: str = "int32", config: str = "int8") -> Proc:
     """``s`` as a procedure (see the module docstring). Parameters ``A``, ``B``, ``C``
     (pointers), ``MB``, ``NB``, ``KC`` (row blocks, column blocks, reduction chunks ≥ 1),
     ``sa``, ``sb``, ``sc`` (row strides, elements); ``MB`` or ``KC`` 0 issues only the
-    configuration and the fence. ``kt``: the reduction's tiles when
-    ``s.b_resident`` (the B panel's layout); the caller guarantees :func:`fits`. ``out``:
+    configuration and the fence; the caller guarantees :func:`fits` for its reduction. ``out``:
     ``"int32"`` (raw accumulator values) or ``"int8"`` (moved out scaled by 1.0 and
     saturated, as Exo's and Autocomp's GEMMs do). ``config="fp32"``: float32 operands and
     raw float32 results (``out="int32"`` then means the raw accumulator type)."""
@@ -139,7 +138,7 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, kt: int | None = None, na
     cs, raw = (acs, RAW_BIT) if out == "int32" else (es, 0)
     mvin_tiles = max(1, MAX_BYTES // (dim * es))
     tm, tn, tk = s.tm, s.tn, s.tk
-    a_rows, _, acc_rows = _rows(s, dim, kt or tk)
+    a_rows, _, acc_rows = _rows(s, dim, tk)  # the B panel's size does not move anything
     b_base = a_rows * (2 if s.double_buffer else 1)
     b_chunk = tk * tn * dim
     A, B, C = var("A"), var("B"), var("C")
@@ -278,7 +277,7 @@ _BASE = 0x1000_0000
 def schedule_stream(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, out: str = "int32") -> list[Inst]:
     """The instruction stream of ``s`` for an ``m × n × k`` product (whole blocks), operands
     densely packed from a fixed address."""
-    return run_proc(gemm_schedule_proc(s, dim, k // dim, out=out), _args(m, n, k, s, dim, _BASE))
+    return run_proc(gemm_schedule_proc(s, dim, out=out), _args(m, n, k, s, dim, _BASE))
 
 
 def verify(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, seed: int = 0, out: str = "int32") -> bool:
