@@ -26,10 +26,12 @@ from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
+from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import Expr, For, Function, PointerType, Stmt, map_stmt_exprs
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
+from tenspiler.vc.generalize import AtSizes, Generalized, generalize_sizes
 from tenspiler.version import SCHEMA_VERSION, __version__
 
 Progress = Callable[[str], None]
@@ -188,12 +190,19 @@ def lift_parsed(
             fn = parse()
         res.function = fn.name
         with _phase(res.timings, "analyze", say):
-            kernel = analyze_kernel(fn)
+            # literal sizes too large to run the source on test inputs become parameters
+            gen = generalize_sizes(fn)
+            if gen is not None:
+                say(f"literal loop sizes generalised to parameters: {', '.join(f'{n} = {v}' for n, v in gen.sizes.items())}")
+            kernel = analyze_kernel(fn if gen is None else gen.fn)
         with _phase(res.timings, "synthesis", say):
             syn = synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed, progress=say)
         res.timings["verification"] = round(syn.proof.seconds, 4)
-        _record_proof(res, kernel, syn)
-        hazards = wrap_hazards(fn, [o.value for o in syn.summary.outputs])
+        summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
+        _record_proof(res, kernel, syn, summary)
+        if gen is not None:
+            res.assumptions.append(gen.assumption())
+        hazards = wrap_hazards(fn, [o.value for o in summary.outputs])
         if hazards:
             raise NotLiftable(
                 f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
@@ -206,7 +215,7 @@ def lift_parsed(
         chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
         with _phase(res.timings, "codegen", say):
             for b in backends:
-                code = chosen[b].generate(fn, syn.summary)
+                code = chosen[b].generate(fn, summary)
                 generated[b] = code
                 res.code[b] = code.text
                 for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
@@ -215,7 +224,8 @@ def lift_parsed(
                     res.placement[b] = code.placement
         if check:
             with _phase(res.timings, "check", say):
-                res.check = _differential(fn, kernel, syn, generated, seed, chosen)
+                res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary, generated,
+                                          seed, chosen)
             if not all(c["ok"] for c in res.check.values()):
                 res.status = "not_lifted"
                 res.message = "differential check failed: " + "; ".join(
@@ -263,8 +273,28 @@ def lift_parsed(
     return res
 
 
-def _record_proof(res: LiftResult, k: AnyKernel, syn: Synthesized) -> None:
-    res.summary = show_summary(syn.summary)
+def _instantiate(gen: Generalized, kernel: AnyKernel, ps: ProgramSummary) -> ProgramSummary:
+    """The source's summary: the generalised kernel's proved ``ps`` at the literal sizes.
+
+    Raises:
+        NotLiftable: a trip-count precondition of the proof that generated code for the
+            source would not check (:meth:`Generalized.uncovered_trip_counts`).
+    """
+    try:
+        source_trips = list(analyze_kernel(gen.source).trip_counts())
+    except TenspilerError:
+        source_trips = []
+    bad = gen.uncovered_trip_counts(list(kernel.trip_counts()), source_trips)
+    if bad:
+        raise NotLiftable(
+            f"the proof of the kernel with its literal sizes generalised assumes {bad[0]}, which neither holds at "
+            "the literal sizes nor is checked by code generated for the source"
+        )
+    return gen.instantiate(ps)
+
+
+def _record_proof(res: LiftResult, k: AnyKernel, syn: Synthesized, summary: ProgramSummary) -> None:
+    res.summary = show_summary(summary)
     res.invariants = k.invariants(syn.candidate)  # type: ignore[arg-type]  # phases: a tuple of candidates
     res.assumptions = [t for t, _ in syn.proof.vc.assumptions]
     res.solver = [
@@ -288,7 +318,7 @@ def check_examples(k: AnyKernel, seed: int, count: int = 60) -> list[dict[str, A
     return [dict(e.inputs) for e in _check_examples(k, seed, count)]
 
 
-def _check_examples(k: AnyKernel, seed: int, count: int) -> list[Example]:
+def _check_examples(k: AnyKernel | AtSizes, seed: int, count: int) -> list[Example]:
     rng = np.random.default_rng(seed + 1)
     exs = random_examples(k, rng, count // 2, max_trips=6, magnitude=9)
     # trip counts up to 40, fewer in deeper nests (40**4 iterations would exceed the loop-IR
@@ -303,6 +333,11 @@ def loop_depth(body: Sequence[Stmt]) -> int:
     """The depth of the deepest loop nest in ``body`` (0: no loop)."""
     return max((1 + loop_depth(s.body) for s in body if isinstance(s, For)), default=0)
 
+
+#: Random and adversarial inputs each of the translation validation of a kernel whose literal
+#: sizes were generalised (:class:`tenspiler.vc.generalize.AtSizes`): each is a full-size
+#: run of the compiled source.
+LARGE_CHECK_INPUTS = 8
 
 #: Adversarial inputs of the translation validation (before dropping those on which C has
 #: undefined behaviour): :func:`tenspiler.vc.concrete.adversarial_examples`.
@@ -345,7 +380,7 @@ def _configured(name: str, options: Mapping[str, Any] | None) -> Any:
 
 
 def _differential(
-    fn: Function, k: AnyKernel, syn: Synthesized, generated: dict[str, GeneratedCode], seed: int,
+    fn: Function, k: AnyKernel | AtSizes, summary: ProgramSummary, generated: dict[str, GeneratedCode], seed: int,
     backends: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     from tenspiler.check import (
@@ -356,8 +391,11 @@ def _differential(
         reference_states,
     )
 
-    base = _check_examples(k, seed, 60)
-    adversarial = adversarial_examples(k, np.random.default_rng(seed + 2), ADVERSARIAL_INPUTS)
+    interpret = getattr(k, "interpret", True)
+    # at generalised literal sizes every input is a full-size run of the compiled source
+    base = _check_examples(k, seed, 60 if interpret else LARGE_CHECK_INPUTS)
+    adversarial = adversarial_examples(k, np.random.default_rng(seed + 2),
+                                       ADVERSARIAL_INPUTS if interpret else LARGE_CHECK_INPUTS)
     examples = base + adversarial
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="tenspiler-check-") as tmp:
@@ -379,7 +417,15 @@ def _differential(
                 "translation validation: C has undefined behaviour on every test input, "
                 "so the summary could not be compared with it"
             )
-        if fn.python is None:
+        if fn.python is None and not interpret:
+            out["loop-ir"] = {
+                "ok": True, "inputs": 0, "passed": 0, "first_failure": None, "reference": reference + " (UBSan)",
+                "adversarial": 0, "dropped_undefined": dropped,
+                "skipped": f"one run of the source at its literal sizes is about {getattr(k, 'iterations', 0):,} "
+                           "loop iterations, too long for the loop-IR interpreter; the generated code is compared "
+                           "with the compiled source",
+            }
+        elif fn.python is None:
             # translation validation of the frontend: the loop IR (the model the proof is
             # about) against the compiled source
             first = None
@@ -402,7 +448,7 @@ def _differential(
             if advisory:
                 out["loop-ir"]["advisory"] = "floats are modelled as reals"
         for b, code in generated.items():
-            r = differential_check(fn, syn.summary, code, inputs, Path(tmp), states)
+            r = differential_check(fn, summary, code, inputs, Path(tmp), states)
             out[b] = {
                 "ok": r.ok,
                 "inputs": r.n_inputs,
@@ -417,7 +463,7 @@ def _differential(
                 out[b]["executed"] = code.runner.description
             device_check = getattr((backends or {}).get(b), "device_check", None)
             if device_check is not None and r.ok:  # a device backend's own check (e.g. gemmini)
-                dev = device_check(fn, syn.summary, code, k, seed)
+                dev = device_check(fn, summary, code, k, seed)
                 out[b]["device"] = {key: v for key, v in dev.items() if key != "assembly"}
                 out[b]["assembly"] = dev.get("assembly", "")
                 if not dev["ok"]:
