@@ -5,11 +5,12 @@ plain C GEMM users bring — cannot be lifted as written: every test input of th
 of ``--check`` runs the source in the loop-IR interpreter, 512³ statements each. Its literal
 sizes are therefore replaced by size parameters first:
 
-* **which literals**: the ``int`` literals (``DType.INT``) of value ≥ 2 that occur in loop
-  bounds (``start`` or ``stop``), largest first, until the literal bounds left make one run
-  of the source at most :data:`GENERALIZE_ABOVE` innermost iterations
-  (:func:`literal_iterations`). Kernels with smaller literal sizes are lifted as written, as
-  before, and small literals (three colour channels) stay literals where the large ones
+* **which literals**: when the literal bounds make one run of the source longer than
+  :data:`GENERALIZE_ABOVE` innermost iterations (:func:`literal_iterations`; kernels with
+  smaller literal sizes are lifted as written, as before), the ``int`` literals
+  (``DType.INT``) that occur in loop bounds (``start`` or ``stop``) with a value of at least
+  :data:`GENERALIZE_FROM`, then smaller ones (≥ 2), largest first, until the literal bounds
+  left are cheap. Small literals (three colour channels) stay literals where the large ones
   suffice;
 * **the rewrite**: each occurrence of such a literal anywhere in the body — bounds, index
   arithmetic such as ``A[i*512 + k]``, values — becomes a read of one new ``int`` parameter
@@ -59,13 +60,17 @@ from tenspiler.loops.ir import (
 )
 from tenspiler.vc.symexec import subexpressions
 
-__all__ = ["GENERALIZE_ABOVE", "AtSizes", "Generalized", "generalize_sizes", "literal_iterations"]
+__all__ = ["GENERALIZE_ABOVE", "GENERALIZE_FROM", "AtSizes", "Generalized", "generalize_sizes", "literal_iterations"]
 
 #: Innermost iterations of one run of the source (with its literal loop bounds) above which
 #: the literal sizes are generalised. The loop-IR interpreter's budget is 10⁶ statements per
 #: run (:func:`tenspiler.loops.interp.run_function`) and the synthesis and the check run it
 #: on over a hundred inputs; a 16³ product (4,096) lifts as written in seconds.
 GENERALIZE_ABOVE = 20_000
+
+#: Once a kernel's sizes are generalised, every literal loop bound of at least this value is;
+#: smaller ones only as far as needed to get below :data:`GENERALIZE_ABOVE`.
+GENERALIZE_FROM = 16
 
 
 def _trips(loop: For, skip: frozenset[int]) -> int | None:
@@ -178,11 +183,14 @@ def generalize_sizes(fn: Function, above: int = GENERALIZE_ABOVE) -> Generalized
             for e in subexpressions(bound):
                 if isinstance(e, Const) and e.dtype == DType.INT and isinstance(e.value, int) and e.value >= 2:
                     found.add(e.value)
-    values: set[int] = set()
-    for v in sorted(found, reverse=True):  # the largest first, until the rest is cheap
-        values.add(v)
+    # every size of at least GENERALIZE_FROM (one shape for all: a GEMM's 12544 × 64 × 256
+    # is a matmul, not 12544 stacked rows of literal 64 × 256 products), then smaller ones,
+    # the largest first, until the literals left are cheap
+    values = {v for v in found if v >= GENERALIZE_FROM}
+    for v in sorted(found - values, reverse=True):
         if literal_iterations(fn.body, frozenset(values)) <= above:
             break
+        values.add(v)
     if not values:
         return None
     taken = {p.name for p in fn.params} | {n for n, _ in fn.locals}
