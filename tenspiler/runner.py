@@ -40,6 +40,7 @@ import faulthandler
 import functools
 import os
 import pickle
+import select
 import selectors
 import signal
 import struct
@@ -65,6 +66,7 @@ __all__ = [
     "Raised",
     "Returned",
     "TimedOut",
+    "Worker",
     "call_in_child",
     "describe_error",
     "describe_status",
@@ -297,26 +299,31 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def _child_setup(parent: int, own_group: bool, stderr_fd: int | None) -> None:
+    """In a forked child: killed with ``parent``, a process group of its own if
+    ``own_group``, stdin from ``/dev/null``, stderr to ``stderr_fd`` if given, no fault dump
+    (the parent reports a crash)."""
+    _die_with(parent)
+    if own_group:
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
+    faulthandler.disable()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    if stderr_fd is not None:
+        os.dup2(stderr_fd, 2)
+
+
 def _child_main(
     work: Callable[[T], object], items: Sequence[T], wfd: int, stderr_fd: int | None, parent: int,
     own_group: bool,
 ) -> NoReturn:
-    """Body of a forked child: killed with ``parent``, a process group of its own if
-    ``own_group``, stdin from ``/dev/null``, stderr to ``stderr_fd`` if given, no fault dump
-    (the parent reports a crash); one frame per item on ``wfd``; then ``os._exit`` — it
-    never returns into the caller's code."""
+    """Body of a forked child (:func:`_child_setup`): one frame per item on ``wfd``; then
+    ``os._exit`` — it never returns into the caller's code."""
     code = 0
     try:
-        _die_with(parent)
-        if own_group:
-            with contextlib.suppress(OSError):
-                os.setpgid(0, 0)
-        faulthandler.disable()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        if stderr_fd is not None:
-            os.dup2(stderr_fd, 2)
+        _child_setup(parent, own_group, stderr_fd)
         me = os.getpid()
         for item in items:
             try:
@@ -561,6 +568,157 @@ class _CallNoArgs(Generic[R]):
 
     def __call__(self, _: object) -> R:
         return self.work()
+
+
+# ------------------------------------------------------------------ a kept child
+
+
+def _read_exactly(fd: int, n: int, idle: float | None) -> bytes | None:
+    """``n`` bytes from ``fd``; ``None`` at the end of the pipe, or when nothing arrives
+    for ``idle`` seconds before the first byte."""
+    buf = bytearray()
+    while len(buf) < n:
+        if not buf and idle is not None:
+            ready, _, _ = select.select([fd], [], [], idle)
+            if not ready:
+                return None
+        data = os.read(fd, n - len(buf))
+        if not data:
+            return None
+        buf += data
+    return bytes(buf)
+
+
+def _worker_main(work: Callable[[T], object], rfd: int, wfd: int, parent: int, own_group: bool,
+                 idle: float | None) -> NoReturn:
+    """Body of a :class:`Worker`'s child: reads length-prefixed pickled items from ``rfd``
+    and answers each with a frame on ``wfd``, until the end of the pipe or ``idle`` seconds
+    without an item; then ``os._exit(0)``."""
+    code = 0
+    try:
+        _child_setup(parent, own_group, None)
+        me = os.getpid()
+        while True:
+            header = _read_exactly(rfd, _HEADER.size, idle)
+            if header is None:
+                break
+            data = _read_exactly(rfd, _HEADER.unpack(header)[0], None)
+            if data is None:
+                break
+            try:
+                frame = _frame(True, work(pickle.loads(data)))
+            except Exception as e:
+                frame = _frame(False, e)
+            if os.getpid() != me:
+                break
+            _write_all(wfd, frame)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException:
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+        code = 1
+    finally:
+        _flush_std_streams()
+        os._exit(code)
+
+
+class Worker(Generic[T, R]):
+    """``work(item)`` for items given one call at a time, in one forked child kept between
+    calls: :func:`call_in_child` without a fork per call (a fork of a large process and its
+    teardown cost ~20 ms; the Gemmini check makes ~150 calls per kernel).
+
+    ``work`` is inherited through ``fork`` (closures and ctypes functions are fine); each item
+    is pickled to the child, each result pickled back. A call's outcome is as for
+    :func:`map_in_child`; after a :class:`Crashed` or :class:`TimedOut` call the child is
+    killed and reaped, and the next call forks a new one. Calls share the child's memory
+    (as the items of one :func:`map_in_child` do). The child ends with its parent, after
+    ``idle`` seconds without a call (a worker nobody closes does not outlive its use; the
+    next call forks again), or at :meth:`close`; it leads its own process group, which is
+    killed before the child is reaped. Not thread-safe: one caller at a time.
+    """
+
+    def __init__(self, work: Callable[[T], R], idle: float | None = 30.0) -> None:
+        self.work, self.idle = work, idle
+        self._pid: int | None = None
+        self._group = False
+        self._req = -1
+        self._frames: _Frames | None = None
+
+    def _start(self) -> None:
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        _flush_std_streams()
+        parent, own_group = os.getpid(), _prctl() is not None
+        try:
+            pid = os.fork()
+        except BaseException:
+            for fd in (req_r, req_w, res_r, res_w):
+                os.close(fd)
+            raise
+        if pid == 0:  # pragma: no cover - the child
+            os.close(req_w)
+            os.close(res_r)
+            _worker_main(self.work, req_r, res_w, parent, own_group, self.idle)
+        os.close(req_r)
+        os.close(res_w)
+        if own_group:
+            with contextlib.suppress(OSError):
+                os.setpgid(pid, pid)
+        self._pid, self._group, self._req = pid, own_group, req_w
+        self._frames = _Frames(res_r, pid, own_group)
+
+    def close(self) -> int | None:
+        """Kill and reap the child, if any; its return code (``None``: no child)."""
+        if self._pid is None:
+            return None
+        _kill_group(self._pid, self._group)
+        code = _reap(self._pid)
+        assert self._frames is not None
+        self._frames.close()
+        os.close(self._frames.fd)
+        os.close(self._req)
+        self._pid, self._frames, self._req = None, None, -1
+        return code
+
+    def call(self, item: T, timeout: float | None = None) -> Outcome[R]:
+        """``work(item)`` in the child within ``timeout`` seconds (``None``: no limit).
+
+        Raises:
+            OSError: no pipe or fork could be made.
+            pickle.PicklingError, TypeError: ``item`` cannot be pickled.
+        """
+        if not CAN_FORK:  # pragma: no cover - every POSIX system forks
+            return _map_in_process(self.work, [item], None)[0]
+        request = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+        for attempt in (0, 1):
+            if self._pid is not None and _has_ended(self._pid):
+                self.close()  # it went idle (or died) between calls
+            if self._pid is None:
+                self._start()
+            assert self._pid is not None and self._frames is not None
+            started = time.monotonic()
+            try:
+                _write_all(self._req, _HEADER.pack(len(request)) + request)
+            except BrokenPipeError:
+                self.close()
+                continue
+            data = self._frames.next(None if timeout is None else started + max(timeout, 0.0))
+            seconds = time.monotonic() - started
+            if data is not None:
+                return _decode(data, seconds)  # type: ignore[return-value]
+            timed_out = not self._frames.eof
+            code = self.close()
+            if not timed_out and code == 0 and attempt == 0:
+                continue  # the child went idle just as the item arrived: once more
+            return TimedOut(seconds, "") if timed_out else Crashed(code, seconds, "")
+        return Crashed(None, 0.0, "")  # pragma: no cover - the retry above either returns or continues
+
+    def __enter__(self) -> Worker[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 # ------------------------------------------------------------------ commands

@@ -24,6 +24,7 @@ from tenspiler.runner import (
     Raised,
     Returned,
     TimedOut,
+    Worker,
     call_in_child,
     describe_error,
     describe_status,
@@ -78,6 +79,56 @@ def wait_dead(pid: int, seconds: float = 2.0) -> bool:
             return True
         time.sleep(0.01)
     return not alive(pid)
+
+
+# ------------------------------------------------------------------ Worker
+
+
+def _work(x: object) -> object:
+    if x == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if x == "raise":
+        raise ValueError("bad item")
+    if x == "hang":
+        time.sleep(60)
+    if x == "exit0":
+        os._exit(0)
+    return os.getpid(), os.getpgid(0), x
+
+
+def test_a_worker_keeps_one_child_between_calls_and_replaces_a_crashed_one() -> None:
+    with Worker(_work) as w:
+        a = w.call([1, 2])
+        b = w.call({"big": bytes(1 << 20)})  # larger than a pipe's buffer, both ways
+        assert isinstance(a, Returned) and isinstance(b, Returned)
+        pid, pgid, value = a.value
+        assert value == [1, 2] and b.value[2] == {"big": bytes(1 << 20)}
+        assert b.value[0] == pid != os.getpid() and pgid == pid  # one child, leading its group
+        r = w.call("raise")
+        assert isinstance(r, Raised) and str(r.error) == "bad item"
+        c = w.call(3)
+        assert isinstance(c, Returned) and c.value[0] == pid  # an exception keeps the child
+        crash = w.call("segv")
+        assert isinstance(crash, Crashed) and crash.signal == "SIGSEGV"
+        assert reaped(pid) and not alive(pid)
+        d = w.call(4)
+        assert isinstance(d, Returned) and d.value[0] != pid  # a new child
+        t = w.call("hang", timeout=0.3)
+        assert isinstance(t, TimedOut) and not alive(d.value[0]) and reaped(d.value[0])
+        e = w.call(5)
+        assert isinstance(e, Returned) and e.value[2] == 5
+        assert isinstance(w.call("exit0"), Crashed)  # ended without an answer (twice: retried once)
+    assert not alive(e.value[0]) and reaped(e.value[0])  # closed with the block
+
+
+def test_an_idle_worker_child_ends_by_itself_and_the_next_call_forks_again() -> None:
+    w = Worker(_work, idle=0.2)
+    a = w.call(1)
+    assert isinstance(a, Returned)
+    assert wait_dead(a.value[0], 5.0)
+    b = w.call(2)
+    assert isinstance(b, Returned) and b.value[0] != a.value[0] and b.value[2] == 2
+    assert w.close() is not None and w.close() is None
 
 
 # ------------------------------------------------------------------ map_in_child

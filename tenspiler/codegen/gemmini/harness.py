@@ -11,9 +11,9 @@ header generated from the ISA description (:func:`tenspiler.act.record.recording
 bytes, so the C code's pointers are HBM addresses); ``TENSPILER_ALLOC`` allocates from the same
 buffer. Each instruction the C code issues is executed at once by the
 :class:`~tenspiler.act.oracle.Oracle` (so host code after a device call reads the device's
-results) and recorded. Each call runs in a forked child process
-(:func:`tenspiler.runner.call_in_child`), so that a crash of the compiled C is reported as an
-error instead of ending the caller. Each device procedure announces its arguments
+results) and recorded. The calls run in a forked child process kept between calls
+(:class:`tenspiler.runner.Worker`; a new one after a crash), so that a crash of the compiled C
+is reported as an error instead of ending the caller. Each device procedure announces its arguments
 (``TENSPILER_PROC``); :meth:`GemminiRunner.call` replays the procedure in Python with those
 arguments (:func:`~.schedule.run_proc`) and requires the recorded instructions to equal the
 predicted ones — the assembly — instruction for instruction.
@@ -32,7 +32,6 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -45,7 +44,7 @@ from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.record import Recorder, recording_header
 from tenspiler.act.schedule import Proc, run_proc
 from tenspiler.errors import CodegenError
-from tenspiler.runner import Crashed, Raised, Returned, TimedOut, call_in_child, describe_error
+from tenspiler.runner import Crashed, Raised, Returned, TimedOut, Worker, describe_error
 
 __all__ = ["CallResult", "GemminiRunner", "compile_recording"]
 
@@ -136,10 +135,12 @@ class GemminiRunner:
         self.func.argtypes = [ctypes.c_void_p if k == "ptr" else C_TYPES[t][1] for _, k, t in self.params]
         self.func.restype = None if ret is None else C_TYPES[ret][1]
         self.fallback_counter = ctypes.c_long.in_dll(self.lib, "tenspiler_gemmini_fallbacks")
+        # one forked child for the calls (a fork per call cost ~40 ms; --check makes ~150)
+        self._worker: Worker[Mapping[str, Any], CallResult] = Worker(self._call)
 
     def call(self, inputs: Mapping[str, Any]) -> CallResult:
-        """Run the entry on ``inputs`` (arrays and scalars by parameter name), in a forked
-        child process: a crash of the compiled C (a bug of ours) is reported, not fatal
+        """Run the entry on ``inputs`` (arrays and scalars by parameter name), in the runner's
+        forked child process: a crash of the compiled C (a bug of ours) is reported, not fatal
         (``TENSPILER_GEMMINI_INPROC=1`` runs it in this process, for debugging).
 
         Raises:
@@ -150,7 +151,7 @@ class GemminiRunner:
         """
         if os.environ.get("TENSPILER_GEMMINI_INPROC"):
             return self._call(inputs)
-        outcome = call_in_child(partial(self._call, inputs))
+        outcome = self._worker.call(dict(inputs))
         match outcome:
             case Returned(value=result):
                 return result
