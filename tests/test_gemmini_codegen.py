@@ -25,6 +25,7 @@ from tenspiler.codegen.gemmini.lower import AffineCall, GemmCall, plan_summary
 from tenspiler.codegen.gemmini.procs import affine_proc
 from tenspiler.codegen.gemmini.runtime import load
 from tenspiler.errors import CodegenError
+from tenspiler.frontend.c import parse_c_source
 from tenspiler.ir.terms import (
     ArrayOutput,
     Lit,
@@ -42,6 +43,8 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.loops.ir import DType
 from tenspiler.pipeline import lift_file
+from tenspiler.synth.search import synthesize
+from tenspiler.vc.analyze import analyze_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
@@ -723,6 +726,32 @@ def test_the_plain_gemm_with_literal_sizes_gets_the_search_winner() -> None:
     assert r.status == "verified", r.message
     assert "g0 (40x40x40): schedule search winner gemm_" in r.code["gemmini"]
     assert r.check is not None and r.check["gemmini"]["ok"] and r.check["gemmini"]["device"]["ok"]
+
+
+@needs_cc
+def test_host_loops_do_not_capture_parameters_named_like_their_variables(tmp_path: Path) -> None:
+    """window_dot's parameters ``r`` and ``c`` appear in a host-filled operand's offset; the
+    fill loop's variables were once ``r`` and ``c`` too and shadowed them (the check caught the
+    wrong sum). Parameters named ``i``, ``j`` and ``v`` feed the other host loops' pointers."""
+    r = lift_file(ROOT / "benchmarks/kernels/windows/window_dot.c", ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    assert r.check is not None and r.check["gemmini"]["ok"] and r.check["gemmini"]["device"]["ok"]
+    src = tmp_path / "named.c"
+    src.write_text("void named(int m, int n, int v, int i, int j, const float *A, const float *x, float *y) {\n"
+                   "  for (int a = 0; a < m; a++) {\n    float s = 0.0f;\n"
+                   "    for (int b = 0; b < n; b++) s += A[(a + i) * v + (b + j)] * x[b];\n    y[a] = s;\n  }\n}\n")
+    r = lift_file(src, ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    assert r.check is not None and r.check["gemmini"]["ok"] and r.check["gemmini"]["device"]["ok"]
+
+
+@pytest.mark.parametrize("name", ["g0", "g12_m", "tenspiler_n"])
+def test_parameters_named_like_generated_variables_are_refused(name: str) -> None:
+    fn = parse_c_source(f"int f(int {name}, int *a) {{ int s = 0; for (int k = 0; k < {name}; k++) s += a[k]; return s; }}",
+                        "f.c")
+    ps = synthesize(analyze_kernel(fn), timeout=60).summary
+    with pytest.raises(CodegenError, match=f"parameter '{name}'.*rename"):
+        GemminiBackend(config="int8").generate(fn, ps)
 
 
 def test_a_negative_search_limit_is_refused() -> None:

@@ -21,6 +21,7 @@ unbounded; the contract keeps the device's int32 values exact).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ from tenspiler.codegen.gemmini.lower import MAX_INT8_K, AffineCall, GemmCall, Op
 from tenspiler.codegen.gemmini.procs import affine_proc
 from tenspiler.codegen.loop_c import function_body_c
 from tenspiler.codegen.preconditions import Precondition
+from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import ArrayOutput, Flatten, Term, is_tensor, rank
 from tenspiler.loops.ir import DType, Function, PointerType
@@ -64,6 +66,12 @@ class CFile:
     notes: list[str] = field(default_factory=list)
 
 
+#: The names the generated C declares in the entry's scope (``fresh``, the call names of
+#: :mod:`.lower` and their suffixes, the loop variables ``tenspiler_i`` …, c_host's ``tsp_``):
+#: a parameter spelled so would be shadowed or redeclared.
+_GENERATED = re.compile(r"tenspiler_|tsp_|g[0-9]+(?:_|$)")
+
+
 class _Emitter:
     def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, preconditions: Sequence[Precondition] = (),
                  search_s: float = 0.0, sizes: Mapping[str, int] | None = None) -> None:
@@ -81,6 +89,10 @@ class _Emitter:
         arrays: dict[str, CArray] = {}
         scalars: dict[str, str] = {}
         lengths = self._lengths()
+        for name in [p.name for p in fn.params] + [v if isinstance(v, str) else v.name for v in (fn.cxx.signature if fn.cxx else ())]:
+            if _GENERATED.match(name):
+                raise CodegenError(f"parameter {name!r}: the Gemmini C file names its own variables tenspiler_*, tsp_* "
+                                   "and g<number>* (the device calls); rename the parameter")
         for p in fn.params:
             if isinstance(p.type, PointerType):
                 # a C pointer has no length: a term needing it fails to compile, naming it
@@ -127,7 +139,7 @@ class _Emitter:
             ones = self.fresh("ones")
             count = "DIM" if op.offset is None else f"TENSPILER_MAX((int64_t)({self.host.scalar(op.offset)}), (int64_t)DIM)"
             self.alloc(ones, "elem_t", count, depth)
-            self.emit(f"for (int64_t i = 0; i < (int64_t)({count}); i++) {ones}[i] = (elem_t)1;", depth)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)({count}); tenspiler_i++) {ones}[tenspiler_i] = (elem_t)1;", depth)
             return ones, count
         if op.kind == "view":
             assert op.offset is not None and op.term is not None
@@ -144,8 +156,8 @@ class _Emitter:
             wide = self.fresh("wide")
             ctype = "int64_t" if lo is not None or bound_var is not None else elem
             self.alloc(wide, ctype, n, depth)
-            self.emit(f"for (int64_t r = 0; r < (int64_t)({rows}); r++) for (int64_t c = 0; c < (int64_t)({cols}); c++)", depth)
-            self.emit(f"    {wide}[r * ({cols}) + c] = ({ctype})({self.host.elem2(term, 'r', 'c')});", depth)
+            self.emit(f"for (int64_t tenspiler_r = 0; tenspiler_r < (int64_t)({rows}); tenspiler_r++) for (int64_t tenspiler_c = 0; tenspiler_c < (int64_t)({cols}); tenspiler_c++)", depth)
+            self.emit(f"    {wide}[tenspiler_r * ({cols}) + tenspiler_c] = ({ctype})({self.host.elem2(term, 'tenspiler_r', 'tenspiler_c')});", depth)
             if ctype == elem:
                 return wide, n
             buf = self.fresh("buf")
@@ -173,15 +185,15 @@ class _Emitter:
         self.emit(f"int {ok} = 1;", depth)
         if bound_var is not None:
             self.emit(f"int64_t {bound_var} = 0;", depth)
-        self.emit(f"for (int64_t i = 0; i < (int64_t)({n}); i++) {{", depth)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)({n}); tenspiler_i++) {{", depth)
         shift = f" - INT64_C({offset})" if offset else ""
-        self.emit(f"const int64_t v = (int64_t){ptr}[i]{shift};", depth + 1)
+        self.emit(f"const int64_t tenspiler_v = (int64_t){ptr}[tenspiler_i]{shift};", depth + 1)
         if lo is not None:
-            self.emit(f"if (v < {lo} || v > {hi}) {ok} = 0;", depth + 1)
+            self.emit(f"if (tenspiler_v < {lo} || tenspiler_v > {hi}) {ok} = 0;", depth + 1)
         if bound_var is not None:
             self.emit(f"if (v > {bound_var}) {bound_var} = v; if (-v > {bound_var}) {bound_var} = -v;", depth + 1)
         if narrow_into is not None:
-            self.emit(f"{narrow_into[0]}[i] = ({narrow_into[1]})v;", depth + 1)
+            self.emit(f"{narrow_into[0]}[tenspiler_i] = ({narrow_into[1]})tenspiler_v;", depth + 1)
         self.emit("}", depth)
 
     # ------------------------------------------------------------ calls
@@ -278,10 +290,10 @@ class _Emitter:
         self.alloc(bp, "elem_t", f"{x}_kp * {x}_np", d - 1)
         self.alloc(cp, "acc_t", f"{x}_mp * {x}_np", d - 1)
         self.emit("/* zero padding to whole blocks (zero rows/columns add nothing to the product) */", d - 1)
-        self.emit(f"for (int64_t i = 0; i < {x}_mp; i++) for (int64_t j = 0; j < {x}_kp; j++)", d - 1)
-        self.emit(f"    {ap}[i * {x}_kp + j] = (i < {x}_m && j < {x}_k) ? {a_ptr}[i * (int64_t)({sa}) + j] : (elem_t)0;", d - 1)
-        self.emit(f"for (int64_t i = 0; i < {x}_kp; i++) for (int64_t j = 0; j < {x}_np; j++)", d - 1)
-        self.emit(f"    {bp}[i * {x}_np + j] = (i < {x}_k && j < {x}_n) ? {b_ptr}[i * (int64_t)({sb}) + j] : (elem_t)0;", d - 1)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_mp; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < {x}_kp; tenspiler_j++)", d - 1)
+        self.emit(f"    {ap}[tenspiler_i * {x}_kp + tenspiler_j] = (tenspiler_i < {x}_m && tenspiler_j < {x}_k) ? {a_ptr}[tenspiler_i * (int64_t)({sa}) + tenspiler_j] : (elem_t)0;", d - 1)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_kp; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < {x}_np; tenspiler_j++)", d - 1)
+        self.emit(f"    {bp}[tenspiler_i * {x}_np + tenspiler_j] = (tenspiler_i < {x}_k && tenspiler_j < {x}_n) ? {b_ptr}[tenspiler_i * (int64_t)({sb}) + tenspiler_j] : (elem_t)0;", d - 1)
         args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kc, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
         branches = ([(f"{x}_special", special)] if special is not None else []) + [
             (f"{x}_tn == {v.tn} && {x}_tk == {v.tk} && {x}_bres == {int(v.b_resident)}", v) for v in variants]
@@ -292,7 +304,7 @@ class _Emitter:
                 self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
                 self.emit(f"{schedule_name(v)}({args});", d)
             self.emit("}", d - 1)
-        self.emit(f"for (int64_t i = 0; i < {x}_m; i++) for (int64_t j = 0; j < {x}_n; j++) {raw}[i * {x}_n + j] = {cp}[i * {x}_np + j];", d - 1)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_m; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < {x}_n; tenspiler_j++) {raw}[tenspiler_i * {x}_n + tenspiler_j] = {cp}[tenspiler_i * {x}_np + tenspiler_j];", d - 1)
 
     def gemm(self, c: GemmCall) -> None:
         m, n, k = (self.host.scalar(x) for x in (c.m, c.n, c.k))
@@ -316,11 +328,11 @@ class _Emitter:
         sizes = f"{c.name}_m >= 0 && {c.name}_n >= 0 && {c.name}_k >= 0"
         ok = " && ".join([sizes, *checks, f"{c.name}_k <= {MAX_INT8_K}"] if self.int_config else [sizes, *checks])
         self.emit(f"if ({c.name}_k == 0 && {c.name}_m >= 0 && {c.name}_n >= 0) {{", 2)
-        self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = 0;", 3)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {count}; tenspiler_i++) {c.name}[tenspiler_i] = 0;", 3)
         self.emit(f"}} else if ({ok}) {{", 2)
         self.device_gemm(c, a_ptr, b_ptr, raw, sa, sb)
         back = f" + INT64_C({c.a_offset}) * {c.name}_k" if c.a_offset else ""  # the shift of a uint8 sum
-        self.emit(f"for (int64_t i = 0; i < {count}; i++) {c.name}[i] = {raw}[i]{back};", 3)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {count}; tenspiler_i++) {c.name}[tenspiler_i] = {raw}[tenspiler_i]{back};", 3)
         self.emit("} else {", 2)
         self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
         # a matrix product's m x n result is stored row-major: its flattening
@@ -356,7 +368,7 @@ class _Emitter:
             tmp = self.fresh("fb")
             self.alloc(tmp, out_ctype, f"{c.name}_n", 3)
             self.lines.extend("    " * 3 + s for s in self.host.fill(tmp, c.source, out_ctype))
-            self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {out}[i] = {tmp}[i];", 3)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {c.name}_n; tenspiler_i++) {out}[tenspiler_i] = {tmp}[tenspiler_i];", 3)
         else:
             self.fallback(c.name, c.source, False, 3)
 
@@ -395,8 +407,8 @@ class _Emitter:
             sv, off, lo, hi = f"{x}_s{i}", f"{x}_o{i}", f"{x}_lo{i}", f"{x}_hi{i}"
             self.emit(f"const int64_t {sv} = {self.host.scalar(s)};", 2)
             self.emit(f"int64_t {lo} = 0, {hi} = 0;", 2)
-            self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {{ const int64_t v = (int64_t){ptr}[i]; "
-                      f"if (i == 0 || v < {lo}) {lo} = v; if (i == 0 || v > {hi}) {hi} = v; }}", 2)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_n; tenspiler_i++) {{ const int64_t tenspiler_v = (int64_t){ptr}[tenspiler_i]; "
+                      f"if (tenspiler_i == 0 || tenspiler_v < {lo}) {lo} = tenspiler_v; if (tenspiler_i == 0 || tenspiler_v > {hi}) {hi} = tenspiler_v; }}", 2)
             self.emit(f"const int64_t {off} = ({hi} > 127 && {lo} >= 0 && {hi} <= 255) ? 128 : 0;", 2)
             conds += [f"{sv} >= -128 && {sv} <= 127", f"{lo} - {off} >= -128 && {hi} - {off} <= 127"]
             bound.append(f"128 * ({sv} < 0 ? -{sv} : {sv})")
@@ -416,21 +428,21 @@ class _Emitter:
             ctype = "elem_t" if is_scaled else "acc_t"
             shift = f" - {x}_o{i}" if is_scaled else ""
             self.alloc(buf, ctype, f"{x}_np", 3)
-            self.emit(f"for (int64_t i = 0; i < {x}_np; i++) {buf}[i] = i < {x}_n ? ({ctype})({ptr}[i]{shift}) : ({ctype})0;", 3)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_np; tenspiler_i++) {buf}[tenspiler_i] = tenspiler_i < {x}_n ? ({ctype})({ptr}[tenspiler_i]{shift}) : ({ctype})0;", 3)
             args.append(buf)
         for i, is_scaled in enumerate(scaled):
             if is_scaled:
                 buf = f"{x}_S{i}"
                 self.alloc(buf, "elem_t", str(dim * dim), 3)
-                self.emit(f"for (int64_t i = 0; i < {dim * dim}; i++) {buf}[i] = i % {dim + 1} == 0 ? (elem_t){x}_s{i} : (elem_t)0;", 3)
+                self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {dim * dim}; tenspiler_i++) {buf}[tenspiler_i] = tenspiler_i % {dim + 1} == 0 ? (elem_t){x}_s{i} : (elem_t)0;", 3)
                 args.append(buf)
         if has_const:
             self.alloc(f"{x}_C", "acc_t", str(dim * dim), 3)
-            self.emit(f"for (int64_t i = 0; i < {dim * dim}; i++) {x}_C[i] = (acc_t){x}_c;", 3)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {dim * dim}; tenspiler_i++) {x}_C[tenspiler_i] = (acc_t){x}_c;", 3)
             args.append(f"{x}_C")
         self.alloc(f"{x}_y", "acc_t", f"{x}_np", 3)
         self.emit(f"{proc.name}({', '.join(args)}, {x}_y, (uint64_t){x}_rb);", 3)
-        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {out or x}[i] = {f'({out_ctype})' if out else ''}{x}_y[i];", 3)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_n; tenspiler_i++) {out or x}[tenspiler_i] = {f'({out_ctype})' if out else ''}{x}_y[tenspiler_i];", 3)
         self.emit("} else {", 2)
         if any(scaled):
             # operands outside int8: the hand-written procedure (float32 scale factors, int32
@@ -466,17 +478,17 @@ class _Emitter:
         for i, ptr in enumerate(ptrs):
             buf = f"{x}_x{i}"
             self.alloc(buf, "acc_t", f"{x}_np", 2)
-            self.emit(f"for (int64_t i = 0; i < {x}_np; i++) {buf}[i] = i < {x}_n ? (acc_t)({ptr}[i]) : (acc_t)0;", 2)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_np; tenspiler_i++) {buf}[tenspiler_i] = tenspiler_i < {x}_n ? (acc_t)({ptr}[tenspiler_i]) : (acc_t)0;", 2)
             args.append(buf)
         if has_const:
             assert c.constant is not None
             self.alloc(f"{x}_C", "acc_t", str(dim * dim), 2)
-            self.emit(f"for (int64_t i = 0; i < {dim * dim}; i++) {x}_C[i] = (acc_t)({self.host.scalar(c.constant)});", 2)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {dim * dim}; tenspiler_i++) {x}_C[tenspiler_i] = (acc_t)({self.host.scalar(c.constant)});", 2)
             args.append(f"{x}_C")
         self.alloc(f"{x}_y", "acc_t", f"{x}_np", 2)
         self.emit(f"if ({x}_n >= 0) {{", 2)
         self.emit(f"{proc.name}({', '.join(args)}, {x}_y, (uint64_t){x}_rb);", 3)
-        self.emit(f"for (int64_t i = 0; i < {x}_n; i++) {out or x}[i] = {f'({out_ctype})' if out else ''}{x}_y[i];", 3)
+        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_n; tenspiler_i++) {out or x}[tenspiler_i] = {f'({out_ctype})' if out else ''}{x}_y[tenspiler_i];", 3)
         self.emit("}", 2)
         self.emit("}")
 
@@ -536,7 +548,7 @@ class _Emitter:
             else:
                 self.emit(f"const double {cv} = {self.host.scalar(c.constant)};", 2)
             self.alloc(cst, "acc_t", "DIM", 2)  # device-readable memory (TENSPILER_ALLOC), not the stack
-            self.emit(f"for (int i = 0; i < DIM; i++) {cst}[i] = (acc_t){cv};", 2)
+            self.emit(f"for (int tenspiler_i = 0; tenspiler_i < DIM; tenspiler_i++) {cst}[tenspiler_i] = (acc_t){cv};", 2)
             args.append(cst)
         if self.int_config and total:
             conds.append(" + ".join(total) + f" <= {2**31 - 1}")
@@ -547,9 +559,9 @@ class _Emitter:
         self.emit(f"{proc.name}({', '.join(args)});", 3)
         if direct:
             if self.int_config:
-                self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {out}[i] = ({out_ctype}){raw}[i];", 3)
+                self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {c.name}_n; tenspiler_i++) {out}[tenspiler_i] = ({out_ctype}){raw}[tenspiler_i];", 3)
         else:
-            self.emit(f"for (int64_t i = 0; i < {c.name}_n; i++) {c.name}[i] = {raw}[i];", 3)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {c.name}_n; tenspiler_i++) {c.name}[tenspiler_i] = {raw}[tenspiler_i];", 3)
         self.emit("} else {", 2)
         self._affine_fallback(c, out, out_ctype)
         self.emit("}", 2)
@@ -601,7 +613,7 @@ class _Emitter:
                 self.emit(f"/* {show_output(o)} */")
                 self.alloc(buf, ctype, n)
                 self.lines.extend("    " + s for s in self.host.fill(buf, op.host_term, ctype))
-                copies.append(f"for (int64_t i = 0; i < (int64_t)({n}); i++) ({o.array} + {self.host.scalar(o.lo)})[i] = {buf}[i];")
+                copies.append(f"for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)({n}); tenspiler_i++) ({o.array} + {self.host.scalar(o.lo)})[tenspiler_i] = {buf}[tenspiler_i];")
             else:
                 ret_expr = self.fresh("ret")
                 self.emit(f"/* {show_output(o)} */")

@@ -280,10 +280,10 @@ void gemv(int M, int N, int *A, int *x, int *y) {
         }
         tenspiler_buf2 = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(((((int64_t)(M)) > INT64_C(0)) ? (((((int64_t)(M)) - INT64_C(1)) * ((int64_t)(N))) + ((int64_t)(N))) : INT64_C(0))), (int64_t)1));
         int tenspiler_ok3 = 1;
-        for (int64_t i = 0; i < (int64_t)(((((int64_t)(M)) > INT64_C(0)) ? (((((int64_t)(M)) - INT64_C(1)) * ((int64_t)(N))) + ((int64_t)(N))) : INT64_C(0))); i++) {
-            const int64_t v = (int64_t)tenspiler_wide1[i];
-            if (v < -128 || v > 127) tenspiler_ok3 = 0;
-            tenspiler_buf2[i] = (elem_t)v;
+        for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)(((((int64_t)(M)) > INT64_C(0)) ? (((((int64_t)(M)) - INT64_C(1)) * ((int64_t)(N))) + ((int64_t)(N))) : INT64_C(0))); tenspiler_i++) {
+            const int64_t tenspiler_v = (int64_t)tenspiler_wide1[tenspiler_i];
+            if (tenspiler_v < -128 || tenspiler_v > 127) tenspiler_ok3 = 0;
+            tenspiler_buf2[tenspiler_i] = (elem_t)tenspiler_v;
         }
         tenspiler_wide4 = (int64_t *)TENSPILER_ALLOC(sizeof(int64_t) * (size_t)TENSPILER_MAX((int64_t)(((int64_t)(N))), (int64_t)1));
         {
@@ -294,13 +294,13 @@ void gemv(int M, int N, int *A, int *x, int *y) {
         }
         tenspiler_buf5 = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(((int64_t)(N))), (int64_t)1));
         int tenspiler_ok6 = 1;
-        for (int64_t i = 0; i < (int64_t)(((int64_t)(N))); i++) {
-            const int64_t v = (int64_t)tenspiler_wide4[i];
-            if (v < -128 || v > 127) tenspiler_ok6 = 0;
-            tenspiler_buf5[i] = (elem_t)v;
+        for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)(((int64_t)(N))); tenspiler_i++) {
+            const int64_t tenspiler_v = (int64_t)tenspiler_wide4[tenspiler_i];
+            if (tenspiler_v < -128 || tenspiler_v > 127) tenspiler_ok6 = 0;
+            tenspiler_buf5[tenspiler_i] = (elem_t)tenspiler_v;
         }
         if (g0_k == 0 && g0_m >= 0 && g0_n >= 0) {
-            for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = 0;
+            for (int64_t tenspiler_i = 0; tenspiler_i < g0_m * g0_n; tenspiler_i++) g0[tenspiler_i] = 0;
         } else if (g0_m >= 0 && g0_n >= 0 && g0_k >= 0 && tenspiler_ok3 && tenspiler_ok6 && g0_k <= 131071) {
             /* the run-time schedule: tenspiler.act.gemm_search.choose_variant */
             const int64_t g0_tn = g0_n <= 16 ? 1 : 4, g0_tk = g0_k <= 64 ? 4 : 8;
@@ -313,10 +313,10 @@ void gemv(int M, int N, int *A, int *x, int *y) {
             g0_bp = (elem_t *)TENSPILER_ALLOC(sizeof(elem_t) * (size_t)TENSPILER_MAX((int64_t)(g0_kp * g0_np), (int64_t)1));
             g0_cp = (acc_t *)TENSPILER_ALLOC(sizeof(acc_t) * (size_t)TENSPILER_MAX((int64_t)(g0_mp * g0_np), (int64_t)1));
             /* zero padding to whole blocks (zero rows/columns add nothing to the product) */
-            for (int64_t i = 0; i < g0_mp; i++) for (int64_t j = 0; j < g0_kp; j++)
-                g0_ap[i * g0_kp + j] = (i < g0_m && j < g0_k) ? tenspiler_buf2[i * (int64_t)(((int64_t)(N))) + j] : (elem_t)0;
-            for (int64_t i = 0; i < g0_kp; i++) for (int64_t j = 0; j < g0_np; j++)
-                g0_bp[i * g0_np + j] = (i < g0_k && j < g0_n) ? tenspiler_buf5[i * (int64_t)(INT64_C(1)) + j] : (elem_t)0;
+            for (int64_t tenspiler_i = 0; tenspiler_i < g0_mp; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < g0_kp; tenspiler_j++)
+                g0_ap[tenspiler_i * g0_kp + tenspiler_j] = (tenspiler_i < g0_m && tenspiler_j < g0_k) ? tenspiler_buf2[tenspiler_i * (int64_t)(((int64_t)(N))) + tenspiler_j] : (elem_t)0;
+            for (int64_t tenspiler_i = 0; tenspiler_i < g0_kp; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < g0_np; tenspiler_j++)
+                g0_bp[tenspiler_i * g0_np + tenspiler_j] = (tenspiler_i < g0_k && tenspiler_j < g0_n) ? tenspiler_buf5[tenspiler_i * (int64_t)(INT64_C(1)) + tenspiler_j] : (elem_t)0;
             if (g0_tn == 1 && g0_tk == 4 && g0_bres == 1) {
                 gemm_1x1x4_bd(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kc, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
             } else if (g0_tn == 1 && g0_tk == 4 && g0_bres == 0) {
@@ -326,8 +326,8 @@ void gemv(int M, int N, int *A, int *x, int *y) {
             } else if (g0_tn == 1 && g0_tk == 8 && g0_bres == 0) {
                 gemm_1x1x8_d(g0_ap, g0_bp, g0_cp, (uint64_t)g0_mb, (uint64_t)g0_nb, (uint64_t)g0_kc, (uint64_t)g0_kp, (uint64_t)g0_np, (uint64_t)g0_np);
             }
-            for (int64_t i = 0; i < g0_m; i++) for (int64_t j = 0; j < g0_n; j++) g0_raw[i * g0_n + j] = g0_cp[i * g0_np + j];
-            for (int64_t i = 0; i < g0_m * g0_n; i++) g0[i] = g0_raw[i];
+            for (int64_t tenspiler_i = 0; tenspiler_i < g0_m; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < g0_n; tenspiler_j++) g0_raw[tenspiler_i * g0_n + tenspiler_j] = g0_cp[tenspiler_i * g0_np + tenspiler_j];
+            for (int64_t tenspiler_i = 0; tenspiler_i < g0_m * g0_n; tenspiler_i++) g0[tenspiler_i] = g0_raw[tenspiler_i];
         } else {
             tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */
             {
@@ -346,7 +346,7 @@ void gemv(int M, int N, int *A, int *x, int *y) {
             (tenspiler_out7)[tsp_k2] = (int)(((int64_t)(g0[tsp_k2])));
         }
     }
-    for (int64_t i = 0; i < (int64_t)(((int64_t)((int64_t)(g0_m * g0_n)))); i++) (y + INT64_C(0))[i] = tenspiler_out7[i];
+    for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)(((int64_t)((int64_t)(g0_m * g0_n)))); tenspiler_i++) (y + INT64_C(0))[tenspiler_i] = tenspiler_out7[tenspiler_i];
     TENSPILER_FREE(tenspiler_out7);
     TENSPILER_FREE(g0_cp);
     TENSPILER_FREE(g0_bp);
