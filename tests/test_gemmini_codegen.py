@@ -745,6 +745,16 @@ def test_host_loops_do_not_capture_parameters_named_like_their_variables(tmp_pat
     assert r.check is not None and r.check["gemmini"]["ok"] and r.check["gemmini"]["device"]["ok"]
 
 
+@needs_cc
+@pytest.mark.parametrize("path", ["benchmarks/kernels/strided/sum_even.c", "benchmarks/kernels/strided/sq_every_third.c"])
+def test_the_runner_defines_the_helpers_its_guards_call(path: str) -> None:
+    """A strided kernel's range guard calls ``_c_idiv``; the runner once lacked its definition
+    (NameError on every input, pre-existing)."""
+    r = lift_file(ROOT / path, ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    assert r.check is not None and r.check["gemmini"]["ok"]
+
+
 @pytest.mark.parametrize("name", ["g0", "g12_m", "tenspiler_n"])
 def test_parameters_named_like_generated_variables_are_refused(name: str) -> None:
     fn = parse_c_source(f"int f(int {name}, int *a) {{ int s = 0; for (int k = 0; k < {name}; k++) s += a[k]; return s; }}",

@@ -268,6 +268,7 @@ def _runner_text(fn: Function, ps: ProgramSummary, spec: Any) -> str:
     names = {p.name: f"p_{p.name}" for p in fn.params}
     flat = "_flat" if fn.cxx is not None else fn.name
     payload = base64.b64encode(pickle.dumps(spec, protocol=4)).decode()
+    guards, helpers = runner_guards(fn, ps, names)
     lines = [
         f'"""Runs {fn.name}.hlo\'s split of the kernel: the exported device graphs (rebuilt at the',
         'input sizes) by tenspiler.act.graph.evaluate, the rest by the TensIR interpreter."""',
@@ -279,10 +280,11 @@ def _runner_text(fn: Function, ps: ProgramSummary, spec: Any) -> str:
         "from tenspiler.codegen.gemmini.act_graphs import PlanRunner",
         "",
         f"_RUNNER = PlanRunner(pickle.loads(base64.b64decode({payload!r})))",
+        *(f"\n\n{h}" for h in helpers),
         "",
         "",
         f"def {flat}({', '.join(names[p.name] for p in fn.params)}):",
-        *("\n".join(f"    {line}" for line in g.split("\n")) for g in runner_guards(fn, ps, names)),
+        *("\n".join(f"    {line}" for line in g.split("\n")) for g in guards),
         f"    state = _RUNNER.run({{{', '.join(f'{p.name!r}: {names[p.name]}' for p in fn.params)}}})",
         f"    {ret}",
     ]

@@ -1060,10 +1060,12 @@ Contract:
   gets a trailing underscore.
 """'''
 
-def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *, c_entry: bool = False) -> list[str]:
+def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *,
+                  c_entry: bool = False) -> tuple[list[str], list[str]]:
     """Python statements checking the proof's preconditions on the arguments of a runner of
     code that is not Python (``GeneratedCode.runner``; ``names``: parameter → Python name,
-    arrays may be lists), as the NumPy backend's entry does (``ValueError``).
+    arrays may be lists), as the NumPy backend's entry does (``ValueError``), and the
+    module-level definitions of the helpers they call (``_c_idiv`` …: :func:`helper_texts`).
 
     ``c_entry``: the runner calls a C entry, which handles the trip counts and shapes itself
     (it runs the kernel's own loops outside them); only the array ranges are checked — the
@@ -1076,12 +1078,13 @@ def runner_guards(fn: Function, ps: ProgramSummary, names: Mapping[str, str], *,
     outputs = returned_outputs(ps)
     preconditions = proof_preconditions(fn, ps)
     if not c_entry:
-        return NUMPY.guards(outputs, ctx, preconditions)
-    ranges = NUMPY.guards(outputs, ctx)
-    if not preconditions or not ranges:
-        return ranges
-    inside = " and ".join(f"({NUMPY.precondition_check(p, ctx)[0]})" for p in preconditions)
-    return [f"if {inside}:\n" + indent("\n".join(ranges))]
+        guards = NUMPY.guards(outputs, ctx, preconditions)
+    else:
+        guards = NUMPY.guards(outputs, ctx)
+        if preconditions and guards:
+            inside = " and ".join(f"({NUMPY.precondition_check(p, ctx)[0]})" for p in preconditions)
+            guards = [f"if {inside}:\n" + indent("\n".join(guards))]
+    return guards, helper_texts(ctx.helpers)
 
 
 def cxx_adapter(

@@ -221,6 +221,7 @@ def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str]
     names = {p.name: f"p_{p.name}" for p in fn.params}
     flat = "_flat" if fn.cxx is not None else fn.name
     args = ", ".join(names[p.name] for p in fn.params)
+    guards, helpers = runner_guards(fn, ps, names, c_entry=True)
     lines = [
         f'"""Runs {fn.name}.gemmini.c with its Gemmini instructions executed by tenspiler\'s oracle."""',
         "import numpy as np",
@@ -229,10 +230,11 @@ def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str]
         "",
         f"_C_FILE = {c_text!r}",
         f"_RUNNER = load(_C_FILE, {fn.name!r}, {json.dumps(params)}, {ret!r}, {procs!r}, {dim}, {config!r})",
+        *(f"\n\n{h}" for h in helpers),
         "",
         "",
         f"def {flat}({args}):",
-        *(_indent_lines(g) for g in runner_guards(fn, ps, names, c_entry=True)),
+        *(_indent_lines(g) for g in guards),
         f"    state = _RUNNER.run({{{', '.join(f'{p.name!r}: {names[p.name]}' for p in fn.params)}}})",
         f"    {_returns(outs)}",
     ]
