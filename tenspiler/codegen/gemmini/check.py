@@ -20,6 +20,7 @@ the assembly text of the first input.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,15 @@ import numpy as np
 from tenspiler.codegen.base import GeneratedCode, returned_outputs
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.printer import show_output
-from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarCast, TensorCast, Term, children
+from tenspiler.ir.terms import (
+    ArrayOutput,
+    Output,
+    ProgramSummary,
+    ScalarCast,
+    TensorCast,
+    Term,
+    children,
+)
 from tenspiler.loops.ir import DType, Function, PointerType
 
 __all__ = ["device_check", "device_inputs"]
@@ -68,6 +77,26 @@ def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
                 inputs[p.name] = a
         out.append(inputs)
     return out
+
+
+def _overflows(fn: Function, outputs: Sequence[Output], want: Sequence[Any]) -> bool:
+    """Whether an ``int``/``long`` result lies outside its C type (the model's integers are
+    mathematical: the source overflowed, which C leaves undefined)."""
+    from tenspiler.vc.concrete import C_INT_RANGES
+
+    for o, w in zip(outputs, want, strict=True):
+        if isinstance(o, ArrayOutput):
+            p = fn.param(o.array)
+            dtype, c_type = p.elem, p.c_type
+        else:
+            dtype, c_type = fn.return_dtype, fn.return_c_type
+        if dtype != DType.INT:
+            continue
+        lo, hi = C_INT_RANGES.get(c_type, C_INT_RANGES[""])
+        values = np.asarray(w, dtype=object).ravel()
+        if any(not lo <= int(v) <= hi for v in values):
+            return True
+    return False
 
 
 def _real_to_int(t: Term) -> bool:
@@ -119,6 +148,8 @@ def device_check(backend: Any, fn: Function, ps: ProgramSummary, code: Generated
             want = _expected(fn, ps, inputs)
         except (IndexError, ValueError, ArithmeticError):
             continue  # the summary is undefined there (e.g. a zero divisor): not a test
+        if _overflows(fn, outputs, want):
+            continue  # a result its C type cannot hold: signed overflow, undefined in the source
         ran += 1
         try:
             state = runtime.run({p.name: inputs[p.name] for p in fn.params})
