@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import Expr, For, Function, PointerType, Stmt, map_stmt_exprs
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
-from tenspiler.vc.concrete import Example, adversarial_examples, random_examples
+from tenspiler.vc.concrete import Example, adversarial_examples, array_length, random_examples
 from tenspiler.vc.generalize import AtSizes, Generalized, generalize_sizes
 from tenspiler.version import SCHEMA_VERSION, __version__
 
@@ -194,9 +194,10 @@ def lift_parsed(
             gen = generalize_sizes(fn)
             if gen is not None:
                 say(f"literal loop sizes generalised to parameters: {', '.join(f'{n} = {v}' for n, v in gen.sizes.items())}")
-            kernel = analyze_kernel(fn if gen is None else gen.fn)
+            kernel = _generalized(gen, lambda: analyze_kernel(fn if gen is None else gen.fn))
         with _phase(res.timings, "synthesis", say):
-            syn = synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed, progress=say)
+            syn = _generalized(gen, lambda: synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
+                                                       progress=say))
         res.timings["verification"] = round(syn.proof.seconds, 4)
         summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
         _record_proof(res, kernel, syn, summary)
@@ -271,6 +272,21 @@ def lift_parsed(
         res.status = "internal_error"
         res.message = f"internal error ({type(err).__name__}: {err}); please report it with the input file"
     return res
+
+
+_T = TypeVar("_T")
+
+
+def _generalized(gen: Generalized | None, phase: Callable[[], _T]) -> _T:
+    """``phase()``; with the literal sizes generalised, a refusal says which names stand for
+    which literals (its message may name ``size_512``, which the user never wrote)."""
+    try:
+        return phase()
+    except NotLiftable as err:
+        if gen is None:
+            raise
+        names = ", ".join(f"{n} stands for the literal {v}" for n, v in gen.sizes.items())
+        raise NotLiftable(f"{err.message} (the literal loop sizes were generalised: {names})", err.loc) from err
 
 
 def _instantiate(gen: Generalized, kernel: AnyKernel, ps: ProgramSummary) -> ProgramSummary:
@@ -392,6 +408,12 @@ def _differential(
     )
 
     interpret = getattr(k, "interpret", True)
+    if isinstance(k, AtSizes) and array_length(k, 6) > k.max_length:
+        raise NotLiftable(
+            f"--check: inputs of the source at its literal sizes need arrays of {array_length(k, 6):,} elements, more "
+            f"than the translation validation draws ({k.max_length:,}); the proof does not depend on it: lift with "
+            "--no-check to skip it"
+        )
     # at generalised literal sizes every input is a full-size run of the compiled source
     base = _check_examples(k, seed, 60 if interpret else LARGE_CHECK_INPUTS)
     adversarial = adversarial_examples(k, np.random.default_rng(seed + 2),

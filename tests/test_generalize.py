@@ -125,3 +125,33 @@ def test_variants_are_lifted_for_what_they_compute(mutation: tuple[str, str], su
     assert res.status == "verified", res.message
     assert res.summary == summary
     assert res.check is not None and res.check["numpy"]["ok"] and res.check["numpy"]["passed"] >= 8
+
+
+def test_trip_counts_fold_products_quotients_and_strides() -> None:
+    product = parse_c_source("void f(int *a) { for (int i = 0; i < 150 * 2; i++) for (int j = 0; j < 300; j++) a[i * 300 + j] = 1; }",
+                             "f.c")
+    assert literal_iterations(product.body) == 90_000
+    gen = generalize_sizes(product)
+    assert gen is not None and dict(gen.sizes) == {"size_150": 150, "size_300": 300}
+    strided = parse_c_source("void f(int *a) { for (int i = 0; i < 90000; i += 300) a[i] = 1; }", "f.c")
+    assert literal_iterations(strided.body) == 300  # (90000 + 299) / 300 iterations
+
+
+def test_a_check_larger_than_its_budget_is_refused_by_name(tmp_path: Path) -> None:
+    src = tmp_path / "huge.c"
+    src.write_text("void huge(const float *a, float *out) {\n  for (int i = 0; i < 5000000; i++)\n    out[i] = a[i] * 2.0f;\n}\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "o", check=True)
+    assert res.status == "not_lifted" and "--no-check" in res.message and "5,000,008 elements" in res.message
+    assert not (tmp_path / "o").exists()  # nothing written
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "o")
+    assert res.status == "verified", res.message
+    assert res.summary == "out[0:5000000] = tensor_scalar(take(a, 5000000), 2.0, *)"
+
+
+def test_a_refusal_names_what_the_generalised_sizes_stand_for(tmp_path: Path) -> None:
+    src = tmp_path / "stride.c"  # row stride 301 over rows of 300: not the nest's i*n + j
+    src.write_text("void stride(int *a, int *out) {\n  for (int i = 0; i < 300; i++)\n    for (int j = 0; j < 300; j++)\n"
+                   "      out[i * 301 + j] = a[i * 301 + j] + 1;\n}\n")
+    res = lift_file(src, ("numpy",), out_dir=tmp_path / "o")
+    assert res.status == "not_lifted"
+    assert "size_300 stands for the literal 300" in res.message, res.message

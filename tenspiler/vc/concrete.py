@@ -162,6 +162,16 @@ def _special_values(fn: Any) -> list[int | float]:
     return sorted({v + d for v in _program_constants(fn) for d in (-1, 0, 1)} | {0, 1, -1})
 
 
+def array_length(k: Any, max_trips: int) -> int:
+    """The length of the arrays of :func:`random_examples`' inputs: room for ``max_trips``
+    iterations (rows of ``max_trips`` in a nest), or for a constant loop bound (``#define N
+    64``; of literal sizes, :class:`tenspiler.vc.generalize.AtSizes`, at any size)."""
+    in_bounds = [e.value for b in k.bounds for e in subexpressions(b) if isinstance(e, Const)]
+    most = 2**62 if not getattr(k, "interpret", True) else 4096
+    biggest = max([int(v) for v in in_bounds if isinstance(v, int) and 0 < v <= most] + [max_trips])
+    return (biggest * biggest if k.nested else biggest) + 8
+
+
 def _examples(
     k: Any, rng: np.random.Generator, count: int, max_trips: int,
     scalar: Any, elements: Any,
@@ -171,11 +181,7 @@ def _examples(
     loop bound, from ``elements(dtype, length, c_type)``; inputs the source rejects
     (:func:`make_example`) are redrawn, up to ``200 * count`` attempts."""
     fn = k.fn
-    # loops bounded by a constant (``#define N 64``) need arrays that long
-    bounds = k.bounds
-    in_bounds = [e.value for b in bounds for e in subexpressions(b) if isinstance(e, Const)]
-    biggest = max([int(v) for v in in_bounds if isinstance(v, int) and 0 < v <= 4096] + [max_trips])
-    length = (biggest * biggest if k.nested else biggest) + 8
+    length = array_length(k, max_trips)
     out: list[Example] = []
     attempts = 0
     # literal sizes (AtSizes: nothing is interpreted, admits is cheap): arrays read at a
@@ -183,7 +189,7 @@ def _examples(
     grow = not getattr(k, "interpret", True)
     while len(out) < count and attempts < count * 200:
         attempts += 1
-        if grow and not out and attempts % 10 == 0 and length < 2**24:
+        if grow and not out and attempts % 10 == 0 and 2 * length <= getattr(k, "max_length", 2**24):
             length *= 2
         inputs: dict[str, Any] = {}
         for p in fn.params:

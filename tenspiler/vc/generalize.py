@@ -84,14 +84,19 @@ def _trips(loop: For, skip: frozenset[int]) -> int | None:
 
 
 def _literal_value(e: Expr, skip: frozenset[int]) -> int | None:
-    """The value of an integer expression made of literals not in ``skip``, ``+`` and ``-``
-    only (``i <= 511`` is ``i < 511 + 1`` in the loop IR), else ``None``."""
+    """The value of an integer expression of literals not in ``skip`` and C's ``+``, ``-``,
+    ``*``, ``/`` (``i <= 511`` is ``i < 511 + 1`` in the loop IR, ``i < 150 * 2`` is written,
+    a strided loop's trip count is ``(n - a + c - 1) / c``), else ``None``."""
     if isinstance(e, Const) and e.dtype == DType.INT and isinstance(e.value, int):
         return None if e.value in skip else e.value
-    if isinstance(e, Binary) and e.op in ("+", "-"):
+    if isinstance(e, Binary) and e.op in ("+", "-", "*", "/"):
         a, b = _literal_value(e.left, skip), _literal_value(e.right, skip)
-        if a is not None and b is not None:
-            return a + b if e.op == "+" else a - b
+        if a is None or b is None or (e.op == "/" and b == 0):
+            return None
+        if e.op == "/":
+            q = abs(a) // abs(b)  # C: truncated toward zero
+            return q if (a >= 0) == (b > 0) else -q
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
     return None
 
 
@@ -249,6 +254,10 @@ class AtSizes:
 
     def admits(self, inputs: Mapping[str, Any]) -> bool:
         return bool(self.kernel.admits({**inputs, **self.generalized.sizes}))
+
+    #: The longest arrays the check draws (elements): inputs of the source at its literal
+    #: sizes are full-size arrays, several per input, each copied a few times on the way
+    max_length: int = 1 << 22
 
     @property
     def iterations(self) -> int:
