@@ -35,6 +35,7 @@ from tenspiler.ir.terms import (
     BoolOp,
     Cmp,
     Cond,
+    Flatten,
     Lit,
     Matrix,
     NotCond,
@@ -48,6 +49,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -241,7 +243,6 @@ def cmp(op: Any, p: Term, q: Term) -> Cmp:
 
 MAT = Matrix(m, r, c)
 MAT_S = Matrix(m, r, c, stv)
-
 CASES: list[Case] = [
     # integer scalar arithmetic: C's truncating / and %, Python's // and mod
     *(Case(f"s_{name}", sop(op, n, k)) for name, op in
@@ -378,6 +379,21 @@ CASES: list[Case] = [
     Case("rows_mixed", ReduceRows(tt("*", Matrix(w, r, c), Take(a, c), DOUBLE), DOUBLE), close=True),
     Case("rows_cast_u8", ReduceRows(TensorCast(MAT, U8), INT, "max")),
     Case("sum_of_matvec", ReduceSum(ReduceRows(tt("*", MAT, Take(a, c)), INT), INT)),
+    # selects of matrices (NumPy's broadcasting: a vector is a row; one row or column stands for all)
+    Case("relu_matrix", Flatten(TensorSelect(cmp(">", MAT, L(0)), MAT, L(0), INT))),
+    Case("select_matrix_vector", Flatten(TensorSelect(cmp("<", MAT, Take(a, c)), Take(b, c), MAT_S, INT))),
+    Case("select_one_row", Flatten(TensorSelect(cmp(">=", MAT, Matrix(a, L(1), c)), MAT, L(-1), INT))),
+    Case("select_one_column", ReduceRows(TensorSelect(cmp("!=", Matrix(b, r, L(1)), L(2)), MAT, MAT_S, INT), INT)),
+    Case("select_rows_max", ReduceRows(TensorSelect(NotCond(cmp("==", MAT, L(3))), TensorCast(Matrix(w, r, c), INT), L(9),
+                                                    INT), INT, "max")),
+    # stack: a scalar per row (1-D), a row per row (2-D), nested, of a reduction of the row variable
+    Case("stack_scalars", Stack("$s:i", n, sop("*", ScalarVar("$s:i", INT), k))),
+    Case("stack_windows", Flatten(Stack("$s:i", r, Take(Tail(a, ScalarVar("$s:i", INT)), L(2))))),
+    Case("stack_window_sums", Stack("$s:i", r, ReduceSum(Take(Tail(m, sop("*", ScalarVar("$s:i", INT), c)), c), INT))),
+    Case("stack_nested", Flatten(Stack("$s:i", r, Stack("$s:j", c, sop("-", ScalarVar("$s:i", INT),
+                                                                          sop("*", ScalarVar("$s:j", INT), k)))))),
+    Case("stack_rows_of_stack", ReduceRows(Stack("$s:i", r, Take(Tail(m, sop("*", ScalarVar("$s:i", INT), stv)),
+                                                                 c)), INT)),
 ]
 
 
@@ -620,7 +636,8 @@ E = SCHEMA.emitter
         ("fill", Transpose(MAT_S), "transpose"),
         ("fill", Take(MAT, n), "take"),
         ("fill", Strided(MAT_S, k, n, stv), "strided"),
-        ("fill", ReduceRows(TensorSelect(cmp(">", MAT, L(0)), MAT, L(0), INT), INT), "tensor_select"),
+        ("fill", Flatten(Stack("$s:i", n, Take(a, ScalarVar("$s:i", INT)))), "row variable"),
+        ("fill", Flatten(Stack("$s:i", n, MAT)), "stack of 2-D"),
         ("fill", ReduceRows(a, INT), "reduce_rows"),
         ("fill", Transpose(a), "transpose"),  # type: ignore[arg-type]
         ("scalar", sop("+", s, n, INT), "scalar_op"),

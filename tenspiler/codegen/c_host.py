@@ -79,8 +79,11 @@ warn about comparisons that are always true for data read from ``unsigned char``
 
 Supported: every TensIR node with these limits — 2-D terms (``matrix``, ``transpose``,
 ``tensor_tensor`` / ``tensor_scalar`` / ``tensor_cast`` / ``map`` of matrices, a vector
-broadcast along the rows of a matrix) only under ``reduce_rows``; ``tensor_select`` only on
-1-D operands; ``reduce_sum`` / ``reduce_max`` / ``argmax`` only of 1-D terms. Everything else raises
+broadcast along the rows of a matrix, ``tensor_select`` of matrices with NumPy's broadcasting,
+``stack`` of 1-D rows) only under ``reduce_rows`` or ``flatten``; ``stack`` of scalars (a 1-D
+term) and of 1-D rows whose length does not mention the row variable (its element is the body
+with the row variable bound to the index); ``reduce_sum`` / ``reduce_max`` / ``argmax`` only
+of 1-D terms. Everything else raises
 :class:`CHostError` naming the op; the emitter never returns code for a term it does not
 fully support.
 """
@@ -117,6 +120,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -128,8 +132,11 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    as_tensor,
     children,
+    free_vars,
     is_tensor,
+    length,
     promote,
 )
 from tenspiler.loops.ir import DType
@@ -292,6 +299,8 @@ def _binop(op: str, a: str, b: str, d: DType) -> str:
 #: ``repr`` of a hoisted scalar subterm (a structural key: equal terms have equal values) →
 #: the C local holding its value.
 _Subst = dict[str, str]
+#: A select operand's element: an index (1-D) or a (row, column) pair (2-D), by ``id``.
+_Index = Mapping[int, "str | tuple[str, str]"]
 
 
 # ---------------------------------------------------------------- the emitter
@@ -463,9 +472,13 @@ class CHostEmitter:
                 ops = self._select_operands(c, a, b)
                 if not ops:
                     raise CHostError("tensor_select without a tensor operand is not supported")
-                if any(self._rank(o) != 1 for o in ops):
-                    raise CHostError("tensor_select of 2-D tensors is not supported")
-                return 1
+                return max(self._rank(o) for o in ops)
+            case Stack(_, _, body):
+                if not is_tensor(body):
+                    return 1
+                if self._rank(body) != 1:
+                    raise CHostError("stack of 2-D tensors is not supported")
+                return 2
         raise CHostError(f"{_name(t)}: a scalar where a tensor is expected")
 
     def _need_rank(self, t: Term, r: int) -> None:
@@ -510,6 +523,9 @@ class CHostEmitter:
                 return
             if isinstance(u, TensorSelect):
                 walk_cond(u.cond)  # the branches are evaluated per element, if chosen
+                return
+            if isinstance(u, Stack):
+                walk(u.count)  # the body depends on the row variable: computed per row
                 return
             for c in children(u):
                 walk(c)
@@ -639,7 +655,7 @@ class CHostEmitter:
             raise CHostError(f"{_name(what)}: index, length or stride {_name(t)} is not an integer scalar")
         return self._s(t, sub)
 
-    def _cond(self, c: Cond, sub: _Subst, i: str | None = None, bidx: dict[int, str] | None = None) -> str:
+    def _cond(self, c: Cond, sub: _Subst, i: str | None = None, bidx: _Index | None = None) -> str:
         """C truth value of a condition: of scalars (``i is None``), or at element ``i``
         of a ``tensor_select``, its tensor operands indexed by ``bidx[id(operand)]``."""
         match c:
@@ -656,13 +672,14 @@ class CHostEmitter:
                 return f"(!{self._cond(x, sub, i, bidx)})"
         raise CHostError(f"unsupported condition {c!r}")
 
-    def _operand(self, t: Term, sub: _Subst, i: str | None, bidx: dict[int, str] | None) -> str:
+    def _operand(self, t: Term, sub: _Subst, i: str | None, bidx: _Index | None) -> str:
         """A select or condition operand: a scalar, or a 1-D tensor's element."""
         if not is_tensor(t):
             return self._s(t, sub)
         if i is None or bidx is None:
             raise CHostError("scalar_select: a tensor in the condition is not supported")
-        return self._e(t, bidx[id(t)], sub)
+        idx = bidx[id(t)]
+        return self._e2(t, idx[0], idx[1], sub) if isinstance(idx, tuple) else self._e(t, idx, sub)
 
     def _reduce(self, t: ReduceSum | ReduceMax, x: Term, d: DType, sub: _Subst) -> str:
         """A statement expression: the sum / maximum of the 1-D term ``x`` (0 if empty),
@@ -742,6 +759,8 @@ class CHostEmitter:
                 return out
             case ReduceRows(x, _, _):
                 return self._rows(x, sub)
+            case Stack(_, count, body) if not is_tensor(body):
+                return self._index(count, sub, t)
         raise CHostError(f"{_name(t)}: not a 1-D tensor")
 
     def _e(self, t: Term, i: str, sub: _Subst) -> str:
@@ -793,6 +812,9 @@ class CHostEmitter:
                 then = self._conv(self._operand(a, sub, i, bidx), a.dtype, d)
                 other = self._conv(self._operand(b, sub, i, bidx), b.dtype, d)
                 return f"({self._cond(c, sub, i, bidx)} ? {then} : {other})"
+            case Stack(var, count, body) if not is_tensor(body):
+                self._index(count, sub, t)
+                return self._s(body, self._bind(var, body, i, sub))
             case ReduceRows(x, d, kind):
                 self._need_rank(x, 2)
                 if kind not in ("sum", "max"):
@@ -818,6 +840,10 @@ class CHostEmitter:
                 return self._rows(l if self._rank(l) == 2 else r, sub)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
                 return self._rows(x, sub)
+            case TensorSelect(c, a, b, _):
+                return self._bcast([self._rows(o, sub) for o in self._select_operands(c, a, b) if self._rank(o) == 2])
+            case Stack(_, count, _):
+                return self._index(count, sub, t)
         raise CHostError(f"{_name(t)}: not a 2-D tensor")
 
     def _cols(self, t: Term, sub: _Subst) -> str:
@@ -832,6 +858,13 @@ class CHostEmitter:
                 return self._cols(l if self._rank(l) == 2 else r, sub)
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
                 return self._cols(x, sub)
+            case TensorSelect(c, a, b, _):
+                return self._bcast([self._cols(o, sub) if self._rank(o) == 2 else self._len(o, sub)
+                                    for o in self._select_operands(c, a, b)])
+            case Stack(var, _, body):
+                if var in free_vars(self._length_term(body)):
+                    raise CHostError("stack: the length of its rows mentions the row variable")
+                return self._len(body, sub)
         raise CHostError(f"{_name(t)}: not a 2-D tensor")
 
     def _e2(self, t: Term, i: str, j: str, sub: _Subst) -> str:
@@ -870,12 +903,59 @@ class CHostEmitter:
                 return self._cast(self._e2(x, i, j, sub), x.dtype, d)
             case TensorMap(fn, x, d):
                 return self._apply(fn, self._e2(x, i, j, sub), x.dtype, d, t)
+            case TensorSelect(c, a, b, d):
+                # NumPy's broadcasting: a matrix of one row (column) stands for every row
+                # (column); a vector is a row, broadcast along the rows
+                ops = self._select_operands(c, a, b)
+                bidx: dict[int, str | tuple[str, str]] = {}  # operand → its element's index
+                for o in ops:
+                    if len(ops) == 1:
+                        bidx[id(o)] = (i, j)
+                    elif self._rank(o) == 2:
+                        bidx[id(o)] = (f"(({self._rows(o, sub)}) == 1 ? INT64_C(0) : {i})",
+                                       f"(({self._cols(o, sub)}) == 1 ? INT64_C(0) : {j})")
+                    else:
+                        bidx[id(o)] = f"(({self._len(o, sub)}) == 1 ? INT64_C(0) : {j})"
+                then = self._conv(self._operand(a, sub, i, bidx), a.dtype, d)
+                other = self._conv(self._operand(b, sub, i, bidx), b.dtype, d)
+                return f"({self._cond(c, sub, i, bidx)} ? {then} : {other})"
+            case Stack(var, count, body):
+                self._index(count, sub, t)
+                return self._e(body, j, self._bind(var, body, i, sub))
         raise CHostError(f"{_name(t)}: not supported as a 2-D tensor")
+
+    def _bind(self, var: str, body: Term, index: str, sub: _Subst) -> _Subst:
+        """``sub`` with the stack's row variable ``var`` (each of its occurrences in
+        ``body``) standing for the C index ``index``."""
+        out = dict(sub)
+        for u in _subterms(body):
+            if isinstance(u, ScalarVar) and u.name == var:
+                out[repr(u)] = f"(({self._ct(u.dtype)})({index}))"
+        return out
+
+    @staticmethod
+    def _length_term(t: Term) -> Term:
+        return length(as_tensor(t))
+
+    @staticmethod
+    def _bcast(lens: list[str]) -> str:
+        out = lens[-1]
+        for ln in reversed(lens[:-1]):
+            out = f"tsp_bcast({ln}, {out})"
+        return out
 
 
 def _check_reserved(text: str, what: str) -> None:
     if _RESERVED.search(text):
         raise CHostError(f"{what}: {text!r} uses the reserved prefix tsp_")
+
+
+def _subterms(t: Term) -> list[Term]:
+    """``t`` and every term inside it (conditions' operands included)."""
+    out = [t]
+    for c in children(t):
+        out += _subterms(c)
+    return out
 
 
 def _tensor_vars(t: Term) -> set[str]:

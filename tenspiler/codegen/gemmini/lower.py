@@ -536,6 +536,12 @@ class _Planner:
             out_div = map_children(t, self.host)
             self._memo[t] = out_div
             return out_div
+        if any(v.startswith("$") for v in free_vars(t)):
+            # a term of a stack's row variable (one value per row): a device call computes
+            # one term once, so its parts stay on the host, computed per row
+            out_row = map_children(t, self.host)
+            self._memo[t] = out_row
+            return out_row
         out: Term | None = None
         try:
             g = self._product(t)
