@@ -582,10 +582,16 @@ def lifted(path: str) -> tuple[Function, Any, ProgramSummary]:
         from tenspiler.pipeline import parse_source_file
         from tenspiler.synth.search import synthesize
         from tenspiler.vc.analyze import analyze_kernel
+        from tenspiler.vc.generalize import AtSizes, generalize_sizes
 
         fn = parse_source_file(ROOT / path)
-        k = analyze_kernel(fn)
-        _LIFTED[path] = (fn, k, synthesize(k, timeout=120).summary)
+        gen = generalize_sizes(fn)  # literal sizes as the pipeline lifts them
+        if gen is None:
+            k = analyze_kernel(fn)
+            _LIFTED[path] = (fn, k, synthesize(k, timeout=120).summary)
+        else:
+            kg = analyze_kernel(gen.fn)
+            _LIFTED[path] = (fn, AtSizes(kg, gen), gen.instantiate(synthesize(kg, timeout=120).summary))
     return _LIFTED[path]  # type: ignore[no-any-return]
 
 
