@@ -56,3 +56,16 @@ def test_search_is_deterministic_and_verified() -> None:
 def test_search_rejects_partial_tiles() -> None:
     with pytest.raises(ValueError, match="whole tiles"):
         search(100, 64, 64)
+
+
+@pytest.mark.parametrize("mvin", [1, 2, 3])
+def test_narrower_mvins_are_bit_exact_and_named(mvin: int) -> None:
+    """``mvin`` tiles per ``mvin`` (the searched width; 0 is the widest): edge widths of 5 and
+    6 tiles split into whole requests and a remainder."""
+    for n, s in enumerate([GemmSchedule(1, 5, 6, False, True, False, mvin), GemmSchedule(2, 5, 2, True, False, True, mvin)]):
+        assert verify(s, s.tm * 16 * 2, s.tn * 16 * 2, s.tk * 16 * 2, seed=n), s
+        assert gs.parse_schedule_name(gs.schedule_name(s)) == s
+    wide = gs.schedule_stream(GemmSchedule(1, 5, 6, mvin=0), 32, 80, 96)
+    narrow = gs.schedule_stream(GemmSchedule(1, 5, 6, mvin=mvin), 32, 80, 96)
+    count = sum(i.name.startswith("mvin") for i in narrow) - sum(i.name.startswith("mvin") for i in wide)
+    assert count > 0 if mvin < 3 else (count == 0 and narrow != wide)  # 5 = 3 + 2 = 4 + 1, 6 = 3 + 3 = 4 + 2

@@ -16,7 +16,8 @@ options that apply to a weight-stationary GEMM):
 * **accumulator residency**: partial sums stay in the accumulator across the reduction
   chunks of a block (always: the first product of each output tile overwrites, the others
   accumulate — the "first-compute handling" of Autocomp App. D);
-* ``mvin`` widths: each ``mvin`` moves up to ``MAX_BYTES`` of a row (4 int8 tiles).
+* ``mvin`` widths (``mvin``): each ``mvin`` moves ``mvin`` tiles of a row, or (0) as many as
+  ``MAX_BYTES`` allows (4 int8 tiles): fewer, wider requests against more, narrower ones.
 
 :func:`gemm_schedule_proc` writes a schedule as a :class:`~tenspiler.act.schedule.Proc` over
 whole blocks (the caller pads operands with zeros, as for the ACT block kernels): ``A`` int8
@@ -98,11 +99,13 @@ class GemmSchedule:
     b_resident: bool = False
     double_buffer: bool = False
     reuse_weights: bool = False
+    mvin: int = 0
 
     def describe(self) -> str:
         """One line for the generated file's header."""
         flags = [f for f, on in (("B panel resident", self.b_resident), ("double-buffered operands and accumulator",
-                 self.double_buffer), ("weights reused across row tiles", self.reuse_weights)) if on]
+                 self.double_buffer), ("weights reused across row tiles", self.reuse_weights),
+                 (f"mvin of {self.mvin} tile(s)", self.mvin > 0)) if on]
         return f"blocks {self.tm}x{self.tn} tiles, reduction chunks of {self.tk} tiles" + "".join(f"; {f}" for f in flags)
 
 
@@ -136,7 +139,8 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
         raise ValueError(f"out must be int32 or int8, got {out!r}")
     es, acs = (np.dtype(CONFIGS[config][t]).itemsize for t in ("input", "acc"))
     cs, raw = (acs, RAW_BIT) if out == "int32" else (es, 0)
-    mvin_tiles = max(1, MAX_BYTES // (dim * es))
+    widest = max(1, MAX_BYTES // (dim * es))
+    mvin_tiles = min(s.mvin, widest) if s.mvin > 0 else widest
     tm, tn, tk = s.tm, s.tn, s.tk
     a_rows, _, acc_rows = _rows(s, dim, tk)  # the B panel's size does not move anything
     b_base = a_rows * (2 if s.double_buffer else 1)
@@ -249,8 +253,9 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
 
 def schedule_name(s: GemmSchedule) -> str:
     """The device procedure name of ``s`` (``gemm_1x4x8_bdw``: tile sizes, then ``b`` for a
-    resident B panel, ``d`` double buffering, ``w`` weight reuse)."""
+    resident B panel, ``d`` double buffering, ``w`` weight reuse, ``m2`` mvin of 2 tiles)."""
     flags = "".join(c for c, on in (("b", s.b_resident), ("d", s.double_buffer), ("w", s.reuse_weights)) if on)
+    flags += f"m{s.mvin}" if s.mvin > 0 else ""
     return f"gemm_{s.tm}x{s.tn}x{s.tk}" + (f"_{flags}" if flags else "")
 
 
@@ -259,11 +264,13 @@ def parse_schedule_name(name: str) -> GemmSchedule | None:
     if not name.startswith("gemm_"):
         return None
     sizes, _, flags = name.removeprefix("gemm_").partition("_")
+    flags, _, mvin = flags.partition("m")
     try:
         tm, tn, tk = (int(x) for x in sizes.split("x"))
+        tiles = int(mvin) if mvin else 0
     except ValueError:
         return None
-    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags)
+    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags, tiles)
 
 
 def _args(m: int, n: int, k: int, s: GemmSchedule, dim: int, base: int) -> dict[str, int]:
@@ -317,6 +324,8 @@ def _moves(s: GemmSchedule, mt: int, nt: int, kt: int) -> Iterator[GemmSchedule]
         yield dataclasses.replace(s, tk=v)
     for flag in ("b_resident", "double_buffer", "reuse_weights"):
         yield dataclasses.replace(s, **{flag: not getattr(s, flag)})
+    for v in (0, 1, 2):
+        yield dataclasses.replace(s, mvin=v)
 
 
 @dataclass
