@@ -746,10 +746,13 @@ def test_host_loops_do_not_capture_parameters_named_like_their_variables(tmp_pat
 
 
 @needs_cc
-@pytest.mark.parametrize("path", ["benchmarks/kernels/strided/sum_even.c", "benchmarks/kernels/strided/sq_every_third.c"])
+@pytest.mark.parametrize("path", ["benchmarks/kernels/strided/sum_even.c", "benchmarks/kernels/strided/sq_every_third.c",
+                                  # an affine call whose scaled operands' magnitude bound is scanned
+                                  "benchmarks/kernels/blend/linear_dodge.cc"])
 def test_the_runner_defines_the_helpers_its_guards_call(path: str) -> None:
     """A strided kernel's range guard calls ``_c_idiv``; the runner once lacked its definition
-    (NameError on every input, pre-existing)."""
+    (NameError on every input, pre-existing). linear_dodge: the host loops' renamed variables
+    in the operand scan (a rename once missed one use: the file did not compile)."""
     r = lift_file(ROOT / path, ["gemmini"], check=True)
     assert r.status == "verified", r.message
     assert r.check is not None and r.check["gemmini"]["ok"]

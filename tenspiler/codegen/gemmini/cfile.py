@@ -191,7 +191,7 @@ class _Emitter:
         if lo is not None:
             self.emit(f"if (tenspiler_v < {lo} || tenspiler_v > {hi}) {ok} = 0;", depth + 1)
         if bound_var is not None:
-            self.emit(f"if (v > {bound_var}) {bound_var} = v; if (-v > {bound_var}) {bound_var} = -v;", depth + 1)
+            self.emit(f"if (tenspiler_v > {bound_var}) {bound_var} = tenspiler_v; if (-tenspiler_v > {bound_var}) {bound_var} = -tenspiler_v;", depth + 1)
         if narrow_into is not None:
             self.emit(f"{narrow_into[0]}[tenspiler_i] = ({narrow_into[1]})tenspiler_v;", depth + 1)
         self.emit("}", depth)
