@@ -50,7 +50,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Generic, NoReturn, TypeAlias, TypeVar
@@ -316,11 +316,12 @@ def _child_setup(parent: int, own_group: bool, stderr_fd: int | None) -> None:
 
 
 def _child_main(
-    work: Callable[[T], object], items: Sequence[T], wfd: int, stderr_fd: int | None, parent: int,
+    work: Callable[[T], object], items: Iterable[T], wfd: int, stderr_fd: int | None, parent: int,
     own_group: bool,
 ) -> NoReturn:
-    """Body of a forked child (:func:`_child_setup`): one frame per item on ``wfd``; then
-    ``os._exit`` — it never returns into the caller's code."""
+    """Body of a forked child (:func:`_child_setup`): one frame per item on ``wfd`` (items
+    inherited, or read from a pipe: :func:`_pipe_items`); then ``os._exit`` — it never
+    returns into the caller's code."""
     code = 0
     try:
         _child_setup(parent, own_group, stderr_fd)
@@ -589,38 +590,17 @@ def _read_exactly(fd: int, n: int, idle: float | None) -> bytes | None:
     return bytes(buf)
 
 
-def _worker_main(work: Callable[[T], object], rfd: int, wfd: int, parent: int, own_group: bool,
-                 idle: float | None) -> NoReturn:
-    """Body of a :class:`Worker`'s child: reads length-prefixed pickled items from ``rfd``
-    and answers each with a frame on ``wfd``, until the end of the pipe or ``idle`` seconds
-    without an item; then ``os._exit(0)``."""
-    code = 0
-    try:
-        _child_setup(parent, own_group, None)
-        me = os.getpid()
-        while True:
-            header = _read_exactly(rfd, _HEADER.size, idle)
-            if header is None:
-                break
-            data = _read_exactly(rfd, _HEADER.unpack(header)[0], None)
-            if data is None:
-                break
-            try:
-                frame = _frame(True, work(pickle.loads(data)))
-            except Exception as e:
-                frame = _frame(False, e)
-            if os.getpid() != me:
-                break
-            _write_all(wfd, frame)
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except BaseException:
-        with contextlib.suppress(BaseException):
-            traceback.print_exc()
-        code = 1
-    finally:
-        _flush_std_streams()
-        os._exit(code)
+def _pipe_items(rfd: int, idle: float | None) -> Iterator[object]:
+    """In a :class:`Worker`'s child: the length-prefixed pickled items arriving on ``rfd``,
+    until the end of the pipe or ``idle`` seconds without one."""
+    while True:
+        header = _read_exactly(rfd, _HEADER.size, idle)
+        if header is None:
+            return
+        data = _read_exactly(rfd, _HEADER.unpack(header)[0], None)
+        if data is None:
+            return
+        yield pickle.loads(data)
 
 
 class Worker(Generic[T, R]):
@@ -659,7 +639,7 @@ class Worker(Generic[T, R]):
         if pid == 0:  # pragma: no cover - the child
             os.close(req_w)
             os.close(res_r)
-            _worker_main(self.work, req_r, res_w, parent, own_group, self.idle)
+            _child_main(self.work, _pipe_items(req_r, self.idle), res_w, None, parent, own_group)  # type: ignore[arg-type]
         os.close(req_r)
         os.close(res_w)
         if own_group:
