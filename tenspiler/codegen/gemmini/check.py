@@ -85,11 +85,8 @@ def _overflows(fn: Function, outputs: Sequence[Output], want: Sequence[Any]) -> 
     from tenspiler.vc.concrete import C_INT_RANGES
 
     for o, w in zip(outputs, want, strict=True):
-        if isinstance(o, ArrayOutput):
-            p = fn.param(o.array)
-            dtype, c_type = p.elem, p.c_type
-        else:
-            dtype, c_type = fn.return_dtype, fn.return_c_type
+        dtype: DType | None = fn.param(o.array).elem if isinstance(o, ArrayOutput) else fn.return_dtype
+        c_type = fn.param(o.array).c_type if isinstance(o, ArrayOutput) else fn.return_c_type
         if dtype != DType.INT:
             continue
         lo, hi = C_INT_RANGES.get(c_type, C_INT_RANGES[""])
