@@ -759,14 +759,24 @@ def test_the_runner_defines_the_helpers_its_guards_call(path: str) -> None:
 
 
 @needs_cc
-def test_the_device_check_skips_inputs_on_which_the_source_overflows() -> None:
+@pytest.mark.parametrize("path", ["benchmarks/kernels/reductions/product_int.c", "benchmarks/kernels/reductions/survival_prob.c"])
+def test_the_device_check_skips_inputs_on_which_the_source_overflows(path: str) -> None:
     """product_int's product of int8 extremes leaves int (undefined in C, and beyond int64 for
-    the interpreter's exact integers): such inputs are not compared (an internal OverflowError
-    before, pre-existing); the others are."""
-    r = lift_file(ROOT / "benchmarks/kernels/reductions/product_int.c", ["gemmini"], check=True)
+    the interpreter's exact integers: an internal OverflowError before, pre-existing);
+    survival_prob's float product leaves float32 (inf in C, a finite real in the model: a
+    device-check failure before). Such inputs are not compared; the others are."""
+    r = lift_file(ROOT / path, ["gemmini"], check=True)
     assert r.status == "verified", r.message
     assert r.check is not None and r.check["gemmini"]["device"]["ok"]
     assert 0 < r.check["gemmini"]["device"]["inputs"] < 24
+
+
+@needs_cc
+def test_a_python_kernels_integer_result_is_64_bit() -> None:
+    """sum_gen returns a Python int: the C entry returned int and wrapped (pre-existing)."""
+    r = lift_file(ROOT / "benchmarks/kernels/python_idioms/sum_gen.py", ["gemmini"], check=True)
+    assert r.status == "verified", r.message
+    assert "long long sum_gen(" in r.code["gemmini"]
 
 
 @needs_cc

@@ -32,7 +32,7 @@ from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
 from tenspiler.act.schedule import Proc
 from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
 from tenspiler.codegen.c_host import CHostError
-from tenspiler.codegen.gemmini.cfile import c_file, param_c_type
+from tenspiler.codegen.gemmini.cfile import c_file, param_c_type, return_c_type
 from tenspiler.codegen.gemmini.lower import Plan, plan_summary
 from tenspiler.codegen.gemmini.procs import affine_proc
 from tenspiler.codegen.preconditions import proof_preconditions
@@ -216,7 +216,7 @@ def _runner_text(fn: Function, ps: ProgramSummary, c_text: str, procs: list[str]
     from tenspiler.codegen.numpy_backend import cxx_adapter, runner_guards
 
     params = [(p.name, "ptr" if isinstance(p.type, PointerType) else "scalar", param_c_type(fn, p.name)) for p in fn.params]
-    ret = None if fn.return_dtype is None else (fn.return_c_type or fn.return_dtype.c_name)
+    ret = return_c_type(fn)
     outs = [("array", o.array) if isinstance(o, ArrayOutput) else ("return", "") for o in returned_outputs(ps)]
     names = {p.name: f"p_{p.name}" for p in fn.params}
     flat = "_flat" if fn.cxx is not None else fn.name

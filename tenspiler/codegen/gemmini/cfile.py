@@ -55,6 +55,18 @@ def param_c_type(fn: Function, name: str) -> str:
     return d.c_name
 
 
+def return_c_type(fn: Function) -> str | None:
+    """The C return type of the entry (``None``: void), as :func:`param_c_type` types a
+    parameter (a Python kernel's integer result: ``long long``)."""
+    if fn.return_dtype is None:
+        return None
+    if fn.return_c_type and fn.return_dtype == DType.INT:
+        return fn.return_c_type
+    if fn.python is not None and fn.return_dtype == DType.INT:
+        return "long long"
+    return fn.return_c_type or fn.return_dtype.c_name
+
+
 @dataclass
 class CFile:
     """The generated C text and what the harness needs to call it."""
@@ -591,7 +603,7 @@ class _Emitter:
         for p in fn.params:
             t = param_c_type(fn, p.name)
             params.append(f"{t} *{p.name}" if isinstance(p.type, PointerType) else f"{t} {p.name}")
-        ret = "void" if fn.return_dtype is None else (fn.return_c_type or fn.return_dtype.c_name)
+        ret = return_c_type(fn) or "void"
         self.outside_preconditions(None if fn.return_dtype is None else ret)
         for call in self.plan.calls:
             if isinstance(call, GemmCall):

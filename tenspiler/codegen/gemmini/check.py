@@ -81,12 +81,19 @@ def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
 
 def _overflows(fn: Function, outputs: Sequence[Output], want: Sequence[Any]) -> bool:
     """Whether an ``int``/``long`` result lies outside its C type (the model's integers are
-    mathematical: the source overflowed, which C leaves undefined)."""
+    mathematical: the source overflowed, which C leaves undefined), or a ``float`` result
+    outside float32's range (C's is infinite there, the model's real finite)."""
     from tenspiler.vc.concrete import C_INT_RANGES
 
     for o, w in zip(outputs, want, strict=True):
         dtype: DType | None = fn.param(o.array).elem if isinstance(o, ArrayOutput) else fn.return_dtype
         c_type = fn.param(o.array).c_type if isinstance(o, ArrayOutput) else fn.return_c_type
+        if dtype == DType.FLOAT:
+            # beyond FLT_MAX the C float is inf, the model's real is not: not comparable
+            values = np.asarray(w, dtype=np.float64).ravel()
+            if np.any(np.abs(values[np.isfinite(values)]) > float(np.finfo(np.float32).max)):
+                return True
+            continue
         if dtype != DType.INT:
             continue
         lo, hi = C_INT_RANGES.get(c_type, C_INT_RANGES[""])
