@@ -10,6 +10,9 @@ in a child process, and the caller gets back what happened as data:
   an item is :class:`Returned`, :class:`Raised`, :class:`TimedOut` or :class:`Crashed`; after
   a time-out or a crash the remaining items run in a fresh child. :func:`call_in_child` is
   the one-call form.
+* :class:`Worker` keeps one forked child for calls given one at a time (each item pickled
+  to it through a pipe): :func:`call_in_child` without a fork per call; a fresh child after a
+  time-out or a crash, and the child ends itself when idle.
 * :func:`run_command` runs a command in a session of its own, captures its stdout and
   stderr, and kills its process group at the deadline: a :class:`CommandResult`.
 
@@ -345,6 +348,32 @@ def _child_main(
         os._exit(code)
 
 
+def _fork(child: Callable[[int, bool], NoReturn], child_closes: Sequence[int] = (),
+          parent_closes: Sequence[int] = ()) -> tuple[int, bool]:
+    """Fork; the child closes ``child_closes`` and runs ``child(parent pid, own_group)``
+    (never returning); the parent closes ``parent_closes`` (also if the fork fails) and puts
+    the child in a process group of its own when ``own_group`` (``PR_SET_PDEATHSIG``
+    exists: see the module docstring). Returns ``(pid, own_group)``."""
+    _flush_std_streams()  # else the child would write the parent's buffered output again
+    parent, own_group = os.getpid(), _prctl() is not None
+    try:
+        pid = os.fork()
+    except BaseException:
+        for fd in parent_closes:
+            os.close(fd)
+        raise
+    if pid == 0:  # pragma: no cover - the child; coverage of forked children is not collected
+        for fd in child_closes:
+            os.close(fd)
+        child(parent, own_group)
+    for fd in parent_closes:
+        os.close(fd)
+    if own_group:
+        with contextlib.suppress(OSError):  # also here: the group exists before we might kill it
+            os.setpgid(pid, pid)
+    return pid, own_group
+
+
 class _Frames:
     """The parent's end of a child's result pipe: whole frames, read with a deadline."""
 
@@ -430,23 +459,15 @@ def _one_child(
     first time-out or crash (its outcome included). ``True`` if ``stop`` asked to stop."""
     errf = tempfile.TemporaryFile() if capture_stderr else None  # noqa: SIM115 (closed below)
     rfd, wfd = os.pipe()
-    _flush_std_streams()  # else the child would write the parent's buffered output again
-    parent, own_group = os.getpid(), _prctl() is not None
     try:
-        pid = os.fork()
+        pid, own_group = _fork(
+            lambda parent, group: _child_main(work, items, wfd, None if errf is None else errf.fileno(), parent, group),
+            child_closes=(rfd,), parent_closes=(wfd,))
     except BaseException:
         os.close(rfd)
-        os.close(wfd)
         if errf is not None:
             errf.close()
         raise
-    if pid == 0:  # pragma: no cover - the child; coverage of forked children is not collected
-        os.close(rfd)
-        _child_main(work, items, wfd, None if errf is None else errf.fileno(), parent, own_group)
-    os.close(wfd)
-    if own_group:
-        with contextlib.suppress(OSError):  # also here: the group exists before we might kill it
-            os.setpgid(pid, pid)
     frames = _Frames(rfd, pid, own_group)
     failed: type[TimedOut] | type[Crashed] | None = None
     started = time.monotonic()
@@ -628,23 +649,15 @@ class Worker(Generic[T, R]):
     def _start(self) -> None:
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
-        _flush_std_streams()
-        parent, own_group = os.getpid(), _prctl() is not None
         try:
-            pid = os.fork()
+            pid, own_group = _fork(
+                lambda parent, group: _child_main(self.work, _pipe_items(req_r, self.idle),  # type: ignore[arg-type]
+                                                  res_w, None, parent, group),
+                child_closes=(req_w, res_r), parent_closes=(req_r, res_w))
         except BaseException:
-            for fd in (req_r, req_w, res_r, res_w):
-                os.close(fd)
-            raise
-        if pid == 0:  # pragma: no cover - the child
             os.close(req_w)
             os.close(res_r)
-            _child_main(self.work, _pipe_items(req_r, self.idle), res_w, None, parent, own_group)  # type: ignore[arg-type]
-        os.close(req_r)
-        os.close(res_w)
-        if own_group:
-            with contextlib.suppress(OSError):
-                os.setpgid(pid, pid)
+            raise
         self._pid, self._group, self._req = pid, own_group, req_w
         self._frames = _Frames(res_r, pid, own_group)
 
