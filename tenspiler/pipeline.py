@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
+from tenspiler.codegen.preconditions import trip_counts
 from tenspiler.codegen.ranges import wrap_hazards
 from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError
 from tenspiler.frontend.c import parse_c_file
@@ -296,11 +297,8 @@ def _instantiate(gen: Generalized, kernel: AnyKernel, ps: ProgramSummary) -> Pro
         NotLiftable: a trip-count precondition of the proof that generated code for the
             source would not check (:meth:`Generalized.uncovered_trip_counts`).
     """
-    try:
-        source_trips = list(analyze_kernel(gen.source).trip_counts())
-    except TenspilerError:
-        source_trips = []
-    bad = gen.uncovered_trip_counts(list(kernel.trip_counts()), source_trips)
+    checked = [(p.left, p.right, p.message) for p in trip_counts(gen.source)]  # what codegen checks
+    bad = gen.uncovered_trip_counts(list(kernel.trip_counts()), checked)
     if bad:
         raise NotLiftable(
             f"the proof of the kernel with its literal sizes generalised assumes {bad[0]}, which neither holds at "
@@ -407,7 +405,7 @@ def _differential(
         reference_states,
     )
 
-    interpret = getattr(k, "interpret", True)
+    at_sizes = isinstance(k, AtSizes)
     if isinstance(k, AtSizes) and array_length(k, 6) > k.max_length:
         raise NotLiftable(
             f"--check: inputs of the source at its literal sizes need arrays of {array_length(k, 6):,} elements, more "
@@ -415,9 +413,9 @@ def _differential(
             "--no-check to skip it"
         )
     # at generalised literal sizes every input is a full-size run of the compiled source
-    base = _check_examples(k, seed, 60 if interpret else LARGE_CHECK_INPUTS)
+    base = _check_examples(k, seed, LARGE_CHECK_INPUTS if at_sizes else 60)
     adversarial = adversarial_examples(k, np.random.default_rng(seed + 2),
-                                       ADVERSARIAL_INPUTS if interpret else LARGE_CHECK_INPUTS)
+                                       LARGE_CHECK_INPUTS if at_sizes else ADVERSARIAL_INPUTS)
     examples = base + adversarial
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="tenspiler-check-") as tmp:
@@ -439,11 +437,11 @@ def _differential(
                 "translation validation: C has undefined behaviour on every test input, "
                 "so the summary could not be compared with it"
             )
-        if fn.python is None and not interpret:
+        if fn.python is None and isinstance(k, AtSizes):
             out["loop-ir"] = {
                 "ok": True, "inputs": 0, "passed": 0, "first_failure": None, "reference": reference + " (UBSan)",
                 "adversarial": 0, "dropped_undefined": dropped,
-                "skipped": f"one run of the source at its literal sizes is about {getattr(k, 'iterations', 0):,} "
+                "skipped": f"one run of the source at its literal sizes is about {k.iterations:,} "
                            "loop iterations, too long for the loop-IR interpreter; the generated code is compared "
                            "with the compiled source",
             }

@@ -752,11 +752,7 @@ class CHostEmitter:
             case TensorScalar(_, x, _, _, _) | TensorCast(x, _) | TensorMap(_, x, _):
                 return self._len(x, sub)
             case TensorSelect(c, a, b, _):
-                lens = [self._len(o, sub) for o in self._select_operands(c, a, b)]
-                out = lens[-1]
-                for ln in reversed(lens[:-1]):
-                    out = f"tsp_bcast({ln}, {out})"
-                return out
+                return self._bcast([self._len(o, sub) for o in self._select_operands(c, a, b)])
             case ReduceRows(x, _, _):
                 return self._rows(x, sub)
             case Stack(_, count, body) if not is_tensor(body):
@@ -862,7 +858,7 @@ class CHostEmitter:
                 return self._bcast([self._cols(o, sub) if self._rank(o) == 2 else self._len(o, sub)
                                     for o in self._select_operands(c, a, b)])
             case Stack(var, _, body):
-                if var in free_vars(self._length_term(body)):
+                if var in free_vars(length(as_tensor(body))):
                     raise CHostError("stack: the length of its rows mentions the row variable")
                 return self._len(body, sub)
         raise CHostError(f"{_name(t)}: not a 2-D tensor")
@@ -934,11 +930,8 @@ class CHostEmitter:
         return out
 
     @staticmethod
-    def _length_term(t: Term) -> Term:
-        return length(as_tensor(t))
-
-    @staticmethod
     def _bcast(lens: list[str]) -> str:
+        """The length NumPy broadcasting gives operands of lengths ``lens`` (``tsp_bcast``)."""
         out = lens[-1]
         for ln in reversed(lens[:-1]):
             out = f"tsp_bcast({ln}, {out})"

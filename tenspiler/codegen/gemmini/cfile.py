@@ -43,28 +43,25 @@ __all__ = ["CFile", "c_file", "param_c_type"]
 EXACT_F32 = 2**24
 
 
-def param_c_type(fn: Function, name: str) -> str:
-    """The C element / scalar type of parameter ``name`` (a Python kernel's integers: ``long
-    long``; the int8 contract still decides what reaches Gemmini)."""
-    p = fn.param(name)
-    d = p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
-    if p.c_type and d == DType.INT:
-        return p.c_type
+def _c_type(fn: Function, d: DType, c_type: str) -> str:
+    """The C spelling of a value of dtype ``d`` whose source spelling is ``c_type`` (a Python
+    kernel's integers: ``long long``; the int8 contract still decides what reaches Gemmini)."""
+    if c_type and d == DType.INT:
+        return c_type
     if fn.python is not None and d == DType.INT:
         return "long long"
     return d.c_name
 
 
+def param_c_type(fn: Function, name: str) -> str:
+    """The C element / scalar type of parameter ``name`` (:func:`_c_type`)."""
+    p = fn.param(name)
+    return _c_type(fn, p.type.elem if isinstance(p.type, PointerType) else p.type.dtype, p.c_type)
+
+
 def return_c_type(fn: Function) -> str | None:
-    """The C return type of the entry (``None``: void), as :func:`param_c_type` types a
-    parameter (a Python kernel's integer result: ``long long``)."""
-    if fn.return_dtype is None:
-        return None
-    if fn.return_c_type and fn.return_dtype == DType.INT:
-        return fn.return_c_type
-    if fn.python is not None and fn.return_dtype == DType.INT:
-        return "long long"
-    return fn.return_c_type or fn.return_dtype.c_name
+    """The C return type of the entry (``None``: void; :func:`_c_type`)."""
+    return None if fn.return_dtype is None else _c_type(fn, fn.return_dtype, fn.return_c_type)
 
 
 @dataclass
