@@ -5,6 +5,7 @@ point and the oracle's speed.
     python benchmarks/gemmini.py --matmul 12544x64x256 [--dim 16]
     python benchmarks/gemmini.py --oracle-speed
     python benchmarks/gemmini.py --markdown TABLE.md --from-json FILE   (render a saved run)
+    python benchmarks/gemmini.py --timing 16 [--seed 17] [DIR|FILE ...]
 
 Kernels (default: ``benchmarks/kernels`` and ``../shared/corpus/c2taco``): for each verified
 kernel, the ops on Gemmini (device calls: matrix products, elementwise add/sub/scale) and what
@@ -19,6 +20,11 @@ Exit code 0 always (a measurement).
 ``M×K · K×N`` product, its modelled cycles and utilisation (MACs / (DIM² · cycles)), next to
 published points for 12544×64×256 on a 16×16 Gemmini (Autocomp, §4.4 / App. D).
 
+``--timing N``: the per-kernel compile time a user sees: ``N`` kernels drawn with
+``random.Random(seed)`` from the paths, each timed as a fresh ``python -m tenspiler.cli F --to
+gemmini --check -q`` process with an empty cache folder (``XDG_CACHE_HOME``), one at a time;
+prints each time, the median and the slowest. Run it on an idle machine.
+
 ``--oracle-speed``: wall time of one 16×16 tile (config, mvin ×2, preload, compute, mvout) on
 the oracle, best of 200.
 """
@@ -27,7 +33,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -127,6 +138,21 @@ def kernels(paths: list[Path], config: str, json_out: str | None) -> list[dict]:
     return rows
 
 
+def timing(paths: list[Path], count: int, seed: int) -> None:
+    """See the module docstring (``--timing``)."""
+    found = collect(paths)
+    picked = sorted(random.Random(seed).sample(found, min(count, len(found))), key=lambda sf: str(sf[1]))
+    times = []
+    for suite, f in picked:
+        with tempfile.TemporaryDirectory() as cache:
+            t = time.perf_counter()
+            r = subprocess.run([sys.executable, "-m", "tenspiler.cli", str(f), "--to", "gemmini", "--check", "-q"],
+                               capture_output=True, text=True, env={**os.environ, "XDG_CACHE_HOME": cache}, check=False)
+            times.append(time.perf_counter() - t)
+        print(f"{times[-1]:7.2f} s  exit {r.returncode}  {suite}/{f.name}", flush=True)
+    print(f"\n{len(times)} kernels (seed {seed}): median {statistics.median(times):.2f} s, slowest {max(times):.2f} s")
+
+
 def _sizes(rows: list[dict]) -> str:  # type: ignore[type-arg]
     """Median seconds per kernel and the generated C files' median and largest size."""
     import statistics
@@ -183,6 +209,8 @@ def main() -> int:
     ap.add_argument("--matmul", metavar="MxNxK")
     ap.add_argument("--dim", type=int, default=16)
     ap.add_argument("--oracle-speed", action="store_true")
+    ap.add_argument("--timing", type=int, metavar="N", help="time N kernels, each in a fresh process (see above)")
+    ap.add_argument("--seed", type=int, default=17, help="--timing: the sample's seed")
     ap.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     ap.add_argument("--from-json", metavar="FILE", help="render --markdown from a saved --json run instead of running")
     a = ap.parse_args()
@@ -193,6 +221,8 @@ def main() -> int:
         matmul(a.matmul, a.dim)
     elif a.oracle_speed:
         oracle_speed()
+    elif a.timing:
+        timing(a.paths, a.timing, a.seed)
     else:
         rows = kernels(a.paths, a.config, a.json)
         if a.markdown:

@@ -193,6 +193,38 @@ def test_uint8_input_range_checked() -> None:
         run_function(fn, {"a": [256]})
 
 
+@pytest.mark.parametrize("arr", [np.array([256, 0]), np.array([-1]), np.array([1.5]), np.array([True]), np.array([np.nan])])
+def test_array_input_errors_name_the_element(arr: np.ndarray) -> None:
+    """Whole-array conversion refuses what the element-by-element one refuses."""
+    from tenspiler.loops.interp import _array_input  # noqa: PLC2701 - the conversion itself
+
+    elem = DType.UINT8 if arr.dtype.kind in "iu" else DType.INT
+    with pytest.raises(ValueError, match=r"input 'a\[0\]'|input 'a\[1\]'"):
+        _array_input("a", arr[::-1] if arr.size > 1 else arr, elem)
+
+
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=20), st.sampled_from(["int64", "int32", "uint8", "float32", "float64"]),
+       st.sampled_from([DType.INT, DType.FLOAT, DType.DOUBLE, DType.UINT8]))
+def test_array_input_fast_path_is_the_element_conversion(values: list[int], dtype: str, elem: DType) -> None:
+    """The whole-array conversion gives exactly the Python numbers (and types) the
+    element-by-element conversion gives, or the same error."""
+    from tenspiler.loops.interp import _array_input, _scalar_input  # noqa: PLC2701
+
+    arr = np.array(values, dtype=np.int64)
+    arr = (arr % 256).astype(dtype) if dtype == "uint8" else arr.astype(dtype)
+    try:
+        want: list[object] | str = [_scalar_input(f"a[{k}]", x, elem) for k, x in enumerate(arr.tolist())]
+    except ValueError as e:
+        want = str(e)
+    try:
+        got: list[object] | str = _array_input("a", arr, elem)
+    except ValueError as e:
+        got = str(e)
+    assert got == want
+    if isinstance(got, list) and isinstance(want, list):
+        assert [type(x) for x in got] == [type(x) for x in want]
+
+
 # ---------------------------------------------------------------- properties
 
 small_ints = st.integers(min_value=-(2**40), max_value=2**40)

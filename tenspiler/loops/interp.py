@@ -325,6 +325,13 @@ def _array_input(name: str, value: object, elem: DType) -> list[Number]:
     arr = np.asarray(value)
     if arr.ndim != 1:
         raise ValueError(f"input '{name}' must be a 1-D array, got shape {arr.shape}")
+    # the common cases checked on the whole array at once (the device check's inputs hold
+    # ~10^5 elements); anything else, and every error message, element by element below
+    if arr.dtype.kind in "iu" and (elem != DType.UINT8 or arr.size == 0 or (arr.min() >= 0 and arr.max() <= 255)):
+        ints = arr.tolist()  # Python ints
+        return [float(x) for x in ints] if elem.is_float else ints
+    if arr.dtype.kind == "f" and elem.is_float:
+        return arr.astype(np.float64).tolist()  # Python floats, each the element's exact value
     return [_scalar_input(f"{name}[{k}]", x, elem) for k, x in enumerate(arr.tolist())]
 
 

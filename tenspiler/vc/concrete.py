@@ -33,15 +33,16 @@ class Example:
     final: Mapping[str, Any]
 
 
-def make_example(k: Any, inputs: Mapping[str, Any]) -> Example | None:
+def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True) -> Example | None:
     """Run the source on ``inputs``; ``None`` if they violate a precondition of the proof
     (``k.admits``: trip counts, index ranges) or C has undefined behaviour on them. A kernel
     whose ``interpret`` is false (:class:`tenspiler.vc.generalize.AtSizes`: literal sizes too
-    large for the interpreter) gives examples without a final state."""
+    large for the interpreter), or ``run=False`` (a caller that needs admitted inputs only),
+    gives examples without a final state."""
     try:
         if not k.admits(inputs):
             return None
-        if not getattr(k, "interpret", True):
+        if not run or not getattr(k, "interpret", True):
             return Example(inputs, {})
         return Example(inputs, run_function(k.fn, inputs, observe=getattr(k, "live_out", ())))
     except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError, StepLimitExceeded):
@@ -49,14 +50,16 @@ def make_example(k: Any, inputs: Mapping[str, Any]) -> Example | None:
 
 
 def random_examples(
-    k: Any, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9
+    k: Any, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9, run: bool = True
 ) -> list[Example]:
     """``count`` examples with trip counts spread over ``0..max_trips`` and element values
     in ``[-magnitude, magnitude]`` (negatives and zeros included; ``unsigned char`` over
     its whole range); arrays are long enough for ``max_trips`` rows of ``max_trips``
     elements in a loop nest. A quarter of the elements are *boundary values*: the
     program's constants and their neighbours, 0 and ±1 — so that branches such as
-    ``a == 0 ? 255 : …`` are exercised (a uniform uint8 hits 0 once in 256 draws)."""
+    ``a == 0 ? 255 : …`` are exercised (a uniform uint8 hits 0 once in 256 draws).
+    ``run=False``: inputs the proof's preconditions admit, the source not run (no final
+    state; inputs on which it has undefined behaviour are not dropped)."""
     special = _special_values(k.fn)
 
     def scalar(p: Any) -> int | float:
@@ -71,7 +74,7 @@ def random_examples(
         del c_type
         return _elements(rng, d, n, magnitude, special)
 
-    return _examples(k, rng, count, max_trips, scalar, elements)
+    return _examples(k, rng, count, max_trips, scalar, elements, run)
 
 
 #: Value range of each C integer type the frontend accepts (``Param.c_type`` spelling; ""
@@ -174,7 +177,7 @@ def array_length(k: Any, max_trips: int) -> int:
 
 def _examples(
     k: Any, rng: np.random.Generator, count: int, max_trips: int,
-    scalar: Any, elements: Any,
+    scalar: Any, elements: Any, run: bool = True,
 ) -> list[Example]:
     """``count`` examples whose scalar parameters come from ``scalar(param)`` and whose
     arrays, long enough for ``max_trips`` (rows of ``max_trips``) iterations or a constant
@@ -201,7 +204,7 @@ def _examples(
             _vector_shapes(fn, inputs, rng, max_trips + 2, length)
         if fn.structs:
             _struct_shapes(fn, inputs, rng, max_trips + 2, length, elements)
-        ex = make_example(k, inputs)
+        ex = make_example(k, inputs, run)
         if ex is not None:
             out.append(ex)
     return out

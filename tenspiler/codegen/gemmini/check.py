@@ -52,11 +52,14 @@ def device_inputs(k: Any, seed: int, count: int = 24) -> list[dict[str, Any]]:
         # full-size run; three cover the patterns below (mixed, all -128, all 127)
         count = min(count, 3)
     rng = np.random.default_rng(seed + 7)
-    big = max(1, count // 4)  # long reductions; the generator runs the source on each (slow)
-    # a nest deeper than two (GEMM) runs trips³ statements in the loop-IR interpreter
+    big = max(1, count // 4)  # long reductions
+    # a nest deeper than two (GEMM): trips³ products in the TensIR interpreter
     small, large = (12, 40) if isinstance(k, BlockKernel) else (40, 300)
-    exs = random_examples(k, rng, count - big, max_trips=small, magnitude=127)
-    exs += random_examples(k, rng, big, max_trips=large, magnitude=127)
+    # admitted by the proof's preconditions; the source is not run (run=False): its elements
+    # are replaced below, and the check compares with TensIR, skipping inputs on which the
+    # summary is undefined or a result leaves its C type (device_check)
+    exs = random_examples(k, rng, count - big, max_trips=small, magnitude=127, run=False)
+    exs += random_examples(k, rng, big, max_trips=large, magnitude=127, run=False)
     out: list[dict[str, Any]] = []
     for i, e in enumerate(exs):
         inputs = dict(e.inputs)
