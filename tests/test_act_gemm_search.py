@@ -29,6 +29,35 @@ def test_every_menu_point_is_bit_exact_on_the_oracle(out: str) -> None:
         assert verify(s, s.tm * 16 * 3, s.tn * 16 * 2, s.tk * 16 * 2, seed=n, out=out), s
 
 
+@pytest.mark.parametrize("bias", ["row", "full"])
+@pytest.mark.parametrize("out", ["int32", "int8"])
+def test_the_fused_bias_is_bit_exact_on_every_menu_point(bias: str, out: str) -> None:
+    """``C = D + A·B`` with ``D`` moved into the accumulator before each block's first product
+    (a repeated row: a bias per column; or a whole matrix), over the same blocks as above:
+    the prefetched bias of the next block lands after the previous block's move-out."""
+    for n, s in enumerate(menu()):
+        assert verify(s, s.tm * 16 * 3, s.tn * 16 * 2, s.tk * 16 * 2, seed=n, out=out, bias=bias), (s, bias)
+
+
+def test_a_missing_or_misplaced_bias_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bias check fails when the bias is not loaded, or when the first product overwrites it."""
+    s = GemmSchedule(1, 2, 2, False, True, False)
+    assert verify(s, 48, 64, 64, bias="row")
+    assert verify(s, 48, 64, 64, bias="full")
+    real = gs.gemm_schedule_proc
+
+    def unfused(*args: object, **kw: object) -> object:
+        kw["bias"] = False
+        proc = real(*args, **kw)  # type: ignore[arg-type]
+        return gs.Proc(proc.name, (*proc.params, gs.Param("D", "ptr", "acc_t"), gs.Param("sd", "size")), proc.body, proc.doc)
+
+    monkeypatch.setattr(gs, "gemm_schedule_proc", unfused)
+    assert not verify(s, 48, 64, 64, bias="row")
+    monkeypatch.setattr(gs, "gemm_schedule_proc", real)
+    monkeypatch.setattr(gs, "ACCUMULATE_BIT", 0)  # every product overwrites: the bias is lost
+    assert not verify(s, 48, 64, 64, bias="row")
+
+
 def test_a_wrong_accumulate_flag_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     s = GemmSchedule(2, 2, 2, False, True, True)
     assert verify(s, 96, 64, 64)
@@ -64,7 +93,8 @@ def test_narrower_mvins_are_bit_exact_and_named(mvin: int) -> None:
     6 tiles split into whole requests and a remainder."""
     for n, s in enumerate([GemmSchedule(1, 5, 6, False, True, False, mvin), GemmSchedule(2, 5, 2, True, False, True, mvin)]):
         assert verify(s, s.tm * 16 * 2, s.tn * 16 * 2, s.tk * 16 * 2, seed=n), s
-        assert gs.parse_schedule_name(gs.schedule_name(s)) == s
+        assert gs.parse_schedule_name(gs.schedule_name(s)) == (s, False)
+        assert gs.parse_schedule_name(gs.schedule_name(s, bias=True)) == (s, True)
     wide = gs.schedule_stream(GemmSchedule(1, 5, 6, mvin=0), 32, 80, 96)
     narrow = gs.schedule_stream(GemmSchedule(1, 5, 6, mvin=mvin), 32, 80, 96)
     count = sum(i.name.startswith("mvin") for i in narrow) - sum(i.name.startswith("mvin") for i in wide)

@@ -127,14 +127,21 @@ def fits(s: GemmSchedule, isa: IsaDescription, kt: int) -> bool:
 
 
 def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
-                       out: str = "int32", config: str = "int8") -> Proc:
+                       out: str = "int32", config: str = "int8", bias: bool = False) -> Proc:
     """``s`` as a procedure (see the module docstring). Parameters ``A``, ``B``, ``C``
     (pointers), ``MB``, ``NB``, ``KC`` (row blocks, column blocks, reduction chunks ≥ 1),
     ``sa``, ``sb``, ``sc`` (row strides, elements); ``MB`` or ``KC`` 0 issues only the
     configuration and the fence; the caller guarantees :func:`fits` for its reduction. ``out``:
     ``"int32"`` (raw accumulator values) or ``"int8"`` (moved out scaled by 1.0 and
     saturated, as Exo's and Autocomp's GEMMs do). ``config="fp32"``: float32 operands and
-    raw float32 results (``out="int32"`` then means the raw accumulator type)."""
+    raw float32 results (``out="int32"`` then means the raw accumulator type).
+
+    ``bias``: ``C = D + A·B`` — the elementwise bias epilogue fused into the product (Gemmini's
+    ``tiled_matmul`` bias, its ``repeating_bias`` a stride of 0): two more parameters, ``D``
+    (accumulator-type elements, ``MB·tm·DIM × NB·tn·DIM`` read with row stride ``sd``; ``sd =
+    0`` repeats one row, a bias per column) and ``sd``; each output block's ``D`` rows are moved
+    into the accumulator (``mvin3``) before its first product, which then accumulates instead of
+    overwriting — no pass over the result on the host or the device afterwards."""
     if out not in ("int32", "int8"):
         raise ValueError(f"out must be int32 or int8, got {out!r}")
     es, acs = (np.dtype(CONFIGS[config][t]).itemsize for t in ("input", "acc"))
@@ -187,7 +194,15 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
     b_tile = (b_base + ((kc * tk + k) * tn + j) * dim) if s.b_resident else (b_base + buf(step) * b_chunk + (k * tn + j) * dim)
     a_tile = var("abuf") + (i * tk + k) * dim
     acc_blk = ACC_BIT + buf(ib) * acc_rows
-    flag = select((kc + k).eq(0), 0, ACCUMULATE_BIT)
+    flag = ACCUMULATE_BIT if bias else select((kc + k).eq(0), 0, ACCUMULATE_BIT)
+    D, sd = var("D"), var("sd")
+
+    def load_d(ib_: E, acc: E | int) -> Stmt:
+        """The bias of output block ``(ib_, jb)`` into the accumulator block at ``acc``."""
+        return For("i", const(0), const(tm), 1, (
+            For("j", const(0), const(tn), 1, (
+                Instr("mvin3", (D + (((ib_ * tm + i) * dim) * sd + (jb * tn + j) * dim) * acs,
+                                acc + (i * tn + j) * dim, dim, dim)),)),))
     if s.reuse_weights:
         products: tuple[Stmt, ...] = (For("j", const(0), const(tn), 1, (
             Instr("preload", (b_tile, var("acc") + j * dim + flag, dim, dim, dim, dim)),
@@ -214,8 +229,14 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
             pre.append(load_b(n_kc, nxt % 2, tk, b_base))
         after_first.append(If(nxt.lt(MB * KC), tuple(pre)))
         after_first.append(If(kc.eq(0), (If(const(0).lt(ib), (mvouts(ib - 1, ACC_BIT + ((ib - 1) % 2) * acc_rows),)),)))
+        if bias:
+            # the next block's bias into the accumulator block just moved out (program order:
+            # after its move-out), while this block computes
+            after_first.append(If(kc.eq(KC - 1), (If((ib + 1).lt(MB), (load_d(ib + 1, ACC_BIT + ((ib + 1) % 2) * acc_rows),)),)))
     k_loop = For("k", const(0), const(tk), 1, (*products, *((If(k.eq(0), tuple(after_first)),) if after_first else ())))
     step_body: list[Stmt] = [Let("abuf", a_slot * a_rows if isinstance(a_slot, E) else const(0)), Let("acc", acc_blk)]
+    if bias and not s.double_buffer:
+        step_body.append(If(kc.eq(0), (load_d(ib, ACC_BIT),)))
     if not s.double_buffer:
         step_body.append(load_a(ib, kc, 0))
         if not s.b_resident:
@@ -228,6 +249,8 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
     if s.b_resident:
         col.append(load_b_panel())
     if s.double_buffer:
+        if bias:
+            col.append(load_d(const(0), ACC_BIT))
         col.append(load_a(const(0), const(0), 0))
         if not s.b_resident:
             col.append(load_b(const(0), 0, tk, b_base))
@@ -239,6 +262,7 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
         Instr("config_st", (sc * cs,)),
         Instr("config_ld", (sa * es, 1.0, 0, 0)),
         Instr("config_ld", (sb * es, 1.0, 0, 1)),
+        *((Instr("config_ld", (sd * acs, 1.0, 0, 2)),) if bias else ()),
         # nothing to do (and no block to prefetch or move out) for an empty product
         If(const(0).lt(MB * KC), (For("jb", const(0), var("NB"), 1, tuple(col)),)),
         Instr("fence", ()),
@@ -247,51 +271,65 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
               Param("C", "ptr", "acc_t" if out == "int32" else "elem_t", written=True),
               Param("MB", "size"), Param("NB", "size"), Param("KC", "size"),
               Param("sa", "size"), Param("sb", "size"), Param("sc", "size"))
+    if bias:
+        params += (Param("D", "ptr", "acc_t"), Param("sd", "size"))
     what = f"{config} operands, C raw {CONFIGS[config]['acc']}" if out == "int32" else "int8 operands, C int8 saturated"
-    return Proc(name or schedule_name(s), params, body, f"C = A . B on a {dim}x{dim} Gemmini ({what}): {s.describe()}")
+    product = "C = D + A . B (the bias D moved into the accumulator)" if bias else "C = A . B"
+    return Proc(name or schedule_name(s, bias), params, body, f"{product} on a {dim}x{dim} Gemmini ({what}): {s.describe()}")
 
 
-def schedule_name(s: GemmSchedule) -> str:
+def schedule_name(s: GemmSchedule, bias: bool = False) -> str:
     """The device procedure name of ``s`` (``gemm_1x4x8_bdw``: tile sizes, then ``b`` for a
-    resident B panel, ``d`` double buffering, ``w`` weight reuse, ``m2`` mvin of 2 tiles)."""
+    resident B panel, ``d`` double buffering, ``w`` weight reuse, ``m2`` mvin of 2 tiles;
+    ``_bias`` for the fused bias of :func:`gemm_schedule_proc`)."""
     flags = "".join(c for c, on in (("b", s.b_resident), ("d", s.double_buffer), ("w", s.reuse_weights)) if on)
     flags += f"m{s.mvin}" if s.mvin > 0 else ""
-    return f"gemm_{s.tm}x{s.tn}x{s.tk}" + (f"_{flags}" if flags else "")
+    return f"gemm_{s.tm}x{s.tn}x{s.tk}" + (f"_{flags}" if flags else "") + ("_bias" if bias else "")
 
 
-def parse_schedule_name(name: str) -> GemmSchedule | None:
-    """The schedule of a :func:`schedule_name` name, or ``None``."""
+def parse_schedule_name(name: str) -> tuple[GemmSchedule, bool] | None:
+    """The schedule of a :func:`schedule_name` name and whether it fuses the bias, or ``None``."""
     if not name.startswith("gemm_"):
         return None
-    sizes, _, flags = name.removeprefix("gemm_").partition("_")
+    bias = name.endswith("_bias")
+    sizes, _, flags = name.removeprefix("gemm_").removesuffix("_bias").partition("_")
     flags, _, mvin = flags.partition("m")
     try:
         tm, tn, tk = (int(x) for x in sizes.split("x"))
         tiles = int(mvin) if mvin else 0
     except ValueError:
         return None
-    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags, tiles)
+    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags, tiles), bias
 
 
-def _args(m: int, n: int, k: int, s: GemmSchedule, dim: int, base: int) -> dict[str, int]:
-    return {"A": base, "B": base + m * k, "C": base + m * k + k * n, "MB": m // (s.tm * dim), "NB": n // (s.tn * dim),
+def _args(m: int, n: int, k: int, s: GemmSchedule, dim: int, base: int, bias: str | None = None) -> dict[str, int]:
+    cs = 4  # C and D: room for int32 elements
+    args = {"A": base, "B": base + m * k, "C": base + m * k + k * n, "MB": m // (s.tm * dim), "NB": n // (s.tn * dim),
             "KC": k // (s.tk * dim), "sa": k, "sb": n, "sc": n}
+    if bias is not None:
+        args |= {"D": base + m * k + k * n + cs * m * n, "sd": 0 if bias == "row" else n}
+    return args
 
 
 _BASE = 0x1000_0000
 
 
-def schedule_stream(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, out: str = "int32") -> list[Inst]:
+def schedule_stream(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, out: str = "int32",
+                    bias: str | None = None) -> list[Inst]:
     """The instruction stream of ``s`` for an ``m × n × k`` product (whole blocks), operands
-    densely packed from a fixed address."""
-    return run_proc(gemm_schedule_proc(s, dim, out=out), _args(m, n, k, s, dim, _BASE))
+    densely packed from a fixed address; ``bias``: ``None``, ``"row"`` (one row of ``D``
+    repeated, ``sd = 0``) or ``"full"`` (an ``m × n`` ``D``)."""
+    return run_proc(gemm_schedule_proc(s, dim, out=out, bias=bias is not None), _args(m, n, k, s, dim, _BASE, bias))
 
 
-def verify(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, seed: int = 0, out: str = "int32") -> bool:
-    """Whether ``s`` computes ``A·B`` bit-exactly on the oracle for random int8 operands.
-    ``int32`` out: the full int8 range (int32 sums of ``k ≤ 2¹⁷`` products cannot wrap);
+def verify(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, seed: int = 0, out: str = "int32",
+           bias: str | None = None) -> bool:
+    """Whether ``s`` computes ``A·B`` (``D + A·B`` with ``bias``: see :func:`schedule_stream`)
+    bit-exactly on the oracle for random int8 operands.
+    ``int32`` out: the full int8 range (int32 sums of ``k ≤ 2¹⁷`` products cannot wrap; the
+    bias within ±2²⁴);
     ``int8`` out: sparse operands in {-1, 0, 1}, so that most sums stay inside int8 and the
-    saturation does not hide a wrong sum."""
+    saturation does not hide a wrong sum (the bias in [-3, 3])."""
     rng = np.random.default_rng(seed)
     if out == "int32":
         a = rng.integers(-128, 128, (m, k)).astype(np.int8)
@@ -299,13 +337,17 @@ def verify(s: GemmSchedule, m: int, n: int, k: int, dim: int = 16, seed: int = 0
     else:
         a = (rng.integers(-1, 2, (m, k)) * (rng.random((m, k)) < 0.3)).astype(np.int8)
         b = (rng.integers(-1, 2, (k, n)) * (rng.random((k, n)) < 0.3)).astype(np.int8)
-    cs = 4 if out == "int32" else 1
-    mem = HbmBuffer(m * k + k * n + cs * m * n + 64, _BASE)
+    mem = HbmBuffer(m * k + k * n + 8 * m * n + 64, _BASE)
     mem.place(_BASE, a)
     mem.place(_BASE + m * k, b)
-    Oracle(gemmini_isa(dim, "int8")).run(schedule_stream(s, m, n, k, dim, out), mem)
-    got = mem.read(_BASE + m * k + k * n, m * n, np.dtype(np.int32 if out == "int32" else np.int8)).reshape(m, n)
     want = a.astype(np.int64) @ b.astype(np.int64)
+    if bias is not None:
+        size = 2**24 if out == "int32" else 3
+        d = rng.integers(-size, size + 1, (1 if bias == "row" else m, n)).astype(np.int32)
+        mem.place(_BASE + m * k + k * n + 4 * m * n, d)
+        want = want + d
+    Oracle(gemmini_isa(dim, "int8")).run(schedule_stream(s, m, n, k, dim, out, bias), mem)
+    got = mem.read(_BASE + m * k + k * n, m * n, np.dtype(np.int32 if out == "int32" else np.int8)).reshape(m, n)
     return bool(np.array_equal(got, want if out == "int32" else np.clip(want, -128, 127)))
 
 
@@ -341,8 +383,11 @@ class SearchResult:
 
 
 def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int = 6, time_limit: float = 30.0,
-           params: CostParams | None = None, verify_winner: bool = True, out: str = "int32") -> SearchResult:
-    """Beam search over the menu for an ``m × n × k`` int8 product (multiples of ``dim``).
+           params: CostParams | None = None, verify_winner: bool = True, out: str = "int32",
+           bias: str | None = None) -> SearchResult:
+    """Beam search over the menu for an ``m × n × k`` int8 product (multiples of ``dim``);
+    ``bias`` (``"row"`` / ``"full"``, :func:`schedule_stream`): with the fused bias epilogue,
+    modelled and verified with it.
 
     Each round applies every move to every schedule in the beam, models each new candidate
     that fits on the proxy shape, and keeps the ``beam`` best (utilisation, then the
@@ -370,7 +415,7 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
             pmt = min(mt, max(s.tm, target_mt // s.tm * s.tm))
             pnt = min(nt, max(s.tn, 16 // s.tn * s.tn))
             ok = fits(s, isa, kt)
-            scores[s] = estimate(isa, schedule_stream(s, pmt * dim, pnt * dim, k, dim, out), params).utilization if ok else -1.0
+            scores[s] = estimate(isa, schedule_stream(s, pmt * dim, pnt * dim, k, dim, out, bias), params).utilization if ok else -1.0
         return scores[s]
 
     start = GemmSchedule(tk=max(_divisors(kt, 4)))
@@ -389,9 +434,9 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
         frontier = ranked[:beam]
         log.append(f"round {r}: best {scores[frontier[0]]:.1%} {frontier[0]}")
     finalists = sorted((c for c in scores if scores[c] >= 0), key=lambda c: (-scores[c], c))[:beam]
-    full = {c: estimate(isa, schedule_stream(c, m, n, k, dim, out), params) for c in finalists}
+    full = {c: estimate(isa, schedule_stream(c, m, n, k, dim, out, bias), params) for c in finalists}
     for c in sorted(finalists, key=lambda c: (-full[c].utilization, c)):
-        ok = verify(c, m, n, k, dim, out=out) if verify_winner else False
+        ok = verify(c, m, n, k, dim, out=out, bias=bias) if verify_winner else False
         log.append(f"final: {full[c].utilization:.1%} {c} {'bit-exact' if ok else 'not verified'}")
         if ok or not verify_winner:
             return SearchResult(c, full[c], len(scores), time.perf_counter() - t0, ok, log)

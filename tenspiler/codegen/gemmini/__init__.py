@@ -54,10 +54,10 @@ def procs_by_name(dim: int, config: str, names: list[str]) -> dict[str, Proc]:
     isa = gemmini_isa(dim, config)
     out: dict[str, Proc] = {}
     for n in names:
-        schedule = parse_schedule_name(n)
+        parsed = parse_schedule_name(n)
         affine = parse_affine_proc_name(n)
-        if schedule is not None:
-            out[n] = gemm_schedule_proc(schedule, dim, name=n, config=config)
+        if parsed is not None:
+            out[n] = gemm_schedule_proc(parsed[0], dim, name=n, config=config, bias=parsed[1])
         elif affine is not None:
             out[n] = act_affine_proc(dim, affine[0], affine[1], n, config)
         else:
