@@ -837,3 +837,54 @@ def test_an_output_another_output_reads_is_not_written_in_place(config: str) -> 
     r = lift_file(src, ["gemmini"], check=True, backend_options={"gemmini": {"config": config}})
     assert r.status == "verified", r.message
     assert r.check["gemmini"]["device"]["ok"]
+
+
+@needs_cc
+@pytest.mark.parametrize(("kernel", "config", "along"), [
+    ("tests/kernels/dense_bias.c", "int8", "columns"),           # C = A.B + bias[j]
+    ("tests/kernels/gemv_plus_bias.c", "int8", "rows"),          # y = b[i] + A.x
+    ("benchmarks/kernels/convolution/conv1d_bias.c", "int8", "all"),  # one scalar bias
+    ("tests/kernels/dense_bias_f.c", "fp32", "columns"),
+])
+def test_a_bias_is_fused_into_the_product(kernel: str, config: str, along: str) -> None:
+    """``bias + product`` is one device call whose bias is moved into the accumulator before
+    the product (no host or device pass over the result afterwards), checked end to end."""
+    r = lift_file(ROOT / kernel, ["gemmini"], check=True, backend_options={"gemmini": {"config": config}})
+    assert r.status == "verified", r.message
+    c = r.check["gemmini"]
+    assert c["ok"] and c["device"]["ok"] and c["device"]["fallbacks"] == 0, c
+    kernels = r.placement["gemmini"]["kernels"]
+    assert [k["kind"] for k in kernels] == ["gemm"] and "bias" in kernels[0]["ops"], kernels
+    assert all(o["where"] == "device" for o in r.placement["gemmini"]["outputs"])
+    assert "_bias(" in r.code["gemmini"] and "mvin3" in r.code["gemmini"]
+    _, ps, _ = _lifted(kernel, config)
+    from tenspiler.codegen.gemmini.lower import plan_summary
+
+    call = plan_summary(ps, set(), config).calls[0]
+    assert call.bias is not None and call.bias.along == along  # type: ignore[union-attr]
+
+
+@needs_cc
+def test_a_bias_that_could_wrap_the_accumulator_falls_back() -> None:
+    """int8: ``|bias| ≤ 2³¹ - 1 - 16384·K`` (no partial sum can leave int32), else the host
+    computes the call — exactly."""
+    _, _, code = _lifted("tests/kernels/dense_bias.c")
+    rt = _runtime(code)
+    rng = np.random.default_rng(3)
+    m, n, k = 20, 35, 17
+    a, b = rng.integers(-128, 128, m * k), rng.integers(-128, 128, k * n)
+    bias = rng.integers(-1000, 1000, n)
+    want = a.reshape(m, k) @ b.reshape(k, n) + bias
+    state = rt.run({"m": m, "n": n, "k": k, "a": a, "b": b, "bias": bias, "c": np.zeros(m * n, dtype=np.int64)})
+    assert np.array_equal(state["c"].reshape(m, n), want) and rt.calls[-1].fallbacks == 0
+    assert any(i.name == "mvin3" for i in rt.calls[-1].instructions)
+    bias[5] = 2**31 - 1 - 16384 * k  # the largest the contract admits: still on Gemmini
+    state = rt.run({"m": m, "n": n, "k": k, "a": a, "b": b, "bias": bias, "c": np.zeros(m * n, dtype=np.int64)})
+    assert rt.calls[-1].fallbacks == 0
+    bias[5] += 1  # one more: a partial sum could wrap; the host computes it
+    a[:] = 0
+    state = rt.run({"m": m, "n": n, "k": k, "a": a, "b": b, "bias": bias, "c": np.zeros(m * n, dtype=np.int64)})
+    assert rt.calls[-1].fallbacks == 1
+    assert np.array_equal(state["c"].reshape(m, n), np.broadcast_to(bias, (m, n)))
+    state = rt.run({"m": m, "n": n, "k": 0, "a": a, "b": b, "bias": bias, "c": np.zeros(m * n, dtype=np.int64)})
+    assert np.array_equal(state["c"].reshape(m, n), np.broadcast_to(bias, (m, n)))  # K = 0: the bias alone

@@ -196,7 +196,7 @@ def test_uint8_input_range_checked() -> None:
 @pytest.mark.parametrize("arr", [np.array([256, 0]), np.array([-1]), np.array([1.5]), np.array([True]), np.array([np.nan])])
 def test_array_input_errors_name_the_element(arr: np.ndarray) -> None:
     """Whole-array conversion refuses what the element-by-element one refuses."""
-    from tenspiler.loops.interp import _array_input  # noqa: PLC2701 - the conversion itself
+    from tenspiler.loops.interp import _array_input
 
     elem = DType.UINT8 if arr.dtype.kind in "iu" else DType.INT
     with pytest.raises(ValueError, match=r"input 'a\[0\]'|input 'a\[1\]'"):
@@ -208,7 +208,7 @@ def test_array_input_errors_name_the_element(arr: np.ndarray) -> None:
 def test_array_input_fast_path_is_the_element_conversion(values: list[int], dtype: str, elem: DType) -> None:
     """The whole-array conversion gives exactly the Python numbers (and types) the
     element-by-element conversion gives, or the same error."""
-    from tenspiler.loops.interp import _array_input, _scalar_input  # noqa: PLC2701
+    from tenspiler.loops.interp import _array_input, _scalar_input
 
     arr = np.array(values, dtype=np.int64)
     arr = (arr % 256).astype(dtype) if dtype == "uint8" else arr.astype(dtype)

@@ -267,7 +267,7 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
         If(const(0).lt(MB * KC), (For("jb", const(0), var("NB"), 1, tuple(col)),)),
         Instr("fence", ()),
     )
-    params = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"),
+    params: tuple[Param, ...] = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"),
               Param("C", "ptr", "acc_t" if out == "int32" else "elem_t", written=True),
               Param("MB", "size"), Param("NB", "size"), Param("KC", "size"),
               Param("sa", "size"), Param("sb", "size"), Param("sc", "size"))

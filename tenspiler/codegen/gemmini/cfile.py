@@ -214,7 +214,7 @@ class _Emitter:
         self.arrays[name] = CArray(name, ctype, f"(int64_t)({count})")
         return ctype
 
-    def device_gemm(self, c: GemmCall, a_ptr: str, b_ptr: str, raw: str, sa: str, sb: str) -> None:
+    def device_gemm(self, c: GemmCall, a_ptr: str, b_ptr: str, raw: str, sa: str, sb: str, bias: str | None = None) -> None:
         """The product with a schedule of :mod:`tenspiler.act.gemm_search`. A product whose
         sizes are all known — literals, or values of the size parameters given by the user
         (``sizes``, CLI ``--gemmini-sizes``) — gets the winner of the verified schedule search
@@ -222,7 +222,10 @@ class _Emitter:
         it when the run-time sizes are those and the run-time variants
         (:func:`~tenspiler.act.gemm_search.choose_variant`) otherwise. The host pads A and B
         with zeros to whole blocks, the procedure computes the padded product, and the host
-        copies the ``m × n`` corner into ``raw``."""
+        copies the ``m × n`` corner into ``raw``. ``bias``: the host buffer of ``c.bias`` (int64
+        or float values): the host writes the accumulator-type ``D`` of the fused bias (one row
+        repeated, ``sd = 0``, for a scalar or a bias per column; a whole matrix for a bias per
+        row)."""
         from tenspiler.act.gemm_search import (
             GemmSchedule,
             choose_variant_c,
@@ -259,7 +262,7 @@ class _Emitter:
         if self.int_config and self.search_s > 0 and all(v is not None and v > 0 for v in hints):
             hm, hn, hk = (int(v) for v in hints)  # type: ignore[arg-type]
             mt, nt, kt = (-(-v // dim) * dim for v in (hm, hn, hk))
-            r = search(mt, nt, kt, dim, time_limit=self.search_s)
+            r = search(mt, nt, kt, dim, time_limit=self.search_s, bias=None if c.bias is None else "full" if c.bias.along == "rows" else "row")
             special = r.schedule
             self.notes.append(f"{x} ({hm}x{hn}x{hk}{'' if all_literal else ', from the given sizes'}): schedule search winner "
                               f"{schedule_name(special)}: {special.describe()}; modelled {r.report.utilization:.1%} of the "
@@ -268,14 +271,15 @@ class _Emitter:
                               + ("; the search stopped at its time limit (--gemmini-search-s): another machine may "
                                  "pick another winner" if any("time limit" in line for line in r.log) else ""))
         variants = [] if special is not None and all_literal else runtime_variants(dim, *lits)
+        fused = c.bias is not None
         if variants:
-            self.notes.append(f"{x}: run-time schedule choice among {', '.join(schedule_name(v) for v in variants)} "
+            self.notes.append(f"{x}: run-time schedule choice among {', '.join(schedule_name(v, fused) for v in variants)} "
                               f"(tenspiler.act.gemm_search.choose_variant)")
         for v in ([special] if special is not None else []) + variants:
-            self.procs.setdefault(schedule_name(v), gemm_schedule_proc(v, dim, config=self.config))
+            self.procs.setdefault(schedule_name(v, fused), gemm_schedule_proc(v, dim, config=self.config, bias=fused))
         if special is not None:
             cond = "1" if all_literal else f"{x}_m == {hints[0]} && {x}_n == {hints[1]} && {x}_k == {hints[2]}"
-            self.emit(f"/* the schedule: the search's winner {schedule_name(special)}"
+            self.emit(f"/* the schedule: the search's winner {schedule_name(special, fused)}"
                       f"{'' if all_literal else ' for the given sizes'} */", d - 1)
             self.emit(f"const int {x}_special = {cond};", d - 1)
         if variants:
@@ -304,14 +308,27 @@ class _Emitter:
         self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_kp; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < {x}_np; tenspiler_j++)", d - 1)
         self.emit(f"    {bp}[tenspiler_i * {x}_np + tenspiler_j] = (tenspiler_i < {x}_k && tenspiler_j < {x}_n) ? {b_ptr}[tenspiler_i * (int64_t)({sb}) + tenspiler_j] : (elem_t)0;", d - 1)
         args = f"{ap}, {bp}, {cp}, (uint64_t){x}_mb, (uint64_t){x}_nb, (uint64_t){x}_kc, (uint64_t){x}_kp, (uint64_t){x}_np, (uint64_t){x}_np"
+        if c.bias is not None and bias is not None:
+            dp = f"{x}_dp"
+            per_row = c.bias.along == "rows"
+            self.alloc(dp, "acc_t", f"{x}_mp * {x}_np" if per_row else f"{x}_np", d - 1)
+            value = {"all": f"{bias}[0]", "columns": f"{bias}[tenspiler_j]", "rows": f"{bias}[tenspiler_i]"}[c.bias.along]
+            if per_row:
+                self.emit("/* the bias D: one value per row, a whole matrix (zero padding) */", d - 1)
+                self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_mp; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < {x}_np; tenspiler_j++)", d - 1)
+                self.emit(f"    {dp}[tenspiler_i * {x}_np + tenspiler_j] = (tenspiler_i < {x}_m && tenspiler_j < {x}_n) ? (acc_t){value} : (acc_t)0;", d - 1)
+            else:
+                self.emit("/* the bias D: one row, repeated for every output row (stride 0) */", d - 1)
+                self.emit(f"for (int64_t tenspiler_j = 0; tenspiler_j < {x}_np; tenspiler_j++) {dp}[tenspiler_j] = tenspiler_j < {x}_n ? (acc_t){value} : (acc_t)0;", d - 1)
+            args += f", {dp}, (uint64_t){x + '_np' if per_row else '0'}"
         branches = ([(f"{x}_special", special)] if special is not None else []) + [
             (f"{x}_tn == {v.tn} && {x}_tk == {v.tk} && {x}_bres == {int(v.b_resident)}", v) for v in variants]
         if len(branches) == 1 and special is not None and not variants:
-            self.emit(f"{schedule_name(special)}({args});", d - 1)
+            self.emit(f"{schedule_name(special, fused)}({args});", d - 1)
         else:
             for i, (cond, v) in enumerate(branches):
                 self.emit(f"{'if' if i == 0 else '} else if'} ({cond}) {{", d - 1)
-                self.emit(f"{schedule_name(v)}({args});", d)
+                self.emit(f"{schedule_name(v, fused)}({args});", d)
             self.emit("}", d - 1)
         self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {x}_m; tenspiler_i++) for (int64_t tenspiler_j = 0; tenspiler_j < {x}_n; tenspiler_j++) {raw}[tenspiler_i * {x}_n + tenspiler_j] = {cp}[tenspiler_i * {x}_np + tenspiler_j];", d - 1)
 
@@ -335,20 +352,50 @@ class _Emitter:
         # negative sizes: a view only a discarded select branch would read (the host's loops
         # then do nothing); int8: the reduction must not wrap the int32 accumulator
         sizes = f"{c.name}_m >= 0 && {c.name}_n >= 0 && {c.name}_k >= 0"
+        bias = self.bias_values(c, checks) if c.bias is not None else None
         ok = " && ".join([sizes, *checks, f"{c.name}_k <= {MAX_INT8_K}"] if self.int_config else [sizes, *checks])
+        # a matrix product's m x n result is stored row-major: its flattening
+        source = Flatten(c.source) if is_tensor(c.source) and rank(c.source) == 2 else c.source
         self.emit(f"if ({c.name}_k == 0 && {c.name}_m >= 0 && {c.name}_n >= 0) {{", 2)
-        self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {count}; tenspiler_i++) {c.name}[tenspiler_i] = 0;", 3)
+        if c.bias is None:
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {count}; tenspiler_i++) {c.name}[tenspiler_i] = 0;", 3)
+        else:  # an empty reduction: the bias alone
+            self.fallback(c.name, source, c.scalar, 3)
         self.emit(f"}} else if ({ok}) {{", 2)
-        self.device_gemm(c, a_ptr, b_ptr, raw, sa, sb)
+        self.device_gemm(c, a_ptr, b_ptr, raw, sa, sb, bias)
         back = f" + INT64_C({c.a_offset}) * {c.name}_k" if c.a_offset else ""  # the shift of a uint8 sum
         self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < {count}; tenspiler_i++) {c.name}[tenspiler_i] = {raw}[tenspiler_i]{back};", 3)
         self.emit("} else {", 2)
         self.emit("tenspiler_gemmini_fallbacks++;  /* run-time contract failed: the host computes it */", 3)
-        # a matrix product's m x n result is stored row-major: its flattening
-        source = Flatten(c.source) if is_tensor(c.source) and rank(c.source) == 2 else c.source
         self.fallback(c.name, source, c.scalar, 3)
         self.emit("}", 2)
         self.emit("}")
+
+    def bias_values(self, c: GemmCall, checks: list[str]) -> str:
+        """The host buffer of the fused bias's values (int64 / float; one element for a
+        scalar). int8: a check that no value can make the int32 accumulator wrap — a sum of
+        ``K`` int8 products lies in ``[-16256·K, 16384·K]``, so ``|bias| ≤ 2³¹ - 1 - 16384·K``
+        keeps every partial sum inside int32 (appended to ``checks``)."""
+        assert c.bias is not None
+        ctype = "float" if not self.int_config else "int64_t"
+        buf = self.fresh("bias")
+        term = c.bias.term
+        if c.bias.along == "all":
+            n = "1"
+            self.alloc(buf, ctype, n, 2)
+            self.emit(f"{buf}[0] = ({ctype})({self.host.scalar(term)});", 2)
+        else:
+            n = self.host.length(term)
+            self.alloc(buf, ctype, n, 2)
+            self.lines.extend("    " * 2 + line for line in self.host.fill(buf, term, ctype))
+        if self.int_config:
+            ok = self.fresh("ok")
+            checks.append(ok)
+            self.emit(f"int {ok} = 1;", 2)
+            self.emit(f"for (int64_t tenspiler_i = 0; tenspiler_i < (int64_t)({n}); tenspiler_i++)", 2)
+            self.emit(f"    if ({buf}[tenspiler_i] > INT64_C(2147483647) - INT64_C(16384) * {c.name}_k || "
+                      f"{buf}[tenspiler_i] < -INT64_C(2147483647) + INT64_C(16384) * {c.name}_k) {ok} = 0;", 2)
+        return buf
 
     def fallback(self, dst: str, source: Term, scalar: bool, depth: int, dst_ctype: str | None = None) -> None:
         ctype = dst_ctype or self.arrays[dst].ctype

@@ -84,7 +84,7 @@ from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
 from tenspiler.loops.ir import DType
 
-__all__ = ["AffineCall", "GemmCall", "Operand", "OutputPlan", "Plan", "plan_summary"]
+__all__ = ["AffineCall", "GemmBias", "GemmCall", "Operand", "OutputPlan", "Plan", "plan_summary"]
 
 #: largest reduction length whose int8 products cannot wrap the int32 accumulator
 MAX_INT8_K = (2**31 - 1) // (128 * 128)
@@ -128,6 +128,19 @@ class GemmCall:
     #: subtracted from every A element when packing (the result gets ``a_offset·K`` back; B
     #: is a ones column): a uint8 sum fits int8 shifted by 128
     a_offset: int = 0
+    #: the bias epilogue fused into the product (``source`` is then the whole sum)
+    bias: GemmBias | None = None
+
+
+@dataclass(frozen=True)
+class GemmBias:
+    """``C = bias + A·B``: the bias is moved into the accumulator before the product
+    (:func:`tenspiler.act.gemm_search.gemm_schedule_proc`, ``bias=True``). ``term``: the
+    host's value of the bias, a scalar (``along == "all"``) or a 1-D tensor of one value per
+    column (``"columns"``, length ``n``) or per row (``"rows"``, length ``m``)."""
+
+    term: Term
+    along: Literal["all", "columns", "rows"]
 
 
 @dataclass(frozen=True)
@@ -170,7 +183,7 @@ class Plan:
     def to_json(self) -> dict[str, object]:
         def ops(c: Call) -> str:
             if isinstance(c, GemmCall):
-                return "matrix product (preload/compute_*)"
+                return "matrix product (preload/compute_*)" + (", bias (mvin into the accumulator)" if c.bias else "")
             return "elementwise add/sub/scale (mvin into the accumulator)" + (", ReLU (mvout activation)" if c.relu else "")
 
         return {
@@ -240,6 +253,20 @@ def _relu_operand(t: Term) -> Term | None:
         case TensorSelect(Cmp("<", Lit(0 | 0.0), x), then, Lit(0 | 0.0), d) if then == x and d.is_float and is_tensor(x) and rank(x) == 1:
             return x
     return None
+
+
+def _bias_pairs(t: Term) -> list[tuple[MatMul | ReduceRows, Term]]:
+    """``(product, bias)`` candidates of ``t = bias + product`` (a matrix product or row sums;
+    a scalar or 1-D bias), either order."""
+    pairs: list[tuple[Term, Term]]
+    match t:
+        case TensorTensor("+", l, r, _):
+            pairs = [(p, b) for p, b in ((r, l), (l, r)) if is_tensor(b) and rank(b) == 1]
+        case TensorScalar("+", x, s, _, _):
+            pairs = [(x, s)]
+        case _:
+            return []
+    return [(p, b) for p, b in pairs if isinstance(p, MatMul) or (isinstance(p, ReduceRows) and p.kind == "sum")]
 
 
 def _divides(t: Term) -> bool:
@@ -356,8 +383,30 @@ class _Planner:
 
     # ------------------------------------------------------------ products
 
+    def _biased_product(self, t: Term) -> GemmCall | None:
+        """``bias + product`` (either order; a scalar, or a vector along the product's columns
+        or rows as the TensIR broadcast adds it) as one call with the bias fused into the
+        accumulator (Autocomp's epilogue fusion; Gemmini's ``tiled_matmul`` bias)."""
+        for p, b in _bias_pairs(t):
+            self._fits({b.dtype, t.dtype}, t)  # before any call is planned
+            hb = self.host(b)
+            g = self._product(p)
+            if g is None:
+                return None
+            along: Literal["all", "columns", "rows"] = (
+                "all" if not is_tensor(b) else "columns" if rank(p) == 2 or g.n != Lit(1, DType.INT) else "rows")
+            fused = GemmCall(g.name, g.a, g.b, g.m, g.n, g.k, t, g.scalar, t.dtype,
+                             g.what + " plus a bias (moved into the accumulator first)", g.a_offset, GemmBias(hb, along))
+            assert self.plan.calls[-1] is g
+            self.plan.calls[-1] = fused
+            return fused
+        return None
+
     def _product(self, t: Term) -> GemmCall | None:
         one = Lit(1, DType.INT)
+        biased = self._biased_product(t)
+        if biased is not None:
+            return biased
         match t:
             case MatMul(left, right, pd, rd):
                 # a matrix product (GEMM): a matrix view in place (fp32) or packed by the host;
@@ -547,7 +596,7 @@ class _Planner:
             g = self._product(t)
             if g is not None:
                 out = ScalarVar(g.name, t.dtype) if g.scalar else TensorVar(g.name, t.dtype)
-                if isinstance(t, MatMul):  # the m x n result, row-major in the call's buffer
+                if is_tensor(t) and rank(t) == 2:  # the m x n result, row-major in the call's buffer
                     out = Matrix(out, g.m, g.n)  # type: ignore[arg-type]
             elif is_tensor(t) and rank(t) == 1:
                 a = self._affine(t)
@@ -565,7 +614,8 @@ class _Planner:
         value = output_term(o)
         if isinstance(o, ArrayOutput):
             try:
-                a = self._affine(value) if rank(value) == 1 else None  # type: ignore[arg-type]
+                # a product plus a bias is one product call (the bias fused), not an affine sum
+                a = self._affine(value) if rank(value) == 1 and not _bias_pairs(value) else None  # type: ignore[arg-type]
             except _HostOnly as e:
                 self._note(e)
                 a = None

@@ -1,0 +1,10 @@
+// a dense layer: C = A.B + bias (bias per output column)
+void dense_bias(int m, int n, int k, int *a, int *b, int *bias, int *c) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      int acc = bias[j];
+      for (int p = 0; p < k; p++)
+        acc += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = acc;
+    }
+}
