@@ -412,3 +412,59 @@ def test_errors_name_the_instruction() -> None:
         CostParams(store_queue_depth=0)
 
 
+
+
+# ---------------------------------------------------------------- the GEMM state machine
+
+
+def _fsm_program(m: int, n: int, k: int, ti: int, tj: int, tk: int) -> list[Inst]:
+    from tenspiler.act.gemm_search import GemmSchedule, schedule_stream
+
+    return schedule_stream(GemmSchedule(ti, tj, tk, fsm=True), m, n, k)
+
+
+def test_loop_ws_is_timed_through_its_expansion_issued_by_the_state_machine() -> None:
+    """The model times a ``loop_ws`` by the oracle's expansion: the same data moved and MACs
+    counted as the expansion written out; the state machine's modules issue it without the
+    host, so it is not slower than the expansion issued by the host in one stream, and faster
+    when the host's issue is slow."""
+    from tenspiler.act.isa.gemmini import loop_ws_expansion
+
+    isa = gemmini_isa(16, "int8")
+    prog = _fsm_program(256, 128, 128, 2, 4, 4)
+    fsm = dict(isa.registers["fsm"])
+    flat = [x for inst in prog for x in (loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **isa.bind(inst))
+                                         if inst.name == "loop_ws" else [inst])]
+    r, f = estimate(isa, prog), estimate(isa, flat)
+    assert (r.macs, r.bytes_loaded, r.bytes_stored) == (f.macs, f.bytes_loaded, f.bytes_stored)
+    assert r.counts["loop_ws"] == 8 * 2 * 2 and r.counts["compute_preloaded"] == f.counts["compute_preloaded"]
+    assert r.cycles <= f.cycles
+    slow = CostParams(issue_interval=8)
+    assert estimate(isa, prog, slow).cycles < estimate(isa, flat, slow).cycles
+
+
+def test_the_host_is_free_after_six_commands_and_two_calls_are_in_flight() -> None:
+    isa = gemmini_isa(16, "int8")
+    prog = _fsm_program(512, 64, 64, 1, 4, 4)
+    calls = [j for j, inst in enumerate(prog) if inst.name == "loop_ws"]
+    r = estimate(isa, prog, trace=True)
+    assert r.trace is not None
+    # trace entries follow the expansion: find each call's own entry
+    issued = [t for t, inst in zip(r.trace, _with_expansions(isa, prog), strict=True) if inst.name == "loop_ws"]
+    assert len(issued) == len(calls)
+    assert issued[0].done - issued[0].issue == 6 and issued[1].issue == issued[0].done   # back to back
+    assert all(later.issue >= earlier.done for earlier, later in itertools.pairwise(issued))
+    # a third call waits until the first finished issuing: the host does not run ahead unboundedly
+    assert issued[2].issue > issued[1].done
+
+
+def _with_expansions(isa: object, prog: list[Inst]) -> list[Inst]:
+    from tenspiler.act.isa.gemmini import loop_ws_expansion
+
+    fsm = {"call": 0, "acc": 1}
+    out: list[Inst] = []
+    for inst in prog:
+        out.append(inst)
+        if inst.name == "loop_ws":
+            out += loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **isa.bind(inst))  # type: ignore[attr-defined]
+    return out

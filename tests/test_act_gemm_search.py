@@ -99,3 +99,35 @@ def test_narrower_mvins_are_bit_exact_and_named(mvin: int) -> None:
     narrow = gs.schedule_stream(GemmSchedule(1, 5, 6, mvin=mvin), 32, 80, 96)
     count = sum(i.name.startswith("mvin") for i in narrow) - sum(i.name.startswith("mvin") for i in wide)
     assert count > 0 if mvin < 3 else (count == 0 and narrow != wide)  # 5 = 3 + 2 = 4 + 1, 6 = 3 + 3 = 4 + 2
+
+
+@pytest.mark.parametrize("bias", [None, "row", "full"])
+@pytest.mark.parametrize("out", ["int32", "int8"])
+def test_state_machine_schedules_are_bit_exact(bias: str | None, out: str) -> None:
+    """The ``loop_ws`` menu points (one state-machine call per block and reduction chunk):
+    every block shape over three row blocks, two column blocks and two chunks, with each bias
+    and output kind."""
+    for n, (tm, tn, tk) in enumerate(itertools.product((1, 3), (1, 2, 5), (1, 2, 6))):
+        s = GemmSchedule(tm, tn, tk, fsm=True)
+        assert fits(s, ISA, 2 * tk)
+        assert verify(s, tm * 16 * 3, tn * 16 * 2, tk * 16 * 2, seed=n, out=out, bias=bias), (s, bias, out)
+        assert gs.parse_schedule_name(gs.schedule_name(s, bias is not None)) == (s, bias is not None)
+
+
+def test_a_state_machine_call_that_drops_its_partial_sums_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = GemmSchedule(2, 2, 1, fsm=True)
+    assert verify(s, 64, 64, 48)
+    real = gs.select
+    # ex_accumulate always 0: each chunk starts from zero (the last chunk's product alone)
+    monkeypatch.setattr(gs, "select", lambda c, a, b: real(c, a, 0) if (a, b) == (0, 1) else real(c, a, b))
+    assert not verify(s, 64, 64, 48)
+
+
+def test_the_search_uses_the_state_machine_where_the_model_prefers_it() -> None:
+    """12544×256×64-like (wide output rows, a short reduction: the Exo shape whose software
+    schedules model lowest): the state machine's schedule wins, and renders as one call in
+    the block loops."""
+    r = search(1024, 256, 64, time_limit=30.0)
+    assert r.schedule.fsm and r.verified
+    text = render_c(gemm_schedule_proc(r.schedule, 16), ISA)
+    assert text.count("gemmini_loop_ws(") == 1 and text.count("for (") >= 3

@@ -979,3 +979,89 @@ def test_parse_accepts_matching_isa_header():
     prog = parse_program(ISA4F, ".isa gemmini dim=4 config=fp32\nconfig_ld 16, 0.5, 0, 0\n")
     assert prog.params == (("dim", "4"), ("config", "fp32"))
     assert prog.instructions == (ins("config_ld", 16, 0.5, 0, 0),)
+
+
+# ---------------------------------------------------------------- the GEMM state machine (loop_ws)
+
+
+def _loop_ws_program(m: int, n: int, k: int, ti: int, tj: int, tk: int, base: int, bias: bool, full_c: bool = True,
+                     strides: tuple[int, int] | None = None) -> list[Inst]:
+    """``C = D + A·B`` as ``tiled_matmul_auto`` drives the FSM: configure once, one call per
+    ``(i0, j0, k0)`` block, partial sums kept across ``k0`` (``ex_accumulate``)."""
+    from tenspiler.act.isa.gemmini import WEIGHT_STATIONARY
+
+    a, b = base, base + m * k
+    c = b + k * n
+    d = c + 4 * m * n
+    cb = 4 if full_c else 1
+    sa, sb = strides or (k, n)
+    prog = [Inst("config_ex", (WEIGHT_STATIONARY, 0, 0, 1.0, 0, 1, 0, 0)), Inst("config_st", (n * cb,)),
+            Inst("config_ld", (sa, 1.0, 0, 0)), Inst("config_ld", (sb, 1.0, 0, 1)), Inst("config_ld", (0, 1.0, 0, 2))]
+    nk = k // (16 * tk)
+    for i0 in range(m // (16 * ti)):
+        for j0 in range(n // (16 * tj)):
+            for k0 in range(nk):
+                prog.append(Inst("loop_ws", (
+                    ti, tj, tk, 0, 0, 0, a + i0 * 16 * ti * k + k0 * 16 * tk, b + k0 * 16 * tk * n + j0 * 16 * tj,
+                    d + j0 * 16 * tj * 4 if bias and k0 == 0 else 0,
+                    c + (i0 * 16 * ti * n + j0 * 16 * tj) * cb if k0 == nk - 1 else 0,
+                    k, n, 0, n, 0, 0, int(full_c), 0, int(k0 > 0), 0)))
+    return [*prog, Inst("fence", ())]
+
+
+@pytest.mark.parametrize(("ti", "tj", "tk", "bias", "full_c"), [
+    (2, 3, 3, True, True), (1, 1, 1, False, True), (4, 1, 2, True, False), (1, 3, 6, False, False)])
+def test_loop_ws_computes_the_blocked_product(ti: int, tj: int, tk: int, bias: bool, full_c: bool) -> None:
+    """Several calls per output block (partial sums carried by ``ex_accumulate``), blocks in
+    both halves of the scratchpad and the accumulator, a bias repeated down the rows, raw
+    int32 or saturated int8 output: bit-exact against NumPy."""
+    m, n, k = 64, 48, 96
+    rng = np.random.default_rng(ti * 100 + tj * 10 + tk)
+    small = 128 if full_c else 2
+    a = rng.integers(-small, small, (m, k)).astype(np.int8)
+    b = rng.integers(-small, small, (k, n)).astype(np.int8)
+    d = rng.integers(-1000 if full_c else -3, 1000 if full_c else 3, (1, n)).astype(np.int32)
+    base = 0x10000
+    mem = HbmBuffer(m * k + k * n + 4 * m * n + 4 * n + 64, base)
+    mem.place(base, a)
+    mem.place(base + m * k, b)
+    mem.place(base + m * k + k * n + 4 * m * n, d)
+    Oracle(gemmini_isa(16, "int8")).run(_loop_ws_program(m, n, k, ti, tj, tk, base, bias, full_c), mem)
+    want = a.astype(np.int64) @ b.astype(np.int64) + (d if bias else 0)
+    got = mem.read(base + m * k + k * n, m * n, np.dtype(np.int32 if full_c else np.int8)).reshape(m, n)
+    assert np.array_equal(got, want if full_c else np.clip(want, -128, 127))
+
+
+def test_loop_ws_refuses_what_it_does_not_describe() -> None:
+    isa = gemmini_isa(16, "int8")
+    good = _loop_ws_program(32, 32, 32, 1, 1, 1, 0x10000, False)
+    mem = HbmBuffer(32 * 32 * 8 + 64, 0x10000)
+    Oracle(isa).run(good, mem)
+    call = next(i for i in good if i.name == "loop_ws")
+    for index, value, match in [(3, 1, "pad_I"), (14, 1, "A_transpose"), (17, 1, "low_D"), (0, 40, "half the scratchpad")]:
+        bad = [*good[:5], Inst("loop_ws", tuple(value if j == index else v for j, v in enumerate(call.args)))]
+        with pytest.raises(IsaError, match=match):
+            Oracle(isa).run(bad, HbmBuffer(32 * 32 * 8 + 64, 0x10000))
+    # the FSM moves data with the configured strides: a call with another stride is refused
+    with pytest.raises(IsaError, match="config_ld id 0"):
+        Oracle(isa).run(_loop_ws_program(32, 32, 32, 1, 1, 1, 0x10000, False, strides=(33, 32)), HbmBuffer(32 * 32 * 8 + 200, 0x10000))
+
+
+def test_loop_ws_alternates_buffer_halves() -> None:
+    """Successive calls use the two halves of the scratchpad; a new output block the other
+    half of the accumulator, a continued one (``ex_accumulate``) the same."""
+    from tenspiler.act.isa.gemmini import loop_ws_expansion
+
+    fsm = {"call": 0, "acc": 1}
+    args = dict(I=1, J=1, K=1, pad_I=0, pad_J=0, pad_K=0, A=0x1000, B=0x2000, D=0, C=0x3000, A_stride=16, B_stride=16,
+                D_stride=0, C_stride=16, A_transpose=0, B_transpose=0, full_C=1, low_D=0, act=0)
+    first = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, ex_accumulate=0)
+    second = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, ex_accumulate=1)
+    third = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, ex_accumulate=0)
+
+    def where(prog: list[Inst], name: str, pos: int) -> int:
+        return int(next(i for i in prog if i.name == name).args[pos])
+
+    assert [where(p, "mvin", 1) // 8192 for p in (first, second, third)] == [0, 1, 0]
+    assert [(where(p, "preload", 1) & ~(ACC_BIT | ACCUMULATE_BIT)) // 512 for p in (first, second, third)] == [0, 0, 1]
+    assert where(first, "preload", 1) & ACCUMULATE_BIT == 0 and where(second, "preload", 1) & ACCUMULATE_BIT

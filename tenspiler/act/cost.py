@@ -95,6 +95,15 @@ instruction, fitted; see the calibration module).
      its shift).
 7. ``fence`` blocks the host until every issued instruction retired (and the weight shift
    ended); ``flush`` only takes an issue slot.
+8. **The GEMM state machine** (``loop_ws``): the host issues its six RoCC commands
+   (``6 × issue_interval`` cycles), then the instructions of its expansion
+   (:func:`~tenspiler.act.isa.gemmini.loop_ws_expansion`, the oracle's) are issued by the
+   state machine, not the host: one module per unit (loads, execute, stores), each issuing
+   at most one instruction per cycle in expansion order, stalled only by its own unit's
+   reservation station — so a call's loads run ahead of its computes and the next call's
+   loads overlap this call's computes and move-outs, as ``LoopMatmul``'s concurrent modules
+   do. A call starts when one of the two contexts (``concurrent_loops = 2``) is free: the call
+   two before it has issued everything. The host goes on meanwhile.
 
 ``cycles`` is the cycle at which the last instruction retires; every instruction takes at
 least one cycle after its issue, so only the empty program costs 0 cycles. Later
@@ -136,7 +145,11 @@ __all__ = ["CostParams", "CostReport", "Timing", "estimate"]
 _GARBAGE, _ACC_BIT, _RAW_BIT, _ROW_MASK = GARBAGE, ACC_BIT, RAW_BIT, ROW_MASK
 
 # instruction kinds of the main loop (by mnemonic)
-_MVIN, _MVOUT, _PRELOAD, _COMPUTE, _CONFIG_EX, _CONFIG_LD, _CONFIG_ST, _FENCE, _FLUSH = range(9)
+_MVIN, _MVOUT, _PRELOAD, _COMPUTE, _CONFIG_EX, _CONFIG_LD, _CONFIG_ST, _FENCE, _FLUSH, _LOOP = range(10)
+#: RoCC commands the host issues for one ``gemmini_loop_ws`` (five configurations and the start)
+_LOOP_COMMANDS = 6
+#: calls the GEMM state machine holds at once (Gemmini's ``concurrent_loops``)
+_FSM_CONTEXTS = 2
 _KINDS: dict[str, tuple[int, int, str]] = {  # mnemonic -> (kind, arity, unit)
     "mvin": (_MVIN, 4, "load"), "mvin2": (_MVIN, 4, "load"), "mvin3": (_MVIN, 4, "load"),
     "mvout": (_MVOUT, 4, "store"),
@@ -145,7 +158,9 @@ _KINDS: dict[str, tuple[int, int, str]] = {  # mnemonic -> (kind, arity, unit)
     "config_ex": (_CONFIG_EX, 8, "execute"), "config_ld": (_CONFIG_LD, 4, "load"),
     "config_st": (_CONFIG_ST, 1, "store"),
     "fence": (_FENCE, 0, "none"), "flush": (_FLUSH, 1, "none"),
+    "loop_ws": (_LOOP, 20, "fsm"),
 }
+_UNIT_OF = {kind: unit for kind, _, unit in _KINDS.values()}
 _MVIN_ID = {"mvin": 0, "mvin2": 1, "mvin3": 2}
 
 
@@ -315,6 +330,7 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
     n_spad, n_acc = isa.buffers["spad"].rows, isa.buffers["acc"].rows
     # the timing rules below assume each mnemonic runs on the unit the description names
     rules: dict[str, tuple[int, int]] = {}
+    fsm_state = dict(isa.registers.get("fsm", {}))
     for name, spec in isa.instructions.items():
         if name in _KINDS:
             kind, arity, unit = _KINDS[name]
@@ -368,8 +384,22 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
     counts: dict[str, int] = {}
     timings: list[Timing] | None = [] if trace else None
     i = -1
+    # the GEMM state machine: each module's next issue, when the calls in flight finished issuing
+    fsm_clock = {"load": 0, "execute": 0, "store": 0}
+    fsm_ends: deque[int] = deque(maxlen=_FSM_CONTEXTS)
+    call_end = -1
 
-    for i, inst in enumerate(program):
+    def issued_by(program: Iterable[Inst]) -> Iterable[tuple[Inst, bool]]:
+        """The instructions with whether the state machine issues them (a ``loop_ws``
+        itself is the host's; its expansion follows it)."""
+        for inst in program:
+            yield inst, False
+            spec = isa.instructions.get(inst.name)
+            if spec is not None and spec.expand is not None:
+                attrs = isa.bind(inst)
+                yield from ((sub, True) for sub in spec.expand(fsm_state, **attrs))
+
+    for i, (inst, by_fsm) in enumerate(issued_by(program)):
         name = inst.name
         args = inst.args
         ka = rules.get(name)
@@ -380,7 +410,21 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
         if len(args) != arity:
             raise _fail(i, inst, f"{name} takes {arity} attributes, got {len(args)}")
         counts[name] = counts.get(name, 0) + 1
-        issue = host
+        issue = fsm_clock[_UNIT_OF[kind]] if by_fsm else host
+
+        if kind == _LOOP:
+            if call_end >= 0:
+                fsm_ends.append(call_end)
+            if len(fsm_ends) == _FSM_CONTEXTS:
+                issue = max(issue, fsm_ends[0])   # wait for a free context
+            host = issue + _LOOP_COMMANDS * interval
+            call_end = host
+            for u in fsm_clock:
+                fsm_clock[u] = max(fsm_clock[u], host)
+            end = max(end, host)
+            if timings is not None:
+                timings.append(Timing(issue, issue, host))
+            continue
 
         if kind == _MVIN:
             dram, laddr, cols, rows = int(args[0]), int(args[1]), int(args[2]), int(args[3])
@@ -581,7 +625,11 @@ def estimate(isa: IsaDescription, program: Iterable[Inst], params: CostParams | 
             start = issue
             retire = done = issue + 1
 
-        host = max(issue + interval, retire) if kind == _FENCE else issue + interval
+        if by_fsm:
+            fsm_clock[_UNIT_OF[kind]] = issue + 1
+            call_end = max(call_end, issue + 1)
+        else:
+            host = max(issue + interval, retire) if kind == _FENCE else issue + interval
         end = max(end, retire)
         if timings is not None:
             timings.append(Timing(issue, start, done))

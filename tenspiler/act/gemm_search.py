@@ -100,9 +100,13 @@ class GemmSchedule:
     double_buffer: bool = False
     reuse_weights: bool = False
     mvin: int = 0
+    fsm: bool = False
 
     def describe(self) -> str:
         """One line for the generated file's header."""
+        if self.fsm:
+            return (f"Gemmini's GEMM state machine (gemmini_loop_ws) on blocks of {self.tm}x{self.tn} tiles, "
+                    f"reduction chunks of {self.tk} tiles")
         flags = [f for f, on in (("B panel resident", self.b_resident), ("double-buffered operands and accumulator",
                  self.double_buffer), ("weights reused across row tiles", self.reuse_weights),
                  (f"mvin of {self.mvin} tile(s)", self.mvin > 0)) if on]
@@ -120,6 +124,9 @@ def fits(s: GemmSchedule, isa: IsaDescription, kt: int) -> bool:
     """Whether ``s`` fits the scratchpad and accumulator of ``isa`` for a reduction of ``kt``
     tiles (``kt`` a multiple of ``s.tk``)."""
     dim = int(isa.params["dim"])
+    if s.fsm:  # one call's operands in half the scratchpad, its outputs in half the accumulator
+        return (kt % s.tk == 0 and (s.tm * s.tk + s.tk * s.tn) * dim <= int(isa.params["spad_rows"]) // 2
+                and s.tm * s.tn * dim <= int(isa.params["acc_rows"]) // 2)
     a_rows, b_rows, acc_rows = _rows(s, dim, kt)
     bufs = 2 if s.double_buffer else 1
     return (kt % s.tk == 0 and a_rows * bufs + b_rows <= int(isa.params["spad_rows"])
@@ -257,6 +264,18 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
     col.append(For("ib", const(0), MB, 1, tuple(block)))
     if s.double_buffer:
         col.append(mvouts(MB - 1, ACC_BIT + ((MB - 1) % 2) * acc_rows))
+    if s.fsm:
+        # one state-machine call per (row block, column block, reduction chunk): partial sums
+        # stay in the accumulator across the chunks (ex_accumulate), the bias comes with the
+        # first chunk, the block is moved out by the last
+        last = (kc + 1).eq(KC)
+        col = [For("kc", const(0), KC, 1, (Instr("loop_ws", (
+            tm, tn, tk, 0, 0, 0,
+            A + (ib * tm * dim * sa + kc * tk * dim) * es, B + (kc * tk * dim * sb + jb * tn * dim) * es,
+            (select(kc.eq(0), D + (ib * tm * dim * sd + jb * tn * dim) * acs, 0) if bias else 0),
+            select(last, C + (ib * tm * dim * sc + jb * tn * dim) * cs, 0),
+            sa, sb, (sd if bias else 0), sc, 0, 0, 1 if out == "int32" else 0, 0, select(kc.eq(0), 0, 1), 0)),))]
+        fsm_body: list[Stmt] = [For("ib", const(0), MB, 1, (For("jb", const(0), var("NB"), 1, tuple(col)),))]
     body: tuple[Stmt, ...] = (
         Instr("config_ex", (WEIGHT_STATIONARY, 0, 0, 1.0, 0, 1, 0, 0)),
         Instr("config_st", (sc * cs,)),
@@ -264,7 +283,7 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
         Instr("config_ld", (sb * es, 1.0, 0, 1)),
         *((Instr("config_ld", (sd * acs, 1.0, 0, 2)),) if bias else ()),
         # nothing to do (and no block to prefetch or move out) for an empty product
-        If(const(0).lt(MB * KC), (For("jb", const(0), var("NB"), 1, tuple(col)),)),
+        If(const(0).lt(MB * KC), tuple(fsm_body) if s.fsm else (For("jb", const(0), var("NB"), 1, tuple(col)),)),
         Instr("fence", ()),
     )
     params: tuple[Param, ...] = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"),
@@ -282,7 +301,7 @@ def schedule_name(s: GemmSchedule, bias: bool = False) -> str:
     """The device procedure name of ``s`` (``gemm_1x4x8_bdw``: tile sizes, then ``b`` for a
     resident B panel, ``d`` double buffering, ``w`` weight reuse, ``m2`` mvin of 2 tiles;
     ``_bias`` for the fused bias of :func:`gemm_schedule_proc`)."""
-    flags = "".join(c for c, on in (("b", s.b_resident), ("d", s.double_buffer), ("w", s.reuse_weights)) if on)
+    flags = "".join(c for c, on in (("b", s.b_resident), ("d", s.double_buffer), ("w", s.reuse_weights), ("f", s.fsm)) if on)
     flags += f"m{s.mvin}" if s.mvin > 0 else ""
     return f"gemm_{s.tm}x{s.tn}x{s.tk}" + (f"_{flags}" if flags else "") + ("_bias" if bias else "")
 
@@ -299,7 +318,7 @@ def parse_schedule_name(name: str) -> tuple[GemmSchedule, bool] | None:
         tiles = int(mvin) if mvin else 0
     except ValueError:
         return None
-    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags, tiles), bias
+    return GemmSchedule(tm, tn, tk, "b" in flags, "d" in flags, "w" in flags, tiles, "f" in flags), bias
 
 
 def _args(m: int, n: int, k: int, s: GemmSchedule, dim: int, base: int, bias: str | None = None) -> dict[str, int]:
@@ -364,10 +383,14 @@ def _moves(s: GemmSchedule, mt: int, nt: int, kt: int) -> Iterator[GemmSchedule]
         yield dataclasses.replace(s, tn=v)
     for v in _divisors(kt, 32):
         yield dataclasses.replace(s, tk=v)
+    if s.fsm:  # the state machine has no software options: only its tile sizes, or back
+        yield dataclasses.replace(s, fsm=False)
+        return
     for flag in ("b_resident", "double_buffer", "reuse_weights"):
         yield dataclasses.replace(s, **{flag: not getattr(s, flag)})
     for v in (0, 1, 2):
         yield dataclasses.replace(s, mvin=v)
+    yield GemmSchedule(s.tm, s.tn, s.tk, fsm=True)
 
 
 @dataclass

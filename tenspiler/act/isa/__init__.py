@@ -8,7 +8,8 @@ procedures, Exo thesis App. D) has
   :class:`~tenspiler.act.oracle.Memory`;
 * **instructions** (:class:`InstructionSpec`): a mnemonic, the C macro that issues it, its
   attributes in macro-argument order (:class:`Attr`), the controller that executes it
-  (``"load"``, ``"execute"``, ``"store"`` queue, or ``"none"`` for fences), a validity
+  (``"load"``, ``"execute"``, ``"store"`` queue, ``"none"`` for fences, ``"fsm"`` for an
+  instruction a hardware state machine carries out by issuing others), a validity
   predicate and a *semantics body*: a Python function ``(state, **attrs) -> None`` that
   updates a :class:`~tenspiler.act.oracle.MachineState` with NumPy.
 
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 AttrKind = Literal["hbm", "local", "int", "float", "bool"]
-Unit = Literal["load", "execute", "store", "none"]
+Unit = Literal["load", "execute", "store", "none", "fsm"]
 
 
 class IsaError(ValueError):
@@ -92,6 +93,11 @@ class InstructionSpec:
         doc: what it does, in words.
         fixed_args: extra macro arguments with fixed values (e.g. ``gemmini_config_st`` has
             none; ``gemmini_extended_config_st``'s pooling arguments are all 0).
+        expand: for an ``"fsm"`` instruction, ``expand(fsm, **attrs)`` — the instructions of
+            the same description the state machine issues, in its order, given its register
+            state ``fsm`` (a dict it updates: which buffer halves the next call uses). The
+            semantics body runs exactly these (so the oracle and the cost model, which times
+            them, see one expansion).
     """
 
     name: str
@@ -101,6 +107,7 @@ class InstructionSpec:
     semantics: Callable[..., None]
     doc: str = ""
     fixed_args: tuple[int, ...] = ()
+    expand: Callable[..., list[Inst]] | None = None
 
     @property
     def attr_names(self) -> tuple[str, ...]:

@@ -51,6 +51,24 @@ partial sums, ``compute_preloaded(A, B, …)`` adds ``A·B`` to them and
 ``C`` (the real array writes them when the next preload arrives; a program that sets ``C`` on
 the last compute of a tile, as ``sp_tiled_matmul_os`` does, sees the same memory).
 Operand tiles narrower or shorter than DIM are zero-padded.
+
+**The GEMM state machine** (``loop_ws``, ``gemmini_loop_ws``; Gemmini's ``LoopMatmul``, as
+``tiled_matmul_auto`` drives it): one instruction computes a block of ``I × J`` output tiles
+over ``K`` reduction tiles, ``C = (ex_accumulate ? the previous call's partial sums : D or
+0) + A·B``, by *issuing* ordinary instructions (:func:`loop_ws_expansion`; its semantics is
+theirs): the ``D`` tiles into the accumulator (``mvin3``, ``D_stride`` 0 repeats one row),
+then for ``k``, ``j``, ``i``: ``A(i, k)`` moved in on the first ``j`` (``mvin``, up to four
+tiles per request), ``B(k, j)`` on the first ``i`` (``mvin2``), ``B(k, j)`` preloaded once
+and reused down the ``i`` tiles (``compute_accumulated``), and each output tile moved out
+(raw with ``full_C``) after the last ``k`` when ``C`` is not 0. Two calls are in flight
+(``concurrent_loops = 2``): the operands of successive calls alternate between the two
+halves of the scratchpad, the partial sums between the two halves of the accumulator per new
+output block (a call with ``ex_accumulate`` continues in the previous call's half). What this
+description restricts: the strides must be the ones ``config_ld`` ids 0/1/2 and ``config_st``
+hold (the program configures them once, the FSM's mvins and mvouts use them), no padding
+(``pad_* = 0``: whole tiles), no transposes, ``low_D = 0``, ``act`` the ``config_ex``
+activation; the operands of one call must fit half the scratchpad and the outputs half the
+accumulator.
 """
 
 from __future__ import annotations
@@ -59,7 +77,15 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.act.isa import Attr, AttrKind, BufferSpec, InstructionSpec, IsaDescription, IsaError
+from tenspiler.act.isa import (
+    Attr,
+    AttrKind,
+    BufferSpec,
+    Inst,
+    InstructionSpec,
+    IsaDescription,
+    IsaError,
+)
 from tenspiler.ir.semantics import np_wrap
 
 __all__ = [
@@ -71,6 +97,7 @@ __all__ = [
     "RAW_BIT",
     "WEIGHT_STATIONARY",
     "gemmini_isa",
+    "loop_ws_expansion",
 ]
 
 GARBAGE = 0xFFFFFFFF
@@ -93,6 +120,65 @@ SPAD_ROWS = 16384
 ACC_ROWS = 1024
 #: bytes a mvin / mvout moves per row at most (Gemmini's ``MAX_BYTES``)
 MAX_BYTES = 64
+
+
+#: the ``gemmini_loop_ws`` arguments, in macro order (a_spad_id, b_spad_id and is_resadd follow, fixed 0)
+LOOP_WS_ATTRS = ("I", "J", "K", "pad_I", "pad_J", "pad_K", "A", "B", "D", "C", "A_stride", "B_stride", "D_stride",
+                 "C_stride", "A_transpose", "B_transpose", "full_C", "low_D", "ex_accumulate", "act")
+
+
+def loop_ws_expansion(fsm: dict[str, int], dim: int, spad_rows: int, acc_rows: int, in_bytes: int, acc_bytes: int,
+                      **a: int) -> list[Inst]:
+    """The instructions ``loop_ws`` issues (see the module docstring), in the state machine's
+    order; ``fsm`` (``{"call": calls so far, "acc": the accumulator half in use}``) is
+    updated. Addresses: ``A``/``B``/``D``/``C`` DRAM byte addresses (``D``/``C`` 0: none),
+    strides in elements.
+
+    Raises:
+        IsaError: a restricted argument (padding, transposes, ``low_D``), an empty or too
+            large block.
+    """
+    for name in ("pad_I", "pad_J", "pad_K", "A_transpose", "B_transpose", "low_D"):
+        if a[name]:
+            raise IsaError(f"loop_ws: {name} = {a[name]} is not described (whole tiles, no transposes, low_D = 0)")
+    ti, tj, tk = a["I"], a["J"], a["K"]
+    half_sp, half_acc = spad_rows // 2, acc_rows // 2
+    if min(ti, tj, tk) < 1 or (ti * tk + tk * tj) * dim > half_sp or ti * tj * dim > half_acc:
+        raise IsaError(f"loop_ws: a {ti}x{tj}x{tk}-tile block must be non-empty, its operands fit half the scratchpad "
+                       f"({half_sp} rows) and its outputs half the accumulator ({half_acc} rows)")
+    sp = (fsm["call"] % 2) * half_sp
+    fsm["call"] += 1
+    if not a["ex_accumulate"]:
+        fsm["acc"] ^= 1
+    acc = ACC_BIT | (fsm["acc"] * half_acc)
+    b_sp = sp + half_sp - tk * tj * dim
+    per_row = max(1, MAX_BYTES // (dim * in_bytes))      # tiles per scratchpad mvin
+    A, B, D, C = a["A"], a["B"], a["D"], a["C"]
+    sa, sb, sd, sc = a["A_stride"], a["B_stride"], a["D_stride"], a["C_stride"]
+    out: list[Inst] = []
+    if D and not a["ex_accumulate"]:
+        for i in range(ti):
+            for j in range(tj):
+                out.append(Inst("mvin3", (D + (i * dim * sd + j * dim) * acc_bytes, acc + (i * tj + j) * dim, dim, dim)))
+    fresh = not D and not a["ex_accumulate"]    # the first product overwrites
+    c_bytes, raw = (acc_bytes, RAW_BIT) if a["full_C"] else (in_bytes, 0)
+    for k in range(tk):
+        for j in range(tj):
+            for i in range(ti):
+                if j == 0 and k % per_row == 0:
+                    w = min(per_row, tk - k)
+                    out.append(Inst("mvin", (A + (i * dim * sa + k * dim) * in_bytes, sp + (i * tk + k) * dim, w * dim, dim)))
+                if i == 0 and j % per_row == 0:
+                    w = min(per_row, tj - j)
+                    out.append(Inst("mvin2", (B + (k * dim * sb + j * dim) * in_bytes, b_sp + (k * tj + j) * dim, w * dim, dim)))
+                c_tile = acc + (i * tj + j) * dim
+                flag = 0 if fresh and k == 0 else ACCUMULATE_BIT
+                out.append(Inst("preload", (b_sp + (k * tj + j) * dim if i == 0 else GARBAGE, c_tile + flag, dim, dim, dim, dim)))
+                out.append(Inst("compute_preloaded" if i == 0 else "compute_accumulated",
+                                (sp + (i * tk + k) * dim, GARBAGE, dim, dim, dim, dim)))
+                if C and k == tk - 1:
+                    out.append(Inst("mvout", (C + (i * dim * sc + j * dim) * c_bytes, c_tile + raw, dim, dim)))
+    return out
 
 
 def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS, acc_rows: int = ACC_ROWS) -> IsaDescription:
@@ -288,6 +374,26 @@ def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS,
                 write_out(st, st.regs["psum"])
         return compute
 
+    def expand_loop_ws(fsm: dict[str, int], **a: int) -> list[Inst]:
+        return loop_ws_expansion(fsm, dim, spad_rows, acc_rows, it.itemsize, at.itemsize, **a)
+
+    def loop_ws(st: Any, **a: int) -> None:
+        ld, ex = st.regs["ld"], st.regs["ex"]
+        c_bytes = at.itemsize if a["full_C"] else it.itemsize
+        want = [(ld[0]["stride"], a["A_stride"] * it.itemsize, "config_ld id 0 (A)"),
+                (ld[1]["stride"], a["B_stride"] * it.itemsize, "config_ld id 1 (B)"),
+                (st.regs["st_stride"], a["C_stride"] * c_bytes, "config_st (C)")]
+        if a["D"]:
+            want.append((ld[2]["stride"], a["D_stride"] * at.itemsize, "config_ld id 2 (D)"))
+        for have, need, what in want:
+            if have != need:
+                raise IsaError(f"loop_ws: the {what} stride is {have} bytes, the call's stride {need} (the FSM moves data with the configured strides)")
+        if ex["dataflow"] != WEIGHT_STATIONARY or a["act"] != ex["act"]:
+            raise IsaError("loop_ws: needs config_ex with the weight-stationary dataflow and the call's activation")
+        for inst in expand_loop_ws(st.regs["fsm"], **a):
+            spec = table[inst.name]
+            spec.semantics(st, **dict(zip(spec.attr_names, inst.args, strict=True)))
+
     def flush(st: Any, skip: int) -> None:
         """Flushes the TLB; no effect on the functional state."""
 
@@ -330,10 +436,17 @@ def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS,
                         make_compute(True), "first compute after a preload"),
         InstructionSpec("compute_accumulated", "gemmini_extended_compute_accumulated", compute_attrs, "execute",
                         make_compute(False), "compute reusing the weights (WS) / partial sums (OS) in the array"),
+        InstructionSpec("loop_ws", "gemmini_loop_ws",
+                        tuple(Attr(n, hbm if n in ("A", "B", "D", "C") else "bool" if n in (
+                            "A_transpose", "B_transpose", "full_C", "low_D", "ex_accumulate") else "int") for n in LOOP_WS_ATTRS),
+                        "fsm", loop_ws, "the GEMM state machine: a block of I x J output tiles over K reduction tiles "
+                        "(module docstring)", fixed_args=(0, 0, 0), expand=expand_loop_ws),
         InstructionSpec("flush", "gemmini_flush", (Attr("skip", "int"),), "none", flush, "flush the TLB"),
         InstructionSpec("fence", "gemmini_fence", (), "none", fence, "wait for outstanding instructions"),
     ]
+    table = {i.name: i for i in instructions}
     registers = {
+        "fsm": {"call": 0, "acc": 1},
         "ex": {"dataflow": OUTPUT_STATIONARY, "act": NO_ACTIVATION, "sys_shift": 0, "acc_scale": 1.0,
                "a_stride": 1, "a_transpose": 0, "b_transpose": 0},
         "ld": {i: {"stride": dim * it.itemsize, "scale": 1.0, "shrunk": False} for i in range(3)},
@@ -350,7 +463,7 @@ def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS,
         buffers={"spad": BufferSpec("spad", spad_rows, dim, types["input"], "scratchpad"),
                  "acc": BufferSpec("acc", acc_rows, dim, types["acc"], "accumulator")},
         registers=registers,
-        instructions={i.name: i for i in instructions},
+        instructions=table,
         types=dict(types),
         doc=__doc__ or "",
     )

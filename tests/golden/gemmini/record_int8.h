@@ -35,6 +35,7 @@ static inline uint64_t tenspiler_fbits(float f) { uint32_t u; memcpy(&u, &f, siz
 #define gemmini_extended_preload(bd_addr, c_addr, bd_cols, bd_rows, c_cols, c_rows) TENSPILER_ISSUE(7, (uint64_t)(bd_addr), (uint64_t)(c_addr), (uint64_t)(bd_cols), (uint64_t)(bd_rows), (uint64_t)(c_cols), (uint64_t)(c_rows))  /* preload */
 #define gemmini_extended_compute_preloaded(a_addr, bd_addr, a_cols, a_rows, bd_cols, bd_rows) TENSPILER_ISSUE(8, (uint64_t)(a_addr), (uint64_t)(bd_addr), (uint64_t)(a_cols), (uint64_t)(a_rows), (uint64_t)(bd_cols), (uint64_t)(bd_rows))  /* compute_preloaded */
 #define gemmini_extended_compute_accumulated(a_addr, bd_addr, a_cols, a_rows, bd_cols, bd_rows) TENSPILER_ISSUE(9, (uint64_t)(a_addr), (uint64_t)(bd_addr), (uint64_t)(a_cols), (uint64_t)(a_rows), (uint64_t)(bd_cols), (uint64_t)(bd_rows))  /* compute_accumulated */
-#define gemmini_flush(skip) TENSPILER_ISSUE(10, (uint64_t)(skip))  /* flush */
-#define gemmini_fence() TENSPILER_ISSUE(11)  /* fence */
+#define gemmini_loop_ws(I, J, K, pad_I, pad_J, pad_K, A, B, D, C, A_stride, B_stride, D_stride, C_stride, A_transpose, B_transpose, full_C, low_D, ex_accumulate, act, fixed0, fixed1, fixed2) TENSPILER_ISSUE(10, (uint64_t)(I), (uint64_t)(J), (uint64_t)(K), (uint64_t)(pad_I), (uint64_t)(pad_J), (uint64_t)(pad_K), (uint64_t)(A), (uint64_t)(B), (uint64_t)(D), (uint64_t)(C), (uint64_t)(A_stride), (uint64_t)(B_stride), (uint64_t)(D_stride), (uint64_t)(C_stride), (uint64_t)(A_transpose), (uint64_t)(B_transpose), (uint64_t)(full_C), (uint64_t)(low_D), (uint64_t)(ex_accumulate), (uint64_t)(act))  /* loop_ws */
+#define gemmini_flush(skip) TENSPILER_ISSUE(11, (uint64_t)(skip))  /* flush */
+#define gemmini_fence() TENSPILER_ISSUE(12)  /* fence */
 #endif
