@@ -17,7 +17,15 @@ options that apply to a weight-stationary GEMM):
   chunks of a block (always: the first product of each output tile overwrites, the others
   accumulate — the "first-compute handling" of Autocomp App. D);
 * ``mvin`` widths (``mvin``): each ``mvin`` moves ``mvin`` tiles of a row, or (0) as many as
-  ``MAX_BYTES`` allows (4 int8 tiles): fewer, wider requests against more, narrower ones.
+  ``MAX_BYTES`` allows (4 int8 tiles): fewer, wider requests against more, narrower ones;
+* **the GEMM state machine** (``fsm``): one ``loop_ws`` call per block of ``tm × tn`` tiles
+  and reduction chunk of ``tk`` (``ex_accumulate`` carries the partial sums, the last chunk
+  moves the block out), the state machine's own order and buffering (see
+  :mod:`tenspiler.act.isa.gemmini`); the software options do not apply to it.
+
+A **bias** (``bias=True`` of :func:`gemm_schedule_proc`) is not a menu choice but part of what
+is computed: ``C = D + A·B`` with ``D`` moved into the accumulator first (Autocomp's epilogue
+fusion), every menu point has it.
 
 :func:`gemm_schedule_proc` writes a schedule as a :class:`~tenspiler.act.schedule.Proc` over
 whole blocks (the caller pads operands with zeros, as for the ACT block kernels): ``A`` int8
