@@ -131,3 +131,11 @@ def test_the_search_uses_the_state_machine_where_the_model_prefers_it() -> None:
     assert r.schedule.fsm and r.verified
     text = render_c(gemm_schedule_proc(r.schedule, 16), ISA)
     assert text.count("gemmini_loop_ws(") == 1 and text.count("for (") >= 3
+
+
+def test_neither_family_crowds_the_other_out_of_the_beam() -> None:
+    """The proxy shape can rank every state-machine schedule above every software one (512³:
+    the state machine models best on the proxy, a software schedule at full size)."""
+    ranked = [GemmSchedule(t, 8, 4, fsm=True) for t in (1, 2, 4, 8)] + [GemmSchedule(1, 4, t) for t in (1, 2, 4, 8)]
+    kept = gs._per_family(ranked, 2)
+    assert kept == [ranked[0], ranked[1], ranked[4], ranked[5]]

@@ -401,6 +401,16 @@ def _moves(s: GemmSchedule, mt: int, nt: int, kt: int) -> Iterator[GemmSchedule]
     yield GemmSchedule(s.tm, s.tn, s.tk, fsm=True)
 
 
+def _per_family(ranked: list[GemmSchedule], beam: int) -> list[GemmSchedule]:
+    """The ``beam`` best software schedules and the ``beam`` best state-machine ones, best
+    first: the proxy shape favours one family more than the real shape may, so neither may
+    crowd the other out of the beam or the finalists."""
+    soft = [c for c in ranked if not c.fsm][:beam]
+    fsm = [c for c in ranked if c.fsm][:beam]
+    keep = set(soft) | set(fsm)
+    return [c for c in ranked if c in keep]
+
+
 @dataclass
 class SearchResult:
     """The winner, its modelled cost at the real shape, and what the search did."""
@@ -421,8 +431,8 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
     modelled and verified with it.
 
     Each round applies every move to every schedule in the beam, models each new candidate
-    that fits on the proxy shape, and keeps the ``beam`` best (utilisation, then the
-    schedule's order: deterministic). After ``rounds`` rounds, or once 60 % of ``time_limit``
+    that fits on the proxy shape, and keeps the ``beam`` best of each family — software
+    schedules and the state machine's (utilisation, then the schedule's order: deterministic). After ``rounds`` rounds, or once 60 % of ``time_limit``
     seconds are spent (the rest is for the finalists: then the result depends on the
     machine's speed, and the log says so), the best candidates are modelled at the real shape
     and verified on the oracle in that order; the first that is bit-exact wins.
@@ -462,9 +472,9 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
                 break
             score(c)
         ranked = sorted((c for c in cands if c in scores and scores[c] >= 0), key=lambda c: (-scores[c], c))
-        frontier = ranked[:beam]
+        frontier = _per_family(ranked, beam)
         log.append(f"round {r}: best {scores[frontier[0]]:.1%} {frontier[0]}")
-    finalists = sorted((c for c in scores if scores[c] >= 0), key=lambda c: (-scores[c], c))[:beam]
+    finalists = _per_family(sorted((c for c in scores if scores[c] >= 0), key=lambda c: (-scores[c], c)), beam)
     full = {c: estimate(isa, schedule_stream(c, m, n, k, dim, out, bias), params) for c in finalists}
     for c in sorted(finalists, key=lambda c: (-full[c].utilization, c)):
         ok = verify(c, m, n, k, dim, out=out, bias=bias) if verify_winner else False
