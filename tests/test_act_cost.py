@@ -461,7 +461,7 @@ def test_the_host_is_free_after_six_commands_and_two_calls_are_in_flight() -> No
 def _with_expansions(isa: object, prog: list[Inst]) -> list[Inst]:
     from tenspiler.act.isa.gemmini import loop_ws_expansion
 
-    fsm = {"call": 0, "acc": 1}
+    fsm = {"call": 0, "acc": 0}
     out: list[Inst] = []
     for inst in prog:
         out.append(inst)

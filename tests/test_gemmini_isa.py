@@ -1048,16 +1048,17 @@ def test_loop_ws_refuses_what_it_does_not_describe() -> None:
 
 
 def test_loop_ws_alternates_buffer_halves() -> None:
-    """Successive calls use the two halves of the scratchpad; a new output block the other
-    half of the accumulator, a continued one (``ex_accumulate``) the same."""
+    """Successive calls use the two halves of the scratchpad; the accumulator half advances
+    after a call that moves ``C`` out (LoopMatmul's C address registers), so a block's
+    chunks share one."""
     from tenspiler.act.isa.gemmini import loop_ws_expansion
 
-    fsm = {"call": 0, "acc": 1}
-    args = dict(I=1, J=1, K=1, pad_I=0, pad_J=0, pad_K=0, A=0x1000, B=0x2000, D=0, C=0x3000, A_stride=16, B_stride=16,
+    fsm = {"call": 0, "acc": 0}
+    args = dict(I=1, J=1, K=1, pad_I=0, pad_J=0, pad_K=0, A=0x1000, B=0x2000, D=0, A_stride=16, B_stride=16,
                 D_stride=0, C_stride=16, A_transpose=0, B_transpose=0, full_C=1, low_D=0, act=0)
-    first = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, ex_accumulate=0)
-    second = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, ex_accumulate=1)
-    third = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, ex_accumulate=0)
+    first = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, C=0, ex_accumulate=0)            # a partial
+    second = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, C=0x3000, ex_accumulate=1)      # its last chunk
+    third = loop_ws_expansion(fsm, 16, 16384, 1024, 1, 4, **args, C=0x3000, ex_accumulate=0)       # the next block
 
     def where(prog: list[Inst], name: str, pos: int) -> int:
         return int(next(i for i in prog if i.name == name).args[pos])

@@ -62,8 +62,9 @@ tiles per request), ``B(k, j)`` on the first ``i`` (``mvin2``), ``B(k, j)`` prel
 and reused down the ``i`` tiles (``compute_accumulated``), and each output tile moved out
 (raw with ``full_C``) after the last ``k`` when ``C`` is not 0. Two calls are in flight
 (``concurrent_loops = 2``): the operands of successive calls alternate between the two
-halves of the scratchpad, the partial sums between the two halves of the accumulator per new
-output block (a call with ``ex_accumulate`` continues in the previous call's half). What this
+halves of the scratchpad, and the accumulator half advances after each call that moves ``C``
+out (``LoopMatmul``'s ``ld_d`` / ``ex_c`` / ``st_c`` address registers), so the reduction
+chunks of one output block — all but the last called with ``C = 0`` — share a half. What this
 description restricts: the strides must be the ones ``config_ld`` ids 0/1/2 and ``config_st``
 hold (the program configures them once, the FSM's mvins and mvouts use them), no padding
 (``pad_* = 0``: whole tiles), no transposes, ``low_D = 0``, ``act`` the ``config_ex``
@@ -130,8 +131,8 @@ LOOP_WS_ATTRS = ("I", "J", "K", "pad_I", "pad_J", "pad_K", "A", "B", "D", "C", "
 def loop_ws_expansion(fsm: dict[str, int], dim: int, spad_rows: int, acc_rows: int, in_bytes: int, acc_bytes: int,
                       **a: int) -> list[Inst]:
     """The instructions ``loop_ws`` issues (see the module docstring), in the state machine's
-    order; ``fsm`` (``{"call": calls so far, "acc": the accumulator half in use}``) is
-    updated. Addresses: ``A``/``B``/``D``/``C`` DRAM byte addresses (``D``/``C`` 0: none),
+    order; ``fsm`` (``{"call": calls so far, "acc": the accumulator half of the next call}``)
+    is updated. Addresses: ``A``/``B``/``D``/``C`` DRAM byte addresses (``D``/``C`` 0: none),
     strides in elements.
 
     Raises:
@@ -148,9 +149,9 @@ def loop_ws_expansion(fsm: dict[str, int], dim: int, spad_rows: int, acc_rows: i
                        f"({half_sp} rows) and its outputs half the accumulator ({half_acc} rows)")
     sp = (fsm["call"] % 2) * half_sp
     fsm["call"] += 1
-    if not a["ex_accumulate"]:
-        fsm["acc"] ^= 1
     acc = ACC_BIT | (fsm["acc"] * half_acc)
+    if a["C"]:
+        fsm["acc"] ^= 1
     b_sp = sp + half_sp - tk * tj * dim
     per_row = max(1, MAX_BYTES // (dim * in_bytes))      # tiles per scratchpad mvin
     A, B, D, C = a["A"], a["B"], a["D"], a["C"]
@@ -446,7 +447,7 @@ def gemmini_isa(dim: int = 16, config: str = "int8", spad_rows: int = SPAD_ROWS,
     ]
     table = {i.name: i for i in instructions}
     registers = {
-        "fsm": {"call": 0, "acc": 1},
+        "fsm": {"call": 0, "acc": 0},
         "ex": {"dataflow": OUTPUT_STATIONARY, "act": NO_ACTIVATION, "sys_shift": 0, "acc_scale": 1.0,
                "a_stride": 1, "a_transpose": 0, "b_transpose": 0},
         "ld": {i: {"stride": dim * it.itemsize, "scale": 1.0, "shrunk": False} for i in range(3)},
