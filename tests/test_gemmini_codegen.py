@@ -888,3 +888,23 @@ def test_a_bias_that_could_wrap_the_accumulator_falls_back() -> None:
     assert np.array_equal(state["c"].reshape(m, n), np.broadcast_to(bias, (m, n)))
     state = rt.run({"m": m, "n": n, "k": 0, "a": a, "b": b, "bias": bias, "c": np.zeros(m * n, dtype=np.int64)})
     assert np.array_equal(state["c"].reshape(m, n), np.broadcast_to(bias, (m, n)))  # K = 0: the bias alone
+
+
+@needs_cc
+def test_the_state_machine_in_generated_c_runs_exactly() -> None:
+    """A product whose given sizes make the search pick Gemmini's GEMM state machine: the C
+    file calls ``gemmini_loop_ws`` (compiled against the recording header, C == assembly,
+    every instruction it issues on the oracle) and computes ``A·B`` exactly at those sizes;
+    other sizes take the run-time variants. (With a bias the state machine is on the menu
+    too: ``tests/test_act_gemm_search.py``.)"""
+    fn, ps, _ = _lifted("benchmarks/kernels/gemm/gemm_nn.c")
+    code = GemminiBackend(config="int8", sizes={"M": 1024, "N": 256, "K": 64}).generate(fn, ps)
+    assert "gemmini_loop_ws(" in code.text and "state machine" in code.text
+    rt = _runtime(code)
+    rng = np.random.default_rng(11)
+    for m, n, k in ((1024, 256, 64), (20, 33, 17)):
+        a, b = rng.integers(-128, 128, m * k), rng.integers(-128, 128, k * n)
+        state = rt.run({"M": m, "N": n, "K": k, "A": a, "B": b, "C": np.zeros(m * n, dtype=np.int64)})
+        assert np.array_equal(state["C"].reshape(m, n), a.reshape(m, k) @ b.reshape(k, n))
+        assert rt.calls[-1].fallbacks == 0
+        assert any(i.name == "loop_ws" for i in rt.calls[-1].instructions) == ((m, n, k) == (1024, 256, 64))
