@@ -123,16 +123,6 @@ def test_a_state_machine_call_that_drops_its_partial_sums_is_caught(monkeypatch:
     assert not verify(s, 64, 64, 48)
 
 
-def test_the_search_uses_the_state_machine_where_the_model_prefers_it() -> None:
-    """12544×256×64-like (wide output rows, a short reduction: the Exo shape whose software
-    schedules model lowest): the state machine's schedule wins, and renders as one call in
-    the block loops."""
-    r = search(1024, 256, 64, time_limit=30.0)
-    assert r.schedule.fsm and r.verified
-    text = render_c(gemm_schedule_proc(r.schedule, 16), ISA)
-    assert text.count("gemmini_loop_ws(") == 1 and text.count("for (") >= 3
-
-
 def test_neither_family_crowds_the_other_out_of_the_beam() -> None:
     """The proxy shape can rank every state-machine schedule above every software one (512³:
     the state machine models best on the proxy, a software schedule at full size)."""
