@@ -171,119 +171,124 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
     MB, KC = var("MB"), var("KC")
     jb, ib, kc, k, i, j = (var(x) for x in ("jb", "ib", "kc", "k", "i", "j"))
     sa, sb, sc = var("sa"), var("sb"), var("sc")
+    D, sd = var("D"), var("sd")  # the fused bias
 
-    def buf(step: E) -> E | int:
-        return step % 2 if s.double_buffer else 0
+    def software_nest() -> tuple[Stmt, ...]:
+        """The menu's software schedule: column blocks outermost (see the module docstring)."""
+        def buf(step: E) -> E | int:
+            return step % 2 if s.double_buffer else 0
 
-    def load_a(ib_: E, kc_: E, slot: E | int) -> Stmt:
-        base = slot * a_rows
-        return For("i", const(0), const(tm), 1, (
-            For("kk", const(0), const(tk), mvin_tiles, (
-                Instr("mvin", (A + (((ib_ * tm + i) * dim) * sa + (kc_ * tk + var("kk")) * dim) * es,
-                               base + (i * tk + var("kk")) * dim,
-                               emin(mvin_tiles, tk - var("kk")) * dim, dim)),)),))
+        def load_a(ib_: E, kc_: E, slot: E | int) -> Stmt:
+            base = slot * a_rows
+            return For("i", const(0), const(tm), 1, (
+                For("kk", const(0), const(tk), mvin_tiles, (
+                    Instr("mvin", (A + (((ib_ * tm + i) * dim) * sa + (kc_ * tk + var("kk")) * dim) * es,
+                                   base + (i * tk + var("kk")) * dim,
+                                   emin(mvin_tiles, tk - var("kk")) * dim, dim)),)),))
 
-    def load_b(kc_: E, slot: E | int, k_tiles: int, base0: int) -> Stmt:
-        base = base0 + slot * b_chunk
-        return For("k", const(0), const(k_tiles), 1, (
-            For("jj", const(0), const(tn), mvin_tiles, (
-                Instr("mvin2", (B + (((kc_ * tk + k) * dim) * sb + (jb * tn + var("jj")) * dim) * es,
-                                base + (k * tn + var("jj")) * dim,
-                                emin(mvin_tiles, tn - var("jj")) * dim, dim)),)),))
+        def load_b(kc_: E, slot: E | int, k_tiles: int, base0: int) -> Stmt:
+            base = base0 + slot * b_chunk
+            return For("k", const(0), const(k_tiles), 1, (
+                For("jj", const(0), const(tn), mvin_tiles, (
+                    Instr("mvin2", (B + (((kc_ * tk + k) * dim) * sb + (jb * tn + var("jj")) * dim) * es,
+                                    base + (k * tn + var("jj")) * dim,
+                                    emin(mvin_tiles, tn - var("jj")) * dim, dim)),)),))
 
-    def load_b_panel() -> Stmt:
-        return For("k", const(0), KC * tk, 1, (
-            For("jj", const(0), const(tn), mvin_tiles, (
-                Instr("mvin2", (B + ((k * dim) * sb + (jb * tn + var("jj")) * dim) * es, b_base + (k * tn + var("jj")) * dim,
-                                emin(mvin_tiles, tn - var("jj")) * dim, dim)),)),))
+        def load_b_panel() -> Stmt:
+            return For("k", const(0), KC * tk, 1, (
+                For("jj", const(0), const(tn), mvin_tiles, (
+                    Instr("mvin2", (B + ((k * dim) * sb + (jb * tn + var("jj")) * dim) * es, b_base + (k * tn + var("jj")) * dim,
+                                    emin(mvin_tiles, tn - var("jj")) * dim, dim)),)),))
 
-    def mvouts(ib_: E, acc: E | int) -> Stmt:
-        return For("i", const(0), const(tm), 1, (
-            For("j", const(0), const(tn), 1, (
-                Instr("mvout", (C + (((ib_ * tm + i) * dim) * sc + (jb * tn + j) * dim) * cs,
-                                acc + (i * tn + j) * dim + raw, dim, dim)),)),))
+        def mvouts(ib_: E, acc: E | int) -> Stmt:
+            return For("i", const(0), const(tm), 1, (
+                For("j", const(0), const(tn), 1, (
+                    Instr("mvout", (C + (((ib_ * tm + i) * dim) * sc + (jb * tn + j) * dim) * cs,
+                                    acc + (i * tn + j) * dim + raw, dim, dim)),)),))
 
-    step = ib * KC + kc
-    a_slot = buf(step)
-    # the B tile (k, j) of this step and the A tile (i, k)
-    b_tile = (b_base + ((kc * tk + k) * tn + j) * dim) if s.b_resident else (b_base + buf(step) * b_chunk + (k * tn + j) * dim)
-    a_tile = var("abuf") + (i * tk + k) * dim
-    acc_blk = ACC_BIT + buf(ib) * acc_rows
-    flag = ACCUMULATE_BIT if bias else select((kc + k).eq(0), 0, ACCUMULATE_BIT)
-    D, sd = var("D"), var("sd")
+        step = ib * KC + kc
+        a_slot = buf(step)
+        # the B tile (k, j) of this step and the A tile (i, k)
+        b_tile = (b_base + ((kc * tk + k) * tn + j) * dim) if s.b_resident else (b_base + buf(step) * b_chunk + (k * tn + j) * dim)
+        a_tile = var("abuf") + (i * tk + k) * dim
+        acc_blk = ACC_BIT + buf(ib) * acc_rows
+        flag = ACCUMULATE_BIT if bias else select((kc + k).eq(0), 0, ACCUMULATE_BIT)
 
-    def load_d(ib_: E, acc: E | int) -> Stmt:
-        """The bias of output block ``(ib_, jb)`` into the accumulator block at ``acc``."""
-        return For("i", const(0), const(tm), 1, (
-            For("j", const(0), const(tn), 1, (
-                Instr("mvin3", (D + (((ib_ * tm + i) * dim) * sd + (jb * tn + j) * dim) * acs,
-                                acc + (i * tn + j) * dim, dim, dim)),)),))
-    if s.reuse_weights:
-        products: tuple[Stmt, ...] = (For("j", const(0), const(tn), 1, (
-            Instr("preload", (b_tile, var("acc") + j * dim + flag, dim, dim, dim, dim)),
-            Instr("compute_preloaded", (var("abuf") + k * dim, GARBAGE, dim, dim, dim, dim)),
-            For("i", const(1), const(tm), 1, (
-                Instr("preload", (GARBAGE, var("acc") + (i * tn + j) * dim + flag, dim, dim, dim, dim)),
-                Instr("compute_accumulated", (a_tile, GARBAGE, dim, dim, dim, dim)),
-            )),
-        )),)
-    else:
-        products = (For("i", const(0), const(tm), 1, (
-            For("j", const(0), const(tn), 1, (
-                Instr("preload", (b_tile, var("acc") + (i * tn + j) * dim + flag, dim, dim, dim, dim)),
-                Instr("compute_preloaded", (a_tile, GARBAGE, dim, dim, dim, dim)),
-            )),)),)
-    after_first: list[Stmt] = []
-    if s.double_buffer:
-        # prefetch the next step's operands, and move the previous block out
-        nxt = step + 1
-        n_ib = select((kc + 1).eq(KC), ib + 1, ib)
-        n_kc = (kc + 1) % KC
-        pre: list[Stmt] = [load_a(n_ib, n_kc, nxt % 2)]
-        if not s.b_resident:
-            pre.append(load_b(n_kc, nxt % 2, tk, b_base))
-        after_first.append(If(nxt.lt(MB * KC), tuple(pre)))
-        after_first.append(If(kc.eq(0), (If(const(0).lt(ib), (mvouts(ib - 1, ACC_BIT + ((ib - 1) % 2) * acc_rows),)),)))
-        if bias:
-            # the next block's bias into the accumulator block just moved out (program order:
-            # after its move-out), while this block computes
-            after_first.append(If(kc.eq(KC - 1), (If((ib + 1).lt(MB), (load_d(ib + 1, ACC_BIT + ((ib + 1) % 2) * acc_rows),)),)))
-    k_loop = For("k", const(0), const(tk), 1, (*products, *((If(k.eq(0), tuple(after_first)),) if after_first else ())))
-    step_body: list[Stmt] = [Let("abuf", a_slot * a_rows if isinstance(a_slot, E) else const(0)), Let("acc", acc_blk)]
-    if bias and not s.double_buffer:
-        step_body.append(If(kc.eq(0), (load_d(ib, ACC_BIT),)))
-    if not s.double_buffer:
-        step_body.append(load_a(ib, kc, 0))
-        if not s.b_resident:
-            step_body.append(load_b(kc, 0, tk, b_base))
-    step_body.append(k_loop)
-    block: list[Stmt] = [For("kc", const(0), KC, 1, tuple(step_body))]
-    if not s.double_buffer:
-        block.append(mvouts(ib, ACC_BIT))
-    col: list[Stmt] = []
-    if s.b_resident:
-        col.append(load_b_panel())
-    if s.double_buffer:
-        if bias:
-            col.append(load_d(const(0), ACC_BIT))
-        col.append(load_a(const(0), const(0), 0))
-        if not s.b_resident:
-            col.append(load_b(const(0), 0, tk, b_base))
-    col.append(For("ib", const(0), MB, 1, tuple(block)))
-    if s.double_buffer:
-        col.append(mvouts(MB - 1, ACC_BIT + ((MB - 1) % 2) * acc_rows))
-    if s.fsm:
-        # one state-machine call per (row block, column block, reduction chunk): partial sums
-        # stay in the accumulator across the chunks (ex_accumulate), the bias comes with the
-        # first chunk, the block is moved out by the last
+        def load_d(ib_: E, acc: E | int) -> Stmt:
+            """The bias of output block ``(ib_, jb)`` into the accumulator block at ``acc``."""
+            return For("i", const(0), const(tm), 1, (
+                For("j", const(0), const(tn), 1, (
+                    Instr("mvin3", (D + (((ib_ * tm + i) * dim) * sd + (jb * tn + j) * dim) * acs,
+                                    acc + (i * tn + j) * dim, dim, dim)),)),))
+        if s.reuse_weights:
+            products: tuple[Stmt, ...] = (For("j", const(0), const(tn), 1, (
+                Instr("preload", (b_tile, var("acc") + j * dim + flag, dim, dim, dim, dim)),
+                Instr("compute_preloaded", (var("abuf") + k * dim, GARBAGE, dim, dim, dim, dim)),
+                For("i", const(1), const(tm), 1, (
+                    Instr("preload", (GARBAGE, var("acc") + (i * tn + j) * dim + flag, dim, dim, dim, dim)),
+                    Instr("compute_accumulated", (a_tile, GARBAGE, dim, dim, dim, dim)),
+                )),
+            )),)
+        else:
+            products = (For("i", const(0), const(tm), 1, (
+                For("j", const(0), const(tn), 1, (
+                    Instr("preload", (b_tile, var("acc") + (i * tn + j) * dim + flag, dim, dim, dim, dim)),
+                    Instr("compute_preloaded", (a_tile, GARBAGE, dim, dim, dim, dim)),
+                )),)),)
+        after_first: list[Stmt] = []
+        if s.double_buffer:
+            # prefetch the next step's operands, and move the previous block out
+            nxt = step + 1
+            n_ib = select((kc + 1).eq(KC), ib + 1, ib)
+            n_kc = (kc + 1) % KC
+            pre: list[Stmt] = [load_a(n_ib, n_kc, nxt % 2)]
+            if not s.b_resident:
+                pre.append(load_b(n_kc, nxt % 2, tk, b_base))
+            after_first.append(If(nxt.lt(MB * KC), tuple(pre)))
+            after_first.append(If(kc.eq(0), (If(const(0).lt(ib), (mvouts(ib - 1, ACC_BIT + ((ib - 1) % 2) * acc_rows),)),)))
+            if bias:
+                # the next block's bias into the accumulator block just moved out (program order:
+                # after its move-out), while this block computes
+                after_first.append(If(kc.eq(KC - 1), (If((ib + 1).lt(MB), (load_d(ib + 1, ACC_BIT + ((ib + 1) % 2) * acc_rows),)),)))
+        k_loop = For("k", const(0), const(tk), 1, (*products, *((If(k.eq(0), tuple(after_first)),) if after_first else ())))
+        step_body: list[Stmt] = [Let("abuf", a_slot * a_rows if isinstance(a_slot, E) else const(0)), Let("acc", acc_blk)]
+        if bias and not s.double_buffer:
+            step_body.append(If(kc.eq(0), (load_d(ib, ACC_BIT),)))
+        if not s.double_buffer:
+            step_body.append(load_a(ib, kc, 0))
+            if not s.b_resident:
+                step_body.append(load_b(kc, 0, tk, b_base))
+        step_body.append(k_loop)
+        block: list[Stmt] = [For("kc", const(0), KC, 1, tuple(step_body))]
+        if not s.double_buffer:
+            block.append(mvouts(ib, ACC_BIT))
+        col: list[Stmt] = []
+        if s.b_resident:
+            col.append(load_b_panel())
+        if s.double_buffer:
+            if bias:
+                col.append(load_d(const(0), ACC_BIT))
+            col.append(load_a(const(0), const(0), 0))
+            if not s.b_resident:
+                col.append(load_b(const(0), 0, tk, b_base))
+        col.append(For("ib", const(0), MB, 1, tuple(block)))
+        if s.double_buffer:
+            col.append(mvouts(MB - 1, ACC_BIT + ((MB - 1) % 2) * acc_rows))
+        return (For("jb", const(0), var("NB"), 1, tuple(col)),)
+
+    def fsm_nest() -> tuple[Stmt, ...]:
+        """One state-machine call per (row block, column block, reduction chunk): partial sums
+        stay in the accumulator across the chunks (ex_accumulate), the bias comes with the
+        first chunk, the block is moved out by the last."""
         last = (kc + 1).eq(KC)
-        col = [For("kc", const(0), KC, 1, (Instr("loop_ws", (
+        call = Instr("loop_ws", (
             tm, tn, tk, 0, 0, 0,
             A + (ib * tm * dim * sa + kc * tk * dim) * es, B + (kc * tk * dim * sb + jb * tn * dim) * es,
             (select(kc.eq(0), D + (ib * tm * dim * sd + jb * tn * dim) * acs, 0) if bias else 0),
             select(last, C + (ib * tm * dim * sc + jb * tn * dim) * cs, 0),
-            sa, sb, (sd if bias else 0), sc, 0, 0, 1 if out == "int32" else 0, 0, select(kc.eq(0), 0, 1), 0)),))]
-        fsm_body: list[Stmt] = [For("ib", const(0), MB, 1, (For("jb", const(0), var("NB"), 1, tuple(col)),))]
+            sa, sb, (sd if bias else 0), sc, 0, 0, 1 if out == "int32" else 0, 0, select(kc.eq(0), 0, 1), 0))
+        return (For("ib", const(0), MB, 1, (For("jb", const(0), var("NB"), 1, (For("kc", const(0), KC, 1, (call,)),)),)),)
+
     body: tuple[Stmt, ...] = (
         Instr("config_ex", (WEIGHT_STATIONARY, 0, 0, 1.0, 0, 1, 0, 0)),
         Instr("config_st", (sc * cs,)),
@@ -291,7 +296,7 @@ def gemm_schedule_proc(s: GemmSchedule, dim: int = 16, name: str | None = None,
         Instr("config_ld", (sb * es, 1.0, 0, 1)),
         *((Instr("config_ld", (sd * acs, 1.0, 0, 2)),) if bias else ()),
         # nothing to do (and no block to prefetch or move out) for an empty product
-        If(const(0).lt(MB * KC), tuple(fsm_body) if s.fsm else (For("jb", const(0), var("NB"), 1, tuple(col)),)),
+        If(const(0).lt(MB * KC), fsm_nest() if s.fsm else software_nest()),
         Instr("fence", ()),
     )
     params: tuple[Param, ...] = (Param("A", "ptr", "elem_t"), Param("B", "ptr", "elem_t"),
