@@ -725,3 +725,19 @@ def test_result_length_min_and_max(op: str, then_a: bool, expected: str) -> None
     a, b = Var("a", DType.INT), Var("b", DType.INT)
     e = Select(Compare(op, a, b), a if then_a else b, b if then_a else a, DType.INT)  # type: ignore[arg-type]
     assert render_loop_expr(e, {}) == expected
+
+
+def test_block_views_are_the_views_of_an_elementwise_term_of_several_ops() -> None:
+    """``block_views``: an elementwise term of two or more operations on 1-D views of the
+    parameters is computed in blocks; a single operation, a scalar that reads a tensor (a
+    reduction would be recomputed per block, of one block) or a view of a computed tensor
+    is not."""
+    from tenspiler.codegen.numpy_backend import block_views
+
+    n = ScalarVar("n", INT)
+    a, b = Take(tv("a"), n), Slice(tv("b"), Lit(1, INT), ScalarOp("+", n, Lit(1, INT), INT))
+    two = TensorScalar("*", TensorTensor("+", a, b, INT), ScalarOp("-", n, Lit(1, INT), INT), False, INT)
+    assert block_views(two) == [a, b]
+    assert block_views(TensorTensor("+", a, b, INT)) is None
+    assert block_views(TensorScalar("-", TensorTensor("+", a, b, INT), ReduceSum(a, INT), False, INT)) is None
+    assert block_views(TensorScalar("-", Take(TensorTensor("+", a, b, INT), n), Lit(1, INT), False, INT)) is None

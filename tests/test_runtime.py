@@ -2,7 +2,8 @@
 definition of the arithmetic (:mod:`tenspiler.ir.semantics`).
 
 * Every integer helper of the NumPy backend (``_c_div``, ``_c_idiv``, ``_c_imod``,
-  ``_py_floordiv``, ``_py_mod``, ``_div24``, ``_rem24``, ``_wrap64``, ``_store``), property-tested
+  ``_py_floordiv``, ``_py_mod``, ``_div24``, ``_rem24``, ``_wrap64``, ``_store``,
+  ``_store_blocks``, ``_extremum``), property-tested
   with hypothesis over int32 / int64 / uint8 operands with each dtype's extremes (zero
   divisors excluded where the helper's contract excludes them; where a helper guards them,
   it must not warn or raise), negative operands included.
@@ -100,7 +101,7 @@ def test_helpers_are_emitted_by_their_source_without_annotations() -> None:
 
 
 def test_helper_deps_are_the_helpers_each_one_calls() -> None:
-    assert HELPER_DEPS == {"_c_imod": ("_c_idiv",), "_rem24": ("_div24",)}
+    assert HELPER_DEPS == {"_c_imod": ("_c_idiv",), "_rem24": ("_div24",), "_store_blocks": ("_store",)}
     texts = helper_texts({"_c_imod", "_rem24"})
     assert [t.split("(", 1)[0] for t in texts] == ["def _c_idiv", "def _c_imod", "def _div24", "def _rem24"]
 
@@ -267,6 +268,70 @@ def test_where_is_numpys_where_bit_for_bit(impl: dict[str, Any], dtype: str, dat
     want = np.where(c, x, y)
     assert got.dtype == np.dtype(dtype)
     assert got.tobytes() == want.tobytes()
+
+
+@BOTH
+@pytest.mark.parametrize("dtype", DTYPES)
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_store_blocks_is_store_of_the_whole_value(impl: dict[str, Any], dtype: str, data: st.DataObject) -> None:
+    """``_store_blocks(out, lo, hi, f, views, fresh, block)`` is ``_store(out, lo, hi,
+    f(*views), fresh)`` for an elementwise ``f`` (several temporaries, a wrapping store into
+    uint8), for every block size relative to the length — one block, several, a last short
+    one — and computes the whole value when a view's length is not ``hi - lo`` (NumPy's
+    broadcasting of a one-element view, or its error, as unblocked code). Neither
+    ``out`` nor a view is modified."""
+    n = data.draw(st.integers(0, 40))
+    lo = data.draw(st.integers(0, n))
+    hi = data.draw(st.integers(lo, n))
+    out = np.array(data.draw(st.lists(st.integers(0, 255), min_size=n, max_size=n)), dtype=np.uint8)
+    short = data.draw(st.booleans()) and hi > lo
+    a = np.array(data.draw(st.lists(ints(dtype), min_size=hi - lo - short, max_size=hi - lo - short)), dtype=dtype)
+    b = np.array(data.draw(st.lists(ints(dtype), min_size=hi - lo, max_size=hi - lo)), dtype=dtype)
+    block = data.draw(st.integers(1, 9))
+    fresh = data.draw(st.booleans())
+
+    def f(x: Any, y: Any) -> Any:
+        with np.errstate(over="ignore"):
+            return (x.astype(np.int64) * 3 - (y >> 1)) ^ np.int64(0x5A)
+
+    before = (out.copy(), a.copy(), b.copy())
+    try:
+        want = F["_store"](out.copy(), lo, hi, f(a, b), fresh)
+    except ValueError:  # lengths that do not broadcast: the same error
+        assert short
+        with pytest.raises(ValueError):
+            impl["_store_blocks"](out, lo, hi, f, (a, b), fresh, block)
+        return
+    got = impl["_store_blocks"](out, lo, hi, f, (a, b), fresh, block)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+    assert all(np.array_equal(u, v) for u, v in zip(before, (out, a, b), strict=True))
+    assert got is not out and not np.shares_memory(got, out)
+
+
+@BOTH
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "int64", "float32", "float64"])
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_extremum_is_numpys_maximum_and_minimum(impl: dict[str, Any], dtype: str, data: st.DataObject) -> None:
+    """``_extremum(f, x, y)`` is ``f(x, y)`` bit for bit and in dtype, for ``np.maximum`` /
+    ``np.minimum`` of an array and a scalar in either order (a Python number or a NumPy scalar,
+    NaN included), or of two arrays."""
+    n = data.draw(st.integers(0, 20))
+    if np.dtype(dtype).kind == "f":
+        elems: st.SearchStrategy[Any] = st.floats(width=32 if dtype == "float32" else 64, allow_nan=True)
+    else:
+        elems = ints(dtype)
+    x = np.array(data.draw(st.lists(elems, min_size=n, max_size=n)), dtype=dtype)
+    scalar = data.draw(elems)
+    y: Any = data.draw(st.sampled_from([
+        scalar, np.dtype(dtype).type(scalar), np.array(data.draw(st.lists(elems, min_size=n, max_size=n)), dtype=dtype)]))
+    f = data.draw(st.sampled_from([np.maximum, np.minimum]))
+    for args in ((x, y), (y, x)):
+        want = f(*args)
+        got = impl["_extremum"](f, *args)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
 
 
 # ---------------------------------------------------------------- array backends

@@ -156,7 +156,7 @@ def convert(
         # a scalar conversion may be hoisted out of a loop that runs no iteration, where C
         # never converts: NaN, infinities and values outside int64 (undefined behaviour in C
         # wherever it does convert) must not raise, so they are clamped first
-        expr = (f"np.trunc({bare(expr)}).astype(np.int64)" if tensor
+        expr = (f"{expr}.astype(np.int64)" if tensor  # NumPy's cast truncates, as C's
                 else f"int(np.clip(np.nan_to_num({bare(expr)}, nan=0.0), {-2.0**63!r}, {F64_BELOW_2_63!r}))")
         s = "int64" if tensor else "int"
         if s == d or not tensor:
@@ -172,7 +172,7 @@ def store_value(expr: str, src: DType, elem: DType, src_rep: str | None = None) 
     if src_rep is not None and elem == DType.UINT8 and not src.is_float:
         return bare(expr)
     v = convert(expr, src, elem, tensor=True, src_rep=src_rep)
-    return f"np.mod({bare(v)}, 256)" if elem == DType.UINT8 else bare(v)
+    return bare(v)
 
 
 def return_value(expr: str, src: DType, ret: DType) -> str:
@@ -237,7 +237,8 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     else:
         v = convert(args[0], src, t.dtype, tensor=tensor, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
     if t.dtype == DType.UINT8 and src != DType.UINT8:
-        return f"np.mod({bare(v)}, 256)" if tensor else f"(({bare(v)}) % 256)"
+        # (two's complement: x & 255 is x modulo 256 for every integer x, and no division)
+        return f"np.bitwise_and({bare(v)}, 255)" if tensor else f"(({bare(v)}) % 256)"
     return v
 
 
@@ -562,6 +563,36 @@ RULES: dict[str, Rule] = {
 # ---------------------------------------------------------------- the backend
 
 
+#: Tensor nodes whose element k depends only on element k of their tensor operands.
+ELEMENTWISE = (TensorTensor, TensorScalar, TensorSelect, TensorMap, TensorCast)
+
+
+def block_views(t: Term) -> list[Term] | None:
+    """The views of parameters a 1-D elementwise term reads — ``take`` / ``tail`` / ``slice``
+    of a 1-D parameter, or the parameter — in first-occurrence order, when ``t`` is built from
+    them, :data:`ELEMENTWISE` nodes and scalar terms that read no tensor; else ``None``.
+    Such a term, when it has more than one operation, is computed block by block, each block
+    from the same block of every view (``_store_blocks``)."""
+    views: list[Term] = []
+    ops: list[Term] = []
+
+    def visit(u: Term) -> bool:
+        if not is_tensor(u):
+            return not any(is_tensor(c) or not visit(c) for c in children(u))
+        if rank(u) != 1:
+            return False
+        if isinstance(u, TensorVar) or (isinstance(u, Take | Tail | Slice) and isinstance(u.tensor, TensorVar)):
+            if u not in views:
+                views.append(u)
+            return True
+        ops.append(u)
+        return isinstance(u, ELEMENTWISE) and all(visit(c) for c in children(u))
+
+    if not visit(t) or not views:
+        return None
+    return views if len(ops) > 1 else None  # one op has no temporaries to keep small
+
+
 def _int_to_uint8(t: Term) -> TypeGuard[TensorCast]:
     """``cast(x, uint8)`` of an integer tensor ``x`` (a store into a uint8 array wraps it)."""
     return isinstance(t, TensorCast) and t.dtype == DType.UINT8 and not t.tensor.dtype.is_float
@@ -609,6 +640,8 @@ class NumpyBackend(PythonHostBackend):
                 return special
         if isinstance(t, TensorSelect) and ctx.narrow() and (extremum := min_max(t)) is not None:
             a, b = (self._operand(u, t, ctx) for u in (t.then, t.else_))  # the condition is not rendered
+            if is_tensor(t.then) != is_tensor(t.else_):  # an array and a scalar
+                return f"{ctx.use('_extremum')}(np.{extremum}, {bare(a)}, {bare(b)})"
             return f"np.{extremum}({bare(a)}, {bare(b)})"
         if isinstance(t, MatMul):
             return self._matmul(t, ctx)
@@ -650,12 +683,15 @@ class NumpyBackend(PythonHostBackend):
             args = [self.render(c, ctx) for c in children(t)]
         return rule(t, args, ctx)
 
-    def _render_output(self, value: Term, ctx: EmitContext, taken: set[str]) -> str:
+    def _render_output(
+        self, value: Term, ctx: EmitContext, taken: set[str], bound: Mapping[Term, str] | None = None
+    ) -> str:
         """``value`` rendered with its repeated subterms computed once (bound with ``:=``
-        at their first evaluation; not across the branches of a Python conditional)."""
+        at their first evaluation; not across the branches of a Python conditional), and the
+        subterms in ``bound`` as the names given there."""
         if not ctx.narrow():
             return self.render(value, ctx)
-        ctx.cse_candidates, ctx.cse, ctx.taken = self._repeated(value, ctx), {}, taken
+        ctx.cse_candidates, ctx.cse, ctx.taken = self._repeated(value, ctx), dict(bound or {}), taken
         try:
             return self.render(value, ctx)
         finally:
@@ -886,7 +922,7 @@ class NumpyBackend(PythonHostBackend):
             y, tensor = bare(texts[1]), is_tensor(ops[1])
             lo = plan.range(ops[1]).lo
             if lo is not None and lo >= 0:
-                texts[1] = f"np.maximum({y}, 1)" if tensor else f"max({y}, 1)"
+                texts[1] = f"{ctx.use('_extremum')}(np.maximum, {y}, 1)" if tensor else f"max({y}, 1)"
             else:
                 texts[1] = f"np.where({y} == 0, 1, {y})" if tensor else f"({y} or 1)"
         if fast:
@@ -997,14 +1033,23 @@ class NumpyBackend(PythonHostBackend):
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
                     value = value.tensor  # the store wraps
                     src_rep = ctx.rep(value)
-                v = store_value(self._render_output(value, ctx, taken), value.dtype, elem, src_rep)
+                views = block_views(value) if src_rep is not None else None
+                bound = {w: fresh_name(f"_b{k}", taken) for k, w in enumerate(views or ())}
+                v = store_value(self._render_output(value, ctx, taken, bound), value.dtype, elem, src_rep)
                 doc = (
                     f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
                     f"`{array}[{show(lo)}:{show(hi)}]` replaced"
                 )
+                fresh = isinstance(value, TensorTensor | TensorScalar | TensorMap | ReduceRows | Full | Iota)
+                lo_s, hi_s = bounds.split(":", 1)  # (bounds hold no other ':')
+                if views:
+                    # elementwise: computed in blocks, from the same block of each view
+                    texts = ", ".join(bare(self.render(w, ctx)) for w in views)
+                    f = f"lambda {', '.join(bound.values())}: {bare(v)}"
+                    call = (f"{ctx.use('_store_blocks')}({src}, {lo_s}, {hi_s}, {f}, ({texts},)"
+                            f"{', fresh=True' if fresh else ''})")
+                    return [comment, f"{out} = {call}"], out, doc
                 if src_rep is not None:
-                    fresh = isinstance(value, TensorTensor | TensorScalar | TensorMap | ReduceRows | Full | Iota)
-                    lo_s, hi_s = bounds.split(":", 1)  # (bounds hold no other ':')
                     call = f"{ctx.use('_store')}({src}, {lo_s}, {hi_s}, {v}{', fresh=True' if fresh else ''})"
                     return [comment, f"{out} = {call}"], out, doc
                 return [comment, f"{out} = {copy}", f"{out}[{bounds}] = {v}"], out, doc

@@ -64,6 +64,18 @@ def _where(c: ArrayLike, x: ArrayLike, y: ArrayLike, dtype: DTypeLike) -> NDArra
     return r.view(dtype)
 
 
+def _extremum(f: Any, x: ArrayLike, y: ArrayLike) -> Any:
+    """f(x, y) for f np.maximum or np.minimum, where one operand may be a scalar: the scalar
+    is first spread to an array of the other's shape in the dtype NumPy computes in, since
+    NumPy's loop for a broadcast scalar is not vectorised (~10x slower). The operands keep
+    their order (which of two equal values is returned, 0.0 or -0.0, depends on it)."""
+    if np.ndim(x) == 0 and np.ndim(y) > 0:
+        x = np.full(np.shape(y), x, dtype=np.result_type(x, y))
+    elif np.ndim(y) == 0 and np.ndim(x) > 0:
+        y = np.full(np.shape(x), y, dtype=np.result_type(x, y))
+    return f(x, y)
+
+
 def _wrap64(x: int) -> int:
     """The Python int x as a signed 64-bit value (modulo 2**64): a loop-invariant value of
     C long arithmetic that may leave int64 is computed before the loop, also when the loop
@@ -102,10 +114,28 @@ def _store(out: NDArray[Any], lo: int, hi: int, v: Any, fresh: bool = False) -> 
     return r
 
 
+def _store_blocks(out: NDArray[Any], lo: int, hi: int, f: Callable[..., Any], views: tuple[NDArray[Any], ...],
+                  fresh: bool = False, block: int = 1 << 16) -> NDArray[Any]:
+    """`_store(out, lo, hi, f(*views), fresh)` for an elementwise `f` of the 1-D arrays `views`
+    (each of hi - lo elements), computed `block` elements at a time: f's temporaries are
+    then a few hundred KiB, reused from the allocator and held in cache, where whole-array
+    temporaries (megabytes each) are fresh pages, faulted in on every call. Element k of
+    the result depends only on element k of each view, so the blocks compute the same
+    values. Other shapes are computed whole."""
+    n = hi - lo
+    if n <= block or any(np.shape(v) != (n,) for v in views):
+        return _store(out, lo, hi, f(*views), fresh)
+    r = np.empty_like(out) if lo == 0 and hi == out.shape[0] else out.copy()
+    for i in range(0, n, block):
+        j = min(i + block, n)
+        r[lo + i:lo + j] = f(*(v[i:j] for v in views))
+    return r
+
+
 #: The helpers by the name generated code calls them, in the order they are emitted.
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     f.__name__: f
-    for f in (_c_div, _c_idiv, _c_imod, _py_floordiv, _py_mod, _where, _wrap64, _div24, _rem24, _store)
+    for f in (_c_div, _c_idiv, _c_imod, _py_floordiv, _py_mod, _where, _extremum, _wrap64, _div24, _rem24, _store, _store_blocks)
 }
 
 #: The helpers each helper calls (emitted with it).

@@ -42,6 +42,23 @@ def _store(out, lo, hi, v, fresh=False):
     return r
 
 
+def _store_blocks(out, lo, hi, f, views, fresh=False, block=1 << 16):
+    """`_store(out, lo, hi, f(*views), fresh)` for an elementwise `f` of the 1-D arrays `views`
+    (each of hi - lo elements), computed `block` elements at a time: f's temporaries are
+    then a few hundred KiB, reused from the allocator and held in cache, where whole-array
+    temporaries (megabytes each) are fresh pages, faulted in on every call. Element k of
+    the result depends only on element k of each view, so the blocks compute the same
+    values. Other shapes are computed whole."""
+    n = hi - lo
+    if n <= block or any(np.shape(v) != (n,) for v in views):
+        return _store(out, lo, hi, f(*views), fresh)
+    r = np.empty_like(out) if lo == 0 and hi == out.shape[0] else out.copy()
+    for i in range(0, n, block):
+        j = min(i + block, n)
+        r[lo + i:lo + j] = f(*(v[i:j] for v in views))
+    return r
+
+
 def saxpy(x, y, out, alpha, n):
     """Equivalent of the C function `saxpy` (see the module docstring).
 
@@ -68,6 +85,6 @@ def saxpy(x, y, out, alpha, n):
         raise ValueError('precondition violated: need 0 <= n <= len(y)')
 
     # out[0:n] = tensor_tensor(scalar_tensor(alpha, take(x, n), *), take(y, n), +)
-    out_new = _store(out, 0, n, (alpha * x[:n]) + y[:n], fresh=True)
+    out_new = _store_blocks(out, 0, n, lambda _b0, _b1: (alpha * _b0) + _b1, (x[:n], y[:n],), fresh=True)
 
     return out_new
