@@ -250,3 +250,17 @@ def test_parse_c_source_when_available(tmp_path: Path) -> None:
     code = get_backend("numpy").generate(fn, k.ps)
     result = differential_check(fn, k.ps, code, inputs_for(k, 10), tmp_path)
     assert result.ok, result.first_failure
+
+
+def test_subnormal_inputs_are_skipped_only_for_libraries_that_flush_them() -> None:
+    """XLA and TensorFlow flush subnormal floats to zero (documented in their code): their
+    check skips inputs holding one; every other backend is compared on all inputs."""
+    from tenspiler.pipeline import _flushes_subnormals, _has_subnormal
+
+    assert _has_subnormal({"x": np.array([1.0, -1e-45], dtype=np.float32), "n": 2})
+    assert _has_subnormal({"s": 1e-39})  # a Python float: subnormal as a C float
+    assert _has_subnormal({"x": np.array([3e-310])})
+    assert not _has_subnormal({"x": np.array([0.0, -0.0, 1e-30, np.inf, np.nan], dtype=np.float32), "s": 0.0})
+    assert not _has_subnormal({"x": np.array([1e-300]), "k": np.array([0, 1])})
+    assert _flushes_subnormals("jax", None) and _flushes_subnormals("tensorflow", None)
+    assert not any(_flushes_subnormals(b, None) for b in ("numpy", "torch", "mlx"))

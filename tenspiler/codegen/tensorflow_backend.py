@@ -68,6 +68,9 @@ class TensorflowBackend(ArrayBackend):
     """Generates TensorFlow code. Registered as ``"tensorflow"``."""
 
     name = "tensorflow"
+    #: The library flushes subnormal floats to zero (see the module notes): ``--check``
+    #: compares on the inputs without subnormal floats.
+    flushes_subnormals = True
     #: TensorFlow's CPU kernels for truncatemod / floormod / truncatediv take int32 and int64
     #: only: narrower integers are widened to int32 (range analysis as for the others)
     int_dtypes = ("int32", "int64")
