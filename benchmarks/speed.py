@@ -1,38 +1,55 @@
-"""Speed of the generated code against the C++ source it replaces (issue 5, paper §6.3).
+"""Speed of the generated code against the C++ source it replaces (issues 5 and 18, paper §6.3).
 
-    python benchmarks/speed.py [--kernels blend,llama] [--backends numpy,torch,...] [--reps 5]
+    python benchmarks/speed.py [--kernels blend,llama,speed] [--backends numpy,torch,...] [--reps 5]
                                [--json FILE]
 
 For every blend kernel on a 1920×1080 uint8 image pair and every Llama kernel at llama-7B
-shapes (4096-element vectors, 4096×4096 and 11008×4096 matrices), in one run:
+shapes (4096-element vectors, 4096×4096 and 11008×4096 matrices), plus whole softmax / rmsnorm
+and a 1024³ GEMM (suite ``speed``):
 
 * the original C++ kernel (``benchmarks/kernels/**/*.cc``) compiled with ``g++ -O3``, timed
-  in C++ (``std::chrono``, best of ``--reps`` samples on vectors built once — the paper's
-  setting; a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides);
-* the code generated for each available Python-hosted backend (``numpy``, and ``torch``,
-  ``mlx``, ``tensorflow``, ``jax`` when installed and registered), best of ``--reps`` calls:
-  *excluding* data conversion (inputs already in the framework's arrays; result
-  materialised) and *including* it (NumPy inputs in, NumPy result out); plus the module's
-  jit-compiled entry ``<name>_jit`` where it has one (warmed up once first).
+  in C++ (``std::chrono`` on vectors built once — the paper's setting);
+* the code generated for each Python-hosted backend (``numpy``, and ``torch``, ``mlx``,
+  ``tensorflow``, ``jax`` when installed and registered): *excluding* data conversion
+  (inputs already in the framework's arrays; result materialised) and *including* it (NumPy
+  inputs in, handed over without a copy where the library allows — ``torch.from_numpy``,
+  DLPack for JAX —, NumPy result out); plus the module's jit-compiled entry ``<name>_jit``
+  where it has one, whose first call says whether it compiled (PyTorch: graphs captured and
+  graph breaks from ``torch._dynamo``'s counters; a fallback to eager is printed as
+  ``JIT FELL BACK`` and in the header).
 
-Prints one row per kernel (times in ms and the speed-up = C++ time / backend time), the
-geometric mean per backend, and for the elementwise kernels the bytes/s the fastest backend
-achieves (input bytes / time) next to a plain ``numpy.copyto`` of the same bytes. Kernels are lifted through the result cache
-(:mod:`tenspiler.cache`). This is a measurement, not a test: it never fails on slow code.
+Reproducibility: lifting (through the result cache, :mod:`tenspiler.cache`) runs first; then
+every runner — ``g++ -O3`` and each backend — runs in a process of its own
+(``--worker``), so that no library's thread pool spins while another is timed; inputs are
+seeded by the kernel's name, the same in every process. Each measurement is ``--reps``
+samples (a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides); rows
+print the median and the spread ((max − min) / median); the JSON keeps every sample. The
+header and the JSON record the environment: CPU model, cores, the ``OMP_*`` / ``OPENBLAS_*``
+/ ``MKL_*`` / ``XLA_*`` / ``TORCH*`` / ``MALLOC_*`` variables, compiler and library versions,
+each library's threads (``threadpoolctl`` when installed) and the jit status per kernel.
+
+Prints one row per kernel (ms and the speed-up = C++ time / backend time), the geometric
+mean per backend, the kernels slower than the source on every backend, NumPy on the kernels
+taking ≥ 1 ms in C++, and for the elementwise kernels the bytes/s the fastest backend
+achieves next to a plain ``numpy.copyto`` of the same bytes. This is a measurement, not a
+test: it never fails on slow code.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import functools
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,6 +58,7 @@ import numpy as np
 
 import tenspiler
 from tenspiler.codegen import backend_names
+from tenspiler.errors import TenspilerError
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.loops.ir import Function, ScalarType, VectorParam
 
@@ -111,8 +129,8 @@ def _inputs(fn: Function, setup: dict[str, Any], rng: np.random.Generator) -> di
 
 
 def _cxx_timer_source(fn: Function) -> str:
-    """``extern "C" double tenspiler_time(<flat args>, int reps)``: builds the vectors once
-    and returns the best wall time of ``reps`` calls (seconds)."""
+    """``extern "C" void tenspiler_time(<flat args>, int reps, double *samples)``: builds
+    the vectors once and writes the wall time per call of ``reps`` samples (seconds)."""
     assert fn.cxx is not None
     params, setup, call = [], [], []
     for k, v in enumerate(fn.cxx.signature):
@@ -140,14 +158,13 @@ static volatile double tenspiler_sink;
 static double tenspiler_touch(double x) {{ return x; }}
 template <class T> static double tenspiler_touch(const std::vector<T> &v) {{ return v.empty() ? 0.0 : (double)v[v.size() / 2]; }}
 template <class T> static double tenspiler_touch(const std::vector<std::vector<T>> &v) {{ return v.empty() ? 0.0 : tenspiler_touch(v[v.size() / 2]); }}
-extern "C" double tenspiler_time({", ".join(params)}, int reps) {{
+extern "C" void tenspiler_time({", ".join(params)}, int reps, double *samples) {{
     {body}
     auto tenspiler_c0 = std::chrono::steady_clock::now();
     tenspiler_sink = tenspiler_touch({fn.name}({", ".join(call)}));
     double tenspiler_single = std::chrono::duration<double>(std::chrono::steady_clock::now() - tenspiler_c0).count();
     long tenspiler_inner = (long)(1e-3 / (tenspiler_single > 1e-7 ? tenspiler_single : 1e-7));
     tenspiler_inner = tenspiler_inner < 1 ? 1 : tenspiler_inner > 1000 ? 1000 : tenspiler_inner;
-    double best = 1e30;
     for (int k = 0; k < reps; k++) {{
         auto t0 = std::chrono::steady_clock::now();
         for (long tenspiler_j = 0; tenspiler_j < tenspiler_inner; tenspiler_j++) {{
@@ -155,16 +172,14 @@ extern "C" double tenspiler_time({", ".join(params)}, int reps) {{
             tenspiler_sink = tenspiler_touch(res);
         }}
         auto t1 = std::chrono::steady_clock::now();
-        double s = std::chrono::duration<double>(t1 - t0).count() / tenspiler_inner;
-        if (s < best) best = s;
+        samples[k] = std::chrono::duration<double>(t1 - t0).count() / tenspiler_inner;
     }}
-    return best;
 }}
 """
 
 
-def time_cxx(fn: Function, inputs: dict[str, Any], reps: int, workdir: Path) -> float:
-    """Best seconds of ``reps`` calls of the source compiled with ``g++ -O3``."""
+def time_cxx(fn: Function, inputs: dict[str, Any], reps: int, workdir: Path) -> list[float]:
+    """Seconds per call of the source compiled with ``g++ -O3``: one value per sample."""
     src = workdir / f"{fn.name}_timer.cc"
     lib = workdir / f"{fn.name}_timer.so"
     src.write_text(fn.source + _cxx_timer_source(fn))
@@ -194,31 +209,37 @@ def time_cxx(fn: Function, inputs: dict[str, Any], reps: int, workdir: Path) -> 
         for d in (a.shape if v.rank == 2 else (a.shape[0],)):
             args.append(int(d))
             argtypes.append(ctypes.c_long)
-    f.argtypes = [*argtypes, ctypes.c_int]
-    f.restype = ctypes.c_double
-    return float(f(*args, reps))
+    samples = np.zeros(reps, dtype=np.float64)
+    f.argtypes = [*argtypes, ctypes.c_int, ctypes.c_void_p]
+    f.restype = None
+    f(*args, reps, samples.ctypes.data_as(ctypes.c_void_p))
+    return samples.tolist()
 
 
 # ---------------------------------------------------------------- generated code
 
 
-def best_of(call: Callable[[], Any], reps: int) -> float:
-    """Best seconds per call over ``reps`` samples; a sample runs the call ``inner`` times
-    (as many as fit in ~1 ms, at most 1000: timer overhead does not count for µs-scale
-    kernels), exactly as the C++ timer does."""
+def samples_of(call: Callable[[], Any], reps: int) -> list[float]:
+    """Seconds per call, one value per sample (``reps`` samples); a sample runs the call
+    ``inner`` times (as many as fit in ~1 ms, at most 1000: timer overhead does not count for
+    µs-scale kernels), exactly as the C++ timer does."""
     t0 = time.perf_counter()
     call()
     inner = max(1, min(1000, int(1e-3 / max(time.perf_counter() - t0, 1e-7))))
-    best = math.inf
+    out = []
     for _ in range(reps):
         t0 = time.perf_counter()
         for _ in range(inner):
             call()
-        best = min(best, (time.perf_counter() - t0) / inner)
-    return best
+        out.append((time.perf_counter() - t0) / inner)
+    return out
 
 
 def _to_numpy(x: Any) -> Any:
+    """A framework's result as NumPy (zero-copy where the library allows: a CPU tensor's
+    ``.numpy()``, ``np.asarray`` of a JAX array)."""
+    if isinstance(x, tuple):
+        return tuple(_to_numpy(v) for v in x)
     if hasattr(x, "numpy") and not isinstance(x, np.ndarray):
         try:
             return x.numpy()
@@ -228,7 +249,9 @@ def _to_numpy(x: Any) -> Any:
 
 
 def _native(backend: str, x: Any) -> Any:
-    """``x`` as the framework's array (scalars stay Python numbers)."""
+    """``x`` as the framework's array, without a copy where the library allows it
+    (``torch.from_numpy``; DLPack for JAX, which copies a buffer that is not 64-byte
+    aligned); scalars stay Python numbers."""
     if not isinstance(x, np.ndarray):
         return x
     if backend == "torch":
@@ -246,7 +269,7 @@ def _native(backend: str, x: Any) -> Any:
     if backend == "jax":
         import jax.numpy as jnp
 
-        return jnp.asarray(x)
+        return jnp.from_dlpack(x)
     return x
 
 
@@ -256,18 +279,50 @@ def _materialise(backend: str, r: Any) -> Any:
         import mlx.core as mx
 
         mx.eval(r)
-    elif backend == "jax" and hasattr(r, "block_until_ready"):
-        r.block_until_ready()
+    elif backend == "jax":
+        import jax
+
+        jax.block_until_ready(r)
     return r
 
 
-def time_backend(res: Any, backend: str, inputs: dict[str, Any], params: list[str], reps: int) -> dict[str, float]:
-    """``{"native": s, "with_conversion": s, "jit": s?, "jit_with_conversion": s?}`` (best
-    seconds; ``*with_conversion``: NumPy inputs in, NumPy result out)."""
-    code = res.code[backend]
+def _jit_status(backend: str, first: Callable[[], Any]) -> dict[str, Any]:
+    """Runs the jit entry's first call (``first``) and says whether it compiled: for PyTorch
+    from ``torch._dynamo``'s counters (graphs captured, graph breaks — each a part left to
+    eager Python — and frames that failed), for JAX ``jax.jit`` (always compiled or raises).
+    ``first_call_s``: the first call's seconds (compilation included)."""
+    before: dict[str, int] = {}
+    counters: Any = None
+    if backend == "torch":
+        from torch._dynamo.utils import counters
+
+        before = {"graphs": counters["stats"]["unique_graphs"], "breaks": sum(counters["graph_break"].values()),
+                  "ok": counters["frames"]["ok"]}
+    t0 = time.perf_counter()
+    _materialise(backend, first())
+    status: dict[str, Any] = {"first_call_s": time.perf_counter() - t0}
+    if backend == "torch":
+        graphs = counters["stats"]["unique_graphs"] - before["graphs"]
+        breaks = sum(counters["graph_break"].values()) - before["breaks"]
+        status.update(graphs=graphs, graph_breaks=breaks,
+                      graph_break_reasons=sorted(counters["graph_break"])[:5])
+        status["compiled"] = graphs > 0 and breaks == 0
+        if not status["compiled"]:
+            status["why"] = ("no graph captured: the entry ran eagerly" if graphs == 0
+                             else f"{breaks} graph break(s): parts ran eagerly")
+    else:
+        status["compiled"] = True
+    return status
+
+
+def time_backend(code: str, function: str, backend: str, inputs: dict[str, Any], params: list[str],
+                 reps: int) -> dict[str, Any]:
+    """Samples (seconds per call) of ``{"native", "with_conversion", "jit"?,
+    "jit_with_conversion"?}`` and ``jit_status`` (:func:`_jit_status`); ``*with_conversion``:
+    NumPy inputs in (:func:`_native`), NumPy result out (:func:`_to_numpy`)."""
     ns: dict[str, Any] = {"__name__": f"speed_{backend}"}
     exec(compile(code, f"<{backend}>", "exec"), ns)
-    entry = ns[res.function]
+    entry = ns[function]
     native = [_native(backend, inputs[p]) for p in params]
 
     def run(f: Callable[..., Any]) -> Callable[[], Any]:
@@ -277,95 +332,269 @@ def time_backend(res: Any, backend: str, inputs: dict[str, Any], params: list[st
             return lambda: _materialise(backend, f(*native))
         return functools.partial(f, *native)
 
-    out = {
-        "native": best_of(run(entry), reps),
-        "with_conversion": best_of(lambda: _to_numpy(entry(*[_native(backend, inputs[p]) for p in params])), reps),
+    out: dict[str, Any] = {
+        "native": samples_of(run(entry), reps),
+        "with_conversion": samples_of(lambda: _to_numpy(entry(*[_native(backend, inputs[p]) for p in params])), reps),
     }
-    jit = ns.get(f"{res.function}_jit")
+    jit = ns.get(f"{function}_jit")
     if callable(jit):
-        _materialise(backend, jit(*native))  # compile once
-        out["jit"] = best_of(run(jit), reps)
-        out["jit_with_conversion"] = best_of(
+        out["jit_status"] = _jit_status(backend, run(jit))
+        out["jit"] = samples_of(run(jit), reps)
+        out["jit_with_conversion"] = samples_of(
             lambda: _to_numpy(jit(*[_native(backend, inputs[p]) for p in params])), reps
         )
     return out
+
+
+# ---------------------------------------------------------------- the environment
+
+
+def _first_line(cmd: list[str]) -> str:
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        return (p.stdout or p.stderr).splitlines()[0] if (p.stdout or p.stderr) else ""
+    except (OSError, subprocess.SubprocessError):
+        return "not found"
+
+
+def machine_environment() -> dict[str, Any]:
+    """What the numbers depend on outside the code: CPU, cores, the threading and allocator
+    variables, compiler and library versions."""
+    import platform
+    from importlib import metadata
+
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        cpu = platform.processor()
+    versions = {}
+    for lib in ("numpy", "torch", "jax", "jaxlib", "tensorflow", "tensorflow-cpu", "mlx", "threadpoolctl"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            versions[lib] = metadata.version(lib)
+    prefixes = ("OMP_", "OPENBLAS_", "MKL_", "KMP_", "GOMP_", "XLA_", "TF_", "JAX_", "TORCH", "MALLOC_", "CXX")
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cxx": _first_line([os.environ.get("CXX", "g++"), "--version"]),
+        "variables": {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)},
+        "versions": versions,
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+    }
+
+
+def library_threads(backend: str) -> dict[str, Any]:
+    """The threading of ``backend``'s library in this process (after it ran)."""
+    out: dict[str, Any] = {}
+    try:
+        from threadpoolctl import threadpool_info
+
+        out["threadpools"] = [{k: d.get(k) for k in ("internal_api", "num_threads", "version")}
+                              for d in threadpool_info()]
+    except ImportError:
+        out["threadpools"] = "threadpoolctl not installed"
+    if backend == "torch":
+        import torch
+        import torch._dynamo.config as dynamo_config
+
+        out.update(num_threads=torch.get_num_threads(), interop_threads=torch.get_num_interop_threads(),
+                   parallel=torch.__config__.parallel_info().splitlines()[:4],
+                   dynamo_suppress_errors=bool(dynamo_config.suppress_errors))
+    elif backend == "jax":
+        import jax
+
+        out.update(devices=[str(d) for d in jax.devices()], x64=bool(jax.config.jax_enable_x64))
+    elif backend == "tensorflow":
+        import tensorflow as tf
+
+        out.update(intra_op=tf.config.threading.get_intra_op_parallelism_threads(),
+                   inter_op=tf.config.threading.get_inter_op_parallelism_threads())
+    elif backend == "mlx":
+        import mlx.core as mx
+
+        out.update(device=str(mx.default_device()))
+    return out
+
+
+# ---------------------------------------------------------------- driver
+
+
+def _kernel_inputs(entry: dict[str, Any]) -> tuple[Function, dict[str, Any], list[str]]:
+    """The parsed kernel, its inputs (the same in every process: seeded by the kernel's
+    label) and its C++ parameter names."""
+    fn = parse_c_file(Path(entry["path"]))
+    rng = np.random.default_rng(zlib.crc32(entry["label"].encode()))
+    inputs = _inputs(fn, SETUP[entry["label"]], rng)
+    assert fn.cxx is not None
+    return fn, inputs, [v if isinstance(v, str) else v.name for v in fn.cxx.signature]
+
+
+def worker(runner: str, manifest: Path, out: Path) -> int:
+    """One process per runner (``cxx`` or a backend), so that thread pools do not fight and
+    no library's threads are left spinning while another is timed: times every kernel of
+    ``manifest`` and writes ``{"environment", "threads", "results"}`` to ``out``."""
+    m = json.loads(manifest.read_text())
+    reps = m["reps"]
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
+        for entry in m["kernels"]:
+            label = entry["label"]
+            fn, inputs, params = _kernel_inputs(entry)
+            r: dict[str, Any] = {}
+            try:
+                if runner == "cxx":
+                    r["samples"] = time_cxx(fn, inputs, reps, Path(tmp))
+                elif runner in entry["code"]:
+                    r = time_backend(entry["code"][runner], entry["function"], runner, inputs, params, reps)
+                    if runner == "numpy" and label in REFERENCE:
+                        r["reference"] = samples_of(lambda f=REFERENCE[label], x=inputs: f(x), reps)
+                    if runner == "numpy" and label in ELEMENTWISE:
+                        arrays = [np.asarray(x) for x in inputs.values() if isinstance(x, np.ndarray)]
+                        src = np.concatenate([x.reshape(-1).view(np.uint8) for x in arrays])
+                        dst = np.empty_like(src)
+                        r["bytes"] = int(src.nbytes)
+                        r["copyto"] = samples_of(lambda src=src, dst=dst: np.copyto(dst, src), reps)
+                else:
+                    continue
+            except Exception as e:  # a framework missing here, or a bug to report
+                r = {"error": f"{type(e).__name__}: {e}"}
+            results[label] = r
+            print(f"  {runner:10} {label}", file=sys.stderr, flush=True)
+    threads = library_threads(runner) if runner != "cxx" else {}
+    out.write_text(json.dumps({"environment": machine_environment(), "threads": threads, "results": results}))
+    return 0
+
+
+def lift_all(suites: list[str], backends: list[str]) -> list[dict[str, Any]]:
+    """Every kernel of ``suites`` with a :data:`SETUP`, lifted (through the result cache) to
+    ``backends``: ``{"suite", "label", "path", "function", "code": {backend: text}}``, or
+    ``"error"``. Lifting forks worker processes, so it runs here, before any timing."""
+    kernels: list[dict[str, Any]] = []
+    for suite in suites:
+        for path in sorted((KERNELS / suite).glob("*.cc")):
+            if path.stem not in SETUP:
+                continue
+            entry: dict[str, Any] = {"suite": suite, "path": str(path), "function": path.stem, "code": {}}
+            try:
+                res = tenspiler.lift(path, to=backends)
+                entry["function"] = res.function
+                entry["code"] = {b: t for b, t in res.code.items()
+                                 if b in backends and not t.lstrip().startswith(("//", "/*"))}  # Python-hosted only
+            except TenspilerError as e:
+                entry["error"] = str(e).splitlines()[0]
+            labels = [path.stem] + (["matmul_ffn"] if path.stem == "matmul" else [])
+            kernels += [{**entry, "label": label} for label in labels if label in SETUP]
+    return kernels
+
+
+def _stats(samples: list[float]) -> dict[str, float]:
+    """Best, median and spread ((max - min) / median) of per-call seconds."""
+    xs = sorted(samples)
+    med = statistics.median(xs)
+    return {"best": xs[0], "median": med, "spread": (xs[-1] - xs[0]) / med if med > 0 else 0.0}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", default="blend,llama,speed", help="suites (folders of benchmarks/kernels) to time")
     ap.add_argument("--backends", default="", help="comma-separated (default: every registered Python backend that imports)")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--json", type=Path, help="also write the measurements as JSON")
+    ap.add_argument("--reps", type=int, default=5, help="samples per measurement")
+    ap.add_argument("--json", type=Path, help="also write the measurements and the environment as JSON")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--manifest", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        return worker(args.worker, args.manifest, args.out)
     suites = [s.strip() for s in args.kernels.split(",") if s.strip()]
     backends = [b for b in (args.backends.split(",") if args.backends else backend_names()) if b]
-    rng = np.random.default_rng(0)
-    rows: list[dict[str, Any]] = []
-    # every kernel is lifted first (lifting forks worker processes; forking after a jit
-    # framework has started its threads can deadlock), then timed
-    lifted: dict[Path, Any] = {}
-    for suite in suites:
-        for path in sorted((KERNELS / suite).glob("*.cc")):
-            if path.stem in SETUP:
-                try:
-                    lifted[path] = tenspiler.lift(path, to=backends)
-                except tenspiler.LiftError as e:
-                    lifted[path] = e
+    kernels = lift_all(suites, backends)
+    report: dict[str, Any] = {"command": " ".join(sys.argv), "reps": args.reps, "runners": {}, "kernels": []}
     with tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
-        for suite in suites:
-            for path in sorted((KERNELS / suite).glob("*.cc")):
-                variants = [(path.stem, path.stem)] + ([("matmul_ffn", "matmul")] if path.stem == "matmul" else [])
-                for label, _ in variants:
-                    if label not in SETUP:
-                        continue
-                    fn = parse_c_file(path)
-                    inputs = _inputs(fn, SETUP[label], rng)
-                    assert fn.cxx is not None
-                    params = [v if isinstance(v, str) else v.name for v in fn.cxx.signature]
-                    row: dict[str, Any] = {"suite": suite, "kernel": label}
-                    row["cxx_O3"] = time_cxx(fn, inputs, args.reps, Path(tmp))
-                    res = lifted[path]
-                    if isinstance(res, tenspiler.LiftError):
-                        row["error"] = str(res)
-                        rows.append(row)
-                        continue
-                    for b in backends:
-                        if b not in res.code or res.code[b].lstrip().startswith(("//", "/*")):
-                            continue  # not Python-hosted (e.g. TPC-C)
-                        try:
-                            row[b] = time_backend(res, b, inputs, params, args.reps)
-                        except Exception as e:  # a framework missing here, or a bug to report
-                            row[b] = {"error": f"{type(e).__name__}: {e}"}
-                    if label in REFERENCE:
-                        row["reference"] = best_of(lambda f=REFERENCE[label], x=inputs: f(x), args.reps)
-                    if label in ELEMENTWISE:
-                        nbytes = sum(np.asarray(x).nbytes for x in inputs.values() if isinstance(x, np.ndarray))
-                        src = np.concatenate([np.asarray(x).reshape(-1).view(np.uint8) for x in inputs.values() if isinstance(x, np.ndarray)])
-                        dst = np.empty_like(src)
-                        row["bytes"] = int(nbytes)
-                        row["copyto"] = best_of(lambda src=src, dst=dst: np.copyto(dst, src), args.reps)
-                    rows.append(row)
-                    _print_row(row, backends)
-    _print_geomeans(rows, backends)
+        manifest = Path(tmp) / "manifest.json"
+        manifest.write_text(json.dumps({"reps": args.reps, "kernels": [k for k in kernels if "error" not in k]}))
+        for runner in ["cxx", *backends]:
+            out = Path(tmp) / f"{runner}.json"
+            p = subprocess.run([sys.executable, __file__, "--worker", runner, "--manifest", str(manifest),
+                                "--out", str(out)], check=False)
+            if p.returncode != 0 or not out.exists():
+                report["runners"][runner] = {"error": f"the {runner} process exited with {p.returncode}"}
+                continue
+            report["runners"][runner] = json.loads(out.read_text())
+    for k in kernels:
+        row: dict[str, Any] = {"suite": k["suite"], "kernel": k["label"]}
+        if "error" in k:
+            row["error"] = k["error"]
+        for runner, data in report["runners"].items():
+            r = data.get("results", {}).get(k["label"])
+            if r is not None:
+                row["cxx_O3" if runner == "cxx" else runner] = r
+        report["kernels"].append(row)
+    _print_environment(report, backends)
+    for row in report["kernels"]:
+        _print_row(row, backends)
+    _print_geomeans(report["kernels"], backends)
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+        args.json.write_text(json.dumps(report, indent=1))
     return 0
 
 
-def _native_time(r: dict[str, float]) -> float:
-    """Best seconds of a backend's entries (eager or jit) on inputs already in its arrays."""
-    return min(v for k, v in r.items() if not k.endswith("with_conversion"))
+ENTRIES = ("native", "jit")
 
 
-def _converted_time(r: dict[str, float]) -> float:
-    """Best seconds of a backend's entries (eager or jit) from NumPy inputs to a NumPy result."""
-    return min(v for k, v in r.items() if k.endswith("with_conversion"))
+def _native_stats(r: dict[str, Any]) -> dict[str, float]:
+    """Statistics of the faster of a backend's entries (eager or jit, by median) on inputs
+    already in its arrays."""
+    return min((_stats(r[k]) for k in ENTRIES if k in r), key=lambda s: s["median"])
+
+
+def _converted_stats(r: dict[str, Any]) -> dict[str, float]:
+    """The same from NumPy inputs to a NumPy result."""
+    keys = ("with_conversion", "jit_with_conversion")
+    return min((_stats(r[k]) for k in keys if k in r), key=lambda s: s["median"])
+
+
+def _ok(r: Any) -> bool:
+    return isinstance(r, dict) and "error" not in r and "native" in r
+
+
+def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
+    runners = report["runners"]
+    env = next((d["environment"] for d in runners.values() if "environment" in d), {})
+    print(f"# {report['command']}")
+    print(f"# cpu {env.get('cpu')}, {env.get('usable_cores')}/{env.get('cores')} cores usable, {env.get('platform')}, "
+          f"python {env.get('python')}, {env.get('cxx')}")
+    print(f"# load average at the end {env.get('load_average')}; variables {env.get('variables') or 'none set'}")
+    print(f"# versions {env.get('versions')}")
+    print("# each runner (g++ -O3 and every backend) timed in its own process; times are the median of "
+          f"{report['reps']} samples (spread = (max - min) / median)")
+    for b in backends:
+        d = runners.get(b, {})
+        if "error" in d:
+            print(f"# {b}: {d['error']}")
+            continue
+        t = d.get("threads", {})
+        print(f"# {b} threads: " + ", ".join(f"{k} {v}" for k, v in t.items()))
+        status = [(row["kernel"], row[b]["jit_status"]) for row in report["kernels"] if _ok(row.get(b)) and "jit_status" in row[b]]
+        fell_back = [f"{k} ({s.get('why')})" for k, s in status if not s["compiled"]]
+        if status:
+            print(f"# {b} jit entries: {len(status) - len(fell_back)}/{len(status)} compiled"
+                  + (f"; FELL BACK to eager: {', '.join(fell_back)}" if fell_back else ""))
+    print()
 
 
 def _print_row(row: dict[str, Any], backends: list[str]) -> None:
-    c = row["cxx_O3"]
-    parts = [f"{row['suite']:6} {row['kernel']:18} g++ -O3 {c * 1e3:9.2f} ms"]
+    if "error" in row or "samples" not in row.get("cxx_O3", {}):
+        print(f"{row['suite']:6} {row['kernel']:18} {row.get('error') or row.get('cxx_O3')}")
+        return
+    c = _stats(row["cxx_O3"]["samples"])["median"]
+    parts = [f"{row['suite']:6} {row['kernel']:18} g++ -O3 {c * 1e3:9.3f} ms"]
     for b in backends:
         r = row.get(b)
         if not isinstance(r, dict):
@@ -373,46 +602,59 @@ def _print_row(row: dict[str, Any], backends: list[str]) -> None:
         if "error" in r:
             parts.append(f"{b}: {r['error'][:60]}")
             continue
-        best = _native_time(r)
-        parts.append(f"{b} {best * 1e3:8.2f} ms ({c / best:6.1f}x; conv {c / _converted_time(r):5.1f}x"
-                     + (f"; jit {c / r['jit']:5.1f}x" if "jit" in r else "") + ")")
-    if "reference" in row:
-        parts.append(f"direct library call {row['reference'] * 1e3:8.2f} ms")
-    if "copyto" in row:
-        gbs = row["bytes"] / row["copyto"] / 1e9
-        times = [(_native_time(r), b) for b in backends
-                 if isinstance(r := row.get(b), dict) and "error" not in r]
-        if times:
-            t, b = min(times)
-            parts.append(f"bytes/s: {b} {row['bytes'] / t / 1e9:5.1f} GB/s vs copyto {gbs:5.1f} GB/s")
-        else:
-            parts.append(f"copyto {gbs:5.1f} GB/s")
+        st = _native_stats(r)
+        parts.append(f"{b} {st['median'] * 1e3:8.3f} ms ±{st['spread'] * 100:3.0f}% ({c / st['median']:6.1f}x;"
+                     f" conv {c / _converted_stats(r)['median']:5.1f}x"
+                     + (f"; jit {c / _stats(r['jit'])['median']:5.1f}x" if "jit" in r else "")
+                     + (" JIT FELL BACK" if not r.get("jit_status", {}).get("compiled", True) else "") + ")")
+    n = row.get("numpy", {})
+    if _ok(n) and "reference" in n:
+        parts.append(f"direct library call {_stats(n['reference'])['median'] * 1e3:8.3f} ms")
+    if _ok(n) and "copyto" in n:
+        gbs = n["bytes"] / _stats(n["copyto"])["median"] / 1e9
+        times = [(_native_stats(r)["median"], b) for b in backends if _ok(r := row.get(b))]
+        t, b = min(times)
+        parts.append(f"bytes/s: {b} {n['bytes'] / t / 1e9:5.1f} GB/s vs copyto {gbs:5.1f} GB/s")
     print("  ".join(parts), flush=True)
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
 def _print_geomeans(rows: list[dict[str, Any]], backends: list[str]) -> None:
     print()
-    best_all: list[float] = []
+    timed = [r for r in rows if "samples" in r.get("cxx_O3", {})]
     for b in backends:
-        ex, inc = [], []
-        for row in rows:
+        ex, inc, best = [], [], []
+        for row in timed:
             r = row.get(b)
-            if isinstance(r, dict) and "error" not in r:
-                ex.append(row["cxx_O3"] / _native_time(r))
-                inc.append(row["cxx_O3"] / _converted_time(r))
+            if _ok(r):
+                c = _stats(row["cxx_O3"]["samples"])
+                ex.append(c["median"] / _native_stats(r)["median"])
+                inc.append(c["median"] / _converted_stats(r)["median"])
+                best.append(c["best"] / _native_stats(r)["best"])
         if ex:
-            g = math.exp(sum(map(math.log, ex)) / len(ex))
-            gi = math.exp(sum(map(math.log, inc)) / len(inc))
-            print(f"geomean speed-up over g++ -O3, {b:10}: {g:7.2f}x excluding conversion, {gi:7.2f}x including ({len(ex)} kernels)")
-    for row in rows:
-        cands = [row["cxx_O3"] / _native_time(r)
-                 for b in backends if isinstance(r := row.get(b), dict) and "error" not in r]
+            print(f"geomean speed-up over g++ -O3, {b:10}: {_geomean(ex):7.2f}x excluding conversion, "
+                  f"{_geomean(inc):7.2f}x including ({len(ex)} kernels; medians; best samples: {_geomean(best):.2f}x)")
+    best_all, slower = [], []
+    for row in timed:
+        c = _stats(row["cxx_O3"]["samples"])["median"]
+        cands = [(c / _native_stats(r)["median"], b) for b in backends if _ok(r := row.get(b))]
         if cands:
-            best_all.append(max(cands))
+            x, b = max(cands)
+            best_all.append(x)
+            if x < 1:
+                slower.append(f"{row['kernel']} (best {b} {x:.2f}x)")
     if best_all:
-        g = math.exp(sum(map(math.log, best_all)) / len(best_all))
-        slower = sum(1 for x in best_all if x < 1)
-        print(f"best backend per kernel: geomean {g:.2f}x over g++ -O3; kernels slower than the source on every backend: {slower}")
+        print(f"best backend per kernel: geomean {_geomean(best_all):.2f}x over g++ -O3; kernels slower than the "
+              f"source on every backend: {len(slower)}" + (f": {', '.join(slower)}" if slower else ""))
+    n1 = [(row["kernel"], _stats(row["cxx_O3"]["samples"])["median"] / _native_stats(row["numpy"])["median"])
+          for row in timed if _ok(row.get("numpy")) and _stats(row["cxx_O3"]["samples"])["median"] >= 1e-3]
+    if n1:
+        below = [f"{k} {x:.2f}x" for k, x in n1 if x < 1]
+        print(f"numpy on the {len(n1)} kernels taking >= 1 ms in C++: slowest {min(x for _, x in n1):.2f}x"
+              + (f"; below 1x: {', '.join(below)}" if below else "; none below 1x"))
 
 
 if __name__ == "__main__":
