@@ -28,7 +28,8 @@ header and the JSON record the environment: CPU model, cores, the ``OMP_*`` / ``
 / ``MKL_*`` / ``XLA_*`` / ``TORCH*`` / ``MALLOC_*`` variables, compiler and library versions,
 each library's threads (``threadpoolctl`` when installed) and the jit status per kernel.
 
-Prints one row per kernel (ms and the speed-up = C++ time / backend time), the geometric
+Prints one row per kernel (ms and the speed-up = C++ time / backend time, of the faster
+entry, then of the eager and the jit entry each), the geometric
 mean per backend, the kernels slower than the source on every backend, NumPy on the kernels
 taking ≥ 1 ms in C++, and for the elementwise kernels the bytes/s the fastest backend
 achieves next to a plain ``numpy.copyto`` of the same bytes. This is a measurement, not a
@@ -605,7 +606,8 @@ def _print_row(row: dict[str, Any], backends: list[str]) -> None:
         st = _native_stats(r)
         parts.append(f"{b} {st['median'] * 1e3:8.3f} ms ±{st['spread'] * 100:3.0f}% ({c / st['median']:6.1f}x;"
                      f" conv {c / _converted_stats(r)['median']:5.1f}x"
-                     + (f"; jit {c / _stats(r['jit'])['median']:5.1f}x" if "jit" in r else "")
+                     + (f"; eager {c / _stats(r['native'])['median']:5.1f}x, jit {c / _stats(r['jit'])['median']:5.1f}x"
+               if "jit" in r else "")
                      + (" JIT FELL BACK" if not r.get("jit_status", {}).get("compiled", True) else "") + ")")
     n = row.get("numpy", {})
     if _ok(n) and "reference" in n:
