@@ -42,6 +42,23 @@ def _store(out, lo, hi, v, fresh=False):
     return r
 
 
+def _store_blocks(out, lo, hi, f, views, fresh=False, block=1 << 16):
+    """`_store(out, lo, hi, f(*views), fresh)` for an elementwise `f` of the 1-D arrays `views`
+    (each of hi - lo elements), computed `block` elements at a time: f's temporaries are
+    then a few hundred KiB, reused from the allocator and held in cache, where whole-array
+    temporaries (megabytes each) are fresh pages, faulted in on every call. Element k of
+    the result depends only on element k of each view, so the blocks compute the same
+    values. Other shapes are computed whole."""
+    n = hi - lo
+    if n <= block or any(np.shape(v) != (n,) for v in views):
+        return _store(out, lo, hi, f(*views), fresh)
+    r = np.empty_like(out) if lo == 0 and hi == out.shape[0] else out.copy()
+    for i in range(0, n, block):
+        j = min(i + block, n)
+        r[lo + i:lo + j] = f(*(v[i:j] for v in views))
+    return r
+
+
 def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
     """Equivalent of the C function `img_avg` (see the module docstring).
 
@@ -77,7 +94,7 @@ def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
         raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(b)')
 
     # out[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)
-    out_new = _store(out, 0, a__rows * a__cols, np.add(a[:a__rows * a__cols], b[:a__rows * a__cols], dtype=np.int16) // 2, fresh=True)
+    out_new = _store_blocks(out, 0, a__rows * a__cols, lambda _b0, _b1: np.add(_b0, _b1, dtype=np.int16) // 2, (a[:a__rows * a__cols], b[:a__rows * a__cols],), fresh=True)
 
     return out_new
 
