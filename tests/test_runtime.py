@@ -51,6 +51,13 @@ def ints(dtype: str) -> st.SearchStrategy[int]:
     return st.one_of(st.sampled_from(edges), st.integers(lo, hi))
 
 
+def values(dtype: str) -> st.SearchStrategy[Any]:
+    """Values of ``dtype``: integers as :func:`ints`, reals of its width with NaN and infinities."""
+    if np.dtype(dtype).kind == "f":
+        return st.floats(width=32 if dtype == "float32" else 64, allow_nan=True)
+    return ints(dtype)
+
+
 def pairs(dtype: str, nonzero: bool = True) -> st.SearchStrategy[list[tuple[int, int]]]:
     """Operand pairs of ``dtype`` whose quotient fits it (``MIN / -1`` overflows: undefined
     in C, not an input of generated code)."""
@@ -257,10 +264,7 @@ def test_store_into_uint8_wraps_as_c_converts(impl: dict[str, Any], dtype: str, 
 @given(data=st.data())
 def test_where_is_numpys_where_bit_for_bit(impl: dict[str, Any], dtype: str, data: st.DataObject) -> None:
     n = data.draw(st.integers(0, 20))
-    if np.dtype(dtype).kind == "f":
-        elems: st.SearchStrategy[Any] = st.floats(width=32 if dtype == "float32" else 64, allow_nan=True)
-    else:
-        elems = ints(dtype)
+    elems = values(dtype)
     x = np.array(data.draw(st.lists(elems, min_size=n, max_size=n)), dtype=dtype)
     y = np.array(data.draw(st.lists(elems, min_size=n, max_size=n)), dtype=dtype)
     c = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
@@ -318,10 +322,7 @@ def test_extremum_is_numpys_maximum_and_minimum(impl: dict[str, Any], dtype: str
     ``np.minimum`` of an array and a scalar in either order (a Python number or a NumPy scalar,
     NaN included), or of two arrays."""
     n = data.draw(st.integers(0, 20))
-    if np.dtype(dtype).kind == "f":
-        elems: st.SearchStrategy[Any] = st.floats(width=32 if dtype == "float32" else 64, allow_nan=True)
-    else:
-        elems = ints(dtype)
+    elems = values(dtype)
     x = np.array(data.draw(st.lists(elems, min_size=n, max_size=n)), dtype=dtype)
     scalar = data.draw(elems)
     y: Any = data.draw(st.sampled_from([
