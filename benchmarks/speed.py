@@ -297,8 +297,7 @@ def _jit_status(backend: str, first: Callable[[], Any]) -> dict[str, Any]:
     if backend == "torch":
         from torch._dynamo.utils import counters
 
-        before = {"graphs": counters["stats"]["unique_graphs"], "breaks": sum(counters["graph_break"].values()),
-                  "ok": counters["frames"]["ok"]}
+        before = {"graphs": counters["stats"]["unique_graphs"], "breaks": sum(counters["graph_break"].values())}
     t0 = time.perf_counter()
     _materialise(backend, first())
     status: dict[str, Any] = {"first_call_s": time.perf_counter() - t0}

@@ -516,7 +516,7 @@ def _has_subnormal(inputs: Mapping[str, object]) -> bool:
     for v in inputs.values():
         a = np.asarray(v)
         if a.dtype.kind == "f" and a.size:
-            tiny = np.finfo(np.float32 if a.dtype == np.float64 and not isinstance(v, np.ndarray) else a.dtype).tiny
+            tiny = np.finfo(a.dtype if isinstance(v, np.ndarray) else np.float32).tiny
             m = np.abs(a[np.isfinite(a)])
             if np.any((m > 0) & (m < tiny)):
                 return True
