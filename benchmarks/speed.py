@@ -39,7 +39,6 @@ test: it never fails on slow code.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import ctypes
 import functools
 import json
@@ -58,6 +57,7 @@ from typing import Any
 import numpy as np
 
 import tenspiler
+from tenspiler.bench.machine import machine, packages
 from tenspiler.codegen import backend_names
 from tenspiler.errors import TenspilerError
 from tenspiler.frontend.c import parse_c_file
@@ -358,33 +358,15 @@ def _first_line(cmd: list[str]) -> str:
 
 
 def machine_environment() -> dict[str, Any]:
-    """What the numbers depend on outside the code: CPU, cores, the threading and allocator
-    variables, compiler and library versions."""
-    import platform
-    from importlib import metadata
-
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = platform.processor()
-    versions = {}
-    for lib in ("numpy", "torch", "jax", "jaxlib", "tensorflow", "tensorflow-cpu", "mlx", "threadpoolctl"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            versions[lib] = metadata.version(lib)
+    """What the numbers depend on outside the code: the machine (:mod:`tenspiler.bench.machine`),
+    the threading and allocator variables, compiler and library versions, the load."""
+    libs = ("numpy", "torch", "jax", "jaxlib", "tensorflow", "tensorflow-cpu", "mlx", "threadpoolctl")
     prefixes = ("OMP_", "OPENBLAS_", "MKL_", "KMP_", "GOMP_", "XLA_", "TF_", "JAX_", "TORCH", "MALLOC_", "CXX")
     return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
+        **machine(),
         "cxx": _first_line([os.environ.get("CXX", "g++"), "--version"]),
         "variables": {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)},
-        "versions": versions,
+        "versions": {k: v for k, v in packages(libs).items() if v is not None},
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
     }
 
@@ -568,7 +550,7 @@ def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
     runners = report["runners"]
     env = next((d["environment"] for d in runners.values() if "environment" in d), {})
     print(f"# {report['command']}")
-    print(f"# cpu {env.get('cpu')}, {env.get('usable_cores')}/{env.get('cores')} cores usable, {env.get('platform')}, "
+    print(f"# cpu {env.get('cpu_model')}, {env.get('usable_cpus')}/{env.get('cpus')} cores usable, {env.get('platform')}, "
           f"python {env.get('python')}, {env.get('cxx')}")
     print(f"# load average at the end {env.get('load_average')}; variables {env.get('variables') or 'none set'}")
     print(f"# versions {env.get('versions')}")

@@ -10,17 +10,16 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import platform
 import shlex
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from tenspiler.bench.baseline import NOISE_SECONDS, SLOWDOWN, compare, load_baseline
 from tenspiler.bench.discover import SUFFIXES, KernelFile, discover
+from tenspiler.bench.machine import machine, packages
 from tenspiler.bench.task import default_hard_limit, kernel_spec
 from tenspiler.cache import default_cache_dir
 from tenspiler.version import SCHEMA_VERSION, __version__
@@ -71,23 +70,6 @@ def bench_parser() -> argparse.ArgumentParser:
                         "before is served from it (default: $TENSPILER_CACHE_DIR or ~/.cache/tenspiler/results)")
     p.add_argument("--no-cache", action="store_true", help="lift every kernel afresh (the cache is neither read nor written)")
     return p
-
-
-def _machine() -> dict[str, Any]:
-    return {
-        "node": platform.node(), "platform": platform.platform(), "machine": platform.machine(),
-        "processor": platform.processor(), "cpus": os.cpu_count(), "python": platform.python_version(),
-    }
-
-
-def _packages() -> dict[str, str | None]:
-    out: dict[str, str | None] = {}
-    for name in ("cvc5", "z3-solver", "pycparser", "sympy", "numpy", "ray"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
 
 
 class _Progress:
@@ -250,8 +232,8 @@ def _run(args: argparse.Namespace, argv: list[str]) -> int:
         "argv": sys.argv,
         "cwd": os.getcwd(),
         "commit": os.environ.get("GITHUB_SHA"),
-        "machine": _machine(),
-        "packages": _packages(),
+        "machine": machine(),
+        "packages": packages(("cvc5", "z3-solver", "pycparser", "sympy", "numpy", "ray")),
         "options": {
             "corpus": [str(c) for c in args.corpus], "backends": backends, "jobs": args.jobs,
             "timeout": args.timeout, "hard_limit": hard_limit, "executor": args.executor,
