@@ -223,6 +223,8 @@ def _print_human(res: LiftResult) -> None:
             what = "the loop IR (the proof's model of the source)" if b == "loop-ir" else "the generated code"
             if c.get("skipped_subnormal"):
                 extra += f"; {c['skipped_subnormal']} inputs with subnormal floats skipped (the library flushes them to zero)"
+            if c.get("outside_model"):
+                extra += f"; {c['outside_model']} inputs with a float division by zero skipped (no value in the real-number model)"
             if c.get("advisory") and c["passed"] != c["inputs"]:
                 extra += f"; advisory only ({c['advisory']})"
             print(f"# check [{b}]: {what} {'passed' if c['ok'] else 'FAILED'} on {c['passed']}/{c['inputs']} inputs vs {c.get('reference', 'cc -O2')}{extra}")

@@ -264,3 +264,32 @@ def test_subnormal_inputs_are_skipped_only_for_libraries_that_flush_them() -> No
     assert not _has_subnormal({"x": np.array([1e-300]), "k": np.array([0, 1])})
     assert _flushes_subnormals("jax", None) and _flushes_subnormals("tensorflow", None)
     assert not any(_flushes_subnormals(b, None) for b in ("numpy", "torch", "mlx"))
+
+
+def test_check_compares_float_division_by_zero_with_c() -> None:
+    """``0 - x`` equals C's ``-x`` on the reals, not in IEEE arithmetic: at ``x = +0.0`` it is
+    +0.0 where ``-x`` is -0.0, and ``1 / -x`` shows it (+inf against C's -inf). The model has
+    no value for a float division by zero, but the check keeps such inputs for the generated
+    code (C gives ±inf there) and so catches the lost sign; ``negated`` (``-1 * x``) passes."""
+    from tenspiler.frontend.c import parse_c_source
+    from tenspiler.ir.terms import TensorVar, negated
+    from tenspiler.pipeline import _differential
+    from tenspiler.vc.analyze import analyze_kernel
+
+    path = Path(__file__).parent / "kernels" / "neg_reciprocal.c"
+    fn = parse_c_source(path.read_text(), str(path))
+    k = analyze_kernel(fn)
+    f = DType.FLOAT
+    a = Take(TensorVar("a", f), n)
+
+    def check(neg: TensorScalar | object) -> dict[str, dict[str, object]]:
+        value = TensorScalar("/", neg, Lit(1.0, f), True, f)  # type: ignore[arg-type]
+        ps = ProgramSummary(fn.name, (ArrayOutput("out", Lit(0, INT), n, value),))
+        return _differential(fn, k, ps, {"numpy": get_backend("numpy").generate(fn, ps)}, seed=0)
+
+    lossy = check(TensorScalar("-", a, Lit(0, f), True, f))
+    assert not lossy["numpy"]["ok"]
+    assert "-inf" in str(lossy["numpy"]["first_failure"])
+    assert lossy["loop-ir"]["ok"] and lossy["loop-ir"]["outside_model"] > 0
+    exact = check(negated(a, f, True))
+    assert exact["numpy"]["ok"], exact["numpy"]["first_failure"]

@@ -28,6 +28,7 @@ LIFTABLE = {
     "mean_float.c": "return = (cast(reduce_sum(take(a, n)), float) / cast(n, float))",
     "count_pos.c": "return = reduce_sum(select(take(a, n) > 0, 1, 0))",
     "avg3.c": "out[1:(n - 1)] = tensor_scalar(tensor_tensor(tensor_tensor(slice(in, 0, (n - 2)), slice(in, 1, (n - 1)), +), slice(in, 2, n), +), 3.0, /)",
+    "neg_reciprocal.c": "out[0:n] = scalar_tensor(1.0, scalar_tensor(-1, take(a, n), *), /)",
     "sum_abs.c": "return = reduce_sum(select(take(a, n) < 0, scalar_tensor(0, take(a, n), -), take(a, n)))",
     "gemv_acc.c": "y[0:M] = reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *))",
     "gemv_inplace.c": "y[0:M] = tensor_tensor(take(y, M), reduce_rows(tensor_tensor(matrix(A, M, N), take(x, N), *)), +)",

@@ -236,3 +236,15 @@ def test_mutated_select_and_float_kernels_do_not_verify(original: str, mutant: s
     with pytest.raises(VerificationError) as info:
         verify(km, syn.candidate, examples, timeout=3.0, ps=syn.summary)
     assert info.value.counterexample is not None
+
+
+def test_float_model_is_an_assumption_also_with_integer_parameters() -> None:
+    """A kernel whose parameters are all integers but which computes in float (a local, a
+    cast) is proved over the reals as well: the assumption is listed."""
+    from tenspiler.vc.conditions import input_assumptions
+
+    with_float = parse_c_source(
+        "int f(int n, int *a) { float s = 0; for (int i = 0; i < n; i++) s += a[i] * 0.5f; return (int)s; }", "f.c")
+    ints_only = parse_c_source("int g(int n, int *a) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }", "g.c")
+    assert any("real numbers" in text and "not NaN" in text for text, _ in input_assumptions(with_float))
+    assert not any("real numbers" in text for text, _ in input_assumptions(ints_only))

@@ -65,7 +65,8 @@ def term_magnitude(fn: Function, ps: ProgramSummary, inputs: Mapping[str, object
     top = 0.0
     for o in ps.outputs:
         try:
-            x = np.abs(np.asarray(evaluate(o.value, env), dtype=np.float64))
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # ±inf / NaN are skipped below
+                x = np.abs(np.asarray(evaluate(o.value, env), dtype=np.float64))
         except Exception:  # a precondition or an undefined operation on the changed inputs
             return 0.0
         x = x[np.isfinite(x)]

@@ -57,6 +57,7 @@ import numpy as np
 from tenspiler.codegen import numpy_backend as nb
 from tenspiler.codegen.base import (
     GeneratedCode,
+    float_contract,
     missing_ops,
     no_rule_error,
     op_key,
@@ -116,7 +117,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
-from tenspiler.loops.ir import DType, Function, ScalarType
+from tenspiler.loops.ir import DType, Function, ScalarType, uses_floats
 
 __all__ = ["ARRAY_RULES", "ArrayBackend", "ArrayContext", "ArrayRule", "Spelling"]
 
@@ -837,6 +838,8 @@ class ArrayBackend(PythonHostBackend):
                 "C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend "
                 f"(`_c_div`, `_c_mod`; not {sp.label}'s flooring `//` and `%`)."
             )
+        if uses_floats(fn):
+            items.append(float_contract(sp.label))
         items.append(
             "Preconditions (those the proof assumes) are checked first (ValueError naming the "
             "violated one): each loop runs a non-negative number of times, each take/tail/slice/matrix "

@@ -30,6 +30,13 @@ class UndefinedBehaviour(ArithmeticError):
     """Raised by the concrete semantics where C has undefined behaviour (x / 0)."""
 
 
+class OutsideModel(UndefinedBehaviour):
+    """Raised by the concrete semantics on a float division by zero: C (IEEE 754, C11
+    Annex F) gives ±inf or NaN, the model (the reals) has no value. Not undefined behaviour
+    in C, so the differential check still compares the generated code with the compiled
+    source on such inputs (the sign of an infinity shows a lost sign of zero)."""
+
+
 def divides(op: str, dtype: DType) -> bool:
     """Whether ``op`` on ``dtype`` is an integer division or remainder (C ``/``, ``%``,
     Python ``//``, ``mod``): undefined / raising for a zero divisor."""
@@ -48,6 +55,8 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
     if op == "*":
         return x * y
     if y == 0:
+        if dtype.is_float:
+            raise OutsideModel(f"float {op} by zero")
         raise UndefinedBehaviour(f"{op} by zero")
     if op == "//":
         return x // y  # Python floor division

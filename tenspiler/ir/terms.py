@@ -617,6 +617,19 @@ def as_tensor(t: Term) -> Tensor:
     return cast(Tensor, t)
 
 
+def negated(t: Term, dtype: DType, tensor: bool) -> Term:
+    """C's unary ``-t`` (of arithmetic type ``dtype``; elementwise if ``tensor``) in TensIR, which has no negation
+    operator: ``0 - t`` for integers; ``-1 * t`` for floats. Both are ``-t`` on the reals,
+    but in IEEE 754 arithmetic ``0.0 - (+0.0)`` is +0.0 where ``-(+0.0)`` is -0.0 (§6.3), and a
+    later division shows the sign (``1 / -x`` at ``x = 0`` is -inf in C); multiplication by
+    -1 only flips the sign bit (exact, also on zeros, infinities and NaN)."""
+    lit = Lit(-1, dtype) if dtype.is_float else Lit(0, dtype)
+    op: BinOpName = "*" if dtype.is_float else "-"
+    if tensor:
+        return TensorScalar(op, as_tensor(t), lit, True, dtype)
+    return ScalarOp(op, lit, as_scalar(t), dtype)
+
+
 def map_children(t: Term, f: Callable[[Term], Term]) -> Term:
     """Rebuild ``t`` with ``f`` applied to each direct child (same object if unchanged)."""
 

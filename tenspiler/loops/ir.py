@@ -488,3 +488,21 @@ def map_stmt_exprs(s: Stmt, f: Callable[[Expr], Expr]) -> Stmt:
                        descending)
         case Return(value, loc):
             return Return(None if value is None else map_expr(value, f), loc)
+
+
+def uses_floats(fn: Function) -> bool:
+    """Whether ``fn`` has a float or double parameter, local, result or expression."""
+    dtypes = [d for _, d in fn.locals]
+    dtypes += [p.type.elem if isinstance(p.type, PointerType) else p.type.dtype for p in fn.params]
+    if fn.return_dtype is not None:
+        dtypes.append(fn.return_dtype)
+
+    def see(e: Expr) -> Expr:
+        d = getattr(e, "dtype", None)
+        if d is not None:
+            dtypes.append(d)
+        return e
+
+    for st in fn.body:
+        map_stmt_exprs(st, see)
+    return any(d.is_float for d in dtypes)

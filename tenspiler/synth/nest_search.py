@@ -47,6 +47,7 @@ from tenspiler.ir.terms import (
     as_scalar,
     as_tensor,
     is_tensor,
+    negated,
     promote,
     rank,
     substitute,
@@ -485,8 +486,7 @@ def _lift_row(k: NestKernel, e: Expr, totals: dict[str, Tensor]) -> Term:
             return slice_view(TensorVar(array, dtype), start, bound, d_)
         case Unary(_, x, d):
             neg = _lift_row(k, x, totals)
-            return combine("-", Lit(0, promote(d, d)), neg, "scalar",
-                            "vector" if is_tensor(neg) else "scalar", promote(d, d))
+            return negated(neg, promote(d, d), is_tensor(neg))
         case Binary(op, l, r, d):
             a, b = _lift_row(k, l, totals), _lift_row(k, r, totals)
             return combine(op, a, b, "vector" if is_tensor(a) else "scalar",

@@ -45,6 +45,7 @@ from tenspiler.ir.terms import (
     Term,
     as_scalar,
     as_tensor,
+    negated,
     promote,
 )
 from tenspiler.ir.terms import Cond as TCond
@@ -528,10 +529,7 @@ def enumerate_terms(t: Tree, pools: Pools, expanded: bool = False) -> Iterator[T
             yield from pools.for_hole(t)
         case Neg(x, dtype, kind):
             for v in enumerate_terms(x, pools, expanded):
-                if kind == "vector":
-                    yield TensorScalar("-", as_tensor(v), Lit(0, _arith(dtype)), True, _arith(dtype))
-                else:
-                    yield ScalarOp("-", Lit(0, _arith(dtype)), as_scalar(v), _arith(dtype))
+                yield negated(v, _arith(dtype), kind == "vector")
         case SelNode(cond, then, other, dtype, kind):
             conds = _first(_enumerate_cond(cond, pools, expanded))
             thens = _first(enumerate_terms(then, pools, expanded))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.ir.interp import evaluate
-from tenspiler.ir.semantics import UndefinedBehaviour
+from tenspiler.ir.semantics import OutsideModel, UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
 from tenspiler.loops.interp import StepLimitExceeded, run_function
 from tenspiler.loops.ir import Const, DType, PointerType, Var
@@ -31,26 +31,35 @@ class Example:
 
     inputs: Mapping[str, Any]
     final: Mapping[str, Any]
+    #: why the model has no final state on these inputs (a float division by zero:
+    #: :class:`tenspiler.ir.semantics.OutsideModel`), or "" — kept only for checks that
+    #: compare the generated code with the compiled source
+    outside_model: str = ""
 
 
-def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True) -> Example | None:
+def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True, outside_model: bool = False) -> Example | None:
     """Run the source on ``inputs``; ``None`` if they violate a precondition of the proof
     (``k.admits``: trip counts, index ranges) or C has undefined behaviour on them. A kernel
     whose ``interpret`` is false (:class:`tenspiler.vc.generalize.AtSizes`: literal sizes too
     large for the interpreter), or ``run=False`` (a caller that needs admitted inputs only),
-    gives examples without a final state."""
+    gives examples without a final state. ``outside_model``: inputs on which the model has
+    no value but C does (:class:`~tenspiler.ir.semantics.OutsideModel`) give an example
+    without a final state that says why, instead of ``None``."""
     try:
         if not k.admits(inputs):
             return None
         if not run or not getattr(k, "interpret", True):
             return Example(inputs, {})
         return Example(inputs, run_function(k.fn, inputs, observe=getattr(k, "live_out", ())))
+    except OutsideModel as e:
+        return Example(inputs, {}, str(e)) if outside_model else None
     except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError, StepLimitExceeded):
         return None  # (a run too long for the interpreter's budget: another input is drawn)
 
 
 def random_examples(
-    k: Any, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9, run: bool = True
+    k: Any, rng: np.random.Generator, count: int, max_trips: int = 6, magnitude: int = 9, run: bool = True,
+    outside_model: bool = False,
 ) -> list[Example]:
     """``count`` examples with trip counts spread over ``0..max_trips`` and element values
     in ``[-magnitude, magnitude]`` (negatives and zeros included; ``unsigned char`` over
@@ -59,7 +68,8 @@ def random_examples(
     program's constants and their neighbours, 0 and ±1 — so that branches such as
     ``a == 0 ? 255 : …`` are exercised (a uniform uint8 hits 0 once in 256 draws).
     ``run=False``: inputs the proof's preconditions admit, the source not run (no final
-    state; inputs on which it has undefined behaviour are not dropped)."""
+    state; inputs on which it has undefined behaviour are not dropped). ``outside_model``:
+    as :func:`make_example`."""
     special = _special_values(k.fn)
 
     def scalar(p: Any) -> int | float:
@@ -74,7 +84,7 @@ def random_examples(
         del c_type
         return _elements(rng, d, n, magnitude, special)
 
-    return _examples(k, rng, count, max_trips, scalar, elements, run)
+    return _examples(k, rng, count, max_trips, scalar, elements, run, outside_model)
 
 
 #: Value range of each C integer type the frontend accepts (``Param.c_type`` spelling; ""
@@ -90,7 +100,9 @@ C_INT_RANGES: dict[str, tuple[int, int]] = {
 }
 
 
-def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips: int = 5) -> list[Example]:
+def adversarial_examples(
+    k: Any, rng: np.random.Generator, count: int, max_trips: int = 5, outside_model: bool = False
+) -> list[Example]:
     """``count`` examples for translation validation, chosen to expose a model that
     differs from C: trip counts ``-1..max_trips`` (zero and negative sizes included); every
     other integer scalar and element drawn from the extremes of its C type (``INT_MIN``,
@@ -99,7 +111,8 @@ def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips
     straddle every threshold of its conditions); floats from the program's constants, their
     float32 and float64 neighbours (so a comparison done in the wrong precision shows) and
     magnitudes from 1e-3 to 1e4. Inputs on which the source has undefined behaviour are
-    dropped by the caller (the C reference runs with UBSan) and by :func:`make_example`."""
+    dropped by the caller (the C reference runs with UBSan) and by :func:`make_example`
+    (``outside_model`` as there)."""
     fn = k.fn
     consts = _program_constants(fn)
     special = _special_values(fn)
@@ -132,7 +145,7 @@ def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips
         return small
 
     def floats(d: DType, n: int) -> np.ndarray:
-        pool: list[float] = [0.0, 1.0, -1.0, 0.5]
+        pool: list[float] = [0.0, -0.0, 1.0, -1.0, 0.5]
         for c in consts:
             if isinstance(c, float) or d.is_float:
                 c32 = np.float32(c)
@@ -157,7 +170,7 @@ def adversarial_examples(k: Any, rng: np.random.Generator, count: int, max_trips
             return floats(d, n)
         return ints("unsigned char" if d == DType.UINT8 else c_type, n)
 
-    return _examples(k, rng, count, max_trips, scalar, elements)
+    return _examples(k, rng, count, max_trips, scalar, elements, outside_model=outside_model)
 
 
 def _special_values(fn: Any) -> list[int | float]:
@@ -177,7 +190,7 @@ def array_length(k: Any, max_trips: int) -> int:
 
 def _examples(
     k: Any, rng: np.random.Generator, count: int, max_trips: int,
-    scalar: Any, elements: Any, run: bool = True,
+    scalar: Any, elements: Any, run: bool = True, outside_model: bool = False,
 ) -> list[Example]:
     """``count`` examples whose scalar parameters come from ``scalar(param)`` and whose
     arrays, long enough for ``max_trips`` (rows of ``max_trips``) iterations or a constant
@@ -204,7 +217,7 @@ def _examples(
             _vector_shapes(fn, inputs, rng, max_trips + 2, length)
         if fn.structs:
             _struct_shapes(fn, inputs, rng, max_trips + 2, length, elements)
-        ex = make_example(k, inputs, run)
+        ex = make_example(k, inputs, run, outside_model)
         if ex is not None:
             out.append(ex)
     return out

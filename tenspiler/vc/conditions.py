@@ -59,6 +59,7 @@ from tenspiler.ir.terms import (
     as_tensor,
     cols,
     map_children,
+    negated,
     promote,
     row,
     rows,
@@ -84,6 +85,7 @@ from tenspiler.loops.ir import (
     Select,
     Unary,
     Var,
+    uses_floats,
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.symexec import SymState, divisors, statement_expressions
@@ -174,7 +176,7 @@ def lift_entry_scalar(e: Expr, k: object = None, env: Mapping[str, Scalar] | Non
         case Unary(_, Const(v), dtype):
             return Lit(-v, dtype)  # a negative literal
         case Unary(_, x, dtype):
-            return ScalarOp("-", Lit(0, dtype), lift(x), dtype)
+            return as_scalar(negated(lift(x), dtype, False))
         case Cast(x, dtype):
             inner = lift(x)
             if value_preserving(x.dtype, dtype):
@@ -671,8 +673,9 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
         out.append((
             "Python's integers are unbounded; the generated code computes them in 64 bits, "
             "so it equals the function while every integer value fits in int64", "true"))
-    if any(_param_dtype(p).is_float for p in fn.params):
-        out.append(("floating-point values are modelled as real numbers (no rounding)", "true"))
+    if uses_floats(fn):
+        out.append(("floating-point values are modelled as real numbers (no rounding, one zero; float "
+                    "inputs are finite, not NaN or infinite)", "true"))
     used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})
     if used:
         out.append((
