@@ -95,6 +95,45 @@ SELECT = TensorSelect(
 )
 
 
+_WIDE = TensorScalar("-", TensorScalar("*", TensorVar("b", UINT8), Lit(3, INT), False, INT), Lit(255, INT), True, INT)
+#: select(a == 0, 7, max(0, 255 - 3 * b)): the clamp is in [0, 255] although its operand is
+#: an int16 in [-510, 255], so the outer select blends in uint8 (the clamp converted)
+CLAMP = TensorSelect(
+    Cmp("==", TensorVar("a", UINT8), Lit(0, INT)),
+    Lit(7, INT),
+    TensorSelect(Cmp("<", _WIDE, Lit(0, INT)), Lit(0, INT), _WIDE, INT),
+    INT,
+)
+
+
+@st.composite
+def open_intervals(draw: st.DrawFn) -> Interval:
+    a, b = sorted((draw(st.integers(-50, 50)), draw(st.integers(-50, 50))))
+    return Interval(draw(st.sampled_from([a, None])), draw(st.sampled_from([b, None])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(open_intervals(), open_intervals(), st.booleans(), st.data())
+def test_extremum_interval_contains_every_max_and_min(x: Interval, y: Interval, bigger: bool,
+                                                     data: st.DataObject) -> None:
+    r = x.extremum(y, bigger)
+    a = data.draw(st.integers(x.lo, x.hi))
+    b = data.draw(st.integers(y.lo, y.hi))
+    v = max(a, b) if bigger else min(a, b)
+    assert (r.lo is None or r.lo <= v) and (r.hi is None or v <= r.hi), (x, y, bigger, a, b, r)
+
+
+def test_a_clamp_select_has_the_clamped_range_and_its_parent_blends_narrow() -> None:
+    plan = DtypePlan({"a": Interval(0, 255), "b": Interval(0, 255)}, {"a": UINT8, "b": UINT8},
+                     {"a": "uint8", "b": "uint8"}, tuple(INT_DTYPES), repack_selects=True)
+    inner = CLAMP.else_
+    assert plan.range(_WIDE) == Interval(-510, 255) and plan.rep(_WIDE) == "int16"
+    assert plan.range(inner) == Interval(0, 255)  # max(0, x): not the hull of 0 and x
+    assert plan.rep(CLAMP) == "uint8"
+    keep = DtypePlan(plan.params, plan.param_dtypes, plan.param_reps, plan.candidates)
+    assert keep.rep(CLAMP) == "int16"  # without repacking, never narrower than a branch
+
+
 KERNEL = """
 void k(unsigned char *a, unsigned char *b, unsigned char *out, int n) {
     for (int i = 0; i < n; i++) out[i] = 0;
@@ -103,7 +142,8 @@ void k(unsigned char *a, unsigned char *b, unsigned char *out, int n) {
 
 
 @pytest.mark.parametrize("fill", [0, 255, None])
-@pytest.mark.parametrize("term", [_screen(TensorVar("a", UINT8), TensorVar("b", UINT8)), TensorCast(SELECT, UINT8)])
+@pytest.mark.parametrize("term", [_screen(TensorVar("a", UINT8), TensorVar("b", UINT8)), TensorCast(SELECT, UINT8),
+                                  TensorCast(CLAMP, UINT8)])
 def test_narrow_numpy_code_equals_interpreter(term: TensorCast, fill: int | None) -> None:
     """Generated NumPy (narrow dtypes) against the reference interpreter, on all-0 / all-255
     (and the complement) and random uint8 data, through the whole generated module (the

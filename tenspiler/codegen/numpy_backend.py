@@ -614,6 +614,8 @@ class NumpyBackend(PythonHostBackend):
     #: Integer dtypes generated code computes in, narrowest first (:mod:`.ranges`); empty:
     #: every integer in int64 and ``unsigned char`` arrays converted to int64 on entry.
     int_dtypes: ClassVar[tuple[str, ...]] = tuple(INT_DTYPES)
+    #: ``_where`` converts its operands to the select's dtype
+    repack_selects: ClassVar[bool] = True
 
     # ------------------------------------------------------------ rendering
 

@@ -31,12 +31,11 @@ from typing import Any, ClassVar, assert_never
 
 from tenspiler.codegen.base import GeneratedCode, missing_ops, no_rule_error, output_term
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
-from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan
+from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, min_max
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
-    Cmp,
     Full,
     Iota,
     Lit,
@@ -45,14 +44,12 @@ from tenspiler.ir.terms import (
     Output,
     ProgramSummary,
     ScalarOp,
-    ScalarSelect,
     ScalarVar,
     Slice,
     Stack,
     Strided,
     Tail,
     Take,
-    TensorSelect,
     TensorVar,
     Term,
     children,
@@ -223,20 +220,6 @@ def output_vars(o: Output) -> set[str]:
     return free_vars(o.value)
 
 
-def min_max(t: TensorSelect | ScalarSelect) -> str | None:
-    """``"minimum"`` / ``"maximum"`` when the integer select ``t`` is ``l < r ? l : r``
-    (or another spelling of the smaller / larger of ``l`` and ``r``; ties pick equal
-    values), else None. Not for reals: NaN compares false, ``np.minimum`` propagates it."""
-    c = t.cond
-    if t.dtype.is_float or not isinstance(c, Cmp) or c.op not in ("<", "<=", ">", ">="):
-        return None
-    if (t.then, t.else_) == (c.left, c.right):
-        return "minimum" if c.op in ("<", "<=") else "maximum"
-    if (t.then, t.else_) == (c.right, c.left):
-        return "maximum" if c.op in ("<", "<=") else "minimum"
-    return None
-
-
 def stack_is_affine(t: Stack) -> bool:
     """Whether every index of a view in ``t``'s body (offsets, lengths, strides) is affine in
     its bound variable: built from it by sums and by products with terms free of it. A view
@@ -305,6 +288,9 @@ class PythonHostBackend:
     #: Integer dtypes generated code computes in, narrowest first (:mod:`.ranges`); empty:
     #: every integer in int64 and ``unsigned char`` arrays converted to int64 on entry.
     int_dtypes: ClassVar[tuple[str, ...]] = tuple(INT_DTYPES)
+    #: Whether an elementwise select may be narrower than its branches
+    #: (:attr:`~tenspiler.codegen.ranges.DtypePlan.repack_selects`): its rule converts them.
+    repack_selects: ClassVar[bool] = False
 
     # ------------------------------------------------------------ dtypes
 
@@ -315,7 +301,7 @@ class PythonHostBackend:
 
     def plan(self, fn: Function) -> DtypePlan:
         """The dtype plan of ``fn``'s summary (:class:`~tenspiler.codegen.ranges.DtypePlan`)."""
-        return DtypePlan.for_function(fn, self.int_dtypes, {d: self.param_repr(d) for d in DType})
+        return DtypePlan.for_function(fn, self.int_dtypes, {d: self.param_repr(d) for d in DType}, self.repack_selects)
 
     def _int_param_text(self, fn: Function, dtype: DType, py: str) -> str:
         """An integer scalar parameter as an exact Python int: ``unsigned char`` wraps modulo

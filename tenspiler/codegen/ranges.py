@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from tenspiler.codegen.base import operands
 from tenspiler.ir.semantics import py_binop
 from tenspiler.ir.terms import (
+    Cmp,
     Flatten,
     Full,
     Iota,
@@ -61,8 +62,16 @@ from tenspiler.ir.terms import (
 from tenspiler.loops.ir import DType, Function
 
 __all__ = [
-    "INT_DTYPES", "DtypePlan", "Interval", "c_type_ranges", "is_static", "param_ranges",
-    "small_division", "term_range", "wrap_hazards",
+    "INT_DTYPES",
+    "DtypePlan",
+    "Interval",
+    "c_type_ranges",
+    "is_static",
+    "min_max",
+    "param_ranges",
+    "small_division",
+    "term_range",
+    "wrap_hazards",
 ]
 
 
@@ -81,6 +90,14 @@ class Interval:
     @property
     def bounded(self) -> bool:
         return self.lo is not None and self.hi is not None
+
+    def extremum(self, other: Interval, bigger: bool) -> Interval:
+        """The values of ``max(x, y)`` (``bigger``) or ``min(x, y)`` for x, y in the two."""
+        def pick(a: int | None, b: int | None, open_is_big: bool) -> int | None:
+            if a is None or b is None:  # an open end: -inf for lo, +inf for hi
+                return (a if b is None else b) if bigger != open_is_big else None
+            return max(a, b) if bigger else min(a, b)
+        return Interval(pick(self.lo, other.lo, False), pick(self.hi, other.hi, True))
 
     def magnitude(self) -> Interval:
         """``[−m, m]`` with ``m`` the largest absolute value (open when unbounded)."""
@@ -167,6 +184,20 @@ def param_ranges(fn: Function) -> dict[str, Interval]:
     return {p.name: UINT8_RANGE for p in fn.params if fn.dtype_of(p.name) == DType.UINT8}
 
 
+def min_max(t: TensorSelect | ScalarSelect) -> str | None:
+    """``"minimum"`` / ``"maximum"`` when the integer select ``t`` is ``l < r ? l : r``
+    (or another spelling of the smaller / larger of ``l`` and ``r``; ties pick equal
+    values), else None. Not for reals: NaN compares false, ``np.minimum`` propagates it."""
+    c = t.cond
+    if t.dtype.is_float or not isinstance(c, Cmp) or c.op not in ("<", "<=", ">", ">="):
+        return None
+    if (t.then, t.else_) == (c.left, c.right):
+        return "minimum" if c.op in ("<", "<=") else "maximum"
+    if (t.then, t.else_) == (c.right, c.left):
+        return "maximum" if c.op in ("<", "<=") else "minimum"
+    return None
+
+
 def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interval] | None = None) -> Interval:
     """The interval holding every value (every element, for a tensor) of the integer term
     ``t`` when each parameter lies in ``params`` (a missing parameter is unbounded). Real
@@ -191,7 +222,11 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 a, b = operands(t)
                 out = binop_range(t.op, r(a), r(b))
             case ScalarSelect(_, then, else_) | TensorSelect(_, then, else_):
-                out = r(then).hull(r(else_))
+                extremum = min_max(t)
+                if extremum is not None:  # max(0, x) is >= 0, not the hull of 0 and x
+                    out = r(then).extremum(r(else_), extremum == "maximum")
+                else:
+                    out = r(then).hull(r(else_))
             case ScalarCast(x) | TensorCast(x):
                 if t.dtype == DType.UINT8:
                     inner = r(x)
@@ -333,16 +368,22 @@ class DtypePlan:
     candidates: Sequence[str] = ()
     #: Interval of each integer parameter by its C type (:func:`c_type_ranges`).
     c_types: Mapping[str, Interval] = field(default_factory=dict)
+    #: An elementwise select gets the narrowest candidate holding both branches' values, even
+    #: when a branch is computed wider (the backend's select converts its operands: exact, as
+    #: the values fit; a discarded lane's value does not matter). A bitwise blend costs five
+    #: passes over its dtype's bytes, one conversion costs one.
+    repack_selects: bool = False
     _ranges: dict[Term, Interval] = field(default_factory=dict)
     _reps: dict[Term, str] = field(default_factory=dict)
     _c_ranges: dict[Term, Interval] = field(default_factory=dict)
 
     @classmethod
-    def for_function(cls, fn: Function, candidates: Sequence[str], param_reps: Mapping[DType, str]) -> DtypePlan:
+    def for_function(cls, fn: Function, candidates: Sequence[str], param_reps: Mapping[DType, str],
+                     repack_selects: bool = False) -> DtypePlan:
         """The plan for ``fn``'s parameters: pointers arrive as ``param_reps[elem]``."""
         dtypes = {p.name: fn.dtype_of(p.name) for p in fn.params}
         reps = {name: param_reps[d] for name, d in dtypes.items()}
-        return cls(param_ranges(fn), dtypes, reps, tuple(candidates), c_type_ranges(fn))
+        return cls(param_ranges(fn), dtypes, reps, tuple(candidates), c_type_ranges(fn), repack_selects)
 
     def range(self, t: Term) -> Interval:
         return term_range(t, self.params, self._ranges)
@@ -408,6 +449,8 @@ class DtypePlan:
                 case ScalarOp() | TensorTensor() | TensorScalar():
                     a, b = operands(t)
                     out = self.choose([self.range(t), *self.operand_ranges(t)], self.operand_reps([a, b]))
+                case TensorSelect(_, then, else_) if self.repack_selects:
+                    out = self.choose([self.range(then), self.range(else_)])
                 case ScalarSelect(_, then, else_) | TensorSelect(_, then, else_):
                     out = self.choose([self.range(then), self.range(else_)], self.operand_reps([then, else_]))
                 case ScalarCast(x) | TensorCast(x):
