@@ -12,6 +12,7 @@ from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import SMT_PRELUDE, smt_const
 from tenspiler.ir.smt import SmtEncoder
 from tenspiler.ir.terms import (
+    Flatten,
     Matrix,
     ReduceRows,
     ScalarVar,
@@ -38,6 +39,9 @@ TERMS: dict[str, Tensor] = {
     "scaled_rows": ReduceRows(TensorScalar("/", Matrix(A, M, N), S, False, INT), INT),
     "vec_minus_matrix": ReduceRows(TensorTensor("-", Take(X, N), Matrix(B, M, N), INT), INT),
     "row_max": ReduceRows(TensorTensor("+", Matrix(A, M, N), Take(X, N), INT), INT, "max"),
+    # row-major flattening of a computed matrix: element k is (k div N, k mod N)
+    "flat_broadcast": Flatten(TensorTensor("+", Matrix(A, M, N), Take(X, N), INT)),
+    "flat_scaled": Flatten(TensorScalar("-", Matrix(A, M, N), S, True, INT)),
 }
 
 
@@ -49,7 +53,7 @@ def _arrays(env: dict[str, object]) -> str:
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     name=st.sampled_from(sorted(TERMS)),
     m=st.integers(0, 3),
@@ -68,9 +72,10 @@ def test_interpreter_smt_and_numpy_agree(name: str, m: int, n: int, s: int, data
     }
     t = TERMS[name]
     want = evaluate(t, env)
-    assert want.shape == (m,)
+    length = m * n if isinstance(t, Flatten) else m
+    assert want.shape == (length,)
     enc = SmtEncoder({"A": "A", "B": "B", "x": "x", "M": str(m), "N": str(n), "s": smt_const(s, INT)})
-    checks = [f"(push 1)(assert (not (= {enc.length(t)} {m})))(check-sat)(pop 1)"]
+    checks = [f"(push 1)(assert (not (= {enc.length(t)} {length})))(check-sat)(pop 1)"]
     for k, v in enumerate(want.tolist()):
         checks.append(f"(push 1)(assert (not (= {enc.at(t, str(k))} {smt_const(v, INT)})))(check-sat)(pop 1)")
     script = "(set-logic ALL)(set-option :incremental true)\n" + SMT_PRELUDE + _arrays(env)
@@ -143,7 +148,8 @@ def test_strided_views_agree_in_interpreter_smt_and_numpy(
     }
     t = STRIDED_TERMS[name]
     want = evaluate(t, env)
-    assert want.shape == (m,)
+    length = m * n if isinstance(t, Flatten) else m
+    assert want.shape == (length,)
     a = np.asarray(env["A"])
     x = np.asarray(env["x"])
     rows = [[a[c + r * w + q] for q in range(n)] for r in range(m)]
@@ -156,7 +162,7 @@ def test_strided_views_agree_in_interpreter_smt_and_numpy(
     assert want.tolist() == expected
     enc = SmtEncoder({"A": "A", "B": "B", "x": "x", "M": str(m), "N": str(n), "c": str(c), "w": str(w)},
                      {"A": str(size)})
-    checks = [f"(push 1)(assert (not (= {enc.length(t)} {m})))(check-sat)(pop 1)"]
+    checks = [f"(push 1)(assert (not (= {enc.length(t)} {length})))(check-sat)(pop 1)"]
     for k, v in enumerate(want.tolist()):
         checks.append(f"(push 1)(assert (not (= {enc.at(t, str(k))} {smt_const(v, INT)})))(check-sat)(pop 1)")
     script = "(set-logic ALL)(set-option :incremental true)\n" + SMT_PRELUDE + _arrays(env)

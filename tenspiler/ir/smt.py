@@ -165,6 +165,14 @@ class SmtEncoder:
                 rv = fresh(ROW, self.names)
                 inner = SmtEncoder({**self.names, rv: k}, self.lengths, self.definitions, self._rec_names)
                 return inner.at(row(m, ScalarVar(rv, DType.INT)), "0")
+            case Flatten(m):
+                # row-major: element k is the matrix element (k div cols, k mod cols) (for
+                # 0 <= k < rows * cols, where Euclidean div / mod are the row and column)
+                rv = fresh(ROW, self.names)
+                c = self.scalar(cols(m))
+                inner = SmtEncoder({**self.names, rv: f"(div {k} {c})"}, self.lengths, self.definitions,
+                                   self._rec_names)
+                return inner.at(row(m, ScalarVar(rv, DType.INT)), f"(mod {k} {c})")
             case Stack(var, _, body):
                 # element k is the body at var = k (a 1-D stack: the body is a scalar)
                 inner = SmtEncoder({**self.names, var: k}, self.lengths, self.definitions, self._rec_names)

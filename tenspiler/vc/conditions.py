@@ -132,9 +132,9 @@ class VC:
     comments: tuple[str, ...]
     options: tuple[str, ...] = ()  # extra (set-option ...) lines
 
-    def script(self, clause: Clause | None = None) -> str:
-        """SMT-LIB script: all clauses (the certificate) or one clause."""
-        lines = [f"; {c}" for c in self.comments]
+    def script(self, clause: Clause | None = None, comments: bool = True) -> str:
+        """SMT-LIB script: all clauses in one incremental session, or one clause."""
+        lines = [f"; {c}" for c in self.comments] if comments else []
         lines += ["(set-logic ALL)", "(set-option :produce-models true)", *self.options]
         lines += ["(set-option :incremental true)", sem.SMT_PRELUDE.rstrip()]
         lines += list(self.declarations) + list(self.definitions)
@@ -153,6 +153,15 @@ class VC:
             lines.append("(check-sat)")
             lines.append("(pop 1)")
         return "\n".join(lines) + "\n"
+
+    def certificate(self) -> str:
+        """The certificate: each clause in a script of its own, after ``(reset)`` — a fresh
+        solver state per clause, as each was proved. (In one incremental session cvc5 carries
+        one clause's quantifier instantiations into the next: a certificate whose clauses
+        take 2 s one by one ran for minutes.)"""
+        if not self.clauses:
+            return self.script()
+        return "\n(reset)\n".join(self.script(c, comments=i == 0) for i, c in enumerate(self.clauses))
 
 
 # ---------------------------------------------------------------- lifting scalars

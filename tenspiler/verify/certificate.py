@@ -1,7 +1,8 @@
 """Re-checking SMT-LIB certificates without the rest of the project.
 
-A certificate is a self-contained SMT-LIB 2.6 script (definitions, assumptions, one
-``push``/``check-sat``/``pop`` block per VC clause). :func:`recheck` feeds it to a fresh
+A certificate is a self-contained SMT-LIB 2.6 script: per VC clause, the definitions,
+the assumptions and the negated clause with one ``check-sat``, each clause after a
+``(reset)`` (a fresh solver state, as it was proved). :func:`recheck` feeds it to a fresh
 cvc5 instance through cvc5's own SMT-LIB parser (the cvc5 wheel ships no binary); it is
 valid iff every ``check-sat`` answers ``unsat``.
 """

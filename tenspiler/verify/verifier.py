@@ -37,7 +37,7 @@ class Proof:
         return sum(r.seconds for _, r in self.results)
 
     def certificate(self) -> str:
-        return self.vc.script()
+        return self.vc.certificate()
 
     def write_certificate(self, path: Path) -> Path:
         path.write_text(self.certificate())

@@ -35,6 +35,32 @@
 (assert (not (and (<= 0 0) (<= 0 n.0) (forall ((k Int)) (ite (and (<= 0 k) (< k 0)) (= (select a.0 k) (* (* (select a.0 (- k 0)) (select a.0 (- k 0))) (* (select a.0 (- k 0)) (select a.0 (- k 0))))) (= (select a.0 k) (select a.0 k)))))))
 (check-sat)
 (pop 1)
+
+(reset)
+(set-logic ALL)
+(set-option :produce-models true)
+(set-option :incremental true)
+; C integer division truncates toward zero (C11 6.5.5); SMT-LIB div/mod are Euclidean.
+(define-fun c_div ((x Int) (y Int)) Int
+  (let ((q (div (abs x) (abs y)))) (ite (= (>= x 0) (> y 0)) q (- q))))
+(define-fun c_mod ((x Int) (y Int)) Int
+  (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
+; C conversion of a real to an integer truncates toward zero.
+(define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
+; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+(declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.sqrt (Real) Real)
+(declare-fun tenspiler.log (Real) Real)
+(declare-fun tenspiler.tanh (Real) Real)
+(define-fun tenspiler.fabs ((x Real)) Real (ite (>= x 0.0) x (- x)))
+(declare-const a.0 (Array Int Int))
+(declare-const n.0 Int)
+(declare-const i.h Int)
+(declare-const a.h (Array Int Int))
+; assumptions (preconditions of the proof)
+;   the loop runs a non-negative number of times: 0 <= n
+;   a has an element at every index in [0, n), the range the summary reads or writes
+;   signed integer arithmetic does not overflow: int and long are modelled as mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)
 ; clause: preservation (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
@@ -44,6 +70,32 @@
 (assert (not (and (<= 0 (+ i.h 1)) (<= (+ i.h 1) n.0) (= (select (store (store a.h i.h (* (select a.h i.h) (select a.h i.h))) i.h (* (* (select a.h i.h) (select a.h i.h)) (* (select a.h i.h) (select a.h i.h)))) i.h) (* (* (select a.h i.h) (select a.h i.h)) (* (select a.h i.h) (select a.h i.h)))) (ite (and (<= 0 i.h) (< i.h (+ i.h 1))) (= (* (* (select a.h i.h) (select a.h i.h)) (* (select a.h i.h) (select a.h i.h))) (* (* (select a.0 (- i.h 0)) (select a.0 (- i.h 0))) (* (select a.0 (- i.h 0)) (select a.0 (- i.h 0))))) (= (* (* (select a.h i.h) (select a.h i.h)) (* (select a.h i.h) (select a.h i.h))) (select a.0 i.h))) (forall ((k Int)) (=> (not (= k i.h)) (ite (and (<= 0 k) (< k (+ i.h 1))) (= (select (store (store a.h i.h (* (select a.h i.h) (select a.h i.h))) i.h (* (* (select a.h i.h) (select a.h i.h)) (* (select a.h i.h) (select a.h i.h)))) k) (* (* (select a.0 (- k 0)) (select a.0 (- k 0))) (* (select a.0 (- k 0)) (select a.0 (- k 0))))) (= (select (store (store a.h i.h (* (select a.h i.h) (select a.h i.h))) i.h (* (* (select a.h i.h) (select a.h i.h)) (* (select a.h i.h) (select a.h i.h)))) k) (select a.0 k))))))))
 (check-sat)
 (pop 1)
+
+(reset)
+(set-logic ALL)
+(set-option :produce-models true)
+(set-option :incremental true)
+; C integer division truncates toward zero (C11 6.5.5); SMT-LIB div/mod are Euclidean.
+(define-fun c_div ((x Int) (y Int)) Int
+  (let ((q (div (abs x) (abs y)))) (ite (= (>= x 0) (> y 0)) q (- q))))
+(define-fun c_mod ((x Int) (y Int)) Int
+  (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
+; C conversion of a real to an integer truncates toward zero.
+(define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
+; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+(declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.sqrt (Real) Real)
+(declare-fun tenspiler.log (Real) Real)
+(declare-fun tenspiler.tanh (Real) Real)
+(define-fun tenspiler.fabs ((x Real)) Real (ite (>= x 0.0) x (- x)))
+(declare-const a.0 (Array Int Int))
+(declare-const n.0 Int)
+(declare-const i.h Int)
+(declare-const a.h (Array Int Int))
+; assumptions (preconditions of the proof)
+;   the loop runs a non-negative number of times: 0 <= n
+;   a has an element at every index in [0, n), the range the summary reads or writes
+;   signed integer arithmetic does not overflow: int and long are modelled as mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)
 ; clause: exit (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
@@ -53,6 +105,32 @@
 (assert (not (= i.h n.0)))
 (check-sat)
 (pop 1)
+
+(reset)
+(set-logic ALL)
+(set-option :produce-models true)
+(set-option :incremental true)
+; C integer division truncates toward zero (C11 6.5.5); SMT-LIB div/mod are Euclidean.
+(define-fun c_div ((x Int) (y Int)) Int
+  (let ((q (div (abs x) (abs y)))) (ite (= (>= x 0) (> y 0)) q (- q))))
+(define-fun c_mod ((x Int) (y Int)) Int
+  (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
+; C conversion of a real to an integer truncates toward zero.
+(define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
+; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+(declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.sqrt (Real) Real)
+(declare-fun tenspiler.log (Real) Real)
+(declare-fun tenspiler.tanh (Real) Real)
+(define-fun tenspiler.fabs ((x Real)) Real (ite (>= x 0.0) x (- x)))
+(declare-const a.0 (Array Int Int))
+(declare-const n.0 Int)
+(declare-const i.h Int)
+(declare-const a.h (Array Int Int))
+; assumptions (preconditions of the proof)
+;   the loop runs a non-negative number of times: 0 <= n
+;   a has an element at every index in [0, n), the range the summary reads or writes
+;   signed integer arithmetic does not overflow: int and long are modelled as mathematical integers (signed overflow is undefined behaviour, C11 §6.5p5)
 ; clause: post (expected: unsat)
 (push 1)
 (assert (<= 0 n.0))
