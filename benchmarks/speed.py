@@ -13,7 +13,8 @@ and a 1024³ GEMM (suite ``speed``):
   ``tensorflow``, ``jax`` when installed and registered): *excluding* data conversion
   (inputs already in the framework's arrays; result materialised) and *including* it (NumPy
   inputs in, handed over without a copy where the library allows — ``torch.from_numpy``,
-  DLPack for JAX —, NumPy result out); plus the module's jit-compiled entry ``<name>_jit``
+  DLPack for JAX, which shares only 64-byte-aligned buffers: the inputs of every runner are
+  allocated so (:data:`ALIGNMENT`) —, NumPy result out); plus the module's jit-compiled entry ``<name>_jit``
   where it has one, whose first call says whether it compiled (PyTorch: graphs captured and
   graph breaks from ``torch._dynamo``'s counters; a fallback to eager is printed as
   ``JIT FELL BACK`` and in the header).
@@ -108,17 +109,32 @@ ELEMENTWISE = {k for k, v in SETUP.items() if k.endswith("blend") or k.endswith(
     "rmsnorm_part2", "softmax_part2", "softmax_part4", "transformer_part3", "transformer_part4"}
 
 
+#: Input arrays start at a multiple of this many bytes: XLA's CPU client shares (DLPack)
+#: only 64-byte-aligned buffers and copies any other; NumPy's allocator aligns to 16 bytes.
+ALIGNMENT = 64
+
+
+def _aligned(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` whose data starts at a multiple of :data:`ALIGNMENT` bytes."""
+    raw = np.empty(a.nbytes + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    out = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
 def _inputs(fn: Function, setup: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-    """The C++ view of the inputs: arrays of the configured shapes, scalars as given."""
+    """The C++ view of the inputs: arrays of the configured shapes (64-byte aligned, the
+    same for every runner), scalars as given."""
     assert fn.cxx is not None
     out: dict[str, Any] = {}
     for v in fn.cxx.signature:
         if isinstance(v, VectorParam):
             shape = setup[v.name]
             if v.elem_cxx == "uint8_t":
-                out[v.name] = rng.integers(0, 256, shape, dtype=np.uint8)
+                out[v.name] = _aligned(rng.integers(0, 256, shape, dtype=np.uint8))
             else:
-                out[v.name] = rng.standard_normal(shape).astype(np.float32 if v.elem_cxx == "float" else np.float64)
+                out[v.name] = _aligned(rng.standard_normal(shape).astype(np.float32 if v.elem_cxx == "float" else np.float64))
         else:
             p = fn.param(v)
             assert isinstance(p.type, ScalarType)
@@ -555,7 +571,7 @@ def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
     print(f"# load average at the end {env.get('load_average')}; variables {env.get('variables') or 'none set'}")
     print(f"# versions {env.get('versions')}")
     print("# each runner (g++ -O3 and every backend) timed in its own process; times are the median of "
-          f"{report['reps']} samples (spread = (max - min) / median)")
+          f"{report['reps']} samples (spread = (max - min) / median); input arrays {ALIGNMENT}-byte aligned")
     for b in backends:
         d = runners.get(b, {})
         if "error" in d:

@@ -50,6 +50,9 @@ SPELLING = Spelling(
         "For a C++ or Python kernel, `<f>_jit` (the real signature) compiles the conversion of its "
         "arrays to the flat C view too, since JAX copies an array it reshapes eagerly; the shape "
         "checks then run while `jax.jit` traces (once per shape and integer arguments).",
+        "Conversion: NumPy arrays given to an entry are copied into JAX arrays. To hand them "
+        "over without a copy, convert them first with `jnp.from_dlpack`, which shares a "
+        "64-byte-aligned buffer (and copies any other; NumPy's allocator aligns to 16 bytes).",
         "Subnormal floats: XLA's CPU code (like TensorFlow's) flushes them to zero, where C keeps "
         "them (|x| < 1.2e-38 for float, < 2.2e-308 for double); results differ only there.",
         "64-bit: every entry runs under `jax.enable_x64(True)`, so results are int64 / float64 "
