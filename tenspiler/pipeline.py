@@ -412,7 +412,8 @@ def _differential(
         kept = [(e, st) for e, st in zip(examples, all_states, strict=True) if st != UB_MESSAGE]
         inputs = [dict(e.inputs) for e, _ in kept]
         states = [st for _, st in kept]
-        n_adv = sum(1 for e, _ in kept if any(e is a for a in adversarial))
+        is_adversarial = {id(a) for a in adversarial}
+        n_adv = sum(1 for e, _ in kept if id(e) in is_adversarial)
         dropped = len(examples) - len(kept)
         reference = (
             "the original Python function" if fn.python is not None
@@ -450,7 +451,7 @@ def _differential(
             out["loop-ir"] = {
                 "ok": first is None or advisory, "inputs": len(modelled), "passed": passed,
                 "first_failure": first, "reference": reference + " (UBSan)",
-                "adversarial": sum(1 for e, _ in modelled if any(e is a for a in adversarial)),
+                "adversarial": sum(1 for e, _ in modelled if id(e) in is_adversarial),
                 "dropped_undefined": dropped,
             }
             if len(modelled) < len(kept):
