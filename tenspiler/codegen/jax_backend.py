@@ -50,9 +50,12 @@ SPELLING = Spelling(
         "For a C++ or Python kernel, `<f>_jit` (the real signature) compiles the conversion of its "
         "arrays to the flat C view too, since JAX copies an array it reshapes eagerly; the shape "
         "checks then run while `jax.jit` traces (once per shape and integer arguments).",
-        "Conversion: NumPy arrays given to an entry are copied into JAX arrays. To hand them "
-        "over without a copy, convert them first with `jnp.from_dlpack`, which shares a "
-        "64-byte-aligned buffer (and copies any other; NumPy's allocator aligns to 16 bytes).",
+        "Conversion: a `<f>_jit` of the C++ or Python signature takes NumPy arrays without a "
+        "copy when their data is 64-byte aligned (`jax.jit`'s dispatch shares the buffer; it "
+        "copies any other, and NumPy's allocator aligns to 16 bytes). The other entries copy "
+        "NumPy arrays into JAX arrays (`jnp.asarray`); `jnp.from_dlpack` shares an aligned "
+        "buffer instead, at some tens of µs per array. The result converts back without a copy "
+        "(`np.asarray`).",
         "Subnormal floats: XLA's CPU code (like TensorFlow's) flushes them to zero, where C keeps "
         "them (|x| < 1.2e-38 for float, < 2.2e-308 for double); results differ only there.",
         "64-bit: every entry runs under `jax.enable_x64(True)`, so results are int64 / float64 "
