@@ -1,7 +1,7 @@
 """Speed of the generated code against the C++ source it replaces (issues 5 and 18, paper §6.3).
 
     python benchmarks/speed.py [--kernels blend,llama,speed] [--backends numpy,torch,...] [--reps 5]
-                               [--json FILE]
+                               [--rounds 2] [--json FILE]
 
 For every blend kernel on a 1920×1080 uint8 image pair and every Llama kernel at llama-7B
 shapes (4096-element vectors, 4096×4096 and 11008×4096 matrices), plus whole softmax / rmsnorm
@@ -22,9 +22,11 @@ and a 1024³ GEMM (suite ``speed``):
 
 Reproducibility: lifting (through the result cache, :mod:`tenspiler.cache`) runs first; then
 every runner — ``g++ -O3`` and each backend — runs in a process of its own
-(``--worker``), so that no library's thread pool spins while another is timed; inputs are
+(``--worker``), so that no library's thread pool spins while another is timed, and the
+runners take turns for ``--rounds`` rounds (g++, each backend, g++ again, ...), so that a
+drift in the machine's speed during the run falls on every runner alike; inputs are
 seeded by the kernel's name, the same in every process. Each measurement is ``--reps``
-samples (a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides); rows
+samples per round (a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides); rows
 print the median and the spread ((max − min) / median); the JSON keeps every sample. The
 header and the JSON record the environment: CPU model, cores, the ``OMP_*`` / ``OPENBLAS_*``
 / ``MKL_*`` / ``XLA_*`` / ``TORCH*`` / ``MALLOC_*`` variables, compiler and library versions,
@@ -504,6 +506,32 @@ def lift_all(suites: list[str], backends: list[str]) -> list[dict[str, Any]]:
     return kernels
 
 
+def _merge_rounds(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
+    """One runner's worker output over the rounds so far: the sample lists of each kernel
+    concatenated; a kernel that failed in any round keeps the error; a jit entry counts as
+    compiled only if it compiled in every round; the environment is the last round's."""
+    if before is None or "error" in before:
+        return before if before is not None else now
+    if "error" in now:
+        return now
+    results: dict[str, Any] = {}
+    for label, r in now["results"].items():
+        b = before["results"].get(label)
+        if b is None or "error" in b or "error" in r:
+            results[label] = b if b is not None and "error" in b else r
+            continue
+        m = dict(b)
+        for k, v in r.items():
+            if isinstance(v, list) and isinstance(b.get(k), list):
+                m[k] = b[k] + v
+            elif k == "jit_status" and isinstance(b.get(k), dict):
+                m[k] = dict(b[k], compiled=b[k]["compiled"] and v["compiled"])
+                if not v["compiled"]:
+                    m[k]["why"] = v.get("why")
+        results[label] = m
+    return {**now, "results": results}
+
+
 def _stats(samples: list[float]) -> dict[str, float]:
     """Best, median and spread ((max - min) / median) of per-call seconds."""
     xs = sorted(samples)
@@ -515,7 +543,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", default="blend,llama,speed", help="suites (folders of benchmarks/kernels) to time")
     ap.add_argument("--backends", default="", help="comma-separated (default: every registered Python backend that imports)")
-    ap.add_argument("--reps", type=int, default=5, help="samples per measurement")
+    ap.add_argument("--reps", type=int, default=5, help="samples per measurement and round")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="times every runner process runs, in turn (g++, then each backend, then again): a "
+                         "drift in the machine's speed over the run then falls on every runner alike")
     ap.add_argument("--json", type=Path, help="also write the measurements and the environment as JSON")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--manifest", type=Path, help=argparse.SUPPRESS)
@@ -527,17 +558,22 @@ def main() -> int:
     backends = [b for b in (args.backends.split(",") if args.backends else backend_names()) if b]
     kernels = lift_all(suites, backends)
     report: dict[str, Any] = {"command": " ".join(sys.argv), "reps": args.reps, "runners": {}, "kernels": []}
+    report["rounds"] = args.rounds
     with tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
         manifest = Path(tmp) / "manifest.json"
         manifest.write_text(json.dumps({"reps": args.reps, "kernels": [k for k in kernels if "error" not in k]}))
-        for runner in ["cxx", *backends]:
-            out = Path(tmp) / f"{runner}.json"
-            p = subprocess.run([sys.executable, __file__, "--worker", runner, "--manifest", str(manifest),
-                                "--out", str(out)], check=False)
-            if p.returncode != 0 or not out.exists():
-                report["runners"][runner] = {"error": f"the {runner} process exited with {p.returncode}"}
-                continue
-            report["runners"][runner] = json.loads(out.read_text())
+        for rnd in range(1, args.rounds + 1):
+            for runner in ["cxx", *backends]:
+                print(f"round {rnd}/{args.rounds}: {runner}", file=sys.stderr, flush=True)
+                out = Path(tmp) / f"{runner}.json"
+                out.unlink(missing_ok=True)
+                p = subprocess.run([sys.executable, __file__, "--worker", runner, "--manifest", str(manifest),
+                                    "--out", str(out)], check=False)
+                if p.returncode != 0 or not out.exists():
+                    data: dict[str, Any] = {"error": f"the {runner} process of round {rnd} exited with {p.returncode}"}
+                else:
+                    data = json.loads(out.read_text())
+                report["runners"][runner] = _merge_rounds(report["runners"].get(runner), data)
     for k in kernels:
         row: dict[str, Any] = {"suite": k["suite"], "kernel": k["label"]}
         if "error" in k:
@@ -583,8 +619,10 @@ def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
           f"python {env.get('python')}, {env.get('cxx')}")
     print(f"# load average at the end {env.get('load_average')}; variables {env.get('variables') or 'none set'}")
     print(f"# versions {env.get('versions')}")
-    print("# each runner (g++ -O3 and every backend) timed in its own process; times are the median of "
-          f"{report['reps']} samples (spread = (max - min) / median); input arrays {ALIGNMENT}-byte aligned")
+    rounds = report.get("rounds", 1)
+    print(f"# each runner (g++ -O3 and every backend) timed in its own process, in {rounds} round(s) taking turns; "
+          f"times are the median of {report['reps']} x {rounds} samples (spread = (max - min) / median); "
+          f"input arrays {ALIGNMENT}-byte aligned")
     for b in backends:
         d = runners.get(b, {})
         if "error" in d:
