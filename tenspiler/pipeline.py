@@ -28,7 +28,7 @@ from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import ProgramSummary
-from tenspiler.loops.ir import For, Function, Stmt, uses_floats
+from tenspiler.loops.ir import DType, For, Function, PointerType, Stmt, uses_floats
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, array_length, random_examples
@@ -413,7 +413,8 @@ def _differential(
         inputs = [dict(e.inputs) for e, _ in kept]
         states = [st for _, st in kept]
         is_adversarial = {id(a) for a in adversarial}
-        n_adv = sum(1 for e, _ in kept if id(e) in is_adversarial)
+        adv_flags = [id(e) in is_adversarial for e, _ in kept]
+        n_adv = sum(adv_flags)
         dropped = len(examples) - len(kept)
         reference = (
             "the original Python function" if fn.python is not None
@@ -459,11 +460,12 @@ def _differential(
             if advisory:
                 out["loop-ir"]["advisory"] = "floats are modelled as reals"
         for b, code in generated.items():
-            b_inputs, b_states, flushed = inputs, states, 0
+            b_inputs, b_states, b_adv, flushed = inputs, states, n_adv, 0
             if _flushes_subnormals(b, backends):
-                keep = [i for i, x in enumerate(inputs) if not _has_subnormal(x)]
+                keep = [i for i, x in enumerate(inputs) if not _has_subnormal(x, fn)]
                 flushed = len(inputs) - len(keep)
                 b_inputs, b_states = [inputs[i] for i in keep], [states[i] for i in keep]
+                b_adv = sum(adv_flags[i] for i in keep)
             r = differential_check(fn, summary, code, b_inputs, Path(tmp), b_states)
             out[b] = {
                 "ok": r.ok,
@@ -472,7 +474,7 @@ def _differential(
                 "first_failure": r.first_failure,
                 # what the generated code was compared with
                 "reference": reference,
-                "adversarial": n_adv,
+                "adversarial": b_adv,
                 "dropped_undefined": dropped,
             }
             if flushed:
@@ -501,13 +503,19 @@ def _flushes_subnormals(name: str, backends: Mapping[str, Any] | None) -> bool:
     return bool(getattr(b, "flushes_subnormals", False))
 
 
-def _has_subnormal(inputs: Mapping[str, object]) -> bool:
+def _has_subnormal(inputs: Mapping[str, object], fn: Function | None = None) -> bool:
     """An input float (array element or scalar) is subnormal: 0 < |x| below the smallest
-    normal of its dtype (of float32 for a Python float, whose C type may be float)."""
-    for v in inputs.values():
+    normal of its C type — ``fn``'s parameter type where ``fn`` names it (a C ``float``
+    array arrives as float64 holding float32 values, whose subnormals float64 calls
+    normal), else the array's dtype (float32 for a Python float, whose C type may be float)."""
+    c_types = {p.name: p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
+               for p in (fn.params if fn is not None else ())}
+    for name, v in inputs.items():
         a = np.asarray(v)
         if a.dtype.kind == "f" and a.size:
-            tiny = np.finfo(a.dtype if isinstance(v, np.ndarray) else np.float32).tiny
+            c = c_types.get(name)
+            tiny = np.finfo(np.float32 if c == DType.FLOAT else np.float64 if c == DType.DOUBLE
+                            else a.dtype if isinstance(v, np.ndarray) else np.float32).tiny
             m = np.abs(a[np.isfinite(a)])
             if np.any((m > 0) & (m < tiny)):
                 return True

@@ -262,6 +262,13 @@ def test_subnormal_inputs_are_skipped_only_for_libraries_that_flush_them() -> No
     assert _has_subnormal({"x": np.array([3e-310])})
     assert not _has_subnormal({"x": np.array([0.0, -0.0, 1e-30, np.inf, np.nan], dtype=np.float32), "s": 0.0})
     assert not _has_subnormal({"x": np.array([1e-300]), "k": np.array([0, 1])})
+    # a C float array arrives as float64 holding float32 values: its C type decides
+    from tenspiler.frontend.c import parse_c_source
+
+    fn = parse_c_source("void f(float *x, double *y, int n) { for (int i = 0; i < n; i++) y[i] = x[i]; }", "f.c")
+    tiny32 = float(np.nextafter(np.float32(0), np.float32(-1)))  # -1.4e-45, float32's smallest subnormal
+    assert _has_subnormal({"x": np.array([0.0, tiny32]), "y": np.array([0.0]), "n": 2}, fn)
+    assert not _has_subnormal({"x": np.array([0.0]), "y": np.array([tiny32]), "n": 1}, fn)
     assert _flushes_subnormals("jax", None) and _flushes_subnormals("tensorflow", None)
     assert not any(_flushes_subnormals(b, None) for b in ("numpy", "torch", "mlx"))
 
