@@ -1,7 +1,7 @@
 """Speed of the generated code against the C++ source it replaces (issues 5 and 18, paper §6.3).
 
     python benchmarks/speed.py [--kernels blend,llama,speed] [--backends numpy,torch,...] [--reps 5]
-                               [--rounds 2] [--json FILE]
+                               [--rounds 2] [--heap warm] [--json FILE]
 
 For every blend kernel on a 1920×1080 uint8 image pair and every Llama kernel at llama-7B
 shapes (4096-element vectors, 4096×4096 and 11008×4096 matrices), plus whole softmax / rmsnorm
@@ -24,7 +24,9 @@ Reproducibility: lifting (through the result cache, :mod:`tenspiler.cache`) runs
 every runner — ``g++ -O3`` and each backend — runs in a process of its own
 (``--worker``), so that no library's thread pool spins while another is timed, and the
 runners take turns for ``--rounds`` rounds (g++, each backend, g++ again, ...), so that a
-drift in the machine's speed during the run falls on every runner alike; inputs are
+drift in the machine's speed during the run falls on every runner alike, and each keeps the
+memory it frees (``--heap warm``: :data:`WARM_HEAP`), so that the VM's page-fault cost does
+not decide the times; inputs are
 seeded by the kernel's name, the same in every process. Each measurement is ``--reps``
 samples per round (a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides); rows
 print the median and the spread ((max − min) / median); the JSON keeps every sample. The
@@ -115,6 +117,19 @@ ELEMENTWISE = {k for k, v in SETUP.items() if k.endswith("blend") or k.endswith(
 #: Input arrays start at a multiple of this many bytes: XLA's CPU client shares (DLPack)
 #: only 64-byte-aligned buffers and copies any other; NumPy's allocator aligns to 16 bytes.
 ALIGNMENT = 64
+
+#: glibc malloc settings every runner process gets under ``--heap warm`` (the default; a
+#: variable already set is kept): freed memory stays in the process, so a call does not
+#: fault in fresh pages its predecessor gave back. The blend kernels' C++ allocates ~6 MB
+#: of row vectors per call (by-value copies and ``push_back``); by default glibc returns
+#: them and every call faults them in again, so g++'s time followed the VM's page-fault
+#: cost: multiply_blend ran 3.9 ms in one run and 6-15 ms in the next. With these it ran
+#: 3.4-4.2 ms (occasionally 5.8) in every process. Large NumPy temporaries are kept alike.
+WARM_HEAP = {
+    "MALLOC_TRIM_THRESHOLD_": str(1 << 30),
+    "MALLOC_TOP_PAD_": str(1 << 26),
+    "MALLOC_MMAP_THRESHOLD_": str(1 << 30),
+}
 
 
 def _aligned(a: np.ndarray) -> np.ndarray:
@@ -547,6 +562,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2,
                     help="times every runner process runs, in turn (g++, then each backend, then again): a "
                          "drift in the machine's speed over the run then falls on every runner alike")
+    ap.add_argument("--heap", choices=("warm", "default"), default="warm",
+                    help="warm: every runner keeps the memory it frees (glibc MALLOC_* variables, "
+                         "see WARM_HEAP), so page faults do not decide the times; default: glibc's own settings")
     ap.add_argument("--json", type=Path, help="also write the measurements and the environment as JSON")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--manifest", type=Path, help=argparse.SUPPRESS)
@@ -559,6 +577,10 @@ def main() -> int:
     kernels = lift_all(suites, backends)
     report: dict[str, Any] = {"command": " ".join(sys.argv), "reps": args.reps, "runners": {}, "kernels": []}
     report["rounds"] = args.rounds
+    report["heap"] = args.heap
+    env = dict(os.environ)
+    if args.heap == "warm":
+        env = {**WARM_HEAP, **env}
     with tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
         manifest = Path(tmp) / "manifest.json"
         manifest.write_text(json.dumps({"reps": args.reps, "kernels": [k for k in kernels if "error" not in k]}))
@@ -568,7 +590,7 @@ def main() -> int:
                 out = Path(tmp) / f"{runner}.json"
                 out.unlink(missing_ok=True)
                 p = subprocess.run([sys.executable, __file__, "--worker", runner, "--manifest", str(manifest),
-                                    "--out", str(out)], check=False)
+                                    "--out", str(out)], check=False, env=env)
                 if p.returncode != 0 or not out.exists():
                     data: dict[str, Any] = {"error": f"the {runner} process of round {rnd} exited with {p.returncode}"}
                 else:
@@ -622,7 +644,8 @@ def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
     rounds = report.get("rounds", 1)
     print(f"# each runner (g++ -O3 and every backend) timed in its own process, in {rounds} round(s) taking turns; "
           f"times are the median of {report['reps']} x {rounds} samples (spread = (max - min) / median); "
-          f"input arrays {ALIGNMENT}-byte aligned")
+          f"input arrays {ALIGNMENT}-byte aligned; heap {report.get('heap', 'default')}"
+          + (" (freed memory kept in each process: MALLOC_* variables below)" if report.get("heap") == "warm" else ""))
     for b in backends:
         d = runners.get(b, {})
         if "error" in d:
