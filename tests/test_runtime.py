@@ -33,7 +33,7 @@ from tenspiler.codegen.python_host import function_source
 from tenspiler.codegen.runtime import array_runtime, numpy_runtime
 from tenspiler.codegen.spelling import Spelling
 from tenspiler.codegen.spelling import helper_texts as array_helper_texts
-from tenspiler.ir.semantics import py_binop, py_cast
+from tenspiler.ir.semantics import np_cast, py_binop, py_cast
 from tenspiler.loops.ir import BinOpName, DType
 
 INT, UINT8 = DType.INT, DType.UINT8
@@ -205,6 +205,37 @@ def test_wrap64_is_the_int64_value_congruent_modulo_2_64(impl: dict[str, Any], x
     r = impl["_wrap64"](x)
     assert -(2**63) <= r < 2**63 and (r - x) % 2**64 == 0
     assert r == int(np.array(x % 2**64, dtype=np.uint64).astype(np.int64))
+
+
+# ---------------------------------------------------------------- NumPy: reals to uint8
+
+
+@BOTH
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_float_to_uint8_truncates_and_wraps_as_the_model(impl: dict[str, Any], dtype: str, data: st.DataObject) -> None:
+    """``_float_to_uint8`` is the model's conversion (``np_cast(x, UINT8)``: truncation
+    toward zero, then modulo 256), whether the values let it truncate in int32 or send it
+    to int64 (one element beyond int32 is enough)."""
+    width = 32 if dtype == "float32" else 64
+    edge = st.sampled_from([0.0, -0.0, 0.5, -0.5, -0.99, 255.99, 256.0, -1.0, -256.5, 2.0**31 - 1, 2.0**31,
+                            -(2.0**31), -(2.0**31) - 1, 2.0**40 + 3, -(2.0**40) - 3, 2.0**62, -(2.0**62)])
+    value = st.one_of(edge, st.floats(-(2.0**62), 2.0**62, width=width))
+    x = np.array(data.draw(st.lists(value, max_size=40)), dtype=dtype)
+    with strict():
+        got = impl["_float_to_uint8"](x)
+    assert got.dtype == np.uint8
+    assert np.array_equal(got, np_cast(x.astype(np.float64), DType.UINT8))
+
+
+@BOTH
+def test_float_to_uint8_outside_int64_is_the_model(impl: dict[str, Any]) -> None:
+    """NaN and infinities (undefined behaviour in C) take the int64 way, as the model does."""
+    x = np.array([np.nan, np.inf, -np.inf, 3.5], dtype=np.float32)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.array_equal(impl["_float_to_uint8"](x), np_cast(x.astype(np.float64), DType.UINT8))
 
 
 # ---------------------------------------------------------------- NumPy: float32 division

@@ -233,7 +233,10 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     static = ctx.plan is not None and ctx.plan.static(t)
     if static or ctx.plan is None:
         v = convert(args[0], src, t.dtype, tensor=tensor)
-    elif t.dtype == DType.UINT8 and ctx.rep(t) == "uint8" and src != DType.UINT8:
+    elif tensor and src.is_float and t.dtype == DType.UINT8 and ctx.rep(t) == "uint8":
+        # truncated (in int32 when the values allow: a fast cast) and wrapped modulo 256
+        return f"{ctx.use('_float_to_uint8')}({bare(args[0])})"
+    elif t.dtype == DType.UINT8 and ctx.rep(t) == "uint8" and not src.is_float and src != DType.UINT8:
         # an integer narrowed to uint8: NumPy's integer casting wraps modulo 256, as C does
         return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8(({bare(args[0])}) % 256)"
     else:
@@ -616,6 +619,8 @@ class NumpyBackend(PythonHostBackend):
     int_dtypes: ClassVar[tuple[str, ...]] = tuple(INT_DTYPES)
     #: ``_where`` converts its operands to the select's dtype
     repack_selects: ClassVar[bool] = True
+    #: ``_float_to_uint8`` truncates and wraps reals converted to uint8
+    narrow_float_casts: ClassVar[bool] = True
 
     # ------------------------------------------------------------ rendering
 

@@ -291,6 +291,9 @@ class PythonHostBackend:
     #: Whether an elementwise select may be narrower than its branches
     #: (:attr:`~tenspiler.codegen.ranges.DtypePlan.repack_selects`): its rule converts them.
     repack_selects: ClassVar[bool] = False
+    #: Whether a tensor conversion of reals to ``unsigned char`` is planned in uint8
+    #: (:attr:`~tenspiler.codegen.ranges.DtypePlan.narrow_float_casts`): its rule wraps it.
+    narrow_float_casts: ClassVar[bool] = False
 
     # ------------------------------------------------------------ dtypes
 
@@ -301,7 +304,8 @@ class PythonHostBackend:
 
     def plan(self, fn: Function) -> DtypePlan:
         """The dtype plan of ``fn``'s summary (:class:`~tenspiler.codegen.ranges.DtypePlan`)."""
-        return DtypePlan.for_function(fn, self.int_dtypes, {d: self.param_repr(d) for d in DType}, self.repack_selects)
+        return DtypePlan.for_function(fn, self.int_dtypes, {d: self.param_repr(d) for d in DType}, self.repack_selects,
+                                      self.narrow_float_casts)
 
     def _int_param_text(self, fn: Function, dtype: DType, py: str) -> str:
         """An integer scalar parameter as an exact Python int: ``unsigned char`` wraps modulo

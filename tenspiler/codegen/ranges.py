@@ -373,17 +373,20 @@ class DtypePlan:
     #: the values fit; a discarded lane's value does not matter). A bitwise blend costs five
     #: passes over its dtype's bytes, one conversion costs one.
     repack_selects: bool = False
+    #: An elementwise conversion of reals to ``unsigned char`` is computed in uint8 (the
+    #: backend's rule truncates and wraps it there), not truncated into int64 first.
+    narrow_float_casts: bool = False
     _ranges: dict[Term, Interval] = field(default_factory=dict)
     _reps: dict[Term, str] = field(default_factory=dict)
     _c_ranges: dict[Term, Interval] = field(default_factory=dict)
 
     @classmethod
     def for_function(cls, fn: Function, candidates: Sequence[str], param_reps: Mapping[DType, str],
-                     repack_selects: bool = False) -> DtypePlan:
+                     repack_selects: bool = False, narrow_float_casts: bool = False) -> DtypePlan:
         """The plan for ``fn``'s parameters: pointers arrive as ``param_reps[elem]``."""
         dtypes = {p.name: fn.dtype_of(p.name) for p in fn.params}
         reps = {name: param_reps[d] for name, d in dtypes.items()}
-        return cls(param_ranges(fn), dtypes, reps, tuple(candidates), c_type_ranges(fn), repack_selects)
+        return cls(param_ranges(fn), dtypes, reps, tuple(candidates), c_type_ranges(fn), repack_selects, narrow_float_casts)
 
     def range(self, t: Term) -> Interval:
         return term_range(t, self.params, self._ranges)
@@ -454,7 +457,10 @@ class DtypePlan:
                 case ScalarSelect(_, then, else_) | TensorSelect(_, then, else_):
                     out = self.choose([self.range(then), self.range(else_)], self.operand_reps([then, else_]))
                 case ScalarCast(x) | TensorCast(x):
-                    if x.dtype.is_float:
+                    if (x.dtype.is_float and isinstance(t, TensorCast) and dtype == DType.UINT8
+                            and self.narrow_float_casts and "uint8" in self.candidates):
+                        out = "uint8"  # truncated and wrapped by the backend's rule
+                    elif x.dtype.is_float:
                         out = "int64"  # truncated in int64, then wrapped when UINT8
                     elif dtype == DType.UINT8 and "uint8" in self.candidates:
                         out = "uint8"  # astype wraps modulo 256
