@@ -118,6 +118,10 @@ ELEMENTWISE = {k for k, v in SETUP.items() if k.endswith("blend") or k.endswith(
 #: only 64-byte-aligned buffers and copies any other; NumPy's allocator aligns to 16 bytes.
 ALIGNMENT = 64
 
+#: Seconds of untimed calls before the samples of every measurement (C++ and Python alike;
+#: at least the one call that sizes the samples).
+WARM_UP = 0.05
+
 #: glibc malloc settings every runner process gets under ``--heap warm`` (the default; a
 #: variable already set is kept): freed memory stays in the process, so a call does not
 #: fault in fresh pages its predecessor gave back. The blend kernels' C++ allocates ~6 MB
@@ -200,6 +204,10 @@ extern "C" void tenspiler_time({", ".join(params)}, int reps, double *samples) {
     double tenspiler_single = std::chrono::duration<double>(std::chrono::steady_clock::now() - tenspiler_c0).count();
     long tenspiler_inner = (long)(1e-3 / (tenspiler_single > 1e-7 ? tenspiler_single : 1e-7));
     tenspiler_inner = tenspiler_inner < 1 ? 1 : tenspiler_inner > 1000 ? 1000 : tenspiler_inner;
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - tenspiler_c0).count() < {WARM_UP!r}) {{
+        auto res = {fn.name}({", ".join(call)});  // warm-up, untimed
+        tenspiler_sink = tenspiler_touch(res);
+    }}
     for (int k = 0; k < reps; k++) {{
         auto t0 = std::chrono::steady_clock::now();
         for (long tenspiler_j = 0; tenspiler_j < tenspiler_inner; tenspiler_j++) {{
@@ -257,10 +265,14 @@ def time_cxx(fn: Function, inputs: dict[str, Any], reps: int, workdir: Path) -> 
 def samples_of(call: Callable[[], Any], reps: int) -> list[float]:
     """Seconds per call, one value per sample (``reps`` samples); a sample runs the call
     ``inner`` times (as many as fit in ~1 ms, at most 1000: timer overhead does not count for
-    µs-scale kernels), exactly as the C++ timer does."""
+    µs-scale kernels), after an untimed warm-up of :data:`WARM_UP` seconds (at least one
+    call), exactly as the C++ timer does. (The warm-up matters: a JAX jit entry of a µs
+    kernel ran 32-117 µs a call in the samples right after its first call, 8-9 µs later.)"""
     t0 = time.perf_counter()
     call()
     inner = max(1, min(1000, int(1e-3 / max(time.perf_counter() - t0, 1e-7))))
+    while time.perf_counter() - t0 < WARM_UP:
+        call()
     out = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -710,6 +722,13 @@ def _print_geomeans(rows: list[dict[str, Any]], backends: list[str]) -> None:
         if ex:
             print(f"geomean speed-up over g++ -O3, {b:10}: {_geomean(ex):7.2f}x excluding conversion, "
                   f"{_geomean(inc):7.2f}x including ({len(ex)} kernels; medians; best samples: {_geomean(best):.2f}x)")
+    for b in backends:
+        ratios = [(_converted_stats(r)["median"] / _native_stats(r)["median"], row["kernel"])
+                  for row in timed if row["suite"] == "blend" and _ok(r := row.get(b))]
+        if ratios and b != "numpy":
+            worst, k = max(ratios)
+            print(f"{b:10} on the {len(ratios)} blend kernels: including conversion / excluding: geomean "
+                  f"{_geomean([x for x, _ in ratios]):.2f}, largest {worst:.2f} ({k})")
     best_all, slower = [], []
     for row in timed:
         c = _stats(row["cxx_O3"]["samples"])["median"]
