@@ -657,7 +657,7 @@ def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
     print(f"# each runner (g++ -O3 and every backend) timed in its own process, in {rounds} round(s) taking turns; "
           f"times are the median of {report['reps']} x {rounds} samples (spread = (max - min) / median); "
           f"input arrays {ALIGNMENT}-byte aligned; heap {report.get('heap', 'default')}"
-          + (" (freed memory kept in each process: MALLOC_* variables below)" if report.get("heap") == "warm" else ""))
+          + (" (freed memory kept in each process: the MALLOC_* variables above)" if report.get("heap") == "warm" else ""))
     for b in backends:
         d = runners.get(b, {})
         if "error" in d:
