@@ -49,6 +49,7 @@ LIFTABLE = {
     "mean_pixel.c": "return = reduce_sum(take(img, n))",
     "shifted_window.c": "out[2:(n + 1)] = tensor_tensor(slice(a, 0, (n - 1)), slice(a, 2, (n + 1)), +)",
     "screen_u8.c": "out[0:n] = cast(tensor_tensor(tensor_tensor(take(base, n), take(active, n), +), tensor_scalar(tensor_tensor(take(base, n), take(active, n), *), 255, /), -), uint8)",
+    "float_to_u8.c": "out[0:n] = cast(tensor_scalar(cast(take(a, n), uint8), 3, +), uint8)",
     "int_times_float.c": "out[0:n] = tensor_scalar(cast(take(a, n), float), s, *)",
     "mean_int.c": "return = (reduce_sum(take(a, n)) / n)",
     "row_sums.c": "out[0:rows] = reduce_rows(matrix(m, rows, cols))",
