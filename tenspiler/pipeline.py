@@ -28,7 +28,7 @@ from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import ProgramSummary
-from tenspiler.loops.ir import DType, For, Function, PointerType, Stmt, uses_floats
+from tenspiler.loops.ir import DType, For, Function, Stmt, uses_floats
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, array_length, random_examples
@@ -452,7 +452,7 @@ def _differential(
             out["loop-ir"] = {
                 "ok": first is None or advisory, "inputs": len(modelled), "passed": passed,
                 "first_failure": first, "reference": reference + " (UBSan)",
-                "adversarial": sum(1 for e, _ in modelled if id(e) in is_adversarial),
+                "adversarial": sum(f for f, (e, _) in zip(adv_flags, kept, strict=True) if not e.outside_model),
                 "dropped_undefined": dropped,
             }
             if len(modelled) < len(kept):
@@ -508,8 +508,7 @@ def _has_subnormal(inputs: Mapping[str, object], fn: Function | None = None) -> 
     normal of its C type — ``fn``'s parameter type where ``fn`` names it (a C ``float``
     array arrives as float64 holding float32 values, whose subnormals float64 calls
     normal), else the array's dtype (float32 for a Python float, whose C type may be float)."""
-    c_types = {p.name: p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
-               for p in (fn.params if fn is not None else ())}
+    c_types = {p.name: fn.dtype_of(p.name) for p in fn.params} if fn is not None else {}
     for name, v in inputs.items():
         a = np.asarray(v)
         if a.dtype.kind == "f" and a.size:
