@@ -22,11 +22,13 @@ and a 1024³ GEMM (suite ``speed``):
 
 Reproducibility: lifting (through the result cache, :mod:`tenspiler.cache`) runs first; then
 every runner — ``g++ -O3`` and each backend — runs in a process of its own
-(``--worker``), so that no library's thread pool spins while another is timed, and the
-runners take turns for ``--rounds`` rounds (g++, each backend, g++ again, ...), so that a
-drift in the machine's speed during the run falls on every runner alike, and each keeps the
-memory it frees (``--heap warm``: :data:`WARM_HEAP`), so that the VM's page-fault cost does
-not decide the times; inputs are
+(``--worker``), so that thread pools do not fight (a runner waits idle while another is
+timed). The runners take turns kernel by kernel — g++, numpy, torch, jax on one kernel, then
+the next kernel —, for ``--rounds`` rounds (the order of the runners reversed every other
+round), so that the C++ time and the backends' times of a kernel are taken seconds apart
+and a drift in the machine's speed (this VM's swings by half within minutes) falls on them
+alike. Each runner keeps the memory it frees (``--heap warm``: :data:`WARM_HEAP`), so that
+the VM's page-fault cost does not decide the times; inputs are
 seeded by the kernel's name, the same in every process. Each measurement is ``--reps``
 samples per round (a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides); rows
 print the median and the spread ((max − min) / median); the JSON keeps every sample. The
@@ -47,6 +49,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import functools
+import importlib
 import json
 import math
 import os
@@ -225,9 +228,10 @@ def time_cxx(fn: Function, inputs: dict[str, Any], reps: int, workdir: Path) -> 
     """Seconds per call of the source compiled with ``g++ -O3``: one value per sample."""
     src = workdir / f"{fn.name}_timer.cc"
     lib = workdir / f"{fn.name}_timer.so"
-    src.write_text(fn.source + _cxx_timer_source(fn))
-    cxx = os.environ.get("CXX", "g++")
-    subprocess.run([cxx, "-O3", "-std=c++17", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    if not lib.exists():  # (compiled in the first round)
+        src.write_text(fn.source + _cxx_timer_source(fn))
+        cxx = os.environ.get("CXX", "g++")
+        subprocess.run([cxx, "-O3", "-std=c++17", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
     handle = ctypes.CDLL(str(lib))
     f = handle.tenspiler_time
     args: list[Any] = []
@@ -475,39 +479,62 @@ def _kernel_inputs(entry: dict[str, Any]) -> tuple[Function, dict[str, Any], lis
     return fn, inputs, [v if isinstance(v, str) else v.name for v in fn.cxx.signature]
 
 
-def worker(runner: str, manifest: Path, out: Path) -> int:
-    """One process per runner (``cxx`` or a backend), so that thread pools do not fight and
-    no library's threads are left spinning while another is timed: times every kernel of
-    ``manifest`` and writes ``{"environment", "threads", "results"}`` to ``out``."""
+def _time_kernel(runner: str, entry: dict[str, Any], reps: int, workdir: Path) -> dict[str, Any] | None:
+    """``runner``'s measurement of one kernel (``None``: the runner has no code for it)."""
+    label = entry["label"]
+    fn, inputs, params = _kernel_inputs(entry)
+    r: dict[str, Any] = {}
+    try:
+        if runner == "cxx":
+            r["samples"] = time_cxx(fn, inputs, reps, workdir)
+        elif runner in entry["code"]:
+            r = time_backend(entry["code"][runner], entry["function"], runner, inputs, params, reps)
+            if runner == "numpy" and label in REFERENCE:
+                r["reference"] = samples_of(lambda f=REFERENCE[label], x=inputs: f(x), reps)
+            if runner == "numpy" and label in ELEMENTWISE:
+                arrays = [np.asarray(x) for x in inputs.values() if isinstance(x, np.ndarray)]
+                src = np.concatenate([x.reshape(-1).view(np.uint8) for x in arrays])
+                dst = np.empty_like(src)
+                r["bytes"] = int(src.nbytes)
+                r["copyto"] = samples_of(lambda src=src, dst=dst: np.copyto(dst, src), reps)
+        else:
+            return None
+    except Exception as e:  # a framework missing here, or a bug to report
+        r = {"error": f"{type(e).__name__}: {e}"}
+    return r
+
+
+#: The module each backend runner imports before it says it is ready.
+RUNNER_MODULES = {"torch": "torch", "jax": "jax", "tensorflow": "tensorflow", "mlx": "mlx.core"}
+
+
+def worker(runner: str, manifest: Path, reply_fd: int) -> int:
+    """The process of one runner (``cxx`` or a backend), so that thread pools do not fight:
+    imports its library, replies ``{"ready": ...}``, then times each kernel whose label
+    arrives on stdin (one per line) and replies its measurement (:func:`_time_kernel`) as a
+    JSON line on the file descriptor ``reply_fd``; an empty line or the end of stdin ends it,
+    after a last reply ``{"environment", "threads"}``. Between requests it waits on stdin:
+    idle, no thread of its own running while another runner is timed."""
     m = json.loads(manifest.read_text())
     reps = m["reps"]
-    results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
-        for entry in m["kernels"]:
-            label = entry["label"]
-            fn, inputs, params = _kernel_inputs(entry)
-            r: dict[str, Any] = {}
+    kernels = {e["label"]: e for e in m["kernels"]}
+    with os.fdopen(reply_fd, "w") as reply, tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
+        ready: dict[str, Any] = {"ready": True}
+        if runner in RUNNER_MODULES:
             try:
-                if runner == "cxx":
-                    r["samples"] = time_cxx(fn, inputs, reps, Path(tmp))
-                elif runner in entry["code"]:
-                    r = time_backend(entry["code"][runner], entry["function"], runner, inputs, params, reps)
-                    if runner == "numpy" and label in REFERENCE:
-                        r["reference"] = samples_of(lambda f=REFERENCE[label], x=inputs: f(x), reps)
-                    if runner == "numpy" and label in ELEMENTWISE:
-                        arrays = [np.asarray(x) for x in inputs.values() if isinstance(x, np.ndarray)]
-                        src = np.concatenate([x.reshape(-1).view(np.uint8) for x in arrays])
-                        dst = np.empty_like(src)
-                        r["bytes"] = int(src.nbytes)
-                        r["copyto"] = samples_of(lambda src=src, dst=dst: np.copyto(dst, src), reps)
-                else:
-                    continue
-            except Exception as e:  # a framework missing here, or a bug to report
-                r = {"error": f"{type(e).__name__}: {e}"}
-            results[label] = r
-            print(f"  {runner:10} {label}", file=sys.stderr, flush=True)
-    threads = library_threads(runner) if runner != "cxx" else {}
-    out.write_text(json.dumps({"environment": machine_environment(), "threads": threads, "results": results}))
+                importlib.import_module(RUNNER_MODULES[runner])
+            except Exception as e:  # reported per kernel too, when its code runs
+                ready["import_error"] = f"{type(e).__name__}: {e}"
+        reply.write(json.dumps(ready) + "\n")
+        reply.flush()
+        for line in sys.stdin:
+            label = line.strip()
+            if not label:
+                break
+            reply.write(json.dumps(_time_kernel(runner, kernels[label], reps, Path(tmp))) + "\n")
+            reply.flush()
+        threads = library_threads(runner) if runner != "cxx" else {}
+        reply.write(json.dumps({"environment": machine_environment(), "threads": threads}) + "\n")
     return 0
 
 
@@ -534,29 +561,74 @@ def lift_all(suites: list[str], backends: list[str]) -> list[dict[str, Any]]:
 
 
 def _merge_rounds(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
-    """One runner's worker output over the rounds so far: the sample lists of each kernel
+    """One runner's measurement of one kernel over the rounds so far: the sample lists
     concatenated; a kernel that failed in any round keeps the error; a jit entry counts as
-    compiled only if it compiled in every round; the environment is the last round's."""
+    compiled only if it compiled in every round."""
     if before is None or "error" in before:
         return before if before is not None else now
     if "error" in now:
         return now
-    results: dict[str, Any] = {}
-    for label, r in now["results"].items():
-        b = before["results"].get(label)
-        if b is None or "error" in b or "error" in r:
-            results[label] = b if b is not None and "error" in b else r
-            continue
-        m = dict(b)
-        for k, v in r.items():
-            if isinstance(v, list) and isinstance(b.get(k), list):
-                m[k] = b[k] + v
-            elif k == "jit_status" and isinstance(b.get(k), dict):
-                m[k] = dict(b[k], compiled=b[k]["compiled"] and v["compiled"])
-                if not v["compiled"]:
-                    m[k]["why"] = v.get("why")
-        results[label] = m
-    return {**now, "results": results}
+    m = dict(before)
+    for k, v in now.items():
+        if isinstance(v, list) and isinstance(before.get(k), list):
+            m[k] = before[k] + v
+        elif k == "jit_status" and isinstance(before.get(k), dict):
+            m[k] = dict(before[k], compiled=before[k]["compiled"] and v["compiled"])
+            if not v["compiled"]:
+                m[k]["why"] = v.get("why")
+    return m
+
+
+class Runner:
+    """The process of one runner (:func:`worker`): ``ask(label)`` times a kernel there."""
+
+    def __init__(self, name: str, manifest: Path, env: dict[str, str]) -> None:
+        self.name = name
+        self.error: str | None = None
+        read_fd, write_fd = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", name, "--manifest", str(manifest), "--reply-fd", str(write_fd)],
+            stdin=subprocess.PIPE, text=True, env=env, pass_fds=(write_fd,))
+        os.close(write_fd)
+        self.replies = os.fdopen(read_fd)
+
+    def _reply(self) -> dict[str, Any] | None:
+        line = self.replies.readline()
+        if not line:
+            self.error = f"the {self.name} process exited with {self.proc.wait()}"
+            return None
+        return json.loads(line)
+
+    def ready(self) -> dict[str, Any] | None:
+        return self._reply()
+
+    def ask(self, label: str) -> dict[str, Any] | None:
+        """The runner's measurement of ``label`` (``None``: no code for it, or the process died)."""
+        if self.error is not None:
+            return None
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(label + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.error = f"the {self.name} process exited with {self.proc.wait()}"
+            return None
+        return self._reply()
+
+    def finish(self) -> dict[str, Any]:
+        """``{"environment", "threads"}`` (or ``{"error"}``), after which the process ends."""
+        if self.error is None:
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.write("\n")
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            last = self._reply()
+            self.proc.wait()
+            if last is not None:
+                return last
+        return {"error": self.error}
 
 
 def _stats(samples: list[float]) -> dict[str, float]:
@@ -572,18 +644,18 @@ def main() -> int:
     ap.add_argument("--backends", default="", help="comma-separated (default: every registered Python backend that imports)")
     ap.add_argument("--reps", type=int, default=5, help="samples per measurement and round")
     ap.add_argument("--rounds", type=int, default=2,
-                    help="times every runner process runs, in turn (g++, then each backend, then again): a "
-                         "drift in the machine's speed over the run then falls on every runner alike")
+                    help="times every kernel is timed by every runner, the runners taking turns kernel by "
+                         "kernel: a drift in the machine's speed then falls on every runner alike")
     ap.add_argument("--heap", choices=("warm", "default"), default="warm",
                     help="warm: every runner keeps the memory it frees (glibc MALLOC_* variables, "
                          "see WARM_HEAP), so page faults do not decide the times; default: glibc's own settings")
     ap.add_argument("--json", type=Path, help="also write the measurements and the environment as JSON")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--manifest", type=Path, help=argparse.SUPPRESS)
-    ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--reply-fd", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        return worker(args.worker, args.manifest, args.out)
+        return worker(args.worker, args.manifest, args.reply_fd)
     suites = [s.strip() for s in args.kernels.split(",") if s.strip()]
     backends = [b for b in (args.backends.split(",") if args.backends else backend_names()) if b]
     kernels = lift_all(suites, backends)
@@ -593,21 +665,29 @@ def main() -> int:
     env = dict(os.environ)
     if args.heap == "warm":
         env = {**WARM_HEAP, **env}
+    timed = [k for k in kernels if "error" not in k]
+    results: dict[str, dict[str, Any]] = {runner: {} for runner in ["cxx", *backends]}
     with tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
         manifest = Path(tmp) / "manifest.json"
-        manifest.write_text(json.dumps({"reps": args.reps, "kernels": [k for k in kernels if "error" not in k]}))
+        manifest.write_text(json.dumps({"reps": args.reps, "kernels": timed}))
+        runners = [Runner(name, manifest, env) for name in ["cxx", *backends]]
+        for r in runners:
+            r.ready()
         for rnd in range(1, args.rounds + 1):
-            for runner in ["cxx", *backends]:
-                print(f"round {rnd}/{args.rounds}: {runner}", file=sys.stderr, flush=True)
-                out = Path(tmp) / f"{runner}.json"
-                out.unlink(missing_ok=True)
-                p = subprocess.run([sys.executable, __file__, "--worker", runner, "--manifest", str(manifest),
-                                    "--out", str(out)], check=False, env=env)
-                if p.returncode != 0 or not out.exists():
-                    data: dict[str, Any] = {"error": f"the {runner} process of round {rnd} exited with {p.returncode}"}
-                else:
-                    data = json.loads(out.read_text())
-                report["runners"][runner] = _merge_rounds(report["runners"].get(runner), data)
+            # every kernel timed by each runner in turn, back to back: a drift in the
+            # machine's speed falls on all of them alike; the order of the runners reverses
+            # every round
+            order = runners if rnd % 2 else runners[::-1]
+            for k in timed:
+                label = k["label"]
+                print(f"round {rnd}/{args.rounds}: {label:18} " + " ".join(r.name for r in order),
+                      file=sys.stderr, flush=True)
+                for r in order:
+                    got = r.ask(label)
+                    if got is not None:
+                        results[r.name][label] = _merge_rounds(results[r.name].get(label), got)
+        for r in runners:
+            report["runners"][r.name] = {**r.finish(), "results": results[r.name]}
     for k in kernels:
         row: dict[str, Any] = {"suite": k["suite"], "kernel": k["label"]}
         if "error" in k:
@@ -654,7 +734,8 @@ def _print_environment(report: dict[str, Any], backends: list[str]) -> None:
     print(f"# load average at the end {env.get('load_average')}; variables {env.get('variables') or 'none set'}")
     print(f"# versions {env.get('versions')}")
     rounds = report.get("rounds", 1)
-    print(f"# each runner (g++ -O3 and every backend) timed in its own process, in {rounds} round(s) taking turns; "
+    print(f"# each runner (g++ -O3 and every backend) timed in its own process, taking turns kernel by kernel "
+          f"in {rounds} round(s); "
           f"times are the median of {report['reps']} x {rounds} samples (spread = (max - min) / median); "
           f"input arrays {ALIGNMENT}-byte aligned; heap {report.get('heap', 'default')}"
           + (" (freed memory kept in each process: the MALLOC_* variables above)" if report.get("heap") == "warm" else ""))

@@ -220,7 +220,18 @@ def lit_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         text = "-np.inf" if f < 0 else "np.inf"
     else:
         text = repr(f)
-    return f"np.float32({text})" if dtype == DType.FLOAT else text
+    if dtype != DType.FLOAT:
+        return text
+    if ctx.constants is None:
+        return f"np.float32({text})"
+    # a module constant: building a NumPy scalar costs ~0.2 us a call, as much as a µs
+    # kernel's arithmetic
+    value_text = f"np.float32({text})"
+    if value_text not in ctx.constants:
+        taken = set(ctx.names.values()) | set(HELPER_NAMES) | ctx.taken | set(ctx.constants.values())
+        ctx.constants[value_text] = fresh_name(f"_F32_{len(ctx.constants)}", taken)
+        ctx.taken.add(ctx.constants[value_text])
+    return ctx.constants[value_text]
 
 
 def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
@@ -952,15 +963,17 @@ class NumpyBackend(PythonHostBackend):
         outputs = returned_outputs(ps)
         self._validate(fn, ps, outputs)
 
-        taken = set(HELPER_NAMES)
+        # the entry calls `_f_flat` / `_f_core` by name: no parameter may shadow them
+        taken = {*HELPER_NAMES, f"_{fn.name}_flat", f"_{fn.name}_core"}
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}
-        ctx = EmitContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn))
+        ctx = EmitContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn),
+                          taken=taken, constants={})
         code = self._outputs(fn, ps, outputs, ctx, taken)
         statements, results, returns_doc = code.statements, code.results, code.returns_doc
         conversions = [
             self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in code.used
         ]
-        conversions += self.guards(outputs, ctx, code.preconditions)
+        guards = self.guards(outputs, ctx, code.preconditions)
         if not results:
             ret = "return None"
         elif len(results) == 1:
@@ -970,20 +983,33 @@ class NumpyBackend(PythonHostBackend):
 
         flat_name = fn.name if fn.cxx is None else f"_{fn.name}_flat"
         signature = f"{flat_name}({', '.join(names[p.name] for p in fn.params)})"
-        body = [
-            "\n".join([self._function_doc(fn, names, returns_doc), *conversions]),
-            *statements,
-            ret,
-        ]
-        body_text = "\n\n".join(indent(b) for b in body if b)
+        doc = self._function_doc(fn, names, returns_doc)
         helpers = helper_texts(ctx.helpers)
-        adapter = [] if fn.cxx is None else [cxx_adapter(fn, ps, flat_name, names)]
+        assert ctx.constants is not None
+        if ctx.constants:
+            helpers.append("\n".join(f"{name} = {value}" for value, name in ctx.constants.items()))
+        if fn.cxx is None:
+            body = ["\n".join([doc, *conversions, *guards]), *statements, ret]
+            functions = [f"def {signature}:\n" + "\n\n".join(indent(b) for b in body if b)]
+        else:
+            # the entry with the C++ / Python signature converts its arguments itself and
+            # calls the body after the flat function's conversions, `_<f>_core`, directly
+            takes = [p.name for p in fn.params if p.name in code.used]
+            core = f"_{fn.name}_core"
+            call = f"{core}({', '.join(names[p] for p in takes)})"
+            core_doc = (f'"""`{flat_name}` after its argument conversions: takes the arguments it reads,\n'
+                        f'of the dtypes `{flat_name}` converts them to (`{fn.name}` calls this directly)."""')
+            body = ["\n".join([core_doc, *guards]), *statements, ret]
+            functions = [
+                f"def {call}:\n" + "\n\n".join(indent(b) for b in body if b),
+                f"def {signature}:\n" + indent("\n".join([doc, *conversions, f"return {call}"])),
+                cxx_adapter(fn, ps, flat_name, names, core=(core, takes)),
+            ]
         text = "\n\n\n".join(
             [
                 self._module_doc(fn, ps, signature) + "\n\nimport numpy as np",
                 *helpers,
-                f"def {signature}:\n{body_text}",
-                *adapter,
+                *functions,
             ]
         )
         params = tuple(p.name for p in fn.params)
@@ -1151,10 +1177,12 @@ def cxx_adapter(
     *,
     lib: PythonHostBackend | None = None,
     name: str | None = None,
+    core: tuple[str, Sequence[str]] | None = None,
 ) -> str:
     """:func:`tenspiler.codegen.python_host.cxx_adapter` spelled in NumPy by default: the
-    entry with the C++ / Python signature of ``fn`` calling the flat function ``flat``."""
-    return host_cxx_adapter(fn, ps, flat, names, lib=lib or NUMPY, name=name)
+    entry with the C++ / Python signature of ``fn`` calling the flat function ``flat`` (or
+    its body ``core``)."""
+    return host_cxx_adapter(fn, ps, flat, names, lib=lib or NUMPY, name=name, core=core)
 
 
 NUMPY = NumpyBackend()

@@ -62,7 +62,7 @@ from tenspiler.ir.terms import rows as term_rows
 from tenspiler.loops.ir import Binary as LBinary
 from tenspiler.loops.ir import Compare as LCompare
 from tenspiler.loops.ir import Const as LConst
-from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
+from tenspiler.loops.ir import DType, Function, PointerType, ScalarType, map_expr
 from tenspiler.loops.ir import Expr as LExpr
 from tenspiler.loops.ir import Select as LSelect
 from tenspiler.loops.ir import Var as LVar
@@ -126,6 +126,9 @@ class EmitContext:
     #: > 0 while rendering the branches of an elementwise select (both branches run, so a
     #: Python-int division there must not raise on a zero divisor of a discarded branch)
     both_branches: int = 0
+    #: module-level constants (their text → name), when the dialect hoists literals out of
+    #: the function (``None``: literals are spelled inline)
+    constants: dict[str, str] | None = None
 
     def use(self, helper: str) -> str:
         self.helpers.add(helper)
@@ -569,6 +572,7 @@ def cxx_adapter(
     *,
     lib: PythonHostBackend,
     name: str | None = None,
+    core: tuple[str, Sequence[str]] | None = None,
 ) -> str:
     """The entry with the C++ (or Python, ``fn.python``) signature of ``fn`` (``fn.cxx``):
     takes a 1-D array for a ``vector<T>`` / ``list`` and a 2-D array for a
@@ -577,6 +581,11 @@ def cxx_adapter(
     see :class:`~tenspiler.loops.ir.VectorParam`) and returns the result vector
     as a 1-D or 2-D array (or the returned scalar). ``lib`` spells the array operations
     (``lib._asarray_text`` …); ``name`` names the entry (default ``fn.name``).
+
+    ``core``: ``(function, C parameters)`` of the flat function's body after its argument
+    conversions (``lib._convert_param``), called instead of ``flat`` with those parameters
+    converted here, once (the arrays already are: this entry converts them to the same
+    dtype) — for µs kernels the second conversion and call cost as much as the work.
 
     Raises:
         CodegenError: the result's shape uses an expression this renderer lacks.
@@ -587,6 +596,13 @@ def cxx_adapter(
     doc: list[str] = []
     py = fn.python is not None
     lang = "Python" if py else "C++"
+    # the sizes read here: all (passed to `flat`), or those `core` takes, the shape
+    # preconditions and the result's shape read
+    read: set[str] | None = None
+    if core is not None:
+        read = set(core[1]) | {n for lhs, rhs in ps.preconditions for n in free_vars(lhs) | free_vars(rhs)}
+        if fn.cxx.result is not None:
+            read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
     for v in fn.cxx.signature:
         if isinstance(v, str):
             args.append(names[v])
@@ -600,11 +616,12 @@ def cxx_adapter(
         a = names[v.name]
         if v.rank == 1:
             lines.append(f"{a} = {lib._reshape_text(lib._asarray_text(a, v.elem), '-1')}")
-            lines.append(f"{names[v.sizes[0]]} = {a}.shape[0]")
+            if read is None or v.sizes[0] in read:
+                lines.append(f"{names[v.sizes[0]]} = {a}.shape[0]")
             spelled = f"{v.name}: list[{v.elem_cxx}]" if py else f"vector<{v.elem_cxx}> {v.name}"
             doc.append(f"    {a}: {lang} `{spelled}`: a 1-D array" + (" or list" if py else ""))
         else:
-            dims = [names[n] for n in v.sizes]
+            dims = [names[n] if read is None or n in read else "_" for n in v.sizes]
             rows_of = "planes of rows" if v.rank == 3 else "rows"
             lines.append(f"{a} = {lib._asarray_text(a, v.elem)}")
             # nested lists with an empty level (`[]`, `[[], []]`): no element, the missing
@@ -630,23 +647,40 @@ def cxx_adapter(
         buf = names[r.array]
         lines.append(f"{buf} = {lib._zeros_text(total, r.elem)}")
         args.append(buf)
+    if core is not None:
+        callee, takes = core
+        # the scalars (and a result buffer the dialect stores in another dtype) as the flat
+        # function converts them; the arrays are already of the dtype it converts them to
+        for v in fn.cxx.signature:
+            if isinstance(v, str) and v in takes:
+                lines.append(lib._convert_param(fn, v, names[v]))
+        if r is not None and r.array in takes and lib.param_repr(r.elem) != STORED[r.elem]:
+            lines.append(lib._convert_param(fn, r.array, names[r.array]))
+        call = f"{callee}({', '.join(names[p] for p in takes)})"
+    else:
+        call = f"{flat}({', '.join(args)})"
+    if r is not None:
         res = "result"
         while res in names.values():
             res += "_"
-        lines.append(f"{res} = {flat}({', '.join(args)})")
-        if r.rank == 1:  # the result's first `total` elements: already 1-D
+        if core is not None and r.rank == 1:  # the flat function's result: `total` elements, 1-D
+            lines.append(f"return {call}")
+        elif r.rank == 1:  # the result's first `total` elements: already 1-D
+            lines.append(f"{res} = {call}")
             lines.append(f"return {res}[: {total}]")
         else:
+            lines.append(f"{res} = {call}")
             lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
         what = ("list" if r.rank == 1 else "list of lists") if py else ("vector" if r.rank == 1 else "vector<vector>")
         ret = f"    a {r.rank}-D {lib._array_doc(r.elem)}: the returned {what}"
     else:
-        lines.append(f"return {flat}({', '.join(args)})")
+        lines.append(f"return {call}")
         ret = "    the returned value (see the flat function above)" if fn.return_dtype is not None else "    None"
     params = [names[v] if isinstance(v, str) else names[v.name] for v in fn.cxx.signature]
     docstring = "\n".join([
         f'"""Equivalent of the {lang} function `{fn.name}` (verified summary: see the module',
-        "docstring; the function above is its flat C-style form).",
+        "docstring; the function above is its flat C-style form)." if core is None
+        else f"docstring; its flat C-style form is `{flat}`).",
         "",
         "Args:",
         *doc,
@@ -660,6 +694,19 @@ def cxx_adapter(
     ])
     body = "\n".join([docstring, *lines])
     return f"def {name or fn.name}({', '.join(params)}):\n{indent(body)}"
+
+
+def _loop_vars(e: LExpr) -> set[str]:
+    """The variables a loop-IR expression reads."""
+    seen: set[str] = set()
+
+    def visit(x: LExpr) -> LExpr:
+        if isinstance(x, LVar):
+            seen.add(x.name)
+        return x
+
+    map_expr(e, visit)
+    return seen
 
 
 def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:

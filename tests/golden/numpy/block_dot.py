@@ -33,13 +33,36 @@ def _store(out, lo, hi, v, fresh=False):
     modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
     of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
     input) and already of out's dtype."""
-    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+    # (the attribute, not np.shape(v): v is an array or a scalar, and this runs on every call)
+    if lo == 0 and hi == out.shape[0] and getattr(v, "shape", ()) == out.shape:
         if fresh and v.dtype == out.dtype and v.base is None:
             return v
         return v.astype(out.dtype)
     r = out.copy()
     r[lo:hi] = v
     return r
+
+
+def _block_dot_core(m, m__rows, m__cols, v, off, len, out):
+    """`_block_dot_flat` after its argument conversions: takes the arguments it reads,
+    of the dtypes `_block_dot_flat` converts them to (`block_dot` calls this directly)."""
+    if not (m__rows >= 0):
+        raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= m__rows')
+    if not (len >= 0):
+        raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= len')
+    if not (0 <= m__rows <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= m__rows <= len(out)')
+    if not (m__rows <= 0 or len <= 0 or (m__cols >= 0 and (m__rows - 1) * m__cols + len <= m[off:].shape[0])):
+        raise ValueError('precondition violated: need m__rows <= 0 or len <= 0 or (m__cols >= 0 and (m__rows - 1) * m__cols + len <= m[off:].shape[0])')
+    if not (0 <= off <= m.shape[0]):
+        raise ValueError('precondition violated: need 0 <= off <= len(m)')
+    if not (0 <= len <= v.shape[0]):
+        raise ValueError('precondition violated: need 0 <= len <= len(v)')
+
+    # out[0:m__rows] = reduce_rows(tensor_tensor(matrix(tail(m, off), m__rows, len, m__cols), take(v, len), *))
+    out_new = _store(out, 0, m__rows, np.add.reduce(m[off:][np.arange(m__rows)[:, None] * (m__cols) + np.arange(len)[None, :]] * v[:len], axis=1, dtype=np.int64), fresh=True)
+
+    return out_new
 
 
 def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
@@ -65,28 +88,12 @@ def _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out):
     off = int(off)
     len = int(len)
     out = np.asarray(out, dtype=np.int64)
-    if not (m__rows >= 0):
-        raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= m__rows')
-    if not (len >= 0):
-        raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= len')
-    if not (0 <= m__rows <= out.shape[0]):
-        raise ValueError('precondition violated: need 0 <= m__rows <= len(out)')
-    if not (m__rows <= 0 or len <= 0 or (m__cols >= 0 and (m__rows - 1) * m__cols + len <= m[off:].shape[0])):
-        raise ValueError('precondition violated: need m__rows <= 0 or len <= 0 or (m__cols >= 0 and (m__rows - 1) * m__cols + len <= m[off:].shape[0])')
-    if not (0 <= off <= m.shape[0]):
-        raise ValueError('precondition violated: need 0 <= off <= len(m)')
-    if not (0 <= len <= v.shape[0]):
-        raise ValueError('precondition violated: need 0 <= len <= len(v)')
-
-    # out[0:m__rows] = reduce_rows(tensor_tensor(matrix(tail(m, off), m__rows, len, m__cols), take(v, len), *))
-    out_new = _store(out, 0, m__rows, np.add.reduce(m[off:][np.arange(m__rows)[:, None] * (m__cols) + np.arange(len)[None, :]] * v[:len], axis=1, dtype=np.int64), fresh=True)
-
-    return out_new
+    return _block_dot_core(m, m__rows, m__cols, v, off, len, out)
 
 
 def block_dot(m, v, off, len):
     """Equivalent of the C++ function `block_dot` (verified summary: see the module
-    docstring; the function above is its flat C-style form).
+    docstring; its flat C-style form is `_block_dot_flat`).
 
     Args:
         m: C++ `vector<vector<int>> m`: a 2-D array (rows x cols)
@@ -108,7 +115,7 @@ def block_dot(m, v, off, len):
     m__rows, m__cols = m.shape
     m = m.reshape(-1)
     v = np.asarray(v, dtype=np.int64).reshape(-1)
-    v__size = v.shape[0]
     out = np.zeros((max(0, m__rows)), dtype=np.int64)
-    result = _block_dot_flat(m, m__rows, m__cols, v, v__size, off, len, out)
-    return result[: (max(0, m__rows))]
+    off = int(off)
+    len = int(len)
+    return _block_dot_core(m, m__rows, m__cols, v, off, len, out)

@@ -33,7 +33,8 @@ def _store(out, lo, hi, v, fresh=False):
     modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
     of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
     input) and already of out's dtype."""
-    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+    # (the attribute, not np.shape(v): v is an array or a scalar, and this runs on every call)
+    if lo == 0 and hi == out.shape[0] and getattr(v, "shape", ()) == out.shape:
         if fresh and v.dtype == out.dtype and v.base is None:
             return v
         return v.astype(out.dtype)

@@ -33,7 +33,8 @@ def _store(out, lo, hi, v, fresh=False):
     modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
     of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
     input) and already of out's dtype."""
-    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+    # (the attribute, not np.shape(v): v is an array or a scalar, and this runs on every call)
+    if lo == 0 and hi == out.shape[0] and getattr(v, "shape", ()) == out.shape:
         if fresh and v.dtype == out.dtype and v.base is None:
             return v
         return v.astype(out.dtype)
@@ -59,6 +60,28 @@ def _store_blocks(out, lo, hi, f, views, fresh=False, block=1 << 16):
     return r
 
 
+def _img_avg_core(a, a__rows, a__cols, b, b__cols, out):
+    """`_img_avg_flat` after its argument conversions: takes the arguments it reads,
+    of the dtypes `_img_avg_flat` converts them to (`img_avg` calls this directly)."""
+    if not (a__rows >= 0):
+        raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= a__rows')
+    if not (a__cols >= 0):
+        raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= a__cols')
+    if not (b__cols == a__cols):
+        raise ValueError('precondition violated (shapes): need b__cols == a__cols')
+    if not (0 <= a__rows * a__cols <= out.shape[0]):
+        raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(out)')
+    if not (0 <= a__rows * a__cols <= a.shape[0]):
+        raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(a)')
+    if not (0 <= a__rows * a__cols <= b.shape[0]):
+        raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(b)')
+
+    # out[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)
+    out_new = _store_blocks(out, 0, a__rows * a__cols, lambda _b0, _b1: np.add(_b0, _b1, dtype=np.int16) // 2, (a[:a__rows * a__cols], b[:a__rows * a__cols],), fresh=True)
+
+    return out_new
+
+
 def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
     """Equivalent of the C function `img_avg` (see the module docstring).
 
@@ -80,28 +103,12 @@ def _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out):
     b = np.asarray(b, dtype=np.uint8)
     b__cols = int(b__cols)
     out = np.asarray(out, dtype=np.uint8)
-    if not (a__rows >= 0):
-        raise ValueError('precondition violated: the outer loop runs a non-negative number of times: 0 <= a__rows')
-    if not (a__cols >= 0):
-        raise ValueError('precondition violated: the inner loop runs a non-negative number of times: 0 <= a__cols')
-    if not (b__cols == a__cols):
-        raise ValueError('precondition violated (shapes): need b__cols == a__cols')
-    if not (0 <= a__rows * a__cols <= out.shape[0]):
-        raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(out)')
-    if not (0 <= a__rows * a__cols <= a.shape[0]):
-        raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(a)')
-    if not (0 <= a__rows * a__cols <= b.shape[0]):
-        raise ValueError('precondition violated: need 0 <= a__rows * a__cols <= len(b)')
-
-    # out[0:(a__rows * a__cols)] = cast(tensor_scalar(tensor_tensor(take(a, (a__rows * a__cols)), take(b, (a__rows * a__cols)), +), 2, /), uint8)
-    out_new = _store_blocks(out, 0, a__rows * a__cols, lambda _b0, _b1: np.add(_b0, _b1, dtype=np.int16) // 2, (a[:a__rows * a__cols], b[:a__rows * a__cols],), fresh=True)
-
-    return out_new
+    return _img_avg_core(a, a__rows, a__cols, b, b__cols, out)
 
 
 def img_avg(a, b):
     """Equivalent of the C++ function `img_avg` (verified summary: see the module
-    docstring; the function above is its flat C-style form).
+    docstring; its flat C-style form is `_img_avg_flat`).
 
     Args:
         a: C++ `vector<vector<uint8_t>> a`: a 2-D array (rows x cols)
@@ -125,10 +132,10 @@ def img_avg(a, b):
         b = b.reshape(*(tuple(b.shape) + (0,) * (2 - b.ndim)))
     if b.ndim != 2:
         raise ValueError('b: expected a 2-D array (rows of one length), got shape ' + str(b.shape))
-    b__rows, b__cols = b.shape
+    _, b__cols = b.shape
     b = b.reshape(-1)
     if not (b__cols == a__cols):
         raise ValueError('precondition violated (shapes): need b__cols == a__cols')
     out = np.zeros((max(0, a__rows)) * (max(0, a__cols)), dtype=np.uint8)
-    result = _img_avg_flat(a, a__rows, a__cols, b, b__rows, b__cols, out)
+    result = _img_avg_core(a, a__rows, a__cols, b, b__cols, out)
     return result[: (max(0, a__rows)) * (max(0, a__cols))].reshape(max(0, a__rows), max(0, a__cols))

@@ -44,13 +44,17 @@ def _store(out, lo, hi, v, fresh=False):
     modulo 256 into uint8); `out` itself is not modified. When v covers all of `out` no copy
     of `out` is made, and v is returned itself if `fresh` (computed here, not a view of an
     input) and already of out's dtype."""
-    if lo == 0 and hi == out.shape[0] and np.shape(v) == out.shape:
+    # (the attribute, not np.shape(v): v is an array or a scalar, and this runs on every call)
+    if lo == 0 and hi == out.shape[0] and getattr(v, "shape", ()) == out.shape:
         if fresh and v.dtype == out.dtype and v.base is None:
             return v
         return v.astype(out.dtype)
     r = out.copy()
     r[lo:hi] = v
     return r
+
+
+_F32_0 = np.float32(1.0)
 
 
 def vrecip(a, out, n):
@@ -73,6 +77,6 @@ def vrecip(a, out, n):
         raise ValueError('precondition violated: need 0 <= n <= len(a)')
 
     # out[0:n] = scalar_tensor(1.0, take(a, n), /)
-    out_new = _store(out, 0, n, np.float32(1.0) / a[:n], fresh=True)
+    out_new = _store(out, 0, n, _F32_0 / a[:n], fresh=True)
 
     return out_new
