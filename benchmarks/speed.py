@@ -1,7 +1,7 @@
 """Speed of the generated code against the C++ source it replaces (issues 5 and 18, paper §6.3).
 
     python benchmarks/speed.py [--kernels blend,llama,speed] [--backends numpy,torch,...] [--reps 5]
-                               [--rounds 2] [--heap warm] [--json FILE]
+                               [--rounds 4] [--heap warm] [--json FILE]
 
 For every blend kernel on a 1920×1080 uint8 image pair and every Llama kernel at llama-7B
 shapes (4096-element vectors, 4096×4096 and 11008×4096 matrices), plus whole softmax / rmsnorm
@@ -26,8 +26,10 @@ every runner — ``g++ -O3`` and each backend — runs in a process of its own
 timed). The runners take turns kernel by kernel — g++, numpy, torch, jax on one kernel, then
 the next kernel —, for ``--rounds`` rounds (the order of the runners reversed every other
 round), so that the C++ time and the backends' times of a kernel are taken seconds apart
-and a drift in the machine's speed (this VM's swings by half within minutes) falls on them
-alike. Each runner keeps the memory it frees (``--heap warm``: :data:`WARM_HEAP`), so that
+and a drift in the machine's speed falls on them alike, and each median pools samples from
+``--rounds`` windows minutes apart (on this VM the same NumPy call took 3.5 µs in one 50 ms
+window and 5.0 µs in the next). A backend's module is loaded (and its jit entries
+compiled) once, in the first round. Each runner keeps the memory it frees (``--heap warm``: :data:`WARM_HEAP`), so that
 the VM's page-fault cost does not decide the times; inputs are
 seeded by the kernel's name, the same in every process. Each measurement is ``--reps``
 samples per round (a sample averages as many calls as fit in ~1 ms, at most 1000, on both sides); rows
@@ -52,6 +54,7 @@ import functools
 import importlib
 import json
 import math
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -60,6 +63,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -377,12 +381,18 @@ def _jit_status(backend: str, first: Callable[[], Any]) -> dict[str, Any]:
 
 
 def time_backend(code: str, function: str, backend: str, inputs: dict[str, Any], params: list[str],
-                 reps: int) -> dict[str, Any]:
+                 reps: int, modules: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """Samples (seconds per call) of ``{"native", "with_conversion", "jit"?,
     "jit_with_conversion"?}`` and ``jit_status`` (:func:`_jit_status`); ``*with_conversion``:
-    NumPy inputs in (:func:`_handed_over`), NumPy result out (:func:`_to_numpy`)."""
-    ns: dict[str, Any] = {"__name__": f"speed_{backend}"}
-    exec(compile(code, f"<{backend}>", "exec"), ns)
+    NumPy inputs in (:func:`_handed_over`), NumPy result out (:func:`_to_numpy`).
+    ``modules``: the modules loaded by earlier rounds, by code (this one is added): a
+    module loaded before keeps its compiled jit entry, whose status the first round gave."""
+    modules = {} if modules is None else modules
+    first = code not in modules
+    if first:
+        modules[code] = {"__name__": f"speed_{backend}"}
+        exec(compile(code, f"<{backend}>", "exec"), modules[code])
+    ns = modules[code]
     entry = ns[function]
     native = [_native(backend, inputs[p]) for p in params]
 
@@ -400,7 +410,8 @@ def time_backend(code: str, function: str, backend: str, inputs: dict[str, Any],
     }
     jit = ns.get(f"{function}_jit")
     if callable(jit):
-        out["jit_status"] = _jit_status(backend, run(jit))
+        if first:
+            out["jit_status"] = _jit_status(backend, run(jit))
         out["jit"] = samples_of(run(jit), reps)
         out["jit_with_conversion"] = samples_of(
             lambda: _to_numpy(jit(*[_handed_over(backend, inputs[p], jit=True) for p in params])), reps
@@ -479,8 +490,10 @@ def _kernel_inputs(entry: dict[str, Any]) -> tuple[Function, dict[str, Any], lis
     return fn, inputs, [v if isinstance(v, str) else v.name for v in fn.cxx.signature]
 
 
-def _time_kernel(runner: str, entry: dict[str, Any], reps: int, workdir: Path) -> dict[str, Any] | None:
-    """``runner``'s measurement of one kernel (``None``: the runner has no code for it)."""
+def _time_kernel(runner: str, entry: dict[str, Any], reps: int, workdir: Path,
+                 modules: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """``runner``'s measurement of one kernel (``None``: the runner has no code for it);
+    ``modules``: see :func:`time_backend`."""
     label = entry["label"]
     fn, inputs, params = _kernel_inputs(entry)
     r: dict[str, Any] = {}
@@ -488,7 +501,7 @@ def _time_kernel(runner: str, entry: dict[str, Any], reps: int, workdir: Path) -
         if runner == "cxx":
             r["samples"] = time_cxx(fn, inputs, reps, workdir)
         elif runner in entry["code"]:
-            r = time_backend(entry["code"][runner], entry["function"], runner, inputs, params, reps)
+            r = time_backend(entry["code"][runner], entry["function"], runner, inputs, params, reps, modules)
             if runner == "numpy" and label in REFERENCE:
                 r["reference"] = samples_of(lambda f=REFERENCE[label], x=inputs: f(x), reps)
             if runner == "numpy" and label in ELEMENTWISE:
@@ -518,6 +531,7 @@ def worker(runner: str, manifest: Path, reply_fd: int) -> int:
     m = json.loads(manifest.read_text())
     reps = m["reps"]
     kernels = {e["label"]: e for e in m["kernels"]}
+    modules: dict[str, dict[str, Any]] = {}
     with os.fdopen(reply_fd, "w") as reply, tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
         ready: dict[str, Any] = {"ready": True}
         if runner in RUNNER_MODULES:
@@ -531,30 +545,43 @@ def worker(runner: str, manifest: Path, reply_fd: int) -> int:
             label = line.strip()
             if not label:
                 break
-            reply.write(json.dumps(_time_kernel(runner, kernels[label], reps, Path(tmp))) + "\n")
+            reply.write(json.dumps(_time_kernel(runner, kernels[label], reps, Path(tmp), modules)) + "\n")
             reply.flush()
         threads = library_threads(runner) if runner != "cxx" else {}
         reply.write(json.dumps({"environment": machine_environment(), "threads": threads}) + "\n")
     return 0
 
 
+def _lift_one(path: str, backends: list[str]) -> dict[str, Any]:
+    """``{"function", "code": {backend: text}}`` of one kernel (Python-hosted backends only),
+    or ``{"error"}``."""
+    try:
+        res = tenspiler.lift(Path(path), to=backends)
+    except TenspilerError as e:
+        return {"error": str(e).splitlines()[0]}
+    return {"function": res.function,
+            "code": {b: t for b, t in res.code.items()
+                     if b in backends and not t.lstrip().startswith(("//", "/*"))}}
+
+
 def lift_all(suites: list[str], backends: list[str]) -> list[dict[str, Any]]:
     """Every kernel of ``suites`` with a :data:`SETUP`, lifted (through the result cache) to
     ``backends``: ``{"suite", "label", "path", "function", "code": {backend: text}}``, or
-    ``"error"``. Lifting forks worker processes, so it runs here, before any timing."""
+    ``"error"``. Each kernel is lifted in a fresh process: synthesis forks, and a process
+    that has loaded JAX (for the ``--check`` of a previous kernel) must not fork."""
     kernels: list[dict[str, Any]] = []
+    spawn = multiprocessing.get_context("spawn")
     for suite in suites:
         for path in sorted((KERNELS / suite).glob("*.cc")):
             if path.stem not in SETUP:
                 continue
+            print(f"lifting {suite}/{path.name}", file=sys.stderr, flush=True)
             entry: dict[str, Any] = {"suite": suite, "path": str(path), "function": path.stem, "code": {}}
             try:
-                res = tenspiler.lift(path, to=backends)
-                entry["function"] = res.function
-                entry["code"] = {b: t for b, t in res.code.items()
-                                 if b in backends and not t.lstrip().startswith(("//", "/*"))}  # Python-hosted only
-            except TenspilerError as e:
-                entry["error"] = str(e).splitlines()[0]
+                with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
+                    entry.update(pool.submit(_lift_one, str(path), backends).result())
+            except Exception as e:  # the lifting process died: a bug to report
+                entry["error"] = f"{type(e).__name__}: {e}"
             labels = [path.stem] + (["matmul_ffn"] if path.stem == "matmul" else [])
             kernels += [{**entry, "label": label} for label in labels if label in SETUP]
     return kernels
@@ -643,7 +670,7 @@ def main() -> int:
     ap.add_argument("--kernels", default="blend,llama,speed", help="suites (folders of benchmarks/kernels) to time")
     ap.add_argument("--backends", default="", help="comma-separated (default: every registered Python backend that imports)")
     ap.add_argument("--reps", type=int, default=5, help="samples per measurement and round")
-    ap.add_argument("--rounds", type=int, default=2,
+    ap.add_argument("--rounds", type=int, default=4,
                     help="times every kernel is timed by every runner, the runners taking turns kernel by "
                          "kernel: a drift in the machine's speed then falls on every runner alike")
     ap.add_argument("--heap", choices=("warm", "default"), default="warm",

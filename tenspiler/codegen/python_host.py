@@ -637,6 +637,10 @@ def cxx_adapter(
             as_list = " or nested lists" if v.rank == 3 else " or list of rows"
             doc.append(f"    {a}: {lang} `{spelled}`: a {v.rank}-D array ({axes})" + (as_list if py else ""))
         args.extend([a, *(names[n] for n in v.sizes)])
+    if read is not None:
+        # the scalars read here converted first, as the flat function converts them (C
+        # converts the arguments at the call): the arrays already are
+        lines += [lib._convert_param(fn, v, names[v]) for v in fn.cxx.signature if isinstance(v, str) and v in read]
     for lhs, rhs in ps.preconditions:
         cond = f"{_render_cxx_scalar(lhs, names)} == {_render_cxx_scalar(rhs, names)}"
         lines.append(f"if not ({cond}):\n    raise ValueError({('precondition violated (shapes): need ' + show(lhs) + ' == ' + show(rhs))!r})")
@@ -649,11 +653,7 @@ def cxx_adapter(
         args.append(buf)
     if core is not None:
         callee, takes = core
-        # the scalars (and a result buffer the dialect stores in another dtype) as the flat
-        # function converts them; the arrays are already of the dtype it converts them to
-        for v in fn.cxx.signature:
-            if isinstance(v, str) and v in takes:
-                lines.append(lib._convert_param(fn, v, names[v]))
+        # (a result buffer the dialect stores in another dtype than the flat function's)
         if r is not None and r.array in takes and lib.param_repr(r.elem) != STORED[r.elem]:
             lines.append(lib._convert_param(fn, r.array, names[r.array]))
         call = f"{callee}({', '.join(names[p] for p in takes)})"

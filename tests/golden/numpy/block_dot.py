@@ -115,7 +115,7 @@ def block_dot(m, v, off, len):
     m__rows, m__cols = m.shape
     m = m.reshape(-1)
     v = np.asarray(v, dtype=np.int64).reshape(-1)
-    out = np.zeros((max(0, m__rows)), dtype=np.int64)
     off = int(off)
     len = int(len)
+    out = np.zeros((max(0, m__rows)), dtype=np.int64)
     return _block_dot_core(m, m__rows, m__cols, v, off, len, out)
