@@ -457,3 +457,73 @@ def test_templated_division_helpers_agree_with_semantics(backend: str, op: BinOp
         values = np.asarray(got).tolist()
     assert values[:-1] == [py_binop(op, a, b, INT) for a, b in ps], (backend, dtype)
 
+
+
+#: reals whose conversion to unsigned char is defined by the model (np_cast: truncation, then
+#: modulo 256): zeros, halves, each side of 0, 256, 2**24 (float32's last odd integer), 2**31,
+#: 2**53 and 2**63, and the largest finite values
+REAL_EDGES = [0.0, -0.0, 0.5, -0.5, -0.99, 1.0, -1.0, 255.0, 255.99, 256.0, 256.5, -255.5, -256.0, -256.5,
+              -257.0, 511.99, 2.0**24 - 1, 2.0**24 + 2, -(2.0**24) - 2, 2.0**31 - 1, 2.0**31, -(2.0**31),
+              -(2.0**31) - 512, 2.0**40 + 256, 2.0**53 + 2, -(2.0**53) - 6, 2.0**63, -(2.0**63), 1e30, -1e30,
+              3e38, -3e38]
+
+
+def _real_to_uint8(backend: str) -> tuple[Library, Callable[[Any], Any]]:
+    """The backend's ``Spelling.real_to_uint8`` as a function of a native array (skipped
+    for a backend without one: it converts through int64, as the model does)."""
+    lib = LIBRARY[backend] if backend in LIBRARY else LIBRARY.setdefault(backend, Library(backend))
+    from tenspiler.codegen import get_backend
+    from tenspiler.codegen.array_backend import ArrayBackend
+
+    b = get_backend(backend)
+    assert isinstance(b, ArrayBackend)
+    if b.sp.real_to_uint8 is None:
+        pytest.skip(f"{backend} converts reals to unsigned char through int64")
+    assert b.narrow_float_casts  # the plan asks for the spelling exactly where it exists
+    texts = array_helper_texts(b.sp)
+    code = b.sp.real_to_uint8.format(x="x")
+    for name, text in texts.items():
+        if name in code:
+            exec(text, lib.helpers)
+    return lib, eval(f"lambda x: {code}", lib.helpers)
+
+
+@pytest.mark.parametrize("backend", sorted(LIBRARIES))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_real_to_uint8_is_the_models_conversion(backend: str, dtype: str, data: st.DataObject) -> None:
+    """``Spelling.real_to_uint8`` (eager, on the library's arrays) is ``np_cast(x, UINT8)``
+    for every finite real: truncation toward zero, then modulo 256."""
+    lib, f = _real_to_uint8(backend)
+    width = 32 if dtype == "float32" else 64
+    value = st.one_of(st.sampled_from(REAL_EDGES), st.floats(width=width, allow_nan=False, allow_infinity=False))
+    x = np.array(data.draw(st.lists(value, min_size=1, max_size=40)), dtype=dtype)
+    with lib.context():
+        got = np.asarray(f(lib.native(x)))
+    assert got.dtype == np.uint8
+    assert np.array_equal(got, np_cast(x.astype(np.float64), DType.UINT8)), x[got != np_cast(x.astype(np.float64), DType.UINT8)]
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_real_to_uint8_compiled_is_the_models_conversion(backend: str, dtype: str) -> None:
+    """The same, compiled by the library's jit (``torch.compile``: inductor's C++ code, built
+    with its fast-math flags; ``jax.jit``: XLA), on the edges and random reals of every
+    magnitude."""
+    lib, f = _real_to_uint8(backend)
+    rng = np.random.default_rng(7)
+    x = np.concatenate([np.array(REAL_EDGES), rng.uniform(-1, 1, 200) * 2.0 ** rng.integers(0, 70, 200)]).astype(dtype)
+    if backend == "torch":
+        import torch
+
+        compiled = torch.compile(f)
+    else:
+        import jax
+
+        compiled = jax.jit(f)
+    with lib.context():
+        got = np.asarray(compiled(lib.native(x)))
+    want = np_cast(x.astype(np.float64), DType.UINT8)
+    assert got.dtype == np.uint8
+    assert np.array_equal(got, want), x[got != want]

@@ -75,6 +75,9 @@ class Spelling:
     transpose: str = "{x}.T"
     gather: str = "{x}[{i}]"
     fmod: str | None = None  # C fmod of reals; None: declined (NumPy host code)
+    # reals → uint8 as C converts them (truncated toward zero, then modulo 256), exact for
+    # every finite value; None: through int64 (see ArrayBackend.narrow_float_casts)
+    real_to_uint8: str | None = None
     # floor quotient, +1 when inexact and the signs differ: no abs(), which overflows on
     # the type's minimum (LONG_MIN / 3)
     c_div: str = "y = _nz(y)\nq = x // y\nreturn {where}((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)"
