@@ -12,7 +12,7 @@ import numpy as np
 
 from tenspiler.codegen.array_backend import ArrayBackend
 from tenspiler.codegen.registry import register_backend
-from tenspiler.codegen.spelling import Spelling
+from tenspiler.codegen.spelling import Spelling, real_to_u8_helper
 
 X64_HELPER = '''\
 def _x64(f):
@@ -23,14 +23,6 @@ def _x64(f):
         with jax.enable_x64(True):
             return f(*args)
     return run'''
-
-REAL_TO_U8_HELPER = '''def _real_to_u8(x):
-    """C's conversion of reals to unsigned char (truncation toward zero, then modulo 256),
-    exact for every finite value: trunc(x) - 256 * floor(trunc(x) / 256) is an integer in
-    [0, 255] computed without rounding (a power-of-two scale, floor, and a difference that
-    is a small integer); no float-to-int64 conversion (x86 has no vector one before AVX-512)."""
-    t = jnp.trunc(x)
-    return (t - 256 * jnp.floor(t * 0.00390625)).astype(jnp.uint8)'''
 
 SPELLING = Spelling(
     label="JAX",
@@ -50,7 +42,7 @@ SPELLING = Spelling(
     jit="jax.jit(f, static_argnames=static)",
     jit_vectors=True,
     decorator="@_x64",
-    helpers={"_x64": X64_HELPER, "_real_to_u8": REAL_TO_U8_HELPER},
+    helpers={"_x64": X64_HELPER, "_real_to_u8": real_to_u8_helper("jnp", "{x}.astype({dtype})")},
     real_to_uint8="_real_to_u8({x})",
     device="JAX's default device (`jax.devices()[0]`).",
     jit_doc="the computation is compiled by `jax.jit` on the first call, with "

@@ -10,16 +10,7 @@ import numpy as np
 
 from tenspiler.codegen.array_backend import ArrayBackend
 from tenspiler.codegen.registry import register_backend
-from tenspiler.codegen.spelling import Spelling
-
-REAL_TO_U8_HELPER = '''def _real_to_u8(x):
-    """C's conversion of reals to unsigned char (truncation toward zero, then modulo 256),
-    exact for every finite value: trunc(x) - 256 * floor(trunc(x) / 256) is an integer in
-    [0, 255] computed without rounding (a power-of-two scale, floor, and a difference that
-    is a small integer); no float-to-int64 conversion (inductor's code for it is ~9x slower
-    on x86, which has no vector one before AVX-512)."""
-    t = torch.trunc(x)
-    return (t - 256 * torch.floor(t * 0.00390625)).to(torch.uint8)'''
+from tenspiler.codegen.spelling import Spelling, real_to_u8_helper
 
 SPELLING = Spelling(
     label="PyTorch",
@@ -37,7 +28,7 @@ SPELLING = Spelling(
     full="torch.full(({n},), {x}, dtype={dtype})",
     fmod="torch.fmod({x}, {y})",
     real_to_uint8="_real_to_u8({x})",
-    helpers={"_real_to_u8": REAL_TO_U8_HELPER},
+    helpers={"_real_to_u8": real_to_u8_helper("torch", "{x}.to({dtype})")},
     c_div='return torch.div(x, _nz(y), rounding_mode="trunc")',
     c_mod="return torch.fmod(torch.as_tensor(x), _nz(y))",
     copy="{x}.to({dtype}, copy=True)",
