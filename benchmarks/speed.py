@@ -49,6 +49,7 @@ test: it never fails on slow code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import functools
 import importlib
@@ -523,7 +524,7 @@ RUNNER_MODULES = {"torch": "torch", "jax": "jax", "tensorflow": "tensorflow", "m
 
 def worker(runner: str, manifest: Path, reply_fd: int) -> int:
     """The process of one runner (``cxx`` or a backend), so that thread pools do not fight:
-    imports its library, replies ``{"ready": ...}``, then times each kernel whose label
+    imports its library, replies ``{"ready": true}``, then times each kernel whose label
     arrives on stdin (one per line) and replies its measurement (:func:`_time_kernel`) as a
     JSON line on the file descriptor ``reply_fd``; an empty line or the end of stdin ends it,
     after a last reply ``{"environment", "threads"}``. Between requests it waits on stdin:
@@ -533,13 +534,10 @@ def worker(runner: str, manifest: Path, reply_fd: int) -> int:
     kernels = {e["label"]: e for e in m["kernels"]}
     modules: dict[str, dict[str, Any]] = {}
     with os.fdopen(reply_fd, "w") as reply, tempfile.TemporaryDirectory(prefix="tenspiler-speed-") as tmp:
-        ready: dict[str, Any] = {"ready": True}
         if runner in RUNNER_MODULES:
-            try:
+            with contextlib.suppress(Exception):  # reported per kernel, when its code runs
                 importlib.import_module(RUNNER_MODULES[runner])
-            except Exception as e:  # reported per kernel too, when its code runs
-                ready["import_error"] = f"{type(e).__name__}: {e}"
-        reply.write(json.dumps(ready) + "\n")
+        reply.write(json.dumps({"ready": True}) + "\n")
         reply.flush()
         for line in sys.stdin:
             label = line.strip()
@@ -626,8 +624,10 @@ class Runner:
             return None
         return json.loads(line)
 
-    def ready(self) -> dict[str, Any] | None:
-        return self._reply()
+    def ready(self) -> None:
+        """Waits until the process has loaded its library (imports are CPU-heavy: none may
+        run while another runner is timed)."""
+        self._reply()
 
     def ask(self, label: str) -> dict[str, Any] | None:
         """The runner's measurement of ``label`` (``None``: no code for it, or the process died)."""

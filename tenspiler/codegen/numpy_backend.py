@@ -227,10 +227,8 @@ def lit_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     # a module constant: building a NumPy scalar costs ~0.2 us a call, as much as a µs
     # kernel's arithmetic
     value_text = f"np.float32({text})"
-    if value_text not in ctx.constants:
-        taken = set(ctx.names.values()) | set(HELPER_NAMES) | ctx.taken | set(ctx.constants.values())
-        ctx.constants[value_text] = fresh_name(f"_F32_{len(ctx.constants)}", taken)
-        ctx.taken.add(ctx.constants[value_text])
+    if value_text not in ctx.constants:  # (ctx.taken: the module's names, parameters included)
+        ctx.constants[value_text] = fresh_name(f"_F32_{len(ctx.constants)}", ctx.taken)
     return ctx.constants[value_text]
 
 
