@@ -20,6 +20,10 @@ Python); ``--shapes tensor3`` only 3-D kernels (C++ ``vector<vector<vector<T>>>`
 ``poststore`` only C reductions stored after a loop or a two-deep nest (``*out = s;``,
 ``out[k] = best;``), ``guardedprod`` only guarded running products (``if (c) p *= F;``, C and
 Python), ``window`` only 2-D window kernels (convolutions, boxes, with near-misses, C);
+``--focus conversion,cxxsize,pyraise`` (``--focus`` is ``--shapes``) the red team's classes:
+integer <-> float conversions (C, compared bit for bit, inputs at float rounding boundaries),
+C++ ``v.size()`` arithmetic in ``size_t``, and Python kernels that raise (the generated code
+must raise the same exception class) or divide ints beyond 2**53;
 ``--shapes new`` / ``deep`` bias the mix. Progress goes to stderr, one line per kernel. Exit code:
 0 when no bug was found, 1 otherwise.
 """
@@ -67,10 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snapshot", action="store_true", help="run the tool as committed at HEAD")
     ap.add_argument("--tool-check", action="store_true",
                     help="lift with the tool's own differential check on (lift --check); default: the API default, off")
-    ap.add_argument("--shapes", default="",
-                    help="comma-separated: 'product', 'argmax', 'tensor3', 'poststore', 'guardedprod', 'window' draw only "
-                         "kernels of those shapes; 'new' / 'deep' bias the mix (sets TENSPILER_FUZZ_SHAPES); "
-                         "default: the usual mix")
+    ap.add_argument("--shapes", "--focus", dest="shapes", default="",
+                    help="comma-separated: 'product', 'argmax', 'tensor3', 'poststore', 'guardedprod', 'window', "
+                         "'conversion', 'cxxsize', 'pyraise' draw only kernels of those shapes (each equally often); "
+                         "'new' / 'deep' bias the mix (sets TENSPILER_FUZZ_SHAPES); default: the usual mix")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.shapes:
@@ -89,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.time()
 
-    def progress(i: int, rec: dict, summary) -> None:  # type: ignore[no-untyped-def]
+    def progress(i: int, rec: dict, summary) -> None:  # type: ignore[no-untyped-def,unused-ignore]
         if args.quiet:
             return
         c = summary.counts

@@ -131,7 +131,9 @@ def run_kernel(spec: KernelSpec, lifter: Lifter | None = None, seed: int = 0, ca
             rec.update(cls=v.cls, detail=v.detail, counterexample=v.counterexample, c_output=v.c_output,
                        numpy_output=v.numpy_output, tested=v.tested, discarded_ub=v.discarded_ub,
                        discarded_pre=v.discarded_pre, inexact_float=v.inexact_float,
-                       float_width_mismatch=v.float_width_mismatch, notes=v.notes)
+                       float_width_mismatch=v.float_width_mismatch, notes=v.notes, raised_agree=v.raised_agree)
+            if v.also:
+                rec["also"] = v.also
     elif st == "refused":
         msg = rec["message"]
         if "differential check failed" in msg:
@@ -242,6 +244,10 @@ class Summary:
             if r.get("counterexample") is not None:
                 lines.append(f"- input: `{json.dumps(r['counterexample'])}`")
                 lines.append(f"- reference: `{json.dumps(r['c_output'])}`; generated: `{json.dumps(r['numpy_output'])}`")
+            if r.get("also"):
+                a = r["also"]
+                lines.append(f"- also ({a['cls']}): {a['detail']}; input `{json.dumps(a['counterexample'])}`, "
+                             f"reference `{json.dumps(a['reference'])}`, generated `{json.dumps(a['generated'])}`")
             if r.get("file"):
                 lines.append(f"- kernel: `{r['file']}`")
             lines.append("")
@@ -260,6 +266,11 @@ def save_failure(rec: dict[str, Any], spec: KernelSpec, folder: Path) -> Path:
         head += [f"{cmt} input: {json.dumps(rec['counterexample'])}",
                  f"{cmt} reference output: {json.dumps(rec['c_output'])}",
                  f"{cmt} generated output: {json.dumps(rec['numpy_output'])}"]
+    if rec.get("also"):
+        a = rec["also"]
+        head += [f"{cmt} also: {a['detail']}", f"{cmt} input: {json.dumps(a['counterexample'])}",
+                 f"{cmt} reference output: {json.dumps(a['reference'])}",
+                 f"{cmt} generated output: {json.dumps(a['generated'])}"]
     path.write_text("\n".join(head) + "\n" + spec.source, encoding="utf-8")
     (folder / f"{spec.name}.json").write_text(json.dumps({"spec": spec.to_json(), "record": rec}, indent=1, default=str),
                                                encoding="utf-8")

@@ -163,12 +163,16 @@ class KernelSpec:
     shape: str = "1d"
     #: the return value is an index (argmax): compared exactly even in a float kernel
     exact_return: bool = False
+    #: every output is compared exactly, floats bit for bit (up to the sign of zero): each
+    #: element is one conversion and at most one float operation, rounded alike in C and in
+    #: a correct translation (the ``conversion`` shape)
+    exact: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "language": self.language, "source": self.source,
             "function": self.function, "ret": self.ret, "constants": self.constants,
-            "features": self.features, "shape": self.shape, "exact_return": self.exact_return,
+            "features": self.features, "shape": self.shape, "exact_return": self.exact_return, "exact": self.exact,
             "params": [p.__dict__ for p in self.params],
         }
 
@@ -177,7 +181,7 @@ class KernelSpec:
         return KernelSpec(
             d["name"], d["language"], d["source"], d["function"], [Param(**p) for p in d["params"]],
             d["ret"], list(d.get("constants", [])), list(d.get("features", [])), d.get("shape", "1d"),
-            bool(d.get("exact_return", False)),
+            bool(d.get("exact_return", False)), bool(d.get("exact", False)),
         )
 
 
@@ -1676,7 +1680,9 @@ def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 _SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 5
 _SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
 #: shape names that restrict a campaign to kernels of that shape (C and Python)
-FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window")
+FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window", "conversion", "cxxsize", "pyraise")
+#: the focus shapes of the red team's four classes (drawn only when asked for, never in the default mix)
+RED_TEAM_SHAPES = ("conversion", "cxxsize", "pyraise")
 
 _ARG_TYPES = ["int", "int", "int", "long", "float", "float", "double", "double", "int64_t", "unsigned char"]
 #: the key an argmax ranks by: a template over the index ``{i}`` (arrays a, b; scalar c)
@@ -2769,6 +2775,291 @@ def python_guarded_product_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     return KernelSpec(name, "python", src, name, params, et, consts, sorted(feats), "1d")
 
 
+# --------------------------------------------------------------------------- the red team's four classes
+#
+# Focus shapes for four classes of "verified but wrong" results: integer <-> float conversions
+# rounded twice (``conversion``), C++ ``v.size()`` arithmetic done in a signed type instead of
+# ``size_t`` (``cxxsize``), and Python functions that raise (``pyraise``, also ``int / int``
+# of integers beyond 2**53, which Python rounds once). They are drawn only when asked for
+# (``--shapes conversion,cxxsize,pyraise``), not in the default mix.
+
+_CONV_INTS = ["long", "long", "int64_t", "int64_t", "int", "long long"]
+_CONV_FLOATS = ["float", "float", "double"]
+
+
+def conversion_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A C kernel mixing 64-bit (and ``int``) integers with ``float`` / ``double`` arrays, one
+    loop over ``n`` elements, each element one conversion and at most one float operation
+    (so C and a correct translation round identically: ``KernelSpec.exact``):
+
+    * ``cmp``: ``flag[i] = score[i] > lim;`` (the integer converted to the float type), also
+      against an integer array, both orders, every comparison;
+    * ``sub``: ``out[i] = t[i] - t0;`` / ``t0 - t[i]`` / ``+`` / ``*`` with a float output;
+    * ``tofloat``: ``out[i] = (float) a[i];`` (implicit too), ``(float)(double) a[i]`` (two
+      roundings in C as well), ``(double) a[i]``;
+    * ``toint``: a truncating store ``out[i] = x[i];`` / ``(long) x[i]`` / ``(int)(x[i] * s)``
+      into an integer array (out of range is undefined: discarded by the sanitizer build);
+    * ``mixed``: ``out[i] = a[i] - (long) x[i];``, ``out[i] = x[i] < lim ? x[i] : (float) lim;``;
+    * ``count``: ``c += x[i] > lim;`` returned (exact), ``s += x[i] - lim;`` (a float sum:
+      compared within the float tolerance, not exactly).
+    """
+    feats: set[str] = {"conversion"}
+    it = d.pick(_CONV_INTS)
+    ft = d.pick(_CONV_FLOATS)
+    scal_int = d.coin(60)  # the integer operand: a scalar ``lim`` or an array ``a[i]``
+    ival = "lim" if scal_int else "a[i]"
+    form = d.pick(["cmp"] * 4 + ["sub"] * 3 + ["tofloat"] * 2 + ["toint"] * 2 + ["mixed"] * 2 + ["count"] * 2)
+    feats.add("conv-" + form)
+    feats.add("conv-int-" + it.replace(" ", "-"))
+    feats.add("conv-" + ft)
+    params: list[Param] = [Param("x", ft, True, "n")]
+    extra: list[Param] = []
+    exact = True
+    ret: str | None = None
+    out_t = "int"
+    lines: list[str] = []
+    pre = ""
+    op = d.pick(["<", "<=", ">", ">=", "==", "!="])
+    if form == "cmp":
+        out_t = d.pick(["int", "int", "long"])
+        e = f"x[i] {op} {ival}" if d.coin(60) else f"{ival} {op} x[i]"
+        if d.coin(25):
+            feats.add("conv-cmp-select")
+            e = f"({e}) ? 1 : 0"
+        lines.append(f"    out[i] = {e};")
+    elif form == "sub":
+        out_t = ft if d.coin(80) else d.pick(_CONV_FLOATS)
+        e = d.pick([f"x[i] - {ival}", f"x[i] - {ival}", f"{ival} - x[i]", f"x[i] + {ival}", f"x[i] * {ival}"])
+        lines.append(f"    out[i] = {e};")
+    elif form == "tofloat":
+        out_t = ft
+        scal_int = False
+        ival = "a[i]"
+        e = d.pick([f"({ft}) a[i]", "a[i]", f"({ft}) a[i]", "(float)(double) a[i]", "(double) a[i]"])
+        if e == "(float)(double) a[i]":
+            feats.add("conv-double-cast")
+        lines.append(f"    out[i] = {e};")
+    elif form == "toint":
+        out_t = d.pick(["int", "long", "int64_t"])
+        s = d.pick(["2", "3", "0.5f" if ft == "float" else "0.5", "k"])
+        e = d.pick(["x[i]", f"({out_t}) x[i]", "(long) x[i]", f"({out_t})(x[i] * {s})"])
+        if "k" in e:
+            extra.append(Param("k", d.pick(["int", "long", ft])))
+        lines.append(f"    out[i] = {e};")
+    elif form == "mixed":
+        k = d.pick(["sub", "sel", "sel2"])
+        feats.add("conv-mixed-" + k)
+        if k == "sub":
+            out_t = it
+            scal_int = False
+            ival = "a[i]"
+            lines.append(f"    out[i] = a[i] - ({it}) x[i];")
+        else:
+            out_t = ft
+            if k == "sel":
+                lines.append(f"    out[i] = x[i] {op} {ival} ? x[i] : ({ft}) {ival};")
+            else:
+                lines.append(f"    out[i] = x[i] {op} {ival} ? 1 : ({ft}) {ival};")
+    else:  # count / float sum, returned
+        if d.coin(65):
+            feats.add("conv-count")
+            ret = d.pick(["int", "long"])
+            pre, upd = f"  {ret} c = 0;", f"    c += x[i] {op} {ival};" if d.coin(60) else f"    if (x[i] {op} {ival}) c++;"
+        else:
+            feats.add("conv-float-sum")
+            exact = False  # a float sum: NumPy may add in another order
+            ret = ft
+            pre, upd = f"  {ft} c = 0;", f"    c += x[i] - {ival};"
+        lines = [upd]
+    if form == "toint":
+        pass  # no integer operand
+    elif not scal_int or ival == "a[i]":
+        params.append(Param("a", it, True, "n"))
+    else:
+        params.append(Param("lim", it))
+    params += extra
+    if ret is None:
+        params.append(Param("out", out_t, True, "n"))
+    params.append(Param("n", "int", size=True))
+    if d.coin(30):  # n first: the tool must not care
+        params = params[-1:] + params[:-1]
+    sig = ", ".join(f"{p.ctype} *{p.name}" if p.array else f"{p.ctype} {p.name}" for p in params)
+    loop = d.pick(["for (int i = 0; i < n; i++)", "for (int i = 0; i < n; ++i)", "for (long i = 0; i < n; i++)"])
+    body = ([pre] if ret else []) + [f"  {loop} {{", *lines, "  }"] + (["  return c;"] if ret else [])
+    src = "#include <stdint.h>\n\n" + f"{ret or 'void'} {name}({sig}) {{\n" + "\n".join(body) + "\n}\n"
+    return KernelSpec(name, "c", src, name, params, ret, [0, 1, 2, 3], sorted(feats), "1d", exact=exact)
+
+
+_SIZE_ELEMS = ["float", "float", "double", "int", "int"]
+
+
+def cxxsize_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A C++ ``std::vector`` kernel with ``.size()`` arithmetic, which C++ does in ``size_t``
+    (unsigned: ``i - v.size() / 2`` wraps to ~1.8e19 for small ``i``):
+
+    * ``shift``: ``out.push_back(v[i] + s * (i - v.size() / D))`` (``D`` 2, 3, 256), also
+      ``(v.size() - i)``, ``(i - v.size()) / 2``;
+    * ``guard``: ``out.push_back(i < v.size() - K ? v[i] : s)`` (``size() - K`` wraps when the
+      vector has fewer than ``K`` elements);
+    * ``diff``: ``out.push_back(v[i] * (a.size() - b.size()))`` for two vectors of different
+      lengths;
+    * ``mean``: ``T sum = 0; ... return sum / v.size();`` (an ``int`` sum is converted to
+      ``size_t``: a negative sum divides as a huge unsigned number);
+    * ``signed``: the same through ``int n = v.size();`` (now signed: must not wrap).
+
+    Loops ``for (int i = 0; i < v.size(); i++)`` (the exact idiom), ``size_t i``, ``i < n``
+    with ``int n = v.size()``."""
+    feats: set[str] = {"cxxsize", "cxx"}
+    elem = d.pick(_SIZE_ELEMS)
+    scal_t = elem if d.coin(80) else d.pick(["int", "float", "double"])
+    form = d.pick(["shift"] * 4 + ["guard"] * 3 + ["diff"] * 2 + ["mean"] * 3 + ["signed"] * 2)
+    feats.add("size-" + form)
+    loop_style = d.pick(["int", "int", "int", "size_t", "local"])
+    feats.add("size-loop-" + loop_style)
+    pre: list[str] = []
+    if loop_style == "local" or form == "signed":
+        pre.append(f"  {d.pick(['int', 'int', 'long'])} n = v.size();")
+        head = "for (int i = 0; i < n; i++)"
+        size = "n" if form == "signed" else "v.size()"
+    elif loop_style == "size_t":
+        head = "for (size_t i = 0; i < v.size(); i++)"
+        size = "v.size()"
+    else:
+        head = d.pick(["for (int i = 0; i < v.size(); i++)", "for (int i = 0; i < v.size(); ++i)"])
+        size = "v.size()"
+    div = d.pick([2, 2, 3, 4, 256, 256])
+    K = d.pick([1, 2, 2, 3, 5])
+    consts: list[float] = [0, 1, 2, div, K]
+    params = [Param("v", elem, True, "n")]
+    has_s = form in ("shift", "guard", "signed") or d.coin(30)
+    if has_s:
+        params.append(Param("s", scal_t))
+    ret = f"vector<{elem}>"
+    body: list[str] = []
+    vt = f"vector<{elem}>"
+    if form in ("shift", "signed"):
+        e = d.pick([f"v[i] + s * (i - {size} / {div})", f"v[i] + s * (i - {size} / {div})", f"v[i] * ({size} - i)",
+                    f"v[i] + s * (({size} - i) / {div})", f"v[i] + (i - {size}) / {div}", f"(i - {size} / {div}) * s",
+                    f"v[i] - s * {size}", f"i < {size} / {div} ? v[i] : s"])
+        body = [f"  {vt} out;", *pre, f"  {head}", f"    out.push_back({e});", "  return out;"]
+    elif form == "guard":
+        e = d.pick([f"i < {size} - {K} ? v[i] : s", f"i + {K} < {size} ? v[i] : s", f"i >= {size} - {K} ? s : v[i]",
+                    f"{size} - {K} > i ? v[i] * s : v[i]"])
+        body = [f"  {vt} out;", *pre, f"  {head}", f"    out.push_back({e});", "  return out;"]
+    elif form == "diff":
+        params.append(Param("b", elem, True, "(n * 3 + 1) % 7"))
+        e = d.pick(["v[i] * (v.size() - b.size())", "v[i] + (b.size() - v.size())", "(v.size() - b.size()) / 2 + v[i]",
+                    "v.size() - b.size() > 0 ? v[i] : 0"])
+        body = [f"  {vt} out;", *pre, f"  {head}", f"    out.push_back({e});", "  return out;"]
+        params = [Param("v", elem, True, "n"), Param("b", elem, True, "(n * 3 + 1) % 7")] + \
+            [p for p in params if p.name == "s"]
+    else:  # mean
+        acc = elem if d.coin(70) else d.pick(["int", "long", "double", "float"])
+        ret = acc
+        feats.add("size-mean-" + acc)
+        upd = d.pick(["v[i]", "v[i]", "v[i] - s" if has_s else "v[i] * 2"])
+        tail = d.pick([f"sum / {size}", f"sum / {size}", f"(sum - {size}) / {div}", f"sum - {size}"])
+        body = [f"  {acc} sum = 0;", *pre, f"  {head}", f"    sum += {upd};", f"  return {tail};"]
+    order = params if d.coin(70) else params[::-1]
+    cref = d.coin(65)
+    args = [(f"const vector<{p.ctype}> &{p.name}" if cref else f"vector<{p.ctype}> {p.name}") if p.array
+            else f"{p.ctype} {p.name}" for p in order]
+    src = "#include <vector>\nusing namespace std;\n\n" + f"{ret} {name}({', '.join(args)}) {{\n" + "\n".join(body) + "\n}\n"
+    return KernelSpec(name, "cxx", src, name, list(order), ret, sorted(set(consts), key=repr), sorted(feats), "1d")
+
+
+def pyraise_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """A Python kernel where Python may raise -- the generated code must then raise the same
+    exception class -- or divides integers beyond 2**53 (``/`` rounds the exact quotient
+    once in Python):
+
+    * ``div``: ``x / d`` with a float or int ``d`` that may be 0 (``ZeroDivisionError``), also
+      ``xs[i] / ys[i]``, ``x // d``, ``x % d`` on ints;
+    * ``math``: ``math.sqrt`` / ``math.log`` of values that may be negative or 0 (``ValueError``),
+      ``math.exp`` of values above 709.78 (``OverflowError``);
+    * ``guarded``: ``x / d if d != 0 else 0.0``, ``math.sqrt(x) if x >= 0 else 0.0`` and
+      near-misses whose guard lets the bad value through (``d >= 0``);
+    * ``index``: ``xs[0]`` of a list that may be empty (``IndexError``): ``m = xs[0]`` before
+      a loop, ``sum(xs) / len(xs)`` (``ZeroDivisionError``), ``max(xs)`` (``ValueError``);
+    * ``bigdiv``: ``tot[i] / cnt[i]`` of 64-bit ints, ``1 if a[i] / b[i] > 1.0 else 0``;
+
+    each as a comprehension, an ``append`` loop or a sum."""
+    feats: set[str] = {"pyraise"}
+    form = d.pick(["div"] * 4 + ["math"] * 4 + ["guarded"] * 3 + ["index"] * 3 + ["bigdiv"] * 3)
+    feats.add("pyraise-" + form)
+    is_int = form == "bigdiv" or (form == "div" and d.coin(45)) or (form == "index" and d.coin(40))
+    et = "int" if is_int else "float"
+    ct = "long" if is_int else "double"
+    two = d.coin(40) or form == "bigdiv"
+    scal = form in ("div", "guarded") and d.coin(70)
+    x, y = "xs[i]", "ys[i]" if two else "xs[i]"
+    den = "d" if scal else y
+    consts: list[float] = [0, 1, 2, -1, 0.5, 709.78, 710.0, 2**53, 2**53 + 1]
+    imports = False
+    pre: list[str] = []
+    shape = d.pick(["comp", "append", "sum"])
+    if form == "div":
+        op = d.pick(["/", "/", "//", "%"]) if is_int else "/"
+        feats.add("pyraise-op-" + {"/": "div", "//": "floordiv", "%": "mod"}[op])
+        e = d.pick([f"{x} {op} {den}", f"({x} + 1) {op} {den}", f"{x} * 2 {op} {den}" if op == "/" else f"{x} {op} {den}"])
+    elif form == "math":
+        imports = True
+        fn = d.pick(["sqrt", "sqrt", "log", "log", "exp", "exp"])
+        feats.add("pyraise-" + fn)
+        arg = d.pick([x, x, f"{x} - {y}", f"{x} * 2.0", f"{x} - 1.0"])
+        e = f"math.{fn}({arg})"
+        if d.coin(25):
+            e = f"{e} * {y}"
+    elif form == "guarded":
+        imports = True
+        g = d.pick(["div-ok", "div-ok", "div-miss", "sqrt-ok", "sqrt-miss", "log-ok", "log-miss", "exp-ok"])
+        feats.add("pyraise-guard-" + g)
+        e = {"div-ok": f"{x} / {den} if {den} != 0 else 0.0", "div-miss": f"{x} / {den} if {den} >= 0 else 0.0",
+             "sqrt-ok": f"math.sqrt({x}) if {x} >= 0 else 0.0", "sqrt-miss": f"math.sqrt({x}) if {x} > -1.0 else 0.0",
+             "log-ok": f"math.log({x}) if {x} > 0 else -1.0", "log-miss": f"math.log({x}) if {x} >= 0 else -1.0",
+             "exp-ok": f"math.exp({x}) if {x} < 700.0 else 0.0"}[g]
+        e = f"({e})"
+    elif form == "index":
+        k = d.pick(["first", "first", "mean", "max", "head"])
+        feats.add("pyraise-index-" + k)
+        if k == "first":
+            pre = ["    m = xs[0]"]
+            e = d.pick([f"{x} - m", f"{x} * m", f"{x} + m"])
+        elif k == "mean":
+            shape = "ret"
+            e = "sum(xs) / len(xs)"
+        elif k == "max":
+            shape = "ret"
+            e = d.pick(["max(xs)", "max(xs) - min(xs)", "min(xs)"])
+        else:
+            shape = "ret"
+            e = d.pick(["xs[0]", "xs[0] * 2", "xs[0] + xs[len(xs) - 1]"])
+    else:  # bigdiv
+        k = d.pick(["quot", "quot", "cmp", "cmp2"])
+        feats.add("pyraise-bigdiv-" + k)
+        e = {"quot": f"{x} / {y}", "cmp": f"1 if {x} / {y} > 1.0 else 0", "cmp2": f"(1.0 if {x} / {y} == {x} // {y} else 0.0)"}[k]
+    params = [Param("xs", ct, True, "n")] + ([Param("ys", ct, True, "n")] if two else []) \
+        + ([Param("d", ct)] if scal else [])
+    args = [f"xs: list[{et}]"] + ([f"ys: list[{et}]"] if two else []) + ([f"d: {et}"] if scal else [])
+    body = list(pre)
+    if shape == "ret":
+        body.append(f"    return {e}")
+        ret = "float" if "/" in e or not is_int else "int"
+    elif shape == "comp":
+        body.append(f"    return [{e} for i in range(len(xs))]")
+        ret = "list"
+    elif shape == "append":
+        body += ["    out = []", "    for i in range(len(xs)):", f"        out.append({e})", "    return out"]
+        ret = "list"
+    else:
+        body += ["    s = 0.0", "    for i in range(len(xs)):", f"        s += {e}", "    return s"]
+        ret = "float"
+    feats.add("pyraise-shape-" + shape)
+    head = "import math\n\n\n" if imports or "math." in e else ""
+    src = head + f"def {name}({', '.join(args)}):\n" + "\n".join(body) + "\n"
+    return KernelSpec(name, "python", src, name, params, ret, consts, sorted(feats), "1d")
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -2834,7 +3125,9 @@ def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> K
 
 def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern") -> KernelSpec:
     """A kernel of one of :data:`FOCUS_SHAPES`: ``"product"``, ``"argmax"`` (C or Python),
-    ``"tensor3"`` (C++ or Python), ``"poststore"`` (C), ``"guardedprod"`` (C or Python)."""
+    ``"tensor3"`` (C++ or Python), ``"poststore"`` (C), ``"guardedprod"`` (C or Python),
+    ``"window"`` (C) and the red team's classes ``"conversion"`` (C), ``"cxxsize"`` (C++),
+    ``"pyraise"`` (Python)."""
     if shape not in FOCUS_SHAPES:
         raise ValueError(f"unknown shape {shape!r}; one of {', '.join(FOCUS_SHAPES)}")
     if shape == "tensor3":
@@ -2845,6 +3138,12 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
         return guardedprod_kernel(d, python_share, name)
     if shape == "window":
         return window_kernel(d, name)
+    if shape == "conversion":
+        return conversion_kernel(d, name)
+    if shape == "cxxsize":
+        return cxxsize_kernel(d, name)
+    if shape == "pyraise":
+        return pyraise_kernel(d, name)
     if d.coin(python_share):
         return python_argmax_kernel(d, name) if shape == "argmax" else python_product_kernel(d, name)
     return c_kernel(d, name, shape=shape)

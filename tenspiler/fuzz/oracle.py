@@ -41,6 +41,7 @@ import struct
 import subprocess
 import tempfile
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,9 +124,103 @@ def _value_pool(t: CType, constants: list[float], rng: random.Random) -> list[An
             continue
         c = int(c)
         pool_i |= {c - 1, c, c + 1, -c}
+    if t.bits >= 32:  # float rounding boundaries (int -> float conversions, Python int / int)
+        pool_i |= {2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**53 + 1, 2**53 + 3, -(2**53) - 1, 2**53 + 2**29 + 1}
     pool_i |= {rng.randint(t.lo, t.hi) for _ in range(4)}
     pool_i |= {rng.randint(-(1 << rng.randint(1, t.bits - 1)), 1 << rng.randint(1, t.bits - 1)) for _ in range(4)}
     return sorted(v for v in pool_i if t.lo <= v <= t.hi)
+
+
+def round_int_to_float(v: int, mant: int) -> float:
+    """``v`` rounded once, to nearest, ties to even, to a float of ``mant`` significand bits
+    (24: float32, 53: double), computed exactly on integers (``float(np.float32(v))`` rounds
+    twice: int -> double -> float32)."""
+    if v == 0:
+        return 0.0
+    sign, a = (-1, -v) if v < 0 else (1, v)
+    shift = a.bit_length() - mant
+    if shift > 0:
+        q, r = divmod(a, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        a = q << shift
+    f = float(a)  # exact: a has at most mant (+1 after a carry, a power of two) significant bits
+    if mant == 24 and f >= 2.0**128:
+        return sign * math.inf
+    return sign * f
+
+
+def _rounding_ints(t: CType) -> list[int]:
+    """Integers of ``t`` at and around the float rounding boundaries: 2**24, 2**53, 2**63
+    (+-0..3), the midpoints between two floats above 2**k (``2**k + 2**(k - p)``, and the next
+    one, which rounds the other way under ties-to-even) and their neighbours -- where an
+    integer converted to float32 through double (``2**k + 2**(k - 24) + 1``, k >= 53) rounds
+    differently from a single rounding -- and the values just below 2**63 that round up to it."""
+    out: set[int] = set()
+    for k in (24, 25, 31, 32, 53, 54, 62, 63):
+        for dlt in range(-3, 4):
+            out |= {2**k + dlt, -(2**k) - dlt}
+    for p, ks in ((24, (24, 25, 30, 31, 40, 52, 53, 54, 55, 58, 61, 62)), (53, (53, 54, 55, 60, 62))):
+        for k in ks:
+            h = 2 ** (k - p)
+            for base in (2**k + h, 2**k + 3 * h):
+                for dlt in (-1, 0, 1):
+                    out |= {base + dlt, -(base + dlt)}
+        top = 2**63 - 2 ** (62 - p)  # half an ulp below 2**63
+        out |= {top - 1, top, top + 1, -top - 1}
+    return sorted(v for v in out if t.lo <= v <= t.hi)
+
+
+def _hot_ints(t: CType) -> list[int]:
+    """The integers of ``t`` whose conversion to float32 rounds differently through double
+    (``2**k + 2**(k - 24) +- 1`` and the next midpoint, k = 53..62), where Python's ``int /
+    int`` differs from ``float(a) / float(b)`` (``2**53 + 1``, ``2**53 + 3``) and the 32-bit
+    ones next to 2**24 and 2**31: the anchors of the ``boundary`` inputs."""
+    out: set[int] = {2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**31 - 1, -(2**31), 2**53 + 1, 2**53 + 3, -(2**53) - 3}
+    for k in range(53, 63):
+        h = 2 ** (k - 24)
+        # above the midpoint that ties down to 2**k, below the one that ties up: through
+        # double these land on the midpoint and round the other way
+        out |= {2**k + h + 1, 2**k + 3 * h - 1, -(2**k + h + 1)}
+    return sorted(v for v in out if t.lo <= v <= t.hi)
+
+
+def _float_images(v: int, t: CType) -> list[float]:
+    """Float values of type ``t`` near the integer ``v``: its correct rounding, the
+    double-rounded one (through double), and the neighbours of the correct one."""
+    if t.bits == 32:
+        right = round_int_to_float(v, 24)
+        if not math.isfinite(right):
+            return [_f32(3.0e38)]
+        r32 = np.float32(right)
+        twice = float(np.float32(float(v)))
+        return [right, right, twice, float(np.nextafter(r32, np.float32(np.inf))),
+                float(np.nextafter(r32, np.float32(-np.inf)))]
+    right = float(v)  # Python's int -> float is correctly rounded
+    return [right, right, math.nextafter(right, math.inf), math.nextafter(right, -math.inf)]
+
+
+def mixes_int_float(spec: KernelSpec) -> bool:
+    """A kernel with a 32- or 64-bit integer parameter and a float one (conversions between
+    them), or Python integer parameters of 64 bits (``int / int`` true division)."""
+    types = [TYPES[p.ctype] for p in spec.params if not p.size and not p.index]
+    wide = any(not t.is_float and t.bits >= 32 for t in types)
+    if spec.language == "python":
+        return any(not t.is_float and t.bits == 64 for t in types)
+    return wide and any(t.is_float for t in types)
+
+
+def _big_sizes(spec: KernelSpec) -> list[int]:
+    """Lengths around the kernel's literals 18..1100 (C++ and Python: ``v.size() / 256``
+    differs from 0 only from 256 elements on)."""
+    if spec.language not in ("cxx", "python") or spec.shape != "1d":
+        return []
+    out: set[int] = set()
+    for c in spec.constants:
+        if isinstance(c, (int, float)) and float(c).is_integer() and 18 <= c <= 1100:
+            out |= {int(c) - 1, int(c), int(c) + 1}
+    return sorted(out)
 
 
 def _small(t: CType, rng: random.Random) -> Any:
@@ -174,8 +269,21 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
     pools = {p.name: _value_pool(TYPES[p.ctype], consts, rng) for p in spec.params if not p.size}
     tight = {p.name: _tight(TYPES[p.ctype], consts) for p in spec.params if not p.size}
     cases: list[Case] = []
+    modes = ["small", "extreme", "mixed", "straddle", "repeat"]
+    bounds: dict[str, list[int]] = {}
+    if mixes_int_float(spec):
+        # integers at float rounding boundaries, floats at their (correct and wrong) roundings
+        modes += ["boundary", "boundary"]
+        bounds = {p.name: _rounding_ints(TYPES[p.ctype]) for p in spec.params
+                  if not p.size and not p.index and not TYPES[p.ctype].is_float}
+    widest = max((TYPES[p.ctype] for p in spec.params if p.name in bounds), key=lambda t: t.bits, default=None)
+    hot = _hot_ints(widest) if widest is not None else []
+    sizes_1d = _SIZES_1D + _big_sizes(spec)
     for idx in range(count):
-        mode = ["small", "extreme", "mixed", "straddle", "repeat"][idx % 5]
+        mode = modes[idx % len(modes)]
+        anchors = [rng.choice(hot) for _ in range(2)] if hot else [2**24 + 1, 2**53 + 1]
+        if rng.random() < 0.5:
+            anchors = anchors[:1]  # one anchor: every operand meets the same boundary
         dims3 = (0, 0, 0)
         if spec.shape == "2d":
             m, n = _SIZES_2D[idx % len(_SIZES_2D)] if idx < 2 * len(_SIZES_2D) else (rng.randint(0, 5), rng.randint(0, 5))
@@ -184,7 +292,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                 (rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 4))
             m, n = 0, 0
         else:
-            m, n = 0, (_SIZES_1D[idx % len(_SIZES_1D)] if idx < 2 * len(_SIZES_1D) else rng.randint(0, 12))
+            m, n = 0, (sizes_1d[idx % len(sizes_1d)] if idx < 2 * len(sizes_1d) else rng.randint(0, 12))
         vals: dict[str, Any] = {}
         # small indices first (``out[j] = s;``): the extents of the arrays may name them
         for p in spec.params:
@@ -193,8 +301,17 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
         scope = {"n": n, "m": m, **{p.name: vals[p.name] for p in spec.params if p.index}}
         first3 = True
 
-        def draw(p: Param, mode: str = mode) -> Any:
+        def draw(p: Param, mode: str = mode, anchors: list[int] = anchors) -> Any:
             t = TYPES[p.ctype]
+            if mode == "boundary" and rng.random() < 0.85:
+                # one of the case's anchors (so that a float and an integer operand meet at
+                # a rounding boundary), or its float images
+                if t.is_float:
+                    return rng.choice(_float_images(rng.choice(anchors), t))
+                fits = [a for a in anchors if t.lo <= a <= t.hi]
+                if fits and rng.random() < 0.75:
+                    return rng.choice(fits)
+                return rng.choice(bounds.get(p.name) or pools[p.name])
             if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
                 return _small(t, rng)
             if mode == "straddle" and rng.random() < 0.6:
@@ -265,28 +382,28 @@ def harness(spec: KernelSpec) -> str:
              "static long long fz_ri(void) { long long v; if (scanf(\"%lld\", &v) != 1) exit(97); return v; }",
              "static unsigned long long fz_ru(void) { unsigned long long v; if (scanf(\"%llu\", &v) != 1) exit(97); return v; }",
              "static double fz_rf(void) { char b[128]; if (scanf(\"%127s\", b) != 1) exit(97); return strtod(b, 0); }",
-             "int main(void) {", "  long long fz_cases = fz_ri();",
-             "  for (long long fz_c = 0; fz_c < fz_cases; fz_c++) {"]
+             "int main(void) {", "  long long fz__cases = fz_ri();",
+             "  for (long long fz__c = 0; fz__c < fz__cases; fz__c++) {"]
     for p in spec.params:
         t = TYPES[p.ctype]
         if p.array:
-            lines += [f"    long long fz_len_{p.name} = fz_ri();",
-                      f"    {p.ctype} *fz_{p.name} = ({p.ctype} *)malloc(fz_len_{p.name} ? fz_len_{p.name} * sizeof({p.ctype}) : 1);",
-                      f"    for (long long fz_t = 0; fz_t < fz_len_{p.name}; fz_t++) fz_{p.name}[fz_t] = ({p.ctype}){_rd(t)};"]
+            lines += [f"    long long fz__len_{p.name} = fz_ri();",
+                      f"    {p.ctype} *fz_{p.name} = ({p.ctype} *)malloc(fz__len_{p.name} ? fz__len_{p.name} * sizeof({p.ctype}) : 1);",
+                      f"    for (long long fz__t = 0; fz__t < fz__len_{p.name}; fz__t++) fz_{p.name}[fz__t] = ({p.ctype}){_rd(t)};"]
         else:
             lines.append(f"    {p.ctype} fz_{p.name} = ({p.ctype}){_rd(t)};")
     args = ", ".join(f"fz_{p.name}" for p in spec.params)
     if spec.ret:
-        lines.append(f"    {spec.ret} fz_r = {spec.function}({args});")
+        lines.append(f"    {spec.ret} fz__r = {spec.function}({args});")
     else:
         lines.append(f"    {spec.function}({args});")
-    lines.append('    printf("case %lld\\n", fz_c);')
+    lines.append('    printf("case %lld\\n", fz__c);')
     if spec.ret:
-        lines += ['    printf("ret");', "    " + _pr(TYPES[spec.ret], "fz_r"), '    printf("\\n");']
+        lines += ['    printf("ret");', "    " + _pr(TYPES[spec.ret], "fz__r"), '    printf("\\n");']
     for p in spec.params:
         if p.array:
             lines += [f'    printf("{p.name}");',
-                      f"    for (long long fz_t = 0; fz_t < fz_len_{p.name}; fz_t++) {_pr(TYPES[p.ctype], f'fz_{p.name}[fz_t]')}",
+                      f"    for (long long fz__t = 0; fz__t < fz__len_{p.name}; fz__t++) {_pr(TYPES[p.ctype], f'fz_{p.name}[fz__t]')}",
                       '    printf("\\n");', f"    free(fz_{p.name});"]
     lines += ["    fflush(stdout);", "  }", "  return 0;", "}", ""]
     return "\n".join(lines)
@@ -352,8 +469,8 @@ def harness_cxx(spec: KernelSpec) -> str:
     """A C++ program around ``spec.source``: per case, builds the vector parameters (1-D,
     2-D or 3-D, rectangular) and scalars from stdin, calls the kernel and prints its result
     flat (``ret v0 v1 ...``)."""
-    lines = [spec.source, _CXX_PRELUDE, "int main(void) {", "  long long fz_cases = fz_ri();",
-             "  for (long long fz_c = 0; fz_c < fz_cases; fz_c++) {"]
+    lines = [spec.source, _CXX_PRELUDE, "int main(void) {", "  long long fz__cases = fz_ri();",
+             "  for (long long fz__c = 0; fz__c < fz__cases; fz__c++) {"]
     for p in spec.params:
         if p.array:
             rank = {"3d": 3, "2d": 2}.get(p.extent or "", 1)
@@ -361,7 +478,7 @@ def harness_cxx(spec: KernelSpec) -> str:
         else:
             lines.append(f"    {p.ctype} fz_{p.name} = fz_rd<{p.ctype}>();")
     args = ", ".join(f"fz_{p.name}" for p in spec.params)
-    lines += [f"    auto fz_r = {spec.function}({args});", '    printf("case %lld\\nret", fz_c);', "    fz_pr(fz_r);",
+    lines += [f"    auto fz__r = {spec.function}({args});", '    printf("case %lld\\nret", fz__c);', "    fz_pr(fz__r);",
               '    printf("\\n");', "    fflush(stdout);", "  }", "  return 0;", "}", ""]
     return "\n".join(lines)
 
@@ -617,6 +734,11 @@ class Verdict:
     inexact_float: bool = False
     float_width_mismatch: bool = False
     notes: list[str] = field(default_factory=list)
+    #: cases on which Python raised and the generated code raised the same class
+    raised_agree: int = 0
+    #: a second counterexample of the other kind (Python kernels: a value where the first
+    #: one is a raise, or the reverse): cls, detail, counterexample, reference, generated
+    also: dict[str, Any] | None = None
 
 
 def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 48,
@@ -641,7 +763,23 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
             refs, notes = run_c(spec, build, cases)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    floaty = is_float_kernel(spec)
+    floaty = is_float_kernel(spec) and not spec.exact  # exact kernels: bit for bit
+    v = _judge_cases(spec, lifted, fn, names, cases, refs, notes, floaty)
+    if v.cls in ("VERIFIED-BUT-WRONG", "PRECONDITION-NOT-CHECKED") and spec.language == "python":
+        # one counterexample of the other kind too (a raise where Python raises / a value
+        # where it returns one): a ZeroDivisionError must not hide a wrong quotient
+        first_raise = v.detail.startswith("Python raises")
+        keep = [i for i, r in enumerate(refs) if r is not None and isinstance(r, Raised) != first_raise]
+        w = _judge_cases(spec, lifted, fn, names, [cases[i] for i in keep], [refs[i] for i in keep],
+                         [notes[i] for i in keep], floaty)
+        if w.cls in ("VERIFIED-BUT-WRONG", "PRECONDITION-NOT-CHECKED"):
+            v.also = {"cls": w.cls, "detail": w.detail, "counterexample": w.counterexample,
+                      "reference": w.c_output, "generated": w.numpy_output}
+    return v
+
+
+def _judge_cases(spec: KernelSpec, lifted: dict[str, Any], fn: Any, names: list[str], cases: list[Case],
+                 refs: list[Any], notes: list[str], floaty: bool) -> Verdict:
     v = Verdict("agrees")
     types = {p.name: TYPES[p.ctype] for p in spec.params}
     for case, ref, note in zip(cases, refs, notes, strict=True):
@@ -651,8 +789,15 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
                 v.notes.append(note)
             continue
         args = [_np_arg(types[p.name], case.values[p.name], p) for p in spec.params]
+        if isinstance(ref, Raised):
+            w = _judge_raise(v, case, ref, fn, args, lifted.get("assumptions", []))
+            if w is not None:
+                return w
+            continue
         try:
-            got = fn(*args)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                got = fn(*args)
         except ValueError as e:
             if "precondition" in str(e):
                 v.discarded_pre += 1
@@ -683,6 +828,35 @@ def judge(spec: KernelSpec, lifted: dict[str, Any], seed: int = 0, count: int = 
     return v
 
 
+def _judge_raise(v: Verdict, case: Case, ref: Raised, fn: Any, args: list[Any],
+                 assumptions: list[str]) -> Verdict | None:
+    """The Python function raised ``ref.cls`` on ``case``: the generated code must raise an
+    instance of it (a subclass allowed). Anything else -- a value, another exception, also a
+    ``ValueError: precondition ...`` where Python raises ``IndexError`` or
+    ``ZeroDivisionError`` -- is a counterexample (``None``: no counterexample). A
+    ``ValueError`` is accepted where Python raises ``ValueError`` (``max([])``,
+    ``math.sqrt(-1.0)``)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got = fn(*args)
+    except Exception as e:
+        if isinstance(e, ref.cls):
+            v.tested += 1
+            v.raised_agree += 1
+            return None
+        return _wrong(v, case, ref.describe(), f"Python raises {ref.cls.__name__} ({ref.message}), the generated "
+                                               f"code raises {type(e).__name__}: {str(e)[:160]}",
+                      f"raises {type(e).__name__}: {str(e)[:160]}")
+    broken = violated_assumptions(assumptions, case.values)
+    w = _wrong(v, case, ref.describe(), f"Python raises {ref.cls.__name__} ({ref.message}), the generated code "
+                                        "returns a value" + (f" (and does not check the stated precondition "
+                                                             f"{broken[0]!r})" if broken else ""), got)
+    if broken:
+        w.cls = "PRECONDITION-NOT-CHECKED"
+    return w
+
+
 _ASSUMPTION = re.compile(r":\s*([\w\s+\-*()]+?)\s*(<=|<|>=|>|==|!=)\s*([\w\s+\-*()]+?)\s*$")
 
 
@@ -691,6 +865,12 @@ def violated_assumptions(assumptions: list[str], values: dict[str, Any]) -> list
     "the loop runs a non-negative number of times: 1 <= n") that ``values`` violates;
     assumptions the oracle cannot evaluate are skipped."""
     scalars = {k: v for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for k, v in values.items():  # the lengths of lists / vectors, as the tool names them
+        if isinstance(v, list):
+            scalars.setdefault(f"{k}__size", len(v))
+            scalars.setdefault(f"{k}__rows", len(v))
+            if v and isinstance(v[0], list):
+                scalars.setdefault(f"{k}__cols", len(v[0]))
     out = []
     for text in assumptions:
         m = _ASSUMPTION.search(text)
@@ -828,8 +1008,10 @@ def _wrap_int64(v: Any) -> Any:
 
 
 def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str]]:
-    """The original function on each case (``None`` when it raises, e.g. an index error or
-    an int64 overflow of an intermediate value, see :class:`I64`)."""
+    """The original function on each case: its result, :class:`Raised` when it raises (a
+    ``ZeroDivisionError``, a math domain error, an ``IndexError``: the generated code must
+    raise the same class), ``None`` when an intermediate int leaves int64 (the documented
+    limit of the generated code, see :class:`I64`: discarded)."""
     ns: dict[str, Any] = {"__name__": "tenspiler_fuzz_original"}
     exec(compile(spec.source, "<kernel>", "exec"), ns)
     fn = ns[spec.function]
@@ -846,9 +1028,21 @@ def run_python(spec: KernelSpec, cases: list[Case]) -> tuple[list[Any], list[str
             refs.append(None)
             notes.append(f"Python int beyond int64 ({e})"[:160])
         except Exception as e:
-            refs.append(None)
+            refs.append(Raised(type(e), str(e)[:200]))
             notes.append(f"Python raised {type(e).__name__}")
     return refs, notes
+
+
+@dataclass
+class Raised:
+    """The Python reference raised ``cls`` on a case: the generated code must raise it too
+    (an instance of ``cls``, a subclass allowed), else the kernel is wrong."""
+
+    cls: type
+    message: str
+
+    def describe(self) -> str:
+        return f"raises {self.cls.__name__}: {self.message}"
 
 
 def _plain(x: Any) -> Any:
@@ -879,7 +1073,8 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
       "shape": "1d", "function": "f", "exact_return": true}`` (all optional; arrays default to
       length ``n``, size parameters to the scalars named ``n`` and ``m``; ``indices``: small
       index parameters, 0..3, that extents may name; ``exact_return``: the return value is an
-      index, compared exactly; C++ vectors and Python lists of lists of lists are 3-D);
+      index, compared exactly; ``exact``: every output compared exactly, floats bit for bit;
+      C++ vectors and Python lists of lists of lists are 3-D);
     * ``input: {json}`` -- a counterexample, parameter name -> value (tried first).
     """
     import ast
@@ -945,7 +1140,7 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"
     spec = KernelSpec(path.stem, lang, text, meta.get("function", name), params, ret,
                       sorted(set(nums), key=repr)[:40], [], meta.get("shape", default_shape),
-                      exact_return=bool(meta.get("exact_return", False)))
+                      exact_return=bool(meta.get("exact_return", False)), exact=bool(meta.get("exact", False)))
     return spec, [Case(inp, "given") for inp in inputs]
 
 
