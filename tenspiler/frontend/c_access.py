@@ -317,7 +317,9 @@ class Access(Declarations):
         """``v.size()`` (length, or rows of a ``vector<vector<T>>``, or planes of a
         ``vector<vector<vector<T>>>``), ``v[E].size()`` (columns, or rows of each plane: the
         rows of a parameter are assumed to have one length) and ``v[E1][E2].size()``
-        (columns of a ``vector<vector<vector<T>>>``). ``size_t`` results are read as mathematical integers."""
+        (columns of a ``vector<vector<vector<T>>>``). The ``size_t`` result is read as the
+        mathematical integer: the type gate (:mod:`tenspiler.frontend.c_types`) types it
+        ``unsigned long`` and has refused every use where C++'s unsigned value differs."""
         ref = node.name
         assert isinstance(ref, c_ast.StructRef)
         method = ref.field.name

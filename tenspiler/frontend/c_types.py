@@ -14,14 +14,33 @@ initialisation, ``return`` and argument passing (§6.5.16.1, §6.8.6.4, §6.5.2.
 place where the model would differ from C:
 
 * arithmetic (``+ - * / %``, unary ``-``, ``op=``) whose type after the usual arithmetic
-  conversions is unsigned, e.g. ``a[i] - 1u`` or ``x + 0xFFFFFFFF`` (``unsigned int``):
-  refused, except ``/`` and ``%`` and comparisons whose operands are both non-negative by
-  their own types (an ``unsigned char``, an unsigned type, or a non-negative constant
-  before conversion), where unsigned and mathematical results agree;
+  conversions is unsigned, e.g. ``a[i] - 1u`` or ``x + 0xFFFFFFFF`` (``unsigned int``) or
+  ``i - v.size()`` (``size_t``), where the unsigned result can differ from the mathematical
+  one: refused. The gate knows a *range* of every integer expression's mathematical value
+  (constants, the types, ``v.size()`` in ``[0, MAX_VECTOR_SIZE]``, a local initialised once
+  and never assigned again, the counter of an ascending loop from a non-negative start that
+  nothing but the step assigns, interval arithmetic). An unsigned ``+ - *`` whose range
+  lies in ``[0, max]`` of its type is exact (the unsigned result is congruent to the
+  mathematical one modulo 2ⁿ and both lie in ``[0, 2ⁿ)``); ``/``, ``%`` and comparisons
+  in an unsigned type are exact when both operands are non-negative (and exact). An
+  unsigned ``+ - *`` that may wrap is still *congruent* to its mathematical value modulo
+  2ⁿ; it is accepted only when it is an operand of another such ``+ - *`` of the same type,
+  or converted (initialisation, assignment, cast, return, argument, ``push_back``) to an
+  integer type of at most n bits whose range holds its mathematical value (or to ``unsigned
+  char``, modelled modulo 256) — ``int ow = img[0].size() - k + 1;``: GCC reduces modulo
+  2^32, which gives the mathematical value back. Any other use refuses it at the operator
+  that may wrap;
 * a conversion between integer types that does not preserve every value of the source
-  type, e.g. a ``long`` stored into an ``int`` array — unless the source is an integer
-  constant expression whose value fits, or the destination is ``unsigned char`` (modelled
-  exactly, modulo 256).
+  type, e.g. a ``long`` stored into an ``int`` array — unless the range of the converted
+  value fits (an integer constant expression, ``int n = v.size();``), or the destination
+  is ``unsigned char`` (modelled exactly, modulo 256).
+
+C++ ``v.size()`` is a ``size_t`` (``unsigned long``). Its range is ``[0,
+MAX_VECTOR_SIZE]``: the model's size parameters are mathematical integers, and a kernel
+that converts a size to ``int`` (``int n = v.size();``) agrees with C++ only while the
+size fits; the bound ``2^30`` leaves room for a sum or difference of two sizes and a small
+constant (``img.size() - k + 1``). The generated entry must check every vector size
+against it (see :data:`MAX_VECTOR_SIZE`).
 
 Conversions to and between floating types, and from floating to integer types, are left to
 the real-number model (stated in every certificate); their C semantics is the lowering's.
@@ -38,7 +57,9 @@ from pycparser import c_ast
 
 from tenspiler.errors import BadInput, SourceLoc
 
-__all__ = ["CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion"]
+__all__ = [
+    "MAX_VECTOR_SIZE", "CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion",
+]
 
 
 @dataclass(frozen=True)
@@ -98,6 +119,12 @@ ULLONG = CInt("unsigned long long", 64, False, 5)
 FLOAT = CFloat("float")
 DOUBLE = CFloat("double")
 LDOUBLE = CFloat("long double")
+
+#: The largest C++ vector size (of each dimension) the model's exactness relies on: the
+#: gate reads ``v.size()`` as a value in ``[0, MAX_VECTOR_SIZE]``, so ``int n = v.size();``
+#: and ``int oh = img.size() - k + 1;`` (``k`` a size) keep their mathematical values. The
+#: generated entry taking vectors must refuse larger sizes.
+MAX_VECTOR_SIZE = 1 << 30
 
 #: ``<stdint.h>``/``<stddef.h>`` names the frontend knows, as GCC defines them on LP64.
 TYPEDEF_NAMES: dict[str, CType] = {
@@ -201,8 +228,42 @@ def literal_type(text: str) -> tuple[CInt, int] | None:
     return None
 
 
-def _nonnegative_type(t: CType | None) -> bool:
-    return isinstance(t, CInt) and not t.signed
+Range = tuple[int, int]
+
+
+def _combine(op: str, a: Range, b: Range) -> Range | None:
+    """The range of ``x op y`` for ``x`` in ``a`` and ``y`` in ``b`` (mathematical values;
+    ``/`` and ``%`` only for a non-negative dividend and a positive divisor)."""
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[1], a[1] - b[0]
+    if op == "*":
+        ps = [x * y for x in a for y in b]
+        return min(ps), max(ps)
+    if a[0] >= 0 and b[0] >= 1:
+        if op == "/":
+            return a[0] // b[1], a[1] // b[0]
+        if op == "%":
+            return 0, min(a[1], b[1] - 1)
+    return None
+
+
+def _assigned_names(node: c_ast.Node | None) -> set[str]:
+    """The names ``node`` assigns (``=``, ``op=``, ``++``, ``--``) or takes the address of."""
+    out: set[str] = set()
+    if node is None:
+        return out
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        match n:
+            case c_ast.Assignment(lvalue=c_ast.ID(name=name)):
+                out.add(name)
+            case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--" | "&", expr=c_ast.ID(name=name)):
+                out.add(name)
+        stack.extend(child for _, child in n.children())
+    return out
 
 
 _ARITH = frozenset({"+", "-", "*", "/", "%"})
@@ -244,6 +305,19 @@ class TypeGate:
         self.checked: set[str] = set()
         self.scopes: list[dict[str, c_ast.Node]] = []
         self.ret: list[CType | None] = []
+        #: the type of each expression node typed (by ``id``: each node is typed once)
+        self.types: dict[int, CType | None] = {}
+        #: the mathematical range of each integer expression node computed
+        self.math_ranges: dict[int, Range] = {}
+        #: unsigned ``+ - *`` nodes whose C value is only congruent to the mathematical one
+        self.wrapping: set[int] = set()
+        #: those of them not yet accepted by their use: (message, node) of the operator that
+        #: may wrap, refused at the end of the full expression
+        self.pending: dict[int, tuple[str, c_ast.Node]] = {}
+        #: value ranges of locals (by ``id`` of their declaration's type node)
+        self.local_ranges: dict[int, Range] = {}
+        #: the names the function being checked assigns anywhere
+        self.assigned: set[str] = set()
 
     # ------------------------------------------------------------------ errors
 
@@ -287,8 +361,8 @@ class TypeGate:
         if name in self.checked:
             return
         self.checked.add(name)
-        saved = self.scopes
-        self.scopes = [{}]
+        saved = self.scopes, self.pending, self.assigned
+        self.scopes, self.pending, self.assigned = [{}], {}, _assigned_names(fdef.body)
         fdecl = fdef.decl.type
         for p in fdecl.args.params if fdecl.args is not None else []:
             if isinstance(p, c_ast.Decl) and p.name is not None:
@@ -296,9 +370,10 @@ class TypeGate:
         self.ret.append(self.decl_type(fdecl.type))
         try:
             self.stmt(fdef.body)
+            self.flush()
         finally:
             self.ret.pop()
-            self.scopes = saved
+            self.scopes, self.pending, self.assigned = saved
 
     # ------------------------------------------------------------------ statements
 
@@ -314,10 +389,14 @@ class TypeGate:
             case c_ast.For(init=init, cond=cond, next=nxt, stmt=body):
                 self.scopes.append({})
                 self.stmt(init)
+                self.flush()
+                self.counter_range(node)
                 if cond is not None:
                     self.expr(cond)
+                    self.flush()
                 if nxt is not None:
                     self.expr(nxt)
+                    self.flush()
                 self.stmt(body)
                 self.scopes.pop()
             case c_ast.DeclList(decls=decls):
@@ -327,18 +406,28 @@ class TypeGate:
                 if name is None or isinstance(ty, c_ast.FuncDecl):
                     return
                 if init is not None and not isinstance(init, c_ast.InitList):
-                    self.convert(self.expr(init), self.decl_type(ty), init, "initialisation")
+                    dst = self.decl_type(ty)
+                    self.convert(self.expr(init), dst, init, "initialisation")
+                    self.flush()
+                    r = self.rng(init)
+                    if isinstance(dst, CInt) and r is not None and name not in self.assigned:
+                        # a local nothing assigns again keeps its initial value
+                        fits = dst.lo <= r[0] and r[1] <= dst.hi
+                        self.local_ranges[id(ty)] = r if fits else (dst.lo, dst.hi)
                 self.bind(name, ty)
             case c_ast.If(cond=cond, iftrue=t, iffalse=f):
                 self.expr(cond)
+                self.flush()
                 self.stmt(t)
                 self.stmt(f)
             case c_ast.While(cond=cond, stmt=body) | c_ast.DoWhile(cond=cond, stmt=body):
                 self.expr(cond)
+                self.flush()
                 self.stmt(body)
             case c_ast.Return(expr=e):
                 if e is not None:
                     self.convert(self.expr(e), self.ret[-1] if self.ret else None, e, "return")
+                    self.flush()
             case c_ast.Label(stmt=s):
                 self.stmt(s)
             case _:
@@ -346,14 +435,116 @@ class TypeGate:
                     node, c_ast.Typedef | c_ast.Pragma | c_ast.EmptyStatement
                 ) and _is_expr(node):
                     self.expr(node)
+                    self.flush()
                 else:
                     for _, child in node.children():
                         self.stmt(child)
 
     # ------------------------------------------------------------------ expressions
 
+    def flush(self) -> None:
+        """Refuse an unsigned operation that may wrap and whose use did not accept it (the
+        end of a full expression)."""
+        for message, at in self.pending.values():
+            self.fail(message, at)
+
+    def require_exact(self, node: c_ast.Node) -> None:
+        """``node``'s C value must be its mathematical value (not only congruent to it)."""
+        found = self.pending.get(id(node))
+        if found is not None:
+            self.fail(*found)
+
+    def counter_range(self, loop: c_ast.For) -> None:
+        """Record the range of the counter of an ascending loop (``for (int i = S; ...;
+        i++ | ++i | i += c | i = i + c)``, ``c >= 1``) whose start ``S`` is non-negative and
+        which neither the condition nor the body assigns: every value it takes is at least
+        ``S`` (its increments past the type's maximum are undefined behaviour)."""
+        init = loop.init
+        decls = init.decls if isinstance(init, c_ast.DeclList) else [init]
+        if len(decls) != 1 or not isinstance(decls[0], c_ast.Decl) or decls[0].init is None:
+            return
+        d = decls[0]
+        t = self.decl_type(d.type)
+        if not isinstance(t, CInt) or d.name in _assigned_names(loop.cond) | _assigned_names(loop.stmt):
+            return
+
+        def is_var(n: c_ast.Node) -> bool:
+            return isinstance(n, c_ast.ID) and n.name == d.name
+
+        def positive(n: c_ast.Node) -> bool:
+            v = self.constant_value(n)
+            return v is not None and v >= 1
+
+        match loop.next:
+            case c_ast.UnaryOp(op="++" | "p++", expr=e) if is_var(e):
+                pass
+            case c_ast.Assignment(op="+=", lvalue=e, rvalue=c) if is_var(e) and positive(c):
+                pass
+            case c_ast.Assignment(op="=", lvalue=e, rvalue=c_ast.BinaryOp(op="+", left=a, right=b)) if is_var(e) and (
+                (is_var(a) and positive(b)) or (is_var(b) and positive(a))
+            ):
+                pass
+            case _:
+                return
+        start = self.rng(d.init)
+        if start is not None and start[0] >= 0:
+            self.local_ranges[id(d.type)] = (start[0], t.hi)
+
+    def rng(self, node: c_ast.Node) -> Range | None:
+        """A range of the mathematical value (the model's) of integer expression ``node``,
+        or ``None`` if it is not an integer expression. On every execution where C is
+        defined, C's value is the mathematical one, except for the unsigned ``+ - *`` that
+        may wrap (:attr:`wrapping`), where it is congruent to it."""
+        t = self.expr(node)
+        if not isinstance(t, CInt):
+            return None
+        key = id(node)
+        r = self.math_ranges.get(key)
+        if r is None:
+            r = self.math_ranges[key] = self._math_range(node, t)
+        if key not in self.wrapping:
+            r = (max(r[0], t.lo), min(r[1], t.hi))
+            if r[0] > r[1]:  # no defined execution computes it
+                r = (t.lo, t.hi)
+        return r
+
+    def _math_range(self, node: c_ast.Node, t: CInt) -> Range:
+        v = self.constant_value(node)
+        if v is not None:
+            return v, v
+        found: Range | None = None
+        match node:
+            case c_ast.FuncCall(name=c_ast.StructRef(field=c_ast.ID(name="size"))):
+                found = (0, MAX_VECTOR_SIZE)
+            case c_ast.ID(name=name):
+                ty = self.lookup(name)
+                found = self.local_ranges.get(id(ty)) if ty is not None else None
+            case c_ast.UnaryOp(op="-" | "+" as op, expr=e):
+                r = self.rng(e)
+                if r is not None:
+                    found = r if op == "+" else (-r[1], -r[0])
+            case c_ast.BinaryOp(op=op, left=a, right=b) if op in _ARITH:
+                ra, rb = self.rng(a), self.rng(b)
+                if ra is not None and rb is not None:
+                    found = _combine(op, ra, rb)
+            case c_ast.Cast(expr=e):
+                r = self.rng(e)
+                if r is not None and t.lo <= r[0] and r[1] <= t.hi:
+                    found = r
+            case c_ast.TernaryOp(iftrue=a, iffalse=b):
+                ra, rb = self.rng(a), self.rng(b)
+                if ra is not None and rb is not None:
+                    found = (min(ra[0], rb[0]), max(ra[1], rb[1]))
+        return found if found is not None else (t.lo, t.hi)
+
     def expr(self, node: c_ast.Node) -> CType | None:
-        """The C type of expression ``node`` (after checking its operands)."""
+        """The C type of expression ``node`` (after checking its operands, once)."""
+        key = id(node)
+        if key not in self.types:
+            self.types[key] = self._expr(node)
+        return self.types[key]
+
+    def _expr(self, node: c_ast.Node) -> CType | None:
         match node:
             case c_ast.Constant(type=kind, value=text):
                 if kind in ("int", "unsigned int", "long int", "unsigned long int", "long long int", "unsigned long long int"):
@@ -413,6 +604,8 @@ class TypeGate:
                 return lt
             case c_ast.FuncCall(name=c_ast.ID(name=fname), args=args):
                 return self.call(fname, args.exprs if args is not None else [], node)
+            case c_ast.FuncCall(name=c_ast.StructRef(name=obj, field=c_ast.ID(name=method), type="."), args=args):
+                return self.member_call(obj, method, args.exprs if args is not None else [])
             case c_ast.ExprList(exprs=exprs):
                 t = None
                 for e in exprs:
@@ -462,6 +655,9 @@ class TypeGate:
             return INT if op in _CMP else None  # pointer difference: refused by the lowering
         if op in _CMP:
             common = usual_conversion(lt, rt)
+            if isinstance(common, CInt) and not common.signed:
+                self.require_exact(left)
+                self.require_exact(right)
             if isinstance(common, CInt) and not common.signed and not (
                 self.nonnegative(left, lt) and self.nonnegative(right, rt)
             ):
@@ -480,25 +676,44 @@ class TypeGate:
         left: c_ast.Node, right: c_ast.Node, node: c_ast.Node,
     ) -> CType | None:
         common = usual_conversion(lt, rt)
-        if isinstance(common, CInt) and not common.signed:
-            if op in ("/", "%") and self.nonnegative(left, lt) and self.nonnegative(right, rt):
+        message = (f"unsigned arithmetic '{op}' in '{common}' (wraps modulo 2^{common.bits}, "
+                   "C11 §6.2.5p9) is not supported") if isinstance(common, CInt) else ""
+        if not (isinstance(common, CInt) and not common.signed):
+            # a value congruent to its mathematical one is exact only in its own type
+            self.require_exact(left)
+            self.require_exact(right)
+            return common
+        if op in ("/", "%"):
+            self.require_exact(left)
+            self.require_exact(right)
+            if self.nonnegative(left, lt) and self.nonnegative(right, rt):
                 return common
-            if self.constant_value(node) is not None:
-                return common  # a constant that does not wrap
-            self.fail(
-                f"unsigned arithmetic '{op}' in '{common}' (wraps modulo 2^{common.bits}, "
-                "C11 §6.2.5p9) is not supported",
-                node,
-            )
+            self.fail(message, node)
+        if self.constant_value(node) is not None:
+            return common  # a constant that does not wrap
+        # + - *: congruent to the mathematical value modulo 2^n when the operands are
+        roots: list[tuple[str, c_ast.Node]] = []
+        for operand, ot in ((left, lt), (right, rt)):
+            found = self.pending.get(id(operand))
+            if found is not None:
+                if promote(ot) != common:
+                    self.fail(*found)
+                roots.append(self.pending.pop(id(operand)))
+        ra, rb = self.rng(left), self.rng(right)
+        r = _combine(op, ra, rb) if ra is not None and rb is not None else None
+        if r is not None and r[0] >= 0 and r[1] <= common.hi:
+            return common  # congruent and both in [0, 2^n): equal
+        self.wrapping.add(id(node))
+        self.pending[id(node)] = roots[0] if roots else (message, node)
         return common
 
     def nonnegative(self, node: c_ast.Node, t: CType | None) -> bool:
-        """``node``'s value is ≥ 0 by its own type (before any conversion), or it is a
-        constant expression with a value ≥ 0."""
-        if _nonnegative_type(t):
-            return True
-        v = self.constant_value(node)
-        return v is not None and v >= 0
+        """``node``'s C value (before any conversion) is its mathematical value and is
+        ≥ 0 (by its type, or by its range: a constant, a size, a loop counter ...)."""
+        if id(node) in self.wrapping:
+            return False
+        r = self.rng(node)
+        return r is not None and r[0] >= 0
 
     def constant_value(self, node: c_ast.Node) -> int | None:
         """The value of a simple integer constant expression (literals, unary ``-``/``+``,
@@ -535,16 +750,11 @@ class TypeGate:
         return None
 
     def fits(self, node: c_ast.Node, dst: CInt) -> bool:
-        """Every value ``node`` can take lies in ``dst``: a constant expression that fits, a
-        ``?:`` whose branches fit, or an expression whose own type (before the usual
-        arithmetic conversions of a ``?:``) ``dst`` holds."""
-        v = self.constant_value(node)
-        if v is not None:
-            return dst.lo <= v <= dst.hi
-        if isinstance(node, c_ast.TernaryOp):
-            return self.fits(node.iftrue, dst) and self.fits(node.iffalse, dst)
-        t = self.expr(node)
-        return isinstance(t, CInt) and dst.holds(t)
+        """Every value ``node`` can take lies in ``dst``: its range (:meth:`rng`: a constant
+        expression, a ``?:`` whose branches fit, an expression whose own type ``dst``
+        holds, a size ...) does."""
+        r = self.rng(node)
+        return r is not None and dst.lo <= r[0] and r[1] <= dst.hi
 
     def convert(
         self, src: CType | None, dst: CType | None, node: c_ast.Node, what: str,
@@ -553,7 +763,20 @@ class TypeGate:
         """Check a conversion of a value of type ``src`` (the expression ``node``) to
         ``dst`` (C11 §6.3.1.3): integer → integer must keep every value, unless the
         value is a constant that fits (``constant``: ``node`` is the converted value) or
-        ``dst`` is ``unsigned char`` (modelled)."""
+        ``dst`` is ``unsigned char`` (modelled).
+
+        An unsigned ``+ - *`` that may wrap (congruent modulo 2ⁿ to its mathematical value)
+        is accepted here only if ``dst`` has at most n bits and holds its mathematical
+        value's range (GCC reduces modulo 2^bits, which gives it back), or is ``unsigned
+        char``; otherwise it is refused at its operator."""
+        found = self.pending.get(id(node))
+        if found is not None:
+            if constant and isinstance(src, CInt) and isinstance(dst, CInt) and dst.bits <= src.bits and (
+                dst == UCHAR or self.fits(node, dst)
+            ):
+                del self.pending[id(node)]
+                return
+            self.fail(*found)
         if not (isinstance(src, CInt) and isinstance(dst, CInt)):
             return
         if dst.holds(src) or dst == UCHAR:
@@ -568,6 +791,19 @@ class TypeGate:
             "(C11 §6.3.1.3p2) and is not supported",
             node,
         )
+
+    def member_call(self, obj: c_ast.Node, method: str, args: list[c_ast.Node]) -> CType | None:
+        """``v.size()`` (a ``size_t``) and ``v.push_back(e)`` (``e`` converted to the
+        element type as if by initialisation) of a C++ vector ``v`` (or row ``v[i]``)."""
+        t = self.expr(obj)
+        types = [self.expr(a) for a in args]
+        if not isinstance(t, CPtr):
+            return None  # not a vector: refused by the lowering
+        if method == "size" and not args:
+            return ULONG
+        if method == "push_back" and len(args) == 1:
+            self.convert(types[0], t.elem, args[0], "push_back argument")
+        return None
 
     def call(self, fname: str, args: list[c_ast.Node], node: c_ast.Node) -> CType | None:
         types = [self.expr(a) for a in args]
