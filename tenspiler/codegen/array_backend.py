@@ -71,8 +71,10 @@ from tenspiler.codegen.python_host import (
     PythonHostBackend,
     bare,
     cxx_adapter,
+    exact_quotient_operands,
     fresh_name,
     indent,
+    int_division_mode,
     min_max,
     param_dtype,
 )
@@ -150,7 +152,8 @@ class _HostContext(ArrayContext):
     def __init__(self, parent: ArrayContext) -> None:
         names = {k: f"_to_numpy({v})" for k, v in parent.names.items()}
         super().__init__(
-            names, parent.param_dtypes, parent.helpers, plan=parent.plan, backend=parent.backend, host=parent.host
+            names, parent.param_dtypes, parent.helpers, plan=parent.plan, backend=parent.backend, host=parent.host,
+            int_division=parent.int_division,
         )
 
     def use(self, helper: str) -> str:
@@ -519,6 +522,11 @@ class ArrayBackend(PythonHostBackend):
         (:mod:`tenspiler.codegen.ranges`); ``unsigned char`` wraps in casts and stores."""
         s, d = src_rep or REPR[src], dst_rep or REPR[dst]
         if kind == STATIC:
+            if dst.is_float and not src.is_float and d == "float32":
+                # a Python int made a float32 array directly is rounded twice (through
+                # float64: torch.tensor(2**53 + 2**29 + 1, dtype=torch.float32) is 2**53); an
+                # int64 array cast to float32 is rounded once, as C converts (C11 §6.3.1.4p2)
+                return fill(self.sp.cast, x=self.const(expr, "int64"), dtype=self.dtype(d))
             return self.const(expr, d) if dst.is_float else expr
         if s == d:
             return expr
@@ -561,6 +569,13 @@ class ArrayBackend(PythonHostBackend):
         """
         assert isinstance(ctx, ArrayContext)
         terms: list[Term]
+        if (quotient := exact_quotient_operands(t, ctx)) is not None:
+            # Python's int / int: NumPy host code (no library spells the exact quotient)
+            a, b = (self.render(u, ctx) for u in quotient)
+            host = [x if self.kind(u, ctx) == STATIC else f"_to_numpy({bare(x)})" for x, u in zip((a, b), quotient, strict=True)]
+            ctx.host.append(show(t))
+            quotient_text = f"{_HostContext(ctx).use('_int_true_divide')}({bare(host[0])}, {bare(host[1])})"
+            return quotient_text if self.kind(t, ctx) == STATIC else self.asarray(quotient_text, ctx.rep(t))
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
             terms = list(operands(t))
             pairs = [self._converted(self.render(c, ctx), c, t.dtype, ctx, ctx.rep(t)) for c in terms]
@@ -684,7 +699,8 @@ class ArrayBackend(PythonHostBackend):
         self._validate(fn, ps, outputs)
         taken = self._reserved(fn)
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}
-        ctx = ArrayContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self)
+        ctx = ArrayContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn), backend=self,
+                           int_division=int_division_mode(fn))
         code = self._outputs(fn, ps, outputs, ctx, taken)
         statements, results, returns_doc = code.statements, code.results, code.returns_doc
         params = [p for p in fn.params if p.name in code.used]

@@ -49,9 +49,11 @@ from tenspiler.codegen.python_host import (
     EmitContext,
     PythonHostBackend,
     bare,
+    exact_quotient_operands,
     fresh_name,
     function_source,
     indent,
+    int_division_mode,
     min_max,
     param_dtype,
 )
@@ -143,7 +145,8 @@ def convert(
     """``expr`` (a value of C type ``src`` computed in the NumPy dtype ``src_rep``, default
     ``REPR[src]``) converted to ``dst`` computed in ``dst_rep`` (default ``REPR[dst]``).
 
-    C conversions as in ``semantics.np_cast``: integer → real is exact, real → integer
+    C conversions as in ``semantics.np_cast``: integer → real rounds once to the nearest
+    value of the real type (C11 §6.3.1.4p2, Annex F: round to nearest), real → integer
     truncates toward zero, ``float`` ↔ ``double`` rounds; between integer dtypes the value
     must fit ``dst_rep`` (:mod:`tenspiler.codegen.ranges` guarantees it). No wrap for
     ``UINT8`` here; wrapping happens in casts and on stores (:func:`store_value`).
@@ -153,7 +156,9 @@ def convert(
     if s == d:
         return expr
     if dst.is_float:
-        return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({bare(expr)})"
+        if tensor:
+            return f"{expr}.astype(np.{d})"  # NumPy's integer → float cast rounds once
+        return f"np.{d}({int_to_real_operand(bare(expr), src, d)})"
     if src.is_float:
         # a scalar conversion may be hoisted out of a loop that runs no iteration, where C
         # never converts: NaN, infinities and values outside int64 (undefined behaviour in C
@@ -164,6 +169,18 @@ def convert(
         if s == d or not tensor:
             return expr
     return f"{expr}.astype(np.{d})" if tensor else f"np.{d}({bare(expr)})"
+
+
+def int_to_real_operand(expr: str, src: DType, real: str) -> str:
+    """The argument of ``np.<real>(...)`` that converts the scalar ``expr`` of C type ``src``
+    in one rounding. A Python int given to ``np.float32`` is rounded twice, to float64 first
+    and then to float32 (``np.float32(2**53 + 2**29 + 1)`` is 2**53, C's ``(float)`` of that
+    ``long`` is 2**53 + 2**30); as an ``np.int64`` it is converted by NumPy's int64 → float32
+    cast, which rounds once. (A Python int → float64 rounds once already.) Integer values of
+    C kernels fit int64: C has no wider integer type, and signed overflow is undefined."""
+    if src.is_float or real != "float32":
+        return expr
+    return f"np.int64({expr})"
 
 
 def store_value(expr: str, src: DType, elem: DType, src_rep: str | None = None) -> str:
@@ -186,7 +203,7 @@ def return_value(expr: str, src: DType, ret: DType) -> str:
         case DType.UINT8:
             return f"int({e}) % 256"
         case DType.FLOAT:
-            return f"float({e})" if src == DType.FLOAT else f"float(np.float32({e}))"
+            return f"float({e})" if src == DType.FLOAT else f"float(np.float32({int_to_real_operand(e, src, 'float32')}))"
         case DType.DOUBLE:
             return f"float({e})"
         case _:
@@ -673,6 +690,9 @@ class NumpyBackend(PythonHostBackend):
                 args.append(self._operand(u, t, ctx) if ctx.narrow() else self.render(u, ctx))
                 ctx.cse = dict(bound)
             return rule(t, args, ctx)
+        if (quotient := exact_quotient_operands(t, ctx)) is not None:
+            a, b = (bare(self.render(u, ctx)) for u in quotient)
+            return f"{ctx.use('_int_true_divide')}({a}, {b})"
         if isinstance(t, ScalarOp | TensorTensor | TensorScalar):
             plan = ctx.plan if ctx.narrow() else None
             if plan is not None and not t.dtype.is_float and not plan.static(t):
@@ -965,7 +985,7 @@ class NumpyBackend(PythonHostBackend):
         taken = {*HELPER_NAMES, f"_{fn.name}_flat", f"_{fn.name}_core"}
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}
         ctx = EmitContext(names, {p.name: param_dtype(fn, p.name) for p in fn.params}, plan=self.plan(fn),
-                          taken=taken, constants={})
+                          taken=taken, constants={}, int_division=int_division_mode(fn))
         code = self._outputs(fn, ps, outputs, ctx, taken)
         statements, results, returns_doc = code.statements, code.results, code.returns_doc
         conversions = [

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, assert_never
 
-from tenspiler.codegen.base import GeneratedCode, missing_ops, no_rule_error, output_term
+from tenspiler.codegen.base import GeneratedCode, missing_ops, no_rule_error, operands, output_term
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, min_max
 from tenspiler.errors import CodegenError
@@ -43,6 +43,7 @@ from tenspiler.ir.terms import (
     Matrix,
     Output,
     ProgramSummary,
+    ScalarCast,
     ScalarOp,
     ScalarVar,
     Slice,
@@ -50,6 +51,9 @@ from tenspiler.ir.terms import (
     Strided,
     Tail,
     Take,
+    TensorCast,
+    TensorScalar,
+    TensorTensor,
     TensorVar,
     Term,
     children,
@@ -129,6 +133,11 @@ class EmitContext:
     #: module-level constants (their text → name), when the dialect hoists literals out of
     #: the function (``None``: literals are spelled inline)
     constants: dict[str, str] | None = None
+    #: a Python kernel's ``cast(a, double) / cast(b, double)`` of ints: ``"exact"`` is
+    #: Python's ``a / b`` (the exact quotient rounded once), ``"ambiguous"`` when the kernel
+    #: also has ``float(a)`` (refused), ``""`` a plain real division
+    #: (:func:`int_division_mode`, :func:`exact_quotient_operands`)
+    int_division: str = ""
 
     def use(self, helper: str) -> str:
         self.helpers.add(helper)
@@ -141,6 +150,45 @@ class EmitContext:
     def narrow(self) -> bool:
         """Whether integer nodes get range-analysed dtypes (else all int64)."""
         return self.plan is not None and bool(self.plan.candidates)
+
+
+def int_division_mode(fn: Function) -> str:
+    """:attr:`EmitContext.int_division` for ``fn`` (see ``loops.ir.PythonInterface``)."""
+    py = fn.python
+    if py is None or not py.int_true_division:
+        return ""
+    return "ambiguous" if py.float_of_int else "exact"
+
+
+def exact_quotient_operands(t: Term, ctx: EmitContext) -> tuple[Term, Term] | None:
+    """The integer operands ``a``, ``b`` of ``t = cast(a, double) / cast(b, double)`` when
+    ``t`` is a Python ``a / b`` of ints (:attr:`EmitContext.int_division`), which must be the
+    exact quotient rounded once (PEP 238): NumPy's float64 division of the converted
+    operands rounds three times (each operand beyond 2**53, then the quotient).
+
+    Raises:
+        CodegenError: the kernel also converts ints with ``float()``, so the summary's
+            division may stand for either rounding.
+    """
+    if not ctx.int_division or not isinstance(t, ScalarOp | TensorTensor | TensorScalar):
+        return None
+    if t.op != "/" or t.dtype != DType.DOUBLE:
+        return None
+    inner = []
+    for u in operands(t):
+        if not isinstance(u, ScalarCast | TensorCast):
+            return None
+        x = u.scalar if isinstance(u, ScalarCast) else u.tensor
+        if x.dtype.is_float:
+            return None
+        inner.append(x)
+    if ctx.int_division == "ambiguous":
+        raise CodegenError(
+            "the Python kernel divides ints with '/' (the exact quotient rounded once) and also "
+            "converts ints with float() (rounded before dividing): the summary's "
+            f"'{show(t)}' may stand for either, which differ beyond 2**53"
+        )
+    return inner[0], inner[1]
 
 
 # ---------------------------------------------------------------- text helpers

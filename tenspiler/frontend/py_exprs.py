@@ -123,6 +123,11 @@ class Expressions(ModuleTypes):
     """Expressions, conditions and helper inlining of a module's kernel (the top of
     :class:`tenspiler.frontend.python.Module` but for choosing and typing the kernel)."""
 
+    #: set when the kernel divides an int by an int with ``/`` (see ``PythonInterface``)
+    int_true_division: bool = False
+    #: set when the kernel converts an int with ``float()``
+    float_of_int: bool = False
+
     # ----------------------------------------------------------- expressions
 
     def expr(self, node: ast.expr, sc: Scope) -> Expr:
@@ -203,6 +208,11 @@ class Expressions(ModuleTypes):
             sym: BinOpName = "+" if isinstance(op, ast.Add) else "-" if isinstance(op, ast.Sub) else "*"
             return Binary(sym, convert(left, d), convert(right, d), d, loc)
         if isinstance(op, ast.Div):  # true division: always a float
+            if not left.dtype.is_float and not right.dtype.is_float:
+                # int / int is the exact quotient rounded once (PEP 238), not float(a) /
+                # float(b): the generated code must know which of the two a summary's
+                # cast(a, double) / cast(b, double) stands for (PythonInterface)
+                self.int_true_division = True
             return Binary("/", convert(left, DOUBLE), convert(right, DOUBLE), DOUBLE, loc)
         if isinstance(op, ast.FloorDiv | ast.Mod):
             if DOUBLE in (left.dtype, right.dtype):
@@ -317,6 +327,8 @@ class Expressions(ModuleTypes):
                 self.fail(f"{name}() takes one argument here", node)
             x = self.expr(args[0], sc)
             if name == "float":
+                if not x.dtype.is_float:
+                    self.float_of_int = True
                 return convert(x, DOUBLE)
             if name == "int":
                 return x if x.dtype == INT else Cast(x, INT, loc)  # truncates toward zero

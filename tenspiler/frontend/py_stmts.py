@@ -177,7 +177,7 @@ class Kernel(Scope, IfConversion, ResultLists):
             source=mod.text,
             loc=mod.loc(fdef),
             cxx=CxxInterface(tuple(signature), result),
-            python=PythonInterface(mod.filename),
+            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int),
         )
 
     def result_shape_rank(self, stmts: list[ast.stmt]) -> int:

@@ -75,7 +75,14 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
 
 
 def py_cast(x: Any, dtype: DType) -> Any:
+    """C conversion of one number to ``dtype``. An integer converted to a real type is
+    rounded *once* to the nearest value of that type (C11 §6.3.1.4p2 with Annex F's round
+    to nearest): to float64 by Python's ``float``, to float32 through an int64 — never
+    through float64, which rounds twice (2**53 + 2**29 + 1 would become 2**53, not C's
+    2**53 + 2**30). Real → real conversions are left exact (the real-number model)."""
     if dtype.is_float:
+        if dtype == DType.FLOAT and isinstance(x, int | np.integer) and not isinstance(x, bool):
+            return float(np.float32(np.int64(x))) if -(2**63) <= x < 2**63 else _int_to_float32(int(x))
         return float(x)
     v = int(x) if not isinstance(x, float) else math.trunc(x)
     if dtype == DType.UINT8:
@@ -135,8 +142,24 @@ def py_wrap(x: int, bits: int) -> int:
     return u - m if u >= m // 2 else u
 
 
+def _int_to_float32(x: int) -> float:
+    """``x`` (any Python int) rounded once to float32, as a Python float (±inf beyond
+    float32's range). The bits below the 60 leading ones are folded into one sticky bit,
+    which keeps every rounding decision of a 24-bit significand."""
+    sign = -1 if x < 0 else 1
+    a = abs(x)
+    shift = max(a.bit_length() - 60, 0)
+    m = (a >> shift) | (1 if a & ((1 << shift) - 1) else 0)
+    with np.errstate(over="ignore"):
+        return float(np.float32(np.float32(np.int64(sign * m)) * np.float32(2.0) ** shift)) if shift < 128 else sign * math.inf
+
+
 def np_cast(x: Any, dtype: DType) -> Any:
+    """:func:`py_cast` on NumPy arrays (reals computed in float64)."""
     if dtype.is_float:
+        a = np.asarray(x)
+        if dtype == DType.FLOAT and np.issubdtype(a.dtype, np.integer):
+            return a.astype(np.float32).astype(np.float64)  # one rounding (see py_cast)
         return np.asarray(x, dtype=np.float64)
     if np.issubdtype(np.asarray(x).dtype, np.floating):
         x = np.trunc(x)

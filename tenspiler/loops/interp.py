@@ -18,7 +18,7 @@ from typing import Any, assert_never
 
 import numpy as np
 
-from tenspiler.ir.semantics import py_binop, py_call, py_cast
+from tenspiler.ir.semantics import UndefinedBehaviour, py_binop, py_call, py_cast
 from tenspiler.loops.ir import (
     Assign,
     Binary,
@@ -239,7 +239,12 @@ class _Machine:
             case Unary():
                 raise AssertionError(f"unknown unary operator {e.op!r}")
             case Binary(op=op, left=left, right=right, dtype=dtype):
-                return py_binop(op, self.eval(left), self.eval(right), dtype)
+                v = py_binop(op, self.eval(left), self.eval(right), dtype)
+                if self.fn.python is not None and not dtype.is_float and not -(2**63) <= v < 2**63:
+                    # Python ints are unbounded; the generated code computes in int64, the
+                    # stated assumption this input is outside of
+                    raise UndefinedBehaviour(f"the Python int {v} of '{op}' does not fit int64")
+                return v
             case Cast(operand=operand, dtype=dtype):
                 return py_cast(self.eval(operand), dtype)
             case Select(cond=cond, then=then, else_=else_, dtype=dtype):

@@ -348,9 +348,18 @@ class CxxInterface:
 class PythonInterface:
     """Set for a kernel lifted from Python (:mod:`tenspiler.frontend.python`): the
     differential check runs the original function ``Function.name`` defined by the module
-    text ``Function.source`` (executed as a module whose ``__file__`` is ``filename``)."""
+    text ``Function.source`` (executed as a module whose ``__file__`` is ``filename``).
+
+    Python's ``a / b`` of two ints is their exact quotient rounded once (PEP 238), while
+    ``float(a) / float(b)`` rounds each operand first; the loop IR, and a summary proved over
+    the reals, write both ``cast(a, double) / cast(b, double)``. ``int_true_division``: the
+    kernel has the first form, ``float_of_int``: it converts an int with ``float()``; the
+    generated code divides such casts exactly when only the first is set, and refuses
+    when both are."""
 
     filename: str
+    int_true_division: bool = False
+    float_of_int: bool = False
 
 
 @dataclass(frozen=True)

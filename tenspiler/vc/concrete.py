@@ -100,6 +100,34 @@ C_INT_RANGES: dict[str, tuple[int, int]] = {
 }
 
 
+def rounding_boundaries(lo: int, hi: int) -> list[int]:
+    """Integers in ``[lo, hi]`` where a conversion to a real type rounds: ±2**k and its
+    neighbours for k = 24 (float32's significand), 31, 53 (float64's), 62, 63, and the values
+    that a conversion through float64 rounds twice: 2**k + 2**(k-24) + 1 for k >= 53 is just
+    above a float32 half-way point, but float64 rounds it down to that point first (C's
+    ``(float)`` of 2**53 + 2**29 + 1 is 2**53 + 2**30, through double it is 2**53)."""
+    out: set[int] = set()
+    for k in (24, 31, 53, 62, 63):
+        for v in (2**k - 1, 2**k, 2**k + 1, 2**k + 2, 2**k + 3):
+            out |= {v, -v}
+    for k in (53, 54, 60, 62):
+        for v in (2**k + 2 ** (k - 24) + 1, 2**k + 3 * 2 ** (k - 24) - 1, 2**k - 2 ** (k - 25) - 1):
+            out |= {v, -v}
+    return sorted(v for v in out if lo <= v <= hi)
+
+
+def rounded_boundaries() -> list[float]:
+    """:func:`rounding_boundaries` of int64 as C converts them to float and double (one
+    rounding each), and their float32 neighbours: real inputs that straddle a converted
+    integer, so that a comparison of a real with an integer rounded the wrong way shows."""
+    out: set[float] = set()
+    for v in rounding_boundaries(-(2**63), 2**63 - 1):
+        f32 = np.float32(np.int64(v))
+        out |= {float(v), float(f32), float(np.nextafter(f32, np.float32(np.inf))),
+                float(np.nextafter(f32, np.float32(-np.inf)))}
+    return sorted(out)
+
+
 def adversarial_examples(
     k: Any, rng: np.random.Generator, count: int, max_trips: int = 5, outside_model: bool = False
 ) -> list[Example]:
@@ -110,7 +138,12 @@ def adversarial_examples(
     for ``k`` up to 9 or 18) and the program's constants and their neighbours (values that
     straddle every threshold of its conditions); floats from the program's constants, their
     float32 and float64 neighbours (so a comparison done in the wrong precision shows) and
-    magnitudes from 1e-3 to 1e4. Inputs on which the source has undefined behaviour are
+    magnitudes from 1e-3 to 1e4. Integers also take the values where a conversion to a real
+    type rounds (:func:`rounding_boundaries`: 2**24, 2**53, 2**63 and their neighbours, the
+    values rounded twice through float64; for Python functions, whose ints are unbounded,
+    those within int64), and reals those values as C converts them and their neighbours
+    (:func:`rounded_boundaries`), so that an integer → real conversion or an int / int
+    division that rounds twice shows. Inputs on which the source has undefined behaviour are
     dropped by the caller (the C reference runs with UBSan) and by :func:`make_example`
     (``outside_model`` as there)."""
     fn = k.fn
@@ -118,18 +151,29 @@ def adversarial_examples(
     special = _special_values(fn)
     bounds = k.bounds
     bound_vars = {e.name for b in bounds for e in subexpressions(b) if isinstance(e, Var)}
+    integer_params = any(
+        not p.type.elem.is_float if isinstance(p.type, PointerType) else not p.type.dtype.is_float and p.name not in bound_vars
+        for p in fn.params
+    )
+    rounded = rounded_boundaries()
 
     def ints(c_type: str, n: int) -> np.ndarray:
         # one mode per array, so that not every input overflows: the type's extremes (and
         # the program's constants), wide magnitudes, or small values around the constants
         lo, hi = C_INT_RANGES.get(c_type, C_INT_RANGES[""])
+        boundaries = rounding_boundaries(lo, hi) if (lo, hi) != (0, 255) else []
         if fn.python is not None and (lo, hi) != (0, 255):
             # Python ints are unbounded; the generated code computes in int64 (a stated
-            # assumption): magnitudes whose products of three still fit
+            # assumption; inputs whose values leave int64 are dropped by the interpreter):
+            # magnitudes whose products of three still fit, and the rounding boundaries
             lo, hi = -(2**20), 2**20
+            boundaries = rounding_boundaries(-(2**62), 2**62)
         near = [v for v in special if lo <= v <= hi]
-        mode = rng.choice(["extreme", "wide", "small"], p=[0.25, 0.35, 0.4])
-        if mode == "extreme":
+        mode = rng.choice(["extreme", "wide", "small", "rounding"], p=[0.2, 0.3, 0.35, 0.15])
+        if mode == "rounding" and boundaries:
+            pool = [*boundaries, *near, 0, 1]
+            return np.array([pool[int(i)] for i in rng.integers(0, len(pool), n)], dtype=np.int64)
+        if mode in ("extreme", "rounding"):
             pool = [*near, lo, lo + 1, hi, hi - 1, 0, 1]
             return np.array([pool[int(i)] for i in rng.integers(0, len(pool), n)], dtype=np.int64)
         if mode == "wide":
@@ -154,6 +198,8 @@ def adversarial_examples(
                          float(np.nextafter(float(c), np.inf)), float(np.nextafter(float(c), -np.inf))]
         wide = rng.choice([-1.0, 1.0], n) * 10.0 ** rng.uniform(-3, 4, n)
         pick = rng.random(n) < 0.5
+        if integer_params and rng.random() < 0.15:  # one array in 7: converted integers
+            pool = [*pool, *rounded]
         vals = np.where(pick, rng.choice(np.array(pool), n), wide)
         return vals.astype(np.float32).astype(np.float64) if d == DType.FLOAT else vals
 

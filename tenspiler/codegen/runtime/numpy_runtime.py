@@ -53,6 +53,21 @@ def _py_mod(x: Any, y: Any) -> Any:
     return np.mod(x, np.where(y == 0, 1, y))
 
 
+def _int_true_divide(x: Any, y: Any) -> Any:
+    """Python's ``x / y`` of ints (PEP 238: the exact quotient rounded once to float64),
+    elementwise; float64 division of the converted operands is that where both are at most
+    2**53 in magnitude (each converts exactly), Python's own ``/`` elsewhere. A zero
+    divisor (only in lanes a select discards) gives what float division gives."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.asarray(x.astype(np.float64) / y.astype(np.float64))
+    big = (x > 2**53) | (x < -(2**53)) | (y > 2**53) | (y < -(2**53))
+    if big.any():
+        q = q.copy()
+        q[big] = [int(a) / int(b) for a, b in zip(x[big], y[big], strict=True)]
+    return q if q.ndim else np.float64(q)
+
+
 def _where(c: ArrayLike, x: ArrayLike, y: ArrayLike, dtype: DTypeLike) -> NDArray[Any]:
     """np.where(c, x, y) computed in `dtype` without branches: a bitwise blend
     y ^ ((x ^ y) & -c) of the values' bit patterns (reals viewed as integers of their size).
@@ -148,7 +163,7 @@ def _store_blocks(out: NDArray[Any], lo: int, hi: int, f: Callable[..., Any], vi
 #: The helpers by the name generated code calls them, in the order they are emitted.
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     f.__name__: f
-    for f in (_c_div, _c_idiv, _c_imod, _py_floordiv, _py_mod, _where, _extremum, _wrap64, _div24, _rem24, _float_to_uint8, _store,
+    for f in (_c_div, _c_idiv, _c_imod, _py_floordiv, _py_mod, _int_true_divide, _where, _extremum, _wrap64, _div24, _rem24, _float_to_uint8, _store,
               _store_blocks)
 }
 
