@@ -1,8 +1,10 @@
 """The compiled original: C and C++ kernels built with the system compiler and called through
 :mod:`ctypes` in a child process (the reference of ``--check``).
 
-The C file (``Function.source``) is compiled into a shared library (``cc -O2 -shared -fPIC``,
-with UBSan for translation validation) inside a fresh temporary directory under the caller's
+The C file (``Function.source``) is compiled into a shared library (``cc -std=gnu17 -O2 -fPIC
+-shared``, ``c++ -std=c++17 ...`` for C++, with UBSan for translation validation: the build
+flags are the frontend's, :data:`tenspiler.frontend.preprocess.C_BUILD_FLAGS`, so the proof
+read the kernel with the predefined macros of the build checked here) inside a fresh temporary directory under the caller's
 ``workdir`` (never next to the user's source); an entry wrapper takes flat buffers (struct
 parameters rebuilt, ``T **`` rows pointed into the flat buffer; a C++ kernel's vectors built by
 a ``c++`` wrapper). Each batch of inputs runs in one child process killed at a deadline
@@ -16,7 +18,6 @@ overflow is undefined behaviour in C; UBSan reports it and the input is dropped)
 from __future__ import annotations
 
 import ctypes
-import os
 import shutil
 import subprocess
 import tempfile
@@ -29,6 +30,7 @@ from typing import Any, assert_never
 import numpy as np
 
 from tenspiler.errors import CodegenError
+from tenspiler.frontend.preprocess import C_BUILD_FLAGS, CXX_BUILD_FLAGS, compiler
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 from tenspiler.runner import Crashed, Outcome, Raised, Returned, TimedOut, map_in_child, signal_name
 
@@ -54,13 +56,15 @@ _ENTRY_PREFIX = "tenspiler_check_"
 #: Seconds one C call may take before the child running it is killed.
 C_TIMEOUT = 10.0
 
-#: Compiler flags. The entry wrapper declares each pointer parameter with the element type
-#: of the loop IR (``int *`` …); ``-Werror=incompatible-pointer-types`` turns a kernel whose
-#: real element type differs (``long *``, ``int64_t *``) into a compile error instead of a
-#: call with a wrongly sized buffer.
-CFLAGS = ("-O2", "-shared", "-fPIC", "-Werror=incompatible-pointer-types")
+#: Compiler flags: the build the frontend read the kernel as (``C_BUILD_FLAGS``: the
+#: predefined macros of the proof are this build's), plus flags that change no macro. The
+#: entry wrapper declares each pointer parameter with the element type of the loop IR
+#: (``int *`` …); ``-Werror=incompatible-pointer-types`` turns a kernel whose real element
+#: type differs (``long *``, ``int64_t *``) into a compile error instead of a call with a
+#: wrongly sized buffer.
+CFLAGS = (*C_BUILD_FLAGS, "-shared", "-Werror=incompatible-pointer-types")
 #: C++ kernels (``Function.cxx``): compiled with ``$CXX`` or ``c++``.
-CXXFLAGS = ("-O2", "-shared", "-fPIC", "-std=c++17")
+CXXFLAGS = (*CXX_BUILD_FLAGS, "-shared")
 #: Added for translation validation: UBSan stops the C function at its first undefined
 #: behaviour (signed overflow, division by zero, invalid shift, ...) with a "runtime error"
 #: report on the child's stderr, so inputs outside C's defined behaviour are recognised and
@@ -242,7 +246,7 @@ def can_check(language: str) -> bool:
     ``$CXX``/``c++`` is on ``PATH``."""
     if language == "python":
         return True
-    cc = os.environ.get("CXX", "c++") if language == "cxx" else os.environ.get("CC", "cc")
+    cc = compiler(language == "cxx")
     return shutil.which(cc) is not None
 
 
@@ -252,7 +256,7 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     ``sanitize``: also compile with UBSan (:data:`SANITIZE`; falls back to a plain build
     when the compiler has no UBSan runtime).
 
-    The compiler is ``$CC`` or ``cc``, run as ``cc -O2 -shared -fPIC
+    The compiler is ``$CC`` or ``cc``, run as ``cc -std=gnu17 -O2 -fPIC -shared
     -Werror=incompatible-pointer-types -o kernel.so kernel.c -lm`` in a new temporary
     directory under ``workdir``. The source gets an appended wrapper with external linkage
     that calls ``fn.name`` (so ``static``/``inline`` kernels work).
@@ -264,7 +268,7 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     if not fn.source.strip():
         raise CodegenError(f"no C source text for {fn.name}; cannot compile it for --check")
     cxx = fn.cxx is not None
-    cc = os.environ.get("CXX", "c++") if cxx else os.environ.get("CC", "cc")
+    cc = compiler(cxx)
     if shutil.which(cc) is None:
         what = "C++" if cxx else "C"
         raise CodegenError(f"{what} compiler {cc!r} not found; cannot compile {fn.name}")

@@ -28,7 +28,7 @@ def parse_translation_unit(text: str, filename: str, cxx: bool) -> tuple[list[c_
         BadInput: an unterminated comment, a preprocessor error, a C++ construct outside
             the subset or a syntax error, located in ``filename``.
     """
-    prepared = _prepare(text, filename)
+    prepared = _prepare(text, filename, cxx)
     vectors: dict[str, VectorType] = {}
     head = " ".join(f"typedef {c} {n};" for n, c in PRELUDE_TYPEDEFS)
     n_head = len(PRELUDE_TYPEDEFS)
@@ -73,11 +73,12 @@ BUILTIN_TYPEDEFS: dict[str, DType | None] = {
 }
 
 
-def _prepare(text: str, filename: str) -> str:
+def _prepare(text: str, filename: str, cxx: bool = False) -> str:
     """Blank comments (keeping every line and column), then run the C preprocessor
     (:func:`tenspiler.frontend.preprocess.preprocess`: ``#include``/``#pragma`` blanked,
-    macros and conditionals executed, checked against the system ``cpp``)."""
-    return preprocess(_blank_comments(text, filename), filename)
+    macros and conditionals executed with the predefined macros of the build the check
+    compiles, checked against that build's preprocessor)."""
+    return preprocess(_blank_comments(text, filename), filename, cxx)
 
 
 def _blank_comments(text: str, filename: str) -> str:

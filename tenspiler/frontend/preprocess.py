@@ -19,9 +19,12 @@ What is done before preprocessing (every line and column kept):
   stays undeclared and the lowering refuses it;
 * ``#pragma`` lines are blanked (OpenMP and vectoriser hints do not change the meaning of
   sequential code);
-* the predefined macros of the system compiler (``cpp -dM -E``) are defined, so
-  ``#ifdef __GNUC__``/``__x86_64__``/``__STDC_VERSION__`` take the compiler's branch
-  (without a system preprocessor: a fixed GCC-on-x86-64 set).
+* the predefined macros of the build the differential check compiles (``$CC -dM -E`` with
+  :data:`C_BUILD_FLAGS`, or ``$CXX`` with :data:`CXX_BUILD_FLAGS` for a C++ kernel) are
+  defined, so ``#ifdef __GNUC__``/``__x86_64__``/``__STDC_VERSION__``/``__OPTIMIZE__``/
+  ``__cplusplus`` take the branch of that build (without a compiler: a fixed GCC-on-x86-64
+  ``-O2`` set). One set of macros: the proof reads the kernel as ``tenspiler.check.c``
+  compiles it (it imports the same flags), and the generated code is the proof's.
 
 ``#error`` and malformed directives raise :class:`~tenspiler.errors.BadInput` at their
 line.
@@ -31,13 +34,34 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import re
 import shutil
 import subprocess
 
 from tenspiler.errors import BadInput, SourceLoc
 
-__all__ = ["HEADER_MACROS", "preprocess"]
+__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "compiler", "preprocess"]
+
+#: The flags of the one build a C kernel is read as: the frontend's preprocessing (the
+#: predefined macros and the referee) and the differential check's compile
+#: (``tenspiler.check.c``) both use them. Each one changes predefined macros: the
+#: language standard (``__STDC_VERSION__``), the optimisation level (``-O2`` defines
+#: ``__OPTIMIZE__`` and not ``__NO_INLINE__``), position-independent code (``-fPIC``: no
+#: ``__PIE__``); flags that change none (``-shared``, UBSan) are the check's own.
+C_BUILD_FLAGS: tuple[str, ...] = ("-std=gnu17", "-O2", "-fPIC")
+#: The same for a C++ kernel (``__cplusplus`` is 201703L).
+CXX_BUILD_FLAGS: tuple[str, ...] = ("-std=c++17", "-O2", "-fPIC")
+
+
+def compiler(cxx: bool) -> str:
+    """The compiler of the build: ``$CXX`` or ``c++`` for C++, ``$CC`` or ``cc`` for C."""
+    return os.environ.get("CXX", "c++") if cxx else os.environ.get("CC", "cc")
+
+
+def build_flags(cxx: bool) -> tuple[str, ...]:
+    """The language and :data:`C_BUILD_FLAGS` / :data:`CXX_BUILD_FLAGS`."""
+    return ("-x", "c++", *CXX_BUILD_FLAGS) if cxx else ("-x", "c", *C_BUILD_FLAGS)
 
 #: Object-like macros of the standard headers kernels use, as GCC's headers define them on
 #: LP64 targets (glibc ``limits.h``/``stdint.h``, GCC ``float.h``, glibc ``math.h``), by
@@ -108,8 +132,9 @@ _HEADER_OF: dict[str, str] = {
 _INCLUDE_RE = re.compile(r'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
 
 
-#: Predefined macros used when no system preprocessor exists (GCC 12 on x86-64, C17).
+#: Predefined macros used when no system preprocessor exists (GCC 12 on x86-64, C17, -O2).
 _FALLBACK_PREDEFINED: dict[str, str] = {
+    "__OPTIMIZE__": "1",
     "__STDC__": "1",
     "__STDC_VERSION__": "201710L",
     "__STDC_HOSTED__": "1",
@@ -132,27 +157,39 @@ _DEFINE_RE = re.compile(r"#define (\S+?)(?:\s(.*))?$")
 _LINE_MARKER_RE = re.compile(r"#(?:line)?\s*\d+(?:\s.*)?$")
 
 
-@functools.cache
-def system_preprocessor() -> tuple[str, ...] | None:
-    """The command of the system C preprocessor (``cpp``, else ``cc -E``/``gcc -E``), or
+def system_preprocessor(cxx: bool = False) -> tuple[str, ...] | None:
+    """The command preprocessing as the build does: the build's :func:`compiler` with
+    ``-E`` and :func:`build_flags` (else ``cpp``, ``gcc -E`` or ``clang -E`` with them), or
     ``None`` if there is none."""
+    return _preprocessor(compiler(cxx), cxx)
+
+
+@functools.cache
+def _preprocessor(cc: str, cxx: bool) -> tuple[str, ...] | None:
+    flags = build_flags(cxx)
+    if shutil.which(cc):
+        return (cc, "-E", *flags)
     if shutil.which("cpp"):
-        return ("cpp",)
-    for cc in ("cc", "gcc", "clang"):
-        if shutil.which(cc):
-            return (cc, "-E")
+        return ("cpp", *flags)
+    for other in ("gcc", "clang"):
+        if shutil.which(other):
+            return (other, "-E", *flags)
     return None
 
 
+def predefined_macros(cxx: bool = False) -> tuple[tuple[str, str], ...]:
+    """The predefined object-like macros of the build (``-dM`` with
+    :func:`system_preprocessor`), or a fixed GCC-on-x86-64 ``-O2`` set when there is no
+    system preprocessor."""
+    return _predefined(system_preprocessor(cxx))
+
+
 @functools.cache
-def predefined_macros() -> tuple[tuple[str, str], ...]:
-    """The system compiler's predefined object-like macros (``cpp -dM -E`` in C17 mode),
-    or a fixed GCC-on-x86-64 set when there is no system preprocessor."""
-    cmd = system_preprocessor()
+def _predefined(cmd: tuple[str, ...] | None) -> tuple[tuple[str, str], ...]:
     if cmd is not None:
         try:
             out = subprocess.run(
-                [*cmd, "-x", "c", "-std=gnu17", "-dM", "-", "-o", "-"],
+                [*cmd, "-dM", "-", "-o", "-"],
                 input="", capture_output=True, text=True, timeout=30, check=True,
             ).stdout
         except (OSError, subprocess.SubprocessError):
@@ -167,9 +204,13 @@ def predefined_macros() -> tuple[tuple[str, str], ...]:
     return tuple(_FALLBACK_PREDEFINED.items())
 
 
+def _macro_names(cxx: bool = False) -> frozenset[str]:
+    return _names(predefined_macros(cxx))
+
+
 @functools.cache
-def _macro_names() -> frozenset[str]:
-    return frozenset(n for n, _ in predefined_macros()) | frozenset(
+def _names(predefined: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    return frozenset(n for n, _ in predefined) | frozenset(
         n for group in HEADER_MACROS.values() for n in group
     )
 
@@ -209,9 +250,10 @@ def _blank_lines(text: str, drop: frozenset[str]) -> str:
     return "\n".join(lines)
 
 
-def preprocess(text: str, filename: str) -> str:
+def preprocess(text: str, filename: str, cxx: bool = False) -> str:
     """Preprocess comment-free C ``text`` (comments already blanked, see the module
     docstring) and return text for pycparser whose lines and columns are the user's.
+    ``cxx``: a C++ kernel (the C++ build's macros, :data:`CXX_BUILD_FLAGS`).
 
     Returns:
         The preprocessed text. It contains ``# N "file"`` line markers where lines were
@@ -226,7 +268,7 @@ def preprocess(text: str, filename: str) -> str:
     text = _blank_lines(text, frozenset({"include", "pragma", "import"}))
     if not any(
         _DIRECTIVE_RE.match(line) for line in text.split("\n") if "#" in line
-    ) and not set(re.findall(r"\b[A-Za-z_]\w*\b", text)) & _macro_names():
+    ) and not set(re.findall(r"\b[A-Za-z_]\w*\b", text)) & _macro_names(cxx):
         return text  # nothing to expand
     from pcpp import Preprocessor
 
@@ -243,7 +285,7 @@ def preprocess(text: str, filename: str) -> str:
     pre = _Pre()
     pre.line_directive = "#"
     pre.compress = 0
-    for name, value in predefined_macros():
+    for name, value in predefined_macros(cxx):
         pre.define(f"{name} {value}")
     for name, value in headers.items():
         pre.define(f"{name} {value}")
@@ -255,7 +297,7 @@ def preprocess(text: str, filename: str) -> str:
         msg = msg.strip()
         raise BadInput(f"preprocessor: {msg}", SourceLoc(filename, max(line, 1), 1))
     result = out.getvalue()
-    _referee(text, result, filename, headers)
+    _referee(text, result, filename, headers, cxx)
     return result
 
 
@@ -266,15 +308,15 @@ def _tokens(text: str) -> str:
     return re.sub(r"\s+", "", "".join(kept))
 
 
-def _referee(text: str, produced: str, filename: str, headers: dict[str, str]) -> None:
+def _referee(text: str, produced: str, filename: str, headers: dict[str, str], cxx: bool = False) -> None:
     """Check pcpp's output against the system preprocessor's (see the module docstring)."""
-    cmd = system_preprocessor()
+    cmd = system_preprocessor(cxx)
     if cmd is None:
         return
     defines = [f"-D{name}={value}" for name, value in headers.items()]
     try:
         proc = subprocess.run(
-            [*cmd, "-x", "c", "-std=gnu17", "-nostdinc", "-P", *defines, "-", "-o", "-"],
+            [*cmd, "-nostdinc", "-P", *defines, "-", "-o", "-"],
             input=text, capture_output=True, text=True, timeout=60, check=False,
         )
     except (OSError, subprocess.SubprocessError):
