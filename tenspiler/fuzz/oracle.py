@@ -177,7 +177,8 @@ def _hot_ints(t: CType) -> list[int]:
     (``2**k + 2**(k - 24) +- 1`` and the next midpoint, k = 53..62), where Python's ``int /
     int`` differs from ``float(a) / float(b)`` (``2**53 + 1``, ``2**53 + 3``) and the 32-bit
     ones next to 2**24 and 2**31: the anchors of the ``boundary`` inputs."""
-    out: set[int] = {2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**31 - 1, -(2**31), 2**53 + 1, 2**53 + 3, -(2**53) - 3}
+    out: set[int] = {2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**31 - 1, -(2**31), 2**53 + 1, 2**53 + 3, -(2**53) - 3,
+                     2**54 + 1, 2**54 + 3, 2**62 + 2**9 + 1}
     for k in range(53, 63):
         h = 2 ** (k - 24)
         # above the midpoint that ties down to 2**k, below the one that ties up: through
@@ -279,11 +280,15 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
     widest = max((TYPES[p.ctype] for p in spec.params if p.name in bounds), key=lambda t: t.bits, default=None)
     hot = _hot_ints(widest) if widest is not None else []
     sizes_1d = _SIZES_1D + _big_sizes(spec)
+    python = spec.language == "python"
     for idx in range(count):
         mode = modes[idx % len(modes)]
-        anchors = [rng.choice(hot) for _ in range(2)] if hot else [2**24 + 1, 2**53 + 1]
-        if rng.random() < 0.5:
-            anchors = anchors[:1]  # one anchor: every operand meets the same boundary
+        a0 = rng.choice(hot) if hot else 2**53 + 1
+        r = rng.random()
+        # one anchor (every operand meets the same boundary), two neighbours (a / b next
+        # to 1.0: 2**53 + 1 and 2**53 are one double apart) or two unrelated ones
+        anchors = [a0] if r < 0.35 else [a0, a0 + rng.choice([-2, -1, 1, 2])] if r < 0.75 else \
+            [a0, rng.choice(hot) if hot else 2**24 + 1]
         dims3 = (0, 0, 0)
         if spec.shape == "2d":
             m, n = _SIZES_2D[idx % len(_SIZES_2D)] if idx < 2 * len(_SIZES_2D) else (rng.randint(0, 5), rng.randint(0, 5))
@@ -303,15 +308,18 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
 
         def draw(p: Param, mode: str = mode, anchors: list[int] = anchors) -> Any:
             t = TYPES[p.ctype]
-            if mode == "boundary" and rng.random() < 0.85:
+            if mode == "boundary" and (python or rng.random() < 0.85):
                 # one of the case's anchors (so that a float and an integer operand meet at
-                # a rounding boundary), or its float images
+                # a rounding boundary), or its float images; never 0 in Python (a zero divisor
+                # raises, and the quotient rounded twice would go unseen)
                 if t.is_float:
                     return rng.choice(_float_images(rng.choice(anchors), t))
                 fits = [a for a in anchors if t.lo <= a <= t.hi]
-                if fits and rng.random() < 0.75:
+                if fits and rng.random() < (0.55 if python else 0.7):
                     return rng.choice(fits)
-                return rng.choice(bounds.get(p.name) or pools[p.name])
+                if python and rng.random() < 0.7:  # a small divisor of a big int: 2**53 + 1 / 3
+                    return rng.choice([1, 2, 3, 3, 7, 10, -3])
+                return rng.choice(bounds.get(p.name) or [x for x in pools[p.name] if x] or [1])
             if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
                 return _small(t, rng)
             if mode == "straddle" and rng.random() < 0.6:
