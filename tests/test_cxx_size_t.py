@@ -4,7 +4,7 @@ that can wrap is refused by name, while the exact idioms stay accepted: an ascen
 counter compared with a size, a size converted to int, size arithmetic converted to int at
 once whose mathematical value fits, a float divided by a size.
 
-The accepted kernels (``tests/kernels/issue32/``) verify with the differential check, and
+The accepted kernels (``tests/kernels/issue32/size_t/``) verify with the differential check, and
 the generated NumPy agrees with g++ on sizes where the unsigned expressions wrap."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tenspiler.frontend import c_types
 from tenspiler.frontend.c import parse_c_source
 from tenspiler.pipeline import lift_file
 
-KERNELS = Path(__file__).parent / "kernels" / "issue32"
+KERNELS = Path(__file__).parent / "kernels" / "issue32" / "size_t"
 CXX = shutil.which("g++") or shutil.which("c++")
 needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 
