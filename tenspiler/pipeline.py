@@ -396,12 +396,13 @@ def _differential(
         )
     # at generalised literal sizes every input is a full-size run of the compiled source
     base = _check_examples(k, seed, LARGE_CHECK_INPUTS if at_sizes else 60)
-    # adversarial inputs outside the model (a float division by zero: zeros, -0.0) are kept
-    # for C sources: C's IEEE result there is what the generated code is compared with, the
-    # loop IR has no value to compare (Python raises ZeroDivisionError: such inputs are dropped)
+    # adversarial inputs outside the model are kept: a float division by zero (zeros, -0.0)
+    # in C, whose IEEE result is what the generated code is compared with; for Python, every
+    # input on which the function raises, where the generated code must raise the same
+    # exception (the loop IR has no value to compare on either)
     adversarial = adversarial_examples(k, np.random.default_rng(seed + 2),
                                        LARGE_CHECK_INPUTS if at_sizes else ADVERSARIAL_INPUTS,
-                                       outside_model=fn.python is None)
+                                       outside_model=True)
     examples = base + adversarial
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="tenspiler-check-") as tmp:

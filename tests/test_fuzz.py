@@ -123,10 +123,8 @@ def test_oracle_discards_undefined_behaviour() -> None:
     assert v.cls == "agrees" and v.discarded_ub >= 2, v
 
 
-@pytest.mark.xfail(strict=False, reason="red-team class 4: where Python raises ZeroDivisionError (c == 0) the generated "
-                                        "code must raise it too; the oracle requires it since the pyraise shape, the "
-                                        "tool's fix is in progress")
 def test_oracle_python_reference() -> None:
+    """Where Python raises ZeroDivisionError (c == 0) the generated code raises it too."""
     src = "def f(xs: list[int], c: int):\n    out = []\n    for i in range(len(xs)):\n        out.append(xs[i] // c)\n    return out\n"
     spec = KernelSpec("f", "python", src, "f", [Param("xs", "int", True, "n"), Param("c", "int")], "list", [0, 1], [], "1d")
     rec = run_kernel(spec, None, cases=24)

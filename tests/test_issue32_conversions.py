@@ -139,3 +139,12 @@ def test_runtime_int_true_divide_is_pythons(pairs: list[tuple[int, int]]) -> Non
     assert _int_true_divide(x, y).tolist() == [a / b for a, b in pairs]
     a, b = pairs[0]
     assert float(_int_true_divide(a, b)) == a / b  # Python ints, a 0-d result
+
+
+def test_a_rounded_comparison_is_an_assumption() -> None:
+    res = lift_file(KERNELS / "sum_above.c", ("numpy",), check=False, timeout=60)
+    assert res.status == "verified", res.message
+    assert any("comparison of floating-point values computed with rounding" in a for a in res.assumptions)
+    # a long converted to float rounds too (the model's conversion is exact)
+    converted = lift_file(KERNELS / "flag_gt_long.c", ("numpy",), check=False, timeout=60)
+    assert any("comparison of floating-point" in a for a in converted.assumptions)

@@ -99,8 +99,8 @@ def _caller(fn: Function) -> Callable[[Mapping[str, object]], tuple[str, object]
                 return "fatal", f"running the module {name} failed: {type(e).__name__}: {e}"
         try:
             return "value", loaded[0](*python_arguments(fn, inputs))
-        except Exception as e:
-            return "error", f"the Python function raised {type(e).__name__}: {e}"
+        except Exception as e:  # part of the function's meaning: the generated code must raise it too
+            return "raised", (type(e).__name__, str(e))
 
     return call
 
@@ -134,6 +134,9 @@ def run_python_all(fn: Function, inputs_list: Sequence[Mapping[str, object]]) ->
 
 def _state(item: tuple[str, object]) -> dict[str, object] | str:
     kind, value = item
+    if kind == "raised":
+        assert isinstance(value, tuple)
+        return {"raised": value[0], "message": value[1]}
     return {"value": value} if kind == "value" else str(value)
 
 
@@ -178,10 +181,16 @@ def check_one_python(
     args = python_arguments(fn, inputs)
     params = code.params or tuple(v if isinstance(v, str) else v.name for v in fn.cxx.signature)
     given = dict(zip(params, copy.deepcopy(args), strict=True))
+    raised = state.get("raised")
     try:
         got = run_generated(code, given)
-    except Exception as e:  # the generated code must not raise where Python returns
-        return f"{code.backend} code raised {type(e).__name__}: {e}"
+    except Exception as e:  # the generated code must raise where, and what, Python raises
+        if raised is not None and type(e).__name__ == raised:
+            return None
+        python = f"Python raised {raised}: {state['message']}" if raised is not None else "Python returned a value"
+        return f"{code.backend} code raised {type(e).__name__}: {e} ({python})"
+    if raised is not None:
+        return f"the Python function raised {raised}: {state['message']}; {code.backend} code returned {show_value(got)}"
     value = state["value"]
     r = fn.cxx.result
     if r is not None:

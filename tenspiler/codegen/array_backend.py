@@ -77,6 +77,7 @@ from tenspiler.codegen.python_host import (
     int_division_mode,
     min_max,
     param_dtype,
+    python_raises,
 )
 from tenspiler.codegen.ranges import is_static, small_division
 from tenspiler.codegen.spelling import HOST_PREFIX, Spelling, fill, helper_texts
@@ -705,7 +706,8 @@ class ArrayBackend(PythonHostBackend):
         statements, results, returns_doc = code.statements, code.results, code.returns_doc
         params = [p for p in fn.params if p.name in code.used]
         checks = [self._convert_param(fn, p.name, names[p.name]) for p in params]
-        checks += self.guards(outputs, ctx, code.preconditions)
+        checks += self.guards(outputs, ctx, code.preconditions, raises=python_raises(fn, outputs, ctx),
+                             range_error="IndexError" if fn.python is not None else "ValueError")
 
         f = fn.name
         core, args_fn = f"_{f}_core", f"_{f}_args"
@@ -859,7 +861,10 @@ class ArrayBackend(PythonHostBackend):
             items.append(
                 "Python arithmetic: `/` is true division; `//` and `%` on ints are floor division and "
                 "modulo. Python ints are unbounded: the int64 code equals the Python function while "
-                "every value fits in 64 bits."
+                "every value fits in 64 bits. `/` of two ints is their exact quotient rounded once. "
+                "Exceptions are Python's: a list read beyond its end raises IndexError, a zero divisor "
+                "ZeroDivisionError, `math.sqrt` / `math.log` outside their domain ValueError, `math.exp` "
+                "above 709.78 OverflowError, before anything is computed."
             )
         else:
             items.append(

@@ -56,6 +56,7 @@ from tenspiler.codegen.python_host import (
     int_division_mode,
     min_max,
     param_dtype,
+    python_raises,
 )
 from tenspiler.codegen.python_host import cxx_adapter as host_cxx_adapter
 from tenspiler.codegen.ranges import INT_DTYPES, Interval, small_division
@@ -991,7 +992,8 @@ class NumpyBackend(PythonHostBackend):
         conversions = [
             self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in code.used
         ]
-        guards = self.guards(outputs, ctx, code.preconditions)
+        guards = self.guards(outputs, ctx, code.preconditions, raises=python_raises(fn, outputs, ctx),
+                             range_error="IndexError" if fn.python is not None else "ValueError")
         if not results:
             ret = "return None"
         elif len(results) == 1:
@@ -1126,7 +1128,11 @@ class NumpyBackend(PythonHostBackend):
         arith = (
             "- Python arithmetic: `/` is true division; `//` and `%` on ints are floor division\n"
             "  and modulo (`np.floor_divide`, `np.mod`). Python ints are unbounded: the int64 code\n"
-            "  equals the Python function while every value fits in 64 bits."
+            "  equals the Python function while every value fits in 64 bits. `/` of two ints is\n"
+            "  their exact quotient rounded once. Exceptions are Python's: a list read beyond its\n"
+            "  end raises IndexError, a zero divisor ZeroDivisionError, `math.sqrt` / `math.log`\n"
+            "  outside their domain ValueError, `math.exp` above 709.78 OverflowError, before\n"
+            "  anything is computed."
             if fn.python is not None
             else "- C arithmetic: integer `/` truncates toward zero and `%` has the sign of the dividend."
         )

@@ -26,13 +26,15 @@ import ast
 import inspect
 import keyword
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, assert_never
 
 from tenspiler.codegen.base import GeneratedCode, missing_ops, no_rule_error, operands, output_term
 from tenspiler.codegen.preconditions import Precondition, proof_preconditions
+from tenspiler.codegen.raises import RaiseCheck, raise_checks, row_read_checks
 from tenspiler.codegen.ranges import INT_DTYPES, DtypePlan, min_max
 from tenspiler.errors import CodegenError
+from tenspiler.frontend.c_types import MAX_VECTOR_SIZE
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -65,9 +67,12 @@ from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
 from tenspiler.loops.ir import Binary as LBinary
 from tenspiler.loops.ir import Compare as LCompare
+from tenspiler.loops.ir import Cond as LCond
 from tenspiler.loops.ir import Const as LConst
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType, map_expr
 from tenspiler.loops.ir import Expr as LExpr
+from tenspiler.loops.ir import Logical as LLogical
+from tenspiler.loops.ir import Not as LNot
 from tenspiler.loops.ir import Select as LSelect
 from tenspiler.loops.ir import Var as LVar
 
@@ -150,6 +155,22 @@ class EmitContext:
     def narrow(self) -> bool:
         """Whether integer nodes get range-analysed dtypes (else all int64)."""
         return self.plan is not None and bool(self.plan.candidates)
+
+
+def python_raises(fn: Function, outputs: Sequence[Output], ctx: EmitContext) -> list[RaiseCheck]:
+    """Where a Python kernel raises (:func:`tenspiler.codegen.raises.raise_checks`); none
+    for C and C++ kernels, where those inputs are undefined behaviour or IEEE values."""
+    if fn.python is None:
+        return []
+    sites = raise_checks(outputs, fn, exact_quotient=ctx.int_division == "exact")
+    rows = row_read_checks(fn) or []
+    others = sorted({r.exception for r in sites} - {"IndexError"})
+    if rows and others:
+        raise CodegenError(
+            f"the Python kernel may raise IndexError (a list of lists read beyond a row) or {' or '.join(others)}: "
+            "which one Python raises first depends on the order of its loops, which the summary does not keep"
+        )
+    return rows + sites
 
 
 def int_division_mode(fn: Function) -> str:
@@ -483,13 +504,19 @@ class PythonHostBackend:
         ctx: EmitContext,
         preconditions: Sequence[Precondition] = (),
         ranges: bool = True,
+        raises: Sequence[RaiseCheck] = (),
+        range_error: str = "ValueError",
     ) -> list[str]:
         """Checks of the proof's preconditions (:mod:`tenspiler.codegen.preconditions`): first
         ``preconditions`` (the loops' trip counts, each literally, then the summary's shape
         preconditions ``a == b``), then — with ``ranges`` — the ranges: every take/tail/slice
         of a parameter array, every matrix view and every output range lies inside the
-        array (NumPy would otherwise wrap negative bounds or clip long ones silently)."""
+        array (NumPy would otherwise wrap negative bounds or clip long ones silently); last
+        the exceptions a Python kernel raises (``raises``, :meth:`raise_lines`). A violated
+        precondition raises ``ValueError``, a range ``range_error``: ``IndexError`` for a
+        Python kernel, which reads a list beyond its end exactly there."""
         checks: list[tuple[str, str]] = [self.precondition_check(p, ctx) for p in preconditions]
+        n_preconditions = len(checks)
 
         def visit(t: Term, when: str | None = None) -> None:
             found: tuple[str, str] | None = None
@@ -537,8 +564,31 @@ class PythonHostBackend:
                     checks.append(self._range_check(ctx, o.array, o.lo, o.hi))
                 visit(output_term(o))
         lines: list[str] = []
-        for cond, text in dict.fromkeys(checks):
-            lines.append(f"if not ({cond}):\n    raise ValueError({text!r})")
+        errors = {check: "ValueError" for check in checks[:n_preconditions]}
+        for check in checks[n_preconditions:]:
+            errors.setdefault(check, range_error)
+        for (cond, text), error in errors.items():
+            if error == "IndexError":
+                text = f"list index out of range ({text})"
+            lines.append(f"if not ({cond}):\n    raise {error}({text!r})")
+        return lines + self.raise_lines(raises, ctx)
+
+    def raise_lines(self, raises: Sequence[RaiseCheck], ctx: EmitContext) -> list[str]:
+        """Statements raising, in evaluation order, the exception of each place a Python
+        kernel raises (:func:`tenspiler.codegen.raises.raise_checks`) where its count is not
+        0; the counts are rendered with every integer in int64 (they are not in the range
+        analysis's plan)."""
+        if not raises:
+            return []
+        plain = replace(ctx, plan=None, cse_candidates=set(), cse={})
+        lines = []
+        for r in raises:
+            if r.condition is not None:
+                cond = render_loop_cond(r.condition, ctx.names)
+            else:
+                assert r.count is not None
+                cond = f"({bare(self.render(r.count, plain))}) != 0"
+            lines.append(f"if {cond}:\n    raise {r.exception}({r.message!r})")
         return lines
 
     def precondition_check(self, p: Precondition, ctx: EmitContext) -> tuple[str, str]:
@@ -684,6 +734,9 @@ def cxx_adapter(
             axes = "planes x rows x cols" if v.rank == 3 else "rows x cols"
             as_list = " or nested lists" if v.rank == 3 else " or list of rows"
             doc.append(f"    {a}: {lang} `{spelled}`: a {v.rank}-D array ({axes})" + (as_list if py else ""))
+        if not py:  # the type gate reads v.size() in [0, MAX_VECTOR_SIZE] (frontend.c_types)
+            lines.append(f"if max({a}.shape, default=0) > {MAX_VECTOR_SIZE}:\n    raise ValueError("
+                         f"'precondition violated: every dimension of {v.name} has at most 2**30 elements (the model of size_t sizes)')")
         args.extend([a, *(names[n] for n in v.sizes)])
     if read is not None:
         # the scalars read here converted first, as the flat function converts them (C
@@ -766,6 +819,19 @@ def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
         case ScalarOp(op, a, b) if op in ("+", "-", "*"):
             return f"({_render_cxx_scalar(a, names)} {op} {_render_cxx_scalar(b, names)})"
     raise CodegenError(f"cannot check the precondition term {show(t)} in the C++ entry")
+
+
+def render_loop_cond(c: LCond, names: Mapping[str, str]) -> str:
+    """A loop-IR condition over the parameters (comparisons of :func:`render_loop_expr`
+    expressions, ``&&``, ``||``, ``!``) as Python."""
+    match c:
+        case LCompare(op, a, b):
+            return f"({render_loop_expr(a, names)} {op} {render_loop_expr(b, names)})"
+        case LLogical(op, a, b):
+            return f"({render_loop_cond(a, names)} {'and' if op == '&&' else 'or'} {render_loop_cond(b, names)})"
+        case LNot(x):
+            return f"(not {render_loop_cond(x, names)})"
+    raise CodegenError(f"cannot render the condition {c!r}")
 
 
 def render_loop_expr(e: LExpr, names: Mapping[str, str]) -> str:

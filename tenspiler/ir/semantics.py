@@ -37,6 +37,12 @@ class OutsideModel(UndefinedBehaviour):
     source on such inputs (the sign of an infinity shows a lost sign of zero)."""
 
 
+class OutsideInt64(UndefinedBehaviour):
+    """Raised by the loop-IR interpreter of a Python function when an int leaves int64:
+    Python's ints are unbounded, the generated code computes in int64 — a stated
+    assumption, outside of which inputs are not compared."""
+
+
 def divides(op: str, dtype: DType) -> bool:
     """Whether ``op`` on ``dtype`` is an integer division or remainder (C ``/``, ``%``,
     Python ``//``, ``mod``): undefined / raising for a zero divisor."""

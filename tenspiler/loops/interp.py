@@ -18,7 +18,7 @@ from typing import Any, assert_never
 
 import numpy as np
 
-from tenspiler.ir.semantics import UndefinedBehaviour, py_binop, py_call, py_cast
+from tenspiler.ir.semantics import OutsideInt64, py_binop, py_call, py_cast
 from tenspiler.loops.ir import (
     Assign,
     Binary,
@@ -243,7 +243,7 @@ class _Machine:
                 if self.fn.python is not None and not dtype.is_float and not -(2**63) <= v < 2**63:
                     # Python ints are unbounded; the generated code computes in int64, the
                     # stated assumption this input is outside of
-                    raise UndefinedBehaviour(f"the Python int {v} of '{op}' does not fit int64")
+                    raise OutsideInt64(f"the Python int {v} of '{op}' does not fit int64")
                 return v
             case Cast(operand=operand, dtype=dtype):
                 return py_cast(self.eval(operand), dtype)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.ir.interp import evaluate
-from tenspiler.ir.semantics import OutsideModel, UndefinedBehaviour
+from tenspiler.ir.semantics import OutsideInt64, OutsideModel, UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
 from tenspiler.loops.interp import StepLimitExceeded, run_function
 from tenspiler.loops.ir import Const, DType, PointerType, Var
@@ -43,7 +43,9 @@ def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True, outside_mo
     whose ``interpret`` is false (:class:`tenspiler.vc.generalize.AtSizes`: literal sizes too
     large for the interpreter), or ``run=False`` (a caller that needs admitted inputs only),
     gives examples without a final state. ``outside_model``: inputs on which the model has
-    no value but C does (:class:`~tenspiler.ir.semantics.OutsideModel`) give an example
+    no value but C does (:class:`~tenspiler.ir.semantics.OutsideModel`), and for a Python
+    function inputs on which it raises (a zero divisor, a math domain or range error, an
+    index out of range: the generated code must raise the same exception), give an example
     without a final state that says why, instead of ``None``."""
     try:
         if not k.admits(inputs):
@@ -53,7 +55,17 @@ def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True, outside_mo
         return Example(inputs, run_function(k.fn, inputs, observe=getattr(k, "live_out", ())))
     except OutsideModel as e:
         return Example(inputs, {}, str(e)) if outside_model else None
-    except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError, StepLimitExceeded):
+    except OutsideInt64:
+        return None  # outside the stated int64 assumption of a Python function
+    except (UndefinedBehaviour, IndexError, ZeroDivisionError, OverflowError, ValueError) as e:
+        if outside_model and k.fn.python is not None:
+            # Python raises here (a zero divisor, a math domain or range error, an index out
+            # of range): the generated code must raise the same exception
+            return Example(inputs, {}, f"the Python function raises here ({type(e).__name__}: {e})")
+        if isinstance(e, ValueError):
+            raise
+        return None
+    except StepLimitExceeded:
         return None  # (a run too long for the interpreter's budget: another input is drawn)
 
 
@@ -156,6 +168,43 @@ def adversarial_examples(
         for p in fn.params
     )
     rounded = rounded_boundaries()
+    real_params = any(
+        p.type.elem.is_float if isinstance(p.type, PointerType) else p.type.dtype.is_float for p in fn.params
+    )
+    # one input in six of a kernel mixing integers and reals (or dividing Python ints) is
+    # *aligned*: every integer near one rounding boundary v and every real at v as C
+    # converts it, so that a comparison of the two, or a quotient of two neighbouring
+    # integers, is decided by how the conversion rounds
+    aligned: list[int | None] = [None]
+    align = integer_params and (real_params or fn.python is not None)
+
+    def begin() -> None:
+        aligned[0] = None
+        if align and rng.random() < 1 / 6:
+            sensitive = [v for v in rounding_boundaries(-(2**62), 2**62) if abs(v) > 2**24]
+            aligned[0] = int(sensitive[int(rng.integers(0, len(sensitive)))])
+
+    def aligned_ints(lo: int, hi: int, n: int) -> np.ndarray | None:
+        v = aligned[0]
+        if v is None or (lo, hi) == (0, 255):
+            return None
+        if not lo <= v + 3 <= hi or not lo <= v - 1 <= hi:  # the boundary nearest v that the type holds
+            inside = [b for b in rounding_boundaries(lo + 1, hi - 3) if abs(b) > 2**24 and (b > 0) == (v > 0)]
+            if not inside:
+                return None
+            want = abs(v).bit_length()
+            v = min(inside, key=lambda b: abs(abs(b).bit_length() - want))
+        return np.array([v + int(d) for d in rng.integers(-1, 4, n)], dtype=np.int64)
+
+    def aligned_floats(d: DType, n: int) -> np.ndarray | None:
+        v = aligned[0]
+        if v is None:
+            return None
+        f32 = np.float32(np.int64(v))
+        pool = [float(f32), float(v), float(np.nextafter(f32, np.float32(np.inf))),
+                float(np.nextafter(f32, np.float32(-np.inf))), float(np.float32(np.int64(v + 1)))]
+        vals = np.array([pool[int(i)] for i in rng.integers(0, len(pool), n)])
+        return vals.astype(np.float32).astype(np.float64) if d == DType.FLOAT else vals
 
     def ints(c_type: str, n: int) -> np.ndarray:
         # one mode per array, so that not every input overflows: the type's extremes (and
@@ -168,6 +217,10 @@ def adversarial_examples(
             # magnitudes whose products of three still fit, and the rounding boundaries
             lo, hi = -(2**20), 2**20
             boundaries = rounding_boundaries(-(2**62), 2**62)
+            if (a := aligned_ints(-(2**62), 2**62, n)) is not None:
+                return a
+        elif (a := aligned_ints(lo, hi, n)) is not None:
+            return a
         near = [v for v in special if lo <= v <= hi]
         mode = rng.choice(["extreme", "wide", "small", "rounding"], p=[0.2, 0.3, 0.35, 0.15])
         if mode == "rounding" and boundaries:
@@ -189,6 +242,8 @@ def adversarial_examples(
         return small
 
     def floats(d: DType, n: int) -> np.ndarray:
+        if (a := aligned_floats(d, n)) is not None:
+            return a
         pool: list[float] = [0.0, -0.0, 1.0, -1.0, 0.5]
         for c in consts:
             if isinstance(c, float) or d.is_float:
@@ -216,7 +271,7 @@ def adversarial_examples(
             return floats(d, n)
         return ints("unsigned char" if d == DType.UINT8 else c_type, n)
 
-    return _examples(k, rng, count, max_trips, scalar, elements, outside_model=outside_model)
+    return _examples(k, rng, count, max_trips, scalar, elements, outside_model=outside_model, begin=begin)
 
 
 def _special_values(fn: Any) -> list[int | float]:
@@ -236,7 +291,7 @@ def array_length(k: Any, max_trips: int) -> int:
 
 def _examples(
     k: Any, rng: np.random.Generator, count: int, max_trips: int,
-    scalar: Any, elements: Any, run: bool = True, outside_model: bool = False,
+    scalar: Any, elements: Any, run: bool = True, outside_model: bool = False, begin: Any = None,
 ) -> list[Example]:
     """``count`` examples whose scalar parameters come from ``scalar(param)`` and whose
     arrays, long enough for ``max_trips`` (rows of ``max_trips``) iterations or a constant
@@ -254,6 +309,8 @@ def _examples(
         if grow and not out and attempts % 10 == 0 and 2 * length <= getattr(k, "max_length", 2**24):
             length *= 2
         inputs: dict[str, Any] = {}
+        if begin is not None:  # a new input: the generator may choose a mode for all of it
+            begin()
         for p in fn.params:
             if isinstance(p.type, PointerType):
                 inputs[p.name] = elements(p.type.elem, length, p.c_type)

@@ -685,12 +685,85 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
     if uses_floats(fn):
         out.append(("floating-point values are modelled as real numbers (no rounding, one zero; float "
                     "inputs are finite, not NaN or infinite)", "true"))
+    if fn.cxx is not None and fn.python is None and any(not isinstance(v, str) for v in fn.cxx.signature):
+        out.append((
+            "every dimension of a vector parameter has at most 2**30 elements: sizes are size_t, "
+            "modelled as integers in [0, 2**30] (the generated entry checks it)", "true"))
+    raising = _python_raising_operations(fn)
+    if raising:
+        out.append((
+            f"the Python function raises no exception: {'; '.join(raising)}; on other inputs "
+            "the generated code raises the exception Python raises, before computing", "true"))
+    if _rounded_comparison(fn):
+        out.append((
+            "a comparison of floating-point values computed with rounding (a sum, a product, a "
+            "conversion) is decided on the real values: where the two sides are within rounding "
+            "of each other the source's rounded comparison, and so an integer or selected result "
+            "that depends on it, may differ", "true"))
     used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})
     if used:
         out.append((
             f"{', '.join(used)} {'is' if len(used) == 1 else 'are'} uninterpreted: the proof holds "
             "for any function in their place (so for the real one), fabs is exact", "true"))
     return out
+
+
+def _python_raising_operations(fn: Function) -> list[str]:
+    """What a Python kernel's operations need not to raise (an empty list for C)."""
+    if fn.python is None:
+        return []
+    needs: dict[str, None] = {}
+    for e in statement_expressions(fn.body):
+        match e:
+            case Binary(op=op, right=right) if op in ("/", "//", "mod", "%") and not (
+                isinstance(right, Const) and right.value != 0
+            ):
+                needs["divisors are non-zero (ZeroDivisionError)"] = None
+            case Call(func="sqrt"):
+                needs["math.sqrt arguments are >= 0 (ValueError)"] = None
+            case Call(func="log"):
+                needs["math.log arguments are > 0 (ValueError)"] = None
+            case Call(func="exp"):
+                needs["math.exp arguments are at most 709.78 (OverflowError)"] = None
+            case _:
+                pass
+    return list(needs)
+
+
+def _rounded_comparison(fn: Function) -> bool:
+    """Whether the kernel compares reals of which one is computed (not a plain input or
+    constant): the case where rounding can flip a comparison."""
+
+    def rounds(e: Expr) -> bool:  # arithmetic, a math function or a conversion to a real
+        return any(isinstance(x, Binary | Call) or (isinstance(x, Cast) and x.dtype.is_float)
+                   for x in symexec.subexpressions(e))
+
+    rounded = {s.target for s in _assignments(fn.body) if s.value.dtype.is_float and rounds(s.value)}
+
+    def computed(e: Expr) -> bool:
+        return rounds(e) or any(isinstance(x, Var) and x.name in rounded for x in symexec.subexpressions(e))
+
+    def walk(c: Cond) -> bool:
+        match c:
+            case Compare(left=left, right=right):
+                return left.dtype.is_float and (computed(left) or computed(right))
+            case Logical(left=left, right=right):
+                return walk(left) or walk(right)
+            case Not(operand=operand):
+                return walk(operand)
+            case _:
+                assert_never(c)
+
+    return any(isinstance(e, Select) and walk(e.cond) for e in statement_expressions(fn.body))
+
+
+def _assignments(stmts: Iterable[Any]) -> Iterable[Any]:
+    """Every scalar assignment of ``stmts``, loops entered."""
+    for st in stmts:
+        if isinstance(st, symexec.Assign):
+            yield st
+        elif isinstance(st, symexec.For):
+            yield from _assignments(st.body)
 
 
 def called_functions(fn: Function) -> set[str]:

@@ -127,6 +127,8 @@ def img_avg(a, b):
         raise ValueError('a: expected a 2-D array (rows of one length), got shape ' + str(a.shape))
     a__rows, a__cols = a.shape
     a = a.reshape(-1)
+    if max(a.shape, default=0) > 1073741824:
+        raise ValueError('precondition violated: every dimension of a has at most 2**30 elements (the model of size_t sizes)')
     b = np.asarray(b, dtype=np.uint8)
     if b.ndim < 2 and 0 in tuple(b.shape):
         b = b.reshape(*(tuple(b.shape) + (0,) * (2 - b.ndim)))
@@ -134,6 +136,8 @@ def img_avg(a, b):
         raise ValueError('b: expected a 2-D array (rows of one length), got shape ' + str(b.shape))
     _, b__cols = b.shape
     b = b.reshape(-1)
+    if max(b.shape, default=0) > 1073741824:
+        raise ValueError('precondition violated: every dimension of b has at most 2**30 elements (the model of size_t sizes)')
     if not (b__cols == a__cols):
         raise ValueError('precondition violated (shapes): need b__cols == a__cols')
     out = np.zeros((max(0, a__rows)) * (max(0, a__cols)), dtype=np.uint8)

@@ -1,0 +1,530 @@
+"""Where a Python kernel raises: the exceptions generated code must raise as Python does.
+
+A Python function raises ``ZeroDivisionError`` on ``x / 0``, ``x // 0`` and ``x % 0``,
+``ValueError`` on ``math.sqrt`` of a negative number and ``math.log`` of a non-positive one,
+``OverflowError`` on ``math.exp`` of a number above 709.78… (its result would not be finite).
+The proof is about the inputs on which none of this happens (on the others the source has
+no value); there the generated code must raise the same exception, before computing
+anything. NumPy and the array libraries raise nothing there (they give ±inf or NaN).
+
+:func:`raise_checks` finds each such operation (a *site*) in the summary and builds, as a
+TensIR term, the number of elements on which it raises: its condition (``divisor == 0``,
+``arg < 0`` …) under the conditions of the selects around it (Python evaluates one branch
+of a conditional), counted over the elements of the elementwise tensor it is computed in.
+Which of the source's operations a site stands for decides whether Python evaluates it once
+per loop iteration (a site inside a loop raises only if the loop runs) or once (straight-line
+code, e.g. ``inv = 1.0 / math.sqrt(ss / n)`` before the loop, raises even when the loop runs
+no iteration): the loop IR says which operation kinds occur inside loops and which outside
+(:func:`source_sites`); a scalar site of a kind that occurs in both places is refused.
+
+The order in which Python raises two different exceptions is that of its loops, which a
+summary does not keep: sites of different exception classes are refused unless each of them
+is evaluated once (straight-line code, checked in evaluation order). What is left outside
+this model — a summary's operation that stands for none of the source's — is the
+translation validation's: its adversarial inputs hold zeros, negatives, large values and
+empty lists, and the generated code must raise what the original function raises
+(``tenspiler.check.python``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from tenspiler.codegen.base import output_term
+from tenspiler.errors import CodegenError
+from tenspiler.ir.printer import show
+from tenspiler.ir.terms import (
+    ArgMax,
+    BoolOp,
+    Cmp,
+    Cond,
+    Flatten,
+    Full,
+    Iota,
+    Lit,
+    Matrix,
+    NotCond,
+    Output,
+    ReduceMax,
+    ReduceProd,
+    ReduceRows,
+    ReduceSum,
+    ScalarApply,
+    ScalarCast,
+    ScalarOp,
+    ScalarSelect,
+    ScalarVar,
+    Size,
+    Tensor,
+    TensorCast,
+    TensorMap,
+    TensorScalar,
+    TensorSelect,
+    TensorTensor,
+    TensorVar,
+    Term,
+    children,
+    is_tensor,
+    length,
+    rank,
+)
+from tenspiler.loops.ir import (
+    Assign,
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Logical,
+    Not,
+    Return,
+    Select,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
+from tenspiler.loops.ir import Cond as LCond
+
+__all__ = ["EXP_LIMIT", "RaiseCheck", "raise_checks", "row_read_checks", "source_sites"]
+
+#: The largest double whose ``math.exp`` is finite: above it Python raises OverflowError
+#: ("math range error"); ``exp(709.782712893384)`` is 1.7976931348622732e308.
+EXP_LIMIT = 709.782712893384
+
+_DIVISIONS = ("/", "//", "mod", "%")
+
+
+@dataclass(frozen=True)
+class RaiseCheck:
+    """One site: Python raises ``exception(message)`` when ``count`` (an INT TensIR term
+    over the parameters) is not 0 — the number of elements on which the site raises — or,
+    for a check of the source's loops (:func:`row_read_checks`), when ``condition`` (a loop-IR
+    condition over the parameters) holds."""
+
+    exception: str
+    message: str
+    count: Term | None = None
+    condition: LCond | None = None
+
+
+def _kind(op_or_func: str) -> str:
+    return "division" if op_or_func in _DIVISIONS else op_or_func
+
+
+def source_sites(fn: Function) -> dict[str, set[bool]]:
+    """The kinds of raising operations of ``fn``'s loop IR (``"division"`` by anything but a
+    non-zero literal, ``"sqrt"``, ``"log"``, ``"exp"``) → whether they occur inside a loop
+    (``True``), outside every loop (``False``), or both."""
+    found: dict[str, set[bool]] = {}
+
+    def expr(e: Expr, in_loop: bool) -> None:
+        match e:
+            case Binary(op=op, left=left, right=right):
+                if op in _DIVISIONS and not (isinstance(right, Const) and right.value != 0):
+                    found.setdefault("division", set()).add(in_loop)
+                expr(left, in_loop)
+                expr(right, in_loop)
+            case Call(func=func, arg=arg):
+                if func in ("sqrt", "log", "exp"):
+                    found.setdefault(func, set()).add(in_loop)
+                expr(arg, in_loop)
+            case Select(cond=c, then=then, else_=else_):
+                cond(c, in_loop)
+                expr(then, in_loop)
+                expr(else_, in_loop)
+            case Load(index=index):
+                expr(index, in_loop)
+            case Unary(operand=operand) | Cast(operand=operand):
+                expr(operand, in_loop)
+
+    def cond(c: LCond, in_loop: bool) -> None:
+        match c:
+            case Compare(left=left, right=right):
+                expr(left, in_loop)
+                expr(right, in_loop)
+            case Logical(left=left, right=right):
+                cond(left, in_loop)
+                cond(right, in_loop)
+            case Not(operand=operand):
+                cond(operand, in_loop)
+
+    def stmts(body: Sequence[Stmt], in_loop: bool) -> None:
+        for s in body:
+            match s:
+                case Assign(value=value) | Return(value=value) if value is not None:
+                    expr(value, in_loop)
+                case Store(index=index, value=value):
+                    expr(index, in_loop)
+                    expr(value, in_loop)
+                case For(start=start, stop=stop, body=inner):
+                    expr(start, in_loop)
+                    expr(stop, in_loop)
+                    stmts(inner, True)
+
+    stmts(fn.body, False)
+    return found
+
+
+def _site(t: Term, exact_quotient: bool) -> tuple[str, str, str, Cond] | None:
+    """``(kind, exception, message, condition)`` of a raising node, else ``None``."""
+    if isinstance(t, ScalarOp | TensorTensor | TensorScalar) and t.op in _DIVISIONS:
+        divisor = t.right if isinstance(t, ScalarOp | TensorTensor) else (t.tensor if t.scalar_left else t.scalar)
+        if isinstance(divisor, Lit) and divisor.value != 0:
+            return None
+        if t.op == "mod":
+            message = "integer modulo by zero"
+        elif t.op == "//":
+            message = "integer division or modulo by zero"
+        elif exact_quotient:
+            message = "division by zero"
+        else:
+            message = "float division by zero" if t.dtype.is_float else "integer division or modulo by zero"
+        zero = Lit(0.0 if divisor.dtype.is_float else 0, divisor.dtype)
+        return "division", "ZeroDivisionError", message, Cmp("==", divisor, zero)
+    if isinstance(t, ScalarApply | TensorMap) and t.func in ("sqrt", "log", "exp"):
+        arg = t.scalar if isinstance(t, ScalarApply) else t.tensor
+        if t.func == "exp":
+            return "exp", "OverflowError", "math range error", Cmp(">", arg, Lit(EXP_LIMIT, DType.DOUBLE))
+        zero = Lit(0.0, arg.dtype) if arg.dtype.is_float else Lit(0, arg.dtype)
+        return t.func, "ValueError", "math domain error", Cmp("<" if t.func == "sqrt" else "<=", arg, zero)
+    return None
+
+
+def _cond_terms(c: Cond) -> Iterator[Term]:
+    match c:
+        case Cmp(_, left, right):
+            yield left
+            yield right
+        case BoolOp(_, left, right):
+            yield from _cond_terms(left)
+            yield from _cond_terms(right)
+        case NotCond(x):
+            yield from _cond_terms(x)
+
+
+def _tensor_cond(c: Cond) -> bool:
+    return any(is_tensor(u) for u in _cond_terms(c))
+
+
+def _and(conds: Sequence[Cond]) -> Cond:
+    out = conds[0]
+    for c in conds[1:]:
+        out = BoolOp("and", out, c)
+    return out
+
+
+_ELEMENTWISE = (TensorTensor, TensorScalar, TensorMap, TensorCast, TensorSelect)
+_SCALAR_OPS = (ScalarOp, ScalarApply, ScalarCast, ScalarSelect)
+_REDUCTIONS = (ReduceSum, ReduceMax, ReduceProd, ArgMax, ReduceRows)
+_LEAVES = (Lit, ScalarVar, TensorVar, Size, Iota)
+
+
+def _covers(x: Tensor, nr: Term, nc: Term) -> bool:
+    """Whether ``matrix(x, nr, nc)`` holds every element of ``x`` (its length is ``nr *
+    nc`` as written: ``nc`` or ``nr`` the literal 1 and the other its length)."""
+    n = length(x)
+    return (nc == Lit(1, DType.INT) and nr == n) or (nr == Lit(1, DType.INT) and nc == n)
+
+
+def raise_checks(outputs: Sequence[Output], fn: Function, exact_quotient: bool = False) -> list[RaiseCheck]:
+    """The raising sites of a Python kernel's summary ``outputs``, in evaluation order (see
+    the module docstring); ``exact_quotient``: a division of two converted ints is Python's
+    ``int / int`` (its message says ``division by zero``).
+
+    Raises:
+        CodegenError: a site whose evaluation Python's cannot be told from the summary (a
+            scalar operation the source has both inside and outside loops; one inside a
+            view, a matrix product or a stack), or sites of different exception classes
+            that are not all evaluated once.
+    """
+    kinds = source_sites(fn)
+    checks: list[tuple[RaiseCheck, bool]] = []
+
+    def has_site(t: Term) -> bool:
+        return _site(t, exact_quotient) is not None or any(has_site(c) for c in children(t))
+
+    def refuse(why: str, t: Term) -> CodegenError:
+        return CodegenError(
+            f"the Python kernel may raise in '{show(t)}' ({why}): the generated code cannot tell where Python "
+            "raises (the proof holds where it does not)"
+        )
+
+    def visit(t: Term, path: list[Cond], lanes: Term | None) -> None:
+        inside(t, path, lanes)  # operands are evaluated first: their sites come first
+        site = _site(t, exact_quotient)
+        if site is not None and site[0] in kinds:
+            kind, exc, message, cond = site
+            places = kinds[kind]
+            site_lanes = t if lanes is None and is_tensor(t) else lanes
+            conds = [*path, cond]
+            if not is_tensor(t):
+                if places == {True, False}:
+                    raise refuse(f"'{kind}' occurs inside and outside the source's loops", t)
+                if places == {False}:  # straight-line code: evaluated once, unconditionally
+                    site_lanes = None
+                    conds = [c for c in conds if not _tensor_cond(c)]
+                elif site_lanes is None:
+                    raise refuse(f"'{kind}' occurs only inside the source's loops", t)
+            one, zero = Lit(1, DType.INT), Lit(0, DType.INT)
+            if site_lanes is not None and any(_tensor_cond(c) for c in conds):
+                mask: Term = TensorSelect(_and(conds), one, zero, DType.INT)
+                if rank(cast(Tensor, site_lanes)) == 2:  # the elements of a matrix, row by row
+                    mask = Flatten(cast(Tensor, mask))
+                count: Term = ReduceSum(cast(Tensor, mask), DType.INT)
+            elif site_lanes is not None:  # a scalar evaluated for each element, if there is one
+                lanes_1d = cast(Tensor, site_lanes)  # (a tensor node: set from is_tensor terms only)
+                if rank(lanes_1d) != 1:
+                    raise refuse("a scalar evaluated for each element of a matrix", t)
+                count = ScalarSelect(_and([*conds, Cmp(">", length(lanes_1d), zero)]), one, zero, DType.INT)
+            else:
+                count = ScalarSelect(_and(conds), one, zero, DType.INT)
+            checks.append((RaiseCheck(exc, message, count), site_lanes is None))
+
+    def inside(t: Term, path: list[Cond], lanes: Term | None) -> None:
+        match t:
+            case TensorSelect(c, then, else_) | ScalarSelect(c, then, else_):
+                inner = t if lanes is None and isinstance(t, TensorSelect) else lanes
+                for u in _cond_terms(c):
+                    visit(u, path, inner)
+                visit(then, [*path, c], inner)
+                visit(else_, [*path, NotCond(c)], inner)
+            case _ if isinstance(t, _ELEMENTWISE):
+                for u in children(t):
+                    visit(u, path, lanes if lanes is not None else t)
+            case Full(n, value):
+                visit(n, path, lanes)
+                visit(value, path, lanes if lanes is not None else t)
+            case _ if isinstance(t, _SCALAR_OPS):
+                for u in children(t):
+                    visit(u, path, lanes)
+            case _ if isinstance(t, _REDUCTIONS):
+                # a reduction is a loop of its own, run whatever the enclosing elements are
+                if lanes is not None and has_site(t) and any(_tensor_cond(c) for c in path):
+                    raise refuse("a reduction under an elementwise condition", t)
+                for u in children(t):
+                    visit(u, [c for c in path if not _tensor_cond(c)], None)
+            case Flatten(m):  # every element of m, in row order
+                visit(m, path, lanes)
+            case Matrix(x, nr, nc, None) if rank(x) == 1 and _covers(x, nr, nc):
+                visit(x, path, lanes)  # all of x, reshaped
+                visit(nr, path, lanes)
+                visit(nc, path, lanes)
+            case _ if isinstance(t, _LEAVES):
+                pass
+            case _:
+                if any(has_site(u) for u in children(t)):
+                    raise refuse(f"inside {type(t).__name__}", t)
+
+    for o in outputs:
+        visit(output_term(o), [], None)
+    if len({c.exception for c, _ in checks}) > 1 and not all(once for _, once in checks):
+        raise CodegenError(
+            "the Python kernel may raise " + " or ".join(sorted({c.exception for c, _ in checks}))
+            + " inside its loops: which one Python raises first depends on the order of its loops, "
+            "which the summary does not keep"
+        )
+    return [c for c, _ in checks]
+
+
+# ---------------------------------------------------------------- rows of a list of lists
+
+
+def _linear(e: Expr) -> dict[str, int] | None:
+    """``e`` as ``{variable: coefficient, "": constant}``, if it is affine with integer
+    coefficients."""
+    match e:
+        case Const(value=v) if isinstance(v, int):
+            return {"": v}
+        case Var(name=name):
+            return {name: 1}
+        case Binary(op="+" | "-", left=left, right=right):
+            a, b = _linear(left), _linear(right)
+            if a is None or b is None:
+                return None
+            sign = 1 if e.op == "+" else -1
+            out = dict(a)
+            for k, v in b.items():
+                out[k] = out.get(k, 0) + sign * v
+            return out
+        case Binary(op="*", left=left, right=right):
+            a, b = _linear(left), _linear(right)
+            if a is None or b is None:
+                return None
+            for x, y in ((a, b), (b, a)):
+                if set(x) <= {""}:
+                    return {k: x.get("", 0) * v for k, v in y.items()}
+    return None
+
+
+def _affine(const: int, terms: Sequence[tuple[int, Expr]]) -> Expr:
+    """``const + sum(coef * e)`` without zero constants and unit coefficients."""
+    out: Expr | None = None
+    for coef, e in terms:
+        if coef == 0:
+            continue
+        scaled = e if abs(coef) == 1 else Binary("*", Const(abs(coef), DType.INT), e, DType.INT)
+        if out is None:
+            out = scaled if coef > 0 else Binary("-", Const(0, DType.INT), scaled, DType.INT)
+        else:
+            out = Binary("+" if coef > 0 else "-", out, scaled, DType.INT)
+    if out is None:
+        return Const(const, DType.INT)
+    if const:
+        out = Binary("+" if const > 0 else "-", out, Const(abs(const), DType.INT), DType.INT)
+    return out
+
+
+def row_read_checks(fn: Function) -> list[RaiseCheck] | None:
+    """For a Python kernel, where it reads a list of lists beyond a row's end: each
+    ``x[r][c]`` (``Load.row``, ``Load.plane``) inside counted loops raises ``IndexError`` in
+    Python when ``c`` reaches the row length, although the flat index stays inside the
+    array (the proof's model, and the generated code, read the next row). For an index affine
+    in loop counters whose bounds are parameters, the largest index is reached (every loop
+    runs) exactly when every enclosing loop runs: the check is that condition and ``max >=
+    length``. ``None`` when some read is not of that form (the translation validation, whose
+    inputs hold ragged shapes, is then the only check)."""
+    from collections import Counter
+
+    counts: Counter[str] = Counter()
+
+    def count_assigns(body: Sequence[Stmt]) -> None:
+        for st in body:
+            if isinstance(st, Assign):
+                counts[st.target] += 1
+            elif isinstance(st, For):
+                counts[st.var] += 1
+                count_assigns(st.body)
+
+    count_assigns(fn.body)
+    params = {p.name for p in fn.params}
+    env: dict[str, Expr] = {}
+    checks: list[RaiseCheck] = []
+    unsupported = False
+
+    def subst(e: Expr) -> Expr | None:
+        """``e`` over the parameters (locals assigned once before any loop substituted)."""
+        lin = _linear(e)
+        if lin is None:
+            return None
+        terms: list[tuple[int, Expr]] = []
+        for name, coef in lin.items():
+            if name == "" or coef == 0:
+                continue
+            if name in params:
+                terms.append((coef, Var(name, DType.INT)))
+            elif name in env:
+                terms.append((coef, env[name]))
+            else:
+                return None
+        return _affine(lin.get("", 0), terms)
+
+    def largest(index: Expr, loops: list[tuple[str, Expr, Expr]]) -> Expr | None:
+        lin = _linear(index)
+        if lin is None:
+            return None
+        ranges = {var: (start, stop) for var, start, stop in loops}
+        const = lin.get("", 0)
+        terms: list[tuple[int, Expr]] = []
+        for name, coef in lin.items():
+            if name == "" or coef == 0:
+                continue
+            if name in ranges:
+                start, stop = ranges[name]
+                if coef > 0:  # the last iteration, stop - 1
+                    terms.append((coef, stop))
+                    const -= coef
+                else:
+                    terms.append((coef, start))
+            else:
+                sub = subst(Var(name, DType.INT))
+                if sub is None:
+                    return None
+                terms.append((coef, sub))
+        return _affine(const, terms)
+
+    def loads(e: Expr) -> Iterator[Load]:
+        match e:
+            case Load(index=index):
+                yield e
+                yield from loads(index)
+            case Binary(left=left, right=right):
+                yield from loads(left)
+                yield from loads(right)
+            case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
+                yield from loads(x)
+            case Select():
+                return  # evaluated under a condition: not of the exact form
+            case _:
+                return
+
+    def visit(body: Sequence[Stmt], loops: list[tuple[str, Expr, Expr]]) -> None:
+        nonlocal unsupported
+        for st in body:
+            exprs: list[Expr] = []
+            match st:
+                case Assign(target=target, value=value):
+                    exprs = [value]
+                    if not loops and counts[target] == 1 and (v := subst(value)) is not None:
+                        env[target] = v
+                case Store(index=index, value=value):
+                    exprs = [index, value]
+                case Return(value=value) if value is not None:
+                    exprs = [value]
+                case For(var=var, start=start, stop=stop, body=inner):
+                    a, b = subst(start), subst(stop)
+                    if a is None or b is None:
+                        unsupported = unsupported or _has_row_reads(inner)
+                        continue
+                    visit(inner, [*loops, (var, a, b)])
+                    continue
+            for e in exprs:
+                for ld in loads(e):
+                    for pair in (ld.row, ld.plane):
+                        if pair is None:
+                            continue
+                        top, length = largest(pair[0], loops), subst(pair[1])
+                        if top is None or length is None:
+                            unsupported = True
+                            continue
+                        gap = _linear(Binary("-", top, length, DType.INT))
+                        if gap is not None and {k for k, v in gap.items() if v} <= {""} and gap.get("", 0) < 0:
+                            continue  # the loop runs up to the row length: never beyond it
+                        cond: LCond = Compare(">=", top, length)
+                        for _, start, stop in reversed(loops):
+                            cond = Logical("&&", Compare("<", start, stop), cond)
+                        checks.append(RaiseCheck("IndexError", "list index out of range", condition=cond))
+
+    visit(fn.body, [])
+    return None if unsupported else checks
+
+
+def _has_row_reads(body: Sequence[Stmt]) -> bool:
+    def expr_has(e: Expr) -> bool:
+        match e:
+            case Load(row=row, plane=plane, index=index):
+                return row is not None or plane is not None or expr_has(index)
+            case Binary(left=left, right=right):
+                return expr_has(left) or expr_has(right)
+            case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
+                return expr_has(x)
+            case Select(then=then, else_=else_):
+                return expr_has(then) or expr_has(else_)
+        return False
+
+    for st in body:
+        match st:
+            case Assign(value=value) | Return(value=value) if value is not None and expr_has(value):
+                return True
+            case Store(index=index, value=value) if expr_has(index) or expr_has(value):
+                return True
+            case For(body=inner) if _has_row_reads(inner):
+                return True
+    return False
