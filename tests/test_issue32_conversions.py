@@ -148,3 +148,20 @@ def test_a_rounded_comparison_is_an_assumption() -> None:
     # a long converted to float rounds too (the model's conversion is exact)
     converted = lift_file(KERNELS / "flag_gt_long.c", ("numpy",), check=False, timeout=60)
     assert any("comparison of floating-point" in a for a in converted.assumptions)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["out[i] = (float)(double) a[i];", "dout[i] = (double)(float) d[i];", "dout[i] = (float) d[i] * 2.0;"],
+)
+def test_a_conversion_rounded_twice_is_refused(body: str) -> None:
+    # the real-number model drops the intermediate conversion: (float)(double) of the long
+    # 2**53 + 2**29 + 1 is 2**53 in C, the summary cast(a, float) would round once
+    from tenspiler.errors import BadInput
+    from tenspiler.frontend.c import parse_c_source
+
+    src = ("void f(int n, long *a, double *d, float *out, double *dout) {\n"
+           f"    for (int i = 0; i < n; i++) {body}\n}}\n")
+    with pytest.raises(BadInput, match="rounded twice") as info:
+        parse_c_source(src, "k.c")
+    assert info.value.loc is not None and info.value.loc.line == 2

@@ -66,6 +66,7 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     children,
+    cmp_pairs,
     is_tensor,
     length,
     rank,
@@ -199,15 +200,9 @@ def _site(t: Term, exact_quotient: bool) -> tuple[str, str, str, Cond] | None:
 
 
 def _cond_terms(c: Cond) -> Iterator[Term]:
-    match c:
-        case Cmp(_, left, right):
-            yield left
-            yield right
-        case BoolOp(_, left, right):
-            yield from _cond_terms(left)
-            yield from _cond_terms(right)
-        case NotCond(x):
-            yield from _cond_terms(x)
+    for left, right in cmp_pairs(c):
+        yield left
+        yield right
 
 
 def _tensor_cond(c: Cond) -> bool:

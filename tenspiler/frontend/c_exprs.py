@@ -25,7 +25,7 @@ from tenspiler.frontend.c_bindings import (
     int_literal,
     render,
 )
-from tenspiler.frontend.common import Scalar, convert
+from tenspiler.frontend.common import Scalar, convert, rounds_twice
 from tenspiler.frontend.lists import ResultRow
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
@@ -144,6 +144,9 @@ class Expressions(Access):
                     return inner
                 if isinstance(inner, Const):
                     return Const(py_cast(inner.value, dtype), dtype, loc)
+                why = rounds_twice(inner, dtype)
+                if why is not None:
+                    self.fail(why, node)
                 return Cast(inner, dtype, loc)
             case c_ast.FuncCall(name=c_ast.StructRef()):
                 return self.member_value(node, env)

@@ -76,12 +76,37 @@ class Scalar:
 # ---------------------------------------------------------------- loop-IR helpers
 
 
+def rounds_twice(inner: Expr, dtype: DType) -> str | None:
+    """Why converting ``inner`` to ``dtype`` is a second rounding the model cannot state,
+    or ``None``. The proof is over the reals, where conversions between real types are
+    exact; a single conversion's rounding is the documented float rounding of a result, but
+    a value rounded to one real type and then converted to another is observably rounded
+    twice (C11 §6.3.1.4p2, §6.3.1.5): ``(float)(double) a`` of a ``long`` beyond 2**53,
+    ``(double)(float) d`` — a summary drops the intermediate conversion."""
+    if not dtype.is_float or not isinstance(inner, Cast) or not inner.dtype.is_float or inner.dtype == dtype:
+        return None
+    src = inner.operand.dtype
+    if src == inner.dtype:
+        return None
+    what = "an integer" if not src.is_float else f"a {src.c_name}"
+    return (f"{what} converted to {inner.dtype.c_name} and then to {dtype.c_name} is rounded twice "
+            "(C11 §6.3.1.4, §6.3.1.5), which the real-number model does not state: not supported "
+            "(convert once)")
+
+
 def convert(e: Expr, dtype: DType) -> Expr:
-    """``e`` converted to ``dtype`` (a ``Cast``; folded on literals)."""
+    """``e`` converted to ``dtype`` (a ``Cast``; folded on literals).
+
+    Raises:
+        BadInput: the conversion would round a second time (:func:`rounds_twice`).
+    """
     if e.dtype == dtype:
         return e
     if isinstance(e, Const):
         return Const(py_cast(e.value, dtype), dtype, e.loc)
+    why = rounds_twice(e, dtype)
+    if why is not None:
+        raise BadInput(why, e.loc)
     return Cast(e, dtype, e.loc)
 
 

@@ -246,7 +246,10 @@ class _Machine:
                     raise OutsideInt64(f"the Python int {v} of '{op}' does not fit int64")
                 return v
             case Cast(operand=operand, dtype=dtype):
-                return py_cast(self.eval(operand), dtype)
+                v = py_cast(self.eval(operand), dtype)
+                if self.fn.python is not None and not dtype.is_float and not -(2**63) <= v < 2**63:
+                    raise OutsideInt64(f"int() of a float gives {v}, which does not fit int64")
+                return v
             case Select(cond=cond, then=then, else_=else_, dtype=dtype):
                 # C's ?: evaluates only the chosen operand (the other may divide by zero).
                 chosen = then if self.cond(cond) else else_
