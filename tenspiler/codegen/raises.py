@@ -260,7 +260,9 @@ def raise_checks(outputs: Sequence[Output], fn: Function, exact_quotient: bool =
             places = kinds[kind]
             site_lanes = t if lanes is None and is_tensor(t) else lanes
             conds = [*path, cond]
-            if not is_tensor(t):
+            if not _tensor_cond(cond):
+                # the condition is one scalar (a scalar operation, or a tensor divided by a
+                # scalar): where the source computes it decides how often it is evaluated
                 if places == {True, False}:
                     raise refuse(f"'{kind}' occurs inside and outside the source's loops", t)
                 if places == {False}:  # straight-line code: evaluated once, unconditionally
