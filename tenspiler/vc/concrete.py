@@ -125,6 +125,9 @@ def rounding_boundaries(lo: int, hi: int) -> list[int]:
     for k in (53, 54, 60, 62):
         for v in (2**k + 2 ** (k - 24) + 1, 2**k + 3 * 2 ** (k - 24) - 1, 2**k - 2 ** (k - 25) - 1):
             out |= {v, -v}
+    for k in (54, 55, 61):  # float64 half-way points: neighbours round apart (a quotient of them)
+        for v in (2**k + 2 ** (k - 53) - 1, 2**k + 3 * 2 ** (k - 53) - 1):
+            out |= {v, -v}
     return sorted(v for v in out if lo <= v <= hi)
 
 
@@ -163,15 +166,19 @@ def adversarial_examples(
     special = _special_values(fn)
     bounds = k.bounds
     bound_vars = {e.name for b in bounds for e in subexpressions(b) if isinstance(e, Var)}
+    from tenspiler.loops.ir import VectorParam
+
+    sizes = {n for v in (fn.cxx.signature if fn.cxx is not None else ()) if isinstance(v, VectorParam) for n in v.sizes}
     integer_params = any(
-        not p.type.elem.is_float if isinstance(p.type, PointerType) else not p.type.dtype.is_float and p.name not in bound_vars
+        not p.type.elem.is_float if isinstance(p.type, PointerType)
+        else not p.type.dtype.is_float and p.name not in bound_vars and p.name not in sizes
         for p in fn.params
     )
     rounded = rounded_boundaries()
     real_params = any(
         p.type.elem.is_float if isinstance(p.type, PointerType) else p.type.dtype.is_float for p in fn.params
     )
-    # one input in six of a kernel mixing integers and reals (or dividing Python ints) is
+    # one input in four of a kernel mixing integers and reals (or dividing Python ints) is
     # *aligned*: every integer near one rounding boundary v and every real at v as C
     # converts it, so that a comparison of the two, or a quotient of two neighbouring
     # integers, is decided by how the conversion rounds
@@ -180,7 +187,7 @@ def adversarial_examples(
 
     def begin() -> None:
         aligned[0] = None
-        if align and rng.random() < 1 / 6:
+        if align and rng.random() < 1 / 4:
             sensitive = [v for v in rounding_boundaries(-(2**62), 2**62) if abs(v) > 2**24]
             aligned[0] = int(sensitive[int(rng.integers(0, len(sensitive)))])
 
@@ -263,6 +270,8 @@ def adversarial_examples(
         if p.name in bound_vars and not d.is_float:
             return int(rng.integers(-1, max_trips + 1))
         if d.is_float:
+            if rng.random() < 0.15:  # a zero (of either sign) for a scalar divisor, in any mode
+                return float(rng.choice([0.0, -0.0]))
             return float(floats(d, 1)[0])
         return int(ints("unsigned char" if d == DType.UINT8 else p.c_type, 1)[0])
 
