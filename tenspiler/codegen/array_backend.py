@@ -77,7 +77,6 @@ from tenspiler.codegen.python_host import (
     int_division_mode,
     min_max,
     param_dtype,
-    python_raises,
 )
 from tenspiler.codegen.ranges import is_static, small_division
 from tenspiler.codegen.spelling import HOST_PREFIX, Spelling, fill, helper_texts
@@ -706,8 +705,7 @@ class ArrayBackend(PythonHostBackend):
         statements, results, returns_doc = code.statements, code.results, code.returns_doc
         params = [p for p in fn.params if p.name in code.used]
         checks = [self._convert_param(fn, p.name, names[p.name]) for p in params]
-        checks += self.guards(outputs, ctx, code.preconditions, raises=python_raises(fn, outputs, ctx),
-                             range_error="IndexError" if fn.python is not None else "ValueError")
+        checks += self.guards(outputs, ctx, code.preconditions, fn=fn)
 
         f = fn.name
         core, args_fn = f"_{f}_core", f"_{f}_args"

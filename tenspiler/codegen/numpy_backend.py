@@ -56,7 +56,6 @@ from tenspiler.codegen.python_host import (
     int_division_mode,
     min_max,
     param_dtype,
-    python_raises,
 )
 from tenspiler.codegen.python_host import cxx_adapter as host_cxx_adapter
 from tenspiler.codegen.ranges import INT_DTYPES, Interval, small_division
@@ -992,8 +991,7 @@ class NumpyBackend(PythonHostBackend):
         conversions = [
             self._convert_param(fn, p.name, names[p.name]) for p in fn.params if p.name in code.used
         ]
-        guards = self.guards(outputs, ctx, code.preconditions, raises=python_raises(fn, outputs, ctx),
-                             range_error="IndexError" if fn.python is not None else "ValueError")
+        guards = self.guards(outputs, ctx, code.preconditions, fn=fn)
         if not results:
             ret = "return None"
         elif len(results) == 1:

@@ -504,17 +504,19 @@ class PythonHostBackend:
         ctx: EmitContext,
         preconditions: Sequence[Precondition] = (),
         ranges: bool = True,
-        raises: Sequence[RaiseCheck] = (),
-        range_error: str = "ValueError",
+        fn: Function | None = None,
     ) -> list[str]:
         """Checks of the proof's preconditions (:mod:`tenspiler.codegen.preconditions`): first
         ``preconditions`` (the loops' trip counts, each literally, then the summary's shape
         preconditions ``a == b``), then — with ``ranges`` — the ranges: every take/tail/slice
         of a parameter array, every matrix view and every output range lies inside the
-        array (NumPy would otherwise wrap negative bounds or clip long ones silently); last
-        the exceptions a Python kernel raises (``raises``, :meth:`raise_lines`). A violated
-        precondition raises ``ValueError``, a range ``range_error``: ``IndexError`` for a
-        Python kernel, which reads a list beyond its end exactly there."""
+        array (NumPy would otherwise wrap negative bounds or clip long ones silently); last,
+        for the Python kernel ``fn``, the exceptions it raises (:func:`python_raises`,
+        :meth:`raise_lines`). A violated precondition raises ``ValueError``, a range
+        ``ValueError`` too, or ``IndexError`` for a Python kernel, which reads a list beyond
+        its end exactly there."""
+        python = fn is not None and fn.python is not None
+        range_error = "IndexError" if python else "ValueError"
         checks: list[tuple[str, str]] = [self.precondition_check(p, ctx) for p in preconditions]
         n_preconditions = len(checks)
 
@@ -571,7 +573,7 @@ class PythonHostBackend:
             if error == "IndexError":
                 text = f"list index out of range ({text})"
             lines.append(f"if not ({cond}):\n    raise {error}({text!r})")
-        return lines + self.raise_lines(raises, ctx)
+        return lines + (self.raise_lines(python_raises(fn, outputs, ctx), ctx) if fn is not None else [])
 
     def raise_lines(self, raises: Sequence[RaiseCheck], ctx: EmitContext) -> list[str]:
         """Statements raising, in evaluation order, the exception of each place a Python
@@ -736,7 +738,7 @@ def cxx_adapter(
             doc.append(f"    {a}: {lang} `{spelled}`: a {v.rank}-D array ({axes})" + (as_list if py else ""))
         if not py:  # the type gate reads v.size() in [0, MAX_VECTOR_SIZE] (frontend.c_types)
             lines.append(f"if max({a}.shape, default=0) > {MAX_VECTOR_SIZE}:\n    raise ValueError("
-                         f"'precondition violated: every dimension of {v.name} has at most 2**30 elements (the model of size_t sizes)')")
+                         f"'precondition violated: every dimension of {v.name} has at most {MAX_VECTOR_SIZE} elements (the model of size_t sizes)')")
         args.extend([a, *(names[n] for n in v.sizes)])
     if read is not None:
         # the scalars read here converted first, as the flat function converts them (C

@@ -28,6 +28,7 @@ empty lists, and the generated code must raise what the original function raises
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -90,7 +91,6 @@ from tenspiler.loops.ir import (
     Stmt,
     Store,
     Unary,
-    Var,
 )
 from tenspiler.loops.ir import Cond as LCond
 
@@ -334,51 +334,6 @@ def raise_checks(outputs: Sequence[Output], fn: Function, exact_quotient: bool =
 # ---------------------------------------------------------------- rows of a list of lists
 
 
-def _linear(e: Expr) -> dict[str, int] | None:
-    """``e`` as ``{variable: coefficient, "": constant}``, if it is affine with integer
-    coefficients."""
-    match e:
-        case Const(value=v) if isinstance(v, int):
-            return {"": v}
-        case Var(name=name):
-            return {name: 1}
-        case Binary(op="+" | "-", left=left, right=right):
-            a, b = _linear(left), _linear(right)
-            if a is None or b is None:
-                return None
-            sign = 1 if e.op == "+" else -1
-            out = dict(a)
-            for k, v in b.items():
-                out[k] = out.get(k, 0) + sign * v
-            return out
-        case Binary(op="*", left=left, right=right):
-            a, b = _linear(left), _linear(right)
-            if a is None or b is None:
-                return None
-            for x, y in ((a, b), (b, a)):
-                if set(x) <= {""}:
-                    return {k: x.get("", 0) * v for k, v in y.items()}
-    return None
-
-
-def _affine(const: int, terms: Sequence[tuple[int, Expr]]) -> Expr:
-    """``const + sum(coef * e)`` without zero constants and unit coefficients."""
-    out: Expr | None = None
-    for coef, e in terms:
-        if coef == 0:
-            continue
-        scaled = e if abs(coef) == 1 else Binary("*", Const(abs(coef), DType.INT), e, DType.INT)
-        if out is None:
-            out = scaled if coef > 0 else Binary("-", Const(0, DType.INT), scaled, DType.INT)
-        else:
-            out = Binary("+" if coef > 0 else "-", out, scaled, DType.INT)
-    if out is None:
-        return Const(const, DType.INT)
-    if const:
-        out = Binary("+" if const > 0 else "-", out, Const(abs(const), DType.INT), DType.INT)
-    return out
-
-
 def row_read_checks(fn: Function) -> list[RaiseCheck] | None:
     """For a Python kernel, where it reads a list of lists beyond a row's end: each
     ``x[r][c]`` (``Load.row``, ``Load.plane``) inside counted loops raises ``IndexError`` in
@@ -388,119 +343,101 @@ def row_read_checks(fn: Function) -> list[RaiseCheck] | None:
     runs) exactly when every enclosing loop runs: the check is that condition and ``max >=
     length``. ``None`` when some read is not of that form (the translation validation, whose
     inputs hold ragged shapes, is then the only check)."""
-    from collections import Counter
+    import sympy
 
-    counts: Counter[str] = Counter()
+    from tenspiler.vc.symexec import assignments, from_sympy, index_difference, to_sympy
 
-    def count_assigns(body: Sequence[Stmt]) -> None:
-        for st in body:
-            if isinstance(st, Assign):
-                counts[st.target] += 1
-            elif isinstance(st, For):
-                counts[st.var] += 1
-                count_assigns(st.body)
-
-    count_assigns(fn.body)
-    params = {p.name for p in fn.params}
-    env: dict[str, Expr] = {}
+    once = Counter(st.target for st in assignments(fn.body))
+    counters = _counters(fn.body)
+    params = {sympy.Symbol(p.name, integer=True) for p in fn.params}
+    env: dict[sympy.Symbol, sympy.Expr] = {}  # locals assigned once before any loop
     checks: list[RaiseCheck] = []
     unsupported = False
 
-    def subst(e: Expr) -> Expr | None:
-        """``e`` over the parameters (locals assigned once before any loop substituted)."""
-        lin = _linear(e)
-        if lin is None:
+    def over_params(e: Expr) -> sympy.Expr | None:
+        se = to_sympy(e)
+        if se is None:
             return None
-        terms: list[tuple[int, Expr]] = []
-        for name, coef in lin.items():
-            if name == "" or coef == 0:
-                continue
-            if name in params:
-                terms.append((coef, Var(name, DType.INT)))
-            elif name in env:
-                terms.append((coef, env[name]))
-            else:
+        se = sympy.expand(se.subs(env))
+        return se if se.free_symbols <= params else None
+
+    def largest(index: Expr, loops: list[tuple[sympy.Symbol, sympy.Expr, sympy.Expr]]) -> Expr | None:
+        se = to_sympy(index)
+        if se is None:
+            return None
+        se = sympy.expand(se.subs(env))
+        xs = [x for x, _, _ in loops]
+        if xs and sympy.Poly(se, *xs).total_degree() > 1:
+            return None
+        for x, start, stop in loops:
+            c = se.coeff(x, 1)
+            if not c.is_Integer:
                 return None
-        return _affine(lin.get("", 0), terms)
+            se = se.subs(x, stop - 1 if c > 0 else start)
+        return from_sympy(sympy.expand(se)) if se.free_symbols <= params else None
 
-    def largest(index: Expr, loops: list[tuple[str, Expr, Expr]]) -> Expr | None:
-        lin = _linear(index)
-        if lin is None:
-            return None
-        ranges = {var: (start, stop) for var, start, stop in loops}
-        const = lin.get("", 0)
-        terms: list[tuple[int, Expr]] = []
-        for name, coef in lin.items():
-            if name == "" or coef == 0:
-                continue
-            if name in ranges:
-                start, stop = ranges[name]
-                if coef > 0:  # the last iteration, stop - 1
-                    terms.append((coef, stop))
-                    const -= coef
-                else:
-                    terms.append((coef, start))
-            else:
-                sub = subst(Var(name, DType.INT))
-                if sub is None:
-                    return None
-                terms.append((coef, sub))
-        return _affine(const, terms)
-
-    def loads(e: Expr) -> Iterator[Load]:
-        match e:
-            case Load(index=index):
-                yield e
-                yield from loads(index)
-            case Binary(left=left, right=right):
-                yield from loads(left)
-                yield from loads(right)
-            case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
-                yield from loads(x)
-            case Select():
-                return  # evaluated under a condition: not of the exact form
-            case _:
-                return
-
-    def visit(body: Sequence[Stmt], loops: list[tuple[str, Expr, Expr]]) -> None:
+    def visit(body: Sequence[Stmt], loops: list[tuple[sympy.Symbol, sympy.Expr, sympy.Expr]]) -> None:
         nonlocal unsupported
         for st in body:
             exprs: list[Expr] = []
             match st:
                 case Assign(target=target, value=value):
                     exprs = [value]
-                    if not loops and counts[target] == 1 and (v := subst(value)) is not None:
-                        env[target] = v
+                    if not loops and once[target] == 1 and target not in counters and (v := over_params(value)) is not None:
+                        env[sympy.Symbol(target, integer=True)] = v
                 case Store(index=index, value=value):
                     exprs = [index, value]
                 case Return(value=value) if value is not None:
                     exprs = [value]
                 case For(var=var, start=start, stop=stop, body=inner):
-                    a, b = subst(start), subst(stop)
+                    a, b = over_params(start), over_params(stop)
                     if a is None or b is None:
                         unsupported = unsupported or _has_row_reads(inner)
                         continue
-                    visit(inner, [*loops, (var, a, b)])
+                    visit(inner, [*loops, (sympy.Symbol(var, integer=True), a, b)])
                     continue
             for e in exprs:
-                for ld in loads(e):
+                for ld in _unconditional_loads(e):
                     for pair in (ld.row, ld.plane):
                         if pair is None:
                             continue
-                        top, length = largest(pair[0], loops), subst(pair[1])
-                        if top is None or length is None:
+                        length = over_params(pair[1])
+                        top = largest(pair[0], loops)
+                        length_e = None if length is None else from_sympy(length)
+                        if top is None or length_e is None:
                             unsupported = True
                             continue
-                        gap = _linear(Binary("-", top, length, DType.INT))
-                        if gap is not None and {k for k, v in gap.items() if v} <= {""} and gap.get("", 0) < 0:
+                        gap = index_difference(top, length_e)
+                        if gap is not None and gap < 0:
                             continue  # the loop runs up to the row length: never beyond it
-                        cond: LCond = Compare(">=", top, length)
-                        for _, start, stop in reversed(loops):
-                            cond = Logical("&&", Compare("<", start, stop), cond)
+                        cond: LCond = Compare(">=", top, length_e)
+                        for _, a, b in reversed(loops):
+                            lo, hi = from_sympy(a), from_sympy(b)
+                            assert lo is not None and hi is not None  # polynomials over the parameters
+                            cond = Logical("&&", Compare("<", lo, hi), cond)
                         checks.append(RaiseCheck("IndexError", "list index out of range", condition=cond))
 
     visit(fn.body, [])
     return None if unsupported else checks
+
+
+def _counters(body: Sequence[Stmt]) -> set[str]:
+    """The counters of the loops of ``body``, nested ones included."""
+    return {st.var for st in body if isinstance(st, For)} | {
+        v for st in body if isinstance(st, For) for v in _counters(st.body)}
+
+
+def _unconditional_loads(e: Expr) -> Iterator[Load]:
+    """The loads ``e`` evaluates whenever it is evaluated (not under a select's branch)."""
+    match e:
+        case Load(index=index):
+            yield e
+            yield from _unconditional_loads(index)
+        case Binary(left=left, right=right):
+            yield from _unconditional_loads(left)
+            yield from _unconditional_loads(right)
+        case Unary(operand=x) | Cast(operand=x) | Call(arg=x):
+            yield from _unconditional_loads(x)
 
 
 def _has_row_reads(body: Sequence[Stmt]) -> bool:

@@ -18,7 +18,7 @@ from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import OutsideInt64, OutsideModel, UndefinedBehaviour
 from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
 from tenspiler.loops.interp import StepLimitExceeded, run_function
-from tenspiler.loops.ir import Const, DType, PointerType, Var
+from tenspiler.loops.ir import Const, DType, PointerType, Var, VectorParam
 from tenspiler.vc.symexec import subexpressions
 
 #: Tolerances for float outputs (the proof is over reals; the tests run in float64).
@@ -166,8 +166,6 @@ def adversarial_examples(
     special = _special_values(fn)
     bounds = k.bounds
     bound_vars = {e.name for b in bounds for e in subexpressions(b) if isinstance(e, Var)}
-    from tenspiler.loops.ir import VectorParam
-
     sizes = {n for v in (fn.cxx.signature if fn.cxx is not None else ()) if isinstance(v, VectorParam) for n in v.sizes}
     integer_params = any(
         not p.type.elem.is_float if isinstance(p.type, PointerType)
@@ -341,7 +339,6 @@ def _vector_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, mo
     it, as a real ``vector`` would hold; the returned vector's buffer gets room for the
     largest result. ``vector<vector<T>>`` parameters get at least one row (``v[0].size()``,
     the usual way to read the row length, is undefined behaviour on an empty vector)."""
-    from tenspiler.loops.ir import VectorParam
 
     pool = [int(v) for v in rng.integers(0, most + 1, 2)]
 

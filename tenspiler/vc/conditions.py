@@ -738,7 +738,7 @@ def _rounded_comparison(fn: Function) -> bool:
         return any(isinstance(x, Binary | Call) or (isinstance(x, Cast) and x.dtype.is_float)
                    for x in symexec.subexpressions(e))
 
-    rounded = {s.target for s in _assignments(fn.body) if s.value.dtype.is_float and rounds(s.value)}
+    rounded = {s.target for s in symexec.assignments(fn.body) if s.value.dtype.is_float and rounds(s.value)}
 
     def computed(e: Expr) -> bool:
         return rounds(e) or any(isinstance(x, Var) and x.name in rounded for x in symexec.subexpressions(e))
@@ -755,15 +755,6 @@ def _rounded_comparison(fn: Function) -> bool:
                 assert_never(c)
 
     return any(isinstance(e, Select) and walk(e.cond) for e in statement_expressions(fn.body))
-
-
-def _assignments(stmts: Iterable[Any]) -> Iterable[Any]:
-    """Every scalar assignment of ``stmts``, loops entered."""
-    for st in stmts:
-        if isinstance(st, symexec.Assign):
-            yield st
-        elif isinstance(st, symexec.For):
-            yield from _assignments(st.body)
 
 
 def called_functions(fn: Function) -> set[str]:

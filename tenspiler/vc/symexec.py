@@ -330,6 +330,15 @@ def statement_expressions(stmts: Iterable[Stmt]) -> Iterator[Expr]:
                 assert_never(s)
 
 
+def assignments(stmts: Iterable[Stmt]) -> Iterator[Assign]:
+    """Every scalar assignment of ``stmts``, loops entered (a loop's counter is not one)."""
+    for s in stmts:
+        if isinstance(s, Assign):
+            yield s
+        elif isinstance(s, For):
+            yield from assignments(s.body)
+
+
 def upward_exposed(stmts: Iterable[Stmt]) -> set[str]:
     """Scalars read in ``stmts`` before any assignment to them (loop-carried candidates)."""
     assigned: set[str] = set()

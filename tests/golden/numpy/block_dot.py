@@ -115,10 +115,10 @@ def block_dot(m, v, off, len):
     m__rows, m__cols = m.shape
     m = m.reshape(-1)
     if max(m.shape, default=0) > 1073741824:
-        raise ValueError('precondition violated: every dimension of m has at most 2**30 elements (the model of size_t sizes)')
+        raise ValueError('precondition violated: every dimension of m has at most 1073741824 elements (the model of size_t sizes)')
     v = np.asarray(v, dtype=np.int64).reshape(-1)
     if max(v.shape, default=0) > 1073741824:
-        raise ValueError('precondition violated: every dimension of v has at most 2**30 elements (the model of size_t sizes)')
+        raise ValueError('precondition violated: every dimension of v has at most 1073741824 elements (the model of size_t sizes)')
     off = int(off)
     len = int(len)
     out = np.zeros((max(0, m__rows)), dtype=np.int64)

@@ -128,7 +128,7 @@ def img_avg(a, b):
     a__rows, a__cols = a.shape
     a = a.reshape(-1)
     if max(a.shape, default=0) > 1073741824:
-        raise ValueError('precondition violated: every dimension of a has at most 2**30 elements (the model of size_t sizes)')
+        raise ValueError('precondition violated: every dimension of a has at most 1073741824 elements (the model of size_t sizes)')
     b = np.asarray(b, dtype=np.uint8)
     if b.ndim < 2 and 0 in tuple(b.shape):
         b = b.reshape(*(tuple(b.shape) + (0,) * (2 - b.ndim)))
@@ -137,7 +137,7 @@ def img_avg(a, b):
     _, b__cols = b.shape
     b = b.reshape(-1)
     if max(b.shape, default=0) > 1073741824:
-        raise ValueError('precondition violated: every dimension of b has at most 2**30 elements (the model of size_t sizes)')
+        raise ValueError('precondition violated: every dimension of b has at most 1073741824 elements (the model of size_t sizes)')
     if not (b__cols == a__cols):
         raise ValueError('precondition violated (shapes): need b__cols == a__cols')
     out = np.zeros((max(0, a__rows)) * (max(0, a__cols)), dtype=np.uint8)
