@@ -27,6 +27,7 @@ def legacy(...): ...
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -38,7 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
-from tenspiler.check.python import NO_LIFT_ENV
+from tenspiler.check.python import NO_LIFT_ENV, ReferenceRunStop, in_reference_run, live_reference
 from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError
 from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
@@ -131,6 +132,7 @@ class _Target:
     function: str | None
     filename: str
     parse: Callable[[], Function]
+    live: Callable[..., Any] | None = None  # the function object lifted, if one was given
 
 
 def _target(target: object, function: str | None, language: str | None) -> _Target:
@@ -173,12 +175,12 @@ def _function_target(f: Callable[..., Any], function: str | None) -> _Target:
         filename, module_text = "<unknown>", None
     if module_text is not None:
         # the whole module: helpers the function calls are read from it
-        return _Target(module_text, "python", name, filename, _parser(module_text, filename, name, "python"))
+        return _Target(module_text, "python", name, filename, _parser(module_text, filename, name, "python"), f)
     try:
         text = textwrap.dedent(inspect.getsource(f))
     except (OSError, TypeError) as e:
         raise BadInput(f"cannot read the source of {name}: {e}") from None
-    return _Target(text, "python", name, filename, _parser(text, filename, name, "python"))
+    return _Target(text, "python", name, filename, _parser(text, filename, name, "python"), f)
 
 
 def lift(
@@ -223,7 +225,12 @@ def lift(
         NotLiftable: no verified summary (the message gives the reason; ``err.result``).
         InternalError: an unexpected exception inside tenspiler (``err.result``).
         TypeError: ``target`` is neither a function, a path nor text.
+        ReferenceRunStop: called while tenspiler runs this module as the reference of a
+            differential check (:mod:`tenspiler.check.python`): the module's top-level code
+            does not lift again.
     """
+    if in_reference_run():
+        raise ReferenceRunStop("tenspiler.lift inside a reference run")
     backends = [b.strip() for b in to.split(",")] if isinstance(to, str) else list(to)
     t = _target(target, function, language)
     if check is None:
@@ -245,7 +252,10 @@ def lift(
         hit = store.get(key) if usable else None
         if hit is not None and _certificate_ok(hit, recheck):
             return Lifted(_result_from(hit), from_cache=True)
-    res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
+    # the differential check calls the live function object, never the user's module again
+    live = live_reference(t.filename, t.function, t.live) if t.live is not None and t.function else contextlib.nullcontext()
+    with live:
+        res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
     if res.status != "verified":
         what = f"{res.function or t.function or t.filename}"
         kind = {"error": BadInput, "internal_error": InternalError}.get(res.status, NotLiftable)
@@ -315,11 +325,12 @@ def lifted(fn: _F | None = None, **options: Any) -> _F | Callable[[_F], _F]:
     the returned function calls the generated code (attributes ``lifted``: the
     :class:`Lifted` result, ``original``: the legacy function); on failure the original
     function is returned unchanged, after one :class:`LiftWarning` with the reason.
-    With ``$TENSPILER_NO_LIFT`` set, functions are returned unchanged (no lifting).
+    With ``$TENSPILER_NO_LIFT`` set, and in the child process that runs the original functions
+    for the differential check, functions are returned unchanged (no lifting).
     """
 
     def wrap(f: _F) -> _F:
-        if os.environ.get(NO_LIFT_ENV):
+        if in_reference_run() or os.environ.get(NO_LIFT_ENV):
             return f
         try:
             res = lift(f, **options)

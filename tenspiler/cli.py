@@ -151,6 +151,10 @@ def _recheck_main(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``lift`` command; returns the exit code (an unexpected exception is exit code 3)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    reference = sys.modules.get("tenspiler.check.python")
+    if reference is not None and reference.in_reference_run():
+        # a module run as the reference of a differential check must not lift itself again
+        raise reference.ReferenceRunStop("the lift command inside a reference run")
     try:
         if argv and argv[0] == "recheck":
             return _recheck_main(argv[1:])

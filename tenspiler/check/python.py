@@ -1,12 +1,24 @@
 """Differential check of a Python kernel (``Function.python``): the *original* function
 against the generated code.
 
-The reference is the function itself: the module text it was lifted from
-(``Function.source``) is executed as a module (``__name__ == "tenspiler_reference"``,
-``__file__`` the module's path, its directory on ``sys.path``) in a forked child process
-(:func:`tenspiler.runner.map_in_child`), so that module-level code, an endless loop or a
-crash cannot affect the caller, and the
-function is called on the Python view of each random input: nested lists of Python
+The reference is the function itself, called in a forked child process
+(:func:`tenspiler.runner.map_in_child`) so that an endless loop or a crash cannot affect the
+caller:
+
+* when a function object was lifted (:func:`tenspiler.lift` on a function, ``@lifted``), the
+  child calls that live object (:func:`live_reference`): the user's module is never run again;
+* otherwise (``lift file.py``, source text, or a decorated function whose globals are not all
+  defined yet when the decorator runs) the child imports the module text as a module of its
+  own name (the file's stem, never ``__main__``; ``__file__`` its path, its directory on
+  ``sys.path``).
+
+Inside a reference child no entry point of tenspiler lifts (:func:`in_reference_run`):
+``@lifted`` returns the function unchanged, and :func:`tenspiler.lift` or the CLI stop the
+module's execution there (:class:`ReferenceRunStop`), keeping what the module defined up to
+that point. So a module's top-level code runs at most once per reference child, and a
+script that calls ``tenspiler.lift`` at top level cannot lift itself again.
+
+The function is called on the Python view of each random input: nested lists of Python
 ``int`` / ``float`` for list parameters (:func:`python_arguments`), numbers for the others.
 The generated entry (the Python signature, see ``numpy_backend.cxx_adapter``) gets the same
 lists. A returned list must have the shape the summary gives (rows of one length for a list
@@ -16,10 +28,13 @@ its tolerances).
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dis
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -45,7 +60,84 @@ PY_TIMEOUT = 10.0
 #: unchanged: the check runs a module's original functions in a child process.
 NO_LIFT_ENV = "TENSPILER_NO_LIFT"
 
-__all__ = ["check_one_python", "python_arguments", "run_python_all"]
+__all__ = [
+    "ReferenceRunStop",
+    "check_one_python",
+    "in_reference_run",
+    "live_reference",
+    "python_arguments",
+    "run_python_all",
+]
+
+#: (source file, function name) -> the live function object the reference child calls.
+_LIVE: dict[tuple[str, str], Callable[..., Any]] = {}
+
+#: Set in a reference child (inherited by the module it imports); see :func:`in_reference_run`.
+_IN_REFERENCE = False
+
+
+class ReferenceRunStop(BaseException):
+    """Raised by :func:`tenspiler.lift` and the CLI inside a reference child: the module being
+    run as the reference must not lift (that would run the user's program again, recursively).
+    A ``BaseException`` so that a user's ``except Exception`` cannot swallow it."""
+
+
+def in_reference_run() -> bool:
+    """Whether this process runs an original Python function for the differential check
+    (then tenspiler's entry points do not lift)."""
+    return _IN_REFERENCE
+
+
+def _unresolved_globals(f: Callable[..., Any], seen: set[int] | None = None) -> list[str]:
+    """Global names the code of ``f`` (and of the module functions it calls) loads that its
+    module does not define yet, nor the builtins (empty: the live object can run as is)."""
+    code = getattr(f, "__code__", None)
+    glob = getattr(f, "__globals__", None)
+    if not isinstance(code, types.CodeType) or not isinstance(glob, dict):
+        return ["<not a Python function>"]
+    seen = set() if seen is None else seen
+    if id(f) in seen:
+        return []
+    seen.add(id(f))
+    builtins = glob.get("__builtins__", {})
+    names = builtins if isinstance(builtins, dict) else vars(builtins)
+    missing: list[str] = []
+    codes = [code]
+    while codes:
+        c = codes.pop()
+        codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        for ins in dis.get_instructions(c):
+            if ins.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
+                continue
+            name = ins.argval
+            if name in glob:
+                value = glob[name]
+                if isinstance(value, types.FunctionType) and value.__globals__ is glob:
+                    missing += _unresolved_globals(value, seen)
+            elif name not in names:
+                missing.append(name)
+    return missing
+
+
+@contextlib.contextmanager
+def live_reference(filename: str, name: str, f: Callable[..., Any]) -> Iterator[bool]:
+    """While the block runs, the reference child of the function ``name`` of ``filename``
+    calls the live object ``f`` (its original, for a ``@lifted`` wrapper) instead of running
+    the module again. Yields whether ``f`` can be used: not when a global it needs is not
+    defined yet (a decorator runs before the rest of its module), then the module is run."""
+    f = getattr(f, "original", f)
+    usable = not _unresolved_globals(f)
+    key = (filename, name)
+    before = _LIVE.get(key)
+    if usable:
+        _LIVE[key] = f
+    try:
+        yield usable
+    finally:
+        if before is None:
+            _LIVE.pop(key, None)
+        else:
+            _LIVE[key] = before
 
 
 def python_arguments(fn: Function, inputs: Mapping[str, object]) -> list[object]:
@@ -70,17 +162,35 @@ def python_arguments(fn: Function, inputs: Mapping[str, object]) -> list[object]
 
 
 def _load(fn: Function) -> Any:
-    """Execute the module text and return the function object (in the child)."""
+    """The original function object (in the child): the live object when one was given
+    (:func:`live_reference`), else the module text imported as a module of its own name."""
+    global _IN_REFERENCE
     assert fn.python is not None
+    _IN_REFERENCE = True
+    # the reference is the legacy function itself: @tenspiler.lifted must not replace it,
+    # in this process or in any it starts
+    os.environ[NO_LIFT_ENV] = "1"
     filename = fn.python.filename
-    folder = str(Path(filename).resolve().parent) if Path(filename).exists() else None
+    live = _LIVE.get((filename, fn.name))
+    if live is not None:
+        return live
+    path = Path(filename)
+    folder = str(path.resolve().parent) if path.exists() else None
     if folder is not None and folder not in sys.path:
         sys.path.insert(0, folder)
-    namespace: dict[str, Any] = {"__name__": "tenspiler_reference", "__file__": filename}
-    # the reference is the legacy function itself: @tenspiler.lifted must not replace it
-    os.environ[NO_LIFT_ENV] = "1"
-    exec(compile(fn.source, filename, "exec"), namespace)
-    f = namespace[fn.name]
+    stem = path.stem if path.stem.isidentifier() else "tenspiler_reference"
+    module = types.ModuleType(stem)
+    module.__file__ = filename
+    sys.modules[stem] = module  # imported under its own name, as `import stem` would
+    # the user saw the module's output when it ran in their process: not a second time
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        try:
+            exec(compile(fn.source, filename, "exec"), module.__dict__)
+        except ReferenceRunStop:
+            pass  # the module called tenspiler.lift at top level: what it defined so far is kept
+    if fn.name not in module.__dict__:
+        raise NameError(f"the module does not define {fn.name!r} before it calls tenspiler")
+    f = module.__dict__[fn.name]
     return getattr(f, "original", f)
 
 
