@@ -7,7 +7,7 @@ point and the oracle's speed.
     python benchmarks/gemmini.py --markdown TABLE.md --from-json FILE   (render a saved run)
     python benchmarks/gemmini.py --timing 16 [--seed 17] [DIR|FILE ...]
 
-Kernels (default: ``benchmarks/kernels`` and ``../shared/corpus/c2taco``): for each verified
+Kernels (default: ``benchmarks/kernels`` and ``$TENSPILER_CORPORA/c2taco``): for each verified
 kernel, the ops on Gemmini (device calls: matrix products, elementwise add/sub/scale) and what
 the host computes, the check result (the generic differential check against the original and
 the device check against the TensIR interpreter, integers bit-exact, with C == assembly), and

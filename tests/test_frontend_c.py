@@ -9,6 +9,7 @@ import pytest
 
 from tenspiler.errors import LiftError, SourceLoc
 from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.bench.corpora import HOW_TO_GET, corpus_dir
 from tenspiler.loops.ir import (
     Assign,
     Binary,
@@ -29,7 +30,7 @@ from tenspiler.loops.ir import (
     Var,
 )
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "c2taco"
+CORPUS = corpus_dir("c2taco")
 
 #: Corpus kernels outside the accepted subset, with the expected refusal.
 REFUSED: dict[str, str] = {}
@@ -42,13 +43,13 @@ KERNEL = "void f(int *a, int n) { "
 
 def corpus(rel: str) -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
+        pytest.skip(f"the C2TACO corpus is not at {CORPUS}: {HOW_TO_GET}")
     return CORPUS / rel
 
 
 def corpus_files() -> list[str]:
     if not CORPUS.is_dir():
-        return []
+        return ["<the C2TACO corpus>"]  # one case, which skips saying how to get the corpus
     return sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.c"))
 
 
@@ -165,7 +166,7 @@ def test_vneg_and_vrecip() -> None:
 
 @pytest.mark.parametrize("rel", corpus_files())
 def test_every_corpus_file(rel: str) -> None:
-    path = CORPUS / rel
+    path = corpus(rel)
     if rel in REFUSED:
         with pytest.raises(LiftError) as info:
             parse_c_file(path)

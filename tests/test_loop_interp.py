@@ -21,15 +21,16 @@ from tenspiler.errors import LiftError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.loops.interp import run_function
+from tenspiler.bench.corpora import HOW_TO_GET, corpus_dir
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "c2taco"
+CORPUS = corpus_dir("c2taco")
 
 
 def kernel(rel: str) -> Function:
     path = CORPUS / rel
     if not path.is_file():
-        pytest.skip(f"corpus file {path} not found")
+        pytest.skip(f"corpus file {path} not found: {HOW_TO_GET}")
     return parse_c_file(path)
 
 
@@ -391,6 +392,14 @@ _C_ELEM: dict[DType, Any] = {
     DType.FLOAT: ctypes.c_float,
     DType.DOUBLE: ctypes.c_double,
 }
+
+
+def test_the_differential_interpreter_checks_cover_the_c2taco_corpus() -> None:
+    """The compiled-C comparisons below run the C2TACO kernels too when the corpus is there
+    (else only this file's own kernels): say so instead of shrinking silently."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"the C2TACO corpus is not at {CORPUS}: {HOW_TO_GET}")
+    assert len(_accepted_corpus()) >= 40
 
 
 def _accepted_corpus() -> list[Path]:
