@@ -40,7 +40,7 @@ from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
 from tenspiler.check.python import NO_LIFT_ENV, ReferenceRunStop, in_reference_run, live_reference
-from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError
+from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError, WallClockTimeout
 from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
 
@@ -189,13 +189,14 @@ def lift(
     *,
     function: str | None = None,
     language: str | None = None,
-    timeout: float = 60.0,
-    proof_timeout: float = 10.0,
+    timeout: float = 600.0,
+    proof_timeout: float = 300.0,
     check: bool | None = None,
     seed: int = 0,
     cache: bool = True,
     cache_dir: str | Path | None = None,
     recheck: bool = False,
+    proof_rlimit: int | None = None,
 ) -> Lifted:
     """Lift ``target`` to verified code for the backends ``to``.
 
@@ -206,8 +207,10 @@ def lift(
         function: the function to lift (default: the function object's name, else the
             last one defined).
         language: ``"c"``, ``"cxx"`` or ``"python"`` for source text (files: by suffix).
-        timeout: synthesis budget (seconds).
-        proof_timeout: seconds per VC clause.
+        timeout: wall-clock safety net of synthesis and proofs, in seconds (the verdict's
+            budget is counted in work, so it does not depend on the machine's load; when
+            the safety net fires, :class:`~tenspiler.errors.WallClockTimeout` is raised).
+        proof_timeout: wall-clock safety net of one VC clause, in seconds.
         check: translation validation: compare the loop IR and the generated code with the
             original (C compiled with UBSan, or the Python function) on random and
             adversarial inputs; a disagreement means "not lifted". Default (``None``): on
@@ -216,6 +219,8 @@ def lift(
         cache: use the persistent result cache (:mod:`tenspiler.cache`).
         cache_dir: the cache's folder (default: :meth:`ResultCache.default`).
         recheck: on a cache hit, re-prove the stored certificate with cvc5 first.
+        proof_rlimit: cvc5 resource units per VC clause (default
+            :data:`tenspiler.verify.solver.PROOF_RLIMIT`).
 
     Returns:
         The verified :class:`Lifted` result.
@@ -223,6 +228,7 @@ def lift(
     Raises:
         BadInput: bad input (``err.result`` is the :class:`~tenspiler.pipeline.LiftResult`).
         NotLiftable: no verified summary (the message gives the reason; ``err.result``).
+        WallClockTimeout: a wall-clock safety net fired before a verdict (``err.result``).
         InternalError: an unexpected exception inside tenspiler (``err.result``).
         TypeError: ``target`` is neither a function, a path nor text.
         ReferenceRunStop: called while tenspiler runs this module as the reference of a
@@ -255,10 +261,14 @@ def lift(
     # the differential check calls the live function object, never the user's module again
     live = live_reference(t.filename, t.function, t.live) if t.live is not None and t.function else contextlib.nullcontext()
     with live:
-        res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
+        rlimit = {} if proof_rlimit is None else {"proof_rlimit": proof_rlimit}
+        res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed,
+                          **rlimit)
     if res.status != "verified":
         what = f"{res.function or t.function or t.filename}"
-        kind = {"error": BadInput, "internal_error": InternalError}.get(res.status, NotLiftable)
+        kind = {"error": BadInput, "internal_error": InternalError, "timeout": WallClockTimeout}.get(
+            res.status, NotLiftable
+        )
         err = kind(f"{what} was not lifted ({res.status}): {res.message}")
         err.result = res
         raise err

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tenspiler.budget import PROOF_RLIMIT
 from tenspiler.codegen.registry import backend_names
 from tenspiler.version import __version__
 
@@ -54,8 +55,14 @@ def _lift_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", "--output", metavar="DIR", help="write generated code and the certificate into DIR")
     p.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="synthesis budget in seconds (default 60)")
-    p.add_argument("--proof-timeout", type=float, default=10.0, metavar="S", help="seconds per VC clause (default 10)")
+    p.add_argument("--proof-rlimit", type=int, default=None, metavar="UNITS",
+                   help="cvc5 resource units per VC clause: the proof budget, counted in work so that the verdict "
+                        f"does not depend on the machine's load (default {PROOF_RLIMIT:_})")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                   help="wall-clock safety net of synthesis and proofs in seconds; when it fires the status is "
+                        "'timeout', never 'not lifted' (default 600)")
+    p.add_argument("--proof-timeout", type=float, default=300.0, metavar="S",
+                   help="wall-clock safety net of one VC clause in seconds (default 300)")
     p.add_argument(
         "--check", action=argparse.BooleanOptionalAction, default=None,
         help="translation validation (default: on when a C/C++ compiler is found, always for Python): "
@@ -193,11 +200,12 @@ def _lift_main(argv: Sequence[str]) -> int:
         timeout=args.timeout, proof_timeout=args.proof_timeout, check=check,
         force=args.force, seed=args.seed, progress=say,
         backend_options=options or None,
+        **({} if args.proof_rlimit is None else {"proof_rlimit": args.proof_rlimit}),
     )
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     if res.status != "verified":
-        label = {"error": "error", "internal_error": "internal error"}.get(res.status, "not lifted")
+        label = {"error": "error", "internal_error": "internal error", "timeout": "timeout"}.get(res.status, "not lifted")
         print(res.message if res.status in ("error", "internal_error") else f"{args.file}: {label}: {res.message}",
               file=sys.stderr)
         return res.exit_code

@@ -7,7 +7,10 @@ The kinds of failure are kept apart because the CLI maps them to different exit 
   a backend whose extra is not installed): exit code 2, message ``file:line:col: message``.
   :class:`LiftError` is its former name, kept as an alias.
 * :class:`NotLiftable` — the input is fine, but no verified TensIR summary was found
-  (op outside TensIR, search exhausted, proof failed or timed out): exit code 1.
+  (op outside TensIR, search exhausted, a proof failed or exceeded its resource limit):
+  exit code 1.
+* :class:`WallClockTimeout` — a wall-clock safety net fired (status ``"timeout"``): the
+  verdict is unknown, not "not lifted"; exit code 1.
 * :class:`InternalError` — a bug of tenspiler's own (an exception the pipeline did not
   expect): exit code 3; never "verified".
 """
@@ -94,6 +97,17 @@ class VerificationError(NotLiftable):
         self.clause = clause
         self.counterexample = counterexample
         super().__init__(message)
+
+
+class WallClockTimeout(TenspilerError):
+    """The wall-clock safety net fired (status ``"timeout"``, CLI exit code 1).
+
+    Every budget that decides "verified" or "not lifted" is counted in work (cvc5 resource
+    units per VC clause, candidates enumerated and proofs attempted), so the same input and
+    options get the same verdict on an idle and on a loaded machine. The wall-clock limits
+    are only a safety net against a run that does not end: when one fires the result is
+    this status of its own, never a proof failure, and it may differ between machines.
+    """
 
 
 class CodegenError(TenspilerError):

@@ -20,10 +20,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S
 from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
 from tenspiler.codegen.preconditions import trip_counts
 from tenspiler.codegen.ranges import wrap_hazards
-from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError
+from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError, WallClockTimeout
 from tenspiler.frontend.c import parse_c_file
 from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
@@ -40,7 +41,7 @@ Progress = Callable[[str], None]
 log = logging.getLogger(__name__)
 
 #: The CLI's exit code of each status (DESIGN.md, "The user-facing contract").
-EXIT_CODES = {"verified": 0, "not_lifted": 1, "error": 2, "internal_error": 3}
+EXIT_CODES = {"verified": 0, "not_lifted": 1, "timeout": 1, "error": 2, "internal_error": 3}
 
 
 @dataclass
@@ -48,8 +49,10 @@ class LiftResult:
     """Everything a lift produced; ``to_json()`` is the ``--json`` contract (DESIGN.md).
 
     Attributes:
-        status: ``"verified"``, ``"not_lifted"``, ``"error"`` (bad input) or
-            ``"internal_error"`` (a bug of tenspiler's: an unexpected exception).
+        status: ``"verified"``, ``"not_lifted"``, ``"timeout"`` (a wall-clock safety net
+            fired: no verdict, see :class:`~tenspiler.errors.WallClockTimeout`), ``"error"``
+            (bad input) or ``"internal_error"`` (a bug of tenspiler's: an unexpected
+            exception).
         function: the lifted function's name (``None`` if parsing failed).
         summary: TensIR program summary text, one line per output.
         invariants: loop invariants in TensIR syntax.
@@ -64,7 +67,8 @@ class LiftResult:
             the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
         message: explanation for ``not_lifted`` / ``error``.
         synthesis: search statistics (trees, candidates, proofs, counterexamples).
-        solver: per-clause cvc5 answers and seconds.
+        solver: per-clause cvc5 answers, seconds and resource units (the deterministic
+            measure of a proof's work, :data:`tenspiler.budget.PROOF_RLIMIT`).
     """
 
     status: str
@@ -116,13 +120,14 @@ def lift_file(
     backends: Sequence[str] = ("numpy",),
     function: str | None = None,
     out_dir: str | Path | None = None,
-    timeout: float = 60.0,
-    proof_timeout: float = 10.0,
+    timeout: float = SYNTHESIS_SAFETY_NET_S,
+    proof_timeout: float = SAFETY_NET_S,
     check: bool = False,
     force: bool = False,
     seed: int = 0,
     progress: Progress | None = None,
     backend_options: Mapping[str, Mapping[str, Any]] | None = None,
+    proof_rlimit: int = PROOF_RLIMIT,
 ) -> LiftResult:
     """Lift one C kernel and emit code for ``backends``.
 
@@ -135,8 +140,11 @@ def lift_file(
         out_dir: where to write ``<function><suffix>`` per backend and
             ``<function>.smt2``; ``None`` writes only the certificate, into
             :func:`default_certificate_dir`.
-        timeout: synthesis budget in seconds.
-        proof_timeout: seconds per VC clause.
+        timeout: wall-clock safety net of synthesis and proofs, in seconds (status
+            ``"timeout"`` when it fires; the budget that decides the verdict is counted in
+            work: :mod:`tenspiler.synth.budget`).
+        proof_timeout: wall-clock safety net of one VC clause, in seconds.
+        proof_rlimit: cvc5 resource units per VC clause (the deterministic proof budget).
         check: translation validation: compile the source (or run the Python function) and
             compare it with the loop IR and the generated code on random and adversarial
             inputs.
@@ -151,7 +159,7 @@ def lift_file(
     """
     return lift_parsed(
         lambda: parse_source_file(path, function), backends, out_dir=out_dir, timeout=timeout,
-        proof_timeout=proof_timeout, check=check, force=force, seed=seed, progress=progress,
+        proof_timeout=proof_timeout, check=check, force=force, seed=seed, progress=progress, proof_rlimit=proof_rlimit,
         backend_options=backend_options,
     )
 
@@ -169,13 +177,14 @@ def lift_parsed(
     parse: Callable[[], Function],
     backends: Sequence[str] = ("numpy",),
     out_dir: str | Path | None = None,
-    timeout: float = 60.0,
-    proof_timeout: float = 10.0,
+    timeout: float = SYNTHESIS_SAFETY_NET_S,
+    proof_timeout: float = SAFETY_NET_S,
     check: bool = False,
     force: bool = False,
     seed: int = 0,
     progress: Progress | None = None,
     backend_options: Mapping[str, Mapping[str, Any]] | None = None,
+    proof_rlimit: int = PROOF_RLIMIT,
 ) -> LiftResult:
     """:func:`lift_file` with the frontend given as ``parse`` (called in the ``parse``
     phase; it raises :class:`BadInput` on bad input): the Python API lifts function
@@ -198,6 +207,7 @@ def lift_parsed(
             kernel = _generalized(gen, lambda: analyze_kernel(fn if gen is None else gen.fn))
         with _phase(res.timings, "synthesis", say):
             syn = _generalized(gen, lambda: synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
+                                                       proof_rlimit=proof_rlimit,
                                                        progress=say))
         res.timings["verification"] = round(syn.proof.seconds, 4)
         summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
@@ -262,6 +272,8 @@ def lift_parsed(
         res.status = "verified"
     except BadInput as err:
         res.status, res.message = "error", str(err)
+    except WallClockTimeout as err:
+        res.status, res.message = "timeout", str(err)
     except NotLiftable as err:
         res.status, res.message = "not_lifted", str(err)
     except TenspilerError as err:
@@ -312,7 +324,7 @@ def _record_proof(res: LiftResult, k: AnyKernel, syn: Synthesized, summary: Prog
     res.invariants = k.invariants(syn.candidate)  # type: ignore[arg-type]  # phases: a tuple of candidates
     res.assumptions = [t for t, _ in syn.proof.vc.assumptions]
     res.solver = [
-        {"clause": name, "answer": r.answer, "seconds": round(r.seconds, 4)}
+        {"clause": name, "answer": r.answer, "seconds": round(r.seconds, 4), "resources": r.resources}
         for name, r in syn.proof.results
     ]
     st = syn.stats

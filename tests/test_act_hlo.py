@@ -337,7 +337,7 @@ def lifted(path: str) -> tuple[Any, Any, Any]:
     """(function, kernel analysis, verified summary) of a kernel file (relative to the repo)."""
     fn = parse_source_file(ROOT / path)
     k = analyze_kernel(fn)
-    return fn, k, synthesize(k, timeout=60, proof_timeout=10).summary
+    return fn, k, synthesize(k).summary
 
 
 def plan_of(path: str, config: str | None = None) -> tuple[Any, Any, Any, Any]:

@@ -39,7 +39,7 @@ def test_lift_a_path_with_check(tmp_path: Path) -> None:
 
 def test_not_lifted_raises_lift_error_with_the_reason(tmp_path: Path) -> None:
     with pytest.raises(tenspiler.NotLiftable, match=r"prefix_sum was not lifted \(not_lifted\): .*scan") as e:
-        tenspiler.lift(HERE / "kernels" / "prefix_sum.c", cache_dir=tmp_path, timeout=10)
+        tenspiler.lift(HERE / "kernels" / "prefix_sum.c", cache_dir=tmp_path)
     assert e.value.result.status == "not_lifted"  # type: ignore[attr-defined]
     with pytest.raises(tenspiler.BadInput, match="syntax error"):
         tenspiler.lift("void f(int *a) { a[0] = ; }", cache_dir=tmp_path)
@@ -138,7 +138,7 @@ def test_decorator_uses_the_verified_code_and_the_cache(tmp_path: Path) -> None:
 
 def test_decorator_falls_back_to_the_original_with_one_warning(tmp_path: Path) -> None:
     with pytest.warns(tenspiler.LiftWarning, match="not_a_kernel was not lifted, the original function is used") as rec:
-        f = tenspiler.lifted(to="numpy", cache_dir=tmp_path, timeout=10)(not_a_kernel)
+        f = tenspiler.lifted(to="numpy", cache_dir=tmp_path)(not_a_kernel)
     assert len(rec) == 1
     assert f is not_a_kernel and f([1.0, 2.0]) == 2.5
     with pytest.warns(tenspiler.LiftWarning, match="unknown backend|not lifted"):

@@ -614,10 +614,10 @@ def lifted(path: str) -> tuple[Function, Any, ProgramSummary]:
         gen = generalize_sizes(fn)  # literal sizes as the pipeline lifts them
         if gen is None:
             k = analyze_kernel(fn)
-            _LIFTED[path] = (fn, k, synthesize(k, timeout=120).summary)
+            _LIFTED[path] = (fn, k, synthesize(k).summary)
         else:
             kg = analyze_kernel(gen.fn)
-            _LIFTED[path] = (fn, AtSizes(kg, gen), gen.instantiate(synthesize(kg, timeout=120).summary))
+            _LIFTED[path] = (fn, AtSizes(kg, gen), gen.instantiate(synthesize(kg).summary))
     return _LIFTED[path]  # type: ignore[no-any-return]
 
 

@@ -143,7 +143,7 @@ def test_matmul_smt_row_definition_agrees_with_the_interpreter(perturb: bool) ->
 def gemm_candidate() -> object:
     k = analyze_kernel(parse_c_file(BENCH / "gemm_nn.c"))
     assert isinstance(k, BlockKernel)
-    return synthesize(k, timeout=120).candidate
+    return synthesize(k).candidate
 
 
 @pytest.mark.parametrize("mutant", ["gemm_b_swapped.c", "gemm_minus.c", "gemm_k_bound.c"])
@@ -155,8 +155,8 @@ def test_mutants_of_gemm_do_not_verify_with_gemms_candidate(mutant: str, gemm_ca
     km = analyze_kernel(parse_c_file(KERNELS / mutant))
     assert isinstance(km, BlockKernel)
     with pytest.raises(VerificationError):
-        prove(km.kernel, gemm_candidate, timeout=10)  # type: ignore[arg-type]
-        prove(km, gemm_candidate, timeout=10)  # type: ignore[arg-type]
+        prove(km.kernel, gemm_candidate)  # type: ignore[arg-type]
+        prove(km, gemm_candidate)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("mutant", "reason"), [
@@ -167,7 +167,7 @@ def test_mutants_of_gemm_do_not_verify_with_gemms_candidate(mutant: str, gemm_ca
     ("gemm_transposed_write.c", "not j + constant"),
 ])
 def test_mutants_of_gemm_are_refused_with_the_reason(mutant: str, reason: str, tmp_path: Path) -> None:
-    res = lift_file(KERNELS / mutant, ("numpy",), out_dir=tmp_path, timeout=60)
+    res = lift_file(KERNELS / mutant, ("numpy",), out_dir=tmp_path)
     assert res.status == "not_lifted"
     assert reason in res.message
 
@@ -190,15 +190,15 @@ def test_outer_proof_rejects_a_wrong_matrix(gemm_candidate: object) -> None:
     assert isinstance(out, ArrayOutput) and isinstance(out.value, Flatten)
     bad_value = Flatten(TensorScalar("+", out.value.matrix, Lit(1, INT), False, INT))
     bad = ProgramSummary(ps.function, (ArrayOutput(out.array, out.lo, out.hi, bad_value),), ps.preconditions)
-    prove(k, gemm_candidate, timeout=10, ps=ps)  # type: ignore[arg-type]
+    prove(k, gemm_candidate, ps=ps)  # type: ignore[arg-type]
     with pytest.raises(VerificationError):
-        prove(k, gemm_candidate, timeout=10, ps=bad)  # type: ignore[arg-type]
+        prove(k, gemm_candidate, ps=bad)  # type: ignore[arg-type]
 
 
 def test_gemm_runs_on_gemmini_through_act(tmp_path: Path) -> None:
     """``lift gemm.c --to gemmini --check``: the whole product is one device call (the host
     only copies its row-major result), bit-exact on the oracle with no host fallback."""
-    res = lift_file(BENCH / "gemm_nn.c", ("gemmini",), out_dir=tmp_path, check=True, timeout=120)
+    res = lift_file(BENCH / "gemm_nn.c", ("gemmini",), out_dir=tmp_path, check=True)
     assert res.status == "verified", res.message
     device = res.check["gemmini"]["device"]  # type: ignore[index]
     assert device["ok"] and device["fallbacks"] == 0 and device["inputs_without_fallback"] > 0

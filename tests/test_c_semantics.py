@@ -95,14 +95,14 @@ CASES = sorted(KERNELS.glob("*.c"))
 def test_c_semantics_kernel(path: Path) -> None:
     kind, text = _expectation(path)
     if kind == "refused":
-        res = lift_file(path, check=False, timeout=20)
+        res = lift_file(path, check=False)
         assert res.status == "error", (res.status, res.summary)
         assert text in res.message
         assert re.match(rf"{re.escape(str(path))}:\d+:\d+: ", res.message)
         return
     if CC is None:
         pytest.skip("no C compiler")
-    res = lift_file(path, check=True, timeout=30)
+    res = lift_file(path, check=True)
     if kind == "sound" and res.status != "verified":  # a clean "not lifted" is acceptable
         assert res.status == "not_lifted" and "internal error" not in res.message, res.message
         return

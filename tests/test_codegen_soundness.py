@@ -78,7 +78,7 @@ def lift(name: str, source: str, workdir: Path) -> Lifted:
         path.write_text(source)
         fn = parse_source_file(path)
         k = analyze_kernel(fn)
-        syn = synthesize(k, timeout=120)
+        syn = synthesize(k)
         lifted = Lifted(fn, syn.summary, [t for t, _ in syn.proof.vc.assumptions])
         for b in backend_names():
             lifted.code[b] = get_backend(b).generate(fn, syn.summary)

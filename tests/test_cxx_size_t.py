@@ -122,7 +122,7 @@ IDIOMS = sorted(KERNELS.glob("*.cc"))
 @needs_cxx
 @pytest.mark.parametrize("path", IDIOMS, ids=[p.stem for p in IDIOMS])
 def test_size_idioms_verify_and_agree_with_cxx(path: Path) -> None:
-    res = lift_file(path, check=True, timeout=60)
+    res = lift_file(path, check=True)
     assert res.status == "verified", res.message
     assert res.check and all(c["ok"] for c in res.check.values()), res.check
 

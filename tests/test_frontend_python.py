@@ -374,7 +374,7 @@ def test_the_check_compares_with_the_original_function(tmp_path: Path) -> None:
     the function (module text), not the IR."""
     fn = parse_python_source((KERNELS / "saxpy.py").read_text(), str(KERNELS / "saxpy.py"))
     k = analyze_kernel(fn)
-    syn = synthesize(k, timeout=30)
+    syn = synthesize(k)
     from tenspiler.codegen import get_backend
 
     code = get_backend("numpy").generate(fn, syn.summary)

@@ -224,7 +224,7 @@ def _lifted(path: str, config: str = "int8"):  # type: ignore[no-untyped-def]
     from tenspiler.vc.analyze import analyze_kernel
 
     fn = parse_source_file(ROOT / path)
-    syn = synthesize(analyze_kernel(fn), timeout=60)
+    syn = synthesize(analyze_kernel(fn))
     return fn, syn.summary, GemminiBackend(config=config).generate(fn, syn.summary)
 
 
@@ -705,7 +705,7 @@ def test_static_sizes_get_the_search_winner_reported_and_deterministic() -> None
     from tenspiler.vc.analyze import analyze_kernel
 
     fn = parse_source_file(ROOT / "tests/kernels/gemv_static.c")
-    ps = synthesize(analyze_kernel(fn), timeout=60).summary
+    ps = synthesize(analyze_kernel(fn)).summary
     first = GemminiBackend(config="int8").generate(fn, ps)
     assert "schedule search winner gemm_1x1x" in first.text and "bit-exact on the oracle" in first.text
     assert first.text.count("static void gemm_") == 1
@@ -794,7 +794,7 @@ def test_selects_of_matrices_and_stacks_have_host_code(path: str) -> None:
 def test_parameters_named_like_generated_variables_are_refused(name: str) -> None:
     fn = parse_c_source(f"int f(int {name}, int *a) {{ int s = 0; for (int k = 0; k < {name}; k++) s += a[k]; return s; }}",
                         "f.c")
-    ps = synthesize(analyze_kernel(fn), timeout=60).summary
+    ps = synthesize(analyze_kernel(fn)).summary
     with pytest.raises(CodegenError, match=f"parameter '{name}'.*rename"):
         GemminiBackend(config="int8").generate(fn, ps)
 

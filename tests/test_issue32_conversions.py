@@ -41,7 +41,7 @@ TWICE = 9007199791611905
 
 
 def _lift(name: str) -> dict[str, str]:
-    res = lift_file(KERNELS / name, tuple(INSTALLED), check=False, timeout=60)
+    res = lift_file(KERNELS / name, tuple(INSTALLED), check=False)
     assert res.status == "verified", res.message
     return res.code
 
@@ -142,11 +142,11 @@ def test_runtime_int_true_divide_is_pythons(pairs: list[tuple[int, int]]) -> Non
 
 
 def test_a_rounded_comparison_is_an_assumption() -> None:
-    res = lift_file(KERNELS / "sum_above.c", ("numpy",), check=False, timeout=60)
+    res = lift_file(KERNELS / "sum_above.c", ("numpy",), check=False)
     assert res.status == "verified", res.message
     assert any("comparison of floating-point values computed with rounding" in a for a in res.assumptions)
     # a long converted to float rounds too (the model's conversion is exact)
-    converted = lift_file(KERNELS / "flag_gt_long.c", ("numpy",), check=False, timeout=60)
+    converted = lift_file(KERNELS / "flag_gt_long.c", ("numpy",), check=False)
     assert any("comparison of floating-point" in a for a in converted.assumptions)
 
 

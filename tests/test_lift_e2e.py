@@ -169,7 +169,7 @@ def test_blocked_elementwise_code_matches_cc_on_long_inputs(name: str, tmp_path:
     from tenspiler.vc.analyze import analyze_kernel
 
     fn = parse_source_file(KERNELS / name)
-    ps = synthesize(analyze_kernel(fn), timeout=120).summary
+    ps = synthesize(analyze_kernel(fn)).summary
     code = get_backend("numpy").generate(fn, ps)
     assert "_store_blocks(" in code.text
     rng = np.random.default_rng(7)

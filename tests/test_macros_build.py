@@ -58,19 +58,19 @@ def test_optimize_branch_is_proved_and_checked_alike() -> None:
     proof (the summary has 3 and 1, not 5 and 100), and ``--check``, which compiles with
     ``-O2``, agrees."""
     path = MACROS / "optimize_branch.c"
-    res = lift_file(path, check=True, timeout=60)
+    res = lift_file(path, check=True)
     assert res.status == "verified", res.message
     assert res.check and all(c["ok"] for c in res.check.values()), res.check
     assert res.summary is not None and ", 3, *), 1, +)" in res.summary
     # without the check the proof reads the same branch
-    res = lift_file(path, check=False, timeout=60)
+    res = lift_file(path, check=False)
     assert res.status == "verified" and ", 3, *), 1, +)" in (res.summary or "")
 
 
 @needs_cxx
 def test_optimize_branch_of_a_cxx_kernel() -> None:
     path = MACROS / "optimize_branch.cc"
-    res = lift_file(path, check=True, timeout=60)
+    res = lift_file(path, check=True)
     assert res.status == "verified", res.message
     assert res.check and all(c["ok"] for c in res.check.values()), res.check
     assert res.summary is not None and "3.0, *)" in res.summary

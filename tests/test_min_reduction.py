@@ -56,10 +56,10 @@ def test_minimum_spellings(update: str, is_min: bool) -> None:
 @pytest.mark.parametrize("mutant", ["min_as_max.c", "min_from_two.c"])
 def test_mutants_do_not_verify_with_the_minimums_candidate(mutant: str) -> None:
     k = analyze_kernel(parse_c_file(BENCH / "min_int.c"))
-    cand = synthesize(k, timeout=60).candidate
+    cand = synthesize(k).candidate
     km = analyze_kernel(parse_c_file(KERNELS / mutant))
     with pytest.raises(VerificationError):
-        prove(km, cand, timeout=10)
+        prove(km, cand)
 
 
 def test_long_minimum_is_not_emitted(tmp_path: Path) -> None:
@@ -99,11 +99,11 @@ def test_mutants_of_a_product_do_not_verify_with_its_summary(update: str) -> Non
     """The proved candidate of ``p *= a[i]`` against mutated updates (a sum, an index off by
     one, a square): some clause must fail."""
     k = analyze_kernel(parse_c_file(BENCH / "product_int.c"))
-    cand = synthesize(k, timeout=60).candidate
+    cand = synthesize(k).candidate
     src = (BENCH / "product_int.c").read_text().replace("p *= a[i];", update)
     km = analyze_kernel(parse_c_source(src, "mutant.c"))
     with pytest.raises(VerificationError):
-        prove(km, cand, timeout=10)
+        prove(km, cand)
 
 
 def test_a_product_from_another_start_is_refused(tmp_path: Path) -> None:
@@ -137,7 +137,7 @@ def test_mutants_of_a_guarded_product_do_not_verify_with_its_summary(mutation: t
     path = BENCH / "product_positive.c"
     text = path.read_text()
     assert mutation[0] in text
-    cand = synthesize(analyze_kernel(parse_c_file(path)), timeout=60).candidate
+    cand = synthesize(analyze_kernel(parse_c_file(path))).candidate
     km = analyze_kernel(parse_c_source(text.replace(mutation[0], mutation[1]), "mutant.c"))
     with pytest.raises(VerificationError):
-        prove(km, cand, timeout=10)
+        prove(km, cand)

@@ -159,7 +159,7 @@ def _write(tmp_path: Path, name: str, src: str) -> Path:
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_carried_scalars_are_refused_with_a_named_reason(name: str, tmp_path: Path) -> None:
     src, reason = REFUSED[name]
-    res = lift_file(_write(tmp_path, name, src), ["numpy"], out_dir=tmp_path / "out", timeout=30)
+    res = lift_file(_write(tmp_path, name, src), ["numpy"], out_dir=tmp_path / "out")
     assert res.status == "not_lifted", (res.status, res.summary)
     assert "internal error" not in res.message
     assert reason in res.message, res.message
@@ -309,7 +309,7 @@ def test_legal_per_iteration_values_lift_and_match_cc(name: str, tmp_path: Path)
     got = dict(k.roles)
     assert set(got) == k.assigned  # every scalar the nest writes has a role
     assert {x: got[x] for x in roles} == roles
-    syn = synthesize(k, timeout=60)
+    syn = synthesize(k)
     assert all(r.answer == "unsat" for _, r in syn.proof.results)
     code = get_backend("numpy").generate(fn, syn.summary)
     inputs = _adversarial_inputs(fn, np.random.default_rng(7))
@@ -317,7 +317,7 @@ def test_legal_per_iteration_values_lift_and_match_cc(name: str, tmp_path: Path)
     assert r.ok, r.first_failure
     assert r.n_passed == len(inputs)
     # and the pipeline says so too
-    res = lift_file(_write(tmp_path, name, src), ["numpy"], out_dir=tmp_path / "out", check=True, timeout=60)
+    res = lift_file(_write(tmp_path, name, src), ["numpy"], out_dir=tmp_path / "out", check=True)
     assert res.status == "verified", res.message
 
 
@@ -330,9 +330,9 @@ def test_a_per_row_value_is_not_read_through_its_pre_nest_value() -> None:
     w_row = ScalarSelect(Cmp(">", ScalarVar("c", INT), Lit(0, INT)), Lit(2, INT), Lit(1, INT), INT)
     right = Candidate((), (("B", TensorScalar("*", a, w_row, False, INT)),))
     stale = Candidate((), (("B", TensorScalar("*", a, Lit(1, INT), False, INT)),))
-    prove(k, right, timeout=10.0)
+    prove(k, right)
     with pytest.raises(VerificationError):
-        prove(k, stale, timeout=10.0)
+        prove(k, stale)
 
 
 def test_a_row_value_reaches_the_row_output_not_its_pre_nest_value() -> None:

@@ -23,7 +23,7 @@ BENCH = ROOT / "benchmarks" / "kernels" / "phases"
 
 
 def _lift(path: Path, tmp_path: Path, check: bool = True):  # type: ignore[no-untyped-def]
-    return lift_file(path, ("numpy",), out_dir=tmp_path, check=check, timeout=120)
+    return lift_file(path, ("numpy",), out_dir=tmp_path, check=check)
 
 
 def test_softmax_splits_into_three_phases_with_live_values() -> None:
@@ -63,7 +63,7 @@ def test_composed_summary_matches_the_loop_ir(name: str, tmp_path: Path) -> None
     fn = parse_c_file(KERNELS / name)
     k = analyze_kernel(fn)
     assert isinstance(k, PhasedKernel)
-    syn = synthesize(k, timeout=120)
+    syn = synthesize(k)
     examples = random_examples(k, np.random.default_rng(7), 60, max_trips=7, magnitude=50)
     assert len(examples) >= 40
     bad = [m for ex in examples if (m := mismatch(syn.summary, ex)) is not None]

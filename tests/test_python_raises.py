@@ -49,7 +49,7 @@ CASES = {
 
 @pytest.mark.parametrize("kernel", sorted(CASES))
 def test_generated_code_raises_what_python_raises(kernel: str, tmp_path: Path) -> None:
-    res = lift_file(KERNELS / kernel, BACKENDS, out_dir=tmp_path, check=True, timeout=60)
+    res = lift_file(KERNELS / kernel, BACKENDS, out_dir=tmp_path, check=True)
     assert res.status == "verified", res.message
     assert res.check is not None and all(c["ok"] for c in res.check.values()), res.check
     name = kernel[:-3]
@@ -68,13 +68,13 @@ def test_generated_code_raises_what_python_raises(kernel: str, tmp_path: Path) -
 
 
 def test_two_exception_classes_in_a_loop_are_refused() -> None:
-    res = lift_file(KERNELS / "inv_sqrt_loop.py", ("numpy",), check=False, timeout=60)
+    res = lift_file(KERNELS / "inv_sqrt_loop.py", ("numpy",), check=False)
     assert res.status == "not_lifted"
     assert "ValueError or ZeroDivisionError" in res.message
 
 
 def test_assumption_names_what_must_not_raise() -> None:
-    res = lift_file(KERNELS / "rms_scale.py", ("numpy",), check=False, timeout=60)
+    res = lift_file(KERNELS / "rms_scale.py", ("numpy",), check=False)
     assert res.status == "verified", res.message
     text = " ".join(res.assumptions)
     assert "divisors are non-zero (ZeroDivisionError)" in text
@@ -85,7 +85,7 @@ def test_the_check_catches_code_that_does_not_raise(monkeypatch: pytest.MonkeyPa
     # without its raise checks the generated code returns inf where Python raises: the
     # translation validation must refuse it (its adversarial inputs hold zero divisors)
     monkeypatch.setattr(python_host, "python_raises", lambda fn, outputs, ctx: [])
-    res = lift_file(KERNELS / "scale_div.py", ("numpy",), out_dir=tmp_path, check=True, timeout=60)
+    res = lift_file(KERNELS / "scale_div.py", ("numpy",), out_dir=tmp_path, check=True)
     assert res.status == "not_lifted", res.message
     assert "ZeroDivisionError" in res.message
 

@@ -132,7 +132,7 @@ def test_no_entry_point_lifts_inside_a_reference_run(entry: str, monkeypatch: py
     from tenspiler import cli
     from tenspiler.check import python as reference
 
-    monkeypatch.setattr(reference, "_IN_REFERENCE", True)
+    monkeypatch.setitem(reference._PROCESS, "reference", True)
     ns: dict[str, object] = {}
     exec(DOT, ns)
     dot = ns["dot"]

@@ -45,16 +45,16 @@ MUTANTS = {
 @pytest.mark.parametrize(("original", "mutant"), [(o, m) for o, ms in MUTANTS.items() for m in ms])
 def test_mutated_source_does_not_verify_against_original_summary(original: str, mutant: str) -> None:
     k0 = analyze(parse_c_source(original))
-    syn = synthesize(k0, timeout=30)
+    syn = synthesize(k0)
     ps = syn.summary
     km = analyze(parse_c_source(mutant))
     # the unbounded proof alone must refuse (unknown / timeout / sat all count as refusal)
     with pytest.raises(VerificationError):
-        prove(km, syn.candidate, timeout=3.0, ps=ps)
+        prove(km, syn.candidate, ps=ps)
     # with concrete program states, the refusal comes with a counterexample
     examples = random_examples(km, np.random.default_rng(1), 30)
     with pytest.raises(VerificationError) as info:
-        verify(km, syn.candidate, examples, timeout=3.0, ps=ps)
+        verify(km, syn.candidate, examples, ps=ps)
     assert info.value.clause == "concrete"
     assert info.value.counterexample is not None
     assert "source gives" in str(info.value) or "cannot be evaluated" in str(info.value)
@@ -72,27 +72,27 @@ def test_wrong_summary_is_refused_with_a_counterexample(wrong: Candidate) -> Non
     k = analyze(parse_c_source(VADD))
     examples = random_examples(k, np.random.default_rng(0), 20)
     with pytest.raises(VerificationError) as info:
-        verify(k, wrong, examples, timeout=3.0)
+        verify(k, wrong, examples)
     cex = info.value.counterexample
     assert cex is not None and set(cex) == {"a", "b", "c", "n"}
     with pytest.raises(VerificationError):
-        prove(k, wrong, timeout=3.0)
+        prove(k, wrong)
 
 
 def test_wrong_reduction_is_refused() -> None:
     k = analyze(parse_c_source(DOT))
     wrong = Candidate((("s", ReduceSum(TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT), INT)),), ())
     with pytest.raises(VerificationError):
-        prove(k, wrong, timeout=3.0)
+        prove(k, wrong)
     with pytest.raises(VerificationError) as info:
-        verify(k, wrong, random_examples(k, np.random.default_rng(0), 20), timeout=3.0)
+        verify(k, wrong, random_examples(k, np.random.default_rng(0), 20))
     assert info.value.counterexample is not None
 
 
 def test_right_summary_is_proved() -> None:
     k = analyze(parse_c_source(VADD))
     right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT)),))
-    proof = prove(k, right, timeout=10.0)
+    proof = prove(k, right)
     assert [r.answer for _, r in proof.results] == ["unsat", "unsat", "unsat", "unsat"]
     assert [n for n, _ in proof.results] == ["initiation", "preservation", "exit", "post"]
     assert str(summary(k, right).outputs[0].value) != ""
@@ -104,7 +104,7 @@ def test_c_division_semantics_in_summary() -> None:
 
     src = "void h(int *a, int n) { for (int i = 0; i < n; ++i) { a[i] = a[i] / 2; } }"
     k = analyze(parse_c_source(src))
-    syn = synthesize(k, timeout=30)
+    syn = synthesize(k)
     out = summary_outputs(syn.summary, {"a": np.array([-3, 3, -4, 5]), "n": 4})
     assert out["a"].tolist() == [-1, 1, -2, 2]
 
@@ -117,7 +117,7 @@ def test_bounded_check_finds_a_counterexample_without_examples() -> None:
     k = analyze(parse_c_source(DOT))
     wrong = Candidate((("s", ReduceSum(TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT), INT)),), ())
     with pytest.raises(VerificationError) as info:
-        bounded_refutation(k, wrong, timeout=10.0)
+        bounded_refutation(k, wrong)
     assert info.value.clause == "bounded"
     cex = info.value.counterexample
     assert cex is not None
@@ -130,7 +130,7 @@ def test_bounded_check_accepts_the_right_summary() -> None:
 
     k = analyze(parse_c_source(VADD))
     right = Candidate((), (("c", TensorTensor("+", Take(TensorVar("a", INT), B), Take(TensorVar("b", INT), B), INT)),))
-    bounded_refutation(k, right, timeout=10.0)  # no exception
+    bounded_refutation(k, right)  # no exception
 
 
 GEMV = """void gemv(int M, int N, int *A, int *x, int *y) {
@@ -175,13 +175,13 @@ def test_mutated_nest_does_not_verify_against_original_summary(original: str, mu
     from tenspiler.vc.analyze import analyze_kernel
 
     k0 = analyze_kernel(parse_c_source(original))
-    syn = synthesize(k0, timeout=30)
+    syn = synthesize(k0)
     km = analyze_kernel(parse_c_source(mutant))
     with pytest.raises(VerificationError):
-        prove(km, syn.candidate, timeout=3.0, ps=syn.summary)
+        prove(km, syn.candidate, ps=syn.summary)
     examples = random_examples(km, np.random.default_rng(1), 30)
     with pytest.raises(VerificationError) as info:
-        verify(km, syn.candidate, examples, timeout=3.0, ps=syn.summary)
+        verify(km, syn.candidate, examples, ps=syn.summary)
     assert info.value.clause == "concrete" and info.value.counterexample is not None
 
 
@@ -192,7 +192,7 @@ def test_submatrix_walk_is_lifted_as_a_submatrix() -> None:
     from tenspiler.vc.analyze import analyze_kernel
 
     k = analyze_kernel(parse_c_source(GEMV.replace("j < N", "j < N - 1")))
-    syn = synthesize(k, timeout=30)
+    syn = synthesize(k)
     assert show_summary(syn.summary) == "y[0:M] = reduce_rows(tensor_tensor(matrix(A, M, (N - 1), N), take(x, (N - 1)), *))"
 
 
@@ -201,7 +201,7 @@ def test_nest_invariant_and_summary_golden(golden) -> None:  # type: ignore[no-u
     from tenspiler.vc.analyze import analyze_kernel
 
     k = analyze_kernel(parse_c_source(GEMV, "gemv.c"))
-    syn = synthesize(k, timeout=30)
+    syn = synthesize(k)
     text = show_summary(syn.summary) + "\n" + "\n".join(k.invariants(syn.candidate)) + "\n"
     golden("tensir/gemv_nest.txt", text)
     golden("smt/gemv_nest.smt2", k.vc(syn.candidate).script())
@@ -228,13 +228,13 @@ MUTANTS_SELECT_FLOAT = {
 @pytest.mark.parametrize(("original", "mutant"), [(o, m) for o, ms in MUTANTS_SELECT_FLOAT.items() for m in ms])
 def test_mutated_select_and_float_kernels_do_not_verify(original: str, mutant: str) -> None:
     k0 = analyze(parse_c_source(original))
-    syn = synthesize(k0, timeout=30)
+    syn = synthesize(k0)
     km = analyze(parse_c_source(mutant))
     with pytest.raises(VerificationError):
-        prove(km, syn.candidate, timeout=3.0, ps=syn.summary)
+        prove(km, syn.candidate, ps=syn.summary)
     examples = random_examples(km, np.random.default_rng(1), 30)
     with pytest.raises(VerificationError) as info:
-        verify(km, syn.candidate, examples, timeout=3.0, ps=syn.summary)
+        verify(km, syn.candidate, examples, ps=syn.summary)
     assert info.value.counterexample is not None
 
 

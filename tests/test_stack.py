@@ -208,7 +208,7 @@ def test_array_backends_decline_a_stack(backend: str) -> None:
 
     fn = parse_c_file(BENCH / "conv2d_row.c")
     k = analyze_kernel(fn)
-    ps = synthesize(k, timeout=60).summary
+    ps = synthesize(k).summary
     with pytest.raises(CodegenError, match="stack"):
         get_backend(backend).generate(fn, ps)
 
@@ -216,7 +216,7 @@ def test_array_backends_decline_a_stack(backend: str) -> None:
 @pytest.fixture(scope="module")
 def conv_proof() -> tuple[object, object]:
     k = analyze_kernel(parse_c_file(BENCH / "conv2d_valid.c"))
-    syn = synthesize(k, timeout=120)
+    syn = synthesize(k)
     return syn.candidate, syn.summary
 
 

@@ -96,7 +96,7 @@ def test_refusals_name_the_reason(src: str, name: str, reason: str) -> None:
 def add3_candidate() -> object:
     k = analyze_kernel(parse_c_file(BENCH / "add3.cc"))
     assert isinstance(k, BlockKernel)
-    return synthesize(k, timeout=120).candidate
+    return synthesize(k).candidate
 
 
 @pytest.mark.parametrize("mutation", [
@@ -115,8 +115,8 @@ def test_mutants_of_add3_do_not_verify_with_its_candidate(mutation: tuple[str, s
         return
     with pytest.raises(VerificationError):
         if isinstance(km, BlockKernel):
-            prove(km.kernel, add3_candidate, timeout=10)  # type: ignore[arg-type]
-        prove(km, add3_candidate, timeout=10)  # type: ignore[arg-type]
+            prove(km.kernel, add3_candidate)  # type: ignore[arg-type]
+        prove(km, add3_candidate)  # type: ignore[arg-type]
 
 
 def test_a_3d_reduction_is_refused_with_the_reason(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_a_3d_reduction_is_refused_with_the_reason(tmp_path: Path) -> None:
 def plane_sums_proof() -> tuple[object, object]:
     k = analyze_kernel(parse_c_file(BENCH / "plane_sums_flat.c"))
     assert isinstance(k, BlockKernel)
-    cand = synthesize(k, timeout=120).candidate
+    cand = synthesize(k).candidate
     return cand, k.summary(cand)
 
 
@@ -154,8 +154,8 @@ def test_mutants_of_plane_sums_do_not_verify_with_its_summary(mutation: tuple[st
     with pytest.raises((VerificationError, NotLiftable)):
         km = analyze_kernel(parse_c_source(text.replace(mutation[0], mutation[1]), "mutant.c"))
         assert isinstance(km, BlockKernel)
-        prove(km.kernel, cand, timeout=10)  # type: ignore[arg-type]
-        prove(km, cand, timeout=10, ps=ps)  # type: ignore[arg-type]
+        prove(km.kernel, cand)  # type: ignore[arg-type]
+        prove(km, cand, ps=ps)  # type: ignore[arg-type]
 
 
 AXIS2 = (BENCH / "sum_axis2.c").read_text()
@@ -172,7 +172,7 @@ def test_mutants_of_an_axis_sum_do_not_verify(mutation: tuple[str, str]) -> None
     original's candidate and summary must fail on a mutant (or the mutant is refused)."""
     from tests.lifting import assert_mutant_not_verified
 
-    syn = synthesize(analyze_kernel(parse_c_file(BENCH / "sum_axis2.c")), timeout=120)
+    syn = synthesize(analyze_kernel(parse_c_file(BENCH / "sum_axis2.c")))
     assert_mutant_not_verified(AXIS2, mutation, syn.candidate, syn.summary)
 
 

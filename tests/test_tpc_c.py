@@ -828,7 +828,7 @@ KERNEL_FILES = [
 
 @pytest.mark.parametrize("path,where", KERNEL_FILES, ids=[Path(p).name for p, _ in KERNEL_FILES])
 def test_lifted_kernel_checks_against_the_original(path: str, where: Sequence[str], tmp_path: Path) -> None:
-    res = lift_file(ROOT / path, ["tpc_c"], check=True, timeout=60)
+    res = lift_file(ROOT / path, ["tpc_c"], check=True)
     assert res.status == "verified", res.message
     assert res.check is not None
     c = res.check["tpc_c"]

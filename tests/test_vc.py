@@ -97,7 +97,7 @@ def test_nested_loops_are_reported_not_lifted() -> None:
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_certificate_golden(name: str, golden: Callable[[str, str], None]) -> None:
     k = analyze(parse_c_source(KERNELS[name], f"{name}.c"))
-    syn = synthesize(k, timeout=30)
+    syn = synthesize(k)
     text = build_vc(k, syn.candidate).certificate()  # each clause after (reset)
     golden(f"smt/{name}.smt2", text)
     golden(f"tensir/{name}.txt", show_summary(syn.summary) + "\n")

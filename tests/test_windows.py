@@ -37,7 +37,7 @@ def test_window_kernels_verify_check_and_recheck(path: Path, tmp_path: Path) -> 
 def window_proof() -> tuple[object, object]:
     k = analyze_kernel(parse_c_file(BENCH / "window_dot.c"))
     assert isinstance(k, NestKernel)
-    cand = synthesize(k, timeout=120).candidate
+    cand = synthesize(k).candidate
     return cand, k.summary(cand)
 
 

@@ -72,8 +72,8 @@ __all__ = [
 #: (source file, function name) -> the live function object the reference child calls.
 _LIVE: dict[tuple[str, str], Callable[..., Any]] = {}
 
-#: Set in a reference child (inherited by the module it imports); see :func:`in_reference_run`.
-_IN_REFERENCE = False
+#: ``{"reference": True}`` in a reference child; see :func:`in_reference_run`.
+_PROCESS = {"reference": False}
 
 
 class ReferenceRunStop(BaseException):
@@ -85,7 +85,7 @@ class ReferenceRunStop(BaseException):
 def in_reference_run() -> bool:
     """Whether this process runs an original Python function for the differential check
     (then tenspiler's entry points do not lift)."""
-    return _IN_REFERENCE
+    return _PROCESS["reference"]
 
 
 def _unresolved_globals(f: Callable[..., Any], seen: set[int] | None = None) -> list[str]:
@@ -164,9 +164,8 @@ def python_arguments(fn: Function, inputs: Mapping[str, object]) -> list[object]
 def _load(fn: Function) -> Any:
     """The original function object (in the child): the live object when one was given
     (:func:`live_reference`), else the module text imported as a module of its own name."""
-    global _IN_REFERENCE
     assert fn.python is not None
-    _IN_REFERENCE = True
+    _PROCESS["reference"] = True
     # the reference is the legacy function itself: @tenspiler.lifted must not replace it,
     # in this process or in any it starts
     os.environ[NO_LIFT_ENV] = "1"
@@ -182,12 +181,15 @@ def _load(fn: Function) -> Any:
     module = types.ModuleType(stem)
     module.__file__ = filename
     sys.modules[stem] = module  # imported under its own name, as `import stem` would
-    # the user saw the module's output when it ran in their process: not a second time
-    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-        try:
-            exec(compile(fn.source, filename, "exec"), module.__dict__)
-        except ReferenceRunStop:
-            pass  # the module called tenspiler.lift at top level: what it defined so far is kept
+    # the user saw the module's output when it ran in their process: not a second time; a
+    # module that calls tenspiler.lift at top level stops there, what it defined is kept
+    with (
+        open(os.devnull, "w") as quiet,
+        contextlib.redirect_stdout(quiet),
+        contextlib.redirect_stderr(quiet),
+        contextlib.suppress(ReferenceRunStop),
+    ):
+        exec(compile(fn.source, filename, "exec"), module.__dict__)
     if fn.name not in module.__dict__:
         raise NameError(f"the module does not define {fn.name!r} before it calls tenspiler")
     f = module.__dict__[fn.name]

@@ -15,10 +15,10 @@
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Iterator
 from typing import Any, assert_never
 
+from tenspiler.budget import check_deadline
 from tenspiler.errors import NotLiftable
 from tenspiler.ir.terms import (
     Cmp,
@@ -322,7 +322,8 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
             keep: list[tuple[str, Any]] = []
             matrix = name in matrix_outs
             for n, t in enumerate(enumerate_terms(tree, pools(mat_pool if matrix else lin_pool), expanded)):
-                if n >= max_enumerate or time.monotonic() > deadline:
+                check_deadline(deadline)
+                if n >= max_enumerate:
                     break
                 stats.enumerated += 1
                 if matrix:
@@ -353,8 +354,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                                  for f in itertools.islice(enumerate_terms(tree, pools(lin_pool), expanded), max_enumerate)])
             keep_t = []
             for tcombo in itertools.product(*spaces_t):
-                if time.monotonic() > deadline:
-                    break
+                check_deadline(deadline)
                 stats.enumerated += 1
                 ps = nest_summary(k, Candidate(tuple(tcombo), ()), partial=True)
                 observed = (["return"] if k.result is not None else []) + list(k.live_out) + [
@@ -392,8 +392,7 @@ def nest_space(k: NestKernel) -> tuple[dict[str, str], Any]:
                 spaces.append(space)
             row_keep = []
             for combo in itertools.product(*spaces):
-                if time.monotonic() > deadline:
-                    break
+                check_deadline(deadline)
                 stats.enumerated += 1
                 totals = {name: total for name, _, total in combo}
                 arrays = tuple((r.array, _lift_row(k, r.value, totals)) for r in k.rows)

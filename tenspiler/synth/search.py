@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S, check_deadline
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import Lit, ProgramSummary, ScalarOutput
@@ -160,29 +161,40 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
 
 def synthesize(
     k: AnyKernel,
-    timeout: float = 60.0,
-    proof_timeout: float = 10.0,
+    timeout: float = SYNTHESIS_SAFETY_NET_S,
+    proof_timeout: float = SAFETY_NET_S,
     seed: int = 0,
     n_examples: int = 24,
     max_enumerate: int = 50_000,
     max_survivors: int = 6,
     progress: Progress | None = None,
+    proof_rlimit: int = PROOF_RLIMIT,
 ) -> Synthesized:
     """Find a program summary and loop invariant for ``k`` and prove them.
 
+    The budget is counted in work (:mod:`tenspiler.synth.budget`): ``max_enumerate``
+    candidates per hole, ``max_survivors`` kept per hole, ``proof_rlimit`` cvc5 resource
+    units per VC clause; the result is the same for the same input and options on any
+    machine under any load.
+
     Args:
-        timeout: overall budget in seconds.
-        proof_timeout: seconds per VC clause (worker killed after it).
+        timeout: wall-clock safety net of the whole search, in seconds.
+        proof_timeout: wall-clock safety net of one VC clause, in seconds (its worker is
+            killed after it).
         seed: seed of the random program states (results are deterministic for a seed).
+        proof_rlimit: cvc5 resource units per VC clause (``rlimit-per``).
 
     Raises:
         NotLiftable: no candidate of the search space was verified within the budget.
+        WallClockTimeout: a safety net fired.
     """
     say = progress or (lambda _m: None)
     if isinstance(k, PhasedKernel):
-        return _synthesize_phases(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
+        return _synthesize_phases(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say,
+                                  proof_rlimit)
     if isinstance(k, BlockKernel):
-        return _synthesize_block(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
+        return _synthesize_block(k, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say,
+                                 proof_rlimit)
     deadline = time.monotonic() + timeout
     stats = SearchStats()
     if isinstance(k, NestKernel):
@@ -215,8 +227,7 @@ def synthesize(
             continue
         say(f"round {stats.rounds}: {stats.survivors} candidates agree with the source on all states")
         for combo in survivors:
-            if time.monotonic() > deadline:
-                raise NotLiftable(f"synthesis timed out after {timeout:g} s")
+            check_deadline(deadline)
             cand = Candidate(
                 tuple((n, t) for n, t in combo if n not in array_names),  # type: ignore[misc]
                 tuple((n, t) for n, t in combo if n in array_names),  # type: ignore[misc]
@@ -230,7 +241,8 @@ def synthesize(
             stats.proofs_attempted += 1
             say(f"proving candidate {stats.proofs_attempted}: {_show_cand(cand)}")
             try:
-                proof = verify(k, cand, (), min(proof_timeout, max(1.0, deadline - time.monotonic())))
+                proof = verify(k, cand, (), min(proof_timeout, max(1.0, deadline - time.monotonic())),
+                               rlimit=proof_rlimit)
             except VerificationError as err:
                 stats.rejected.append(f"{_show_cand(cand)}: {err}")
                 if err.counterexample:
@@ -251,7 +263,7 @@ def synthesize(
 
 def _synthesize_phases(
     k: PhasedKernel, timeout: float, proof_timeout: float, seed: int, n_examples: int,
-    max_enumerate: int, max_survivors: int, say: Progress,
+    max_enumerate: int, max_survivors: int, say: Progress, proof_rlimit: int,
 ) -> Synthesized:
     """Each loop phase synthesized and proved on its own (over every state at its entry),
     then the summaries composed (:func:`tenspiler.vc.phases.compose`)."""
@@ -259,13 +271,12 @@ def _synthesize_phases(
     parts: list[Synthesized] = []
     n = len(k.phases)
     for p in k.phases:
+        check_deadline(deadline)
         left = deadline - time.monotonic()
-        if left <= 0:
-            raise NotLiftable(f"synthesis timed out after {timeout:g} s (loop {p.index + 1} of {n})")
         say(f"loop {p.index + 1} of {n}")
         try:
             parts.append(synthesize(p.kernel, left, proof_timeout, seed, n_examples, max_enumerate,
-                                    max_survivors, say))
+                                    max_survivors, say, proof_rlimit))
         except NotLiftable as err:
             loop = next(s for s in p.fn.body if isinstance(s, For))
             raise NotLiftable(f"loop {p.index + 1} of {n}: {err.message}", err.loc or loop.loc) from None
@@ -285,14 +296,15 @@ def _synthesize_phases(
 
 def _synthesize_block(
     k: BlockKernel, timeout: float, proof_timeout: float, seed: int, n_examples: int,
-    max_enumerate: int, max_survivors: int, say: Progress,
+    max_enumerate: int, max_survivors: int, say: Progress, proof_rlimit: int,
 ) -> Synthesized:
     """The row kernel synthesized and proved on its own, its summary lifted to 2-D, and the
     outer loop proved with the row summary as the transition (:mod:`tenspiler.vc.blocks`)."""
     deadline = time.monotonic() + timeout
     say(f"rows of the outer loop '{k.var}': the row kernel")
     try:
-        part = synthesize(k.kernel, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say)
+        part = synthesize(k.kernel, timeout, proof_timeout, seed, n_examples, max_enumerate, max_survivors, say,
+                          proof_rlimit)
     except NotLiftable as err:
         raise NotLiftable(f"the rows of the outer loop '{k.var}': {err.message}", err.loc or k.outer.loc) from None
     ps = k.summary(part.candidate)
@@ -302,7 +314,9 @@ def _synthesize_block(
     stats.proofs_attempted += 1
     try:
         refute_concretely(k, part.candidate, examples, ps)
-        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps)
+        # the outer loop's VC carries the row summary: three times a clause's budget
+        proof = prove(k, part.candidate, min(proof_timeout * 3, max(1.0, deadline - time.monotonic())), ps,
+                      proof_rlimit * 3)
     except VerificationError as err:
         raise NotLiftable(f"the outer loop '{k.var}' of the nest: {err}", k.outer.loc) from None
     return Synthesized(part.candidate, ps, PhasedProof((part.proof, proof), ("row kernel", "outer loop")), stats)  # type: ignore[arg-type]
@@ -330,7 +344,8 @@ def _filter(
     for h in array_holes:
         keep: list[tuple[str, object]] = []
         for n, t in enumerate(enumerate_terms(h.tree, pools, expanded)):
-            if n >= max_enumerate or time.monotonic() > deadline:
+            check_deadline(deadline)
+            if n >= max_enumerate:
                 break
             stats.enumerated += 1
             cand = Candidate((), ((h.name, h.make(t)),))  # type: ignore[arg-type]
@@ -349,7 +364,8 @@ def _filter(
             for h in scalar_holes
         ]
         for combo in itertools.product(*spaces):
-            if time.monotonic() > deadline or stats.enumerated >= max_enumerate * 2:
+            check_deadline(deadline)
+            if stats.enumerated >= max_enumerate * 2:
                 break
             stats.enumerated += 1
             cand = Candidate(tuple(combo), ())  # type: ignore[arg-type]

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.errors import NotLiftable, VerificationError
+from tenspiler.budget import BOUNDED_RLIMIT, PROOF_RLIMIT, SAFETY_NET_S
+from tenspiler.errors import NotLiftable, VerificationError, WallClockTimeout
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import PointerType
 from tenspiler.vc.analyze import AnyKernel, ProvableKernel
@@ -102,24 +103,33 @@ def refute_concretely(
 
 
 def prove(
-    k: ProvableKernel, cand: Candidate, timeout: float = 10.0, ps: ProgramSummary | None = None
+    k: ProvableKernel,
+    cand: Candidate,
+    timeout: float = SAFETY_NET_S,
+    ps: ProgramSummary | None = None,
+    rlimit: int = PROOF_RLIMIT,
 ) -> Proof:
-    """Prove every VC clause with cvc5 (each in a worker killed after ``timeout`` seconds).
+    """Prove every VC clause with cvc5, each within ``rlimit`` resource units (the
+    deterministic budget, :mod:`tenspiler.verify.solver`) in a worker killed after
+    ``timeout`` wall-clock seconds (the safety net).
 
     Raises:
         VerificationError: a clause was not ``unsat`` (``counterexample`` is ``None``:
             use :func:`bounded_refutation` or concrete examples for those).
+        WallClockTimeout: a clause's worker was killed by the safety net.
     """
     vc = k.vc(cand, ps)
     scripts = [vc.script(c) for c in vc.clauses]
-    results = check_scripts(scripts, timeout)
+    results = check_scripts(scripts, timeout, rlimit=rlimit)
     pairs = tuple((c.name, r) for c, r in zip(vc.clauses, results, strict=False))
     for name, r in pairs:
+        if r.answer == "timeout":
+            raise WallClockTimeout(f"timed out (wall clock): VC clause '{name}' ran {timeout:g} s (the safety net)")
         if r.answer != "unsat":
             what = {
                 "sat": "is violated (cvc5: sat)",
-                "unknown": f"could not be proved (cvc5: {r.detail or 'unknown'})",
-                "timeout": f"timed out after {timeout:g} s",
+                "unknown": f"exceeded its resource limit of {rlimit:,} cvc5 units (cvc5: unknown)"
+                if r.out_of_resources else f"could not be proved (cvc5: {r.detail or 'unknown'})",
                 "error": f"solver error: {r.detail}",
             }[r.answer]
             # a model of a failing clause is a state where the VC breaks, not necessarily an
@@ -153,17 +163,20 @@ def bounded_refutation(
     k: AnyKernel,
     cand: Candidate,
     max_trips: int = 3,
-    timeout: float = 1.0,
+    timeout: float = SAFETY_NET_S,
     ps: ProgramSummary | None = None,
+    rlimit: int = BOUNDED_RLIMIT,
 ) -> None:
     """Bounded model check for ``0..max_trips`` loop iterations (symbolic inputs).
 
-    A best-effort counterexample search: ``timeout`` (seconds per trip count) is short, and
-    an ``unknown``/timeout answer simply ends the search (it proves nothing either way).
+    A best-effort counterexample search: each trip count gets ``rlimit`` cvc5 resource
+    units, and an ``unknown`` answer simply ends the search (it proves nothing either way).
+    ``timeout`` is the wall-clock safety net.
 
     Raises:
         VerificationError: clause ``"bounded"``; ``counterexample`` is cvc5's model turned
             into an input when it answered ``sat``.
+        WallClockTimeout: a query's worker was killed by the safety net.
     """
     if not isinstance(k, LoopKernel):
         return  # bounded unrolling is implemented for single loops only
@@ -171,8 +184,10 @@ def bounded_refutation(
         scripts = [build_bounded(k, cand, t, ps).script() for t in range(max_trips + 1)]
     except NotLiftable:
         return  # the unrolled body cannot be executed symbolically: rely on the proof
-    for t, r in enumerate(check_scripts(scripts, timeout)):
-        if r.answer in ("unknown", "timeout", "error"):
+    for t, r in enumerate(check_scripts(scripts, timeout, rlimit=rlimit)):
+        if r.answer == "timeout":
+            raise WallClockTimeout(f"timed out (wall clock): the bounded check with {t} iterations ran {timeout:g} s")
+        if r.answer in ("unknown", "error"):
             return
         if r.answer == "sat" and r.model is not None:
             cex = inputs_from_model(k, r.model)
@@ -187,8 +202,9 @@ def verify(
     k: ProvableKernel,
     cand: Candidate,
     examples: Sequence[Example] = (),
-    timeout: float = 10.0,
+    timeout: float = SAFETY_NET_S,
     ps: ProgramSummary | None = None,
+    rlimit: int = PROOF_RLIMIT,
 ) -> Proof:
     """Concrete refutation on ``examples``, then a bounded check (0–3 iterations,
     symbolic inputs), then the unbounded proof (:func:`prove`).
@@ -198,5 +214,5 @@ def verify(
             ``counterexample`` when one refutes the summary; otherwise as :func:`prove`.
     """
     refute_concretely(k, cand, examples, ps)
-    bounded_refutation(k, cand, timeout=min(timeout, 1.0), ps=ps)
-    return prove(k, cand, timeout, ps)
+    bounded_refutation(k, cand, timeout=timeout, ps=ps)
+    return prove(k, cand, timeout, ps, rlimit)
