@@ -1,0 +1,82 @@
+"""Every failure of `lift` is one located line with the README's exit code (issue 33):
+output paths checked before any work, missing extras, unreadable inputs, certificates that
+are not SMT-LIB, paths given to the Python API that name no file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tenspiler import pipeline
+from tenspiler.cli import main
+
+HERE = Path(__file__).parent
+SAXPY = HERE.parent / "examples" / "saxpy.c"
+
+
+@pytest.fixture(autouse=True)
+def _cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _no_synthesis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if the lift gets as far as synthesis."""
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise AssertionError("synthesis ran: the output path was not checked first")
+
+    monkeypatch.setattr(pipeline, "synthesize", boom)
+
+
+@pytest.mark.parametrize("where", ["file", "file/sub", "/proc/x"])
+def test_unusable_output_dir_exit_2_before_parsing(where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("a file\n")
+    out = where if where.startswith("/") else str(tmp_path / where)
+    monkeypatch.setattr(pipeline, "parse_source_file", lambda *_a: pytest.fail("parsed before checking -o"))
+    assert main([str(SAXPY), "--no-check", "-o", out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"{out}: ")
+    assert "not a directory" in err or "cannot write" in err
+    assert (tmp_path / "file").read_text() == "a file\n" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_existing_foreign_file_exit_2_before_synthesis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "saxpy.smt2").write_text("my notes\n")
+    _no_synthesis(monkeypatch)
+    assert main([str(SAXPY), "--no-check", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == f"{out / 'saxpy.smt2'}: already exists (use --force to overwrite)\n"
+    assert sorted(p.name for p in out.iterdir()) == ["saxpy.smt2"]
+    assert (out / "saxpy.smt2").read_text() == "my notes\n"
+
+
+def test_output_is_a_directory_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "out" / "saxpy.smt2").mkdir(parents=True)
+    _no_synthesis(monkeypatch)
+    assert main([str(SAXPY), "--no-check", "-o", str(tmp_path / "out"), "--force"]) == 2
+    assert capsys.readouterr().err == f"{tmp_path / 'out' / 'saxpy.smt2'}: is a directory\n"
+
+
+def test_identical_outputs_are_no_conflict_and_a_changed_one_is(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's commands in order: the second backend writes the same certificate."""
+    out = tmp_path / "out"
+    assert main([str(SAXPY), "--no-check", "--to", "numpy", "-o", str(out)]) == 0
+    cert = (out / "saxpy.smt2").read_text()
+    assert main([str(SAXPY), "--no-check", "--to", "tpc_c", "-o", str(out)]) == 0
+    assert main([str(SAXPY), "--no-check", "--to", "numpy", "-o", str(out)]) == 0  # the same command again
+    assert (out / "saxpy.smt2").read_text() == cert and (out / "saxpy.tpc.c").exists()
+    capsys.readouterr()
+    # a certificate of the same function with other content: refused, nothing written
+    (out / "saxpy.smt2").write_text(cert + "; edited\n")
+    (out / "saxpy.py").unlink()
+    assert main([str(SAXPY), "--no-check", "--to", "numpy", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == f"{out / 'saxpy.smt2'}: already exists (use --force to overwrite)\n"
+    assert not (out / "saxpy.py").exists() and not [p for p in out.iterdir() if p.name.startswith(".")]
+    assert main([str(SAXPY), "--no-check", "--to", "numpy", "-o", str(out), "--force"]) == 0
+    assert (out / "saxpy.smt2").read_text() == cert
