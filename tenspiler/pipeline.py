@@ -188,7 +188,8 @@ def lift_parsed(
         if out_dir is not None:  # before any work (outputs.py)
             check_output_dir(out_dir)
         try:
-            backends = resolve_backends(backends)  # "all": every registered backend
+            # "all": every registered backend (with check: whose code can run here)
+            backends = resolve_backends(backends, runnable=check)
         except CodegenError as err:
             raise BadInput(str(err)) from None
         with _phase(res.timings, "parse", say):

@@ -80,3 +80,39 @@ def test_identical_outputs_are_no_conflict_and_a_changed_one_is(tmp_path: Path,
     assert not (out / "saxpy.py").exists() and not [p for p in out.iterdir() if p.name.startswith(".")]
     assert main([str(SAXPY), "--no-check", "--to", "numpy", "-o", str(out), "--force"]) == 0
     assert (out / "saxpy.smt2").read_text() == cert
+
+
+@pytest.mark.parametrize(("backend", "module", "extra"),
+                         [("torch", "torch", "torch"), ("tensorflow", "tensorflow", "tf"), ("jax", "jaxlib", "jax"),
+                          ("mlx", "mlx", "mlx")])
+def test_check_without_the_library_exit_2_before_lifting(backend: str, module: str, extra: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """--check runs the generated code: its library missing (simulated) is exit 2 with the
+    pip install line, before parsing; without --check the code is still generated."""
+    import sys
+
+    import tenspiler
+
+    monkeypatch.setitem(sys.modules, module, None)  # importlib.util.find_spec(module) is None
+    monkeypatch.setattr(pipeline, "parse_source_file", lambda *_a: pytest.fail("parsed with a backend missing"))
+    assert main([str(SAXPY), "--to", f"numpy,{backend}", "--check", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"pip install 'tenspiler[{extra}]'" in err and module in err
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(tenspiler.BadInput, match=rf"pip install 'tenspiler\[{extra}\]'"):
+        tenspiler.lift(SAXPY, to=backend, check=True, cache=False)
+    monkeypatch.undo()
+    monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main([str(SAXPY), "--to", backend, "--no-check"]) == 0  # generating needs no library
+
+
+def test_check_all_skips_a_library_that_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from tenspiler.codegen.registry import resolve_backends
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert "torch" not in resolve_backends(["all"], runnable=True)
+    assert "torch" in resolve_backends(["all"])
