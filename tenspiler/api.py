@@ -39,7 +39,7 @@ from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
 from tenspiler.check.python import NO_LIFT_ENV
-from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError
+from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError, read_utf8
 from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
 
@@ -139,10 +139,7 @@ def _target(target: object, function: str | None, language: str | None) -> _Targ
     if isinstance(target, Path) or (isinstance(target, str) and "\n" not in target and Path(target).is_file()):
         path = Path(target)
         lang = language or ("python" if path.suffix == ".py" else "cxx" if path.suffix.lower() in _CXX else "c")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise BadInput(f"cannot read {path}: {e}") from e
+        text = read_utf8(path)
         return _Target(text, lang, function, str(path), _parser(text, str(path), function, lang))
     if isinstance(target, str):
         lang = language or "c"

@@ -125,6 +125,7 @@ def can_check(path: str) -> bool:
 
 
 def _recheck_main(argv: Sequence[str]) -> int:
+    from tenspiler.errors import BadInput
     from tenspiler.verify.certificate import is_valid, recheck
 
     p = argparse.ArgumentParser(prog="lift recheck", description="Re-check SMT-LIB certificates with a fresh cvc5.",
@@ -137,7 +138,11 @@ def _recheck_main(argv: Sequence[str]) -> int:
     for c in args.certificates:
         try:
             answers = recheck(c)
-        except (OSError, ValueError) as err:
+        except BadInput as err:  # unreadable, not UTF-8: located by read_utf8
+            print(err, file=sys.stderr)
+            status = 2
+            continue
+        except ValueError as err:  # not SMT-LIB
             print(f"{c}: error: {err}", file=sys.stderr)
             status = 2
             continue

@@ -116,3 +116,30 @@ def test_check_all_skips_a_library_that_is_missing(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "torch", None)
     assert "torch" not in resolve_backends(["all"], runnable=True)
     assert "torch" in resolve_backends(["all"])
+
+
+def test_recheck_of_a_file_that_is_not_smtlib_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recheck", str(SAXPY)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{SAXPY}: error: not an SMT-LIB certificate: ") and err.count("\n") == 1
+    assert main(["recheck", str(tmp_path / "nope.smt2")]) == 2
+    assert capsys.readouterr().err == f"{tmp_path / 'nope.smt2'}: cannot read (No such file or directory)\n"
+
+
+@pytest.mark.parametrize("name", ["k.c", "k.cc", "k.py", "k.smt2"])
+def test_a_file_that_is_not_utf8_is_located_exit_2(name: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import tenspiler
+
+    src = tmp_path / name
+    src.write_bytes(b"int f(){}\n  \xaa\n")
+    expected = f"{src}:2:3: error: cannot decode byte 0xaa as UTF-8"
+    assert main(["recheck", str(src)] if name.endswith(".smt2") else [str(src), "--no-check"]) == 2
+    assert capsys.readouterr().err == expected + "\n"
+    if not name.endswith(".smt2"):
+        with pytest.raises(tenspiler.BadInput) as e:
+            tenspiler.lift(src, check=False, cache=False)
+        assert str(e.value) == expected
+        with pytest.raises(tenspiler.BadInput) as e:
+            tenspiler.lift(str(src), check=False, cache=False)
+        assert str(e.value) == expected
