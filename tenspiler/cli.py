@@ -198,13 +198,23 @@ def _lift_main(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     if res.status != "verified":
-        label = {"error": "error", "internal_error": "internal error"}.get(res.status, "not lifted")
-        print(res.message if res.status in ("error", "internal_error") else f"{args.file}: {label}: {res.message}",
-              file=sys.stderr)
+        print(_failure_line(res, args.file), file=sys.stderr)
         return res.exit_code
     if not args.json:
         _print_human(res)
     return 0
+
+
+def _failure_line(res: LiftResult, file: str) -> str:
+    """The one stderr line of a failed lift, as a compiler gives it: ``file:line:col:
+    message`` (bad input), ``file:line:col: not lifted: reason`` or ``file: not lifted:
+    reason`` when the reason has no location."""
+    if res.status != "not_lifted":
+        return res.message  # located by the frontend, or the internal error's own line
+    loc = res.location
+    if loc is not None and res.message.startswith(f"{loc}: "):
+        return f"{loc}: not lifted: {res.message.removeprefix(f'{loc}: ')}"
+    return f"{file}: not lifted: {res.message}"
 
 
 def _print_human(res: LiftResult) -> None:

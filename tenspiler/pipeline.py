@@ -64,7 +64,10 @@ class LiftResult:
         check: backend name → differential-check result (with ``check=True``).
         placement: backend name → device/host split, for backends that lower only part of
             the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
-        message: explanation for ``not_lifted`` / ``error``.
+        message: explanation for ``not_lifted`` / ``error``; it starts with ``location``
+            when that is known.
+        location: ``file:line:col`` of the construct a ``not_lifted`` or ``error`` result is
+            about, when known (``None`` otherwise).
         synthesis: search statistics (trees, candidates, proofs, counterexamples).
         solver: per-clause cvc5 answers and seconds.
     """
@@ -81,6 +84,7 @@ class LiftResult:
     check: dict[str, Any] | None = None
     placement: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    location: str | None = None
     synthesis: dict[str, Any] = field(default_factory=dict)
     solver: list[dict[str, Any]] = field(default_factory=list)
     version: str = __version__
@@ -266,8 +270,10 @@ def lift_parsed(
         res.status = "verified"
     except BadInput as err:
         res.status, res.message = "error", str(err)
+        res.location = None if err.loc is None else str(err.loc)
     except NotLiftable as err:
         res.status, res.message = "not_lifted", str(err)
+        res.location = None if err.loc is None else str(err.loc)
     except TenspilerError as err:
         res.status, res.message = "not_lifted", str(err)
     except Exception as err:  # a bug of ours: never reported as verified

@@ -143,3 +143,20 @@ def test_a_file_that_is_not_utf8_is_located_exit_2(name: str, tmp_path: Path,
         with pytest.raises(tenspiler.BadInput) as e:
             tenspiler.lift(str(src), check=False, cache=False)
         assert str(e.value) == expected
+
+
+def test_not_lifted_is_one_plain_located_line(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    scan = HERE / "kernels" / "prefix_sum.c"
+    assert main([str(scan), "--no-check"]) == 1
+    assert capsys.readouterr().err == (
+        f"{scan}:6:9: not lifted: 's' carries a value between iterations here (a scan), which TensIR cannot express\n"
+    )
+    from tenspiler.errors import NotLiftable
+
+    def no_summary(*_a: object, **_k: object) -> None:
+        raise NotLiftable("no summary found")
+
+    monkeypatch.setattr(pipeline, "synthesize", no_summary)
+    assert main([str(SAXPY), "--no-check"]) == 1
+    assert capsys.readouterr().err == f"{SAXPY}: not lifted: no summary found\n"
