@@ -160,3 +160,23 @@ def test_not_lifted_is_one_plain_located_line(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(pipeline, "synthesize", no_summary)
     assert main([str(SAXPY), "--no-check"]) == 1
     assert capsys.readouterr().err == f"{SAXPY}: not lifted: no summary found\n"
+
+
+@pytest.mark.parametrize("path", ["examples/saxpy.c", "saxpy.cc", "k.py", "kernels/saxpy"])
+def test_api_string_that_looks_like_a_missing_path(path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tenspiler
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(tenspiler.BadInput, match=f"^no such file: {path} "):
+        tenspiler.lift(path, check=False, cache=False)
+
+
+def test_api_one_line_source_text_is_still_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tenspiler
+
+    monkeypatch.chdir(tmp_path)
+    res = tenspiler.lift("void half(int *a, int n) { for (int i = 0; i < n; i++) a[i] = a[i] / 2; }",
+                         check=False, cache=False)
+    assert res.status == "verified"
+    with pytest.raises(tenspiler.BadInput, match=r"<string>:1:\d+: syntax error"):
+        tenspiler.lift("int f(int n) { return n +; }", check=False, cache=False)
