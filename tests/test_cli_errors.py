@@ -180,3 +180,27 @@ def test_api_one_line_source_text_is_still_source(tmp_path: Path, monkeypatch: p
     assert res.status == "verified"
     with pytest.raises(tenspiler.BadInput, match=r"<string>:1:\d+: syntax error"):
         tenspiler.lift("int f(int n) { return n +; }", check=False, cache=False)
+
+
+MISSING_SEMICOLON = "#include <stdio.h>\nint f(int n) {\n  int s = 0\n  s = n;\n  return s;\n}\n"
+
+
+@pytest.mark.parametrize("name", ["k.c", "k.cc"])
+def test_c_syntax_error_where_the_compiler_puts_it(name: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("clang.cindex")
+    src = tmp_path / name
+    src.write_text(MISSING_SEMICOLON)
+    assert main([str(src), "--no-check"]) == 2
+    assert capsys.readouterr().err == f"{src}:3:12: syntax error: expected ';' at end of declaration\n"
+
+
+def test_c_syntax_error_without_libclang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "clang.cindex", None)
+    src = tmp_path / "k.c"
+    src.write_text(MISSING_SEMICOLON)
+    assert main([str(src), "--no-check"]) == 2
+    assert capsys.readouterr().err == f"{src}:4:3: syntax error before 's'\n"
