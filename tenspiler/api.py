@@ -40,7 +40,7 @@ from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
 from tenspiler.check.python import NO_LIFT_ENV, ReferenceRunStop, in_reference_run, live_reference
-from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError, WallClockTimeout
+from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError, WallClockTimeout, read_utf8
 from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
 
@@ -141,15 +141,30 @@ def _target(target: object, function: str | None, language: str | None) -> _Targ
     if isinstance(target, Path) or (isinstance(target, str) and "\n" not in target and Path(target).is_file()):
         path = Path(target)
         lang = language or ("python" if path.suffix == ".py" else "cxx" if path.suffix.lower() in _CXX else "c")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise BadInput(f"cannot read {path}: {e}") from e
+        text = read_utf8(path)
         return _Target(text, lang, function, str(path), _parser(text, str(path), function, lang))
+    if isinstance(target, str) and _looks_like_path(target):
+        raise BadInput(f"no such file: {target} (relative to {Path.cwd()})")
     if isinstance(target, str):
         lang = language or "c"
         return _Target(target, lang, function, "<string>", _parser(target, "<string>", function, lang))
     raise TypeError(f"cannot lift {type(target).__name__}: give a function, a path or source text")
+
+
+#: Suffixes that make a one-line string a path, not source text (:func:`_looks_like_path`).
+_SOURCE_SUFFIXES = (".c", ".h", ".py", *_CXX, ".hpp")
+
+
+def _looks_like_path(text: str) -> bool:
+    """A string that names no file is still meant as a path, not as source text, when it
+    is one line ending in a source suffix, or one line with a path separator and neither
+    ``;`` nor ``{`` (``"examples/saxpy.c"`` lifted from another directory)."""
+    if "\n" in text:
+        return False
+    t = text.strip()
+    if t.lower().endswith(_SOURCE_SUFFIXES):
+        return True
+    return ("/" in t or os.sep in t) and not any(c in t for c in ";{")
 
 
 def _parser(text: str, filename: str, function: str | None, language: str) -> Callable[[], Function]:
@@ -202,7 +217,9 @@ def lift(
 
     Args:
         target: a Python function object (its module source is read), a path of a
-            ``.c`` / ``.cc`` / ``.py`` file, or source text (C unless ``language``).
+            ``.c`` / ``.cc`` / ``.py`` file, or source text (C unless ``language``). A
+            one-line string that names no file but looks like a path (a source suffix, or
+            a ``/`` and neither ``;`` nor ``{``) is :class:`BadInput` ``no such file``.
         to: backend name(s): ``"numpy"`` or a list / comma-separated string.
         function: the function to lift (default: the function object's name, else the
             last one defined).

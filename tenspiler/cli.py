@@ -132,6 +132,7 @@ def can_check(path: str) -> bool:
 
 
 def _recheck_main(argv: Sequence[str]) -> int:
+    from tenspiler.errors import BadInput
     from tenspiler.verify.certificate import is_valid, recheck
 
     p = argparse.ArgumentParser(prog="lift recheck", description="Re-check SMT-LIB certificates with a fresh cvc5.",
@@ -144,7 +145,11 @@ def _recheck_main(argv: Sequence[str]) -> int:
     for c in args.certificates:
         try:
             answers = recheck(c)
-        except (OSError, ValueError) as err:
+        except BadInput as err:  # unreadable, not UTF-8: located by read_utf8
+            print(err, file=sys.stderr)
+            status = 2
+            continue
+        except ValueError as err:  # not SMT-LIB
             print(f"{c}: error: {err}", file=sys.stderr)
             status = 2
             continue
@@ -205,13 +210,26 @@ def _lift_main(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     if res.status != "verified":
-        label = {"error": "error", "internal_error": "internal error", "timeout": "timeout"}.get(res.status, "not lifted")
-        print(res.message if res.status in ("error", "internal_error") else f"{args.file}: {label}: {res.message}",
-              file=sys.stderr)
+        print(_failure_line(res, args.file), file=sys.stderr)
         return res.exit_code
     if not args.json:
         _print_human(res)
     return 0
+
+
+def _failure_line(res: LiftResult, file: str) -> str:
+    """The one stderr line of a failed lift, as a compiler gives it: ``file:line:col:
+    message`` (bad input), ``file:line:col: not lifted: reason`` or ``file: not lifted:
+    reason`` when the reason has no location; ``file: timeout: …`` when a wall-clock safety
+    net fired (no verdict)."""
+    if res.status == "timeout":
+        return f"{file}: timeout: {res.message}"
+    if res.status != "not_lifted":
+        return res.message  # located by the frontend, or the internal error's own line
+    loc = res.location
+    if loc is not None and res.message.startswith(f"{loc}: "):
+        return f"{loc}: not lifted: {res.message.removeprefix(f'{loc}: ')}"
+    return f"{file}: not lifted: {res.message}"
 
 
 def _print_human(res: LiftResult) -> None:

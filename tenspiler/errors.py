@@ -117,3 +117,25 @@ class CodegenError(TenspilerError):
 class InternalError(TenspilerError):
     """An unexpected exception inside tenspiler (a bug; CLI exit code 3). The message names
     the exception; the lift is never reported verified."""
+
+
+def read_utf8(path: str | PurePath) -> str:
+    """The text of the file at ``path``, which must be UTF-8.
+
+    Raises:
+        BadInput: ``file: cannot read (reason)``; ``file:line:col: error: cannot decode byte
+            0xNN as UTF-8``, located at the first byte that is not UTF-8 (line and column
+            1-based, the column counted in bytes, as C compilers count it).
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise BadInput(f"{path}: cannot read ({err.strerror or err})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise BadInput(f"error: cannot decode byte 0x{data[err.start]:02x} as UTF-8",
+                       SourceLoc(str(path), line, col)) from None

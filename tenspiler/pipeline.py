@@ -1,8 +1,9 @@
 """The compiler as one function of named phases (STYLE.md, guideline 4).
 
 ``lift_file``: parse → analyze (VC shape) → synthesize + verify → codegen → [check] →
-write outputs. Each phase is timed (seconds, wall clock). Files are written only after
-every phase succeeded, atomically, and never over existing files unless ``force``.
+write outputs. Each phase is timed (seconds, wall clock). ``out_dir`` is checked before any
+work; files are written only after every phase succeeded, all or none, and never over
+existing files with other content unless ``force`` (:mod:`tenspiler.outputs`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, For, Function, Stmt, uses_floats
+from tenspiler.outputs import check_output_dir, check_outputs, write_outputs
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, array_length, random_examples
@@ -65,7 +67,10 @@ class LiftResult:
         check: backend name → differential-check result (with ``check=True``).
         placement: backend name → device/host split, for backends that lower only part of
             the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
-        message: explanation for ``not_lifted`` / ``error``.
+        message: explanation for ``not_lifted`` / ``error``; it starts with ``location``
+            when that is known.
+        location: ``file:line:col`` of the construct a ``not_lifted`` or ``error`` result is
+            about, when known (``None`` otherwise).
         synthesis: search statistics (trees, candidates, proofs, counterexamples).
         solver: per-clause cvc5 answers, seconds and resource units (the deterministic
             measure of a proof's work, :data:`tenspiler.budget.PROOF_RLIMIT`).
@@ -83,6 +88,7 @@ class LiftResult:
     check: dict[str, Any] | None = None
     placement: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    location: str | None = None
     synthesis: dict[str, Any] = field(default_factory=dict)
     solver: list[dict[str, Any]] = field(default_factory=list)
     version: str = __version__
@@ -192,13 +198,18 @@ def lift_parsed(
     say = progress or (lambda _m: None)
     res = LiftResult(status="error")
     try:
+        if out_dir is not None:  # before any work (outputs.py)
+            check_output_dir(out_dir)
         try:
-            backends = resolve_backends(backends)  # "all": every registered backend
+            # "all": every registered backend (with check: whose code can run here)
+            backends = resolve_backends(backends, runnable=check)
         except CodegenError as err:
             raise BadInput(str(err)) from None
         with _phase(res.timings, "parse", say):
             fn = parse()
         res.function = fn.name
+        if out_dir is not None:  # the certificate's name is known now; its text is not
+            check_outputs({Path(out_dir) / f"{fn.name}.smt2": None}, force, function=fn.name)
         with _phase(res.timings, "analyze", say):
             # literal sizes too large to run the source on test inputs become parameters
             gen = generalize_sizes(fn)
@@ -256,10 +267,7 @@ def lift_parsed(
                     files[out / f"{fn.name}.{b}.s"] = assembly
             cert_path = out / f"{fn.name}.smt2"
             files[cert_path] = cert_text
-            for p in files:
-                if p.exists() and not force:
-                    raise BadInput(f"{p} already exists (use --force to overwrite)")
-            _write_all(files)
+            write_outputs(files, force)
             res.outputs = {b: str(out / f"{fn.name}{c.filename_suffix}") for b, c in generated.items()}
             for b, c in generated.items():
                 for suffix, _text in c.extra_files:
@@ -267,15 +275,17 @@ def lift_parsed(
         else:
             digest = hashlib.sha256(cert_text.encode()).hexdigest()[:16]
             cert_path = default_certificate_dir() / f"{fn.name}-{digest}.smt2"
-            _write_all({cert_path: cert_text})
+            write_outputs({cert_path: cert_text}, force=True)
         res.certificate = str(cert_path)
         res.status = "verified"
     except BadInput as err:
         res.status, res.message = "error", str(err)
+        res.location = None if err.loc is None else str(err.loc)
     except WallClockTimeout as err:
         res.status, res.message = "timeout", str(err)
     except NotLiftable as err:
         res.status, res.message = "not_lifted", str(err)
+        res.location = None if err.loc is None else str(err.loc)
     except TenspilerError as err:
         res.status, res.message = "not_lifted", str(err)
     except Exception as err:  # a bug of ours: never reported as verified
@@ -532,13 +542,3 @@ def _has_subnormal(inputs: Mapping[str, object], fn: Function | None = None) -> 
             if np.any((m > 0) & (m < tiny)):
                 return True
     return False
-
-
-def _write_all(files: dict[Path, str]) -> None:
-    """Write every file atomically (temp file + rename in the same directory)."""
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)

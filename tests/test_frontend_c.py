@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -1073,7 +1074,9 @@ IF_IN_LOOP_REFUSALS: list[tuple[str, str, int]] = [
 # ---------------------------------------------------------------- refusals
 
 
-def test_syntax_error_is_located() -> None:
+def test_syntax_error_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycparser's locations: without libclang (hidden here), the message of c_parse."""
+    monkeypatch.setitem(sys.modules, "clang.cindex", None)
     err = refused("int f(int x) {\n  return x +;\n}\n")
     assert err.message.startswith("syntax error")
     assert err.loc == SourceLoc("k.c", 2, 13)
@@ -1084,6 +1087,15 @@ def test_syntax_error_is_located() -> None:
     assert "end of input" in err.message
     err = refused("int f(int x) {\n  return x @ 1;\n}\n")
     assert err.loc == SourceLoc("k.c", 2, 12)
+
+
+def test_syntax_error_as_clang_gives_it() -> None:
+    """With libclang, clang's first parse error: where the ';' is missing, not the next token."""
+    pytest.importorskip("clang.cindex")
+    err = refused("int f(int x) {\n  int y = 1\n  return y;\n}\n")
+    assert str(err) == "k.c:2:12: syntax error: expected ';' at end of declaration"
+    err = refused("int f(int x) {\n  return x +;\n}\n")
+    assert str(err) == "k.c:2:13: syntax error: expected expression"
 
 
 #: Statements outside the subset: (body after :data:`KERNEL`, message, column on line 1).

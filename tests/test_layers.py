@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("act", ("tenspiler.act",)),
     ("codegen", ("tenspiler.codegen",)),
     ("check", ("tenspiler.check",)),
-    ("driver", ("tenspiler.pipeline", "tenspiler.cache")),
+    ("driver", ("tenspiler.pipeline", "tenspiler.cache", "tenspiler.outputs")),
     ("api", ("tenspiler.api",)),
     ("apps", ("tenspiler.cli", "tenspiler.bench", "tenspiler.fuzz", "tenspiler.__main__", "tenspiler")),
 ]

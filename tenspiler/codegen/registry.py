@@ -30,6 +30,7 @@ __all__ = [
     "backend_names",
     "get_backend",
     "register_backend",
+    "require_runtime",
     "resolve_backends",
 ]
 
@@ -42,11 +43,16 @@ class BuiltinBackend:
         module: the module that registers the backend when imported.
         requires: top-level modules the backend imports (lazily) to generate code.
         extra: the ``pip install 'tenspiler[EXTRA]'`` extra that provides them.
+        runs_with: top-level modules the generated code imports: ``--check`` runs it, so it
+            needs them (:func:`require_runtime`); generating the code does not.
+        runtime_extra: the extra that provides ``runs_with``.
     """
 
     module: str
     requires: tuple[str, ...] = ()
     extra: str | None = None
+    runs_with: tuple[str, ...] = ()
+    runtime_extra: str | None = None
 
 
 #: The built-in backends by registry name. The array libraries (torch, mlx, tensorflow,
@@ -54,10 +60,11 @@ class BuiltinBackend:
 #: generate it: their extras are the generated code's requirements, not the backends'.
 BUILTIN: dict[str, BuiltinBackend] = {
     "numpy": BuiltinBackend("tenspiler.codegen.numpy_backend"),
-    "torch": BuiltinBackend("tenspiler.codegen.torch_backend"),
-    "mlx": BuiltinBackend("tenspiler.codegen.mlx_backend"),
-    "tensorflow": BuiltinBackend("tenspiler.codegen.tensorflow_backend"),
-    "jax": BuiltinBackend("tenspiler.codegen.jax_backend"),
+    "torch": BuiltinBackend("tenspiler.codegen.torch_backend", runs_with=("torch",), runtime_extra="torch"),
+    "mlx": BuiltinBackend("tenspiler.codegen.mlx_backend", runs_with=("mlx",), runtime_extra="mlx"),
+    "tensorflow": BuiltinBackend("tenspiler.codegen.tensorflow_backend", runs_with=("tensorflow",),
+                                 runtime_extra="tf"),
+    "jax": BuiltinBackend("tenspiler.codegen.jax_backend", runs_with=("jax", "jaxlib"), runtime_extra="jax"),
     "tpc_c": BuiltinBackend("tenspiler.codegen.tpc_c"),
     # the ACT backend: egglog (e-graph instruction selection), OR-tools (CP-SAT allocation)
     "gemmini": BuiltinBackend("tenspiler.codegen.gemmini", ("egglog", "ortools"), "act"),
@@ -71,14 +78,14 @@ class MissingExtra(CodegenError):
     """A built-in backend whose optional dependencies are not installed; the message names
     the missing modules and the ``pip install`` command (the CLI exits with code 2)."""
 
-    def __init__(self, backend: str, missing: Sequence[str], extra: str) -> None:
+    def __init__(self, backend: str, missing: Sequence[str], extra: str, message: str | None = None) -> None:
         self.backend = backend
         self.missing = tuple(missing)
         self.extra = extra
-        super().__init__(
+        super().__init__(message or (
             f"backend {backend!r} needs {', '.join(missing)}, which the core install does not "
             f"include: pip install 'tenspiler[{extra}]'"
-        )
+        ))
 
 
 def register_backend(backend: Backend) -> None:
@@ -112,14 +119,35 @@ def get_backend(name: str) -> Backend:
         raise CodegenError(f"unknown backend {name!r}; known backends: {known}") from None
 
 
+def require_runtime(name: str) -> None:
+    """Check that the code of backend ``name`` can run here (``--check`` runs it): the
+    modules it imports are found (``importlib.util.find_spec``; none is imported).
+
+    Raises:
+        MissingExtra: one is missing; the message names it and the ``pip install`` line.
+    """
+    spec = BUILTIN.get(name)
+    if spec is None or not spec.runs_with:
+        return
+    missing = [m for m in spec.runs_with if importlib.util.find_spec(m) is None]
+    if missing:
+        extra = spec.runtime_extra or name
+        raise MissingExtra(name, missing, extra, (
+            f"--check runs the generated {name} code, which imports {', '.join(missing)}, not part of the core "
+            f"install: pip install 'tenspiler[{extra}]' (or --no-check: the code is generated without it)"
+        ))
+
+
 def backend_names() -> list[str]:
     """Names of the registered and built-in backends, sorted (nothing is imported)."""
     return sorted(set(_REGISTRY) | set(BUILTIN))
 
 
-def resolve_backends(names: Sequence[str]) -> list[str]:
+def resolve_backends(names: Sequence[str], runnable: bool = False) -> list[str]:
     """Backend names as requested (``--to``): ``"all"`` stands for every backend whose
     dependencies are installed (sorted); duplicates are dropped, the order otherwise kept.
+    With ``runnable`` (``--check``), the generated code must be able to run here too
+    (:func:`require_runtime`).
 
     Raises:
         MissingExtra: a backend named explicitly whose optional dependencies are missing.
@@ -130,6 +158,8 @@ def resolve_backends(names: Sequence[str]) -> list[str]:
         for b in backend_names() if n == "all" else [n]:
             try:
                 get_backend(b)
+                if runnable:
+                    require_runtime(b)
             except MissingExtra:
                 if n == "all":
                     continue

@@ -2,7 +2,8 @@
 C preprocessor run (:mod:`tenspiler.frontend.preprocess`), the C++ ``std::vector`` subset
 rewritten (:mod:`tenspiler.frontend.cxx`), typedefs for the ``<stdint.h>`` names prepended
 on one line followed by a ``# 1`` line marker, and pycparser's syntax errors located at the
-user's ``file:line:col``."""
+user's ``file:line:col`` (or, when libclang is available, clang's first parse error:
+:mod:`tenspiler.frontend.c_diagnose`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 from pycparser import c_ast, c_parser
 
 from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.frontend.c_diagnose import first_parse_error
 from tenspiler.frontend.cxx import VectorType, rewrite_cxx
 from tenspiler.frontend.cxx import prelude as cxx_prelude
 from tenspiler.frontend.preprocess import preprocess
@@ -40,7 +42,7 @@ def parse_translation_unit(text: str, filename: str, cxx: bool) -> tuple[list[c_
     try:
         ast = parser.parse(head + "\n# 1\n" + prepared, filename)
     except c_parser.ParseError as e:
-        raise _syntax_error(str(e), parser, filename, text) from None
+        raise first_parse_error(text, filename, cxx) or _syntax_error(str(e), parser, filename, text) from None
     return list(ast.ext[n_head:]), vectors
 
 

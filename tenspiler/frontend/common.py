@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc, read_utf8
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
     Assign,
@@ -54,12 +54,9 @@ __all__ = [
 
 
 def read_source(path: str | Path) -> str:
-    """The UTF-8 text of the source file at ``path``; a :class:`BadInput` if unreadable."""
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"cannot read {p}: {e}") from e
+    """The UTF-8 text of the source file at ``path``; a located :class:`BadInput` if it
+    cannot be read or decoded (:func:`tenspiler.errors.read_utf8`)."""
+    return read_utf8(path)
 
 
 # ---------------------------------------------------------------- bindings

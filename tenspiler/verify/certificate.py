@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tenspiler.errors import read_utf8
+
 
 def recheck_text(text: str, name: str = "certificate") -> list[str]:
     """cvc5's answer to every ``(check-sat)`` of ``text``, in order.
 
     Raises:
-        ValueError: cvc5 reported a parse or solver error (message included).
+        ValueError: ``text`` is not SMT-LIB (cvc5's parser message, e.g. for a C file), or
+            cvc5 reported an error; the message does not repeat ``name``.
     """
     import cvc5
 
@@ -27,21 +30,29 @@ def recheck_text(text: str, name: str = "certificate") -> list[str]:
     parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, name)
     answers: list[str] = []
     while True:
-        cmd = parser.nextCommand()
-        if cmd.isNull():
-            break
-        out = cmd.invoke(solver, sm).strip()
+        try:  # cvc5 raises RuntimeError for what its parser cannot read
+            cmd = parser.nextCommand()
+            if cmd.isNull():
+                break
+            out = cmd.invoke(solver, sm).strip()
+        except RuntimeError as err:
+            raise ValueError(f"not an SMT-LIB certificate: {err}") from None
         if out.startswith("(error"):
-            raise ValueError(f"{name}: {out}")
+            raise ValueError(out)
         if out:
             answers.append(out.split(" ")[0])
     return answers
 
 
 def recheck(path: str | Path) -> list[str]:
-    """:func:`recheck_text` of the file at ``path``."""
-    p = Path(path)
-    return recheck_text(p.read_text(), str(p))
+    """:func:`recheck_text` of the file at ``path``.
+
+    Raises:
+        BadInput: the file cannot be read or is not UTF-8 (located:
+            :func:`tenspiler.errors.read_utf8`).
+        ValueError: it is not SMT-LIB (:func:`recheck_text`).
+    """
+    return recheck_text(read_utf8(path), str(path))
 
 
 def is_valid(answers: list[str]) -> bool:
