@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-import tenspiler.verify.verifier as verifier
 from tenspiler.budget import PROOF_RLIMIT
 from tenspiler.pipeline import lift_file
+from tenspiler.verify import verifier
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("TENSPILER_CORPORA", Path.home() / ".cache" / "tenspiler-corpora"))

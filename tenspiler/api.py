@@ -40,7 +40,14 @@ from typing import Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
 from tenspiler.check.python import NO_LIFT_ENV, ReferenceRunStop, in_reference_run, live_reference
-from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError, WallClockTimeout, read_utf8
+from tenspiler.errors import (
+    BadInput,
+    InternalError,
+    NotLiftable,
+    TenspilerError,
+    WallClockTimeout,
+    read_utf8,
+)
 from tenspiler.loops.ir import Function
 from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
 

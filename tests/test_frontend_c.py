@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tenspiler.bench.corpora import HOW_TO_GET, corpus_dir
 from tenspiler.errors import LiftError, SourceLoc
 from tenspiler.frontend.c import parse_c_file, parse_c_source
-from tenspiler.bench.corpora import HOW_TO_GET, corpus_dir
 from tenspiler.loops.ir import (
     Assign,
     Binary,

@@ -25,7 +25,7 @@ PKG = ROOT / "tenspiler"
 #: every phase shares — the one arithmetic (``ir/semantics.py``), the loop IR's types, the
 #: error classes and the version.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("tenspiler.version", "tenspiler.errors", "tenspiler.ir.semantics", "tenspiler.loops.ir",
+    ("base", ("tenspiler.version", "tenspiler.errors", "tenspiler.budget", "tenspiler.ir.semantics", "tenspiler.loops.ir",
               "tenspiler.runner")),
     ("loops", ("tenspiler.loops",)),
     ("ir", ("tenspiler.ir",)),

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tenspiler.bench.corpora import HOW_TO_GET, corpus_dir
 from tenspiler.errors import LiftError
 from tenspiler.frontend.c import parse_c_file, parse_c_source
 from tenspiler.ir.semantics import UndefinedBehaviour
 from tenspiler.loops.interp import run_function
-from tenspiler.bench.corpora import HOW_TO_GET, corpus_dir
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
 
 CORPUS = corpus_dir("c2taco")
