@@ -30,7 +30,19 @@ SAFETY_NET_S = 300.0
 #: Wall-clock seconds of one lift's synthesis and proofs.
 SYNTHESIS_SAFETY_NET_S = 600.0
 
-__all__ = ["BOUNDED_RLIMIT", "PROOF_RLIMIT", "SAFETY_NET_S", "SYNTHESIS_SAFETY_NET_S", "check_deadline"]
+#: How every wall-clock safety net's message starts; a translation-validation run whose
+#: original program did not return within its safety net says so, and the lift's status is
+#: then ``"timeout"`` too (:func:`tenspiler.pipeline.lift_parsed`).
+WALL_CLOCK = "timed out (wall clock)"
+
+__all__ = [
+    "BOUNDED_RLIMIT",
+    "PROOF_RLIMIT",
+    "SAFETY_NET_S",
+    "SYNTHESIS_SAFETY_NET_S",
+    "WALL_CLOCK",
+    "check_deadline",
+]
 
 
 def check_deadline(deadline: float) -> None:
@@ -41,4 +53,4 @@ def check_deadline(deadline: float) -> None:
         WallClockTimeout: the safety net fired.
     """
     if time.monotonic() > deadline:
-        raise WallClockTimeout("timed out (wall clock): synthesis ran past its safety net (--timeout)")
+        raise WallClockTimeout(f"{WALL_CLOCK}: synthesis ran past its safety net (--timeout)")

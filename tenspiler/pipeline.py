@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S
+from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S, WALL_CLOCK
 from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
 from tenspiler.codegen.preconditions import trip_counts
 from tenspiler.codegen.ranges import wrap_hazards
@@ -250,10 +250,11 @@ def lift_parsed(
                 res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary, generated,
                                           seed, chosen)
             if not all(c["ok"] for c in res.check.values()):
-                res.status = "not_lifted"
-                res.message = "differential check failed: " + "; ".join(
-                    f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]
-                )
+                failures = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
+                # an original program that did not return within the check's safety net: no verdict
+                stalled = any(WALL_CLOCK in f for f in failures)
+                res.status = "timeout" if stalled else "not_lifted"
+                res.message = "differential check failed: " + "; ".join(failures)
                 return res
         cert_text = syn.proof.certificate()
         if out_dir is not None:

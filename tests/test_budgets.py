@@ -99,3 +99,19 @@ def test_the_cli_takes_the_proof_budget_in_units(capsys: pytest.CaptureFixture[s
     assert main([str(SAXPY), "--proof-rlimit", "10", "--no-check"]) == 1
     assert "exceeded its resource limit of 10 cvc5 units" in capsys.readouterr().err
     assert sys.modules["tenspiler.budget"].PROOF_RLIMIT == PROOF_RLIMIT
+
+
+def test_an_original_that_does_not_return_within_the_checks_safety_net_is_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tenspiler.pipeline as pipeline
+    from tenspiler.budget import WALL_CLOCK
+
+    stalled = {"numpy": {"ok": False, "first_failure": f"input #3: {WALL_CLOCK}: the C function did not return "
+                                                       "within 10 s", "passed": 2, "inputs": 3}}
+    monkeypatch.setattr(pipeline, "_differential", lambda *a, **k: stalled)
+    res = lift_file(SAXPY, ("numpy",), check=True)
+    assert (res.status, res.exit_code) == ("timeout", 1) and WALL_CLOCK in res.message
+    wrong = {"numpy": {**stalled["numpy"], "first_failure": "input #3: y: C gave [1], numpy gave [2]"}}
+    monkeypatch.setattr(pipeline, "_differential", lambda *a, **k: wrong)
+    assert lift_file(SAXPY, ("numpy",), check=True).status == "not_lifted"

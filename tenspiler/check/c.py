@@ -29,6 +29,7 @@ from typing import Any, assert_never
 
 import numpy as np
 
+from tenspiler.budget import WALL_CLOCK
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.preprocess import C_BUILD_FLAGS, CXX_BUILD_FLAGS, compiler
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
@@ -430,7 +431,7 @@ def run_c_all(
             case Raised(error=e):
                 raise e
             case TimedOut():
-                results.append(f"the C function did not return within {C_TIMEOUT:g} s")
+                results.append(f"{WALL_CLOCK}: the C function did not return within {C_TIMEOUT:g} s")
             case Crashed(returncode=code, stderr=stderr):
                 results.append(_crash_message(code, stderr))
             case _:

@@ -40,6 +40,7 @@ from typing import Any, assert_never
 
 import numpy as np
 
+from tenspiler.budget import WALL_CLOCK
 from tenspiler.codegen import GeneratedCode
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, Function, ScalarType, VectorResult
@@ -236,7 +237,7 @@ def run_python_all(fn: Function, inputs_list: Sequence[Mapping[str, object]]) ->
             case Raised(error=e):  # the returned value could not be sent back
                 results.append(f"the Python function raised {describe_error(e)}")
             case TimedOut():
-                results.append(f"the Python function did not return within {PY_TIMEOUT:g} s")
+                results.append(f"{WALL_CLOCK}: the Python function did not return within {PY_TIMEOUT:g} s")
             case Crashed(returncode=code):
                 results.append(f"the Python function's process ended unexpectedly (exit code {code})")
             case _:

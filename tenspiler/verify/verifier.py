@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.budget import BOUNDED_RLIMIT, PROOF_RLIMIT, SAFETY_NET_S
+from tenspiler.budget import BOUNDED_RLIMIT, PROOF_RLIMIT, SAFETY_NET_S, WALL_CLOCK
 from tenspiler.errors import NotLiftable, VerificationError, WallClockTimeout
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import PointerType
@@ -124,7 +124,7 @@ def prove(
     pairs = tuple((c.name, r) for c, r in zip(vc.clauses, results, strict=False))
     for name, r in pairs:
         if r.answer == "timeout":
-            raise WallClockTimeout(f"timed out (wall clock): VC clause '{name}' ran {timeout:g} s (the safety net)")
+            raise WallClockTimeout(f"{WALL_CLOCK}: VC clause '{name}' ran {timeout:g} s (the safety net)")
         if r.answer != "unsat":
             what = {
                 "sat": "is violated (cvc5: sat)",
@@ -186,7 +186,7 @@ def bounded_refutation(
         return  # the unrolled body cannot be executed symbolically: rely on the proof
     for t, r in enumerate(check_scripts(scripts, timeout, rlimit=rlimit)):
         if r.answer == "timeout":
-            raise WallClockTimeout(f"timed out (wall clock): the bounded check with {t} iterations ran {timeout:g} s")
+            raise WallClockTimeout(f"{WALL_CLOCK}: the bounded check with {t} iterations ran {timeout:g} s")
         if r.answer in ("unknown", "error"):
             return
         if r.answer == "sat" and r.model is not None:
