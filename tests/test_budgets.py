@@ -104,7 +104,7 @@ def test_the_cli_takes_the_proof_budget_in_units(capsys: pytest.CaptureFixture[s
 def test_an_original_that_does_not_return_within_the_checks_safety_net_is_a_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tenspiler.pipeline as pipeline
+    from tenspiler import pipeline
     from tenspiler.budget import WALL_CLOCK
 
     stalled = {"numpy": {"ok": False, "first_failure": f"input #3: {WALL_CLOCK}: the C function did not return "
