@@ -74,7 +74,7 @@ def main() -> int:
                 ok &= good
                 continue
             for cmd in commands(body):
-                if not cmd.split()[0] in ("lift", "python", "python3", "pip"):
+                if cmd.split()[0] not in ("lift", "python", "python3", "pip"):
                     continue  # printed output or a non-command block
                 if any(w in cmd for w in LONG) and not args.all:
                     rows.append({"line": line, "block": cmd, "exit": None, "seconds": 0.0, "ok": True,

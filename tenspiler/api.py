@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
+from tenspiler.budget import PROOF_RLIMIT
 from tenspiler.cache import ResultCache, cache_key
 from tenspiler.check.python import NO_LIFT_ENV, ReferenceRunStop, in_reference_run, live_reference
 from tenspiler.errors import (
@@ -285,9 +286,8 @@ def lift(
     # the differential check calls the live function object, never the user's module again
     live = live_reference(t.filename, t.function, t.live) if t.live is not None and t.function else contextlib.nullcontext()
     with live:
-        rlimit = {} if proof_rlimit is None else {"proof_rlimit": proof_rlimit}
         res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed,
-                          **rlimit)
+                          proof_rlimit=PROOF_RLIMIT if proof_rlimit is None else proof_rlimit)
     if res.status != "verified":
         what = f"{res.function or t.function or t.filename}"
         kind = {"error": BadInput, "internal_error": InternalError, "timeout": WallClockTimeout}.get(

@@ -205,7 +205,7 @@ def _lift_main(argv: Sequence[str]) -> int:
         timeout=args.timeout, proof_timeout=args.proof_timeout, check=check,
         force=args.force, seed=args.seed, progress=say,
         backend_options=options or None,
-        **({} if args.proof_rlimit is None else {"proof_rlimit": args.proof_rlimit}),
+        proof_rlimit=PROOF_RLIMIT if args.proof_rlimit is None else args.proof_rlimit,
     )
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
