@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,16 @@ import numpy as np
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.preprocess import C_BUILD_FLAGS, CXX_BUILD_FLAGS, compiler
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
-from tenspiler.runner import Crashed, Outcome, Raised, Returned, TimedOut, map_in_child, signal_name
+from tenspiler.runner import (
+    Crashed,
+    Outcome,
+    Raised,
+    Returned,
+    TimedOut,
+    map_in_child,
+    run_command,
+    signal_name,
+)
 
 #: ctypes type and NumPy buffer dtype of each C dtype.
 CTYPES: dict[DType, type[Any]] = {
@@ -55,6 +63,8 @@ _ENTRY_PREFIX = "tenspiler_check_"
 
 #: Seconds one C call may take before the child running it is killed.
 C_TIMEOUT = 10.0
+#: Seconds one compilation may take (its process group is killed then, and on Ctrl-C).
+COMPILE_TIMEOUT = 600.0
 
 #: Compiler flags: the build the frontend read the kernel as (``C_BUILD_FLAGS``: the
 #: predefined macros of the proof are this build's), plus flags that change no macro. The
@@ -281,21 +291,12 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     flags = CXXFLAGS if cxx else CFLAGS
     proc = None
     if sanitize:
-        proc = subprocess.run(
-            [cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"],
-            capture_output=True, text=True, check=False,
-        )
+        proc = run_command([cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"], COMPILE_TIMEOUT)
     if proc is None or proc.returncode != 0:
-        proc = subprocess.run(
-            [cc, *flags, "-o", str(lib), str(src), "-lm"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        proc = run_command([cc, *flags, "-o", str(lib), str(src), "-lm"], COMPILE_TIMEOUT)
     if proc.returncode != 0:
-        raise CodegenError(
-            f"compiling {fn.name} with {cc} failed (exit {proc.returncode}):\n{proc.stderr}"
-        )
+        what = "timed out" if proc.timed_out else f"failed ({proc.describe()})"
+        raise CodegenError(f"compiling {fn.name} with {cc} {what}:\n{proc.stderr}")
     handle = ctypes.CDLL(str(lib))
     func = getattr(handle, _ENTRY_PREFIX + fn.name)
     func.argtypes = [

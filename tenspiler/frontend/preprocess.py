@@ -37,9 +37,9 @@ import io
 import os
 import re
 import shutil
-import subprocess
 
 from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.runner import run_command
 
 __all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "compiler", "preprocess"]
 
@@ -188,11 +188,9 @@ def predefined_macros(cxx: bool = False) -> tuple[tuple[str, str], ...]:
 def _predefined(cmd: tuple[str, ...] | None) -> tuple[tuple[str, str], ...]:
     if cmd is not None:
         try:
-            out = subprocess.run(
-                [*cmd, "-dM", "-", "-o", "-"],
-                input="", capture_output=True, text=True, timeout=30, check=True,
-            ).stdout
-        except (OSError, subprocess.SubprocessError):
+            res = run_command([*cmd, "-dM", "-", "-o", "-"], 30, input="")
+            out = res.stdout if res.returncode == 0 else None
+        except OSError:
             out = None
         if out is not None:
             found: list[tuple[str, str]] = []
@@ -315,11 +313,10 @@ def _referee(text: str, produced: str, filename: str, headers: dict[str, str], c
         return
     defines = [f"-D{name}={value}" for name, value in headers.items()]
     try:
-        proc = subprocess.run(
-            [*cmd, "-nostdinc", "-P", *defines, "-", "-o", "-"],
-            input=text, capture_output=True, text=True, timeout=60, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        proc = run_command([*cmd, "-nostdinc", "-P", *defines, "-", "-o", "-"], 60, input=text)
+    except OSError:
+        return
+    if proc.timed_out:
         return
     if proc.returncode != 0:
         m = re.search(r"<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)", proc.stderr)
