@@ -35,13 +35,18 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from tenspiler.cache import ResultCache, cache_key
-from tenspiler.check.python import NO_LIFT_ENV
 from tenspiler.errors import BadInput, InternalError, NotLiftable, TenspilerError
-from tenspiler.loops.ir import Function
-from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
+from tenspiler.paths import NO_LIFT_ENV, certificate_dir, write_text_atomic
+from tenspiler.result import LiftResult
+
+if TYPE_CHECKING:
+    from tenspiler.loops.ir import Function
+
+# The compiler (tenspiler.pipeline: sympy, the solver, the backends) is imported only when a
+# lift runs: a cache hit needs the parse of a Python kernel's module and the cache entry.
 
 __all__ = ["LiftWarning", "Lifted", "lift", "lifted"]
 
@@ -227,7 +232,7 @@ def lift(
     backends = [b.strip() for b in to.split(",")] if isinstance(to, str) else list(to)
     t = _target(target, function, language)
     if check is None:
-        from tenspiler.check import can_check
+        from tenspiler.frontend.preprocess import can_check
 
         check = can_check(t.language)
     store = ResultCache(Path(cache_dir)) if cache_dir is not None else ResultCache.default()
@@ -245,6 +250,8 @@ def lift(
         hit = store.get(key) if usable else None
         if hit is not None and _certificate_ok(hit, recheck):
             return Lifted(_result_from(hit), from_cache=True)
+    from tenspiler.pipeline import lift_parsed
+
     res = lift_parsed(t.parse, backends, timeout=timeout, proof_timeout=proof_timeout, check=check, seed=seed)
     if res.status != "verified":
         what = f"{res.function or t.function or t.filename}"
@@ -273,9 +280,7 @@ def _result_from(payload: dict[str, Any]) -> LiftResult:
         import hashlib
 
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-        cert = default_certificate_dir() / f"{res.function}-{digest}.smt2"
-        cert.parent.mkdir(parents=True, exist_ok=True)
-        cert.write_text(text, encoding="utf-8")
+        cert = write_text_atomic(certificate_dir() / f"{res.function}-{digest}.smt2", text)
         res.certificate = str(cert)
     return res
 

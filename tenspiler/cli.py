@@ -114,9 +114,8 @@ def _hlo_sizes(text: str) -> dict[str, int]:
 
 def can_check(path: str) -> bool:
     """Whether ``--check`` can run for the file ``path`` (:func:`tenspiler.check.can_check`)."""
-    from tenspiler.check import can_check as can_check_language
-    from tenspiler.frontend.c import CXX_SUFFIXES
-    from tenspiler.frontend.python import PY_SUFFIXES
+    from tenspiler.frontend import CXX_SUFFIXES, PY_SUFFIXES
+    from tenspiler.frontend.preprocess import can_check as can_check_language
 
     suffix = Path(path).suffix.lower()
     return can_check_language(

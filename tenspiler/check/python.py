@@ -28,6 +28,7 @@ import numpy as np
 from tenspiler.codegen import GeneratedCode
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, Function, ScalarType, VectorResult
+from tenspiler.paths import NO_LIFT_ENV
 from tenspiler.runner import (
     Crashed,
     Outcome,
@@ -41,9 +42,6 @@ from tenspiler.runner import (
 #: Seconds one call of the Python function may take before its child is killed.
 PY_TIMEOUT = 10.0
 
-#: When this environment variable is set, :func:`tenspiler.lifted` returns functions
-#: unchanged: the check runs a module's original functions in a child process.
-NO_LIFT_ENV = "TENSPILER_NO_LIFT"
 
 __all__ = ["check_one_python", "python_arguments", "run_python_all"]
 

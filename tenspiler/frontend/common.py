@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.frontend import read_source
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
     Assign,
@@ -51,15 +51,6 @@ __all__ = [
     "vars_read",
     "writes",
 ]
-
-
-def read_source(path: str | Path) -> str:
-    """The UTF-8 text of the source file at ``path``; a :class:`BadInput` if unreadable."""
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"cannot read {p}: {e}") from e
 
 
 # ---------------------------------------------------------------- bindings

@@ -41,7 +41,7 @@ import shutil
 from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.runner import run_command
 
-__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "compiler", "preprocess"]
+__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "can_check", "compiler", "preprocess"]
 
 #: The flags of the one build a C kernel is read as: the frontend's preprocessing (the
 #: predefined macros and the referee) and the differential check's compile
@@ -57,6 +57,15 @@ CXX_BUILD_FLAGS: tuple[str, ...] = ("-std=c++17", "-O2", "-fPIC")
 def compiler(cxx: bool) -> str:
     """The compiler of the build: ``$CXX`` or ``c++`` for C++, ``$CC`` or ``cc`` for C."""
     return os.environ.get("CXX", "c++") if cxx else os.environ.get("CC", "cc")
+
+
+def can_check(language: str) -> bool:
+    """Whether translation validation can run for a kernel in ``language`` (``"c"``,
+    ``"cxx"`` or ``"python"``): Python always; C / C++ when ``$CC``/``cc`` or
+    ``$CXX``/``c++`` is on ``PATH``."""
+    if language == "python":
+        return True
+    return shutil.which(compiler(language == "cxx")) is not None
 
 
 def build_flags(cxx: bool) -> tuple[str, ...]:
