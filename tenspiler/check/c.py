@@ -1,8 +1,9 @@
 """The compiled original: C and C++ kernels built with the system compiler and called through
 :mod:`ctypes` in a child process (the reference of ``--check``).
 
-The C file (``Function.source``) is compiled into a shared library (``cc -std=gnu17 -O2 -fPIC
--shared``, ``c++ -std=c++17 ...`` for C++, with UBSan for translation validation: the build
+The C file (``Function.check_source``: the kernel, the functions it reaches and every
+declaration, in the file's own text, :mod:`tenspiler.frontend.c_needed`; a C++ file whole)
+is compiled into a shared library (``cc -std=gnu17 -O2 -fPIC -shared``, ``c++ -std=c++17 ...`` for C++, with UBSan for translation validation: the build
 flags are the frontend's, :data:`tenspiler.frontend.preprocess.C_BUILD_FLAGS`, so the proof
 read the kernel with the predefined macros of the build checked here) inside a fresh temporary directory under the caller's
 ``workdir`` (never next to the user's source); an entry wrapper takes flat buffers (struct
@@ -250,18 +251,10 @@ def _cxx_wrapper_source(fn: Function) -> str:
     )
 
 
-def can_check(language: str) -> bool:
-    """Whether translation validation can run for a kernel in ``language`` (``"c"``,
-    ``"cxx"`` or ``"python"``): Python always; C / C++ when ``$CC``/``cc`` or
-    ``$CXX``/``c++`` is on ``PATH``."""
-    if language == "python":
-        return True
-    cc = compiler(language == "cxx")
-    return shutil.which(cc) is not None
-
-
 def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
-    """Compile ``fn.source`` into a shared library and load ``fn.name`` from it.
+    """Compile ``fn.check_source`` (the kernel, the functions it reaches and every
+    declaration of its file, :mod:`tenspiler.frontend.c_needed`; else ``fn.source``, the
+    whole file) into a shared library and load ``fn.name`` from it.
 
     ``sanitize``: also compile with UBSan (:data:`SANITIZE`; falls back to a plain build
     when the compiler has no UBSan runtime).
@@ -287,7 +280,7 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     tmp = Path(tempfile.mkdtemp(prefix=f"cc-{fn.name}-", dir=workdir))
     src = tmp / ("kernel.cc" if cxx else "kernel.c")
     lib = tmp / "kernel.so"
-    src.write_text(fn.source + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
+    src.write_text((fn.check_source or fn.source) + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
     flags = CXXFLAGS if cxx else CFLAGS
     proc = None
     if sanitize:
