@@ -21,6 +21,7 @@ predicted ones — the assembly — instruction for instruction.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import hashlib
@@ -72,8 +73,10 @@ C_TYPES: dict[str, tuple[Any, Any]] = {
 
 @functools.cache
 def _workdir() -> Path:
-    """One temporary folder per process for the compiled C files."""
-    return Path(tempfile.mkdtemp(prefix="tenspiler-gemmini-"))
+    """One temporary folder per process for the compiled C files, removed at exit."""
+    d = Path(tempfile.mkdtemp(prefix="tenspiler-gemmini-"))
+    atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def compile_recording(c_text: str, isa: IsaDescription) -> ctypes.CDLL:
