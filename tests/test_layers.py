@@ -191,6 +191,18 @@ def test_entry_points_import_the_compiler_lazily() -> None:
     assert "tenspiler.codegen.registry" in loaded
 
 
+def test_the_pipeline_loads_its_phases_when_they_run() -> None:
+    """``import tenspiler.pipeline`` (and so a lift that stops at a missing file) loads no
+    frontend, synthesizer, solver or sympy."""
+    code = ("import sys, tenspiler.pipeline; "
+            "print(' '.join(m for m in sys.modules if m.startswith(('tenspiler', 'sympy', 'cvc5', 'pycparser'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=ROOT).stdout.split()
+    for heavy in ("tenspiler.synth", "tenspiler.verify", "tenspiler.vc", "tenspiler.check", "tenspiler.frontend.c",
+                  "tenspiler.frontend.python", "sympy", "cvc5", "pycparser"):
+        assert not any(m == heavy or m.startswith(heavy + ".") for m in loaded), f"{heavy} loaded by the pipeline"
+
+
 def test_a_cached_lift_loads_no_compiler(tmp_path: Path) -> None:
     """A ``@tenspiler.lifted`` function served from the cache loads neither the pipeline,
     the synthesizer, the solver nor sympy (the reason a cached import is fast)."""
