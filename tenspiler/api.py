@@ -36,11 +36,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from tenspiler.budget import PROOF_RLIMIT
 from tenspiler.cache import ResultCache, cache_key
-from tenspiler.check.python import NO_LIFT_ENV, ReferenceRunStop, in_reference_run, live_reference
 from tenspiler.errors import (
     BadInput,
     InternalError,
@@ -49,8 +48,15 @@ from tenspiler.errors import (
     WallClockTimeout,
     read_utf8,
 )
-from tenspiler.loops.ir import Function
-from tenspiler.pipeline import LiftResult, default_certificate_dir, lift_parsed
+from tenspiler.paths import NO_LIFT_ENV, certificate_dir, write_text_atomic
+from tenspiler.reference import ReferenceRunStop, in_reference_run, live_reference
+from tenspiler.result import LiftResult
+
+if TYPE_CHECKING:
+    from tenspiler.loops.ir import Function
+
+# The compiler (tenspiler.pipeline: sympy, the solver, the backends) is imported only when a
+# lift runs: a cache hit needs the parse of a Python kernel's module and the cache entry.
 
 __all__ = ["LiftWarning", "Lifted", "lift", "lifted"]
 
@@ -265,7 +271,7 @@ def lift(
     backends = [b.strip() for b in to.split(",")] if isinstance(to, str) else list(to)
     t = _target(target, function, language)
     if check is None:
-        from tenspiler.check import can_check
+        from tenspiler.frontend.preprocess import can_check
 
         check = can_check(t.language)
     store = ResultCache(Path(cache_dir)) if cache_dir is not None else ResultCache.default()
@@ -283,6 +289,8 @@ def lift(
         hit = store.get(key) if usable else None
         if hit is not None and _certificate_ok(hit, recheck):
             return Lifted(_result_from(hit), from_cache=True)
+    from tenspiler.pipeline import lift_parsed
+
     # the differential check calls the live function object, never the user's module again
     live = live_reference(t.filename, t.function, t.live) if t.live is not None and t.function else contextlib.nullcontext()
     with live:
@@ -317,9 +325,7 @@ def _result_from(payload: dict[str, Any]) -> LiftResult:
         import hashlib
 
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-        cert = default_certificate_dir() / f"{res.function}-{digest}.smt2"
-        cert.parent.mkdir(parents=True, exist_ok=True)
-        cert.write_text(text, encoding="utf-8")
+        cert = write_text_atomic(certificate_dir() / f"{res.function}-{digest}.smt2", text)
         res.certificate = str(cert)
     return res
 

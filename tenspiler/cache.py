@@ -9,13 +9,15 @@ reuses an old result. Value: one JSON file ``<key>.json`` holding the
 of that payload.
 
 Only verified results are stored. Writes are atomic (a temporary file in the cache folder,
-then ``os.replace``). A read that finds an unreadable, malformed or tampered entry (the
+then ``os.replace``: :func:`tenspiler.paths.write_text_atomic`; the file's mode honours the
+umask). A read that finds an unreadable, malformed or tampered entry (the
 stored digest does not match the payload, or the key inside does not match the file name)
 treats it as a miss: the caller recomputes and the entry is overwritten — a corrupted entry
 is never trusted.
 
-Location: ``$TENSPILER_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tenspiler/results``
-(``~/.cache/tenspiler/results``); every entry point also takes an explicit folder.
+Location: ``results/`` under :func:`tenspiler.paths.cache_root` (``$TENSPILER_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/tenspiler``, else ``~/.cache/tenspiler``); every entry point also
+takes an explicit folder.
 """
 
 from __future__ import annotations
@@ -23,13 +25,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tenspiler.paths import cache_root, write_text_atomic
 from tenspiler.version import __version__
 
 __all__ = ["ResultCache", "cache_key", "code_fingerprint", "default_cache_dir", "normalise_source"]
@@ -52,12 +53,8 @@ def code_fingerprint() -> str:
 
 
 def default_cache_dir() -> Path:
-    """``$TENSPILER_CACHE_DIR``, else ``$XDG_CACHE_HOME/tenspiler/results``."""
-    env = os.environ.get("TENSPILER_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tenspiler" / "results"
+    """``results/`` under :func:`tenspiler.paths.cache_root`."""
+    return cache_root() / "results"
 
 
 def normalise_source(text: str) -> str:
@@ -129,15 +126,7 @@ class ResultCache:
         if payload.get("status") != "verified" or not isinstance(payload.get("certificate_text"), str):
             raise ValueError("only verified results with their certificate text are cached")
         entry = {"format": FORMAT, "key": key, "digest": _digest(payload), "payload": payload}
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.root)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(entry, f, sort_keys=True)
-            os.replace(tmp, self.path(key))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(self.path(key), json.dumps(entry, sort_keys=True))
         return self.path(key)
 
 

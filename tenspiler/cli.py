@@ -121,9 +121,8 @@ def _hlo_sizes(text: str) -> dict[str, int]:
 
 def can_check(path: str) -> bool:
     """Whether ``--check`` can run for the file ``path`` (:func:`tenspiler.check.can_check`)."""
-    from tenspiler.check import can_check as can_check_language
-    from tenspiler.frontend.c import CXX_SUFFIXES
-    from tenspiler.frontend.python import PY_SUFFIXES
+    from tenspiler.frontend import CXX_SUFFIXES, PY_SUFFIXES
+    from tenspiler.frontend.preprocess import can_check as can_check_language
 
     suffix = Path(path).suffix.lower()
     return can_check_language(
@@ -163,7 +162,7 @@ def _recheck_main(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``lift`` command; returns the exit code (an unexpected exception is exit code 3)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    reference = sys.modules.get("tenspiler.check.python")
+    reference = sys.modules.get("tenspiler.reference")
     if reference is not None and reference.in_reference_run():
         # a module run as the reference of a differential check must not lift itself again
         raise reference.ReferenceRunStop("the lift command inside a reference run")

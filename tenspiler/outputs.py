@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tenspiler.errors import BadInput
+from tenspiler.paths import current_umask
 
 __all__ = ["check_output_dir", "check_outputs", "write_outputs"]
 
@@ -104,6 +105,7 @@ def write_outputs(files: Mapping[Path, str], force: bool) -> None:
                 raise BadInput(f"{path}: cannot write ({err.strerror or err})") from None
             staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8") as f:
+                os.fchmod(f.fileno(), 0o666 & ~current_umask())  # as open(path, "w") would
                 f.write(files[path])
         for tmp, path in staged:
             os.replace(tmp, path)

@@ -15,93 +15,35 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S, WALL_CLOCK
-from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
-from tenspiler.codegen.preconditions import trip_counts
-from tenspiler.codegen.ranges import wrap_hazards
+from tenspiler.codegen.registry import get_backend, resolve_backends
 from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError, WallClockTimeout
-from tenspiler.frontend.c import parse_c_file
-from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
-from tenspiler.ir.printer import show, show_summary
-from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, For, Function, Stmt, uses_floats
 from tenspiler.outputs import check_output_dir, check_outputs, write_outputs
-from tenspiler.synth.search import Synthesized, synthesize
-from tenspiler.vc.analyze import AnyKernel, analyze_kernel
-from tenspiler.vc.concrete import Example, adversarial_examples, array_length, random_examples
-from tenspiler.vc.generalize import AtSizes, Generalized, generalize_sizes
-from tenspiler.version import SCHEMA_VERSION, __version__
+from tenspiler.paths import certificate_dir
+from tenspiler.result import EXIT_CODES, LiftResult
+
+if TYPE_CHECKING:
+    from tenspiler.codegen import GeneratedCode
+    from tenspiler.ir.terms import ProgramSummary
+    from tenspiler.synth.search import Synthesized
+    from tenspiler.vc.analyze import AnyKernel
+    from tenspiler.vc.concrete import Example
+    from tenspiler.vc.generalize import AtSizes, Generalized
+
+__all__ = ["EXIT_CODES", "LiftResult", "default_certificate_dir", "lift_file", "lift_parsed", "parse_source_file"]
+
+# The phases (the frontends, sympy, the solver, NumPy) are imported by the functions that
+# run them, so that ``import tenspiler.pipeline`` and a lift that stops early (a missing
+# file, a syntax error) stay fast.
 
 Progress = Callable[[str], None]
 
 log = logging.getLogger(__name__)
 
-#: The CLI's exit code of each status (DESIGN.md, "The user-facing contract").
-EXIT_CODES = {"verified": 0, "not_lifted": 1, "timeout": 1, "error": 2, "internal_error": 3}
-
-
-@dataclass
-class LiftResult:
-    """Everything a lift produced; ``to_json()`` is the ``--json`` contract (DESIGN.md).
-
-    Attributes:
-        status: ``"verified"``, ``"not_lifted"``, ``"timeout"`` (a wall-clock safety net
-            fired: no verdict, see :class:`~tenspiler.errors.WallClockTimeout`), ``"error"``
-            (bad input) or ``"internal_error"`` (a bug of tenspiler's: an unexpected
-            exception).
-        function: the lifted function's name (``None`` if parsing failed).
-        summary: TensIR program summary text, one line per output.
-        invariants: loop invariants in TensIR syntax.
-        assumptions: preconditions the proof relies on.
-        outputs: backend name → path of the written file (empty without ``out_dir``).
-        code: backend name → generated source text (also in the JSON, so ``--json``
-            without ``-o`` still delivers the code).
-        timings: phase name → seconds.
-        certificate: path of the SMT-LIB certificate (each ``check-sat`` answers unsat).
-        check: backend name → differential-check result (with ``check=True``).
-        placement: backend name → device/host split, for backends that lower only part of
-            the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
-        message: explanation for ``not_lifted`` / ``error``; it starts with ``location``
-            when that is known.
-        location: ``file:line:col`` of the construct a ``not_lifted`` or ``error`` result is
-            about, when known (``None`` otherwise).
-        synthesis: search statistics (trees, candidates, proofs, counterexamples).
-        solver: per-clause cvc5 answers, seconds and resource units (the deterministic
-            measure of a proof's work, :data:`tenspiler.budget.PROOF_RLIMIT`).
-    """
-
-    status: str
-    function: str | None = None
-    summary: str | None = None
-    invariants: list[str] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
-    outputs: dict[str, str] = field(default_factory=dict)
-    code: dict[str, str] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    certificate: str | None = None
-    check: dict[str, Any] | None = None
-    placement: dict[str, Any] = field(default_factory=dict)
-    message: str = ""
-    location: str | None = None
-    synthesis: dict[str, Any] = field(default_factory=dict)
-    solver: list[dict[str, Any]] = field(default_factory=list)
-    version: str = __version__
-
-    @property
-    def exit_code(self) -> int:
-        """The CLI's exit code: 0 verified, 1 not lifted, 2 bad input, 3 internal error."""
-        return EXIT_CODES[self.status]
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``--json`` object: every field, plus ``schema_version``
-        (:data:`SCHEMA_VERSION`)."""
-        return {"schema_version": SCHEMA_VERSION, **asdict(self)}
 
 
 @contextmanager
@@ -116,9 +58,10 @@ def _phase(timings: dict[str, float], name: str, say: Progress) -> Iterator[None
 
 
 def default_certificate_dir() -> Path:
-    """``$XDG_CACHE_HOME/tenspiler/certificates`` (``~/.cache/...`` by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tenspiler" / "certificates"
+    """``certificates/`` under :func:`tenspiler.paths.cache_root` (``$TENSPILER_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/tenspiler``, else ``~/.cache/tenspiler``):
+    :func:`tenspiler.paths.certificate_dir`."""
+    return certificate_dir()
 
 
 def lift_file(
@@ -174,8 +117,15 @@ def parse_source_file(path: str | Path, function: str | None = None) -> Function
     """The parse phase of :func:`lift_file`: a ``.py`` file is read by the Python frontend
     (:mod:`tenspiler.frontend.python`, default function: the last top-level ``def``),
     anything else by the C / C++ one."""
+    from tenspiler.frontend import PY_SUFFIXES, read_source
+
+    read_source(path)  # a missing or unreadable file is reported before a frontend loads
     if Path(path).suffix.lower() in PY_SUFFIXES:
+        from tenspiler.frontend.python import parse_python_file
+
         return parse_python_file(path, function)
+    from tenspiler.frontend.c import parse_c_file
+
     return parse_c_file(path, function)
 
 
@@ -200,16 +150,23 @@ def lift_parsed(
     try:
         if out_dir is not None:  # before any work (outputs.py)
             check_output_dir(out_dir)
-        try:
+        with _phase(res.timings, "parse", say):
+            fn = parse()
+        res.function = fn.name
+        try:  # after the parse: a missing file is reported without loading a backend
             # "all": every registered backend (with check: whose code can run here)
             backends = resolve_backends(backends, runnable=check)
         except CodegenError as err:
             raise BadInput(str(err)) from None
-        with _phase(res.timings, "parse", say):
-            fn = parse()
-        res.function = fn.name
         if out_dir is not None:  # the certificate's name is known now; its text is not
             check_outputs({Path(out_dir) / f"{fn.name}.smt2": None}, force, function=fn.name)
+        # the compiler's phases, loaded once the source parsed (outside the phases' timings)
+        from tenspiler.codegen.ranges import wrap_hazards
+        from tenspiler.ir.printer import show
+        from tenspiler.synth.search import synthesize
+        from tenspiler.vc.analyze import analyze_kernel
+        from tenspiler.vc.generalize import AtSizes, generalize_sizes
+
         with _phase(res.timings, "analyze", say):
             # literal sizes too large to run the source on test inputs become parameters
             gen = generalize_sizes(fn)
@@ -320,6 +277,8 @@ def _instantiate(gen: Generalized, kernel: AnyKernel, ps: ProgramSummary) -> Pro
         NotLiftable: a trip-count precondition of the proof that generated code for the
             source would not check (:meth:`Generalized.uncovered_trip_counts`).
     """
+    from tenspiler.codegen.preconditions import trip_counts
+
     checked = [(p.left, p.right, p.message) for p in trip_counts(gen.source)]  # what codegen checks
     bad = gen.uncovered_trip_counts(list(kernel.trip_counts()), checked)
     if bad:
@@ -331,6 +290,8 @@ def _instantiate(gen: Generalized, kernel: AnyKernel, ps: ProgramSummary) -> Pro
 
 
 def _record_proof(res: LiftResult, k: AnyKernel, syn: Synthesized, summary: ProgramSummary) -> None:
+    from tenspiler.ir.printer import show_summary
+
     res.summary = show_summary(summary)
     res.invariants = k.invariants(syn.candidate)  # type: ignore[arg-type]  # phases: a tuple of candidates
     res.assumptions = [t for t, _ in syn.proof.vc.assumptions]
@@ -356,6 +317,10 @@ def check_examples(k: AnyKernel, seed: int, count: int = 60) -> list[dict[str, A
 
 
 def _check_examples(k: AnyKernel | AtSizes, seed: int, count: int) -> list[Example]:
+    import numpy as np
+
+    from tenspiler.vc.concrete import random_examples
+
     rng = np.random.default_rng(seed + 1)
     exs = random_examples(k, rng, count // 2, max_trips=6, magnitude=9)
     # trip counts up to 40, fewer in deeper nests (40**4 iterations would exceed the loop-IR
@@ -402,6 +367,8 @@ def _differential(
     fn: Function, k: AnyKernel | AtSizes, summary: ProgramSummary, generated: dict[str, GeneratedCode], seed: int,
     backends: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    import numpy as np
+
     from tenspiler.check import (
         UB_MESSAGE,
         differential_check,
@@ -409,6 +376,8 @@ def _differential(
         model_mismatch,
         reference_states,
     )
+    from tenspiler.vc.concrete import adversarial_examples, array_length
+    from tenspiler.vc.generalize import AtSizes
 
     at_sizes = isinstance(k, AtSizes)
     if isinstance(k, AtSizes) and array_length(k, 6) > k.max_length:
@@ -532,6 +501,8 @@ def _has_subnormal(inputs: Mapping[str, object], fn: Function | None = None) -> 
     normal of its C type — ``fn``'s parameter type where ``fn`` names it (a C ``float``
     array arrives as float64 holding float32 values, whose subnormals float64 calls
     normal), else the array's dtype (float32 for a Python float, whose C type may be float)."""
+    import numpy as np
+
     c_types = {p.name: fn.dtype_of(p.name) for p in fn.params} if fn is not None else {}
     for name, v in inputs.items():
         a = np.asarray(v)

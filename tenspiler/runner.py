@@ -14,7 +14,9 @@ in a child process, and the caller gets back what happened as data:
   to it through a pipe): :func:`call_in_child` without a fork per call; a fresh child after a
   time-out or a crash, and the child ends itself when idle.
 * :func:`run_command` runs a command in a session of its own, captures its stdout and
-  stderr, and kills its process group at the deadline: a :class:`CommandResult`.
+  stderr, and kills its process group at the deadline: a :class:`CommandResult`. Every
+  program tenspiler starts (compilers, the system preprocessor, built kernels) goes through
+  it: none is started with :mod:`subprocess` directly.
 
 Guarantees: a child never outlives the call. Each child leads a process group of its own;
 when the call ends (results complete, stopped early, deadline, crash, or an exception in
@@ -31,12 +33,22 @@ covered). Where that does not exist, a forked child stays in the caller's proces
 instead of leading one (an outside kill of the group reaches it; its grandchildren are then
 not killed by the runner).
 
+The process groups of the commands and forked children running at any moment are also
+recorded: when this process ends by ``SIGTERM`` or ``SIGHUP`` (a handler is installed at the
+first child, only where the signal still has its default action, and it ends the process by
+the same signal after the kill) or at interpreter exit (:mod:`atexit`), they are killed too.
+``KeyboardInterrupt`` (``SIGINT`` sent to this process only, not to its group, so a
+compiler's ``cc1`` never sees it) unwinds through the call, which kills the group. Only an
+uncatchable ``SIGKILL`` of this process leaves a command running (a forked child still dies
+with it).
+
 POSIX only for the isolation: where ``fork`` is unavailable, :func:`map_in_child` calls the
 function in this process (no deadline, no isolation).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import faulthandler
@@ -73,6 +85,7 @@ __all__ = [
     "call_in_child",
     "describe_error",
     "describe_status",
+    "kill_running_children",
     "map_in_child",
     "run_command",
     "signal_name",
@@ -219,6 +232,82 @@ def _kill_group(pid: int, group: bool = True) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+#: Children running now (pid → whether it leads its own group): killed at exit and on SIGTERM.
+_LIVE: dict[int, bool] = {}
+_LIVE_LOCK = threading.Lock()
+#: Signals that end this process after the running children are killed.
+_FATAL_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class _Hooks:
+    """The process whose children :data:`_LIVE` lists (a forked child starts with a copy),
+    and whether its exit hooks are installed."""
+
+    owner = os.getpid()
+    installed = False
+
+
+def _track(pid: int, group: bool) -> None:
+    """Record a running child (see :func:`kill_running_children`); installs the exit hooks
+    on first use."""
+    _install_exit_hooks()
+    with _LIVE_LOCK:
+        _LIVE[pid] = group
+
+
+def _untrack(pid: int) -> None:
+    with _LIVE_LOCK:
+        _LIVE.pop(pid, None)
+
+
+def kill_running_children() -> None:
+    """``SIGKILL`` to the process group of every child of this process still running
+    (commands of :func:`run_command`, forked children): called at interpreter exit and when
+    ``SIGTERM``/``SIGHUP`` ends this process. The children are reaped by their callers (or
+    by ``init`` once this process is gone)."""
+    if os.getpid() != _Hooks.owner:
+        return
+    with _LIVE_LOCK:
+        running = list(_LIVE.items())
+    for pid, group in running:
+        _kill_group(pid, group)
+
+
+def _on_fatal_signal(signum: int, frame: object) -> None:
+    """Kill the running children, then end by ``signum`` with its default action."""
+    kill_running_children()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_exit_hooks() -> None:
+    """The :mod:`atexit` hook, and :func:`_on_fatal_signal` for each of
+    :data:`_FATAL_SIGNALS` that still has its default action (only from the main thread;
+    a program's own handler is left alone)."""
+    if _Hooks.installed or os.getpid() != _Hooks.owner:
+        return
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread; try again later
+    _Hooks.installed = True
+    atexit.register(kill_running_children)
+    for sig in _FATAL_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                signal.signal(sig, _on_fatal_signal)
+
+
+def _forget_parent_children() -> None:
+    """In a forked child: the parent's children are not its own; default signal actions."""
+    _LIVE.clear()
+    _Hooks.owner = os.getpid()
+    if _Hooks.installed:
+        for sig in _FATAL_SIGNALS:
+            with contextlib.suppress(ValueError, OSError):
+                if signal.getsignal(sig) is _on_fatal_signal:
+                    signal.signal(sig, signal.SIG_DFL)
+        _Hooks.installed = False
+
+
 def _has_ended(pid: int) -> bool:
     """Whether child ``pid`` has ended, without reaping it (its pid and group id stay
     reserved until :func:`_reap`)."""
@@ -232,6 +321,7 @@ def _has_ended(pid: int) -> bool:
 
 def _reap(pid: int) -> int | None:
     """Wait for child ``pid`` (already killed or ended) and return its return code."""
+    _untrack(pid)
     while True:
         try:
             _, status = os.waitpid(pid, 0)
@@ -307,6 +397,7 @@ def _child_setup(parent: int, own_group: bool, stderr_fd: int | None) -> None:
     ``own_group``, stdin from ``/dev/null``, stderr to ``stderr_fd`` if given, no fault dump
     (the parent reports a crash)."""
     _die_with(parent)
+    _forget_parent_children()
     if own_group:
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
@@ -371,6 +462,7 @@ def _fork(child: Callable[[int, bool], NoReturn], child_closes: Sequence[int] = 
     if own_group:
         with contextlib.suppress(OSError):  # also here: the group exists before we might kill it
             os.setpgid(pid, pid)
+    _track(pid, own_group)
     return pid, own_group
 
 
@@ -826,9 +918,11 @@ def run_command(
     grace: float = 2.0,
     registry: ChildRegistry | None = None,
     output_limit: int = OUTPUT_LIMIT,
+    input: str | bytes | None = None,
 ) -> CommandResult:
-    """Run ``cmd`` (stdin ``/dev/null``, stdout and stderr captured) in a new session; kill
-    its whole process group after ``timeout`` seconds.
+    """Run ``cmd`` (stdin ``/dev/null`` or ``input``, stdout and stderr captured) in a new
+    session; kill its whole process group after ``timeout`` seconds, and when the caller
+    is interrupted (``KeyboardInterrupt``, ``SIGTERM``: see the module docstring).
 
     The group is also killed when the command ends by itself (its leftover background
     processes, e.g. orphaned solver workers), always before the command is reaped. Output
@@ -845,6 +939,8 @@ def run_command(
             been stopped, nothing is started and the result is ``returncode = -SIGKILL``,
             ``timed_out = False``, ``seconds = 0``, ``stderr = "run interrupted"``.
         output_limit: bytes kept of each stream (its end).
+        input: the command's standard input (text is UTF-8 encoded), read from a temporary
+            file (so a command that writes before it reads cannot block on a full pipe).
 
     Raises:
         OSError: the command could not be started (e.g. no such program). Nothing the
@@ -855,10 +951,21 @@ def run_command(
     with lock:
         if registry is not None and registry.stopped:
             return CommandResult(-signal.SIGKILL, False, 0.0, "", "run interrupted")
-        p = subprocess.Popen(
-            list(cmd), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True,
-        )
+        _install_exit_hooks()
+        stdin: IO[bytes] | int = subprocess.DEVNULL
+        if input is not None:
+            stdin = tempfile.TemporaryFile()  # noqa: SIM115 (closed below)
+            stdin.write(input.encode() if isinstance(input, str) else input)
+            stdin.seek(0)
+        try:
+            p = subprocess.Popen(
+                list(cmd), cwd=cwd, env=env, stdin=stdin, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True,
+            )
+        finally:
+            if not isinstance(stdin, int):
+                stdin.close()
+        _track(p.pid, True)
         if registry is not None:
             registry._running.add(p.pid)
     assert p.stdout is not None and p.stderr is not None
@@ -878,6 +985,7 @@ def run_command(
     finally:
         with lock:
             _kill_group(p.pid)  # not reaped yet: the group id is still this command's
+            _untrack(p.pid)
             if registry is not None:
                 registry._running.discard(p.pid)
         _pump(sel, None, time.monotonic() + 1.0)

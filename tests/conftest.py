@@ -2,16 +2,63 @@
 
 Golden files: ``golden(name, text)`` compares ``text`` with ``tests/golden/<name>``; run
 ``pytest --update-golden`` to (re)write the files instead, then review the diff.
+
+The test session writes nothing under the user's home: before any test module is imported,
+:func:`_sandbox_home` points ``HOME`` and every cache and configuration folder the tests'
+libraries use (tenspiler's cache and certificates, Keras, matplotlib, Ray's token, torch
+hub, XDG caches) at one temporary folder, removed when the session ends. Child processes
+inherit it. Tools that must keep the real home (pyenv, pip, cargo) get it explicitly.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
+
+
+def _sandbox_home() -> Path:
+    """Point ``HOME`` and the cache / configuration variables at a fresh temporary folder
+    (see the module docstring); returns it."""
+    real = Path.home()
+    base = Path(tempfile.mkdtemp(prefix="tenspiler-tests-"))
+    atexit.register(shutil.rmtree, base, True)
+    keep = {  # things that live in the real home and must stay found there
+        "PYENV_ROOT": real / ".pyenv",
+        "PIP_CACHE_DIR": real / ".cache" / "pip",
+        "CARGO_HOME": real / ".cargo",
+        "RUSTUP_HOME": real / ".rustup",
+    }
+    for name, path in keep.items():
+        if name not in os.environ and path.exists():
+            os.environ[name] = str(path)
+    home = base / "home"
+    home.mkdir()
+    sandbox = {
+        "HOME": home,
+        "XDG_CACHE_HOME": base / "xdg-cache",
+        "XDG_CONFIG_HOME": base / "xdg-config",
+        "XDG_DATA_HOME": base / "xdg-data",
+        "TENSPILER_CACHE_DIR": base / "tenspiler-cache",
+        "KERAS_HOME": base / "keras",
+        "MPLCONFIGDIR": base / "matplotlib",
+        "TORCH_HOME": base / "torch",
+        "JAX_COMPILATION_CACHE_DIR": base / "jax",
+    }
+    for name, path in sandbox.items():
+        os.environ[name] = str(path)
+    return base
+
+
+#: The session's stand-in for the home folder and the caches (see the module docstring).
+SANDBOX = _sandbox_home()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -516,7 +516,8 @@ def test_hlo_is_registered_and_sizes_parse() -> None:
 
 def run_cli(args: list[str], tmp_path: Path) -> tuple[int, str, str]:
     p = subprocess.run([sys.executable, "-m", "tenspiler.cli", *args], capture_output=True, text=True, cwd=tmp_path,
-                       timeout=600, env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
+                       timeout=600, env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
+                                        "HOME": str(tmp_path)})
     return p.returncode, p.stdout, p.stderr
 
 

@@ -842,7 +842,8 @@ def test_cli_to_several_backends_with_check(tmp_path: Path) -> None:
         [sys.executable, "-m", "tenspiler.cli", str(ROOT / SAXPY), "--to", ",".join(["numpy", *names]),
          "--check", "--json", "-o", str(tmp_path / "o")],
         capture_output=True, text=True, cwd=tmp_path, timeout=600,
-        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "3"},
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "3",
+             "HOME": str(tmp_path)},
     )
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
@@ -854,7 +855,7 @@ def test_cli_to_several_backends_with_check(tmp_path: Path) -> None:
 def test_cli_rejects_an_unknown_backend(tmp_path: Path) -> None:
     p = subprocess.run([sys.executable, "-m", "tenspiler.cli", str(ROOT / SAXPY), "--to", "torch,cuda"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                       env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
+                       env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert p.returncode == 2 and "unknown backend 'cuda'" in p.stderr and "torch" in p.stderr
 
 

@@ -63,7 +63,7 @@ def make_corpus(root: Path) -> Path:
 
 
 def bench(args: list[str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, XDG_CACHE_HOME=str(cwd / "cache"))
+    env = dict(os.environ, XDG_CACHE_HOME=str(cwd / "cache"), TENSPILER_CACHE_DIR=str(cwd / "cache" / "tenspiler"))
     return subprocess.run([sys.executable, "-m", "tenspiler.cli", "bench", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=env)
 

@@ -20,7 +20,7 @@ def run(args: list[str], tmp_path: Path) -> tuple[int, str, str]:
     p = subprocess.run(
         [sys.executable, "-m", "tenspiler.cli", *args],
         capture_output=True, text=True, cwd=tmp_path, timeout=300,
-        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
              **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})},
     )
     return p.returncode, p.stdout, p.stderr
@@ -166,12 +166,12 @@ def test_internal_error_exit_3_never_verified(monkeypatch: pytest.MonkeyPatch, c
     """An unexpected exception inside the pipeline is status internal_error, exit code 3, and
     the API raises InternalError (not the bad-input or not-lifted class)."""
     import tenspiler
-    from tenspiler import pipeline
+    from tenspiler.synth import search
 
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("synthetic bug")
 
-    monkeypatch.setattr(pipeline, "synthesize", boom)
+    monkeypatch.setattr(search, "synthesize", boom)  # the pipeline imports it when it runs
     monkeypatch.delenv("TENSPILER_DEBUG", raising=False)
     assert main([str(SAXPY), "--no-check"]) == 3
     assert "internal error (RuntimeError: synthetic bug)" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import pytest
 
 from tenspiler import pipeline
 from tenspiler.cli import main
+from tenspiler.synth import search
 
 HERE = Path(__file__).parent
 SAXPY = HERE.parent / "examples" / "saxpy.c"
@@ -26,7 +27,7 @@ def _no_synthesis(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_a: object, **_k: object) -> None:
         raise AssertionError("synthesis ran: the output path was not checked first")
 
-    monkeypatch.setattr(pipeline, "synthesize", boom)
+    monkeypatch.setattr(search, "synthesize", boom)  # the pipeline imports it when it runs
 
 
 @pytest.mark.parametrize("where", ["file", "file/sub", "/proc/x"])
@@ -89,13 +90,15 @@ def test_check_without_the_library_exit_2_before_lifting(backend: str, module: s
                                                           monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """--check runs the generated code: its library missing (simulated) is exit 2 with the
-    pip install line, before parsing; without --check the code is still generated."""
+    pip install line, before synthesis; without --check the code is still generated."""
     import sys
 
     import tenspiler
 
     monkeypatch.setitem(sys.modules, module, None)  # importlib.util.find_spec(module) is None
-    monkeypatch.setattr(pipeline, "parse_source_file", lambda *_a: pytest.fail("parsed with a backend missing"))
+    # the source is parsed first (a missing file is reported before a backend loads), then
+    # the backend's library is looked for, before any synthesis
+    monkeypatch.setattr(search, "synthesize", lambda *_a, **_k: pytest.fail("synthesis ran with a backend missing"))
     assert main([str(SAXPY), "--to", f"numpy,{backend}", "--check", "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"pip install 'tenspiler[{extra}]'" in err and module in err
@@ -157,7 +160,7 @@ def test_not_lifted_is_one_plain_located_line(monkeypatch: pytest.MonkeyPatch,
     def no_summary(*_a: object, **_k: object) -> None:
         raise NotLiftable("no summary found")
 
-    monkeypatch.setattr(pipeline, "synthesize", no_summary)
+    monkeypatch.setattr(search, "synthesize", no_summary)
     assert main([str(SAXPY), "--no-check"]) == 1
     assert capsys.readouterr().err == f"{SAXPY}: not lifted: no summary found\n"
 

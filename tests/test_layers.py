@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ PKG = ROOT / "tenspiler"
 #: error classes and the version.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("tenspiler.version", "tenspiler.errors", "tenspiler.budget", "tenspiler.ir.semantics", "tenspiler.loops.ir",
-              "tenspiler.runner")),
+              "tenspiler.runner", "tenspiler.paths", "tenspiler.reference")),
     ("loops", ("tenspiler.loops",)),
     ("ir", ("tenspiler.ir",)),
     ("vc", ("tenspiler.vc",)),
@@ -36,7 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("act", ("tenspiler.act",)),
     ("codegen", ("tenspiler.codegen",)),
     ("check", ("tenspiler.check",)),
-    ("driver", ("tenspiler.pipeline", "tenspiler.cache", "tenspiler.outputs")),
+    ("driver", ("tenspiler.pipeline", "tenspiler.cache", "tenspiler.result", "tenspiler.outputs")),
     ("api", ("tenspiler.api",)),
     ("apps", ("tenspiler.cli", "tenspiler.bench", "tenspiler.fuzz", "tenspiler.__main__", "tenspiler")),
 ]
@@ -181,13 +182,47 @@ def test_entry_points_import_the_compiler_lazily() -> None:
     """``lift --help`` and ``import tenspiler`` load neither the pipeline, a backend, the
     solver, sympy nor NumPy (the reason ``lift --help`` is fast)."""
     code = ("import sys, tenspiler, tenspiler.cli; "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('tenspiler', 'sympy', 'cvc5', 'numpy')))))")
+            "print(' '.join(sorted(m for m in __import__('sys').modules if m.startswith(('tenspiler', 'sympy', 'cvc5', 'numpy')))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             cwd=ROOT).stdout.split()
     for heavy in ("tenspiler.pipeline", "tenspiler.api", "tenspiler.codegen.numpy_backend", "tenspiler.codegen.base",
                   "tenspiler.codegen.gemmini", "tenspiler.vc.symexec", "sympy", "cvc5", "numpy"):
         assert heavy not in loaded, f"{heavy} is imported by 'import tenspiler.cli'"
     assert "tenspiler.codegen.registry" in loaded
+
+
+def test_the_pipeline_loads_its_phases_when_they_run() -> None:
+    """``import tenspiler.pipeline`` (and so a lift that stops at a missing file) loads no
+    frontend, synthesizer, solver or sympy."""
+    code = ("import sys, tenspiler.pipeline; "
+            "print(' '.join(m for m in sys.modules if m.startswith(('tenspiler', 'sympy', 'cvc5', 'pycparser'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=ROOT).stdout.split()
+    for heavy in ("tenspiler.synth", "tenspiler.verify", "tenspiler.vc", "tenspiler.check", "tenspiler.frontend.c",
+                  "tenspiler.frontend.python", "sympy", "cvc5", "pycparser"):
+        assert not any(m == heavy or m.startswith(heavy + ".") for m in loaded), f"{heavy} loaded by the pipeline"
+
+
+def test_a_cached_lift_loads_no_compiler(tmp_path: Path) -> None:
+    """A ``@tenspiler.lifted`` function served from the cache loads neither the pipeline,
+    the synthesizer, the solver nor sympy (the reason a cached import is fast)."""
+    (tmp_path / "kmod.py").write_text(
+        "import tenspiler\n\n\n"
+        "@tenspiler.lifted(to='numpy', check=False)\n"
+        "def vadd(a: list[float], b: list[float], n: int) -> list[float]:\n"
+        "    out = []\n    for i in range(n):\n        out.append(a[i] + b[i])\n    return out\n\n\n"
+        "print(vadd.lifted.from_cache, float(vadd([1.0], [2.0], 1)[0]))\n")
+    run = [sys.executable, "-c", "import sys, kmod; print(' '.join(m for m in sys.modules "
+           "if m.startswith(('tenspiler', 'sympy', 'cvc5'))))"]
+    env = dict(os.environ, TENSPILER_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    first = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, env=env, check=True)
+    assert first.stdout.startswith("False 3.0"), first.stderr
+    again = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, env=env, check=True)
+    head, loaded = again.stdout.split("\n")[:2]
+    assert head == "True 3.0", again.stderr
+    for heavy in ("tenspiler.pipeline", "tenspiler.synth", "tenspiler.verify", "tenspiler.vc", "tenspiler.check",
+                  "tenspiler.codegen", "sympy", "cvc5"):
+        assert not any(m == heavy or m.startswith(heavy + ".") for m in loaded.split()), f"{heavy} loaded on a cache hit"
 
 
 def test_no_frontend_holds_the_loop_ir() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tenspiler.check.python import _unresolved_globals
+from tenspiler.reference import _unresolved_globals
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,8 +129,7 @@ def _later(xs: list[float]) -> float:
 @pytest.mark.parametrize("entry", ["lift", "lifted", "cli"])
 def test_no_entry_point_lifts_inside_a_reference_run(entry: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import tenspiler
-    from tenspiler import cli
-    from tenspiler.check import python as reference
+    from tenspiler import cli, reference
 
     monkeypatch.setitem(reference._PROCESS, "reference", True)
     ns: dict[str, object] = {}

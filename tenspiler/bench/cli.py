@@ -67,7 +67,7 @@ def bench_parser() -> argparse.ArgumentParser:
                    help="with --executor ray: the address of an existing Ray cluster (default: start a local Ray)")
     p.add_argument("--cache-dir", type=Path, metavar="DIR",
                    help="result cache: a kernel whose exact source verified, passed the check and re-checked "
-                        "before is served from it (default: $TENSPILER_CACHE_DIR or ~/.cache/tenspiler/results)")
+                        "before is served from it (default: results/ under $TENSPILER_CACHE_DIR, else $XDG_CACHE_HOME/tenspiler, else ~/.cache/tenspiler)")
     p.add_argument("--no-cache", action="store_true", help="lift every kernel afresh (the cache is neither read nor written)")
     return p
 

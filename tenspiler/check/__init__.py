@@ -14,7 +14,7 @@ the source itself on random and adversarial inputs:
 This package only re-exports those names.
 """
 
-from tenspiler.check.c import UB_MESSAGE, CKernel, can_check, compile_c, run_c
+from tenspiler.check.c import UB_MESSAGE, CKernel, compile_c, run_c
 from tenspiler.check.differential import (
     CheckResult,
     differential_check,
@@ -28,6 +28,7 @@ from tenspiler.check.values import (
     term_magnitude,
     vector_inputs,
 )
+from tenspiler.frontend.preprocess import can_check
 
 __all__ = [
     "UB_MESSAGE",

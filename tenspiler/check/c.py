@@ -1,8 +1,9 @@
 """The compiled original: C and C++ kernels built with the system compiler and called through
 :mod:`ctypes` in a child process (the reference of ``--check``).
 
-The C file (``Function.source``) is compiled into a shared library (``cc -std=gnu17 -O2 -fPIC
--shared``, ``c++ -std=c++17 ...`` for C++, with UBSan for translation validation: the build
+The C file (``Function.check_source``: the kernel, the functions it reaches and every
+declaration, in the file's own text, :mod:`tenspiler.frontend.c_needed`; a C++ file whole)
+is compiled into a shared library (``cc -std=gnu17 -O2 -fPIC -shared``, ``c++ -std=c++17 ...`` for C++, with UBSan for translation validation: the build
 flags are the frontend's, :data:`tenspiler.frontend.preprocess.C_BUILD_FLAGS`, so the proof
 read the kernel with the predefined macros of the build checked here) inside a fresh temporary directory under the caller's
 ``workdir`` (never next to the user's source); an entry wrapper takes flat buffers (struct
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import ctypes
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +33,16 @@ from tenspiler.budget import WALL_CLOCK
 from tenspiler.errors import CodegenError
 from tenspiler.frontend.preprocess import C_BUILD_FLAGS, CXX_BUILD_FLAGS, compiler
 from tenspiler.loops.ir import DType, Function, PointerType, ScalarType
-from tenspiler.runner import Crashed, Outcome, Raised, Returned, TimedOut, map_in_child, signal_name
+from tenspiler.runner import (
+    Crashed,
+    Outcome,
+    Raised,
+    Returned,
+    TimedOut,
+    map_in_child,
+    run_command,
+    signal_name,
+)
 
 #: ctypes type and NumPy buffer dtype of each C dtype.
 CTYPES: dict[DType, type[Any]] = {
@@ -56,6 +65,8 @@ _ENTRY_PREFIX = "tenspiler_check_"
 
 #: Seconds one C call may take before the child running it is killed.
 C_TIMEOUT = 10.0
+#: Seconds one compilation may take (its process group is killed then, and on Ctrl-C).
+COMPILE_TIMEOUT = 600.0
 
 #: Compiler flags: the build the frontend read the kernel as (``C_BUILD_FLAGS``: the
 #: predefined macros of the proof are this build's), plus flags that change no macro. The
@@ -241,18 +252,10 @@ def _cxx_wrapper_source(fn: Function) -> str:
     )
 
 
-def can_check(language: str) -> bool:
-    """Whether translation validation can run for a kernel in ``language`` (``"c"``,
-    ``"cxx"`` or ``"python"``): Python always; C / C++ when ``$CC``/``cc`` or
-    ``$CXX``/``c++`` is on ``PATH``."""
-    if language == "python":
-        return True
-    cc = compiler(language == "cxx")
-    return shutil.which(cc) is not None
-
-
 def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
-    """Compile ``fn.source`` into a shared library and load ``fn.name`` from it.
+    """Compile ``fn.check_source`` (the kernel, the functions it reaches and every
+    declaration of its file, :mod:`tenspiler.frontend.c_needed`; else ``fn.source``, the
+    whole file) into a shared library and load ``fn.name`` from it.
 
     ``sanitize``: also compile with UBSan (:data:`SANITIZE`; falls back to a plain build
     when the compiler has no UBSan runtime).
@@ -278,25 +281,16 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     tmp = Path(tempfile.mkdtemp(prefix=f"cc-{fn.name}-", dir=workdir))
     src = tmp / ("kernel.cc" if cxx else "kernel.c")
     lib = tmp / "kernel.so"
-    src.write_text(fn.source + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
+    src.write_text((fn.check_source or fn.source) + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
     flags = CXXFLAGS if cxx else CFLAGS
     proc = None
     if sanitize:
-        proc = subprocess.run(
-            [cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"],
-            capture_output=True, text=True, check=False,
-        )
+        proc = run_command([cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"], COMPILE_TIMEOUT)
     if proc is None or proc.returncode != 0:
-        proc = subprocess.run(
-            [cc, *flags, "-o", str(lib), str(src), "-lm"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        proc = run_command([cc, *flags, "-o", str(lib), str(src), "-lm"], COMPILE_TIMEOUT)
     if proc.returncode != 0:
-        raise CodegenError(
-            f"compiling {fn.name} with {cc} failed (exit {proc.returncode}):\n{proc.stderr}"
-        )
+        what = "timed out" if proc.timed_out else f"failed ({proc.describe()})"
+        raise CodegenError(f"compiling {fn.name} with {cc} {what}:\n{proc.stderr}")
     handle = ctypes.CDLL(str(lib))
     func = getattr(handle, _ENTRY_PREFIX + fn.name)
     func.argtypes = [

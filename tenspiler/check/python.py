@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dis
 import os
 import sys
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -44,6 +43,14 @@ from tenspiler.budget import WALL_CLOCK
 from tenspiler.codegen import GeneratedCode
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, Function, ScalarType, VectorResult
+from tenspiler.paths import NO_LIFT_ENV
+from tenspiler.reference import (
+    ReferenceRunStop,
+    enter_reference_run,
+    in_reference_run,
+    live_function,
+    live_reference,
+)
 from tenspiler.runner import (
     Crashed,
     Outcome,
@@ -57,9 +64,6 @@ from tenspiler.runner import (
 #: Seconds one call of the Python function may take before its child is killed.
 PY_TIMEOUT = 10.0
 
-#: When this environment variable is set, :func:`tenspiler.lifted` returns functions
-#: unchanged: the check runs a module's original functions in a child process.
-NO_LIFT_ENV = "TENSPILER_NO_LIFT"
 
 __all__ = [
     "ReferenceRunStop",
@@ -69,77 +73,6 @@ __all__ = [
     "python_arguments",
     "run_python_all",
 ]
-
-#: (source file, function name) -> the live function object the reference child calls.
-_LIVE: dict[tuple[str, str], Callable[..., Any]] = {}
-
-#: ``{"reference": True}`` in a reference child; see :func:`in_reference_run`.
-_PROCESS = {"reference": False}
-
-
-class ReferenceRunStop(BaseException):
-    """Raised by :func:`tenspiler.lift` and the CLI inside a reference child: the module being
-    run as the reference must not lift (that would run the user's program again, recursively).
-    A ``BaseException`` so that a user's ``except Exception`` cannot swallow it."""
-
-
-def in_reference_run() -> bool:
-    """Whether this process runs an original Python function for the differential check
-    (then tenspiler's entry points do not lift)."""
-    return _PROCESS["reference"]
-
-
-def _unresolved_globals(f: Callable[..., Any], seen: set[int] | None = None) -> list[str]:
-    """Global names the code of ``f`` (and of the module functions it calls) loads that its
-    module does not define yet, nor the builtins (empty: the live object can run as is)."""
-    code = getattr(f, "__code__", None)
-    glob = getattr(f, "__globals__", None)
-    if not isinstance(code, types.CodeType) or not isinstance(glob, dict):
-        return ["<not a Python function>"]
-    seen = set() if seen is None else seen
-    if id(f) in seen:
-        return []
-    seen.add(id(f))
-    builtins = glob.get("__builtins__", {})
-    names = builtins if isinstance(builtins, dict) else vars(builtins)
-    missing: list[str] = []
-    codes = [code]
-    while codes:
-        c = codes.pop()
-        codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-        for ins in dis.get_instructions(c):
-            if ins.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
-                continue
-            name = ins.argval
-            if name in glob:
-                value = glob[name]
-                if isinstance(value, types.FunctionType) and value.__globals__ is glob:
-                    missing += _unresolved_globals(value, seen)
-            elif name not in names:
-                missing.append(name)
-    return missing
-
-
-@contextlib.contextmanager
-def live_reference(filename: str, name: str, f: Callable[..., Any]) -> Iterator[bool]:
-    """While the block runs, the reference child of the function ``name`` of ``filename``
-    calls the live object ``f`` (its original, for a ``@lifted`` wrapper) instead of running
-    the module again. Yields whether ``f`` can be used: not when a global it needs is not
-    defined yet (a decorator runs before the rest of its module), then the module is run."""
-    f = getattr(f, "original", f)
-    usable = not _unresolved_globals(f)
-    key = (filename, name)
-    before = _LIVE.get(key)
-    if usable:
-        _LIVE[key] = f
-    try:
-        yield usable
-    finally:
-        if before is None:
-            _LIVE.pop(key, None)
-        else:
-            _LIVE[key] = before
-
 
 def python_arguments(fn: Function, inputs: Mapping[str, object]) -> list[object]:
     """The arguments of the original Python function for flat ``inputs`` of ``fn``: per
@@ -166,12 +99,12 @@ def _load(fn: Function) -> Any:
     """The original function object (in the child): the live object when one was given
     (:func:`live_reference`), else the module text imported as a module of its own name."""
     assert fn.python is not None
-    _PROCESS["reference"] = True
+    enter_reference_run()
     # the reference is the legacy function itself: @tenspiler.lifted must not replace it,
     # in this process or in any it starts
     os.environ[NO_LIFT_ENV] = "1"
     filename = fn.python.filename
-    live = _LIVE.get((filename, fn.name))
+    live = live_function(filename, fn.name)
     if live is not None:
         return live
     path = Path(filename)

@@ -106,15 +106,17 @@ frontend shares is in :mod:`~tenspiler.frontend.common` (if-conversion),
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from tenspiler.frontend import CXX_SUFFIXES, read_source
 from tenspiler.frontend.c_inline import Unit
+from tenspiler.frontend.c_needed import check_source
 from tenspiler.frontend.c_parse import parse_translation_unit
 from tenspiler.frontend.c_stmts import Kernel
-from tenspiler.frontend.common import read_source
 from tenspiler.loops.ir import Function
 
-__all__ = ["parse_c_file", "parse_c_source"]
+__all__ = ["CXX_SUFFIXES", "parse_c_file", "parse_c_source"]
 
 # ---------------------------------------------------------------- public API
 
@@ -139,8 +141,6 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
     return parse_c_source(text, str(path), function, cxx=Path(path).suffix.lower() in CXX_SUFFIXES)
 
 
-#: File suffixes read as the C++ ``std::vector`` subset (:mod:`tenspiler.frontend.cxx`).
-CXX_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++")
 
 
 def parse_c_source(
@@ -150,9 +150,14 @@ def parse_c_source(
 
     Same contract as :func:`parse_c_file`; ``filename`` is only used in locations and
     messages. ``cxx``: read the C++ ``std::vector`` subset (see
-    :mod:`tenspiler.frontend.cxx`); the result then has ``Function.cxx`` set.
+    :mod:`tenspiler.frontend.cxx`); the result then has ``Function.cxx`` set. A C result's
+    ``check_source`` is the part of ``text`` that ``--check`` compiles
+    (:func:`tenspiler.frontend.c_needed.check_source`).
     """
     text = text.replace("\r\n", "\n")
     ext, vectors = parse_translation_unit(text, filename, cxx)
     unit = Unit(filename, text, vectors, cxx)
-    return Kernel(unit, unit.kernel_def(ext, function)).lower()
+    fn = Kernel(unit, unit.kernel_def(ext, function)).lower()
+    if cxx:
+        return fn
+    return replace(fn, check_source=check_source(text, ext, fn.name))

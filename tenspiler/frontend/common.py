@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
-from tenspiler.errors import BadInput, SourceLoc, read_utf8
+from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.frontend import read_source
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
     Assign,
@@ -51,12 +51,6 @@ __all__ = [
     "vars_read",
     "writes",
 ]
-
-
-def read_source(path: str | Path) -> str:
-    """The UTF-8 text of the source file at ``path``; a located :class:`BadInput` if it
-    cannot be read or decoded (:func:`tenspiler.errors.read_utf8`)."""
-    return read_utf8(path)
 
 
 # ---------------------------------------------------------------- bindings

@@ -37,11 +37,11 @@ import io
 import os
 import re
 import shutil
-import subprocess
 
 from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.runner import run_command
 
-__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "compiler", "preprocess"]
+__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "can_check", "compiler", "preprocess"]
 
 #: The flags of the one build a C kernel is read as: the frontend's preprocessing (the
 #: predefined macros and the referee) and the differential check's compile
@@ -57,6 +57,15 @@ CXX_BUILD_FLAGS: tuple[str, ...] = ("-std=c++17", "-O2", "-fPIC")
 def compiler(cxx: bool) -> str:
     """The compiler of the build: ``$CXX`` or ``c++`` for C++, ``$CC`` or ``cc`` for C."""
     return os.environ.get("CXX", "c++") if cxx else os.environ.get("CC", "cc")
+
+
+def can_check(language: str) -> bool:
+    """Whether translation validation can run for a kernel in ``language`` (``"c"``,
+    ``"cxx"`` or ``"python"``): Python always; C / C++ when ``$CC``/``cc`` or
+    ``$CXX``/``c++`` is on ``PATH``."""
+    if language == "python":
+        return True
+    return shutil.which(compiler(language == "cxx")) is not None
 
 
 def build_flags(cxx: bool) -> tuple[str, ...]:
@@ -188,11 +197,9 @@ def predefined_macros(cxx: bool = False) -> tuple[tuple[str, str], ...]:
 def _predefined(cmd: tuple[str, ...] | None) -> tuple[tuple[str, str], ...]:
     if cmd is not None:
         try:
-            out = subprocess.run(
-                [*cmd, "-dM", "-", "-o", "-"],
-                input="", capture_output=True, text=True, timeout=30, check=True,
-            ).stdout
-        except (OSError, subprocess.SubprocessError):
+            res = run_command([*cmd, "-dM", "-", "-o", "-"], 30, input="")
+            out = res.stdout if res.returncode == 0 else None
+        except OSError:
             out = None
         if out is not None:
             found: list[tuple[str, str]] = []
@@ -315,11 +322,10 @@ def _referee(text: str, produced: str, filename: str, headers: dict[str, str], c
         return
     defines = [f"-D{name}={value}" for name, value in headers.items()]
     try:
-        proc = subprocess.run(
-            [*cmd, "-nostdinc", "-P", *defines, "-", "-o", "-"],
-            input=text, capture_output=True, text=True, timeout=60, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        proc = run_command([*cmd, "-nostdinc", "-P", *defines, "-", "-o", "-"], 60, input=text)
+    except OSError:
+        return
+    if proc.timed_out:
         return
     if proc.returncode != 0:
         m = re.search(r"<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)", proc.stderr)

@@ -119,7 +119,7 @@ from pathlib import Path
 from typing import Any
 
 from tenspiler.errors import BadInput, SourceLoc
-from tenspiler.frontend.common import read_source
+from tenspiler.frontend import PY_SUFFIXES, read_source
 from tenspiler.frontend.py_exprs import Expressions
 from tenspiler.frontend.py_globals import is_def_of
 from tenspiler.frontend.py_stmts import Kernel
@@ -127,8 +127,6 @@ from tenspiler.loops.ir import DType, Function
 
 __all__ = ["PY_SUFFIXES", "folded_globals", "parse_python_file", "parse_python_function", "parse_python_source"]
 
-#: File suffixes read by this frontend.
-PY_SUFFIXES = (".py",)
 
 # ---------------------------------------------------------------- public API
 

@@ -38,10 +38,10 @@ import random
 import re
 import shutil
 import struct
-import subprocess
 import tempfile
 import traceback
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.fuzz.generate import TYPES, CType, KernelSpec, Param
+from tenspiler.runner import run_command
 
 GCC = os.environ.get("TENSPILER_FUZZ_CC", "gcc")
 GXX = os.environ.get("TENSPILER_FUZZ_CXX", "g++")
@@ -559,25 +560,25 @@ def build_c(spec: KernelSpec, workdir: Path) -> CBuild:
     cxx = spec.language == "cxx"
     src = workdir / ("k.cc" if cxx else "k.c")
     src.write_text(harness(spec), encoding="utf-8")
-    procs = {}
+    cmds = {}
     for name, flags in VARIANTS.items():
         exe = workdir / f"k_{name}"
         cmd = [GXX, "-std=c++17", *flags] + (["-D_GLIBCXX_ASSERTIONS"] if name == "san" else []) if cxx else [GCC, *flags]
-        procs[name] = (exe, subprocess.Popen([*cmd, "-w", "-o", str(exe), str(src), "-lm"],
-                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        cmds[name] = (exe, [*cmd, "-w", "-o", str(exe), str(src), "-lm"])
+    with ThreadPoolExecutor(len(cmds)) as pool:  # the builds run side by side
+        done = {name: pool.submit(run_command, cmd, 120) for name, (_exe, cmd) in cmds.items()}
+        results = {name: f.result() for name, f in done.items()}
     error = ""
-    for name, (_exe, p) in procs.items():
-        _out, err = p.communicate(timeout=120)
-        if p.returncode != 0 and not error:
-            error = f"{name}: {err.strip()[:2000]}"
-    return CBuild(workdir, {n: e for n, (e, _p) in procs.items()}, error)
+    for name, r in results.items():
+        if r.returncode != 0 and not error:
+            error = f"{name}: {r.stderr.strip()[:2000]}"
+    return CBuild(workdir, {n: e for n, (e, _cmd) in cmds.items()}, error)
 
 
 def _run(exe: Path, data: str) -> tuple[int, str, str]:
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=0")
-    try:
-        p = subprocess.run([str(exe)], input=data, capture_output=True, text=True, timeout=30, env=env, check=False)
-    except subprocess.TimeoutExpired:
+    p = run_command([str(exe)], 30, env=env, input=data)
+    if p.timed_out:
         return -999, "", "timeout"
     return p.returncode, p.stdout, p.stderr
 

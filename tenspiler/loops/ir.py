@@ -408,8 +408,11 @@ class Function:
         locals: scalar locals (including loop counters) and their dtypes, in declaration
             order. A parameter that the body assigns stays a parameter.
         body: the statements; a ``Return`` may only be the last statement.
-        source: the text of the file the function came from (for ``--check``).
+        source: the text of the file the function came from.
         loc: location of the function definition.
+        check_source: the text ``--check`` compiles for a C kernel: ``source`` with the
+            bodies of the function definitions the kernel does not reach replaced by ``;``
+            (:mod:`tenspiler.frontend.c_needed`); empty: ``source`` itself.
     """
 
     name: str
@@ -426,6 +429,7 @@ class Function:
     structs: tuple[StructParam, ...] = field(default=(), compare=False)
     #: Set for a Python kernel (``cxx`` then holds its list signature).
     python: PythonInterface | None = field(default=None, compare=False)
+    check_source: str = field(default="", compare=False, repr=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -21,13 +21,13 @@ predicted ones — the assembly — instruction for instruction.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import hashlib
 import os
 import shutil
 import struct
-import subprocess
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -44,7 +44,15 @@ from tenspiler.act.oracle import HbmBuffer, Oracle
 from tenspiler.act.record import Recorder, recording_header
 from tenspiler.act.schedule import Proc, run_proc
 from tenspiler.errors import CodegenError
-from tenspiler.runner import Crashed, Raised, Returned, TimedOut, Worker, describe_error
+from tenspiler.runner import (
+    Crashed,
+    Raised,
+    Returned,
+    TimedOut,
+    Worker,
+    describe_error,
+    run_command,
+)
 
 __all__ = ["CallResult", "GemminiRunner", "compile_recording"]
 
@@ -65,8 +73,10 @@ C_TYPES: dict[str, tuple[Any, Any]] = {
 
 @functools.cache
 def _workdir() -> Path:
-    """One temporary folder per process for the compiled C files."""
-    return Path(tempfile.mkdtemp(prefix="tenspiler-gemmini-"))
+    """One temporary folder per process for the compiled C files, removed at exit."""
+    d = Path(tempfile.mkdtemp(prefix="tenspiler-gemmini-"))
+    atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def compile_recording(c_text: str, isa: IsaDescription) -> ctypes.CDLL:
@@ -88,10 +98,9 @@ def compile_recording(c_text: str, isa: IsaDescription) -> ctypes.CDLL:
         (d / "tenspiler_record.h").write_text(header)
         (d / "kernel.c").write_text(c_text)
         lib = d / "kernel.so"
-        proc = subprocess.run([cc, *CFLAGS, f"-I{d}", "-o", str(lib), str(d / "kernel.c"), "-lm"],
-                              capture_output=True, text=True, check=False)
+        proc = run_command([cc, *CFLAGS, f"-I{d}", "-o", str(lib), str(d / "kernel.c"), "-lm"], 600)
         if proc.returncode != 0:
-            raise CodegenError(f"the generated Gemmini C file does not compile ({cc}, exit {proc.returncode}):\n{proc.stderr}")
+            raise CodegenError(f"the generated Gemmini C file does not compile ({cc}, {proc.describe()}):\n{proc.stderr}")
         handle = ctypes.CDLL(str(lib))
         _CACHE[key] = handle
         return handle

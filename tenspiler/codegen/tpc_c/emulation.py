@@ -26,7 +26,6 @@ import functools
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.errors import CodegenError
+from tenspiler.runner import run_command
 
 HEADER = Path(__file__).with_name("tpc_emulation.h")
 
@@ -128,7 +128,7 @@ def compile_kernel(source: str, spec: Mapping[str, Any], cc: str | None = None) 
             "-Dmain=tenspiler_kernel_main", "harness.c", "-o", "kernel.so", "-lm",
         ]
         try:
-            proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120, check=False)
+            proc = run_command(cmd, 120, cwd=d)
         except FileNotFoundError:
             raise CodegenError(f"C compiler {compiler!r} not found (needed to emulate TPC kernels)") from None
         if proc.returncode != 0:
