@@ -5,7 +5,7 @@
     python benchmarks/act.py --composite          # A×B×C: intermediate on chip vs two GEMMs
     python benchmarks/act.py --compile-time [--graphs 20] [--nodes 90]
     python benchmarks/act.py --calibration        # the cost model against published utilisation
-    python benchmarks/act.py --exo-lift [--search-s 30]   # the plain C GEMM per Exo shape, lifted
+    python benchmarks/act.py --exo-lift [--search-s 300]  # the plain C GEMM per Exo shape, lifted
     python benchmarks/act.py --all
 
 ``--single-tile``: each kernel is compiled by the ACT backend from its graph, run on the
@@ -17,8 +17,8 @@ operand kind, move the operands in, preload + compute, move out, fence). The lib
 sequences are run on the oracle too, so both columns count correct programs.
 
 ``--exo``: the six GEMM shapes of Exo's hand-scheduled Gemmini kernels (ACT Fig. 18), each
-also through the verified schedule search (:mod:`tenspiler.act.gemm_search`, ``--search-s``
-per search; the winners run bit-exactly on the oracle unless ``--no-oracle``). The ACT
+also through the verified schedule search (:mod:`tenspiler.act.gemm_search`: its budget is
+work, ``--search-s`` only the wall-clock safety net of each search; the winners run bit-exactly on the oracle unless ``--no-oracle``). The ACT
 path is the middle end of :mod:`tenspiler.act.tiling` (the block the generated C would choose
 for the shape, or ``--block``; each block kernel compiled once by the ACT backend, relocated
 per block; no longer used by ``lift``, kept as the ACT backend's measurement). The issue-6
@@ -363,7 +363,8 @@ def main() -> None:
     ap.add_argument("--exo", action="store_true")
     ap.add_argument("--block", default="auto", help="TMxTNxTK, or auto: the block the generated C chooses")
     ap.add_argument("--no-oracle", action="store_true")
-    ap.add_argument("--search-s", type=float, default=30.0, help="time limit of each schedule search (seconds)")
+    ap.add_argument("--search-s", type=float, default=300.0,
+                    help="wall-clock safety net of each schedule search (seconds; its budget is work: gemm_search.MAX_CANDIDATES)")
     ap.add_argument("--exo-lift", action="store_true")
     ap.add_argument("--composite", action="store_true")
     ap.add_argument("--compile-time", action="store_true")
