@@ -10,9 +10,11 @@ concrete instructions, and the independent validator (:mod:`tenspiler.act.valida
 checks every emitted program before it is returned. Anything else is a :class:`CompileError`
 (``FAIL`` with a reason): nothing unvalidated is ever returned.
 
-The budgets are work (issue 33): ``max_iterations`` rule iterations and ``work_limit`` units of
-CP-SAT deterministic time over the compilation (:data:`COMPILE_WORK`), so the program — or the
-``FAIL`` — is the same on any machine under any load. The wall-clock ``time_limit``
+The budgets are work (issue 33): ``max_iterations`` rule iterations, an e-graph of at most
+``max_enodes`` e-nodes before the next iteration (:data:`MAX_ENODES`; e-graphs about double per
+iteration), and ``work_limit`` units of CP-SAT deterministic time over the compilation
+(:data:`COMPILE_WORK`), so the program — or the ``FAIL`` — is the same on any machine under any
+load. The wall-clock ``time_limit``
 (:data:`COMPILE_SAFETY_NET_S`) is only a safety net: its firing is a :class:`CompileError` with
 ``timed_out`` set, the one outcome that depends on time.
 
@@ -37,12 +39,17 @@ from tenspiler.act.select import SelectionError, Selector, shape2
 from tenspiler.act.tensor_isa import TensorIsa, TermOracle
 from tenspiler.act.validate import ValidationError, validate
 
-__all__ = ["COMPILE_SAFETY_NET_S", "COMPILE_WORK", "CompileError", "compile_graph", "hbm_layout", "run"]
+__all__ = ["COMPILE_SAFETY_NET_S", "COMPILE_WORK", "MAX_ENODES", "CompileError", "compile_graph", "hbm_layout", "run"]
 
 ALIGN = 64
 
 #: CP-SAT deterministic time (work units, not seconds) of one compilation's allocations
 COMPILE_WORK = 3 * ALLOCATION_WORK
+
+#: e-nodes past which the e-graph is not grown further. 120-node random graphs
+#: (``benchmarks/act.py --compile-time``) compile at up to 69 000 e-nodes; the ones that do not
+#: compile pass 300 000 by their tenth iteration (~10 s each on a loaded 2-core machine)
+MAX_ENODES = 150_000
 
 #: wall-clock seconds after which a compilation gives up whatever its budgets (a safety net:
 #: ``CompileError.timed_out``)
@@ -139,12 +146,14 @@ def _writers(sources: Any) -> set[Any]:
     return set(sources) if isinstance(sources, set) else set(sources.keys())
 
 
-def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, work_limit: float = COMPILE_WORK,
-                  time_limit: float = COMPILE_SAFETY_NET_S, max_orders: int = 16, output_name: str = "out") -> Program:
+def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, max_enodes: int = MAX_ENODES,
+                  work_limit: float = COMPILE_WORK, time_limit: float = COMPILE_SAFETY_NET_S, max_orders: int = 16,
+                  output_name: str = "out") -> Program:
     """Compile ``graph`` for ``isa`` (see the module docstring).
 
     Args:
         max_iterations: rule iterations of equality saturation before giving up.
+        max_enodes: e-nodes of the e-graph past which it is not grown again (work).
         work_limit: CP-SAT deterministic time (work units, not seconds) for all the
             allocations; each pii graph's gets ``max(0.1, left / 3)`` of what is left.
         time_limit: wall-clock seconds, a safety net (its firing is ``timed_out``).
@@ -178,6 +187,10 @@ def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, wor
 
     iter_s = 0.0
     while k < max_iterations:
+        if k > 0 and (size := sel.enodes()[2]) >= max_enodes:
+            stats.update(iterations=k, select_s=sel.seconds, seconds=time.perf_counter() - t0)
+            raise CompileError(f"work limit: the e-graph has {size} e-nodes after {k} iterations (max_enodes "
+                               f"{max_enodes}; {last})", stats)
         k += 1
         left = time_limit - (time.perf_counter() - t0)
         if 2.5 * iter_s > left:  # e-graphs grow geometrically: the next iteration would pass the net
