@@ -5,7 +5,7 @@
     python benchmarks/act.py --composite          # A×B×C: intermediate on chip vs two GEMMs
     python benchmarks/act.py --compile-time [--graphs 20] [--nodes 90]
     python benchmarks/act.py --calibration        # the cost model against published utilisation
-    python benchmarks/act.py --exo-lift [--search-s 300]  # the plain C GEMM per Exo shape, lifted
+    python benchmarks/act.py --exo-lift [--search-s 600]  # the plain C GEMM per Exo shape, lifted
     python benchmarks/act.py --all
 
 ``--single-tile``: each kernel is compiled by the ACT backend from its graph, run on the
@@ -364,7 +364,7 @@ def main() -> None:
     ap.add_argument("--exo", action="store_true")
     ap.add_argument("--block", default="auto", help="TMxTNxTK, or auto: the block the generated C chooses")
     ap.add_argument("--no-oracle", action="store_true")
-    ap.add_argument("--search-s", type=float, default=300.0,
+    ap.add_argument("--search-s", type=float, default=600.0,
                     help="wall-clock safety net of each schedule search (seconds; its budget is work: gemm_search.MAX_CANDIDATES)")
     ap.add_argument("--exo-lift", action="store_true")
     ap.add_argument("--composite", action="store_true")

@@ -76,7 +76,7 @@ def _lift_parser() -> argparse.ArgumentParser:
     p.add_argument("--gemmini-search-s", type=float, default=None, metavar="SECONDS",
                    help="wall-clock safety net of the verified schedule search for a matrix product whose sizes are "
                         "all static: the search's budget is work (--gemmini-search-candidates), so its winner is the "
-                        "same on any machine; a search this net stops is not used (default 300; 0: no search, the "
+                        "same on any machine; a search this net stops is not used (default 600; 0: no search, the "
                         "run-time schedule variants)")
     p.add_argument("--gemmini-search-candidates", type=int, default=None, metavar="N",
                    help="work budget of that search: schedules modelled on the cost model at most (default 1000)")
