@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -518,9 +518,9 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
                    f"the result depends on the machine's speed and is not used")
         return True
 
-    def ranked(among: object) -> list[GemmSchedule]:
-        return sorted((c for c in among if c in reports and reports[c] is not None),  # type: ignore[attr-defined]
-                      key=lambda c: (-utilization(c), c))
+    def ranked(among: Iterable[GemmSchedule]) -> list[GemmSchedule]:
+        """The modelled candidates of ``among`` that fit, best first (ties: the schedules' order)."""
+        return sorted((c for c in among if reports.get(c) is not None), key=lambda c: (-utilization(c), c))
 
     def stopped() -> SearchResult:
         best = ranked(reports)[0] if ranked(reports) else start
