@@ -74,8 +74,12 @@ def _lift_parser() -> argparse.ArgumentParser:
                    help="Gemmini datatype configuration: int8 scratchpad / int32 accumulator, or fp32; a kernel whose Gemmini values it cannot hold is refused (default: the one that puts more of the kernel on Gemmini, int8 on a tie)")
     p.add_argument("--gemmini-dim", type=int, default=None, metavar="N", help="Gemmini systolic array size DIM (default 16)")
     p.add_argument("--gemmini-search-s", type=float, default=None, metavar="SECONDS",
-                   help="time limit of the verified schedule search for a matrix product whose sizes are all static "
-                        "(default 30; 0: no search, the run-time schedule variants)")
+                   help="wall-clock safety net of the verified schedule search for a matrix product whose sizes are "
+                        "all static: the search's budget is work (--gemmini-search-candidates), so its winner is the "
+                        "same on any machine; a search this net stops is not used (default 600; 0: no search, the "
+                        "run-time schedule variants)")
+    p.add_argument("--gemmini-search-candidates", type=int, default=None, metavar="N",
+                   help="work budget of that search: schedules modelled on the cost model at most (default 1000)")
     p.add_argument("--gemmini-sizes", type=_hlo_sizes, default=None, metavar="NAME=N[,NAME=N...]",
                    help="expected values of the kernel's size parameters: each matrix product also gets the schedule "
                         "search's winner for them, used when the run-time sizes match")
@@ -192,7 +196,9 @@ def _lift_main(argv: Sequence[str]) -> int:
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
     say = log.info
     gemmini = {k: v for k, v in (("config", args.gemmini_config), ("dim", args.gemmini_dim),
-                                 ("search_s", args.gemmini_search_s), ("sizes", args.gemmini_sizes)) if v is not None}
+                                 ("search_s", args.gemmini_search_s),
+                                 ("search_candidates", args.gemmini_search_candidates), ("sizes", args.gemmini_sizes))
+               if v is not None}
     # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
     hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
     options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}

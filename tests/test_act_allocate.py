@@ -365,10 +365,54 @@ def test_ill_formed_graphs() -> None:
         allocate(ISA, pg, HbmLayout(layout_for(pg).inputs[:1], layout_for(pg).output))
 
 
-def test_time_limit() -> None:
+def test_the_wall_clock_is_only_a_safety_net() -> None:
+    """``time_limit`` is a safety net: its firing is ``timed_out``, named as such."""
     pg, _ = gemm(4, 4, 4)
-    with pytest.raises(AllocationError, match="time limit"):
+    with pytest.raises(AllocationError, match=r"timed out \(wall clock\): the safety net of 0 s") as e:
         allocate(ISA, pg, layout_for(pg), time_limit=0)
+    assert e.value.timed_out
+
+
+def test_the_budget_is_cp_sat_deterministic_time() -> None:
+    """The budget is CP-SAT's deterministic time (work): too little stops the allocation the
+    same way on any machine; the work spent is reported."""
+    pg, _ = gemm(16, 16, 16, share=False)
+    isa = gemmini_tensor_isa(dim=4, spad_rows=64, acc_rows=16)
+    with pytest.raises(AllocationError, match=r"work limit: 1e-06 units of CP-SAT deterministic time spent") as e:
+        allocate(isa, pg, layout_for(pg), work_limit=1e-6)
+    assert not e.value.timed_out and e.value.work > 0
+    alloc = allocate(isa, pg, layout_for(pg))
+    assert 0 < alloc.work < 1e-3
+
+
+def test_the_allocation_does_not_depend_on_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: with the wall clock jumping 10 s per reading (the old default budget was 10 s
+    of CP-SAT wall time over all orders) every allocation is the one an idle machine gets, and
+    so is a compilation (given a safety net its many clock readings do not pass); only the
+    safety net reads the clock."""
+    from tenspiler.act.compiler import compile_graph
+
+    cases = [(ISA, *gemm(8, 8, 8, share=False)), (ISA, *in_place_counterexample()), (ISA, *aliases()),
+             (gemmini_tensor_isa(dim=4, spad_rows=64, acc_rows=16), *gemm(16, 16, 16, share=False))]
+    want = [allocate(isa, pg, layout_for(pg)) for isa, pg, _ in cases]
+    gb = GraphBuilder()
+    gb.dot(gb.convert(gb.parameter("A", "s8", (16, 16)), "s32"), gb.convert(gb.parameter("B", "s8", (16, 16)), "s32"))
+    graph = gb.build()
+    program = compile_graph(gemmini_tensor_isa(), graph)
+    clock = [time.monotonic()]
+
+    def jumping() -> float:
+        clock[0] += 10.0
+        return clock[0]
+
+    monkeypatch.setattr(time, "monotonic", jumping)
+    monkeypatch.setattr(time, "perf_counter", jumping)
+    got = [allocate(isa, pg, layout_for(pg)) for isa, pg, _ in cases]  # the default safety net: 300 s
+    assert got == want
+    assert [concretize(isa, pg, a) for (isa, pg, _), a in zip(cases, got, strict=True)] == \
+        [concretize(isa, pg, a) for (isa, pg, _), a in zip(cases, want, strict=True)]
+    again = compile_graph(gemmini_tensor_isa(), graph, time_limit=1e6)
+    assert again.instructions == program.instructions and again.lowered == program.lowered
 
 
 def test_concretize_rejects_conflicting_beta() -> None:

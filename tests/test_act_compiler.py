@@ -116,6 +116,26 @@ def test_fail_when_the_buffers_are_too_small():
         compile_graph(tiny, gemm_graph(4, 4, 4), max_iterations=3)
 
 
+def test_the_budgets_are_work_and_the_wall_clock_a_safety_net():
+    """Issue 33: the e-graph's size (``max_enodes``) and CP-SAT's deterministic time
+    (``work_limit``) stop a compilation the same way on any machine; the wall clock only as a
+    safety net (``timed_out``)."""
+    g = GraphBuilder()
+    g.dot(g.convert(g.parameter("A", "s8", (64, 64)), "s32"), g.convert(g.parameter("B", "s8", (64, 64)), "s32"))
+    graph = g.build()
+    prog = compile_graph(ISA16, graph)
+    assert 0 < prog.stats["work"] < 1e-2
+    with pytest.raises(CompileError, match=r"work limit: the e-graph has \d+ e-nodes after \d+ iterations") as e:
+        compile_graph(ISA16, graph, max_enodes=100)
+    assert not e.value.timed_out
+    with pytest.raises(CompileError, match="work limit: 1e-09 units of CP-SAT deterministic time") as e:
+        compile_graph(ISA16, graph, work_limit=1e-9)
+    assert not e.value.timed_out
+    with pytest.raises(CompileError, match=r"timed out \(wall clock\): the safety net of 0 s") as e:
+        compile_graph(ISA16, graph, time_limit=0)
+    assert e.value.timed_out
+
+
 def test_output_is_byte_identical_for_identical_input():
     texts = set()
     for _ in range(2):

@@ -4,6 +4,9 @@ bit-exactly on the oracle, the search is deterministic and returns only verified
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -73,10 +76,16 @@ def test_fits_respects_the_buffers() -> None:
     assert not fits(GemmSchedule(tk=3), ISA, 4)                  # chunks must divide K
 
 
+def _same(a: gs.SearchResult, b: gs.SearchResult) -> bool:
+    """Everything but the seconds taken."""
+    return (a.schedule, a.report.cycles, a.candidates, a.verified, a.log, a.timed_out) == \
+        (b.schedule, b.report.cycles, b.candidates, b.verified, b.log, b.timed_out)
+
+
 def test_search_is_deterministic_and_verified() -> None:
-    a = search(256, 64, 128, time_limit=20.0)
-    b = search(256, 64, 128, time_limit=20.0)
-    assert a.schedule == b.schedule and a.verified
+    a = search(256, 64, 128)
+    b = search(256, 64, 128)
+    assert _same(a, b) and a.verified and not a.timed_out
     assert a.report.utilization > search(256, 64, 128, rounds=0).report.utilization - 1e-9
     text = render_c(gemm_schedule_proc(a.schedule, 16), ISA)
     assert text.count("for (") >= 3 and "gemmini_extended_preload" in text
@@ -129,3 +138,48 @@ def test_neither_family_crowds_the_other_out_of_the_beam() -> None:
     ranked = [GemmSchedule(t, 8, 4, fsm=True) for t in (1, 2, 4, 8)] + [GemmSchedule(1, 4, t) for t in (1, 2, 4, 8)]
     kept = gs._per_family(ranked, 2)
     assert kept == [ranked[0], ranked[1], ranked[4], ranked[5]]
+
+
+def test_the_search_is_the_same_under_load() -> None:
+    """Issue 33: the budget is work (rounds × beam, candidates modelled), so the winner — and
+    the log, the candidates, the modelled cycles — are the same with two CPU-bound processes
+    running beside the search (the old 60 %-of-the-time-limit cut made them depend on it)."""
+    idle = search(256, 64, 128)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded = search(256, 64, 128)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert _same(idle, loaded)
+
+
+def test_the_search_does_not_read_the_clock_for_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wall clock jumping 1000 s per reading changes nothing below the safety net; past it
+    the result says so (``timed_out``, a ``safety net`` log line) — the one case that depends
+    on time."""
+    idle = search(128, 64, 128)
+    clock = [time.monotonic()]
+
+    def jumping() -> float:
+        clock[0] += 1000.0
+        return clock[0]
+
+    monkeypatch.setattr(time, "monotonic", jumping)
+    monkeypatch.setattr(time, "perf_counter", jumping)
+    assert _same(idle, search(128, 64, 128, time_limit=1e12))
+    stopped = search(128, 64, 128)  # the default safety net: 600 s, passed at the first candidate
+    assert stopped.timed_out and not stopped.verified and "safety net" in stopped.log[-1]
+
+
+def test_the_candidate_budget_cuts_the_search_deterministically() -> None:
+    """``max_candidates``: the round in progress ranks the candidates it modelled; the log says
+    where the budget stopped the search."""
+    a = search(128, 64, 128, max_candidates=20)
+    b = search(128, 64, 128, max_candidates=20)
+    assert _same(a, b) and a.candidates == 20 and a.verified
+    assert any("budget of 20 candidates reached" in line for line in a.log)
+    assert search(128, 64, 128).candidates > 20
+    with pytest.raises(ValueError, match="budget"):
+        search(128, 64, 128, max_candidates=0)

@@ -195,3 +195,8 @@ def test_gemmini_search_time_limit_option(tmp_path: Path) -> None:
     assert "run-time schedule choice" in (tmp_path / "o" / "gemv_static.gemmini.c").read_text()
     code, _, err = run([str(src), "--to", "gemmini", "--no-check", "--gemmini-search-s", "-2", "-o", str(tmp_path / "p")], tmp_path)
     assert code != 0 and "time limit" in err and not (tmp_path / "p" / "gemv_static.gemmini.c").exists()
+    # the search's work budget (--gemmini-search-s is only its wall-clock safety net)
+    code, _, err = run([str(src), "--to", "gemmini", "--no-check", "--gemmini-search-candidates", "5", "-o", str(tmp_path / "q")],
+                       tmp_path)
+    assert code == 0, err
+    assert "best of 5 candidates" in (tmp_path / "q" / "gemv_static.gemmini.c").read_text()

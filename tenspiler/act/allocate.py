@@ -27,6 +27,14 @@
 step than a buffer has fails without CP-SAT; one whose interference set (pairs of values of
 one buffer with overlapping live ranges) contains a failed order's is skipped (§6.4.2: CSP4
 is monotone in it).
+
+**Budgets** (issue 33): CP-SAT runs with one worker, seed 0 and a fixed search, and its budget
+is *deterministic time* (``max_deterministic_time``: CP-SAT's count of the work it did, in
+units of about a second on a reference machine, the same on any machine under any load) —
+:data:`ALLOCATION_WORK` over all orders by default. The allocation is therefore a function of
+the pii graph, the layout and the options. A wall-clock ``time_limit``
+(:data:`ALLOCATION_SAFETY_NET_S`) is only a safety net: when it fires the error says so
+(``AllocationError.timed_out``), the one case in which the outcome depends on time.
 """
 
 from __future__ import annotations
@@ -43,7 +51,15 @@ from tenspiler.act.graph import DTYPES
 from tenspiler.act.pii import Allocation, HbmLayout, PiiGraph
 from tenspiler.act.tensor_isa import TensorInstruction, TensorIsa, TensorIsaError, TInst, bind
 
-__all__ = ["AllocationError", "allocate", "concretize", "topological_orders"]
+__all__ = ["ALLOCATION_SAFETY_NET_S", "ALLOCATION_WORK", "AllocationError", "allocate", "concretize", "topological_orders"]
+
+#: CP-SAT deterministic time (work units, not seconds) of one :func:`allocate` over all orders
+#: (an infeasible order of a 120-node random graph takes 0.05–0.07 units, 0.3–0.5 s loaded)
+ALLOCATION_WORK = 2.0
+
+#: wall-clock seconds after which :func:`allocate` gives up whatever its work budget (a safety
+#: net: ``AllocationError.timed_out``)
+ALLOCATION_SAFETY_NET_S = 300.0
 
 
 #: a storage segment: rows [lo, hi) of the on-chip value written by pii node v
@@ -52,11 +68,15 @@ Seg = tuple[int, int, int]
 
 class AllocationError(Exception):
     """Memory allocation failed; :attr:`reason` says why in words (a capacity overflow, CP-SAT
-    infeasibility over every order tried, the time limit, an unsupported pii graph)."""
+    infeasibility over every order tried, the work budget, an unsupported pii graph, or the
+    wall-clock safety net: then :attr:`timed_out`); :attr:`work`: CP-SAT deterministic time
+    spent."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, work: float = 0.0, timed_out: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.work = work
+        self.timed_out = timed_out
 
 
 def _dim(d: int | str, alpha: dict[str, int]) -> int:
@@ -297,17 +317,23 @@ def _model(isa: TensorIsa, pg: PiiGraph, layout: HbmLayout, facts: _Facts,
     return m, start, stride
 
 
-def _solve(m: cp_model.CpModel, seconds: float) -> tuple[cp_model.CpSolver, Any]:
+def _solve(m: cp_model.CpModel, work: float, seconds: float) -> tuple[cp_model.CpSolver, Any]:
+    """CP-SAT on ``m`` with at most ``work`` deterministic time (one worker, seed 0, the model's
+    fixed search: deterministic) and ``seconds`` of wall clock (the safety net)."""
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
+    solver.parameters.max_deterministic_time = work
     solver.parameters.max_time_in_seconds = seconds
     solver.parameters.search_branching = cp_model.FIXED_SEARCH
+    # no presolve: CP-SAT does not count its work in the deterministic time (an infeasible
+    # order took 2 s of presolve at 0 units); the search counts, and finds the same first fit
+    solver.parameters.cp_model_presolve = False
     return solver, solver.solve(m)
 
 
 def allocate(isa: TensorIsa, pg: PiiGraph, layout: HbmLayout, *, max_orders: int = 16,
-             time_limit: float = 10.0) -> Allocation:
+             work_limit: float = ALLOCATION_WORK, time_limit: float = ALLOCATION_SAFETY_NET_S) -> Allocation:
     """Order ``pg`` and place every value (ACT §6): see the module docstring.
 
     Args:
@@ -316,23 +342,43 @@ def allocate(isa: TensorIsa, pg: PiiGraph, layout: HbmLayout, *, max_orders: int
         layout: where the inputs (by ``param`` name), the output and the constants (by
             ``const`` node id) live in HBM.
         max_orders: topological orders to consider at most (:func:`topological_orders`).
-        time_limit: seconds of CP-SAT time over all orders.
+        work_limit: CP-SAT deterministic time over all orders (work units, not seconds);
+            each order gets ``max(0.05, work_limit / max_orders)`` of what is left.
+        time_limit: wall-clock seconds, a safety net (its firing is ``timed_out``).
 
     Returns:
         the order and, for every node (aliases included), its start — on-chip row, or HBM
-        byte — and its HBM row stride in bytes (0 on-chip).
+        byte — and its HBM row stride in bytes (0 on-chip); ``work``: the deterministic time
+        spent.
 
     Raises:
         AllocationError: an unsupported or ill-formed pii graph (e.g. an intermediate value in
             HBM, a shape that contradicts its slice, no layout region for a param), the
             address constraints CSP1–CSP3 unsatisfiable, no feasible order among those tried
-            (the reason names the first order's overflow), or the time limit.
+            (the reason names the first order's overflow), the work budget spent, or the
+            safety net (``timed_out``).
     """
     facts = _Facts(isa, pg)
     deadline = time.monotonic() + time_limit
+    spent = 0.0  # CP-SAT deterministic time
     failed: list[frozenset[tuple[Seg, Seg]]] = []
     reasons: list[str] = []
     pruned = cp_sat_failed = undecided = 0
+
+    def solve(m: cp_model.CpModel, work: float) -> tuple[cp_model.CpSolver, Any]:
+        nonlocal spent
+        seconds = deadline - time.monotonic()
+        if seconds <= 0:
+            raise AllocationError(f"timed out (wall clock): the safety net of {time_limit:g} s fired after "
+                                  f"{len(failed)} failed orders", work=spent, timed_out=True)
+        solver, status = _solve(m, work, seconds)
+        spent += solver.deterministic_time
+        # stopped before its work budget: the wall clock did it
+        if status == cp_model.UNKNOWN and (solver.deterministic_time < work or time.monotonic() >= deadline):
+            raise AllocationError(f"timed out (wall clock): the safety net of {time_limit:g} s fired in CP-SAT after "
+                                  f"{len(failed)} failed orders", work=spent, timed_out=True)
+        return solver, status
+
     for order in topological_orders(pg, max_orders, isa=isa):
         live = facts.live(order)
         phi = facts.interference(live)
@@ -344,36 +390,38 @@ def allocate(isa: TensorIsa, pg: PiiGraph, layout: HbmLayout, *, max_orders: int
             failed.append(phi)
             reasons.append(why)
             continue
-        left = deadline - time.monotonic()
+        left = work_limit - spent
         if left <= 0:
-            raise AllocationError(f"time limit: {time_limit} s spent after {len(failed)} failed orders")
+            raise AllocationError(f"work limit: {work_limit:g} units of CP-SAT deterministic time spent after "
+                                  f"{len(failed)} failed orders", work=spent)
         m, start, stride = _model(isa, pg, layout, facts, live)
-        # each order gets a share of the time: an undecided order is skipped, not fatal
-        solver, status = _solve(m, min(left, max(0.25, time_limit / max_orders)))
+        # each order gets a share of the budget: an undecided order is skipped, not fatal
+        solver, status = solve(m, min(left, max(0.05, work_limit / max_orders)))
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return Allocation(tuple(order), {v: solver.value(start[v]) for v in range(len(pg))},
-                              {v: solver.value(stride[v]) for v in range(len(pg))})
+                              {v: solver.value(stride[v]) for v in range(len(pg))}, work=spent)
         if status == cp_model.UNKNOWN:
             undecided += 1
-            reasons.append("CP-SAT: undecided in its share of the time")
+            reasons.append("CP-SAT: undecided in its share of the work budget")
             continue
         if status != cp_model.INFEASIBLE:  # MODEL_INVALID: a bug
-            raise AllocationError(f"CP-SAT: {solver.status_name(status)} {m.validate()}")
+            raise AllocationError(f"CP-SAT: {solver.status_name(status)} {m.validate()}", work=spent)
         failed.append(phi)
         reasons.append("CP-SAT: infeasible")
         cp_sat_failed += 1
         if cp_sat_failed == 1:  # is it the order at all?
             m, _, _ = _model(isa, pg, layout, facts, None)
-            solver, status = _solve(m, max(deadline - time.monotonic(), 0.01))
+            solver, status = solve(m, max(work_limit - spent, 0.01))
             if status == cp_model.INFEASIBLE:
                 raise AllocationError("CP-SAT: the address constraints (CSP1–CSP3: instruction slices, def-use, "
-                                      "HBM layout) are infeasible in any order")
+                                      "HBM layout) are infeasible in any order", work=spent)
     k = len(failed) + undecided
     if not reasons:
-        raise AllocationError(f"time limit: {time_limit} s spent before any order was decided")
+        raise AllocationError(f"work limit: {work_limit:g} units of CP-SAT deterministic time spent before any order "
+                              f"was decided", work=spent)
     raise AllocationError(f"no feasible allocation: {k} topological order{'s' * (k != 1)} failed ({cp_sat_failed} "
-                          f"infeasible for CP-SAT, {undecided} undecided in time, {pruned} more skipped as supersets, "
-                          f"§6.4.2); first order: {reasons[0]}")
+                          f"infeasible for CP-SAT, {undecided} undecided in the work budget, {pruned} more skipped as "
+                          f"supersets, §6.4.2); first order: {reasons[0]}", work=spent)
 
 
 def _put(beta: dict[str, int], attr: str, value: int, what: str) -> None:

@@ -10,6 +10,14 @@ concrete instructions, and the independent validator (:mod:`tenspiler.act.valida
 checks every emitted program before it is returned. Anything else is a :class:`CompileError`
 (``FAIL`` with a reason): nothing unvalidated is ever returned.
 
+The budgets are work (issue 33): ``max_iterations`` rule iterations, an e-graph of at most
+``max_enodes`` e-nodes before the next iteration (:data:`MAX_ENODES`; e-graphs about double per
+iteration), and ``work_limit`` units of CP-SAT deterministic time over the compilation
+(:data:`COMPILE_WORK`), so the program — or the ``FAIL`` — is the same on any machine under any
+load. The wall-clock ``time_limit``
+(:data:`COMPILE_SAFETY_NET_S`) is only a safety net: its firing is a :class:`CompileError` with
+``timed_out`` set, the one outcome that depends on time.
+
 :func:`run` executes a program on the oracle generated from the description — the lower
 ISA's :class:`~tenspiler.act.oracle.Oracle` when the description expands to one (Gemmini),
 else the :class:`~tenspiler.act.tensor_isa.TermOracle`.
@@ -23,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from tenspiler.act.allocate import AllocationError, allocate, concretize
+from tenspiler.act.allocate import ALLOCATION_WORK, AllocationError, allocate, concretize
 from tenspiler.act.emit import lower
 from tenspiler.act.graph import DTYPES, Graph
 from tenspiler.act.pii import HbmLayout, PiiGraph, Program, Region
@@ -31,20 +39,33 @@ from tenspiler.act.select import SelectionError, Selector, shape2
 from tenspiler.act.tensor_isa import TensorIsa, TermOracle
 from tenspiler.act.validate import ValidationError, validate
 
-__all__ = ["CompileError", "compile_graph", "hbm_layout", "run"]
+__all__ = ["COMPILE_SAFETY_NET_S", "COMPILE_WORK", "MAX_ENODES", "CompileError", "compile_graph", "hbm_layout", "run"]
 
 ALIGN = 64
+
+#: CP-SAT deterministic time (work units, not seconds) of one compilation's allocations
+COMPILE_WORK = 3 * ALLOCATION_WORK
+
+#: e-nodes past which the e-graph is not grown further. 120-node random graphs
+#: (``benchmarks/act.py --compile-time``) compile at up to 69 000 e-nodes; the ones that do not
+#: compile pass 300 000 by their tenth iteration (~10 s each on a loaded 2-core machine)
+MAX_ENODES = 150_000
+
+#: wall-clock seconds after which a compilation gives up whatever its budgets (a safety net:
+#: ``CompileError.timed_out``)
+COMPILE_SAFETY_NET_S = 300.0
 
 
 class CompileError(Exception):
     """``FAIL``: no program was produced; ``reason`` says why (the operation without an
-    instruction, an allocation that failed for every order tried, a validator finding, or
-    the time limit)."""
+    instruction, an allocation that failed for every order tried, a validator finding, the
+    budget, or the wall-clock safety net: then ``timed_out``)."""
 
-    def __init__(self, reason: str, stats: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, reason: str, stats: Mapping[str, Any] | None = None, *, timed_out: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.stats = dict(stats or {})
+        self.timed_out = timed_out
 
 
 def _align(n: int) -> int:
@@ -125,20 +146,30 @@ def _writers(sources: Any) -> set[Any]:
     return set(sources) if isinstance(sources, set) else set(sources.keys())
 
 
-def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, time_limit: float = 30.0,
-                  max_orders: int = 16, output_name: str = "out") -> Program:
+def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, max_enodes: int = MAX_ENODES,
+                  work_limit: float = COMPILE_WORK, time_limit: float = COMPILE_SAFETY_NET_S, max_orders: int = 16,
+                  output_name: str = "out") -> Program:
     """Compile ``graph`` for ``isa`` (see the module docstring).
 
     Args:
         max_iterations: rule iterations of equality saturation before giving up.
-        time_limit: seconds for the whole compilation (CP-SAT gets what is left).
+        max_enodes: e-nodes of the e-graph past which it is not grown again (work).
+        work_limit: CP-SAT deterministic time (work units, not seconds) for all the
+            allocations; each pii graph's gets ``max(0.1, left / 3)`` of what is left.
+        time_limit: wall-clock seconds, a safety net (its firing is ``timed_out``).
         max_orders: topological orders tried per pii graph.
 
     Raises:
-        CompileError: FAIL, with the reason and the statistics so far.
+        CompileError: FAIL, with the reason and the statistics so far (``stats["work"]``: the
+            deterministic time spent); ``timed_out`` when the safety net fired.
     """
     t0 = time.perf_counter()
-    stats: dict[str, Any] = {"graph_nodes": len(graph.live())}
+    stats: dict[str, Any] = {"graph_nodes": len(graph.live()), "work": 0.0}
+
+    def timed_out(when: str) -> CompileError:
+        return CompileError(f"timed out (wall clock): the safety net of {time_limit:g} s fired {when} ({last})", stats,
+                            timed_out=True)
+
     try:
         sel = Selector(isa, graph)
     except SelectionError as e:
@@ -156,15 +187,19 @@ def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, tim
 
     iter_s = 0.0
     while k < max_iterations:
+        if k > 0 and (size := sel.enodes()[2]) >= max_enodes:
+            stats.update(iterations=k, select_s=sel.seconds, seconds=time.perf_counter() - t0)
+            raise CompileError(f"work limit: the e-graph has {size} e-nodes after {k} iterations (max_enodes "
+                               f"{max_enodes}; {last})", stats)
         k += 1
         left = time_limit - (time.perf_counter() - t0)
-        if 2.5 * iter_s > left:  # e-graphs grow geometrically: the next iteration would not fit
-            raise CompileError(f"time limit of {time_limit:g} s reached after {k - 1} e-graph iterations ({last})", stats)
+        if 2.5 * iter_s > left:  # e-graphs grow geometrically: the next iteration would pass the net
+            raise timed_out(f"after {k - 1} e-graph iterations")
         tg = time.perf_counter()
         alloc_before = stats.get("allocate_s", 0.0)
         saturated = sel.grow(1)
         if time.perf_counter() - t0 > time_limit:
-            raise CompileError(f"time limit of {time_limit:g} s reached during selection ({last})", stats)
+            raise timed_out("during selection")
         found = None
         for forbid in sel.VARIANTS:
             try:
@@ -183,14 +218,22 @@ def compile_graph(isa: TensorIsa, graph: Graph, *, max_iterations: int = 64, tim
             layout = hbm_layout(graph, pg, output_name=output_name)
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
-                raise CompileError(f"time limit of {time_limit:g} s reached ({last})", stats)
+                raise timed_out("before memory allocation")
+            work_left = work_limit - stats["work"]
+            if work_left <= 0:
+                raise CompileError(f"work limit: {work_limit:g} units of CP-SAT deterministic time spent ({last})", stats)
             try:
                 ta = time.perf_counter()
-                alloc = allocate(isa, pg, layout, max_orders=max_orders, time_limit=min(left, max(0.5, left / 3)))
+                alloc = allocate(isa, pg, layout, max_orders=max_orders, work_limit=min(work_left, max(0.1, work_left / 3)),
+                                 time_limit=left)
                 stats["allocate_s"] = stats.get("allocate_s", 0.0) + time.perf_counter() - ta
+                stats["work"] += alloc.work
             except AllocationError as e:
                 stats["allocate_s"] = stats.get("allocate_s", 0.0) + time.perf_counter() - ta
+                stats["work"] += e.work
                 last = f"memory allocation: {e}"
+                if e.timed_out:
+                    raise CompileError(f"timed out (wall clock): {e.reason}", stats, timed_out=True) from None
                 continue
             found = (pg, layout, alloc)
             break

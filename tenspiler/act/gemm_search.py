@@ -35,18 +35,25 @@ schedule.render_c`) and runs to its instruction stream (:func:`~tenspiler.act.sc
 run_proc`).
 
 :func:`search` is a beam search over the menu scored by the calibrated cost model
-(:mod:`tenspiler.act.cost`) on a proxy shape (the real one with at most :data:`PROXY_ROW_TILES`
-row tiles), deterministic (candidates in a fixed order, ties broken by the schedule's key) and
-time-bounded; the best candidates are then modelled at the real shape, and the winner must run
-bit-exactly on the oracle against the exact integer product (:func:`verify`) before it is
-returned — a candidate that fails is dropped and the next one verified.
+(:mod:`tenspiler.act.cost`) on a proxy shape (the real one with at most about
+:data:`PROXY_TILE_PRODUCTS` tile products), deterministic (candidates in a fixed order, ties
+broken by the schedule's key) and bounded in work, not in seconds (issue 33): ``rounds`` rounds
+of a beam of ``beam`` schedules per family, and at most ``max_candidates``
+(:data:`MAX_CANDIDATES`) candidates modelled — so the winner, and the C that uses it, is the
+same on any machine under any load. The best candidates are then modelled at the real shape,
+and the winner must run bit-exactly on the oracle against the exact integer product
+(:func:`verify`) before it is returned — a candidate that fails is dropped and the next one
+verified. A wall-clock ``time_limit`` (:data:`SEARCH_SAFETY_NET_S`) is only a safety net: when
+it fires the result says so (``SearchResult.timed_out``, a ``safety net`` line in its log) and
+callers do not use it (the generated C falls back to its run-time variants) — the one case in
+which the outcome depends on time.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,7 +88,9 @@ from tenspiler.act.schedule import (
 )
 
 __all__ = [
+    "MAX_CANDIDATES",
     "PROXY_TILE_PRODUCTS",
+    "SEARCH_SAFETY_NET_S",
     "GemmSchedule",
     "SearchResult",
     "fits",
@@ -95,6 +104,17 @@ __all__ = [
 
 #: tile products of the proxy shape the beam search scores candidates on
 PROXY_TILE_PRODUCTS = 4096
+
+#: candidates the beam search models on the proxy shape, at most: its work budget with
+#: ``rounds`` × ``beam`` (each costs about the same: one proxy-shape stream and estimate). The
+#: default rounds and beam model 54–266 candidates on the tests' and Exo's shapes (issue 33), so
+#: this cap does not cut them: it bounds the search on other menus or longer searches
+MAX_CANDIDATES = 1000
+
+#: wall-clock seconds after which a search stops whatever its budget (a safety net whose firing
+#: the result reports: ``SearchResult.timed_out``); Exo's shapes take 31–130 s on a loaded
+#: 2-core machine, the oracle's check of the winner included
+SEARCH_SAFETY_NET_S = 600.0
 
 
 @dataclass(frozen=True, order=True)
@@ -418,7 +438,19 @@ def _per_family(ranked: list[GemmSchedule], beam: int) -> list[GemmSchedule]:
 
 @dataclass
 class SearchResult:
-    """The winner, its modelled cost at the real shape, and what the search did."""
+    """The winner, its modelled cost at the real shape, and what the search did.
+
+    Attributes:
+        schedule: the winner (when ``timed_out``: the best schedule on the proxy shape so far,
+            not to be used).
+        report: its cost at the real shape (when ``timed_out``: at the proxy shape).
+        candidates: candidates modelled on the proxy shape (the work budget's unit).
+        seconds: wall-clock seconds the search took (information only: nothing depends on it).
+        verified: the winner ran bit-exactly on the oracle.
+        log: one line per round, per finalist, and for a budget or safety net that stopped it.
+        timed_out: the wall-clock safety net (``time_limit``) fired: the result depends on the
+            machine's speed and callers fall back as if there had been no search.
+    """
 
     schedule: GemmSchedule
     report: CostReport
@@ -426,9 +458,11 @@ class SearchResult:
     seconds: float
     verified: bool
     log: list[str]
+    timed_out: bool = False
 
 
-def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int = 6, time_limit: float = 30.0,
+def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int = 6,
+           max_candidates: int = MAX_CANDIDATES, time_limit: float = SEARCH_SAFETY_NET_S,
            params: CostParams | None = None, verify_winner: bool = True, out: str = "int32",
            bias: str | None = None) -> SearchResult:
     """Beam search over the menu for an ``m × n × k`` int8 product (multiples of ``dim``);
@@ -436,56 +470,95 @@ def search(m: int, n: int, k: int, dim: int = 16, *, beam: int = 4, rounds: int 
     modelled and verified with it.
 
     Each round applies every move to every schedule in the beam, models each new candidate
-    that fits on the proxy shape, and keeps the ``beam`` best of each family — software
-    schedules and the state machine's (utilisation, then the schedule's order: deterministic). After ``rounds`` rounds, or once 60 % of ``time_limit``
-    seconds are spent (the rest is for the finalists: then the result depends on the
-    machine's speed, and the log says so), the best candidates are modelled at the real shape
-    and verified on the oracle in that order; the first that is bit-exact wins.
+    that fits on the proxy shape (in the schedules' order), and keeps the ``beam`` best of each
+    family — software schedules and the state machine's (utilisation, then the schedule's
+    order: deterministic). The search's budget is work: after ``rounds`` rounds, or once
+    ``max_candidates`` candidates are modelled (the round in progress ranks those it modelled;
+    the log says so), the best candidates are modelled at the real shape and verified on the
+    oracle in that order; the first that is bit-exact wins. The result is a function of the
+    arguments only.
+
+    ``time_limit``: wall-clock seconds, a safety net — once they are spent the search stops
+    and returns what it has with ``timed_out`` set and a ``safety net`` line in its log (the
+    only case in which the result depends on the machine); callers must not use that
+    schedule.
 
     Raises:
-        ValueError: sizes not multiples of ``dim``, or no candidate verified.
+        ValueError: sizes not multiples of ``dim``, a budget below 1, or no candidate verified.
     """
     if m % dim or n % dim or k % dim or min(m, n, k) <= 0:
         raise ValueError(f"the search takes whole tiles: {m}×{n}×{k} with DIM={dim}")
-    t0 = time.perf_counter()
+    if max_candidates < 1 or beam < 1:
+        raise ValueError(f"the search needs a budget of at least one candidate and a beam of one, got "
+                         f"max_candidates={max_candidates}, beam={beam}")
+    t0 = time.monotonic()
     isa = gemmini_isa(dim, "int8")
     mt, nt, kt = m // dim, n // dim, k // dim
     # the proxy: about PROXY_TILE_PRODUCTS tile products, fewer rows (and columns) than the
     # real shape, whole blocks of the candidate
     target_mt = max(8, PROXY_TILE_PRODUCTS // (min(nt, 16) * kt))
-    scores: dict[GemmSchedule, float] = {}
+    reports: dict[GemmSchedule, CostReport | None] = {}  # None: does not fit
     log: list[str] = []
 
-    def score(s: GemmSchedule) -> float:
-        if s not in scores:
+    def utilization(s: GemmSchedule) -> float:
+        r = reports[s]
+        return -1.0 if r is None else r.utilization
+
+    def score(s: GemmSchedule) -> None:
+        if s not in reports:
             pmt = min(mt, max(s.tm, target_mt // s.tm * s.tm))
             pnt = min(nt, max(s.tn, 16 // s.tn * s.tn))
-            ok = fits(s, isa, kt)
-            scores[s] = estimate(isa, schedule_stream(s, pmt * dim, pnt * dim, k, dim, out, bias), params).utilization if ok else -1.0
-        return scores[s]
+            reports[s] = estimate(isa, schedule_stream(s, pmt * dim, pnt * dim, k, dim, out, bias), params) if fits(s, isa, kt) else None
+
+    def safety_net(where: str) -> bool:
+        spent = time.monotonic() - t0
+        if spent <= time_limit:
+            return False
+        log.append(f"safety net: {spent:.1f} s of wall clock spent (time limit {time_limit:g} s) {where}; "
+                   f"the result depends on the machine's speed and is not used")
+        return True
+
+    def ranked(among: Iterable[GemmSchedule]) -> list[GemmSchedule]:
+        """The modelled candidates of ``among`` that fit, best first (ties: the schedules' order)."""
+        return sorted((c for c in among if reports.get(c) is not None), key=lambda c: (-utilization(c), c))
+
+    def stopped() -> SearchResult:
+        best = ranked(reports)[0] if ranked(reports) else start
+        return SearchResult(best, reports[best] or estimate(isa, [], params), len(reports), time.monotonic() - t0,
+                            False, log, timed_out=True)
 
     start = GemmSchedule(tk=max(_divisors(kt, 4)))
     frontier = [start]
     score(start)
     for r in range(rounds):
-        if time.perf_counter() - t0 > 0.6 * time_limit:
-            log.append(f"round {r}: time limit")
+        if len(reports) >= max_candidates:
+            log.append(f"round {r}: budget of {max_candidates} candidates reached")
             break
         cands = sorted({c for s in frontier for c in _moves(s, mt, nt, kt)} | set(frontier))
         for c in cands:
-            if time.perf_counter() - t0 > 0.6 * time_limit:
+            if c in reports:
+                continue
+            if len(reports) >= max_candidates:
+                log.append(f"round {r}: budget of {max_candidates} candidates reached")
                 break
+            if safety_net(f"in round {r}"):
+                return stopped()
             score(c)
-        ranked = sorted((c for c in cands if c in scores and scores[c] >= 0), key=lambda c: (-scores[c], c))
-        frontier = _per_family(ranked, beam)
-        log.append(f"round {r}: best {scores[frontier[0]]:.1%} {frontier[0]}")
-    finalists = _per_family(sorted((c for c in scores if scores[c] >= 0), key=lambda c: (-scores[c], c)), beam)
-    full = {c: estimate(isa, schedule_stream(c, m, n, k, dim, out, bias), params) for c in finalists}
+        frontier = _per_family(ranked(cands), beam)
+        log.append(f"round {r}: best {utilization(frontier[0]):.1%} {frontier[0]}")
+    finalists = _per_family(ranked(reports), beam)
+    full: dict[GemmSchedule, CostReport] = {}
+    for c in finalists:
+        if safety_net("modelling the finalists"):
+            return stopped()
+        full[c] = estimate(isa, schedule_stream(c, m, n, k, dim, out, bias), params)
     for c in sorted(finalists, key=lambda c: (-full[c].utilization, c)):
+        if safety_net("verifying the finalists"):
+            return stopped()
         ok = verify(c, m, n, k, dim, out=out, bias=bias) if verify_winner else False
         log.append(f"final: {full[c].utilization:.1%} {c} {'bit-exact' if ok else 'not verified'}")
         if ok or not verify_winner:
-            return SearchResult(c, full[c], len(scores), time.perf_counter() - t0, ok, log)
+            return SearchResult(c, full[c], len(reports), time.monotonic() - t0, ok, log)
     raise ValueError(f"no schedule for {m}×{n}×{k} ran bit-exactly on the oracle: " + "; ".join(log))
 
 

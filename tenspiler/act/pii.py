@@ -120,11 +120,13 @@ class HbmLayout:
 @dataclass(frozen=True)
 class Allocation:
     """The result of memory allocation: an order of the pii graph's nodes and, per node, its
-    start (row, or HBM byte) and HBM row stride (0 on-chip)."""
+    start (row, or HBM byte) and HBM row stride (0 on-chip); ``work``: CP-SAT deterministic
+    time it took (its work units, not seconds; not part of the result's identity)."""
 
     order: tuple[int, ...]
     start: dict[int, int] = field(default_factory=dict)
     stride: dict[int, int] = field(default_factory=dict)
+    work: float = field(default=0.0, compare=False)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,12 @@ instructions (:mod:`.procs`, :mod:`.schedule`), and everything else as host C co
 
 Options (``GemminiBackend.with_options``; CLI ``--gemmini-config``, ``--gemmini-dim``): the
 datatype configuration (``"int8"``: int8 scratchpad, int32 accumulator; ``"fp32"``) and the
-array size DIM (default 16). With a configuration chosen, a kernel whose device values it
+array size DIM (default 16); ``search_candidates`` (``--gemmini-search-candidates``): the work
+budget of the schedule search of a product with known sizes, candidates modelled (default
+:data:`~tenspiler.act.gemm_search.MAX_CANDIDATES`: the same winner, so the same C, on any
+machine); ``search_s`` (``--gemmini-search-s``): its wall-clock safety net in seconds (default
+:data:`SEARCH_SAFETY_NET_S`; 0: no search; a search the net stops is not used — the C then
+chooses among its run-time variants, as without a search). With a configuration chosen, a kernel whose device values it
 cannot hold is refused with the reason (:class:`~tenspiler.errors.CodegenError`; exit 1).
 Without one, the backend uses the configuration that puts more of the kernel on Gemmini
 (``int8`` on a tie: the default Gemmini), keeps the terms it cannot hold on the host, and says
@@ -28,6 +33,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tenspiler.act.gemm_search import SEARCH_SAFETY_NET_S
 from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
 from tenspiler.act.schedule import Proc
 from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
@@ -77,31 +83,36 @@ class GemminiBackend:
 
     name = "gemmini"
 
-    def __init__(self, dim: int = 16, config: str | None = None, search_s: float = 30.0,
-                 sizes: Mapping[str, int] | None = None) -> None:
+    def __init__(self, dim: int = 16, config: str | None = None, search_s: float = SEARCH_SAFETY_NET_S,
+                 sizes: Mapping[str, int] | None = None, search_candidates: int | None = None) -> None:
         if config is not None and config not in CONFIGS:
             raise CodegenError(f"unknown Gemmini configuration {config!r}; known: {', '.join(CONFIGS)}")
         if not 1 <= dim <= 256:
             raise CodegenError(f"Gemmini DIM must be in 1..256, got {dim}")
         if not search_s >= 0:
-            raise CodegenError(f"the Gemmini schedule search's time limit must be ≥ 0 seconds, got {search_s}")
+            raise CodegenError(f"the Gemmini schedule search's time limit (its safety net) must be ≥ 0 seconds, got {search_s}")
+        if search_candidates is not None and search_candidates < 1:
+            raise CodegenError(f"the Gemmini schedule search's budget must be ≥ 1 candidate, got {search_candidates}")
         self.dim, self.config, self.search_s = dim, config, search_s
+        self.search_candidates = search_candidates
         self.sizes = dict(sizes or {})
 
     def with_options(self, **opts: Any) -> GemminiBackend:
-        """A backend with ``config`` / ``dim`` / ``search_s`` (seconds; 0: no search) /
+        """A backend with ``config`` / ``dim`` / ``search_s`` (the search's wall-clock safety net,
+        seconds; 0: no search) / ``search_candidates`` (its work budget) /
         ``sizes`` (size parameter → expected value: matrix products are specialised for it)
         replaced.
 
         Raises:
             CodegenError: an unknown option or value.
         """
-        unknown = set(opts) - {"config", "dim", "search_s", "sizes"}
+        unknown = set(opts) - {"config", "dim", "search_s", "search_candidates", "sizes"}
         if unknown:
             raise CodegenError(f"gemmini: unknown option(s) {', '.join(sorted(unknown))}")
         config = opts.get("config", self.config)
         return GemminiBackend(int(opts.get("dim", self.dim)), None if config is None else str(config),
-                              float(opts.get("search_s", self.search_s)), opts.get("sizes", self.sizes))
+                              float(opts.get("search_s", self.search_s)), opts.get("sizes", self.sizes),
+                              opts.get("search_candidates", self.search_candidates))
 
     def supports(self, term: Term) -> bool:
         """Whether :mod:`.lower` would put any of ``term`` on Gemmini."""
@@ -141,7 +152,7 @@ class GemminiBackend:
         header = _header(fn, ps, plan.to_json(), self.dim, config, chosen=self.config is not None)
         try:
             cf = c_file(fn, plan, isa, header, preconditions=proof_preconditions(fn, ps), search_s=self.search_s,
-                        sizes=self.sizes)
+                        sizes=self.sizes, search_candidates=self.search_candidates)
         except CHostError as e:
             raise CodegenError(f"gemmini: the host part needs an op the C emitter lacks: {e}") from None
         runner = _runner_text(fn, ps, cf.text, sorted(cf.procs), self.dim, config)

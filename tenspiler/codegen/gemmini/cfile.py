@@ -83,8 +83,10 @@ _GENERATED = re.compile(r"tenspiler_|tsp_|g[0-9]+(?:_|$)")
 
 class _Emitter:
     def __init__(self, fn: Function, plan: Plan, isa: IsaDescription, preconditions: Sequence[Precondition] = (),
-                 search_s: float = 0.0, sizes: Mapping[str, int] | None = None) -> None:
+                 search_s: float = 0.0, sizes: Mapping[str, int] | None = None,
+                 search_candidates: int | None = None) -> None:
         self.fn, self.plan, self.isa, self.search_s = fn, plan, isa, search_s
+        self.search_candidates = search_candidates
         self.sizes = dict(sizes or {})
         self.notes: list[str] = []
         self.preconditions = tuple(preconditions)
@@ -227,6 +229,7 @@ class _Emitter:
         repeated, ``sd = 0``, for a scalar or a bias per column; a whole matrix for a bias per
         row)."""
         from tenspiler.act.gemm_search import (
+            MAX_CANDIDATES,
             GemmSchedule,
             choose_variant_c,
             gemm_schedule_proc,
@@ -262,14 +265,17 @@ class _Emitter:
         if self.int_config and self.search_s > 0 and all(v is not None and v > 0 for v in hints):
             hm, hn, hk = (int(v) for v in hints)  # type: ignore[arg-type]
             mt, nt, kt = (-(-v // dim) * dim for v in (hm, hn, hk))
-            r = search(mt, nt, kt, dim, time_limit=self.search_s, bias=None if c.bias is None else "full" if c.bias.along == "rows" else "row")
-            special = r.schedule
-            self.notes.append(f"{x} ({hm}x{hn}x{hk}{'' if all_literal else ', from the given sizes'}): schedule search winner "
-                              f"{schedule_name(special)}: {special.describe()}; modelled {r.report.utilization:.1%} of the "
-                              f"array ({r.report.cycles} cycles, tenspiler.act.cost), best of {r.candidates} candidates, "
-                              f"bit-exact on the oracle"
-                              + ("; the search stopped at its time limit (--gemmini-search-s): another machine may "
-                                 "pick another winner" if any("time limit" in line for line in r.log) else ""))
+            r = search(mt, nt, kt, dim, max_candidates=self.search_candidates or MAX_CANDIDATES, time_limit=self.search_s,
+                       bias=None if c.bias is None else "full" if c.bias.along == "rows" else "row")
+            if r.timed_out:  # the one outcome that depends on the machine: as if there were no search
+                self.notes.append(f"{x} ({hm}x{hn}x{hk}): the schedule search stopped at its wall-clock safety net "
+                                  f"({self.search_s:g} s, --gemmini-search-s) and is not used")
+            else:
+                special = r.schedule
+                self.notes.append(f"{x} ({hm}x{hn}x{hk}{'' if all_literal else ', from the given sizes'}): schedule search "
+                                  f"winner {schedule_name(special)}: {special.describe()}; modelled "
+                                  f"{r.report.utilization:.1%} of the array ({r.report.cycles} cycles, tenspiler.act.cost), "
+                                  f"best of {r.candidates} candidates, bit-exact on the oracle")
         variants = [] if special is not None and all_literal else runtime_variants(dim, *lits)
         fused = c.bias is not None
         if variants:
@@ -686,18 +692,21 @@ class _Emitter:
 
 def c_file(fn: Function, plan: Plan, isa: IsaDescription, header: str,
            preconditions: Sequence[Precondition] = (), search_s: float = 0.0,
-           sizes: Mapping[str, int] | None = None) -> CFile:
+           sizes: Mapping[str, int] | None = None, search_candidates: int | None = None) -> CFile:
     """The C file for ``fn`` with the device/host ``plan`` on ``isa``; ``header`` is the leading
     comment (without comment markers), followed by the schedule of each matrix product. Where
     an input violates one of ``preconditions`` (the proof's trip counts and shapes) the entry
-    runs the kernel's own loops instead. ``search_s``: the time limit in seconds of the schedule
-    search of a product whose sizes are all static or given in ``sizes`` (size parameter →
-    value; 0: no search, run-time variants).
+    runs the kernel's own loops instead. A product whose sizes are all static or given in
+    ``sizes`` (size parameter → value) gets the schedule search's winner: its budget is
+    ``search_candidates`` candidates modelled (default
+    :data:`~tenspiler.act.gemm_search.MAX_CANDIDATES`; work: the same winner on any machine), and
+    ``search_s`` wall-clock seconds are its safety net (0: no search, run-time variants; a
+    search stopped by the net is not used, as if there were none).
 
     Raises:
         CodegenError / CHostError: a host term the C emitter does not support.
     """
-    e = _Emitter(fn, plan, isa, preconditions, search_s, sizes)
+    e = _Emitter(fn, plan, isa, preconditions, search_s, sizes, search_candidates)
     entry = e.entry()
     if e.notes:
         header += "\n\nMatrix-product schedules:\n" + "\n".join(f"  {n}" for n in e.notes)
