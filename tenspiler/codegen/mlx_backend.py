@@ -43,6 +43,7 @@ SPELLING = Spelling(
     const="mx.array({x}, dtype={dtype})",
     sum="_sum({x})",
     sum_rows="_sum({x}, 1)",
+    sum_axis="_sum({x}, {axis})",
     # mx.matmul takes floating types only: integers as a broadcast product summed over k
     int_matmul="_sum(({x})[:, :, None] * ({y})[None, :, :], 1)",
     copy="mx.array({x}, dtype={dtype})",
