@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tenspiler.codegen import GeneratedCode, get_backend, resolve_backends
+from tenspiler.codegen import GeneratedCode, NoRule, get_backend, resolve_backends
 from tenspiler.codegen.preconditions import trip_counts
 from tenspiler.codegen.ranges import wrap_hazards
 from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError
@@ -62,6 +62,9 @@ class LiftResult:
         check: backend name → differential-check result (with ``check=True``).
         placement: backend name → device/host split, for backends that lower only part of
             the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
+        declined: backend name → why it emitted nothing (``"no rule for stack (in …)"``), for
+            the backends asked for that cannot emit the summary while others can: the lift is
+            verified with the others' code; when no backend can, it is not lifted.
         message: explanation for ``not_lifted`` / ``error``.
         synthesis: search statistics (trees, candidates, proofs, counterexamples).
         solver: per-clause cvc5 answers and seconds.
@@ -78,6 +81,7 @@ class LiftResult:
     certificate: str | None = None
     check: dict[str, Any] | None = None
     placement: dict[str, Any] = field(default_factory=dict)
+    declined: dict[str, str] = field(default_factory=dict)
     message: str = ""
     synthesis: dict[str, Any] = field(default_factory=dict)
     solver: list[dict[str, Any]] = field(default_factory=list)
@@ -216,14 +220,22 @@ def lift_parsed(
         generated: dict[str, GeneratedCode] = {}
         chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
         with _phase(res.timings, "codegen", say):
+            failures: list[CodegenError] = []
             for b in backends:
-                code = chosen[b].generate(fn, summary)
+                try:
+                    code = chosen[b].generate(fn, summary)
+                except CodegenError as err:  # this backend declines alone (README, "Backends")
+                    failures.append(err)
+                    res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
+                    continue
                 generated[b] = code
                 res.code[b] = code.text
                 for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
                     res.code[f"{b}:{fn.name}{suffix}"] = text
                 if code.placement is not None:
                     res.placement[b] = code.placement
+            if not generated:  # no backend can emit the summary: not lifted
+                raise CodegenError("; ".join(str(e) for e in failures))
         if check:
             with _phase(res.timings, "check", say):
                 res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary, generated,
