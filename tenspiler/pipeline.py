@@ -29,6 +29,15 @@ from tenspiler.frontend.python import PY_SUFFIXES, parse_python_file
 from tenspiler.ir.printer import show, show_summary
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import DType, For, Function, Stmt, uses_floats
+from tenspiler.runner import (
+    Crashed,
+    FreshInterpreters,
+    Outcome,
+    Raised,
+    Returned,
+    TimedOut,
+    describe_error,
+)
 from tenspiler.synth.search import Synthesized, synthesize
 from tenspiler.vc.analyze import AnyKernel, analyze_kernel
 from tenspiler.vc.concrete import Example, adversarial_examples, array_length, random_examples
@@ -393,6 +402,8 @@ def _differential(
 ) -> dict[str, Any]:
     from tenspiler.check import (
         UB_MESSAGE,
+        CheckJob,
+        CheckResult,
         differential_check,
         format_inputs,
         model_mismatch,
@@ -472,14 +483,32 @@ def _differential(
                 out["loop-ir"]["outside_model"] = len(kept) - len(modelled)
             if advisory:
                 out["loop-ir"]["advisory"] = "floats are modelled as reals"
-        for b, code in generated.items():
+        per_backend: dict[str, tuple[list[dict[str, Any]], list[Any], int, int]] = {}
+        for b in generated:
             b_inputs, b_states, b_adv, flushed = inputs, states, n_adv, 0
             if _flushes_subnormals(b, backends):
                 keep = [i for i, x in enumerate(inputs) if not _has_subnormal(x, fn)]
                 flushed = len(inputs) - len(keep)
                 b_inputs, b_states = [inputs[i] for i in keep], [states[i] for i in keep]
                 b_adv = sum(adv_flags[i] for i in keep)
-            r = differential_check(fn, summary, code, b_inputs, Path(tmp), b_states)
+            per_backend[b] = b_inputs, b_states, b_adv, flushed
+        # code of the array libraries (which start threads) runs in fresh interpreters, all
+        # started now and running while the other backends are checked here: this process
+        # never loads those libraries, so it may fork afterwards
+        fresh = [b for b in generated if getattr(_backend(b, backends), "check_in_fresh_interpreter", False)]
+        jobs = [CheckJob(fn, summary, generated[b], per_backend[b][0], per_backend[b][1]) for b in fresh]
+        pool: FreshInterpreters[CheckJob, CheckResult] = FreshInterpreters(
+            "tenspiler.check.differential:check_job", jobs, timeout=FRESH_CHECK_TIMEOUT)
+        with pool:
+            pool.start()
+            results = {b: differential_check(fn, summary, code, per_backend[b][0], Path(tmp), per_backend[b][1])
+                       for b, code in generated.items() if b not in fresh}
+            outcomes: list[Outcome[CheckResult]] = pool.results()
+            for b, outcome in zip(fresh, outcomes, strict=True):
+                results[b] = _fresh_result(b, outcome, len(per_backend[b][0]))
+        for b, code in generated.items():
+            _, _, b_adv, flushed = per_backend[b]
+            r = results[b]
             out[b] = {
                 "ok": r.ok,
                 "inputs": r.n_inputs,
@@ -505,15 +534,43 @@ def _differential(
     return out
 
 
-def _flushes_subnormals(name: str, backends: Mapping[str, Any] | None) -> bool:
-    """Whether backend ``name`` computes with subnormal floats flushed to zero (XLA,
-    TensorFlow): documented in its code, where results differ from C's."""
+#: Seconds the differential check of one backend's code may take in its fresh interpreter
+#: (the library's import, and compilations per input shape, included).
+FRESH_CHECK_TIMEOUT = 1800.0
+
+
+def _backend(name: str, backends: Mapping[str, Any] | None) -> Any:
+    """The backend object ``name`` (configured, if in ``backends``), or ``None``."""
     from tenspiler.codegen import backend_names, get_backend
 
     b = (backends or {}).get(name)
     if b is None and name in backend_names():
         b = get_backend(name)
-    return bool(getattr(b, "flushes_subnormals", False))
+    return b
+
+
+def _fresh_result(b: str, outcome: Outcome[Any], n: int) -> Any:
+    """The ``CheckResult`` of backend ``b``'s check in a fresh interpreter; a check that
+    raised, crashed or timed out passed on none of its ``n`` inputs."""
+    from tenspiler.check import CheckResult
+
+    match outcome:
+        case Returned(value):
+            return value
+        case Raised(error):
+            why = f"the check raised {describe_error(error)}"
+        case TimedOut(seconds):
+            why = f"the check did not finish within {seconds:.0f} s"
+        case Crashed():
+            tail = outcome.stderr.strip().splitlines()[-1:] or [""]
+            why = f"the check's interpreter ended ({outcome.describe()}) {tail[0]}".rstrip()
+    return CheckResult(b, n, 0, f"{b}: {why}", False)
+
+
+def _flushes_subnormals(name: str, backends: Mapping[str, Any] | None) -> bool:
+    """Whether backend ``name`` computes with subnormal floats flushed to zero (XLA,
+    TensorFlow): documented in its code, where results differ from C's."""
+    return bool(getattr(_backend(name, backends), "flushes_subnormals", False))
 
 
 def _has_subnormal(inputs: Mapping[str, object], fn: Function | None = None) -> bool:

@@ -16,7 +16,9 @@ This package only re-exports those names.
 
 from tenspiler.check.c import UB_MESSAGE, CKernel, can_check, compile_c, run_c
 from tenspiler.check.differential import (
+    CheckJob,
     CheckResult,
+    check_job,
     differential_check,
     model_mismatch,
     reference_states,
@@ -32,8 +34,10 @@ from tenspiler.check.values import (
 __all__ = [
     "UB_MESSAGE",
     "CKernel",
+    "CheckJob",
     "CheckResult",
     "can_check",
+    "check_job",
     "compile_c",
     "differential_check",
     "format_inputs",

@@ -496,6 +496,9 @@ class ArrayBackend(PythonHostBackend):
     #: for compilers that vectorise float division but not integer division (inductor);
     #: XLA turns division by a constant into a multiply and shift, which is faster still
     float_division: ClassVar[bool] = False
+    #: ``--check`` runs this backend's code in a fresh interpreter (``runner.FreshInterpreters``):
+    #: the libraries start threads, and a process that loaded them must not fork afterwards
+    check_in_fresh_interpreter: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
