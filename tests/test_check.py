@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -365,3 +366,23 @@ def test_a_crashing_check_interpreter_fails_that_backend_only(tmp_path: Path) ->
     with FreshInterpreters("tenspiler.check.differential:check_job", [job]) as pool:
         (outcome,) = pool.start().results()
     assert isinstance(outcome, Crashed) and outcome.returncode == 7
+
+
+def test_the_source_runs_once_per_input_for_all_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--check`` with several backends runs the compiled source once per input (one
+    ``run_c_all`` over the inputs), its results shared by every backend's comparison."""
+    from tenspiler.check import differential
+    from tenspiler.pipeline import lift_file
+
+    calls: list[int] = []
+    real = differential.run_c_all
+
+    def counted(kernel: object, fn: object, inputs: list[object]) -> object:
+        calls.append(len(inputs))
+        return real(kernel, fn, inputs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(differential, "run_c_all", counted)
+    backends = ["numpy", "tpc_c", *(["torch"] if importlib.util.find_spec("torch") else [])]
+    res = lift_file(Path(__file__).resolve().parents[1] / "examples" / "saxpy.c", backends, check=True)
+    assert res.status == "verified" and res.check is not None and set(backends) <= set(res.check)
+    assert len(calls) == 1 and calls[0] >= res.check["numpy"]["inputs"]
