@@ -449,40 +449,6 @@ def _differential(
                 "translation validation: C has undefined behaviour on every test input, "
                 "so the summary could not be compared with it"
             )
-        if fn.python is None and isinstance(k, AtSizes):
-            out["loop-ir"] = {
-                "ok": True, "inputs": 0, "passed": 0, "first_failure": None, "reference": reference + " (UBSan)",
-                "adversarial": 0, "dropped_undefined": dropped,
-                "skipped": f"one run of the source at its literal sizes is about {k.iterations:,} "
-                           "loop iterations, too long for the loop-IR interpreter; the generated code is compared "
-                           "with the compiled source",
-            }
-        elif fn.python is None:
-            # translation validation of the frontend: the loop IR (the model the proof is
-            # about) against the compiled source
-            first = None
-            passed = 0
-            modelled = [(e, st) for e, st in kept if not e.outside_model]
-            for i, (e, st) in enumerate(modelled):
-                problem = st if isinstance(st, str) else model_mismatch(fn, e.final, st)
-                if problem is None:
-                    passed += 1
-                elif first is None:
-                    first = f"input #{i} ({format_inputs(e.inputs)}): {problem}"
-            # with floats, the loop IR (like the proof) computes over the reals, so where C
-            # rounds in float32 a value truncated to an integer may differ by one: the
-            # comparison is then advisory; the generated code is still compared with C
-            advisory = uses_floats(fn)
-            out["loop-ir"] = {
-                "ok": first is None or advisory, "inputs": len(modelled), "passed": passed,
-                "first_failure": first, "reference": reference + " (UBSan)",
-                "adversarial": sum(f for f, (e, _) in zip(adv_flags, kept, strict=True) if not e.outside_model),
-                "dropped_undefined": dropped,
-            }
-            if len(modelled) < len(kept):
-                out["loop-ir"]["outside_model"] = len(kept) - len(modelled)
-            if advisory:
-                out["loop-ir"]["advisory"] = "floats are modelled as reals"
         per_backend: dict[str, tuple[list[dict[str, Any]], list[Any], int, int]] = {}
         for b in generated:
             b_inputs, b_states, b_adv, flushed = inputs, states, n_adv, 0
@@ -493,16 +459,55 @@ def _differential(
                 b_adv = sum(adv_flags[i] for i in keep)
             per_backend[b] = b_inputs, b_states, b_adv, flushed
         # code of the array libraries (which start threads) runs in fresh interpreters, all
-        # started now and running while the other backends are checked here: this process
-        # never loads those libraries, so it may fork afterwards
+        # started now and running while the loop IR and the other backends are checked here:
+        # this process never loads those libraries, so it may fork afterwards
         fresh = [b for b in generated if getattr(_backend(b, backends), "check_in_fresh_interpreter", False)]
         jobs = [CheckJob(fn, summary, generated[b], per_backend[b][0], per_backend[b][1]) for b in fresh]
         pool: FreshInterpreters[CheckJob, CheckResult] = FreshInterpreters(
             "tenspiler.check.differential:check_job", jobs, timeout=FRESH_CHECK_TIMEOUT)
         with pool:
-            pool.start()
+            pool.start()  # importing their libraries while the loop IR is compared here
+            if fn.python is None and isinstance(k, AtSizes):
+                out["loop-ir"] = {
+                    "ok": True, "inputs": 0, "passed": 0, "first_failure": None, "reference": reference + " (UBSan)",
+                    "adversarial": 0, "dropped_undefined": dropped,
+                    "skipped": f"one run of the source at its literal sizes is about {k.iterations:,} "
+                               "loop iterations, too long for the loop-IR interpreter; the generated code is compared "
+                               "with the compiled source",
+                }
+            elif fn.python is None:
+                # translation validation of the frontend: the loop IR (the model the proof is
+                # about) against the compiled source
+                first = None
+                passed = 0
+                modelled = [(e, st) for e, st in kept if not e.outside_model]
+                for i, (e, st) in enumerate(modelled):
+                    problem = st if isinstance(st, str) else model_mismatch(fn, e.final, st)
+                    if problem is None:
+                        passed += 1
+                    elif first is None:
+                        first = f"input #{i} ({format_inputs(e.inputs)}): {problem}"
+                # with floats, the loop IR (like the proof) computes over the reals, so where C
+                # rounds in float32 a value truncated to an integer may differ by one: the
+                # comparison is then advisory; the generated code is still compared with C
+                advisory = uses_floats(fn)
+                out["loop-ir"] = {
+                    "ok": first is None or advisory, "inputs": len(modelled), "passed": passed,
+                    "first_failure": first, "reference": reference + " (UBSan)",
+                    "adversarial": sum(f for f, (e, _) in zip(adv_flags, kept, strict=True) if not e.outside_model),
+                    "dropped_undefined": dropped,
+                }
+                if len(modelled) < len(kept):
+                    out["loop-ir"]["outside_model"] = len(kept) - len(modelled)
+                if advisory:
+                    out["loop-ir"]["advisory"] = "floats are modelled as reals"
             results = {b: differential_check(fn, summary, code, per_backend[b][0], Path(tmp), per_backend[b][1])
                        for b, code in generated.items() if b not in fresh}
+            devices = {}  # a device backend's own check (e.g. gemmini), also while they run
+            for b, r in results.items():
+                device_check = getattr((backends or {}).get(b), "device_check", None)
+                if device_check is not None and r.ok:
+                    devices[b] = device_check(fn, summary, generated[b], k, seed)
             outcomes: list[Outcome[CheckResult]] = pool.results()
             for b, outcome in zip(fresh, outcomes, strict=True):
                 results[b] = _fresh_result(b, outcome, len(per_backend[b][0]))
@@ -523,9 +528,8 @@ def _differential(
                 out[b]["skipped_subnormal"] = flushed
             if code.runner is not None:  # not Python: what ran in its place
                 out[b]["executed"] = code.runner.description
-            device_check = getattr((backends or {}).get(b), "device_check", None)
-            if device_check is not None and r.ok:  # a device backend's own check (e.g. gemmini)
-                dev = device_check(fn, summary, code, k, seed)
+            if b in devices:
+                dev = devices[b]
                 out[b]["device"] = {key: v for key, v in dev.items() if key != "assembly"}
                 out[b]["assembly"] = dev.get("assembly", "")
                 if not dev["ok"]:
