@@ -569,6 +569,14 @@ def test_c_division_truncates_and_python_floor_ops_floor(backend: ArrayBackend) 
     assert _call_op(backend, ScalarOp("%", S, T, INT), None, None, s=-7, t=2).item() == -1
 
 
+def test_a_view_of_no_rows_with_a_row_stride_beyond_int32(backend: ArrayBackend) -> None:
+    """``matrix(d, 0, c, ld)`` with ``ld`` beyond int32 (a Python kernel's ``a[i * ld + j]``
+    over no row reads nothing): the index arrays are int64, the sum is 0 (MLX's default
+    int32 ``arange`` raised "Converting 4611686018427387903 to int32 would result in overflow")."""
+    total = ReduceSum(ReduceRows(Matrix(tv("d"), R, C, W), DOUBLE), DOUBLE)
+    assert _call_op(backend, total, None, None, r=0, c=3, w=2**62 - 1).item() == 0.0
+
+
 def test_uint8_wraps_on_store_and_cast(backend: ArrayBackend) -> None:
     kw = {"u": np.array([200, 1, 255, 0] * 2, dtype=np.uint8), "v": np.array([100, 2, 255, 0] * 2, dtype=np.uint8),
           "ou": np.full(8, 9, dtype=np.uint8), "n": 4}
