@@ -123,9 +123,12 @@ class Lifted:
         callable; its calling convention is in its docstring.
 
         Raises:
-            ValueError: ``backend`` was not generated, or its code is not Python.
+            ValueError: ``backend`` was not generated (also: it declined the summary,
+                ``LiftResult.declined``), or its code is not Python.
         """
         name = backend or next(iter(self.result.code), None)
+        if name is not None and name in self.result.declined:
+            raise ValueError(f"backend {name!r} did not emit the summary: {self.result.declined[name]}")
         if name is None or name not in self.result.code:
             raise ValueError(f"no code for backend {backend!r}; generated: {', '.join(self.result.code)}")
         namespace: dict[str, Any] = {"__name__": f"tenspiler_generated_{self.result.function}"}

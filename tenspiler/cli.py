@@ -3,7 +3,9 @@ recheck CERT`` and ``lift bench CORPUS...`` (verification runs over whole corpor
 ``tenspiler/bench/``). ``python -m tenspiler`` is the same command.
 
 Exit codes (DESIGN.md, "The user-facing contract"): 0 verified and emitted; 1 not lifted
-(no verified summary within the budget, or an op outside TensIR); 2 bad input
+(no verified summary within the budget, or an op outside TensIR, or no backend asked for can
+emit the summary: a backend that cannot while others can is named in a warning
+``FILE: warning: BACKEND: no rule for OP (not emitted)`` and the others are emitted); 2 bad input
 (``file:line:col: message`` on stderr; also a backend whose extra is not installed); 3 an
 internal error (a bug of tenspiler's: please report it).
 
@@ -42,7 +44,10 @@ def _lift_parser() -> argparse.ArgumentParser:
         prog="lift",
         usage="lift FILE [options]\n       lift {recheck,bench} ... (lift COMMAND --help)",
         description="Lift a legacy C, C++ or Python kernel to verified tensor code (TensIR, proved with cvc5).",
-        epilog="Exit codes: 0 verified; 1 not lifted; 2 bad input; 3 internal error.",
+        epilog="Exit codes: 0 verified; 1 not lifted; 2 bad input; 3 internal error. With several "
+               "backends, one that cannot emit the summary (no rule for one of its ops) is not emitted "
+               "and named in a warning ('FILE: warning: BACKEND: no rule for OP (not emitted)'); the "
+               "others are emitted and the exit code is 0; it is 1 only when no backend can emit it.",
     )
     commands = p.add_argument_group("commands", "instead of FILE, as the first argument")
     for name, text in COMMANDS.items():
@@ -214,6 +219,9 @@ def _lift_main(argv: Sequence[str]) -> int:
     )
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
+    if res.status == "verified":  # the backends that declined, each alone (the others are emitted)
+        for b, reason in res.declined.items():
+            log.warning("%s: warning: %s: %s (not emitted)", args.file, b, reason)
     if res.status != "verified":
         print(_failure_line(res, args.file), file=sys.stderr)
         return res.exit_code

@@ -25,6 +25,15 @@ from tenspiler.loops.ir import DType, For, Function, Stmt, uses_floats
 from tenspiler.outputs import check_output_dir, check_outputs, write_outputs
 from tenspiler.paths import certificate_dir
 from tenspiler.result import EXIT_CODES, LiftResult
+from tenspiler.runner import (
+    Crashed,
+    FreshInterpreters,
+    Outcome,
+    Raised,
+    Returned,
+    TimedOut,
+    describe_error,
+)
 
 if TYPE_CHECKING:
     from tenspiler.codegen import GeneratedCode
@@ -161,6 +170,7 @@ def lift_parsed(
         if out_dir is not None:  # the certificate's name is known now; its text is not
             check_outputs({Path(out_dir) / f"{fn.name}.smt2": None}, force, function=fn.name)
         # the compiler's phases, loaded once the source parsed (outside the phases' timings)
+        from tenspiler.codegen import NoRule
         from tenspiler.codegen.ranges import wrap_hazards
         from tenspiler.ir.printer import show
         from tenspiler.synth.search import synthesize
@@ -194,24 +204,32 @@ def lift_parsed(
         generated: dict[str, GeneratedCode] = {}
         chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
         with _phase(res.timings, "codegen", say):
+            failures: list[CodegenError] = []
             for b in backends:
-                code = chosen[b].generate(fn, summary)
+                try:
+                    code = chosen[b].generate(fn, summary)
+                except CodegenError as err:  # this backend declines alone (README, "Backends")
+                    failures.append(err)
+                    res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
+                    continue
                 generated[b] = code
                 res.code[b] = code.text
                 for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
                     res.code[f"{b}:{fn.name}{suffix}"] = text
                 if code.placement is not None:
                     res.placement[b] = code.placement
+            if not generated:  # no backend can emit the summary: not lifted
+                raise CodegenError("; ".join(str(e) for e in failures))
         if check:
             with _phase(res.timings, "check", say):
                 res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary, generated,
                                           seed, chosen)
             if not all(c["ok"] for c in res.check.values()):
-                failures = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
+                mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
                 # an original program that did not return within the check's safety net: no verdict
-                stalled = any(WALL_CLOCK in f for f in failures)
+                stalled = any(WALL_CLOCK in m for m in mismatches)
                 res.status = "timeout" if stalled else "not_lifted"
-                res.message = "differential check failed: " + "; ".join(failures)
+                res.message = "differential check failed: " + "; ".join(mismatches)
                 return res
         cert_text = syn.proof.certificate()
         if out_dir is not None:
@@ -371,6 +389,8 @@ def _differential(
 
     from tenspiler.check import (
         UB_MESSAGE,
+        CheckJob,
+        CheckResult,
         differential_check,
         format_inputs,
         model_mismatch,
@@ -418,48 +438,71 @@ def _differential(
                 "translation validation: C has undefined behaviour on every test input, "
                 "so the summary could not be compared with it"
             )
-        if fn.python is None and isinstance(k, AtSizes):
-            out["loop-ir"] = {
-                "ok": True, "inputs": 0, "passed": 0, "first_failure": None, "reference": reference + " (UBSan)",
-                "adversarial": 0, "dropped_undefined": dropped,
-                "skipped": f"one run of the source at its literal sizes is about {k.iterations:,} "
-                           "loop iterations, too long for the loop-IR interpreter; the generated code is compared "
-                           "with the compiled source",
-            }
-        elif fn.python is None:
-            # translation validation of the frontend: the loop IR (the model the proof is
-            # about) against the compiled source
-            first = None
-            passed = 0
-            modelled = [(e, st) for e, st in kept if not e.outside_model]
-            for i, (e, st) in enumerate(modelled):
-                problem = st if isinstance(st, str) else model_mismatch(fn, e.final, st)
-                if problem is None:
-                    passed += 1
-                elif first is None:
-                    first = f"input #{i} ({format_inputs(e.inputs)}): {problem}"
-            # with floats, the loop IR (like the proof) computes over the reals, so where C
-            # rounds in float32 a value truncated to an integer may differ by one: the
-            # comparison is then advisory; the generated code is still compared with C
-            advisory = uses_floats(fn)
-            out["loop-ir"] = {
-                "ok": first is None or advisory, "inputs": len(modelled), "passed": passed,
-                "first_failure": first, "reference": reference + " (UBSan)",
-                "adversarial": sum(f for f, (e, _) in zip(adv_flags, kept, strict=True) if not e.outside_model),
-                "dropped_undefined": dropped,
-            }
-            if len(modelled) < len(kept):
-                out["loop-ir"]["outside_model"] = len(kept) - len(modelled)
-            if advisory:
-                out["loop-ir"]["advisory"] = "floats are modelled as reals"
-        for b, code in generated.items():
+        per_backend: dict[str, tuple[list[dict[str, Any]], list[Any], int, int]] = {}
+        for b in generated:
             b_inputs, b_states, b_adv, flushed = inputs, states, n_adv, 0
             if _flushes_subnormals(b, backends):
                 keep = [i for i, x in enumerate(inputs) if not _has_subnormal(x, fn)]
                 flushed = len(inputs) - len(keep)
                 b_inputs, b_states = [inputs[i] for i in keep], [states[i] for i in keep]
                 b_adv = sum(adv_flags[i] for i in keep)
-            r = differential_check(fn, summary, code, b_inputs, Path(tmp), b_states)
+            per_backend[b] = b_inputs, b_states, b_adv, flushed
+        # code of the array libraries (which start threads) runs in fresh interpreters, all
+        # started now and running while the loop IR and the other backends are checked here:
+        # this process never loads those libraries, so it may fork afterwards
+        fresh = [b for b in generated if getattr(_backend(b, backends), "check_in_fresh_interpreter", False)]
+        jobs = [CheckJob(fn, summary, generated[b], per_backend[b][0], per_backend[b][1]) for b in fresh]
+        pool: FreshInterpreters[CheckJob, CheckResult] = FreshInterpreters(
+            "tenspiler.check.differential:check_job", jobs, timeout=FRESH_CHECK_TIMEOUT)
+        with pool:
+            pool.start()  # importing their libraries while the loop IR is compared here
+            if fn.python is None and isinstance(k, AtSizes):
+                out["loop-ir"] = {
+                    "ok": True, "inputs": 0, "passed": 0, "first_failure": None, "reference": reference + " (UBSan)",
+                    "adversarial": 0, "dropped_undefined": dropped,
+                    "skipped": f"one run of the source at its literal sizes is about {k.iterations:,} "
+                               "loop iterations, too long for the loop-IR interpreter; the generated code is compared "
+                               "with the compiled source",
+                }
+            elif fn.python is None:
+                # translation validation of the frontend: the loop IR (the model the proof is
+                # about) against the compiled source
+                first = None
+                passed = 0
+                modelled = [(e, st) for e, st in kept if not e.outside_model]
+                for i, (e, st) in enumerate(modelled):
+                    problem = st if isinstance(st, str) else model_mismatch(fn, e.final, st)
+                    if problem is None:
+                        passed += 1
+                    elif first is None:
+                        first = f"input #{i} ({format_inputs(e.inputs)}): {problem}"
+                # with floats, the loop IR (like the proof) computes over the reals, so where C
+                # rounds in float32 a value truncated to an integer may differ by one: the
+                # comparison is then advisory; the generated code is still compared with C
+                advisory = uses_floats(fn)
+                out["loop-ir"] = {
+                    "ok": first is None or advisory, "inputs": len(modelled), "passed": passed,
+                    "first_failure": first, "reference": reference + " (UBSan)",
+                    "adversarial": sum(f for f, (e, _) in zip(adv_flags, kept, strict=True) if not e.outside_model),
+                    "dropped_undefined": dropped,
+                }
+                if len(modelled) < len(kept):
+                    out["loop-ir"]["outside_model"] = len(kept) - len(modelled)
+                if advisory:
+                    out["loop-ir"]["advisory"] = "floats are modelled as reals"
+            results = {b: differential_check(fn, summary, code, per_backend[b][0], Path(tmp), per_backend[b][1])
+                       for b, code in generated.items() if b not in fresh}
+            devices = {}  # a device backend's own check (e.g. gemmini), also while they run
+            for b, r in results.items():
+                device_check = getattr((backends or {}).get(b), "device_check", None)
+                if device_check is not None and r.ok:
+                    devices[b] = device_check(fn, summary, generated[b], k, seed)
+            outcomes: list[Outcome[CheckResult]] = pool.results()
+            for b, outcome in zip(fresh, outcomes, strict=True):
+                results[b] = _fresh_result(b, outcome, len(per_backend[b][0]))
+        for b, code in generated.items():
+            _, _, b_adv, flushed = per_backend[b]
+            r = results[b]
             out[b] = {
                 "ok": r.ok,
                 "inputs": r.n_inputs,
@@ -474,9 +517,8 @@ def _differential(
                 out[b]["skipped_subnormal"] = flushed
             if code.runner is not None:  # not Python: what ran in its place
                 out[b]["executed"] = code.runner.description
-            device_check = getattr((backends or {}).get(b), "device_check", None)
-            if device_check is not None and r.ok:  # a device backend's own check (e.g. gemmini)
-                dev = device_check(fn, summary, code, k, seed)
+            if b in devices:
+                dev = devices[b]
                 out[b]["device"] = {key: v for key, v in dev.items() if key != "assembly"}
                 out[b]["assembly"] = dev.get("assembly", "")
                 if not dev["ok"]:
@@ -485,15 +527,43 @@ def _differential(
     return out
 
 
-def _flushes_subnormals(name: str, backends: Mapping[str, Any] | None) -> bool:
-    """Whether backend ``name`` computes with subnormal floats flushed to zero (XLA,
-    TensorFlow): documented in its code, where results differ from C's."""
+#: Seconds the differential check of one backend's code may take in its fresh interpreter
+#: (the library's import, and compilations per input shape, included).
+FRESH_CHECK_TIMEOUT = 1800.0
+
+
+def _backend(name: str, backends: Mapping[str, Any] | None) -> Any:
+    """The backend object ``name`` (configured, if in ``backends``), or ``None``."""
     from tenspiler.codegen import backend_names, get_backend
 
     b = (backends or {}).get(name)
     if b is None and name in backend_names():
         b = get_backend(name)
-    return bool(getattr(b, "flushes_subnormals", False))
+    return b
+
+
+def _fresh_result(b: str, outcome: Outcome[Any], n: int) -> Any:
+    """The ``CheckResult`` of backend ``b``'s check in a fresh interpreter; a check that
+    raised, crashed or timed out passed on none of its ``n`` inputs."""
+    from tenspiler.check import CheckResult
+
+    match outcome:
+        case Returned(value):
+            return value
+        case Raised(error):
+            why = f"the check raised {describe_error(error)}"
+        case TimedOut(seconds):
+            why = f"the check did not finish within {seconds:.0f} s"
+        case Crashed():
+            tail = outcome.stderr.strip().splitlines()[-1:] or [""]
+            why = f"the check's interpreter ended ({outcome.describe()}) {tail[0]}".rstrip()
+    return CheckResult(b, n, 0, f"{b}: {why}", False)
+
+
+def _flushes_subnormals(name: str, backends: Mapping[str, Any] | None) -> bool:
+    """Whether backend ``name`` computes with subnormal floats flushed to zero (XLA,
+    TensorFlow): documented in its code, where results differ from C's."""
+    return bool(getattr(_backend(name, backends), "flushes_subnormals", False))
 
 
 def _has_subnormal(inputs: Mapping[str, object], fn: Function | None = None) -> bool:

@@ -38,6 +38,9 @@ class LiftResult:
         check: backend name → differential-check result (with ``check=True``).
         placement: backend name → device/host split, for backends that lower only part of
             the summary to a device (``GeneratedCode.placement``, e.g. ``tpc_c``).
+        declined: backend name → why it emitted nothing (``"no rule for stack (in …)"``), for
+            the backends asked for that cannot emit the summary while others can: the lift is
+            verified with the others' code; when no backend can, it is not lifted.
         message: explanation for ``not_lifted`` / ``error``; it starts with ``location``
             when that is known.
         location: ``file:line:col`` of the construct a ``not_lifted`` or ``error`` result is
@@ -58,6 +61,7 @@ class LiftResult:
     certificate: str | None = None
     check: dict[str, Any] | None = None
     placement: dict[str, Any] = field(default_factory=dict)
+    declined: dict[str, str] = field(default_factory=dict)
     message: str = ""
     location: str | None = None
     synthesis: dict[str, Any] = field(default_factory=dict)

@@ -17,6 +17,13 @@ in a child process, and the caller gets back what happened as data:
   stderr, and kills its process group at the deadline: a :class:`CommandResult`. Every
   program tenspiler starts (compilers, the system preprocessor, built kernels) goes through
   it: none is started with :mod:`subprocess` directly.
+* :class:`FreshInterpreters` calls a function named ``"module:function"`` on each item in a
+  fresh Python interpreter of its own (started by ``fork`` + ``exec``, never a bare fork;
+  the item pickled to it through a file, the result back likewise), several at once, each
+  within its deadline, with outcomes as for :func:`map_in_child`: for code that loads
+  libraries which start threads (PyTorch, JAX, TensorFlow), which must not be loaded in a
+  process that forks afterwards (JAX: "os.fork() is incompatible with multithreaded
+  code"). Started, it runs while the caller does other work (even forks).
 
 Guarantees: a child never outlives the call. Each child leads a process group of its own;
 when the call ends (results complete, stopped early, deadline, crash, or an exception in
@@ -53,6 +60,7 @@ import contextlib
 import ctypes
 import faulthandler
 import functools
+import importlib
 import os
 import pickle
 import select
@@ -77,6 +85,7 @@ __all__ = [
     "ChildRegistry",
     "CommandResult",
     "Crashed",
+    "FreshInterpreters",
     "Outcome",
     "Raised",
     "Returned",
@@ -85,6 +94,7 @@ __all__ = [
     "call_in_child",
     "describe_error",
     "describe_status",
+    "fresh_interpreter_main",
     "kill_running_children",
     "map_in_child",
     "run_command",
@@ -994,3 +1004,147 @@ def run_command(
         p.stderr.close()
         returncode = p.wait()
     return CommandResult(returncode, timed_out, time.monotonic() - t0, out.text(), err.text())
+
+
+# ------------------------------------------------------------------ fresh interpreters
+
+
+#: Environment of :class:`FreshInterpreters`' children besides the caller's: TensorFlow's
+#: C++ logging quiet. (TensorFlow 2.21 still prints its "oneDNN custom operations are on"
+#: banner, before its logging reads the setting; the children's output goes to a file.)
+QUIET_LIBRARIES = {"TF_CPP_MIN_LOG_LEVEL": "3"}
+
+
+def fresh_interpreter_main(argv: Sequence[str] | None = None) -> NoReturn:
+    """The body of a :class:`FreshInterpreters` child (``python -c``): arguments ``TARGET
+    IN OUT PARENT``: dies with ``PARENT``, calls the function ``TARGET``
+    (``"module:function"``) on the item pickled in the file ``IN`` and writes the result
+    (or the exception) as one frame to the file ``OUT``."""
+    target, in_path, out_path, parent = argv if argv is not None else sys.argv[1:]
+    _die_with(int(parent))
+    faulthandler.disable()
+    module, _, name = target.partition(":")
+    try:
+        work = getattr(importlib.import_module(module), name)
+        with open(in_path, "rb") as f:
+            item = pickle.load(f)
+        frame = _frame(True, work(item))
+    except Exception as e:
+        frame = _frame(False, e)
+    with open(out_path, "wb") as f:
+        f.write(frame)
+    _flush_std_streams()
+    os._exit(0)
+
+
+@dataclass
+class _Fresh:
+    """One running child of :class:`FreshInterpreters`."""
+
+    index: int
+    proc: subprocess.Popen[bytes]
+    out_path: Path
+    err: IO[bytes]
+    started: float
+
+
+class FreshInterpreters(Generic[T, R]):
+    """``work(item)`` for each item, each in a fresh Python interpreter of its own.
+
+    ``target`` names ``work`` as ``"module:function"`` (imported in the child); items and
+    results are pickled. At most ``parallel`` children run at once (default: the number of
+    CPUs); each gets ``timeout`` seconds from its start (``None``: no limit). The children's
+    environment is the caller's plus ``env`` (default :data:`QUIET_LIBRARIES`); their stdout
+    and stderr go to a temporary file whose end is :attr:`Crashed.stderr` /
+    :attr:`TimedOut.stderr` (nothing reaches the caller's terminal). Each child leads its own
+    process group, killed before it is reaped, and dies with its parent (Linux
+    ``PR_SET_PDEATHSIG``, set by the child itself, so ``exec`` cannot lose it).
+
+    :meth:`start` launches the first children and returns at once: the caller may work (and
+    fork) meanwhile, since no thread of this process waits on them; :meth:`results` runs the
+    rest and returns one :class:`Outcome` per item, in order. Use it as a context manager
+    (or call :meth:`close`): every child is then killed and reaped.
+    """
+
+    def __init__(
+        self, target: str, items: Sequence[T], *, timeout: float | None = None,
+        env: dict[str, str] | None = None, parallel: int | None = None,
+    ) -> None:
+        self.target, self.items, self.timeout = target, list(items), timeout
+        self.env = {**os.environ, **(QUIET_LIBRARIES if env is None else env)}
+        self.parallel = max(1, parallel if parallel is not None else (os.cpu_count() or 1))
+        self._tmp = tempfile.TemporaryDirectory(prefix="tenspiler-fresh-")
+        self._next = 0
+        self._running: list[_Fresh] = []
+        self._out: dict[int, Outcome[R]] = {}
+
+    def _launch(self) -> None:
+        while self._next < len(self.items) and len(self._running) < self.parallel:
+            i = self._next
+            self._next += 1
+            folder = Path(self._tmp.name)
+            in_path, out_path = folder / f"{i}.in", folder / f"{i}.out"
+            with open(in_path, "wb") as f:
+                pickle.dump(self.items[i], f, protocol=pickle.HIGHEST_PROTOCOL)
+            err = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 (closed in _finish)
+            code = "from tenspiler.runner import fresh_interpreter_main; fresh_interpreter_main()"
+            try:
+                proc = subprocess.Popen(
+                    [sys.executable, "-c", code, self.target, str(in_path), str(out_path), str(os.getpid())],
+                    stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=self.env, process_group=0,
+                )
+            except BaseException:
+                err.close()
+                raise
+            self._running.append(_Fresh(i, proc, out_path, err, time.monotonic()))
+
+    def start(self) -> FreshInterpreters[T, R]:
+        """Launch the first children (at most :attr:`parallel`) and return."""
+        self._launch()
+        return self
+
+    def _finish(self, c: _Fresh, timed_out: bool) -> None:
+        _kill_group(c.proc.pid)  # not reaped yet: the group id is still the child's
+        returncode = c.proc.wait()
+        seconds = time.monotonic() - c.started
+        stderr = _read_tail(c.err)
+        c.err.close()
+        outcome: Outcome[R]
+        data = c.out_path.read_bytes() if c.out_path.exists() else b""
+        if timed_out:
+            outcome = TimedOut(seconds, stderr)
+        elif len(data) > _HEADER.size:
+            outcome = _decode(data[_HEADER.size:], seconds)  # type: ignore[assignment]
+        else:
+            outcome = Crashed(returncode, seconds, stderr)
+        self._out[c.index] = outcome
+
+    def results(self) -> list[Outcome[R]]:
+        """Wait for every item (launching the rest as children end); outcomes in order."""
+        self._launch()
+        while self._running:
+            now = time.monotonic()
+            for c in list(self._running):
+                late = self.timeout is not None and now - c.started >= self.timeout
+                if late or _has_ended(c.proc.pid):
+                    self._running.remove(c)
+                    self._finish(c, timed_out=late and not _has_ended(c.proc.pid))
+            self._launch()
+            if self._running:
+                time.sleep(_TICK)
+        return [self._out[i] for i in range(len(self.items))]
+
+    def close(self) -> None:
+        """Kill and reap every running child; remove the temporary files."""
+        for c in self._running:
+            _kill_group(c.proc.pid)
+            c.proc.wait()
+            c.err.close()
+        self._running = []
+        self._tmp.cleanup()
+
+    def __enter__(self) -> FreshInterpreters[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -75,6 +75,7 @@ from tenspiler.ir.terms import (
     ScalarVar,
     Size,
     Slice,
+    Stack,
     Strided,
     Tail,
     Take,
@@ -334,6 +335,23 @@ OP_CASES.update({
         Flatten(MatMul(Matrix(tv("f"), R, C), Transpose(Matrix(tv("g"), R, C)), FLOAT, FLOAT, False)), "of",
         ScalarOp("*", R, R, INT)),
 })
+# stack: batched (rows along a leading axis: windows gathered at index arrays) or, for a body
+# the batching does not cover, a comprehension over the rows
+_I, _J = ScalarVar("$s:i", INT), ScalarVar("$s:j", INT)
+_WINDOW = Matrix(Tail(tv("f"), _I), K, K, W)
+OP_CASES.update({
+    "stack batched (a window sum, scaled)": (Stack("$s:i", R, ScalarOp(
+        "*", ReduceSum(ReduceRows(_WINDOW, FLOAT), FLOAT), lit(0.5, FLOAT), FLOAT)), "of", R),
+    "stack batched (window products)": (Stack("$s:i", R, ReduceSum(ReduceRows(
+        TensorTensor("*", _WINDOW, Matrix(tv("g"), K, K), FLOAT), FLOAT), FLOAT)), "of", R),
+    "stack batched 2-D (nested)": (Flatten(Stack("$s:i", R, Stack("$s:j", C, ReduceSum(ReduceRows(
+        Matrix(Tail(Tail(tv("d"), ScalarOp("*", _I, W, INT)), _J), K, K, W), DOUBLE), DOUBLE)))), "od",
+        ScalarOp("*", R, C, INT)),
+    "stack batched rows (column sums of windows)": (Flatten(Stack("$s:i", R, ReduceRows(
+        Transpose(Matrix(Tail(tv("a"), _I), K, C, W)), INT))), "oi", ScalarOp("*", R, C, INT)),
+    "stack comprehension (int rows of a slice times the row)": (Flatten(Stack("$s:i", R, TensorScalar(
+        "*", Slice(tv("a"), _I, ScalarOp("+", _I, K, INT)), _I, False, INT))), "oi", ScalarOp("*", R, K, INT)),
+})
 
 
 def _keys(t: Term) -> set[str]:
@@ -351,9 +369,8 @@ def op_summary(case: Case) -> tuple[Function, ProgramSummary]:
     return op_fn(None), ProgramSummary("op", (ArrayOutput(out, lit(0), length, term),))  # type: ignore[arg-type]
 
 
-#: Ops only the NumPy backend generates (the array backends decline them): ``stack``, a
-#: comprehension over rows (tests/test_stack.py checks its NumPy code and the refusals).
-NUMPY_ONLY = {"stack"}
+#: Ops only the NumPy backend generates (the array backends decline them): none.
+NUMPY_ONLY: set[str] = set()
 
 
 def test_op_cases_cover_every_op() -> None:
@@ -550,6 +567,14 @@ def test_c_division_truncates_and_python_floor_ops_floor(backend: ArrayBackend) 
     mean = ScalarOp("/", ReduceSum(Take(tv("a"), lit(2)), INT), T, INT)
     assert _call_op(backend, mean, None, None, a=np.array([-3, -4] + [0] * 6), t=2).item() == -3
     assert _call_op(backend, ScalarOp("%", S, T, INT), None, None, s=-7, t=2).item() == -1
+
+
+def test_a_view_of_no_rows_with_a_row_stride_beyond_int32(backend: ArrayBackend) -> None:
+    """``matrix(d, 0, c, ld)`` with ``ld`` beyond int32 (a Python kernel's ``a[i * ld + j]``
+    over no row reads nothing): the index arrays are int64, the sum is 0 (MLX's default
+    int32 ``arange`` raised "Converting 4611686018427387903 to int32 would result in overflow")."""
+    total = ReduceSum(ReduceRows(Matrix(tv("d"), R, C, W), DOUBLE), DOUBLE)
+    assert _call_op(backend, total, None, None, r=0, c=3, w=2**62 - 1).item() == 0.0
 
 
 def test_uint8_wraps_on_store_and_cast(backend: ArrayBackend) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -300,3 +301,88 @@ def test_check_compares_float_division_by_zero_with_c() -> None:
     assert lossy["loop-ir"]["ok"] and lossy["loop-ir"]["outside_model"] > 0
     exact = check(negated(a, f, True))
     assert exact["numpy"]["ok"], exact["numpy"]["first_failure"]
+
+
+# ---------------------------------------------------------------- threads and forks
+
+#: What a process that loaded JAX prints when it forks, and TensorFlow's start-up banners.
+_FORK_WARNING = "os.fork()"
+_TF_BANNERS = ("oneDNN custom operations", "absl::InitializeLog", "cuda", "TensorFlow binary is optimized")
+
+
+def test_array_library_code_is_checked_in_fresh_interpreters(tmp_path: Path) -> None:
+    """``--check`` runs the code of JAX / TensorFlow (which start threads) in fresh
+    interpreters: the lifting process never loads them, so it forks safely afterwards (the
+    Gemmini check's worker, or the C reference of a next lift), and nothing they print
+    reaches the user: no "os.fork() was called ... JAX is multithreaded" warning, no
+    TensorFlow banner."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    names = [b for b in ("jax", "tensorflow") if importlib.util.find_spec(b) is not None]
+    if not names:
+        pytest.skip("neither jax nor tensorflow is installed")
+    # a backend whose check forks after the array libraries' checks (Gemmini's worker)
+    forking = "gemmini" if importlib.util.find_spec("egglog") is not None else "tpc_c"
+    root = Path(__file__).resolve().parents[1]
+    script = (
+        "import sys\n"
+        "from tenspiler.cli import main\n"
+        f"code = main([{str(root / 'examples' / 'saxpy.c')!r}, '--to', {','.join([*names, forking])!r}, '--check', '--json'])\n"
+        "print('LOADED', sorted(m for m in ('jax', 'tensorflow', 'torch', 'mlx') if m in sys.modules))\n"
+        "sys.exit(code)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_", "ABSL_", "JAX_"))}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=900, env=env)
+    assert p.returncode == 0, p.stderr
+    assert _FORK_WARNING not in p.stderr and not any(b in p.stderr for b in _TF_BANNERS), p.stderr
+    assert p.stdout.rstrip().splitlines()[-1] == "LOADED []"
+    import json
+
+    d = json.loads(p.stdout[: p.stdout.rindex("LOADED")])
+    for b in [*names, forking]:
+        assert d["check"][b]["ok"] and d["check"][b]["passed"] == d["check"][b]["inputs"] > 0, d["check"][b]
+
+
+def test_a_crashing_check_interpreter_fails_that_backend_only(tmp_path: Path) -> None:
+    """A fresh interpreter that dies (here: the generated torch code exits the process)
+    fails that backend's check with the reason; it is not a crash of the lift."""
+    import dataclasses
+
+    from tenspiler.check import CheckJob
+    from tenspiler.runner import Crashed, FreshInterpreters
+
+    pytest.importorskip("torch")
+    k = KERNELS["vadd"]
+    code = get_backend("torch").generate(k.fn, k.ps)
+    bad = dataclasses.replace(code, text=code.text + "\nimport os\nos._exit(7)\n")
+    inputs = [k.inputs(np.random.default_rng(0))]
+    job = CheckJob(k.fn, k.ps, bad, inputs, [dict(inputs[0])])
+    with FreshInterpreters("tenspiler.check.differential:check_job", [job]) as pool:
+        (outcome,) = pool.start().results()
+    assert isinstance(outcome, Crashed) and outcome.returncode == 7
+
+
+def test_the_source_runs_once_per_input_for_all_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--check`` with several backends runs the compiled source once per input (one
+    ``run_c_all`` over the inputs), its results shared by every backend's comparison."""
+    from tenspiler.check import differential
+    from tenspiler.pipeline import lift_file
+
+    calls: list[int] = []
+    real = differential.run_c_all
+
+    def counted(kernel: object, fn: object, inputs: list[object]) -> object:
+        calls.append(len(inputs))
+        return real(kernel, fn, inputs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(differential, "run_c_all", counted)
+    backends = ["numpy", "tpc_c", *(["torch"] if importlib.util.find_spec("torch") else [])]
+    res = lift_file(Path(__file__).resolve().parents[1] / "examples" / "saxpy.c", backends, check=True)
+    assert res.status == "verified" and res.check is not None and set(backends) <= set(res.check)
+    assert len(calls) == 1 and calls[0] >= res.check["numpy"]["inputs"]

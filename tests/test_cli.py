@@ -200,3 +200,50 @@ def test_gemmini_search_time_limit_option(tmp_path: Path) -> None:
                        tmp_path)
     assert code == 0, err
     assert "best of 5 candidates" in (tmp_path / "q" / "gemv_static.gemmini.c").read_text()
+
+
+class _NoPlus:
+    """A backend (registered for one test) with no rule for ``+``: saxpy's summary uses it."""
+
+    name = "noplus"
+
+    def supports(self, term: object) -> bool:
+        return False
+
+    def generate(self, fn: object, ps: object) -> object:
+        from tenspiler.codegen import no_rule_error
+        from tenspiler.ir.terms import Lit, ScalarOp
+        from tenspiler.loops.ir import DType
+
+        one = Lit(1, DType.INT)
+        raise no_rule_error(self.name, ScalarOp("+", one, one, DType.INT), ("lit",))
+
+
+@pytest.fixture
+def noplus(monkeypatch: pytest.MonkeyPatch) -> str:
+    from tenspiler.codegen import registry
+
+    monkeypatch.setitem(registry._REGISTRY, "noplus", _NoPlus())
+    return "noplus"
+
+
+def test_a_backend_without_a_rule_declines_alone(noplus: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """One backend that cannot emit the summary is named in a warning and not emitted; the
+    others are emitted and checked, exit code 0 (README, "Several backends")."""
+    out = tmp_path / "o"
+    code = main([str(SAXPY), "--to", f"numpy,{noplus}", "--check", "--json", "-o", str(out)])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    d = json.loads(cap.out)
+    assert d["status"] == "verified" and list(d["code"]) == ["numpy"] and list(d["check"]) == ["loop-ir", "numpy"]
+    assert d["declined"] == {noplus: "no rule for scalar_op(+) (in (1 + 1))"}
+    assert f"{SAXPY}: warning: {noplus}: no rule for scalar_op(+) (in (1 + 1)) (not emitted)" in cap.err.splitlines()
+    assert sorted(p.name for p in out.iterdir()) == ["saxpy.py", "saxpy.smt2"]
+
+
+def test_no_backend_emitting_is_not_lifted_exit_1(noplus: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main([str(SAXPY), "--to", noplus, "--no-check"])
+    cap = capsys.readouterr()
+    assert code == 1 and cap.out == ""
+    assert cap.err.strip() == f"{SAXPY}: not lifted: backend 'noplus' has no rule for scalar_op(+) (in (1 + 1))"

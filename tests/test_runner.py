@@ -347,3 +347,37 @@ def test_a_forked_child_dies_with_its_parent_killed_from_outside(tmp_path: Path)
     r = run_command([sys.executable, "-c", code], 2.0, env=env)
     assert r.timed_out, r.stderr
     assert wait_dead(int(pidfile.read_text()))
+
+
+# ------------------------------------------------------------------ fresh interpreters
+
+
+def test_fresh_interpreters_return_in_order_raise_and_time_out() -> None:
+    """Each item in an interpreter of its own (``"module:function"``, items and results
+    pickled), several at once; an exception is :class:`Raised` for its item, a child past
+    its deadline is :class:`TimedOut` and killed, the others go on."""
+    from tenspiler.runner import FreshInterpreters
+
+    items = ["3", "x", "40"]
+    with FreshInterpreters("builtins:int", items, timeout=60, parallel=2) as pool:
+        outcomes = pool.start().results()
+    assert [type(o) for o in outcomes] == [Returned, Raised, Returned]
+    assert outcomes[0].value == 3 and outcomes[2].value == 40  # type: ignore[union-attr]
+    assert "invalid literal" in str(outcomes[1].error)  # type: ignore[union-attr]
+    t0 = time.monotonic()
+    with FreshInterpreters("time:sleep", [60, 0], timeout=3) as pool:
+        slow, quick = pool.start().results()
+    assert isinstance(slow, TimedOut) and isinstance(quick, Returned) and time.monotonic() - t0 < 30
+
+
+def test_fresh_interpreters_get_a_quiet_environment_and_never_fork_this_process() -> None:
+    """The children see TF_CPP_MIN_LOG_LEVEL=3 (TensorFlow's banners off); this process
+    does not fork (no at-fork handler runs here, as JAX's warning would)."""
+    from tenspiler.runner import FreshInterpreters
+
+    forks: list[int] = []
+    os.register_at_fork(before=lambda: forks.append(1))
+    with FreshInterpreters("os:getenv", ["TF_CPP_MIN_LOG_LEVEL"]) as pool:
+        (outcome,) = pool.start().results()
+    assert isinstance(outcome, Returned) and outcome.value == "3"
+    assert not forks

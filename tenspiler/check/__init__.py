@@ -16,7 +16,9 @@ This package only re-exports those names.
 
 from tenspiler.check.c import UB_MESSAGE, CKernel, compile_c, run_c
 from tenspiler.check.differential import (
+    CheckJob,
     CheckResult,
+    check_job,
     differential_check,
     model_mismatch,
     reference_states,
@@ -33,8 +35,10 @@ from tenspiler.frontend.preprocess import can_check
 __all__ = [
     "UB_MESSAGE",
     "CKernel",
+    "CheckJob",
     "CheckResult",
     "can_check",
+    "check_job",
     "compile_c",
     "differential_check",
     "format_inputs",

@@ -179,6 +179,25 @@ def differential_check(
     return CheckResult(code.backend, n, passed, first, passed == n)
 
 
+@dataclass(frozen=True)
+class CheckJob:
+    """The arguments of one :func:`differential_check` against reference states already
+    computed (:func:`reference_states`), as one picklable item: the unit of work a fresh
+    interpreter runs (:func:`check_job`)."""
+
+    fn: Function
+    ps: ProgramSummary
+    code: GeneratedCode
+    inputs: Sequence[Mapping[str, object]]
+    states: Sequence[dict[str, object] | str]
+
+
+def check_job(job: CheckJob) -> CheckResult:
+    """:func:`differential_check` of ``job``: run where the array libraries the generated
+    code imports may start threads (``runner.FreshInterpreters``, ``"tenspiler.check.differential:check_job"``)."""
+    return differential_check(job.fn, job.ps, job.code, job.inputs, Path(), job.states)
+
+
 def reference_states(
     fn: Function, inputs_list: Sequence[Mapping[str, object]], workdir: Path,
     sanitize: bool = False,

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tenspiler.codegen.base import (
         Backend,
         GeneratedCode,
+        NoRule,
         Runner,
         missing_ops,
         no_rule_error,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 #: Re-exported name → the module defining it.
 _EXPORTS = {
-    **dict.fromkeys(("Backend", "GeneratedCode", "Runner", "missing_ops", "no_rule_error", "op_key", "operands",
+    **dict.fromkeys(("Backend", "GeneratedCode", "NoRule", "Runner", "missing_ops", "no_rule_error", "op_key", "operands",
                      "output_term", "returned_outputs"), "tenspiler.codegen.base"),
     **dict.fromkeys(("MissingExtra", "backend_names", "get_backend", "register_backend", "resolve_backends"),
                     "tenspiler.codegen.registry"),
@@ -61,6 +62,7 @@ __all__ = [
     "Backend",
     "GeneratedCode",
     "MissingExtra",
+    "NoRule",
     "Runner",
     "backend_names",
     "get_backend",

@@ -80,6 +80,7 @@ from tenspiler.codegen.python_host import (
 )
 from tenspiler.codegen.ranges import is_static, small_division
 from tenspiler.codegen.spelling import HOST_PREFIX, Spelling, fill, helper_texts
+from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.semantics import UNARY_FUNCTIONS
 from tenspiler.ir.terms import (
@@ -92,6 +93,7 @@ from tenspiler.ir.terms import (
     Iota,
     Lit,
     MatMul,
+    Matrix,
     NotCond,
     Output,
     ProgramSummary,
@@ -105,6 +107,8 @@ from tenspiler.ir.terms import (
     ScalarOutput,
     ScalarSelect,
     ScalarVar,
+    Stack,
+    Tail,
     TensorCast,
     TensorMap,
     TensorScalar,
@@ -112,12 +116,15 @@ from tenspiler.ir.terms import (
     TensorTensor,
     TensorVar,
     Term,
+    Transpose,
     children,
     cmp_pairs,
+    free_vars,
     is_tensor,
     promote,
 )
 from tenspiler.ir.terms import cols as term_cols
+from tenspiler.ir.terms import rank as term_rank
 from tenspiler.ir.terms import rows as term_rows
 from tenspiler.loops.ir import DType, Function, ScalarType, uses_floats
 
@@ -283,6 +290,12 @@ def matrix_strided_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     return fill(sp.gather, x=args[0], i=idx)
 
 
+def stack_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
+    """``stack(r < n: body)`` is rendered by :meth:`ArrayBackend.stack` (its body is
+    rendered with the row variable bound, so not from rendered operands)."""
+    raise AssertionError(f"stack is rendered by ArrayBackend.stack, not as a rule ({show(t)})")
+
+
 def flatten_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     """``flatten(m)`` (row-major) → the library's reshape to one axis."""
     return fill(ctx.b.sp.reshape, x=args[0], shape="-1")
@@ -412,6 +425,7 @@ ARRAY_RULES: dict[str, ArrayRule] = {
     "matrix_strided": matrix_strided_rule,
     "transpose": transpose_rule,
     "flatten": flatten_rule,
+    "stack": stack_rule,
     "strided": strided_rule,
     "full": full_rule,
     "iota": iota_rule,
@@ -430,6 +444,37 @@ ARRAY_RULES: dict[str, ArrayRule] = {
         for op in nb.BINOP_RULES
     },
 }
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """The row variables of a nest of stacks computed at once (:meth:`ArrayBackend._batched`):
+    their names (``bound``), outermost first (``order``), and their counts as rendered."""
+
+    bound: set[str]
+    order: list[str]
+    counts: list[str]
+
+    def axes(self, q: int, rank: int) -> str:
+        """The shape an index array of row variable ``q`` is reshaped to: its batch axis,
+        1 for the other batch axes and for ``rank`` trailing axes."""
+        return ", ".join("-1" if a == q else "1" for a in range(len(self.order) + rank))
+
+
+def rank_of(t: Term) -> int:
+    """0 for a scalar, else the tensor's rank."""
+    return term_rank(t) if is_tensor(t) else 0
+
+
+def _ring(t: Term) -> bool:
+    """Whether the integer term ``t`` is built by ``+ - *`` from variables and literals
+    only (index arithmetic that Python operators compute on index arrays as on ints)."""
+    match t:
+        case ScalarVar() | Lit():
+            return True
+        case ScalarOp("+" | "-" | "*", a, b):
+            return _ring(a) and _ring(b)
+    return False
 
 
 # ---------------------------------------------------------------- the backend
@@ -451,6 +496,9 @@ class ArrayBackend(PythonHostBackend):
     #: for compilers that vectorise float division but not integer division (inductor);
     #: XLA turns division by a constant into a multiply and shift, which is faster still
     float_division: ClassVar[bool] = False
+    #: ``--check`` runs this backend's code in a fresh interpreter (``runner.FreshInterpreters``):
+    #: the libraries start threads, and a process that loaded them must not fork afterwards
+    check_in_fresh_interpreter: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -568,6 +616,8 @@ class ArrayBackend(PythonHostBackend):
             CodegenError: neither this backend nor NumPy has a rule for an op of ``t``.
         """
         assert isinstance(ctx, ArrayContext)
+        if isinstance(t, Stack):  # its body has a bound variable: not rendered from operands
+            return self.stack(t, ctx)
         terms: list[Term]
         if (quotient := exact_quotient_operands(t, ctx)) is not None:
             # Python's int / int: NumPy host code (no library spells the exact quotient)
@@ -608,6 +658,188 @@ class ArrayBackend(PythonHostBackend):
             return text
         return self._host(t, args, [k for _, k in pairs], ctx)
 
+    def stack(self, t: Stack, ctx: ArrayContext) -> str:
+        """``stack(r < n: body)`` as NumPy's :meth:`~tenspiler.codegen.numpy_backend.NumpyBackend._stack`
+        computes it: a list comprehension over the rows with ``r`` an exact Python int (a
+        static value: slice bounds and gathers of the body use it as such), the rows stacked
+        by the library (:attr:`Spelling.stack`), in the node's dtype; no rows give an empty
+        array, rows of no element an ``n x 0`` one (the source then reads none of the row's
+        views, nor does this code). Stacks whose body :meth:`_batched` batches (2-D
+        convolutions, window sums, sums along an axis of a 3-D array) are computed at once
+        instead (:meth:`_batched_stack`)."""
+        from dataclasses import replace as dc_replace
+
+        batched = self._batched_stack(t, ctx)
+        if batched is not None:
+            return batched
+        sp = self.sp
+        taken = {*ctx.names.values(), *ctx.taken, *BUILTINS, *sp.names, *helper_texts(sp)}
+        py = fresh_name("_" + "".join(ch if ch.isalnum() else "_" for ch in t.var.removeprefix("$s:")), taken)
+        ctx.taken.add(py)
+        count = bare(self.render(t.count, ctx))
+        saved = ctx.names, ctx.param_dtypes, ctx.plan
+        ctx.names = {**ctx.names, t.var: py}
+        ctx.param_dtypes = {**ctx.param_dtypes, t.var: DType.INT}
+        if ctx.plan is not None:  # an exact Python int in the body's arithmetic
+            ctx.plan = dc_replace(ctx.plan, param_dtypes={**ctx.plan.param_dtypes, t.var: DType.INT},
+                                  param_reps={**ctx.plan.param_reps, t.var: "int64"}, _ranges={}, _reps={},
+                                  _c_ranges={})
+        try:
+            body = self.convert(self.render(t.body, ctx), t.body.dtype, self.kind(t.body, ctx), t.dtype,
+                                ctx.rep(t.body), saved[2].rep(t) if saved[2] is not None else None)
+            if self.kind(t.body, ctx) == STATIC:
+                body = self.const(body, REPR[t.dtype] if saved[2] is None else saved[2].rep(t))
+        finally:
+            ctx.names, ctx.param_dtypes, ctx.plan = saved
+        rep = self.dtype(ctx.rep(t))
+        rows = fill(sp.stack, x=f"[{bare(body)} for {py} in range({count})]")
+        if not is_tensor(t.body):
+            return f"({rows} if ({count}) > 0 else {fill(sp.zeros, n='0', dtype=rep)})"
+        width = term_cols(t)
+        if t.var in free_vars(width):
+            raise CodegenError(f"the rows of {show(t)} have a length that depends on the row")
+        w = bare(self.render(width, ctx))
+        empty = fill(sp.reshape, x=fill(sp.zeros, n=f"max({count}, 0) * max({w}, 0)", dtype=rep),
+                     shape=f"max({count}, 0), max({w}, 0)")
+        return f"({rows} if ({count}) > 0 and ({w}) > 0 else {empty})"
+
+    def _batched_stack(self, t: Stack, ctx: ArrayContext) -> str | None:
+        """Stacks (one or more, nested) computed at once, the rows along leading *batch*
+        axes (what ``vmap`` does), when the body is built from the ops :meth:`_batched`
+        batches: views of a parameter at offsets ``+ - *`` of the row variables (gathers at
+        index arrays), row and full sums, transposes, ``+ - *`` and real ``/``, casts and
+        math functions; subterms free of the row variables are computed once, as usual.
+        The same values as the comprehension (each row is the body at its row number), in
+        the same dtypes; sums may add in another order (reals: within the float
+        tolerance, as NumPy's ``np.sum``). ``None`` for any other stack."""
+        from dataclasses import replace as dc_replace
+
+        stacks: list[Stack] = []
+        u: Term = t
+        while isinstance(u, Stack):
+            stacks.append(u)
+            u = u.body
+        bound = {s.var for s in stacks}
+        if any(free_vars(s.count) & bound for s in stacks) or not free_vars(u) & bound:
+            return None
+        counts = [bare(self.render(s.count, ctx)) for s in stacks]
+        saved = ctx.names, ctx.param_dtypes, ctx.plan
+        ctx.param_dtypes = {**ctx.param_dtypes, **{v: DType.INT for v in bound}}
+        if ctx.plan is not None:  # as in the comprehension: the row numbers are int64
+            ctx.plan = dc_replace(ctx.plan, param_dtypes={**ctx.plan.param_dtypes, **{v: DType.INT for v in bound}},
+                                  param_reps={**ctx.plan.param_reps, **{v: "int64" for v in bound}}, _ranges={},
+                                  _reps={}, _c_ranges={})
+        try:
+            found = self._batched(u, _Batch(bound, [s.var for s in stacks], counts), ctx)
+            if found is None:
+                return None
+            body, r = found
+            rep = saved[2].rep(t) if saved[2] is not None else REPR[t.dtype]
+            body = self.convert(body, u.dtype, TENSOR, t.dtype, ctx.rep(u), rep)
+        finally:
+            ctx.names, ctx.param_dtypes, ctx.plan = saved
+        sizes = [f"max({c}, 0)" for c in counts]
+        nonempty = [f"({c}) > 0" for c in counts]
+        if r == 1:
+            w = bare(self.render(term_cols(t), ctx))
+            sizes.append(f"max({w}, 0)")
+            nonempty.append(f"({w}) > 0")
+        shape = ", ".join(sizes)
+        zeros = fill(self.sp.reshape, x=fill(self.sp.zeros, n=" * ".join(sizes), dtype=self.dtype(rep)), shape=shape)
+        value = fill(self.sp.broadcast, x=body, shape=shape)
+        # computed only when there is an element: with no rows the source reads no view
+        return f"({value} if {' and '.join(nonempty)} else {zeros})"
+
+    def _batched(self, t: Term, bt: _Batch, ctx: ArrayContext) -> tuple[str, int] | None:
+        """``t`` computed for every row at once, with its rank (0 for a scalar): an array
+        of shape (batch axes, the rank's axes), a batch axis of length 1 where ``t`` does
+        not depend on that row variable; ``None`` when an op on the way is not batched.
+        A subterm free of the row variables is rendered as usual (broadcast from the
+        right)."""
+        sp = self.sp
+        if not free_vars(t) & bt.bound:
+            return None  # callers render it unbatched
+        match t:
+            case ScalarVar(name) if name in bt.bound:
+                q = bt.order.index(name)
+                return fill(sp.reshape, x=fill(sp.arange, n=bt.counts[q]), shape=bt.axes(q, 0)), 0
+            case Matrix(base, nr, nc, stride) if not (free_vars(nr) | free_vars(nc) | free_vars(stride or nr)) & bt.bound:
+                idx = self._batched_index(base, bt, 2, ctx)
+                if idx is None:
+                    return None
+                gather, off = idx
+                n_r, n_c, st = (bare(self.render(e, ctx)) for e in (nr, nc, nc if stride is None else stride))
+                rows_idx = fill(sp.reshape, x=fill(sp.arange, n=n_r), shape=f"{n_r}, 1")
+                cols_idx = fill(sp.reshape, x=fill(sp.arange, n=n_c), shape=f"1, {n_c}")
+                return fill(sp.gather, x=gather, i=f"{off} + {rows_idx} * ({st}) + {cols_idx}"), 2
+            case Transpose(m):
+                inner = self._batched(m, bt, ctx)
+                return None if inner is None else (fill(sp.swap_last, x=inner[0]), 2)
+            case ReduceRows(m, dtype, "sum"):
+                inner = self._batched(m, bt, ctx)
+                if inner is None:
+                    return None
+                x = self.convert(inner[0], m.dtype, TENSOR, dtype, ctx.rep(m), ctx.rep(t))
+                return fill(sp.sum_axis, x=x, axis=str(len(bt.order) + 1)), 1
+            case ReduceSum(x, dtype):
+                inner = self._batched(x, bt, ctx)
+                if inner is None:
+                    return None
+                v, r = inner
+                v = self.convert(v, x.dtype, TENSOR, dtype, ctx.rep(x), ctx.rep(t))
+                for axis in range(len(bt.order) + r - 1, len(bt.order) - 1, -1):
+                    v = fill(sp.sum_axis, x=v, axis=str(axis))
+                return v, 0
+            case ScalarCast(x, dtype) | TensorCast(x, dtype) if dtype != DType.UINT8 and ctx.rep(t) != "uint8":
+                inner = self._batched(x, bt, ctx)
+                if inner is None:
+                    return None
+                return self.convert(inner[0], x.dtype, TENSOR, dtype, ctx.rep(x), ctx.rep(t)), inner[1]
+            case ScalarApply(func, x, dtype) | TensorMap(func, x, dtype):
+                inner, fn = self._batched(x, bt, ctx), self.math(func, dtype)
+                if inner is None or fn is None:
+                    return None
+                return f"{fn}({bare(self.convert(inner[0], x.dtype, TENSOR, dtype, ctx.rep(x), ctx.rep(t)))})", inner[1]
+            case ScalarOp(op, _, _, dtype) | TensorTensor(op, _, _, dtype) | TensorScalar(op, _, _, _, dtype) if (
+                op in ("+", "-", "*") or (op == "/" and dtype.is_float)
+            ):
+                parts: list[tuple[str, int, bool]] = []
+                for c in operands(t):
+                    if free_vars(c) & bt.bound:
+                        inner = self._batched(c, bt, ctx)
+                        if inner is None:
+                            return None
+                        parts.append((self.convert(inner[0], c.dtype, TENSOR, dtype, ctx.rep(c), ctx.rep(t)), inner[1], True))
+                    else:
+                        text, _ = self._converted(self.render(c, ctx), c, dtype, ctx, ctx.rep(t))
+                        parts.append((text, rank_of(c), False))
+                r = max(p[1] for p in parts)
+                # a batched operand of lower rank gets trailing axes (it broadcasts from the right)
+                x, y = (f"{v}[{', '.join(['...'] + ['None'] * (r - pr))}]" if batched and pr < r else v
+                        for v, pr, batched in parts)
+                return f"({x} {op} {y})", r
+        return None
+
+    def _batched_index(self, view: Term, bt: _Batch, rank: int, ctx: ArrayContext) -> tuple[str, str] | None:
+        """The array a view ``tail(… tail(X, a) …, b)`` of a parameter reads and its offset
+        ``a + b`` with the row variables as index arrays shaped for ``rank`` trailing axes;
+        ``None`` unless the offsets are ``+ - *`` of variables and literals."""
+        offset: list[Term] = []
+        while isinstance(view, Tail):
+            offset.append(view.n)
+            view = view.tensor
+        if not isinstance(view, TensorVar) or free_vars(view) & bt.bound or not all(_ring(o) for o in offset):
+            return None
+        saved = ctx.names, ctx.plan
+        ctx.names = {**ctx.names, **{v: fill(self.sp.reshape, x=fill(self.sp.arange, n=bt.counts[q]), shape=bt.axes(q, rank))
+                                     for q, v in enumerate(bt.order)}}
+        ctx.plan = None  # index arithmetic: + - * of index arrays and Python ints
+        try:
+            off = " + ".join(f"({bare(self.render(o, ctx))})" for o in offset) or "0"
+        finally:
+            ctx.names, ctx.plan = saved
+        return self.render(view, ctx), off
+
     def _host(self, t: Term, args: Sequence[str], kinds: Sequence[str], ctx: ArrayContext) -> str:
         """NumPy host code for the node ``t`` (see the module docstring)."""
         rule = nb.RULES.get(op_key(t))
@@ -619,8 +851,8 @@ class ArrayBackend(PythonHostBackend):
         return text if self.kind(t, ctx) == STATIC else self.asarray(text, ctx.rep(t))
 
     def _check_rules(self, t: Term) -> None:
-        # stack: a comprehension over rows, generated by the NumPy backend only (NumpyBackend._stack)
-        missing = missing_ops(t, {*self.rules, *(set(nb.RULES) - {"stack"})})
+        # an op NumPy host code computes is not missing
+        missing = missing_ops(t, {*self.rules, *nb.RULES})
         if missing:
             raise no_rule_error(self.name, t, self.rules)
 

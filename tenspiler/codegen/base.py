@@ -61,6 +61,7 @@ from tenspiler.loops.ir import Function
 __all__ = [
     "Backend",
     "GeneratedCode",
+    "NoRule",
     "Runner",
     "missing_ops",
     "no_rule_error",
@@ -244,10 +245,27 @@ def missing_ops(t: Term, rules: Container[str]) -> list[str]:
     return sorted(out)
 
 
-def no_rule_error(backend: str, t: Term, rules: Container[str]) -> CodegenError:
+class NoRule(CodegenError):
+    """A backend has no rule for some ops of a term: it declines the summary.
+
+    Attributes:
+        backend: the backend's name.
+        reason: ``"no rule for OP[, OP...] (in TERM)"``, what ``lift`` reports when this
+            backend is not emitted beside others that are.
+    """
+
+    def __init__(self, backend: str, reason: str) -> None:
+        super().__init__(f"backend {backend!r} has {reason}")
+        self.backend, self.reason = backend, reason
+
+    def __reduce__(self) -> tuple[type[NoRule], tuple[str, str]]:  # pickled as itself
+        return NoRule, (self.backend, self.reason)
+
+
+def no_rule_error(backend: str, t: Term, rules: Container[str]) -> NoRule:
     """The error for a term some of whose ops have no rule in ``backend``."""
     keys = missing_ops(t, rules)
-    return CodegenError(f"backend {backend!r} has no rule for {', '.join(keys)} (in {show(t)})")
+    return NoRule(backend, f"no rule for {', '.join(keys)} (in {show(t)})")
 
 
 def returned_outputs(ps: ProgramSummary) -> tuple[Output, ...]:

@@ -42,7 +42,11 @@ SPELLING = Spelling(
     asarray="mx.array({x}, dtype={dtype})",
     const="mx.array({x}, dtype={dtype})",
     sum="_sum({x})",
+    # index arrays in int64: mx.arange is int32, and int32 * a Python int beyond int32 raises
+    # (a row stride of a view of no rows is any int, which the source never uses)
+    arange="mx.arange({n}, dtype=mx.int64)",
     sum_rows="_sum({x}, 1)",
+    sum_axis="_sum({x}, {axis})",
     # mx.matmul takes floating types only: integers as a broadcast product summed over k
     int_matmul="_sum(({x})[:, :, None] * ({y})[None, :, :], 1)",
     copy="mx.array({x}, dtype={dtype})",

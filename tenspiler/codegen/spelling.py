@@ -71,6 +71,10 @@ class Spelling:
     math: str = ""  # unary math function from NumPy's name (exp, sqrt, log, tanh, abs)
     ones_like: str = ""
     zeros: str = ""  # a zero vector of {n} elements of {dtype}
+    stack: str = ""  # a non-empty list {x} of arrays of one shape stacked along a new leading axis
+    sum_axis: str = ""  # sums along the axis {axis} (a non-negative int), in the operand's dtype
+    swap_last: str = ""  # the last two axes of {x} swapped (a batch of matrices transposed)
+    broadcast: str = ""  # {x} broadcast to the shape ({shape})
     reshape: str = "{x}.reshape({shape})"
     transpose: str = "{x}.T"
     gather: str = "{x}[{i}]"
@@ -108,6 +112,10 @@ class Spelling:
             "math": f"{xp}.{{}}",
             "ones_like": f"{xp}.ones_like",
             "zeros": f"{xp}.zeros({{n}}, dtype={{dtype}})",
+            "stack": f"{xp}.stack({{x}})",
+            "sum_axis": f"{xp}.sum({{x}}, axis={{axis}})",
+            "swap_last": f"{xp}.swapaxes({{x}}, -1, -2)",
+            "broadcast": f"{xp}.broadcast_to({{x}}, ({{shape}},))",
         }
         for name, text in defaults.items():
             if not getattr(self, name):

@@ -36,6 +36,8 @@ SPELLING = Spelling(
     max="tf.reduce_max({x})",
     prod="tf.reduce_prod({x})",
     sum_rows="tf.reduce_sum({x}, axis=1)",
+    sum_axis="tf.reduce_sum({x}, axis={axis})",
+    swap_last="tf.linalg.matrix_transpose({x})",
     max_rows="tf.reduce_max({x}, axis=1)",
     arange="tf.range({n})",
     iota="tf.range({lo}, {hi}, dtype={dtype})",

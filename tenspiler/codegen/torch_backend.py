@@ -23,6 +23,7 @@ SPELLING = Spelling(
     cast="{x}.to({dtype})",
     const="torch.tensor({x}, dtype={dtype})",
     sum_rows="torch.sum({x}, dim=1)",
+    sum_axis="torch.sum({x}, dim={axis})",
     max_rows="torch.amax({x}, dim=1)",
     argmax="torch.argmax({x})",  # first occurrence on ties (documented)
     full="torch.full(({n},), {x}, dtype={dtype})",
