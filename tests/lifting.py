@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tenspiler.budget import SAFETY_NET_S
 from tenspiler.pipeline import LiftResult, lift_file
 from tenspiler.verify.certificate import is_valid, recheck
 
@@ -20,7 +21,7 @@ def assert_lifts(path: Path, tmp_path: Path, **options: Any) -> LiftResult:
     return res
 
 
-def prove_every_level(k: Any, cand: Any, ps: Any, timeout: float = 10.0) -> None:
+def prove_every_level(k: Any, cand: Any, ps: Any, timeout: float = SAFETY_NET_S) -> None:
     """A block loop's proof is modular (``vc/blocks.py``): the innermost row kernel's VC with
     the candidate, then each enclosing outer loop's with the row summary as its transition
     (the outermost against ``ps``), as ``synthesize`` proves them; any other kernel's VC
