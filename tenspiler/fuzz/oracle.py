@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from tenspiler.budget import SAFETY_NET_S
 from tenspiler.fuzz.generate import TYPES, CType, KernelSpec, Param
 from tenspiler.runner import run_command
 
@@ -60,13 +61,16 @@ VARIANTS = {"O0wrapv": ["-O0", "-fwrapv"], "O2": ["-O2"], "san": SAN_FLAGS}
 # ----------------------------------------------------------------------------- lifting
 
 
-def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.0, check: bool = False) -> dict[str, Any]:
+def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = SAFETY_NET_S,
+              check: bool = False) -> dict[str, Any]:
     """Lift ``spec`` to NumPy; plain data: ``status`` is ``verified``, ``refused`` (a clean
-    :class:`~tenspiler.errors.BadInput` or :class:`~tenspiler.errors.NotLiftable`), or ``crash`` (any other
-    exception, or an ``internal error`` the pipeline caught). ``check=True`` also runs the
-    tool's own differential check (``lift --check``, the CLI default)."""
+    :class:`~tenspiler.errors.BadInput` or :class:`~tenspiler.errors.NotLiftable`), ``timeout``
+    (a wall-clock safety net fired: ``timeout`` seconds of synthesis, ``proof_timeout`` per
+    clause; the verdict's own budget is counted in work) or ``crash`` (any other exception,
+    or an ``internal error`` the pipeline caught). ``check=True`` also runs the tool's own
+    differential check (``lift --check``, the CLI default)."""
     import tenspiler
-    from tenspiler.errors import InternalError, TenspilerError
+    from tenspiler.errors import InternalError, TenspilerError, WallClockTimeout
 
     try:
         res = tenspiler.lift(spec.source, to="numpy", language=spec.language, function=spec.function,
@@ -78,7 +82,9 @@ def lift_spec(spec: KernelSpec, timeout: float = 20.0, proof_timeout: float = 5.
         if isinstance(err, InternalError) or "internal error" in message:
             return {"status": "crash", "message": message, "tool_status": status}
         return {"status": "refused", "message": message, "tool_status": status}
-    except TenspilerError as err:  # lift() promises one of the three above
+    except WallClockTimeout as err:
+        return {"status": "timeout", "message": str(err)}
+    except TenspilerError as err:  # lift() promises one of the four above
         return {"status": "crash", "message": f"{type(err).__name__} escaped lift(): {err}"}
     except Exception as err:
         return {"status": "crash", "message": f"{type(err).__name__}: {err}",
