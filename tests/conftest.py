@@ -16,6 +16,7 @@ import atexit
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -102,3 +103,22 @@ HEAVY_LAST = ("test_backends.py",)
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path.name in HEAVY_LAST)
+
+
+@pytest.fixture
+def jump_clock(monkeypatch: pytest.MonkeyPatch) -> Callable[[float], None]:
+    """``jump_clock(step)``: from then on every reading of ``time.monotonic`` and
+    ``time.perf_counter`` is ``step`` seconds after the previous one (a machine as slow as
+    one likes), to show that a budget does not read the clock (issue 33)."""
+
+    def start(step: float) -> None:
+        clock = [time.monotonic()]
+
+        def jumping() -> float:
+            clock[0] += step
+            return clock[0]
+
+        monkeypatch.setattr(time, "monotonic", jumping)
+        monkeypatch.setattr(time, "perf_counter", jumping)
+
+    return start

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 
 import pytest
 
@@ -155,19 +155,12 @@ def test_the_search_is_the_same_under_load() -> None:
     assert _same(idle, loaded)
 
 
-def test_the_search_does_not_read_the_clock_for_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_search_does_not_read_the_clock_for_its_budget(jump_clock: Callable[[float], None]) -> None:
     """The wall clock jumping 1000 s per reading changes nothing below the safety net; past it
     the result says so (``timed_out``, a ``safety net`` log line) — the one case that depends
     on time."""
     idle = search(128, 64, 128)
-    clock = [time.monotonic()]
-
-    def jumping() -> float:
-        clock[0] += 1000.0
-        return clock[0]
-
-    monkeypatch.setattr(time, "monotonic", jumping)
-    monkeypatch.setattr(time, "perf_counter", jumping)
+    jump_clock(1000.0)
     assert _same(idle, search(128, 64, 128, time_limit=1e12))
     stopped = search(128, 64, 128)  # the default safety net: 600 s, passed at the first candidate
     assert stopped.timed_out and not stopped.verified and "safety net" in stopped.log[-1]

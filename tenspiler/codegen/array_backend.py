@@ -667,30 +667,18 @@ class ArrayBackend(PythonHostBackend):
         views, nor does this code). Stacks whose body :meth:`_batched` batches (2-D
         convolutions, window sums, sums along an axis of a 3-D array) are computed at once
         instead (:meth:`_batched_stack`)."""
-        from dataclasses import replace as dc_replace
-
         batched = self._batched_stack(t, ctx)
         if batched is not None:
             return batched
         sp = self.sp
-        taken = {*ctx.names.values(), *ctx.taken, *BUILTINS, *sp.names, *helper_texts(sp)}
-        py = fresh_name("_" + "".join(ch if ch.isalnum() else "_" for ch in t.var.removeprefix("$s:")), taken)
-        ctx.taken.add(py)
+        py = ctx.stack_index_name(t.var, {*ctx.names.values(), *ctx.taken, *BUILTINS, *sp.names, *helper_texts(sp)})
         count = bare(self.render(t.count, ctx))
-        saved = ctx.names, ctx.param_dtypes, ctx.plan
-        ctx.names = {**ctx.names, t.var: py}
-        ctx.param_dtypes = {**ctx.param_dtypes, t.var: DType.INT}
-        if ctx.plan is not None:  # an exact Python int in the body's arithmetic
-            ctx.plan = dc_replace(ctx.plan, param_dtypes={**ctx.plan.param_dtypes, t.var: DType.INT},
-                                  param_reps={**ctx.plan.param_reps, t.var: "int64"}, _ranges={}, _reps={},
-                                  _c_ranges={})
-        try:
+        plan = ctx.plan
+        with ctx.stack_index(t.var, py):
             body = self.convert(self.render(t.body, ctx), t.body.dtype, self.kind(t.body, ctx), t.dtype,
-                                ctx.rep(t.body), saved[2].rep(t) if saved[2] is not None else None)
+                                ctx.rep(t.body), plan.rep(t) if plan is not None else None)
             if self.kind(t.body, ctx) == STATIC:
-                body = self.const(body, REPR[t.dtype] if saved[2] is None else saved[2].rep(t))
-        finally:
-            ctx.names, ctx.param_dtypes, ctx.plan = saved
+                body = self.const(body, REPR[t.dtype] if plan is None else plan.rep(t))
         rep = self.dtype(ctx.rep(t))
         rows = fill(sp.stack, x=f"[{bare(body)} for {py} in range({count})]")
         if not is_tensor(t.body):

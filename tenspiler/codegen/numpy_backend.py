@@ -802,27 +802,18 @@ class NumpyBackend(PythonHostBackend):
         ``r`` an exact Python int (``np.array`` of the elements, or of the rows reshaped to
         ``n x cols``: also for no rows). Repeated subterms are not named inside it (a name
         bound in a comprehension that runs no iteration would be unbound after it)."""
-        from dataclasses import replace as dc_replace
-
         gathered = self._stack_of_window_products(t, ctx)
         if gathered is not None:
             return gathered
-        taken = set(ctx.names.values()) | ctx.taken
-        py = fresh_name("_" + "".join(ch if ch.isalnum() else "_" for ch in t.var.removeprefix("$s:")), taken)
-        ctx.taken.add(py)
+        py = ctx.stack_index_name(t.var, set(ctx.names.values()) | ctx.taken)
         count = bare(self.render(t.count, ctx))
-        saved = (ctx.names, ctx.param_dtypes, ctx.cse_candidates, ctx.plan)
-        ctx.names = {**ctx.names, t.var: py}
-        ctx.param_dtypes = {**ctx.param_dtypes, t.var: DType.INT}
-        if ctx.plan is not None:  # an exact Python int in the body's arithmetic
-            ctx.plan = dc_replace(ctx.plan, param_dtypes={**ctx.plan.param_dtypes, t.var: DType.INT},
-                                  param_reps={**ctx.plan.param_reps, t.var: "int64"}, _ranges={}, _reps={},
-                                  _c_ranges={})
+        saved_cse = ctx.cse_candidates
         ctx.cse_candidates = set()
         try:
-            body = bare(self._operand(t.body, t, ctx))
+            with ctx.stack_index(t.var, py):
+                body = bare(self._operand(t.body, t, ctx))
         finally:
-            ctx.names, ctx.param_dtypes, ctx.cse_candidates, ctx.plan = saved
+            ctx.cse_candidates = saved_cse
         rep = ctx.rep(t)
         items = f"np.array([{body} for {py} in range({count})], dtype=np.{rep})"
         if not is_tensor(t.body):

@@ -23,9 +23,10 @@ The dialects are :mod:`tenspiler.codegen.numpy_backend` and
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import keyword
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, assert_never
 
@@ -155,6 +156,30 @@ class EmitContext:
     def narrow(self) -> bool:
         """Whether integer nodes get range-analysed dtypes (else all int64)."""
         return self.plan is not None and bool(self.plan.candidates)
+
+    def stack_index_name(self, var: str, taken: set[str]) -> str:
+        """A fresh Python name (not in ``taken``, then taken) for the index variable ``var``
+        of a ``stack``."""
+        py = fresh_name("_" + "".join(ch if ch.isalnum() else "_" for ch in var.removeprefix("$s:")), taken)
+        self.taken.add(py)
+        return py
+
+    @contextlib.contextmanager
+    def stack_index(self, var: str, py: str) -> Iterator[None]:
+        """While the body of a ``stack`` is rendered: its index variable ``var`` is the
+        Python name ``py``, an exact Python int in the body's arithmetic (the plan's ranges
+        recomputed for the body)."""
+        saved = self.names, self.param_dtypes, self.plan
+        self.names = {**self.names, var: py}
+        self.param_dtypes = {**self.param_dtypes, var: DType.INT}
+        if self.plan is not None:
+            self.plan = replace(self.plan, param_dtypes={**self.plan.param_dtypes, var: DType.INT},
+                                param_reps={**self.plan.param_reps, var: "int64"}, _ranges={}, _reps={},
+                                _c_ranges={})
+        try:
+            yield
+        finally:
+            self.names, self.param_dtypes, self.plan = saved
 
 
 def python_raises(fn: Function, outputs: Sequence[Output], ctx: EmitContext) -> list[RaiseCheck]:
