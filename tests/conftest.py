@@ -7,7 +7,8 @@ The test session writes nothing under the user's home: before any test module is
 :func:`_sandbox_home` points ``HOME`` and every cache and configuration folder the tests'
 libraries use (tenspiler's cache and certificates, Keras, matplotlib, Ray's token, torch
 hub, XDG caches) at one temporary folder, removed when the session ends. Child processes
-inherit it. Tools that must keep the real home (pyenv, pip, cargo) get it explicitly.
+inherit it. Tools that must keep the real home (pyenv, pip, cargo) and the corpora
+(``$TENSPILER_CORPORA``, read only) get it explicitly.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def _sandbox_home() -> Path:
         "PIP_CACHE_DIR": real / ".cache" / "pip",
         "CARGO_HOME": real / ".cargo",
         "RUSTUP_HOME": real / ".rustup",
+        # the third-party corpora (read only): tenspiler.bench.corpora's default location
+        "TENSPILER_CORPORA": real / ".cache" / "tenspiler-corpora",
     }
     for name, path in keep.items():
         if name not in os.environ and path.exists():
