@@ -202,8 +202,8 @@ def _function_target(f: Callable[..., Any], function: str | None) -> _Target:
         raise BadInput(f"cannot lift {f!r}: it has no name")
     try:
         filename = inspect.getsourcefile(f) or "<unknown>"
-        module_text = Path(filename).read_text(encoding="utf-8") if Path(filename).is_file() else None
-    except (TypeError, OSError, UnicodeDecodeError):
+        module_text = read_utf8(filename) if Path(filename).is_file() else None
+    except (TypeError, OSError, BadInput):
         filename, module_text = "<unknown>", None
     if module_text is not None:
         # the whole module: helpers the function calls are read from it

@@ -120,7 +120,9 @@ class InternalError(TenspilerError):
 
 
 def read_utf8(path: str | PurePath) -> str:
-    """The text of the file at ``path``, which must be UTF-8.
+    """The text of the file at ``path``, which must be UTF-8. A leading UTF-8 byte-order
+    mark is dropped: GCC and clang skip it in C and C++ sources, and Python reads such a
+    file as ``utf-8-sig`` (PEP 263), so it is not part of the program's text.
 
     Raises:
         BadInput: ``file: cannot read (reason)``; ``file:line:col: error: cannot decode byte
@@ -133,7 +135,7 @@ def read_utf8(path: str | PurePath) -> str:
     except OSError as err:
         raise BadInput(f"{path}: cannot read ({err.strerror or err})") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1

@@ -207,3 +207,21 @@ def test_c_syntax_error_without_libclang(tmp_path: Path, monkeypatch: pytest.Mon
     src.write_text(MISSING_SEMICOLON)
     assert main([str(src), "--no-check"]) == 2
     assert capsys.readouterr().err == f"{src}:4:3: syntax error before 's'\n"
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("scale.c", "void scale(float *x, float a, int n) {\n  for (int i = 0; i < n; i++) x[i] = a * x[i];\n}\n"),
+    ("scale.cc", "#include <vector>\nstd::vector<float> scale(std::vector<float> x, float a) {\n"
+                 "  std::vector<float> out;\n  for (int i = 0; i < x.size(); i++) out.push_back(a * x[i]);\n"
+                 "  return out;\n}\n"),
+    ("dot.py", "def dot(xs, ys):\n    s = 0\n    for i in range(len(xs)):\n        s += xs[i] * ys[i]\n    return s\n"),
+])
+def test_a_byte_order_mark_is_not_part_of_the_program(name: str, text: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A UTF-8 BOM (saved by many Windows editors) is skipped, as GCC, clang and Python skip
+    it; the check compiles / runs the file and agrees (issue 34: 46 real functions stopped
+    at 'Illegal character')."""
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert main([str(path), "--check", "-o", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert "verified" in capsys.readouterr().out

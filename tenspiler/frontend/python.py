@@ -118,7 +118,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.errors import BadInput, SourceLoc, read_utf8
 from tenspiler.frontend import PY_SUFFIXES, read_source
 from tenspiler.frontend.py_exprs import Expressions
 from tenspiler.frontend.py_globals import is_def_of
@@ -166,8 +166,8 @@ def parse_python_function(fn: Callable[..., Any]) -> Function:
         raise BadInput(f"{fn!r} is not a Python function")
     try:
         filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
-        module_text = Path(filename).read_text(encoding="utf-8")
-    except (OSError, TypeError):
+        module_text = read_utf8(filename)
+    except (OSError, TypeError, BadInput):
         module_text, filename = "", getattr(fn.__code__, "co_filename", "<unknown>")
     fdef = _top_level_defs(module_text, filename).get(name) if module_text else None
     if fdef is not None and is_def_of(fdef, fn):
