@@ -386,3 +386,18 @@ def test_the_source_runs_once_per_input_for_all_backends(monkeypatch: pytest.Mon
     res = lift_file(Path(__file__).resolve().parents[1] / "examples" / "saxpy.c", backends, check=True)
     assert res.status == "verified" and res.check is not None and set(backends) <= set(res.check)
     assert len(calls) == 1 and calls[0] >= res.check["numpy"]["inputs"]
+
+
+def test_the_check_finds_the_files_own_quoted_headers(tmp_path: Path) -> None:
+    """The check compiles a copy of the file elsewhere: its ``#include "defs.h"`` is still found
+    in the file's own directory, as the compiler finds it (-iquote; six darknet functions
+    verified and then failed the check with 'blas.h: No such file or directory')."""
+    from tenspiler.pipeline import lift_file
+
+    (tmp_path / "defs.h").write_text("void scale(float *x, float a, int n);\n")
+    src = tmp_path / "k.c"
+    src.write_text('#include "defs.h"\nvoid scale(float *x, float a, int n) {\n'
+                   "  for (int i = 0; i < n; i++) x[i] = a * x[i];\n}\n")
+    res = lift_file(src, ("numpy",), check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and all(c["ok"] for c in res.check.values())

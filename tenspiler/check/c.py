@@ -261,8 +261,9 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     when the compiler has no UBSan runtime).
 
     The compiler is ``$CC`` or ``cc``, run as ``cc -std=gnu17 -O2 -fPIC -shared
-    -Werror=incompatible-pointer-types -o kernel.so kernel.c -lm`` in a new temporary
-    directory under ``workdir``. The source gets an appended wrapper with external linkage
+    -Werror=incompatible-pointer-types -iquote SRCDIR -o kernel.so kernel.c -lm`` in a new
+    temporary directory under ``workdir``, ``SRCDIR`` being the source file's directory (where
+    the compiler looks first for the file's ``#include "..."`` headers). The source gets an appended wrapper with external linkage
     that calls ``fn.name`` (so ``static``/``inline`` kernels work).
 
     Raises:
@@ -282,7 +283,11 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     src = tmp / ("kernel.cc" if cxx else "kernel.c")
     lib = tmp / "kernel.so"
     src.write_text((fn.check_source or fn.source) + (_cxx_wrapper_source(fn) if cxx else _wrapper_source(fn)))
-    flags = CXXFLAGS if cxx else CFLAGS
+    # the copy is compiled elsewhere: `#include "x.h"` is looked for first in the directory
+    # of the file that includes it (GCC and clang, "Search Path"), which -iquote restores
+    home = Path(fn.loc.file) if fn.loc is not None else None
+    quote = ["-iquote", str(home.resolve().parent)] if home is not None and home.is_file() else []
+    flags = [*(CXXFLAGS if cxx else CFLAGS), *quote]
     proc = None
     if sanitize:
         proc = run_command([cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"], COMPILE_TIMEOUT)
