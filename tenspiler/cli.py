@@ -21,13 +21,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tenspiler.budget import PROOF_RLIMIT
 from tenspiler.codegen.registry import backend_names
 from tenspiler.version import __version__
 
 if TYPE_CHECKING:
+    from tenspiler.frontend.flags import CompileFlags
     from tenspiler.pipeline import LiftResult
 
 log = logging.getLogger("tenspiler")
@@ -37,6 +38,27 @@ COMMANDS = {
     "recheck": "re-check SMT-LIB certificates with a fresh cvc5 (lift recheck CERT.smt2...)",
     "bench": "lift, verify, check and re-check whole corpora in parallel (lift bench CORPUS...)",
 }
+
+
+class _Flag(argparse.Action):
+    """Collects the compile flags in command-line order, as the compiler would read them."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        got = list(getattr(namespace, self.dest, None) or [])
+        opt = option_string or ""
+        got.append(f"{opt}={values}" if opt == "-std" else f"{opt}{values}")
+        setattr(namespace, self.dest, got)
+
+
+def _compile_flags(args: argparse.Namespace) -> CompileFlags | None:
+    """The compile flags of the command line, after those of ``--compile-commands``."""
+    from tenspiler.frontend.flags import CompileFlags, from_compile_commands
+
+    base = from_compile_commands(args.compile_commands, args.file) if args.compile_commands else CompileFlags()
+    given = CompileFlags.parse(args.cflags or [], Path.cwd())
+    both = CompileFlags(base.args + given.args)
+    return both if both else None
 
 
 def _lift_parser() -> argparse.ArgumentParser:
@@ -58,6 +80,16 @@ def _lift_parser() -> argparse.ArgumentParser:
         "--to", default="numpy", metavar="BACKEND[,BACKEND...]",
         help=f"target(s), comma-separated, or 'all'; known: {', '.join(backend_names())} (default: numpy)",
     )
+    c = p.add_argument_group("compile flags (C / C++: the file is read and --check compiles it with them)")
+    c.add_argument("-I", dest="cflags", action=_Flag, metavar="DIR", help="add DIR to the include search path")
+    c.add_argument("-D", dest="cflags", action=_Flag, metavar="NAME[=VALUE]", help="define a macro")
+    c.add_argument("-U", dest="cflags", action=_Flag, metavar="NAME", help="undefine a macro")
+    c.add_argument("-std", dest="cflags", action=_Flag, metavar="STD", help="language standard (default gnu17; c++17 for C++)")
+    c.add_argument("-include", dest="cflags", action=_Flag, metavar="FILE", help="include FILE before the source")
+    c.add_argument("-isystem", dest="cflags", action=_Flag, metavar="DIR", help="add DIR to the system include path")
+    c.add_argument("-iquote", dest="cflags", action=_Flag, metavar="DIR", help="add DIR to the quoted-include path")
+    c.add_argument("--compile-commands", metavar="FILE",
+                   help="take the flags from FILE's entry for the source (compile_commands.json, as clangd does)")
     p.add_argument("-o", "--output", metavar="DIR", help="write generated code and the certificate into DIR")
     p.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
     p.add_argument("--proof-rlimit", type=int, default=None, metavar="UNITS",
@@ -207,6 +239,7 @@ def _lift_main(argv: Sequence[str]) -> int:
     # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
     hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
     options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}
+    flags = _compile_flags(args)
     check = args.check if args.check is not None else can_check(args.file)
     if not check and args.check is None:
         log.warning("# note: no compiler for %s found: translation validation skipped", args.file)
@@ -216,6 +249,7 @@ def _lift_main(argv: Sequence[str]) -> int:
         force=args.force, seed=args.seed, progress=say,
         backend_options=options or None,
         proof_rlimit=PROOF_RLIMIT if args.proof_rlimit is None else args.proof_rlimit,
+        flags=flags,
     )
     if args.json:
         print(json.dumps(res.to_json(), indent=2))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S, WALL_CLOCK
 from tenspiler.codegen.registry import get_backend, resolve_backends
 from tenspiler.errors import BadInput, CodegenError, NotLiftable, TenspilerError, WallClockTimeout
+from tenspiler.frontend.flags import CompileFlags
 from tenspiler.loops.ir import DType, For, Function, Stmt, uses_floats
 from tenspiler.outputs import check_output_dir, check_outputs, write_outputs
 from tenspiler.paths import certificate_dir
@@ -86,6 +87,7 @@ def lift_file(
     progress: Progress | None = None,
     backend_options: Mapping[str, Mapping[str, Any]] | None = None,
     proof_rlimit: int = PROOF_RLIMIT,
+    flags: CompileFlags | None = None,
 ) -> LiftResult:
     """Lift one C kernel and emit code for ``backends``.
 
@@ -103,6 +105,9 @@ def lift_file(
             work: :mod:`tenspiler.synth.budget`).
         proof_timeout: wall-clock safety net of one VC clause, in seconds.
         proof_rlimit: cvc5 resource units per VC clause (the deterministic proof budget).
+        flags: a C / C++ file's compile flags (``-I``/``-D``/``-U``/``-std``/``-include``,
+            :class:`~tenspiler.frontend.flags.CompileFlags`): the file is read and
+            ``--check`` compiles it with them.
         check: translation validation: compile the source (or run the Python function) and
             compare it with the loop IR and the generated code on random and adversarial
             inputs.
@@ -116,16 +121,17 @@ def lift_file(
     say what happened (and ``exit_code`` gives the CLI's exit code).
     """
     return lift_parsed(
-        lambda: parse_source_file(path, function), backends, out_dir=out_dir, timeout=timeout,
+        lambda: parse_source_file(path, function, flags), backends, out_dir=out_dir, timeout=timeout,
         proof_timeout=proof_timeout, check=check, force=force, seed=seed, progress=progress, proof_rlimit=proof_rlimit,
         backend_options=backend_options,
     )
 
 
-def parse_source_file(path: str | Path, function: str | None = None) -> Function:
+def parse_source_file(path: str | Path, function: str | None = None, flags: CompileFlags | None = None) -> Function:
     """The parse phase of :func:`lift_file`: a ``.py`` file is read by the Python frontend
     (:mod:`tenspiler.frontend.python`, default function: the last top-level ``def``),
-    anything else by the C / C++ one."""
+    anything else by the C / C++ one, with the compile ``flags`` (include paths, macros,
+    standard; :class:`~tenspiler.frontend.flags.CompileFlags`)."""
     from tenspiler.frontend import PY_SUFFIXES, read_source
 
     read_source(path)  # a missing or unreadable file is reported before a frontend loads
@@ -135,7 +141,7 @@ def parse_source_file(path: str | Path, function: str | None = None) -> Function
         return parse_python_file(path, function)
     from tenspiler.frontend.c import parse_c_file
 
-    return parse_c_file(path, function)
+    return parse_c_file(path, function, flags or CompileFlags())
 
 
 def lift_parsed(

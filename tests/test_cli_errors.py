@@ -198,17 +198,6 @@ def test_c_syntax_error_where_the_compiler_puts_it(name: str, tmp_path: Path,
     assert capsys.readouterr().err == f"{src}:3:12: syntax error: expected ';' at end of declaration\n"
 
 
-def test_c_syntax_error_without_libclang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
-    import sys
-
-    monkeypatch.setitem(sys.modules, "clang.cindex", None)
-    src = tmp_path / "k.c"
-    src.write_text(MISSING_SEMICOLON)
-    assert main([str(src), "--no-check"]) == 2
-    assert capsys.readouterr().err == f"{src}:4:3: syntax error before 's'\n"
-
-
 @pytest.mark.parametrize(("name", "text"), [
     ("scale.c", "void scale(float *x, float a, int n) {\n  for (int i = 0; i < n; i++) x[i] = a * x[i];\n}\n"),
     ("scale.cc", "#include <vector>\nstd::vector<float> scale(std::vector<float> x, float a) {\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -554,7 +553,7 @@ def test_pointer_walking_lowering(body: str, expected: tuple[object, ...]) -> No
 def test_pointer_declarations() -> None:
     src = (
         "void f(const float *x, float *y, int n) {\n"
-        "  int k = 1, *unused; float *px, *const py = &y[1];\n"
+        "  int k = 1, *unused; const float *px; float *py = &y[1];\n"
         "  px = x + k;\n"
         "  for (int i = 0; i < n; i++) *py++ = px[i] * 2;\n"
         "}\n"
@@ -568,7 +567,7 @@ def test_pointer_declarations() -> None:
         ("i", DType.INT),
     )
     assert fn.body[:3] == (Assign("k", i(1)), Assign("py", i(1)), Assign("px", iv("k")))
-    assert fn.body[1].loc == SourceLoc("k.c", 2, 34)  # the declarator "*const py"
+    assert fn.body[1].loc == SourceLoc("k.c", 2, 46)  # the declarator "*py"
     loop = fn.body[3]
     assert isinstance(loop, For)
     f = DType.FLOAT
@@ -647,8 +646,8 @@ POINTER_REFUSALS: list[tuple[str, str, int]] = [
     ("n = p < q;", "pointer comparison 'p < q' is not supported", 57),
     ("n = p == a;", "pointer comparison 'p == a' is not supported", 57),
     ("n = p - q;", "pointer difference 'p - q' is not supported", 57),
-    ("p = a + b;", "pointer sum 'a + b' is not supported", 57),
-    ("n = 1 - p;", "pointer value '1 - p' used as a number is not supported", 57),
+    ("p = a + b;", "error: invalid operands to binary expression ('int *' and 'int *')", 59),
+    ("n = 1 - p;", "error: invalid operands to binary expression ('int' and 'int *')", 59),
     ("n = &a[1];", "pointer value '&a[1]' used as a number is not supported", 58),
     ("n = p;", "use of pointer 'p' as a number is not supported", 57),
     ("int **pp;", "pointer-to-pointer local 'pp' is not supported", 58),
@@ -656,9 +655,9 @@ POINTER_REFUSALS: list[tuple[str, str, int]] = [
     ("n = *&p;", "pointer to pointer '&p' is not supported", 59),
     ("void *v;", "void pointer local 'v' is not supported", 58),
     ("int (*fp)(int);", "function pointer local 'fp' is not supported", 58),
-    ("static int *r = a;", "'static' local variables are not supported", 64),
-    ("p *= 2;", "operator '*=' on pointer 'p' is not supported", 53),
-    ("p += 1.5;", "pointer offset must be an integer", 58),
+    ("static int *r = 0;", "'static' local variables are not supported", 64),
+    ("p *= 2;", "error: invalid operands to binary expression ('int *' and 'int')", 55),
+    ("p += 1.5;", "error: invalid operands to binary expression ('int *' and 'double')", 55),
     ("p = (int *)a;", "pointer cast '(int *) a' is not supported", 57),
     (
         "int *r = p++;",
@@ -680,7 +679,7 @@ POINTER_REFUSALS: list[tuple[str, str, int]] = [
         "loop bound reads 'p', which the loop body writes",
         74,
     ),
-    ("n = *n;", "dereference of non-pointer 'n' is not supported", 58),
+    ("n = *n;", "error: indirection requires pointer operand ('int' invalid)", 57),
     (
         "n = n ? *p++ : 0;",
         "pointer increment in conditionally evaluated '*(p++)' is not supported",
@@ -794,11 +793,11 @@ HELPER_REFUSALS: list[tuple[str, str]] = [
     ),
     (
         "int g(int x, int y) { return x; }\nint f(int x) { return g(x); }\n",
-        "call to 'g' with 1 arguments; it takes 2",
+        "error: too few arguments to function call, expected 2, have 1",
     ),
     (
         "void g(int x) { }\nint f(int x) { return g(x); }\n",
-        "call to void function 'g' is not supported",
+        "error: returning 'void' from a function with incompatible result type 'int'",
     ),
     (
         "int g(int x) { return x; }\nvoid f(int x) { g(x); }\n",
@@ -1073,21 +1072,6 @@ IF_IN_LOOP_REFUSALS: list[tuple[str, str, int]] = [
 # ---------------------------------------------------------------- refusals
 
 
-def test_syntax_error_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
-    """pycparser's locations: without libclang (hidden here), the message of c_parse."""
-    monkeypatch.setitem(sys.modules, "clang.cindex", None)
-    err = refused("int f(int x) {\n  return x +;\n}\n")
-    assert err.message.startswith("syntax error")
-    assert err.loc == SourceLoc("k.c", 2, 13)
-    err = refused("int f(int x) {\n  int y = 1\n  return y;\n}\n")
-    assert err.message == "syntax error before 'return'"
-    assert err.loc == SourceLoc("k.c", 3, 3)
-    err = refused("int f(int x) {\n  return x;\n")
-    assert "end of input" in err.message
-    err = refused("int f(int x) {\n  return x @ 1;\n}\n")
-    assert err.loc == SourceLoc("k.c", 2, 12)
-
-
 def test_syntax_error_as_clang_gives_it() -> None:
     """With libclang, clang's first parse error: where the ';' is missing, not the next token."""
     pytest.importorskip("clang.cindex")
@@ -1106,8 +1090,8 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
     ("if (n) for (;;) ;", "for loop inside if is not supported", 32),
     ("if (n) { while (n) n--; }", "while loop inside if is not supported", 34),
     ("if (n) ; else do n--; while (n);", "do-while loop inside if is not supported", 39),
-    ("if (n) break;", "break statement inside if is not supported", 32),
-    ("if (n) { if (a[0]) continue; }", "continue statement inside if is not supported", 44),
+    ("if (n) break;", "error: 'break' statement not in loop or switch statement", 32),
+    ("if (n) { if (a[0]) continue; }", "error: 'continue' statement not in loop statement", 44),
     ("if (n) a[0] = 1; else goto e; e: ;", "goto statement inside if is not supported", 47),
     ("if (n) { e: n = 1; }", "labelled statement inside if is not supported", 34),
     ("if (n) switch (n) { }", "switch statement inside if is not supported", 32),
@@ -1116,7 +1100,7 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
     ("n = !a;", "pointer 'a' used as a condition is not supported", 30),
     ("n = a ? 1 : 2;", "pointer 'a' used as a condition is not supported", 29),
     ("n = n ? a : 2;", "use of array 'a' without an index is not supported", 33),
-    ("n = n > 0 ? q : 2;", "'q' is not declared", 37),
+    ("n = n > 0 ? q : 2;", "error: use of undeclared identifier 'q'", 37),
     ("n = fmaxf(n, 1);", "call to 'fmaxf' is not supported", 29),
     ("n = max(n, 1);", "call to 'max' is not supported", 29),
     ("n = fmin(n, 1.0);", "call to 'fmin' is not supported", 29),
@@ -1127,7 +1111,7 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
         "'x' may be used uninitialised",
         76,
     ),
-    ("int x; if (n) { int y = 1; x = y; } else x = y;", "'y' is not declared", 70),
+    ("int x; if (n) { int y = 1; x = y; } else x = y;", "error: use of undeclared identifier 'y'", 70),
     ("int x; if (n) n = x;", "'x' may be used uninitialised", 43),
     ("n = n < 3 ? n : n & 1;", "bitwise operator '&' is not supported", 41),
     ("switch (n) { default: ; }", "switch statement is not supported", 25),
@@ -1138,7 +1122,7 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
         34,
     ),
     ("a[0] = malloc(n);", "call to 'malloc' is not supported", 32),
-    ("a[0] = *n;", "dereference of non-pointer 'n' is not supported", 33),
+    ("a[0] = *n;", "error: indirection requires pointer operand ('int' invalid)", 32),
     ("a[0] = a + 1;", "pointer value 'a + 1' used as a number is not supported", 32),
     ("a = 0;", "pointer 'a' may only point into an array parameter (A, &A[E], A + E, another pointer); '0' is not supported", 29),
     ("n = &n;", "address-of operator '&' is not supported", 30),
@@ -1149,36 +1133,36 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
     ("a[n++] = 0;", "'++' inside an expression is not supported", 27),
     ("n = 'a';", "character literal is not supported", 29),
     ("n = sizeof(int);", "sizeof is not supported", 29),
-    ("int n = 1;", "redeclaration of 'n' is not supported", 29),
-    ("int x; int x;", "redeclaration of 'x' is not supported", 36),
+    ("int n = 1;", "error: redefinition of 'n'", 29),
+    ("int x; int x;", "error: redefinition of 'x'", 36),
     ("int x; n = x;", "'x' may be used uninitialised", 36),
     ("int x; x += 1;", "'x' may be used uninitialised", 32),
-    ("n = q;", "'q' is not declared", 29),
+    ("n = q;", "error: use of undeclared identifier 'q'", 29),
     ("int t[4];", "local array 't' is not supported", 29),
     ("static int s = 0;", "'static' local variables are not supported", 36),
-    ("n = a[0][1];", "multi-dimensional array access is not supported", 29),
-    ("n = n[0];", "subscript of non-array 'n' is not supported", 29),
+    ("n = a[0][1];", "error: subscripted value is not an array, pointer, or vector", 33),
+    ("n = n[0];", "error: subscripted value is not an array, pointer, or vector", 30),
     ("return; n = 1;", "return before the end of the function is not supported", 25),
     ("n + 1;", "expression statement 'n + 1' has no effect", 25),
-    ("break;", "break statement is not supported", 25),
+    ("break;", "error: 'break' statement not in loop or switch statement", 25),
     (
         "float x = 1.0; n = x % 2;",
-        "operator '%' on floating-point operands is not supported",
-        44,
+        "error: invalid operands to binary expression ('float' and 'int')",
+        46,
     ),
-    ("a[1.0] = 0;", "array index must be an integer", 27),
+    ("a[1.0] = 0;", "error: array subscript is not an integer", 26),
     ("char c = 1;", "type 'char' is not supported", 30),
     ("int8_t c = 1;", "type 'int8_t' is not supported", 32),
     ("long double x = 1;", "type 'long double' is not supported", 37),
     ("volatile int v = 1;", "'volatile' qualifier is not supported", 38),
     ("n = (n, 1);", "comma operator is not supported", 30),
-    ("{ int x = 1; } n = x;", "'x' is not declared", 44),
+    ("{ int x = 1; } n = x;", "error: use of undeclared identifier 'x'", 44),
 ]
 
 
 #: Declarations outside the subset: (source, message).
 DECLARATION_REFUSALS: list[tuple[str, str]] = [
-    ("int g;\nint f(int x) { return x; }", "global variables are not supported"),
+    ("int g;\nint f(int x) { return x + g; }", "global variables are not supported"),
     (
         "struct s { int a; };\nint f(struct s *v) { return 0; }",
         "pointer to struct parameter 'v' is not supported (structs are supported passed by value)",
@@ -1196,7 +1180,7 @@ DECLARATION_REFUSALS: list[tuple[str, str]] = [
     ("int f(int x) { return; }", "'return;' in function 'f' returning a value"),
     ("static int f(int x) { return x; }", "no non-static function is defined in k.c"),
     ("int f(void *p) { return 0; }", "void pointer parameter 'p' is not supported"),
-    ("int f(int x) { /* open", "unterminated comment"),
+    ("int f(int x) { /* open", "error: unterminated /* comment"),
 ]
 
 
@@ -1300,7 +1284,7 @@ def test_struct_row_stores_are_checked_by_the_interpreter() -> None:
 STRUCT_REFUSALS: list[tuple[str, str, int, int]] = [
     (MAT + "void f(mat *m) { }", "pointer to struct parameter 'm' is not supported (structs are supported passed by value)", 2, 12),
     (MAT + "void f(mat m[]) { }", "array of struct parameter 'm' is not supported (structs are supported passed by value)", 2, 12),
-    (MAT + "int f(mat m) { return m->rows; }", "'->' member access is not supported", 2, 23),
+    (MAT + "int f(mat m) { return m->rows; }", "error: member reference type 'mat' (aka 'struct mat') is not a pointer; did you mean to use '.'?", 2, 24),
     (
         "typedef struct in { int a; } in;\ntypedef struct out { in x; int **v; } out;\nvoid f(out o) { }",
         "nested struct field 'x' of struct parameter 'o' is not supported", 2, 25,
@@ -1311,24 +1295,24 @@ STRUCT_REFUSALS: list[tuple[str, str, int, int]] = [
     ),
     ("typedef struct s { int a[4]; } s;\nvoid f(s q) { }", "array field 'a' of struct parameter 'q' is not supported", 1, 24),
     ("typedef struct s { int a : 3; } s;\nvoid f(s q) { }", "bit-field 'a' of struct parameter 'q' is not supported", 1, 24),
-    ("struct q;\nvoid f(struct q s) { }", "struct parameter 's' of incomplete type 'struct q' is not supported", 2, 17),
+    ("struct q;\nvoid f(struct q s) { }", "error: variable has incomplete type 'struct q'", 2, 17),
     (MAT + "void f(mat m) { m.rows = 1; }", "assignment to struct field 'm.rows' is not supported", 2, 17),
     (MAT + "void f(mat m) { m.rows++; }", "assignment to struct field 'm.rows' is not supported", 2, 17),
     (MAT + "void f(mat m, mat k) { m = k; }", "assignment to struct 'm' is not supported", 2, 24),
     (MAT + "void f(mat m, mat k) { m.v[0] = k.v[0]; }", "assignment to row pointer 'm.v[0]' is not supported", 2, 24),
-    (MAT + "void f(mat m, float *p) { p[0] = m.v[0]; }", "row pointer 'm.v[0]' of a struct field used as a value is not supported", 2, 34),
+    (MAT + "void f(mat m, float *p) { p[0] = m.v[0]; }", "error: assigning to 'float' from incompatible type 'float *'; dereference with *", 2, 32),
     (MAT + "void f(mat m) { float *p = &m.v[0][0]; }", "pointer to struct field element 'm.v[0][0]' is not supported", 2, 29),
     (MAT + "void f(mat m) { mat t; }", "struct local 't' is not supported", 2, 21),
     (MAT + "void f(mat m) { mat *p; }", "pointer to struct local 'p' is not supported", 2, 21),
-    (MAT + "static int g(int x) { return x; }\nint f(mat m) { return g(m); }", "passing struct 'm' to 'g' is not supported", 3, 25),
+    (MAT + "static int g(int x) { return x; }\nint f(mat m) { return g(m); }", "error: passing 'mat' (aka 'struct mat') to parameter of incompatible type 'int'", 3, 25),
     (
         MAT + "static int g(mat x) { return x.rows; }\nint f(mat m) { return g(m); }",
         "helper 'g' has struct parameter 'x'; only scalar parameters are supported", 2, 18,
     ),
-    (MAT + "int f(mat m) { return m; }", "use of struct 'm' as a value is not supported", 2, 23),
-    (MAT + "int f(mat m) { return m.size; }", "struct parameter 'm' has no field 'size'", 2, 23),
-    (MAT + "int f(mat m) { return m.rows[0]; }", "subscript of non-array 'm.rows' is not supported", 2, 23),
-    (MAT + "int f(int x) { return x.rows; }", "member access on non-struct 'x' is not supported", 2, 23),
+    (MAT + "int f(mat m) { return m; }", "error: returning 'mat' (aka 'struct mat') from a function with incompatible result type 'int'", 2, 23),
+    (MAT + "int f(mat m) { return m.size; }", "error: no member named 'size' in 'struct mat'", 2, 25),
+    (MAT + "int f(mat m) { return m.rows[0]; }", "error: subscripted value is not an array, pointer, or vector", 2, 29),
+    (MAT + "int f(int x) { return x.rows; }", "error: member reference base type 'int' is not a structure or union", 2, 24),
     ("void f(struct { int a; } s) { }", "struct parameter 's': a struct type defined in the parameter list is not supported", 1, 26),
 ]
 

@@ -114,6 +114,8 @@ from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_needed import check_source
 from tenspiler.frontend.c_parse import parse_translation_unit
 from tenspiler.frontend.c_stmts import Kernel
+from tenspiler.frontend.c_unit import read_unit
+from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.loops.ir import Function
 
 __all__ = ["CXX_SUFFIXES", "parse_c_file", "parse_c_source"]
@@ -121,7 +123,7 @@ __all__ = ["CXX_SUFFIXES", "parse_c_file", "parse_c_source"]
 # ---------------------------------------------------------------- public API
 
 
-def parse_c_file(path: str | Path, function: str | None = None) -> Function:
+def parse_c_file(path: str | Path, function: str | None = None, flags: CompileFlags = NO_FLAGS) -> Function:
     """Parse the C file at ``path`` and lower one of its functions to the loop IR.
 
     Args:
@@ -138,13 +140,14 @@ def parse_c_file(path: str | Path, function: str | None = None) -> Function:
             outside the accepted subset; the message is ``file:line:col: what``.
     """
     text = read_source(path)
-    return parse_c_source(text, str(path), function, cxx=Path(path).suffix.lower() in CXX_SUFFIXES)
+    return parse_c_source(text, str(path), function, cxx=Path(path).suffix.lower() in CXX_SUFFIXES, flags=flags)
 
 
 
 
 def parse_c_source(
-    text: str, filename: str = "<string>", function: str | None = None, *, cxx: bool = False
+    text: str, filename: str = "<string>", function: str | None = None, *, cxx: bool = False,
+    flags: CompileFlags = NO_FLAGS,
 ) -> Function:
     """Parse C source ``text`` and lower one of its functions to the loop IR.
 
@@ -155,9 +158,13 @@ def parse_c_source(
     (:func:`tenspiler.frontend.c_needed.check_source`).
     """
     text = text.replace("\r\n", "\n")
-    ext, vectors = parse_translation_unit(text, filename, cxx)
+    reading = None if cxx else read_unit(text, filename, function, flags)
+    ext, vectors = parse_translation_unit(text, filename, cxx, reading, flags)
     unit = Unit(filename, text, vectors, cxx)
     fn = Kernel(unit, unit.kernel_def(ext, function)).lower()
+    fn = replace(fn, compile_flags=tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ()))
     if cxx:
         return fn
+    if reading is not None and reading.check_text:
+        return replace(fn, check_source=reading.check_text)
     return replace(fn, check_source=check_source(text, ext, fn.name))

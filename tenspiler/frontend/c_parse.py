@@ -13,27 +13,38 @@ from pycparser import c_ast, c_parser
 
 from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.c_diagnose import first_parse_error
+from tenspiler.frontend.c_unit import PRELUDE_TYPEDEFS, Reading
 from tenspiler.frontend.cxx import VectorType, rewrite_cxx
 from tenspiler.frontend.cxx import prelude as cxx_prelude
+from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.frontend.preprocess import preprocess
 from tenspiler.loops.ir import DType
 
 __all__ = ["BUILTIN_TYPEDEFS", "PRELUDE_TYPEDEFS", "parse_translation_unit"]
 
 
-def parse_translation_unit(text: str, filename: str, cxx: bool) -> tuple[list[c_ast.Node], dict[str, VectorType]]:
+def parse_translation_unit(
+    text: str, filename: str, cxx: bool, reading: Reading | None = None, flags: CompileFlags = NO_FLAGS
+) -> tuple[list[c_ast.Node], dict[str, VectorType]]:
     """The top-level declarations and definitions of the C source ``text`` (line ends
     already ``\\n``), without the prelude's typedefs, and (``cxx``: the C++ ``std::vector``
-    subset) the vector typedef names it uses.
+    subset) the vector typedef names it uses. ``reading``: clang's reading of the file
+    (:func:`tenspiler.frontend.c_unit.read_unit`: what the kernel does not need blanked,
+    the headers' declarations as a prelude, the build's macros); ``flags``: the user's
+    compile flags.
 
     Raises:
         BadInput: an unterminated comment, a preprocessor error, a C++ construct outside
             the subset or a syntax error, located in ``filename``.
     """
-    prepared = _prepare(text, filename, cxx)
+    body = reading.text if reading is not None else text
+    prepared = preprocess(_blank_comments(body, filename), filename, cxx,
+                          reading.macros if reading is not None else None, flags)
     vectors: dict[str, VectorType] = {}
     head = " ".join(f"typedef {c} {n};" for n, c in PRELUDE_TYPEDEFS)
     n_head = len(PRELUDE_TYPEDEFS)
+    if reading is not None and reading.prelude:
+        head, n_head = f"{head} {' '.join(reading.prelude)}", n_head + len(reading.prelude)
     if cxx:
         prepared, vectors = rewrite_cxx(prepared, filename)
         decls, n = cxx_prelude(vectors)
@@ -45,20 +56,6 @@ def parse_translation_unit(text: str, filename: str, cxx: bool) -> tuple[list[c_
         raise first_parse_error(text, filename, cxx) or _syntax_error(str(e), parser, filename, text) from None
     return list(ast.ext[n_head:]), vectors
 
-
-#: Typedefs made known to pycparser; prepended on one line followed by a ``# 1`` marker.
-PRELUDE_TYPEDEFS: tuple[tuple[str, str], ...] = (
-    ("uint8_t", "unsigned char"),
-    ("int8_t", "signed char"),
-    ("int32_t", "int"),
-    ("int64_t", "long"),
-    ("size_t", "unsigned long"),
-    ("int16_t", "short"),
-    ("uint16_t", "unsigned short"),
-    ("uint32_t", "unsigned int"),
-    ("uint64_t", "unsigned long"),
-    ("ptrdiff_t", "long"),
-)
 
 #: What the prelude typedef names mean (``None``: refused when used).
 BUILTIN_TYPEDEFS: dict[str, DType | None] = {

@@ -37,11 +37,13 @@ import io
 import os
 import re
 import shutil
+from dataclasses import dataclass, field
 
 from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.runner import run_command
 
-__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "can_check", "compiler", "preprocess"]
+__all__ = ["CXX_BUILD_FLAGS", "C_BUILD_FLAGS", "HEADER_MACROS", "Macros", "can_check", "compile_args", "compiler", "preprocess"]
 
 #: The flags of the one build a C kernel is read as: the frontend's preprocessing (the
 #: predefined macros and the referee) and the differential check's compile
@@ -71,6 +73,13 @@ def can_check(language: str) -> bool:
 def build_flags(cxx: bool) -> tuple[str, ...]:
     """The language and :data:`C_BUILD_FLAGS` / :data:`CXX_BUILD_FLAGS`."""
     return ("-x", "c++", *CXX_BUILD_FLAGS) if cxx else ("-x", "c", *C_BUILD_FLAGS)
+
+
+def compile_args(cxx: bool, flags: CompileFlags = NO_FLAGS) -> list[str]:
+    """:func:`build_flags` with the user's ``flags`` (:class:`~tenspiler.frontend.flags.
+    CompileFlags`) after them; their ``-std=`` replaces the build's default standard."""
+    base = [a for a in build_flags(cxx) if not (flags.std and a.startswith("-std="))]
+    return [*base, *([f"-std={flags.std}"] if flags.std else []), *flags.command_line()]
 
 #: Object-like macros of the standard headers kernels use, as GCC's headers define them on
 #: LP64 targets (glibc ``limits.h``/``stdint.h``, GCC ``float.h``, glibc ``math.h``), by
@@ -257,10 +266,25 @@ def _blank_lines(text: str, drop: frozenset[str]) -> str:
     return "\n".join(lines)
 
 
-def preprocess(text: str, filename: str, cxx: bool = False) -> str:
+@dataclass(frozen=True)
+class Macros:
+    """Macro definitions of a build, ``name`` or ``name(params)`` → replacement text:
+    ``builtin`` the compiler's predefined ones, ``given`` the command line's and the
+    headers' (:func:`tenspiler.frontend.c_unit.build_macros`)."""
+
+    builtin: dict[str, str] = field(default_factory=dict)
+    given: dict[str, str] = field(default_factory=dict)
+
+
+def preprocess(
+    text: str, filename: str, cxx: bool = False, macros: Macros | None = None, flags: CompileFlags = NO_FLAGS
+) -> str:
     """Preprocess comment-free C ``text`` (comments already blanked, see the module
     docstring) and return text for pycparser whose lines and columns are the user's.
-    ``cxx``: a C++ kernel (the C++ build's macros, :data:`CXX_BUILD_FLAGS`).
+    ``cxx``: a C++ kernel (the C++ build's macros, :data:`CXX_BUILD_FLAGS`). ``macros``:
+    the build's macros (predefined, command line, headers) read from the compiler for this
+    file, used instead of the predefined set and :data:`HEADER_MACROS`; ``flags``: the
+    user's compile flags (their ``-std`` for the referee).
 
     Returns:
         The preprocessed text. It contains ``# N "file"`` line markers where lines were
@@ -271,11 +295,18 @@ def preprocess(text: str, filename: str, cxx: bool = False) -> str:
         BadInput: ``#error``, a malformed directive, or a disagreement with the system
             preprocessor (located at the first differing line when known).
     """
-    headers = header_macros(text)
+    if macros is None:
+        headers = header_macros(text)
+        predefined = predefined_macros(cxx)
+        names = _macro_names(cxx)
+    else:
+        headers = dict(macros.given)
+        predefined = tuple(macros.builtin.items())
+        names = frozenset(n.split("(")[0] for n in (*macros.given, *macros.builtin))
     text = _blank_lines(text, frozenset({"include", "pragma", "import"}))
     if not any(
         _DIRECTIVE_RE.match(line) for line in text.split("\n") if "#" in line
-    ) and not set(re.findall(r"\b[A-Za-z_]\w*\b", text)) & _macro_names(cxx):
+    ) and not set(re.findall(r"\b[A-Za-z_]\w*\b", text)) & names:
         return text  # nothing to expand
     from pcpp import Preprocessor
 
@@ -292,7 +323,7 @@ def preprocess(text: str, filename: str, cxx: bool = False) -> str:
     pre = _Pre()
     pre.line_directive = "#"
     pre.compress = 0
-    for name, value in predefined_macros(cxx):
+    for name, value in predefined:
         pre.define(f"{name} {value}")
     for name, value in headers.items():
         pre.define(f"{name} {value}")
@@ -304,7 +335,7 @@ def preprocess(text: str, filename: str, cxx: bool = False) -> str:
         msg = msg.strip()
         raise BadInput(f"preprocessor: {msg}", SourceLoc(filename, max(line, 1), 1))
     result = out.getvalue()
-    _referee(text, result, filename, headers, cxx)
+    _referee(text, result, filename, headers, cxx, flags)
     return result
 
 
@@ -315,11 +346,16 @@ def _tokens(text: str) -> str:
     return re.sub(r"\s+", "", "".join(kept))
 
 
-def _referee(text: str, produced: str, filename: str, headers: dict[str, str], cxx: bool = False) -> None:
+def _referee(
+    text: str, produced: str, filename: str, headers: dict[str, str], cxx: bool = False,
+    flags: CompileFlags = NO_FLAGS,
+) -> None:
     """Check pcpp's output against the system preprocessor's (see the module docstring)."""
     cmd = system_preprocessor(cxx)
     if cmd is None:
         return
+    if flags.std:
+        cmd = tuple(f"-std={flags.std}" if a.startswith("-std=") else a for a in cmd)
     defines = [f"-D{name}={value}" for name, value in headers.items()]
     try:
         proc = run_command([*cmd, "-nostdinc", "-P", *defines, "-", "-o", "-"], 60, input=text)

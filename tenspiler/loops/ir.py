@@ -412,7 +412,10 @@ class Function:
         loc: location of the function definition.
         check_source: the text ``--check`` compiles for a C kernel: ``source`` with the
             bodies of the function definitions the kernel does not reach replaced by ``;``
-            (:mod:`tenspiler.frontend.c_needed`); empty: ``source`` itself.
+            (:mod:`tenspiler.frontend.c_unit`); empty: ``source`` itself.
+        compile_flags: the user's compile flags the file was read with (include paths,
+            macros, standard: ``CompileFlags.command_line``), which ``--check`` compiles
+            with too.
     """
 
     name: str
@@ -430,6 +433,7 @@ class Function:
     #: Set for a Python kernel (``cxx`` then holds its list signature).
     python: PythonInterface | None = field(default=None, compare=False)
     check_source: str = field(default="", compare=False, repr=False)
+    compile_flags: tuple[str, ...] = field(default=(), compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:
