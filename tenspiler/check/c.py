@@ -261,9 +261,10 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     when the compiler has no UBSan runtime).
 
     The compiler is ``$CC`` or ``cc``, run as ``cc -std=gnu17 -O2 -fPIC -shared
-    -Werror=incompatible-pointer-types -iquote SRCDIR -o kernel.so kernel.c -lm`` in a new
+    -Werror=incompatible-pointer-types -iquote SRCDIR FLAGS -o kernel.so kernel.c -lm`` in a new
     temporary directory under ``workdir``, ``SRCDIR`` being the source file's directory (where
-    the compiler looks first for the file's ``#include "..."`` headers). The source gets an appended wrapper with external linkage
+    the compiler looks first for the file's ``#include "..."`` headers) and ``FLAGS`` the
+    lift's own compile flags (``Function.compile_flags``: include paths, macros, standard). The source gets an appended wrapper with external linkage
     that calls ``fn.name`` (so ``static``/``inline`` kernels work).
 
     Raises:
@@ -287,7 +288,7 @@ def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     # of the file that includes it (GCC and clang, "Search Path"), which -iquote restores
     home = Path(fn.loc.file) if fn.loc is not None else None
     quote = ["-iquote", str(home.resolve().parent)] if home is not None and home.is_file() else []
-    flags = [*(CXXFLAGS if cxx else CFLAGS), *quote]
+    flags = [*(CXXFLAGS if cxx else CFLAGS), *quote, *fn.compile_flags]  # the lift's own -I/-D/-std
     proc = None
     if sanitize:
         proc = run_command([cc, *flags, *SANITIZE, "-o", str(lib), str(src), "-lm"], COMPILE_TIMEOUT)
