@@ -228,6 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _lift_main(argv: Sequence[str]) -> int:
     args = _lift_parser().parse_args(argv)
     configure_logging(args.verbose, args.quiet)
+    from tenspiler.errors import BadInput
     from tenspiler.pipeline import lift_file
 
     backends = [b.strip() for b in args.to.split(",") if b.strip()]
@@ -239,7 +240,11 @@ def _lift_main(argv: Sequence[str]) -> int:
     # the hlo backend exports the Gemmini plan's device calls: --gemmini-config applies to it too
     hlo = {k: v for k, v in (("sizes", args.hlo_sizes), ("config", args.gemmini_config)) if v is not None}
     options = {b: o for b, o in (("gemmini", gemmini), ("hlo", hlo)) if o}
-    flags = _compile_flags(args)
+    try:
+        flags = _compile_flags(args)
+    except BadInput as err:  # an unreadable compilation database, or no entry for the file
+        print(err, file=sys.stderr)
+        return 2
     check = args.check if args.check is not None else can_check(args.file)
     if not check and args.check is None:
         log.warning("# note: no compiler for %s found: translation validation skipped", args.file)

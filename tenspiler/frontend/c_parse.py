@@ -43,8 +43,8 @@ def parse_translation_unit(
     vectors: dict[str, VectorType] = {}
     head = " ".join(f"typedef {c} {n};" for n, c in PRELUDE_TYPEDEFS)
     n_head = len(PRELUDE_TYPEDEFS)
-    if reading is not None and reading.prelude:
-        head, n_head = f"{head} {' '.join(reading.prelude)}", n_head + len(reading.prelude)
+    if reading is not None and reading.prelude:  # the headers' declarations are the unit's: kept in the result
+        head = f"{head} {' '.join(reading.prelude)}"
     if cxx:
         prepared, vectors = rewrite_cxx(prepared, filename)
         decls, n = cxx_prelude(vectors)

@@ -377,7 +377,8 @@ def _inline_record(record: Any, typedef: Any) -> bool:
     """Whether ``record`` is the anonymous struct/union/enum ``typedef`` defines inline."""
     import clang.cindex as ci
 
-    return typedef.kind == ci.CursorKind.TYPEDEF_DECL and record.is_anonymous() and (
+    K = ci.CursorKind
+    return typedef.kind == K.TYPEDEF_DECL and record.kind != K.ENUM_DECL and _untagged(record) and (
         typedef.underlying_typedef_type.get_declaration() == record
     )
 
@@ -389,11 +390,15 @@ def _declaration(d: Any) -> str:
     if d.kind == K.TYPEDEF_DECL:
         under = d.underlying_typedef_type
         rec = under.get_declaration()
-        if rec is not None and rec.kind in (K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL) and rec.is_anonymous():
+        if rec is not None and rec.kind == K.ENUM_DECL and _untagged(rec):
+            # an untagged enum's type is compatible with its integer type (C11 §6.7.2.2p4, the
+            # one clang computes); its constants are declared on their own, as ints
+            return f"typedef {rec.enum_type.spelling} {d.spelling};"
+        if rec is not None and rec.kind in (K.STRUCT_DECL, K.UNION_DECL) and _untagged(rec):
             return f"typedef {_record_body(rec)} {d.spelling};"
         return f"typedef {_declarator(under.spelling, d.spelling)};"
     if d.kind in (K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL):
-        if d.is_anonymous():
+        if _untagged(d):
             return f"{_record_body(d)};" if d.kind == K.ENUM_DECL else ""
         return f"{_record_body(d)};"
     if d.kind == K.VAR_DECL:
@@ -406,7 +411,7 @@ def _record_body(rec: Any) -> str:
 
     K = ci.CursorKind
     word = {K.STRUCT_DECL: "struct", K.UNION_DECL: "union", K.ENUM_DECL: "enum"}[rec.kind]
-    tag = "" if rec.is_anonymous() else f" {rec.spelling}"
+    tag = "" if _untagged(rec) else f" {rec.spelling}"
     if rec.kind == K.ENUM_DECL:
         items = ", ".join(f"{c.spelling} = {c.enum_value}" for c in rec.get_children() if c.kind == K.ENUM_CONSTANT_DECL)
         return f"enum{tag} {{ {items} }}"
@@ -414,6 +419,13 @@ def _record_body(rec: Any) -> str:
         return f"{word}{tag}"
     fields = " ".join(f"{_declarator(f.type.spelling, f.spelling)};" for f in rec.type.get_fields())
     return f"{word}{tag} {{ {fields} }}"
+
+
+def _untagged(rec: Any) -> bool:
+    """Whether the struct / union / enum ``rec`` is written without a tag (``struct { ... }``;
+    clang names such a record after its typedef)."""
+    tokens = [t.spelling for t in rec.get_tokens()][:2]
+    return rec.is_anonymous() or (len(tokens) == 2 and tokens[1] == "{")
 
 
 def _declarator(spelling: str, name: str) -> str:
