@@ -297,24 +297,29 @@ def _check_text(text: str, tu: Any, filename: str, keep: Mapping[tuple[str, int]
     import clang.cindex as ci
 
     K = ci.CursorKind
-    reach = dict(keep)
     top = [c for c in tu.cursor.get_children() if _in_file(c, filename)]
-    for c in top:
-        if c.kind == K.VAR_DECL:
-            reach.update(needed(c, filename)[0])
     data = text.encode("utf-8")
     char_of = _char_offsets(text, data)
-    out = list(text)
+    bodies: dict[tuple[str, int], tuple[int, int]] = {}  # the definitions whose body can be cut
+    roots = [c for c in top if c.kind == K.VAR_DECL]
     for c in top:
-        if c.kind != K.FUNCTION_DECL or not c.is_definition() or _key(c) in reach:
-            continue
-        if any("ATTR" in ch.kind.name for ch in c.get_children()):
+        if c.kind != K.FUNCTION_DECL or not c.is_definition():
             continue
         body = [ch for ch in c.get_children() if ch.kind == K.COMPOUND_STMT]
-        if not body:
-            continue
-        a, b = char_of(body[-1].extent.start.offset), char_of(body[-1].extent.end.offset)
-        if not (text[a : a + 1] == "{" and text[b - 1 : b] == "}") or re.search(r"(?m)^[ \t]*#", text[a:b]):
+        cut = bool(body) and not any("ATTR" in ch.kind.name for ch in c.get_children())
+        if cut:
+            a, b = char_of(body[-1].extent.start.offset), char_of(body[-1].extent.end.offset)
+            cut = text[a : a + 1] == "{" and text[b - 1 : b] == "}" and not re.search(r"(?m)^[ \t]*#(?![ \t]*pragma)", text[a:b])
+        if cut:
+            bodies[_key(c)] = (a, b)
+        else:
+            roots.append(c)  # kept whole: what it calls is kept too
+    reach = dict(keep)
+    for c in roots:
+        reach.update(needed(c, filename)[0])
+    out = list(text)
+    for k, (a, b) in bodies.items():
+        if k in reach:
             continue
         for i in range(a, b):
             if out[i] != "\n":
