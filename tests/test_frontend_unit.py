@@ -163,3 +163,37 @@ def test_the_prelude_is_written_from_clangs_ast(project: Path) -> None:
     assert "dump" not in reading.text and "fprintf" not in reading.text and "return v.n > k" in reading.text
     assert reading.text.count("\n") == text.count("\n") and "#ifdef DSP_OFFSET" in reading.text
     assert reading.macros is not None and "DSP_SCALE(x)" in reading.macros.given
+
+
+def test_gnu_keywords_read_as_iso_and_harmless_attributes_dropped(tmp_path: Path) -> None:
+    src = tmp_path / "k.c"
+    src.write_text(
+        "#define FORCE static __inline__ __attribute__((always_inline, unused))\n"
+        "FORCE float sq(float v) { return v * v; }\n"
+        "void k(const float * __restrict x, float * __restrict__ y, int n) __attribute__((nonnull));\n"
+        "void k(const float * __restrict x, float * __restrict__ y, int n) {\n"
+        "  for (int i = 0; i < n; i++) y[i] = __extension__ sq(x[i]);\n"
+        "}\n"
+    )
+    res = lift_file(src, ["numpy"], function="k", check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and res.check["numpy"]["ok"]
+
+
+def test_an_attribute_that_changes_types_is_refused_by_name(tmp_path: Path) -> None:
+    src = tmp_path / "k.c"
+    src.write_text(
+        "typedef int i8 __attribute__((mode(QI)));\n"
+        "void k(i8 *y, int n) {\n  for (int i = 0; i < n; i++) y[i] = y[i] + 1;\n}\n"
+    )
+    with pytest.raises(BadInput) as e:
+        parse_c_file(src, "k")
+    assert str(e.value) == f"{src}:1:16: GNU attribute 'mode' is not supported (it may change types or layout)"
+
+
+def test_a_macro_using_the_file_name_reads() -> None:
+    """__FILE__ is the file's name for pcpp and "<stdin>" for the referee: not a disagreement."""
+    from tenspiler.frontend.preprocess import preprocess
+
+    out = preprocess('#define HERE __FILE__\nconst char *w = HERE;\n', "dir/k.c")
+    assert '"dir/k.c"' in out

@@ -20,7 +20,7 @@ from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.frontend.preprocess import preprocess
 from tenspiler.loops.ir import DType
 
-__all__ = ["BUILTIN_TYPEDEFS", "PRELUDE_TYPEDEFS", "parse_translation_unit"]
+__all__ = ["BUILTIN_TYPEDEFS", "GNU_KEYWORDS", "HARMLESS_ATTRIBUTES", "PRELUDE_TYPEDEFS", "iso_spellings", "parse_translation_unit"]
 
 
 def parse_translation_unit(
@@ -40,6 +40,7 @@ def parse_translation_unit(
     body = reading.text if reading is not None else text
     prepared = preprocess(_blank_comments(body, filename), filename, cxx,
                           reading.macros if reading is not None else None, flags)
+    prepared = iso_spellings(prepared, filename)
     vectors: dict[str, VectorType] = {}
     head = " ".join(f"typedef {c} {n};" for n, c in PRELUDE_TYPEDEFS)
     n_head = len(PRELUDE_TYPEDEFS)
@@ -70,6 +71,138 @@ BUILTIN_TYPEDEFS: dict[str, DType | None] = {
     "uint64_t": None,
     "ptrdiff_t": None,  # (a long; not needed by kernels)
 }
+
+
+#: GNU C keywords pycparser does not read, and the ISO C keyword each one means (GCC manual,
+#: "Alternate Keywords"); written over the same columns.
+GNU_KEYWORDS: dict[str, str] = {
+    "__extension__": "",
+    "__inline__": "inline", "__inline": "inline",
+    "__restrict__": "restrict", "__restrict": "restrict",
+    "__const__": "const", "__const": "const",
+    "__signed__": "signed", "__signed": "signed",
+    "__volatile__": "volatile", "__volatile": "volatile",
+}
+
+#: GNU attributes that do not change what sequential code computes (inlining, linkage,
+#: warnings, alignment, optimisation hints); any other attribute in the code the kernel
+#: needs (``vector_size``, ``mode``, ``packed``, ``cleanup``, ...) is refused by name.
+HARMLESS_ATTRIBUTES = frozenset({
+    "always_inline", "noinline", "inline", "unused", "used", "hot", "cold", "const", "pure",
+    "nonnull", "nothrow", "leaf", "warn_unused_result", "aligned", "visibility", "section",
+    "weak", "deprecated", "format", "malloc", "optimize", "target", "noreturn", "artificial",
+    "flatten", "returns_nonnull", "access", "alloc_size", "nodiscard", "maybe_unused",
+    "fallthrough", "no_instrument_function", "no_sanitize", "no_sanitize_undefined",
+})
+
+_GNU_WORD = re.compile(r"\b(__attribute__|__attribute|" + "|".join(sorted(GNU_KEYWORDS, key=len, reverse=True)) + r")\b")
+_ATTR_NAME = re.compile(r"\s*(?:__)?([A-Za-z_]\w*?)(?:__)?\s*(?:\(|,|$)")
+
+
+def iso_spellings(text: str, filename: str) -> str:
+    """Preprocessed ``text`` with GNU keywords written as the ISO keywords they mean
+    (:data:`GNU_KEYWORDS`) and ``__attribute__((...))`` blanked when every attribute in it is
+    :data:`HARMLESS_ATTRIBUTES`, each over the same columns (string and character literals
+    are left alone).
+
+    Raises:
+        BadInput: an attribute outside :data:`HARMLESS_ATTRIBUTES`, at its location.
+    """
+    if "__" not in text:
+        return text
+    out = list(text)
+    pos = 0
+    for m in _GNU_WORD.finditer(text):
+        if m.start() < pos or _in_literal(text, m.start()):
+            continue
+        word = m.group(1)
+        if word in GNU_KEYWORDS:
+            new = GNU_KEYWORDS[word]
+            out[m.start() : m.end()] = list(new.ljust(len(word)))
+            pos = m.end()
+            continue
+        end = _balanced(text, m.end())
+        if end is None:
+            continue
+        inner = text[m.end() : end].strip()
+        inner = inner[1:-1].strip() if inner.startswith("(") else inner
+        inner = inner[1:-1] if inner.startswith("(") and inner.endswith(")") else inner
+        for item in _top_level_items(inner):
+            name = _ATTR_NAME.match(item)
+            attr = name.group(1) if name else item.strip()
+            if attr and attr not in HARMLESS_ATTRIBUTES:
+                raise BadInput(f"GNU attribute '{attr}' is not supported (it may change types or layout)",
+                               _prepared_loc(text, m.start(), filename))
+        for i in range(m.start(), end):
+            if out[i] != "\n":
+                out[i] = " "
+        pos = end
+    return "".join(out)
+
+
+def _in_literal(text: str, i: int) -> bool:
+    """Whether offset ``i`` lies inside a string or character literal on its line."""
+    start = text.rfind("\n", 0, i) + 1
+    quote = ""
+    j = start
+    while j < i:
+        c = text[j]
+        if quote:
+            if c == "\\":
+                j += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        j += 1
+    return bool(quote)
+
+
+def _balanced(text: str, i: int) -> int | None:
+    """The offset after the parenthesised group starting (after blanks) at ``i``."""
+    while i < len(text) and text[i] in " \t\n":
+        i += 1
+    if i >= len(text) or text[i] != "(":
+        return None
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return None
+
+
+def _top_level_items(inner: str) -> list[str]:
+    items, depth, cur = [], 0, ""
+    for c in inner:
+        if c == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        cur += c
+    return [*items, cur]
+
+
+_MARKER_LINE = re.compile(r'#(?:line)?\s*(\d+)(?:\s+"([^"]*)")?')
+
+
+def _prepared_loc(text: str, offset: int, filename: str) -> SourceLoc:
+    """The user's location of ``offset`` in preprocessed text with ``# N "file"`` markers."""
+    line, name = 1, filename
+    start = 0
+    for ln in text[:offset].split("\n")[:-1]:
+        m = _MARKER_LINE.fullmatch(ln.strip())
+        if m:
+            line, name = int(m.group(1)), m.group(2) or name
+        else:
+            line += 1
+        start += len(ln) + 1
+    return SourceLoc(name, line, offset - start + 1)
 
 
 def _prepare(text: str, filename: str, cxx: bool = False) -> str:

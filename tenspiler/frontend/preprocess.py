@@ -371,7 +371,9 @@ def _referee(
                 SourceLoc(filename, int(m.group(1)), int(m.group(2))),
             )
         raise BadInput(f"preprocessor: {proc.stderr.strip()}", SourceLoc(filename, 1, 1))
-    if _tokens(proc.stdout) != _tokens(produced):
+    # the referee reads stdin: its __FILE__ is "<stdin>" where pcpp's is the file's name
+    refereed = proc.stdout.replace('"<stdin>"', '"' + filename.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    if _tokens(refereed) != _tokens(produced):
         raise BadInput(
             "the preprocessors disagree on this file (pcpp and the system cpp expand its "
             "macros differently): not lifted, since the result might not be the program "
