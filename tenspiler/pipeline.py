@@ -228,8 +228,15 @@ def lift_parsed(
                 raise CodegenError("; ".join(str(e) for e in failures))
         if check:
             with _phase(res.timings, "check", say):
-                res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary, generated,
-                                          seed, chosen)
+                try:
+                    res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary,
+                                              generated, seed, chosen)
+                except CodegenError as err:  # the source does not compile: the proof stands, the check cannot run
+                    raise CodegenError(
+                        f"the proof succeeded (every VC clause unsat), but --check could not run: {err}; "
+                        "give the file's compile flags (-I, -D, --compile-commands), or --no-check to emit "
+                        "the code without translation validation"
+                    ) from err
             if not all(c["ok"] for c in res.check.values()):
                 mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
                 # an original program that did not return within the check's safety net: no verdict

@@ -197,3 +197,20 @@ def test_a_macro_using_the_file_name_reads() -> None:
 
     out = preprocess('#define HERE __FILE__\nconst char *w = HERE;\n', "dir/k.c")
     assert '"dir/k.c"' in out
+
+
+def test_a_check_that_cannot_compile_says_the_proof_succeeded(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--check compiles with the lift's flags; when the source still does not compile there,
+    the result says so, and that every VC clause was unsat (not verified: nothing emitted)."""
+    import tenspiler.check.differential as differential
+    from tenspiler.errors import CodegenError
+
+    def broken(fn: object, workdir: object, sanitize: bool = False) -> None:
+        raise CodegenError("compiling dsp_scale with cc failed (exit 1):\nerror: something")
+
+    monkeypatch.setattr(differential, "compile_c", broken)
+    flags = CompileFlags.parse(["-I", "include"], project)
+    res = lift_file(project / "src" / "dsp.c", ["numpy"], function="dsp_scale", check=True, flags=flags)
+    assert res.status == "not_lifted"
+    assert res.message.startswith("the proof succeeded (every VC clause unsat), but --check could not run: compiling")
+    assert "--no-check" in res.message
