@@ -202,7 +202,7 @@ def test_a_macro_using_the_file_name_reads() -> None:
 def test_a_check_that_cannot_compile_says_the_proof_succeeded(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--check compiles with the lift's flags; when the source still does not compile there,
     the result says so, and that every VC clause was unsat (not verified: nothing emitted)."""
-    import tenspiler.check.differential as differential
+    from tenspiler.check import differential
     from tenspiler.errors import CodegenError
 
     def broken(fn: object, workdir: object, sanitize: bool = False) -> None:
@@ -214,3 +214,15 @@ def test_a_check_that_cannot_compile_says_the_proof_succeeded(project: Path, mon
     assert res.status == "not_lifted"
     assert res.message.startswith("the proof succeeded (every VC clause unsat), but --check could not run: compiling")
     assert "--no-check" in res.message
+
+
+def test_a_cxx_file_takes_the_defines_too(tmp_path: Path) -> None:
+    src = tmp_path / "v.cc"
+    src.write_text(
+        "#include <vector>\nstd::vector<float> scale(std::vector<float> x) {\n  std::vector<float> out;\n"
+        "  for (int i = 0; i < x.size(); i++) out.push_back(FACTOR * x[i]);\n  return out;\n}\n"
+    )
+    res = lift_file(src, ["numpy"], check=True, flags=CompileFlags.parse(["-DFACTOR=3.0f"]))
+    assert res.status == "verified", res.message
+    assert res.check is not None and res.check["numpy"]["ok"]
+    assert "3.0" in res.summary

@@ -114,7 +114,7 @@ from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_needed import check_source
 from tenspiler.frontend.c_parse import parse_translation_unit
 from tenspiler.frontend.c_stmts import Kernel
-from tenspiler.frontend.c_unit import read_unit
+from tenspiler.frontend.c_unit import Reading, build_macros, read_unit
 from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.loops.ir import Function
 
@@ -158,13 +158,16 @@ def parse_c_source(
     (:func:`tenspiler.frontend.c_needed.check_source`).
     """
     text = text.replace("\r\n", "\n")
-    reading = None if cxx else read_unit(text, filename, function, flags)
+    if cxx:  # the C++ subset is read whole, with the macros of the C++ build for its flags
+        reading = Reading(text, macros=build_macros(text, filename, flags, cxx=True)) if flags else None
+    else:
+        reading = read_unit(text, filename, function, flags)
     ext, vectors = parse_translation_unit(text, filename, cxx, reading, flags)
     unit = Unit(filename, text, vectors, cxx)
     fn = Kernel(unit, unit.kernel_def(ext, function)).lower()
     fn = replace(fn, compile_flags=tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ()))
     if cxx:
         return fn
-    if reading is not None and reading.check_text:
+    if not cxx and reading is not None and reading.check_text:
         return replace(fn, check_source=reading.check_text)
     return replace(fn, check_source=check_source(text, ext, fn.name))

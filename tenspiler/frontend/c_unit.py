@@ -27,7 +27,8 @@ byte-order marks are read as the compiler reads them. Then:
   the same flags): the predefined ones, the command line's and the headers' — each in the
   state the end of the file sees — restricted to those the kept text can expand.
 
-C only: a C++ file (the ``std::vector`` subset) is read whole, as before.
+A C++ file (the ``std::vector`` subset) is read whole by the lowering, with the build's
+macros for its flags (:func:`build_macros`).
 """
 
 from __future__ import annotations
@@ -473,19 +474,19 @@ _UNDEF = re.compile(r"#undef (\w+)")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
-def build_macros(text: str, filename: str, flags: CompileFlags = NO_FLAGS) -> Macros | None:
+def build_macros(text: str, filename: str, flags: CompileFlags = NO_FLAGS, cxx: bool = False) -> Macros | None:
     """The macros the build defines for ``filename`` (``cc -E -dD`` with the build's flags
     and ``flags``, the file's text on stdin under its own name) that are not defined in the
     file itself, restricted to those ``text`` can reach (its identifiers, then those of the
     reached macros' bodies); ``None`` without a compiler or when it fails (the file's errors
     are clang's to report)."""
-    cc = compiler(False)
+    cc = compiler(cxx)
     if shutil.which(cc) is None:
         return None
     from pathlib import Path
 
     home = Path(filename).resolve().parent
-    cmd = [cc, "-E", "-dD", *compile_args(False, flags), "-iquote", str(home), "-", "-o", "-"]
+    cmd = [cc, "-E", "-dD", *compile_args(cxx, flags), "-iquote", str(home), "-", "-o", "-"]
     r = run_command(cmd, 60, input=text)
     if r.returncode != 0:
         return None
