@@ -40,7 +40,7 @@ def parse_translation_unit(
     body = reading.text if reading is not None else text
     prepared = preprocess(_blank_comments(body, filename), filename, cxx,
                           reading.macros if reading is not None else None, flags)
-    prepared = iso_spellings(prepared, filename)
+    prepared = _collapse_blank_runs(iso_spellings(prepared, filename), filename)
     vectors: dict[str, VectorType] = {}
     head = " ".join(f"typedef {c} {n};" for n, c in PRELUDE_TYPEDEFS)
     n_head = len(PRELUDE_TYPEDEFS)
@@ -140,6 +140,37 @@ def iso_spellings(text: str, filename: str) -> str:
     return "".join(out)
 
 
+def _collapse_blank_runs(text: str, filename: str, at_least: int = 8) -> str:
+    """``text`` with each run of ``at_least`` or more blank lines (what the kernel does not
+    need, blanked) replaced by a ``# N "file"`` line marker, so pycparser's coordinates stay
+    the file's while it lexes far less."""
+    lines = text.split("\n")
+    if len(lines) < 2 * at_least:
+        return text
+    out: list[str] = []
+    line, name = 1, filename
+    run: list[str] = []
+    for ln in [*lines, None]:
+        if ln is not None and not ln.strip():
+            run.append(ln)
+            continue
+        if len(run) >= at_least:
+            out.append(f'# {line + len(run)} "{name}"')
+        else:
+            out.extend(run)
+        line += len(run)
+        run = []
+        if ln is None:
+            break
+        m = _MARKER_LINE.fullmatch(ln.strip())
+        out.append(ln)
+        if m:
+            line, name = int(m.group(1)), m.group(2) or name
+        else:
+            line += 1
+    return "\n".join(out)
+
+
 def _in_literal(text: str, i: int) -> bool:
     """Whether offset ``i`` lies inside a string or character literal on its line."""
     start = text.rfind("\n", 0, i) + 1
@@ -213,45 +244,52 @@ def _prepare(text: str, filename: str, cxx: bool = False) -> str:
     return preprocess(_blank_comments(text, filename), filename, cxx)
 
 
+_LEXEME = re.compile(r"[\"'/]")
+
+
 def _blank_comments(text: str, filename: str) -> str:
-    """Replace ``/* */`` and ``//`` comments by spaces, keeping newlines."""
-    out = list(text)
+    """Replace ``/* */`` and ``//`` comments by spaces, keeping newlines (string and
+    character literals are skipped; a ``//`` comment continued by a backslash-newline goes
+    on)."""
+    out: list[str] = []
     i, n = 0, len(text)
-    line, line_start = 1, 0
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line, line_start = line + 1, i + 1
-            i += 1
-        elif c in "\"'":
-            i += 1
-            while i < n and text[i] != c and text[i] != "\n":
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-        elif text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
-                    out[i] = " "
-                    i += 1  # continued comment: keep the newline
-                    line, line_start = line + 1, i + 1
-                else:
-                    out[i] = " "
-                i += 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
+    while True:
+        m = _LEXEME.search(text, i)
+        if m is None:
+            out.append(text[i:])
+            return "".join(out)
+        k = m.start()
+        c = text[k]
+        if c in "\"'":
+            j = k + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", k):
+            j = k
+            while True:
+                e = text.find("\n", j)
+                if e < 0:
+                    e = n
+                if e > 0 and text[e - 1] == "\\" and e < n:  # continued comment: keep the newline
+                    j = e + 1
+                    continue
+                break
+            out.append(text[i:k])
+            out.append(re.sub(r"[^\n]", " ", text[k:e]))
+            i = e
+        elif text.startswith("/*", k):
+            end = text.find("*/", k + 2)
             if end < 0:
-                raise BadInput(
-                    "unterminated comment", SourceLoc(filename, line, i - line_start + 1)
-                )
-            for j in range(i, end + 2):
-                if text[j] == "\n":
-                    line, line_start = line + 1, j + 1
-                else:
-                    out[j] = " "
+                line = text.count("\n", 0, k) + 1
+                raise BadInput("unterminated comment", SourceLoc(filename, line, k - (text.rfind("\n", 0, k) + 1) + 1))
+            out.append(text[i:k])
+            out.append(re.sub(r"[^\n]", " ", text[k : end + 2]))
             i = end + 2
         else:
-            i += 1
-    return "".join(out)
+            out.append(text[i : k + 1])
+            i = k + 1
 
 
 _PARSE_ERROR_RE = re.compile(r"(\d+)(?::(\d+))?: (.*)", re.DOTALL)

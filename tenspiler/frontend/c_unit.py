@@ -84,7 +84,7 @@ PREDEFINED_HEADERS = ("-include", "stddef.h", "-include", "stdint.h")
 class Reading:
     """The file as the lowering reads it.
 
-    ``text``: the file's text with what the kernel does not need blanked (same length, same
+    ``text``: the file's text with what the kernel does not need blanked (the same
     lines); ``prelude``: C declarations from headers, one top-level declaration each; ``macros``: the build's
     macros the text may expand (``None``: no compiler, the preprocessor's own defaults);
     ``kernel``: the kernel clang found (``None``: the lowering chooses and reports);
@@ -276,17 +276,20 @@ def _blank_unneeded(text: str, tu: Any, filename: str, keep: Mapping[tuple[str, 
         mask[a:b] = b"\x01" * (b - a)
     for a, b in kept:
         mask[a:b] = bytes(b - a)
-    out = list(text)
+    out: list[str] = []
     pos, continued = 0, False
     for line in text.split("\n"):
         directive = continued or line.lstrip(" \t").startswith("#")  # kept: the conditionals stay whole
         continued = directive and line.endswith("\\")
-        if not directive:
-            for i in range(pos, pos + len(line)):
-                if mask[i]:
-                    out[i] = " "
+        seg = mask[pos : pos + len(line)]
+        if directive or 1 not in seg:
+            out.append(line)
+        elif 0 not in seg:
+            out.append("")  # nothing on this line is kept
+        else:
+            out.append("".join(" " if m else ch for ch, m in zip(line, seg, strict=True)))
         pos += len(line) + 1
-    return "".join(out)
+    return "\n".join(out)
 
 
 def _check_text(text: str, tu: Any, filename: str, keep: Mapping[tuple[str, int], Any]) -> str:
