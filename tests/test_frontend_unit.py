@@ -162,7 +162,9 @@ def test_the_prelude_is_written_from_clangs_ast(project: Path) -> None:
     )
     assert "dump" not in reading.text and "fprintf" not in reading.text and "return v.n > k" in reading.text
     assert reading.text.count("\n") == text.count("\n") and "#ifdef DSP_OFFSET" in reading.text
-    assert reading.macros is not None and "DSP_SCALE(x)" in reading.macros.given
+    assert reading.macros is not None and reading.macros.given == {}  # only the macros the kept text reaches
+    reading = read_unit(text, str(src), "dsp_scale", CompileFlags.parse(["-I", "include"], project))
+    assert reading.macros is not None and reading.macros.given == {"DSP_SCALE(x)": "((x) * 2.0f)", "DSP_OK": "0"}
 
 
 def test_gnu_keywords_read_as_iso_and_harmless_attributes_dropped(tmp_path: Path) -> None:
@@ -226,3 +228,16 @@ def test_a_cxx_file_takes_the_defines_too(tmp_path: Path) -> None:
     assert res.status == "verified", res.message
     assert res.check is not None and res.check["numpy"]["ok"]
     assert "3.0" in res.summary
+
+
+def test_the_projects_example_lifts_with_a_header_helper() -> None:
+    """examples/project: the README's real-file example (a header's static inline helper,
+    a BOM, a FILE * global, a constructor); with -I and with the compilation database."""
+    root = Path(__file__).resolve().parents[1] / "examples" / "project"
+    src = root / "src" / "dsp.c"
+    for flags in (CompileFlags.parse(["-I", str(root / "include")]),
+                  from_compile_commands(root / "build" / "compile_commands.json", src)):
+        res = lift_file(src, ["numpy"], function="dsp_gain_clip", check=True, flags=flags)
+        assert res.status == "verified", res.message
+        assert res.check is not None and res.check["numpy"]["ok"]
+        assert "select(" in res.summary

@@ -50,9 +50,15 @@ def parse_translation_unit(
         prepared, vectors = rewrite_cxx(prepared, filename)
         decls, n = cxx_prelude(vectors)
         head, n_head = f"{head} {decls}", n_head + n
+    helpers = ""  # the header functions the kernel calls, each at its header's line and column
+    for h in reading.header_functions if reading is not None else ():
+        chunk = preprocess(_blank_comments(h.text, h.file), h.file, cxx, reading.macros if reading else None, flags)
+        helpers += f'\n# {h.line} "{h.file}"\n' + iso_spellings(chunk, h.file)
+    if helpers:
+        helpers += f'\n# 1 "{filename}"'
     parser = c_parser.CParser()
     try:
-        ast = parser.parse(head + "\n# 1\n" + prepared, filename)
+        ast = parser.parse(head + helpers + "\n# 1\n" + prepared, filename)
     except c_parser.ParseError as e:
         raise first_parse_error(text, filename, cxx) or _syntax_error(str(e), parser, filename, text) from None
     return list(ast.ext[n_head:]), vectors

@@ -45,7 +45,7 @@ from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.frontend.preprocess import Macros, compile_args, compiler
 from tenspiler.runner import run_command
 
-__all__ = ["PRELUDE_TYPEDEFS", "Reading", "build_macros", "read_unit", "system_include_dirs"]
+__all__ = ["PRELUDE_TYPEDEFS", "HeaderFunction", "Reading", "header_functions", "build_macros", "read_unit", "system_include_dirs"]
 
 #: Diagnostics GCC 12 (the compiler ``--check`` uses) gives as warnings where clang 16+
 #: defaults to errors: made warnings for clang too, so a file GCC compiles is read.
@@ -81,6 +81,17 @@ PREDEFINED_HEADERS = ("-include", "stddef.h", "-include", "stdint.h")
 
 
 @dataclass(frozen=True)
+class HeaderFunction:
+    """A function defined in a header (a ``static inline`` helper) that the kernel calls:
+    its text from ``line`` of ``file``, indented to its column, to be preprocessed and
+    lowered with the file."""
+
+    file: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
 class Reading:
     """The file as the lowering reads it.
 
@@ -96,6 +107,7 @@ class Reading:
     macros: Macros | None = None
     kernel: str | None = None
     check_text: str = ""
+    header_functions: tuple[HeaderFunction, ...] = ()
 
 
 def read_unit(text: str, filename: str, function: str | None, flags: CompileFlags = NO_FLAGS) -> Reading:
@@ -115,12 +127,14 @@ def read_unit(text: str, filename: str, function: str | None, flags: CompileFlag
         raise BadInput(f"clang cannot read the file: {e}", SourceLoc(filename, 1, 1)) from None
     _raise_first_error(tu, filename)
     kernel = _choose_kernel(tu, filename, function)
-    macros = build_macros(text, filename, flags)
     if kernel is None:
-        return Reading(text, (), macros, None)
+        return Reading(text, (), build_macros(text, filename, flags), None)
     keep, headers = needed(kernel, filename)
     reduced = _blank_unneeded(text, tu, filename, keep)
-    return Reading(reduced, prelude(headers), macros, kernel.spelling, _check_text(text, tu, filename, keep))
+    helpers = header_functions(headers)
+    # the macros the kept text and the header functions can expand
+    macros = build_macros(text, filename, flags, reach="\n".join([reduced, *(h.text for h in helpers)]))
+    return Reading(reduced, prelude(headers), macros, kernel.spelling, _check_text(text, tu, filename, keep), helpers)
 
 
 # ------------------------------------------------------------------ diagnostics
@@ -199,8 +213,8 @@ def needed(kernel: Any, filename: str) -> tuple[dict[tuple[str, int], Any], dict
                     work.append(d)
                 else:
                     headers[k] = d
-                    if d.kind != K.FUNCTION_DECL and not _predefined_typedef(d):
-                        work.append(d)
+                    if (d.kind != K.FUNCTION_DECL or d.is_definition()) and not _predefined_typedef(d):
+                        work.append(d)  # a header's helper function is lowered like the file's
     return keep, headers
 
 
@@ -382,6 +396,27 @@ def prelude(headers: Mapping[tuple[str, int], Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def header_functions(headers: Mapping[tuple[str, int], Any]) -> tuple[HeaderFunction, ...]:
+    """The text of each function defined in a header that the kernel reaches, in the order
+    of the headers' declarations."""
+    import clang.cindex as ci
+
+    out: list[HeaderFunction] = []
+    for d in sorted(headers.values(), key=_key):
+        if d.kind != ci.CursorKind.FUNCTION_DECL or not d.is_definition():
+            continue
+        start, end = d.extent.start, d.extent.end
+        if start.file is None or end.file is None or start.file.name != end.file.name:
+            continue
+        try:
+            data = open(start.file.name, "rb").read()  # noqa: SIM115 - read once, closed by GC
+        except OSError:
+            continue
+        text = data[start.offset : end.offset].decode("utf-8", errors="replace")
+        out.append(HeaderFunction(start.file.name, start.line, " " * (start.column - 1) + text))
+    return tuple(out)
+
+
 def _inline_record(record: Any, typedef: Any) -> bool:
     """Whether ``record`` is the anonymous struct/union/enum ``typedef`` defines inline."""
     import clang.cindex as ci
@@ -477,11 +512,13 @@ _UNDEF = re.compile(r"#undef (\w+)")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
-def build_macros(text: str, filename: str, flags: CompileFlags = NO_FLAGS, cxx: bool = False) -> Macros | None:
+def build_macros(
+    text: str, filename: str, flags: CompileFlags = NO_FLAGS, cxx: bool = False, reach: str | None = None
+) -> Macros | None:
     """The macros the build defines for ``filename`` (``cc -E -dD`` with the build's flags
     and ``flags``, the file's text on stdin under its own name) that are not defined in the
-    file itself, restricted to those ``text`` can reach (its identifiers, then those of the
-    reached macros' bodies); ``None`` without a compiler or when it fails (the file's errors
+    file itself, restricted to those ``reach`` (default ``text``) can reach (its identifiers,
+    then those of the reached macros' bodies); ``None`` without a compiler or when it fails (the file's errors
     are clang's to report)."""
     cc = compiler(cxx)
     if shutil.which(cc) is None:
@@ -516,17 +553,17 @@ def build_macros(text: str, filename: str, flags: CompileFlags = NO_FLAGS, cxx: 
         if m:
             builtin.pop(m.group(1), None)
             given.pop(m.group(1), None)
-    reach: set[str] = set()
-    todo = set(_IDENT.findall(text))
+    reached: set[str] = set()
+    todo = set(_IDENT.findall(text if reach is None else reach))
     while todo:
         name = todo.pop()
-        if name in reach:
+        if name in reached:
             continue
-        reach.add(name)
+        reached.add(name)
         for table in (given, builtin):
             if name in table:
-                todo |= set(_IDENT.findall(table[name][1])) - reach
+                todo |= set(_IDENT.findall(table[name][1])) - reached
     return Macros(
         {head: body for n, (head, body) in builtin.items()},
-        {head: body for n, (head, body) in given.items() if n in reach},
+        {head: body for n, (head, body) in given.items() if n in reached},
     )
