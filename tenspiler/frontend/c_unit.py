@@ -45,7 +45,7 @@ from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.frontend.preprocess import Macros, compile_args, compiler
 from tenspiler.runner import run_command
 
-__all__ = ["PRELUDE_TYPEDEFS", "HeaderFunction", "Reading", "header_functions", "build_macros", "read_unit", "system_include_dirs"]
+__all__ = ["PRELUDE_TYPEDEFS", "HeaderFunction", "Reading", "build_macros", "header_functions", "read_unit", "system_include_dirs"]
 
 #: Diagnostics GCC 12 (the compiler ``--check`` uses) gives as warnings where clang 16+
 #: defaults to errors: made warnings for clang too, so a file GCC compiles is read.
