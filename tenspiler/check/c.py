@@ -2,7 +2,7 @@
 :mod:`ctypes` in a child process (the reference of ``--check``).
 
 The C file (``Function.check_source``: the kernel, the functions it reaches and every
-declaration, in the file's own text, :mod:`tenspiler.frontend.c_needed`; a C++ file whole)
+declaration, in the file's own text, :mod:`tenspiler.frontend.c_unit`; a C++ file whole)
 is compiled into a shared library (``cc -std=gnu17 -O2 -fPIC -shared``, ``c++ -std=c++17 ...`` for C++, with UBSan for translation validation: the build
 flags are the frontend's, :data:`tenspiler.frontend.preprocess.C_BUILD_FLAGS`, so the proof
 read the kernel with the predefined macros of the build checked here) inside a fresh temporary directory under the caller's
@@ -254,7 +254,7 @@ def _cxx_wrapper_source(fn: Function) -> str:
 
 def compile_c(fn: Function, workdir: Path, sanitize: bool = False) -> CKernel:
     """Compile ``fn.check_source`` (the kernel, the functions it reaches and every
-    declaration of its file, :mod:`tenspiler.frontend.c_needed`; else ``fn.source``, the
+    declaration of its file, :mod:`tenspiler.frontend.c_unit`; else ``fn.source``, the
     whole file) into a shared library and load ``fn.name`` from it.
 
     ``sanitize``: also compile with UBSan (:data:`SANITIZE`; falls back to a plain build

@@ -111,7 +111,6 @@ from pathlib import Path
 
 from tenspiler.frontend import CXX_SUFFIXES, read_source
 from tenspiler.frontend.c_inline import Unit
-from tenspiler.frontend.c_needed import check_source
 from tenspiler.frontend.c_parse import parse_translation_unit
 from tenspiler.frontend.c_stmts import Kernel
 from tenspiler.frontend.c_unit import Reading, build_macros, read_unit
@@ -155,7 +154,7 @@ def parse_c_source(
     messages. ``cxx``: read the C++ ``std::vector`` subset (see
     :mod:`tenspiler.frontend.cxx`); the result then has ``Function.cxx`` set. A C result's
     ``check_source`` is the part of ``text`` that ``--check`` compiles
-    (:func:`tenspiler.frontend.c_needed.check_source`).
+    (:func:`tenspiler.frontend.c_unit.read_unit`).
     """
     text = text.replace("\r\n", "\n")
     if cxx:  # the C++ subset is read whole, with the macros of the C++ build for its flags
@@ -168,6 +167,4 @@ def parse_c_source(
     fn = replace(fn, compile_flags=tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ()))
     if cxx:
         return fn
-    if not cxx and reading is not None and reading.check_text:
-        return replace(fn, check_source=reading.check_text)
-    return replace(fn, check_source=check_source(text, ext, fn.name))
+    return replace(fn, check_source=reading.check_text) if not cxx and reading is not None else fn

@@ -9,7 +9,8 @@ own header folder (``stddef.h``; the wheel ships none), and returns its first pa
 the file itself. Without libclang, or when clang finds no parse error (pycparser refuses
 more than C does), the caller keeps pycparser's message.
 
-This module is only the C frontend's error path: nothing else imports clang.
+This is the C frontend's error path for text clang accepted and pycparser does not
+(:mod:`tenspiler.frontend.c_unit` reads every file with clang first).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``--check`` compiles the kernel and what it reaches, not the whole file
-(:mod:`tenspiler.frontend.c_needed`)."""
+(:mod:`tenspiler.frontend.c_unit`)."""
 
 from __future__ import annotations
 
