@@ -241,3 +241,18 @@ def test_the_projects_example_lifts_with_a_header_helper() -> None:
         assert res.status == "verified", res.message
         assert res.check is not None and res.check["numpy"]["ok"]
         assert "select(" in res.summary
+
+
+def test_the_default_kernel_is_the_files_last_non_static_function(tmp_path: Path) -> None:
+    """Chosen on the whole file: a helper it calls, defined after it, is not the default."""
+    src = tmp_path / "k.c"
+    src.write_text(
+        "float scale(float v);\n"
+        "void k(float *y, int n) {\n  for (int i = 0; i < n; i++) y[i] = scale(y[i]);\n}\n"
+        "float scale(float v) { return 2.0f * v; }\n"
+        "static void unused(void) { }\n"
+    )
+    assert parse_c_file(src).name == "scale"
+    src.write_text(src.read_text().replace("float scale(float v) {", "static float scale(float v) {")
+                   .replace("float scale(float v);", "static float scale(float v);"))
+    assert parse_c_file(src).name == "k"

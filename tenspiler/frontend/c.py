@@ -163,7 +163,8 @@ def parse_c_source(
         reading = read_unit(text, filename, function, flags)
     ext, vectors = parse_translation_unit(text, filename, cxx, reading, flags)
     unit = Unit(filename, text, vectors, cxx)
-    fn = Kernel(unit, unit.kernel_def(ext, function)).lower()
+    chosen = function if function is not None or reading is None else reading.kernel  # clang's choice
+    fn = Kernel(unit, unit.kernel_def(ext, chosen)).lower()
     fn = replace(fn, compile_flags=tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ()))
     if cxx:
         return fn
