@@ -66,15 +66,18 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
+from tenspiler.loops.ir import ArgGuard, DType, Function, PointerType, ScalarType, map_expr
 from tenspiler.loops.ir import Binary as LBinary
+from tenspiler.loops.ir import Call as LCall
+from tenspiler.loops.ir import Cast as LCast
 from tenspiler.loops.ir import Compare as LCompare
 from tenspiler.loops.ir import Cond as LCond
 from tenspiler.loops.ir import Const as LConst
-from tenspiler.loops.ir import DType, Function, PointerType, ScalarType, map_expr
 from tenspiler.loops.ir import Expr as LExpr
 from tenspiler.loops.ir import Logical as LLogical
 from tenspiler.loops.ir import Not as LNot
 from tenspiler.loops.ir import Select as LSelect
+from tenspiler.loops.ir import Unary as LUnary
 from tenspiler.loops.ir import Var as LVar
 
 __all__ = [
@@ -726,6 +729,8 @@ def cxx_adapter(
     read: set[str] | None = None
     if core is not None:
         read = set(core[1]) | {n for lhs, rhs in ps.preconditions for n in free_vars(lhs) | free_vars(rhs)}
+        if fn.python is not None:  # the argument checks read sizes
+            read |= {n for g in fn.python.guards for n, _ in _guard_vars(g)}
         if fn.cxx.result is not None:
             read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
     for v in fn.cxx.signature:
@@ -765,6 +770,8 @@ def cxx_adapter(
             lines.append(f"if max({a}.shape, default=0) > {MAX_VECTOR_SIZE}:\n    raise ValueError("
                          f"'precondition violated: every dimension of {v.name} has at most {MAX_VECTOR_SIZE} elements (the model of size_t sizes)')")
         args.extend([a, *(names[n] for n in v.sizes)])
+    guards = fn.python.guards if fn.python is not None else ()
+    lines += _arg_guard_lines(fn, guards, names)
     if read is not None:
         # the scalars read here converted first, as the flat function converts them (C
         # converts the arguments at the call): the arrays already are
@@ -846,6 +853,67 @@ def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
         case ScalarOp(op, a, b) if op in ("+", "-", "*"):
             return f"({_render_cxx_scalar(a, names)} {op} {_render_cxx_scalar(b, names)})"
     raise CodegenError(f"cannot check the precondition term {show(t)} in the C++ entry")
+
+
+def _guard_vars(g: ArgGuard) -> Iterator[tuple[str, object]]:
+    from tenspiler.frontend.common import cond_vars_read, vars_read
+
+    yield from cond_vars_read(g.cond)
+    if g.value is not None:
+        yield from vars_read(g.value)
+
+
+def _arg_guard_lines(fn: Function, guards: Sequence[ArgGuard], names: Mapping[str, str]) -> list[str]:
+    """The argument checks of a Python kernel (:class:`~tenspiler.loops.ir.ArgGuard`), in
+    source order, on the arguments as given (before their conversions: a number parameter
+    as the Python ``int`` / ``float`` it is, a list's sizes from its shape): raise the same
+    exception class, or return the early value."""
+    lines = []
+    for g in guards:
+        cond = _render_guard_cond(fn, g.cond, names)
+        if g.exception is not None:
+            lines.append(f"if {cond}:\n    raise {g.exception}({g.message!r})")
+        else:
+            assert g.value is not None
+            lines.append(f"if {cond}:\n    return {_render_guard_expr(fn, g.value, names)}")
+    return lines
+
+
+def _render_guard_cond(fn: Function, c: LCond, names: Mapping[str, str]) -> str:
+    match c:
+        case LCompare(op, a, b):
+            return f"({_render_guard_expr(fn, a, names)} {op} {_render_guard_expr(fn, b, names)})"
+        case LLogical(op, a, b):
+            return f"({_render_guard_cond(fn, a, names)} {'and' if op == '&&' else 'or'} {_render_guard_cond(fn, b, names)})"
+        case LNot(x):
+            return f"(not {_render_guard_cond(fn, x, names)})"
+    raise CodegenError(f"cannot render the argument check {c!r}")
+
+
+def _render_guard_expr(fn: Function, e: LExpr, names: Mapping[str, str]) -> str:
+    """A loop-IR expression of an argument check in Python's own arithmetic (ints
+    unbounded, floats doubles)."""
+    match e:
+        case LConst(value):
+            return repr(value)
+        case LVar(name):
+            py = names.get(name, name)
+            p = fn.param(name)
+            if isinstance(p.type, ScalarType) and fn.cxx is not None and name in fn.cxx.signature:
+                return f"{'float' if p.type.dtype.is_float else 'int'}({py})"
+            return py
+        case LBinary(op, left, right) if op in ("+", "-", "*"):
+            return f"({_render_guard_expr(fn, left, names)} {op} {_render_guard_expr(fn, right, names)})"
+        case LUnary("-", x):
+            return f"(-{_render_guard_expr(fn, x, names)})"
+        case LCast(x, dtype):
+            return f"{'float' if dtype.is_float else 'int'}({_render_guard_expr(fn, x, names)})"
+        case LCall("fabs", x):
+            return f"abs({_render_guard_expr(fn, x, names)})"
+        case LSelect(c, a, b):
+            return (f"({_render_guard_expr(fn, a, names)} if {_render_guard_cond(fn, c, names)} "
+                    f"else {_render_guard_expr(fn, b, names)})")
+    raise CodegenError(f"cannot render the argument check's value {e!r}")
 
 
 def render_loop_cond(c: LCond, names: Mapping[str, str]) -> str:

@@ -440,6 +440,9 @@ class Expressions(ModuleTypes):
                 return Not(self.cond(operand, sc), loc)
             case ast.Constant(value=bool() as v):
                 self.fail(f"constant condition '{v}' is not supported", node)
+        if isinstance(node, ast.Name) and isinstance(sc.lookup(node.id), ListParam):
+            # a list is true when it is not empty
+            return Compare("!=", self.length(node, sc), Const(0, INT, loc), loc)
         e = self.expr(node, sc)
         return Compare("!=", e, Const(py_cast(0, e.dtype), e.dtype, loc), loc)
 
@@ -451,10 +454,18 @@ class Expressions(ModuleTypes):
             self.fail(f"recursive call to '{name}' is not supported", node)
         fdef = self.defs[name]
         params = self.plain_params(fdef)
-        if len(node.args) != len(params):
+        defaults = fdef.args.defaults
+        required = len(params) - len(defaults)
+        if not required <= len(node.args) <= len(params):
             self.fail(f"call to '{name}' with {len(node.args)} arguments; it takes {len(params)}", node)
+        args = list(node.args)
+        for d in defaults[len(args) - required:]:
+            # Python evaluates a default once, when the def runs: a number literal is that value
+            if _number_literal_node(d) is None:
+                self.fail(f"default value '{ast.unparse(d)}' of '{name}' is not a number literal", d)
+            args.append(d)
         values: dict[str, Expr] = {}
-        for p, arg in zip(params, node.args, strict=True):
+        for p, arg in zip(params, args, strict=True):
             if isinstance(arg, ast.Name) and isinstance(sc.lookup(arg.id), ListParam | ResultList | ResultRow):
                 self.fail(f"passing list '{arg.id}' to '{name}' is not supported (helpers take numbers)", arg)
             value = self.expr(arg, sc)
@@ -481,8 +492,8 @@ class Expressions(ModuleTypes):
             self.fail(f"{what} with *args / **kwargs is not supported", a.vararg or a.kwarg)
         if a.kwonlyargs:
             self.fail(f"keyword-only parameter '{a.kwonlyargs[0].arg}' is not supported", a.kwonlyargs[0])
-        if a.defaults:
-            self.fail(f"default parameter values are not supported ({what})", a.defaults[0])
+        # default values: the lifted function takes every parameter (a default does not
+        # change what the body computes); a helper call may leave out literal defaults
         return [*a.posonlyargs, *a.args]
 
     def helper_block(self, stmts: list[ast.stmt], hs: _HelperScope, fdef: ast.FunctionDef) -> Expr:
@@ -520,6 +531,17 @@ class Expressions(ModuleTypes):
                 case _:
                     self.fail(f"{describe(s)} in helper function '{hs.name}' is not supported", s)
         self.fail(f"helper function '{hs.name}' may end without returning a value", fdef)
+
+
+def _number_literal_node(node: ast.expr) -> int | float | None:
+    """The value of an int / float literal, possibly negated (not a bool)."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
 
 
 def _is_lifted_decorator(d: ast.expr) -> bool:

@@ -13,6 +13,7 @@ from tenspiler.errors import SourceLoc
 from tenspiler.frontend.common import (
     IfConversion,
     Scalar,
+    cond_vars_read,
     convert,
     names_read,
     names_written,
@@ -40,8 +41,12 @@ from tenspiler.frontend.py_types import (
     Uses,
 )
 from tenspiler.loops.ir import (
+    ArgGuard,
     Assign,
     Binary,
+    Call,
+    Cast,
+    Compare,
     Cond,
     Const,
     CxxInterface,
@@ -50,16 +55,85 @@ from tenspiler.loops.ir import (
     For,
     Function,
     Load,
+    Logical,
+    Not,
     Param,
     PythonInterface,
     Return,
     ScalarType,
+    Select,
     Stmt,
+    Store,
+    Unary,
     Var,
     VectorParam,
 )
 
 __all__ = ["Kernel"]
+
+#: The builtin exception classes an argument check may raise.
+_EXCEPTIONS = frozenset({
+    "ValueError", "TypeError", "IndexError", "ZeroDivisionError", "ArithmeticError", "OverflowError",
+    "RuntimeError", "Exception", "KeyError", "LookupError", "NotImplementedError", "AssertionError",
+})
+
+
+def _may_raise(e: Expr) -> str:
+    """Why evaluating ``e`` may raise in Python (``""``: it cannot): a division by a
+    non-literal or zero, a math function, a list element."""
+    match e:
+        case Binary(op=op, left=left, right=right):
+            if op in ("/", "//", "mod", "%") and not (isinstance(right, Const) and right.value != 0):
+                return "a division"
+            return _may_raise(left) or _may_raise(right)
+        case Call(func=func):
+            return f"math.{func}"
+        case Load():
+            return "a list element"
+        case Unary(operand=x) | Cast(operand=x):
+            return _may_raise(x)
+        case Select(cond=c, then=a, else_=b):
+            return _may_raise_cond(c) or _may_raise(a) or _may_raise(b)
+    return ""
+
+
+def _may_raise_cond(c: Cond) -> str:
+    match c:
+        case Compare(left=a, right=b):
+            return _may_raise(a) or _may_raise(b)
+        case Logical(left=a, right=b):
+            return _may_raise_cond(a) or _may_raise_cond(b)
+        case Not(operand=x):
+            return _may_raise_cond(x)
+    return ""
+
+
+def _subst(e: Expr, values: dict[str, Expr]) -> Expr:
+    match e:
+        case Var(name=name) if name in values:
+            return values[name]
+        case Binary(op=op, left=a, right=b, dtype=d, loc=loc):
+            return Binary(op, _subst(a, values), _subst(b, values), d, loc)
+        case Unary(op=op, operand=x, dtype=d, loc=loc):
+            return Unary(op, _subst(x, values), d, loc)
+        case Cast(operand=x, dtype=d, loc=loc):
+            return Cast(_subst(x, values), d, loc)
+        case Select(cond=c, then=a, else_=b, dtype=d, loc=loc):
+            return Select(_subst_cond(c, values), _subst(a, values), _subst(b, values), d, loc)
+        case Call(func=f, arg=x, dtype=d, loc=loc):
+            return Call(f, _subst(x, values), d, loc)
+    return e
+
+
+def _subst_cond(c: Cond, values: dict[str, Expr]) -> Cond:
+    match c:
+        case Compare(op=op, left=a, right=b, loc=loc):
+            return Compare(op, _subst(a, values), _subst(b, values), loc)
+        case Logical(op=op, left=a, right=b, loc=loc):
+            return Logical(op, _subst_cond(a, values), _subst_cond(b, values), loc)
+        case Not(operand=x, loc=loc):
+            return Not(_subst_cond(x, values), loc)
+    return c
 
 INT, DOUBLE = DType.INT, DType.DOUBLE
 
@@ -85,6 +159,8 @@ class Kernel(Scope, IfConversion, ResultLists):
         self.if_count = 0
         self.loops = []
         self.blocks: list[list[ast.stmt]] = []
+        #: the argument checks before the first loop, in source order
+        self.arg_guards: list[ArgGuard] = []
         self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
         arg_names = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
         self.taken |= arg_names
@@ -177,7 +253,7 @@ class Kernel(Scope, IfConversion, ResultLists):
             source=mod.text,
             loc=mod.loc(fdef),
             cxx=CxxInterface(tuple(signature), result),
-            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int),
+            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int, tuple(self.arg_guards)),
         )
 
     def result_shape_rank(self, stmts: list[ast.stmt]) -> int:
@@ -246,6 +322,8 @@ class Kernel(Scope, IfConversion, ResultLists):
                 self.fail(f"call '{ast.unparse(call)}' as a statement is not supported", s)
             case ast.Expr():
                 self.fail(f"expression statement '{ast.unparse(s)}' has no effect", s)
+            case ast.If() if self.is_arg_guard(s):
+                return self.arg_guard(s, emitted)
             case ast.If():
                 return self.if_stmt(s)
             case ast.For() | ast.While() | ast.Return() | ast.Break() | ast.Continue() if self.guard is not None:
@@ -595,6 +673,109 @@ class Kernel(Scope, IfConversion, ResultLists):
             if counter in later:
                 break
         return Var(counter, INT, loc)
+
+    # ----------------------------------------------------------- argument checks
+
+    def is_arg_guard(self, s: ast.If) -> bool:
+        """``if C: raise E(...)`` / ``if C: return N`` (``elif`` chains of them) among the
+        top-level statements before the first loop."""
+        if self.loops or self.guard is not None or len(self.blocks) != 1:
+            return False
+        while True:
+            body = [b for b in s.body if not isinstance(b, ast.Pass)]
+            if len(body) != 1 or not isinstance(body[0], ast.Raise | ast.Return):
+                return False
+            if not s.orelse:
+                return True
+            if len(s.orelse) != 1 or not isinstance(s.orelse[0], ast.If):
+                return False
+            s = s.orelse[0]
+
+    def arg_guard(self, s: ast.If, emitted: list[Stmt]) -> list[Stmt]:
+        """An argument check (:class:`~tenspiler.loops.ir.ArgGuard`): its condition over the
+        entry values (locals assigned before it by straight-line code substituted), which
+        must not raise; the statements before it must not raise either (Python would raise
+        there first)."""
+        if any(isinstance(st, For) for st in emitted) or (self.result is not None and any(
+                isinstance(st, Store) for st in emitted)):
+            self.fail("an argument check after a loop is not supported (only before the first loop)", s)
+        values: dict[str, Expr] = {}
+        for st in emitted:
+            if isinstance(st, Assign):
+                why = _may_raise(st.value)
+                if why:
+                    self.fail(f"an argument check after a statement that may raise ({why}) is not supported", s)
+                values[st.target] = _subst(st.value, values)
+        arms: list[ast.If] = [s]
+        while arms[-1].orelse:
+            nxt = arms[-1].orelse[0]
+            assert isinstance(nxt, ast.If)
+            arms.append(nxt)
+        for arm in arms:
+            cond = _subst_cond(self.cond(arm.test), values)
+            why = _may_raise_cond(cond)
+            if why:
+                self.fail(f"the condition of an argument check may raise ({why}): not supported", arm.test)
+            params_read = {n for n, _ in cond_vars_read(cond)}
+            for name in params_read:
+                if name not in self.params and not self.is_size(name):
+                    self.fail(f"the condition of an argument check reads '{name}', which is not a parameter "
+                              "or a value computed from parameters before it", arm.test)
+                if name in self.params and name in self.assigned_before(emitted):
+                    self.fail(f"the condition of an argument check reads parameter '{name}' after it is assigned", arm.test)
+            stmt = next(b for b in arm.body if not isinstance(b, ast.Pass))
+            loc = self.mod.loc(arm)
+            if isinstance(stmt, ast.Raise):
+                exc, message = self.raised(stmt)
+                self.arg_guards.append(ArgGuard(cond, exc, message, None, loc))
+            else:
+                assert isinstance(stmt, ast.Return)
+                if stmt.value is None:
+                    self.fail("an early 'return' without a value is not supported", stmt)
+                value = _subst(self.expr(stmt.value), values)
+                if not isinstance(value, Const):
+                    self.fail(f"an early return of '{ast.unparse(stmt.value)}' is not supported (only a number literal)",
+                              stmt.value)
+                if self.result_rank:
+                    self.fail("an early return of a number from a function returning a list", stmt)
+                self.arg_guards.append(ArgGuard(cond, None, "", value, loc))
+        return []
+
+    def is_size(self, name: str) -> bool:
+        return any(isinstance(b, ListParam) and name in b.sizes for b in self.env.values())
+
+    @staticmethod
+    def assigned_before(emitted: list[Stmt]) -> set[str]:
+        return {st.target for st in emitted if isinstance(st, Assign)}
+
+    def raised(self, r: ast.Raise) -> tuple[str, str]:
+        """``raise E`` / ``raise E("literal")`` of a builtin exception class ``E``: its name
+        and message."""
+        if r.cause is not None:
+            self.fail("'raise ... from ...' is not supported", r.cause)
+        exc = r.exc
+        message = ""
+        if isinstance(exc, ast.Call):
+            if exc.keywords or len(exc.args) > 1:
+                self.fail(f"exception arguments '{ast.unparse(exc)}' are not supported (one message at most)", exc)
+            if exc.args:
+                a = exc.args[0]
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    message = a.value
+                elif not isinstance(a, ast.JoinedStr | ast.Name | ast.Constant):
+                    self.fail(f"exception message '{ast.unparse(a)}' is not supported", a)
+                else:
+                    message = ast.unparse(a)
+                    if isinstance(a, ast.Name) and a.id not in self.local_names:
+                        self.fail(f"exception message '{a.id}' is not a local string", a)
+            exc = exc.func
+        if not isinstance(exc, ast.Name) or exc.id not in _EXCEPTIONS:
+            what = ast.unparse(exc) if exc is not None else "(re-raise)"
+            self.fail(f"raising '{what}' is not supported (only a builtin exception class)", r)
+        if exc.id in self.local_names or exc.id in self.params:
+            self.fail(f"'{exc.id}' is a local of the function, not the builtin exception", exc)
+        self.mod.stable_builtin(exc.id, exc)
+        return exc.id, message
 
     # ----------------------------------------------------------- if-conversion
 

@@ -30,8 +30,18 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   the module may bind them), ``math`` and names imported from it, and helper functions
   (only top-level ``def`` s may bind them). A later rebinding from *another* module after
   lifting cannot be seen: pass values that change as parameters.
-* parameters: plain positional parameters (no defaults, ``*args``, keyword-only,
-  decorators other than ``@lifted`` / ``@tenspiler.lifted``) that are numbers, lists of numbers (1-D) or rectangular lists of lists (2-D).
+* parameters: plain positional parameters (no ``*args``, keyword-only, decorators other
+  than ``@lifted`` / ``@tenspiler.lifted``) that are numbers, lists of numbers (1-D) or
+  rectangular lists of lists (2-D). A default value changes nothing: the lifted function
+  takes every parameter (a helper call may leave out number-literal defaults).
+* argument checks: ``if C: raise E(...)`` (``E`` a builtin exception class, a literal
+  message) and ``if C: return N`` (a number literal), ``elif`` chains of them, among the
+  top-level statements before the first loop (:class:`~tenspiler.loops.ir.ArgGuard`,
+  ``PythonInterface.guards``). ``C`` is over the parameters and list lengths (``not xs`` is
+  ``len(xs) == 0``; locals assigned before by straight-line code are substituted) and
+  cannot raise, nor can the statements before it (no division, math call or list element).
+  The body after them is proved on its own for every input; the generated Python entry
+  evaluates the checks first, in order, on the arguments as given.
 * statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``for v in
   range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other steps refused),
   ``for x in a`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
@@ -73,7 +83,10 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
 Types (Python values are untyped; the rule is syntactic and documented here):
 
 * A parameter annotation ``int``, ``float``, ``list[T]``, ``list[list[T]]`` (also
-  ``List`` / ``Sequence``, or a string annotation) is used as written.
+  ``List`` / ``Sequence`` / ``MutableSequence`` with any module prefix, or a string
+  annotation) is used as written; ``bool`` is an ``int``; ``Optional[T]`` and ``T | None``
+  are ``T`` (the lifted function takes no ``None``); a union of number types
+  (``int | float``, ``Union[int, float]``) is ``float``, as an unannotated list's elements.
 * Without an annotation, a parameter is a list if the function calls ``len`` on it,
   subscripts it or iterates over it (2-D if ``p[i][j]`` or ``len(p[i])`` occurs); list
   elements are ``float``. A scalar parameter is ``int`` if it occurs in a ``range(...)``

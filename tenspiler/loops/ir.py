@@ -345,6 +345,22 @@ class CxxInterface:
 
 
 @dataclass(frozen=True)
+class ArgGuard:
+    """An argument check at the top of a Python function: ``if cond: raise exception(...)``
+    (``exception`` the builtin's name, ``message`` the literal text or ``""``) or ``if cond:
+    return value`` (``exception`` is ``None``). ``cond`` and ``value`` are over the entry
+    values of the parameters (and list sizes) only and cannot raise. The function's loop-IR
+    body is the code after the checks, proved on its own for every input; the Python entry
+    of the generated code evaluates the checks first, in order, as Python does."""
+
+    cond: Cond
+    exception: str | None
+    message: str = ""
+    value: Expr | None = None
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class PythonInterface:
     """Set for a kernel lifted from Python (:mod:`tenspiler.frontend.python`): the
     differential check runs the original function ``Function.name`` defined by the module
@@ -360,6 +376,8 @@ class PythonInterface:
     filename: str
     int_true_division: bool = False
     float_of_int: bool = False
+    #: the argument checks before the body, in source order (:class:`ArgGuard`)
+    guards: tuple[ArgGuard, ...] = ()
 
 
 @dataclass(frozen=True)
