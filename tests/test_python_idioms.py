@@ -77,7 +77,7 @@ def test_annotated_kernels_lift(function: str, tmp_path: Path) -> None:
 def test_unsupported_annotations_are_refused(annotation: str, tmp_path: Path) -> None:
     src = tmp_path / "k.py"
     src.write_text(f"def f(xs: {annotation}) -> float:\n    return 1.0\n")
-    with pytest.raises(LiftError, match="annotation .* is not supported"):
+    with pytest.raises(LiftError, match=r"annotation .* is not supported"):
         parse_python_file(src)
 
 
@@ -130,3 +130,40 @@ def test_argument_check_is_kept_in_the_loop_ir_interface() -> None:
 def test_unsafe_argument_checks_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "guards_refused.py", function)
+
+
+# ---------------------------------------------------------------- unpacking, reversed, range values
+
+UNPACKING_CASES = {
+    "swap_sums": [([1.0, 2.0], [3.0, -1.0]), ([1.0], []), ([], [])],
+    "chained": [([1.0, -2.0],), ([],)],
+    "reversed_sum": [([1.0, -2.0, 4.0],), ([],)],
+    "reversed_indices": [([1.0, 5.0, 5.0, -2.0],), ([3.0],), ([],)],
+    "range_values": [([1.0, 2.0], 1, 4), ([1.0], 4, 1), ([], 0, 0)],
+}
+
+
+@pytest.mark.parametrize("function", sorted(UNPACKING_CASES))
+def test_unpacking_reversed_and_range_values(function: str, tmp_path: Path) -> None:
+    lift_and_compare("unpacking.py", function, UNPACKING_CASES[function], tmp_path)
+
+
+def test_unpacking_evaluates_every_value_first() -> None:
+    from tenspiler.loops.interp import run_function
+
+    src = KERNELS.parent / "python_idioms" / "unpacking.py"
+    fn = parse_python_file(src, "swap_sums")
+    xs, ys = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
+    state = run_function(fn, {"xs": xs, "xs__size": 3, "ys": ys, "ys__size": 3})
+    assert state["return"] == pytest.approx((0 * 1.0 + 1 * 2.0 + 2 * 3.0) - (4.0 + 5.0 + 6.0))
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    ("too_many", r"unpacking 3 values into 2 names \(Python raises ValueError\)"),
+    ("enumerate_reversed", r"enumerate\(reversed\(...\)\) is not supported"),
+    ("max_reversed", r"max\(\) over reversed\(\) is not supported"),
+    ("twice", "a name assigned twice by one unpacking is not supported"),
+])
+def test_unsafe_unpacking_is_refused(function: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "unpacking_refused.py", function)

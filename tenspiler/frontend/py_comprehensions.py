@@ -41,9 +41,13 @@ def _assign(name: str, value: ast.expr, like: ast.AST) -> ast.Assign:
     return _at(ast.Assign(targets=[_name(name, like, store=True)], value=value), like)
 
 
-def _for(var: str, start: ast.expr | None, stop: ast.expr, body: list[ast.stmt], like: ast.AST) -> ast.For:
+def _for(var: str, start: ast.expr | None, stop: ast.expr, body: list[ast.stmt], like: ast.AST,
+         descending: bool = False) -> ast.For:
     bounds = [stop] if start is None else [start, stop]
-    return _at(ast.For(target=_name(var, like, store=True), iter=_call("range", bounds, like), body=body, orelse=[]), like)
+    it = _call("range", bounds, like)
+    if descending:
+        it = _call("reversed", [it], like)
+    return _at(ast.For(target=_name(var, like, store=True), iter=it, body=body, orelse=[]), like)
 
 
 def _plus_one(e: ast.expr) -> ast.expr:
@@ -80,6 +84,8 @@ class _Walk:
     stop: ast.expr
     elements: Callable[[ast.expr], list[tuple[str, ast.expr]]]
     counter: str | None = None
+    #: ``k`` walks ``reversed(range(stop))`` (``reversed(xs)``)
+    descending: bool = False
 
 
 class Desugar:
@@ -185,6 +191,15 @@ class Desugar:
 
     def stmt(self, s: ast.stmt) -> list[ast.stmt]:
         match s:
+            case ast.Assign(targets=targets, value=value) if len(targets) > 1 and all(
+                    isinstance(t, ast.Name) for t in targets):
+                # a = b = E: E once, then each target from left to right
+                tmp = self.fresh("__chain")
+                return self.block([_assign(tmp, value, s), *(_at(ast.Assign(targets=[t], value=_name(tmp, t)), s)
+                                                             for t in targets)])
+            case ast.Assign(targets=[ast.Tuple(elts=names) | ast.List(elts=names)], value=ast.Tuple(elts=values)
+                            | ast.List(elts=values)) if all(isinstance(t, ast.Name) for t in names):
+                return self.block(self.unpack(s, names, values))
             case ast.Return(value=ast.ListComp() as comp):
                 out = self.fresh("out")
                 return [
@@ -224,7 +239,32 @@ class Desugar:
                 return self.for_stmt(s)
         return [s]
 
+    def unpack(self, s: ast.Assign, names: list[ast.expr], values: list[ast.expr]) -> list[ast.stmt]:
+        """``a, b = E1, E2``: Python evaluates every ``E`` first, then assigns from left to
+        right; through fresh temporaries when an ``E`` reads a target."""
+        if len(names) != len(values):
+            self.fail(f"unpacking {len(values)} values into {len(names)} names (Python raises ValueError)", s)
+        if any(isinstance(v, ast.Starred) for v in values):
+            self.fail("starred expression in an unpacking is not supported", s)
+        targets = [t.id for t in names if isinstance(t, ast.Name)]
+        if len(set(targets)) != len(targets):
+            self.fail("a name assigned twice by one unpacking is not supported", s)
+        read = {n.id for v in values for n in _names_in(v)}
+        if not read & set(targets):
+            return [_at(ast.Assign(targets=[t], value=v), s) for t, v in zip(names, values, strict=True)]
+        temps = [self.fresh(f"__{t}") for t in targets]
+        return [*(_assign(tmp, v, v) for tmp, v in zip(temps, values, strict=True)),
+                *(_at(ast.Assign(targets=[t], value=_name(tmp, t)), t) for t, tmp in zip(names, temps, strict=True))]
+
     def for_stmt(self, s: ast.For) -> list[ast.stmt]:
+        if self.builtin(s.iter, {"list"}) is not None:
+            # list(range(...)) / list(xs): a copy, iterated as the original
+            assert isinstance(s.iter, ast.Call)
+            inner = s.iter.args[0] if len(s.iter.args) == 1 else None
+            if inner is None or not (isinstance(inner, ast.Name) or self.builtin(inner, {"range", "reversed"})):
+                self.fail(f"for loop over '{ast.unparse(s.iter)}' is not supported (list() of a range or a list)",
+                          s.iter)
+            s.iter = inner
         pre, s.iter = self.hoist(s.iter)
         walk = self.walk(s.target, s.iter, sequence_only=False)
         if walk is None:  # range(...) or a list parameter: read by the lowering
@@ -232,7 +272,7 @@ class Desugar:
             return [*pre, s]
         k = walk.counter or self.fresh(f"{_names_in(s.target)[0].id}__k")
         head = [_assign(v, e, s.target) for v, e in walk.elements(_name(k, s.target))]
-        loop = _for(k, None, walk.stop, self.block([*head, *s.body]), s)
+        loop = _for(k, None, walk.stop, self.block([*head, *s.body]), s, walk.descending)
         loop.orelse = s.orelse
         return [*pre, loop]
 
@@ -291,6 +331,8 @@ class Desugar:
             inner = self.walk(target.elts[1], it.args[0], sequence_only=True)
             if inner is None:
                 self.fail(f"enumerate() over '{ast.unparse(it.args[0])}' is not supported (only a list parameter or zip of them)", it.args[0])
+            if inner.descending:
+                self.fail("enumerate(reversed(...)) is not supported", it.args[0])
             index = target.elts[0].id
             self.require_builtins(("len", "range"), "enumerate()", it)
             return _Walk(inner.stop, inner.elements, counter=index)
@@ -319,6 +361,24 @@ class Desugar:
                 (n, _at(ast.Subscript(value=copy.deepcopy(a), slice=copy.deepcopy(k), ctx=ast.Load()), a))
                 for n, a in zip(names, lists_, strict=True)
             ])
+        if self.builtin(it, {"reversed"}) is not None:
+            assert isinstance(it, ast.Call)
+            if len(it.args) != 1:
+                self.fail("reversed() takes one argument", it)
+            arg = it.args[0]
+            if self.builtin(arg, {"range"}) is not None:
+                if sequence_only:
+                    self.fail(f"'{ast.unparse(it)}' is only supported as the iterable of a for statement", it)
+                return None  # the lowering reads reversed(range(...))
+            if not (isinstance(target, ast.Name) and isinstance(arg, ast.Name)):
+                self.fail(f"reversed() over '{ast.unparse(arg)}' is only supported for a list parameter and one name",
+                          it)
+            if not sequence_only:
+                return None  # the lowering reads reversed(xs) of a list parameter
+            inner = self.walk(target, arg, sequence_only=True)
+            assert inner is not None
+            self.require_builtins(("reversed",), "reversed()", it)
+            return _Walk(inner.stop, inner.elements, descending=True)
         if isinstance(target, ast.Name) and isinstance(it, ast.Name):
             if not sequence_only:
                 return None
@@ -472,6 +532,8 @@ class Desugar:
         pre, g.iter = self.hoist(g.iter)
         walk = self.walk(g.target, g.iter, sequence_only=True)
         assert walk is not None
+        if walk.descending:
+            self.fail(f"{name}() over reversed() is not supported (the same value as over the list)", g.iter)
         k = walk.counter or self.fresh("__k")
 
         def element(at: ast.expr) -> ast.expr:

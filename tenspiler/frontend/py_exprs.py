@@ -40,7 +40,7 @@ INT, DOUBLE = DType.INT, DType.DOUBLE
 _MATH = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs"}
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
 #: The builtins the subset calls (refused when the module may rebind them).
-_BUILTINS = frozenset({"len", "abs", "min", "max", "int", "float", "range", "sum", "zip", "enumerate"})
+_BUILTINS = frozenset({"len", "abs", "min", "max", "int", "float", "range", "sum", "zip", "enumerate", "reversed", "list"})
 _SEQUENCE_BUILTINS = frozenset({"sum", "zip", "enumerate"})
 _CMP: dict[type[ast.cmpop], CmpOpName] = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
@@ -387,6 +387,21 @@ class Expressions(ModuleTypes):
         (columns, or rows of a plane: rows are assumed to have one length), ``len(x[p][r])``
         (columns of a 3-D list) and ``len(out)`` of the returned list."""
         loc = self.loc(arg)
+        if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "range"
+                and sc.lookup("range") is None and "range" not in sc.local_names and "range" not in self.defs):
+            # len(range(a, b)) is max(0, b - a) (step 1), exactly
+            self.stable_builtin("range", arg.func)
+            if arg.keywords or not 1 <= len(arg.args) <= 3:
+                self.fail("len(range()) takes range(stop) or range(start, stop)", arg)
+            if len(arg.args) == 3 and not (isinstance(arg.args[2], ast.Constant) and arg.args[2].value == 1
+                                           and type(arg.args[2].value) is int):
+                self.fail("len(range()) with a step other than 1 is not supported", arg.args[2])
+            bounds = [self.expr(a, sc) for a in arg.args[:2]]
+            if any(b.dtype != INT for b in bounds):
+                self.fail("range() bounds must be ints", arg)
+            n = bounds[0] if len(bounds) == 1 else Binary("-", bounds[1], bounds[0], INT, loc)
+            zero = Const(0, INT, loc)
+            return Select(Compare("<", n, zero, loc), zero, n, INT, loc)
         if isinstance(arg, ast.Name):
             match sc.lookup(arg.id):
                 case ListParam(sizes=sizes):

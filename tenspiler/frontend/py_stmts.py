@@ -536,6 +536,12 @@ class Kernel(Scope, IfConversion, ResultLists):
             descending, it = True, it.args[0]
             if len(it.args) == 3 and not is_int_literal(it.args[2], 1):
                 self.fail(f"reversed(range()) with step '{ast.unparse(it.args[2])}' is not supported (only 1)", it.args[2])
+        if (isinstance(it, ast.Call) and is_name(it.func, "reversed") and "reversed" not in self.local_names
+                and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], ast.Name)
+                and isinstance(self.env.get(it.args[0].id), ListParam)):
+            # reversed(xs): the elements from the last to the first (a descending loop)
+            self.mod.stable_builtin("reversed", it.func)
+            descending, it = True, it.args[0]
         if isinstance(it, ast.Call) and is_name(it.func, "range") and "range" not in self.local_names:
             self.mod.stable_builtin("range", it.func)
             if it.keywords:

@@ -42,9 +42,11 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   cannot raise, nor can the statements before it (no division, math call or list element).
   The body after them is proved on its own for every input; the generated Python entry
   evaluates the checks first, in order, on the arguments as given.
-* statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``for v in
-  range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other steps refused),
-  ``for x in a`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
+* statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``a = b = E``
+  (``E`` once), ``a, b = E1, E2`` (every ``E`` evaluated before any name is assigned),
+  ``for v in range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other
+  steps refused; ``reversed(range(...))`` and ``list(range(...))`` too), ``for x in a`` /
+  ``reversed(a)`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
   assigned before, incremented only by the last statement of the body; also ``i <= E``,
   ``E > i``, ``E >= i``; it becomes a counted loop and ``i`` keeps Python's final value),
   ``if`` / ``elif`` / ``else`` (if-converted to selects exactly as in the C frontend: the
@@ -70,6 +72,7 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   comprehensions. A comprehension variable used elsewhere in the function is renamed (it
   is local to the comprehension).
 * expressions: int and float literals, variables, ``a[i]``, ``m[i][j]``, ``len(a)``,
+  ``len(range(a, b))`` (``max(0, b - a)``),
   ``len(m)``, ``len(m[i])`` (rows are assumed to have one length), ``+ - * / // % **`` (a
   literal exponent 1..8), unary ``-`` / ``+``, ``E1 if C else E2``, ``abs``, ``min`` /
   ``max`` of two values, ``int(E)`` / ``float(E)``, ``math.exp/sqrt/log/tanh/fabs``,
