@@ -167,3 +167,91 @@ def test_unpacking_evaluates_every_value_first() -> None:
 def test_unsafe_unpacking_is_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "unpacking_refused.py", function)
+
+
+# ---------------------------------------------------------------- results written in place
+
+IN_PLACE_CASES = {
+    "double_all": [([1.0, -2.5],), ([],)],
+    "axpy": [(2.0, [1.0, 2.0], [3.0, 4.0]), (1.0, [], [])],
+    "scale_matrix": [([[1.0, 2.0], [3.0, 4.0]], -0.5), ([], 2.0)],
+    "normalize": [([1.0, 3.0],), ([],), ([1.0, -1.0],)],
+    "two_outputs": [([1.0, 2.0], [0.0, 0.0], [0.0, 0.0])],
+    "zero_ints": [([1, 2, 3],), ([],)],
+}
+
+
+def _in_place_outcome(f: Any, *args: Any) -> tuple[Any, ...]:
+    import copy
+
+    args = copy.deepcopy(args)
+    out = _outcome(f, *args)
+    return out, [np.asarray(a, dtype=np.float64).tolist() if isinstance(a, list) else a for a in args]
+
+
+@pytest.mark.parametrize("function", sorted(IN_PLACE_CASES))
+def test_results_written_in_place(function: str, tmp_path: Path) -> None:
+    res = lift_file(KERNELS / "in_place.py", ("numpy",), function=function, out_dir=tmp_path, check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and all(c["ok"] for c in res.check.values()), res.check
+    ns: dict[str, Any] = {"__name__": "original"}
+    exec(compile((KERNELS / "in_place.py").read_text(), "in_place.py", "exec"), ns)
+    gen: dict[str, Any] = {"__name__": "generated"}
+    exec(compile(res.code["numpy"], "numpy", "exec"), gen)
+    for args in IN_PLACE_CASES[function]:
+        (kind, want), want_args = _in_place_outcome(ns[function], *args)
+        (gkind, got), got_args = _in_place_outcome(gen[function], *args)
+        assert kind == gkind, (args, kind, gkind)
+        if kind == "raised":
+            assert want == got
+            continue
+        assert (want is None) == (got is None)
+        if want is not None:
+            assert np.allclose(got, want, equal_nan=True)
+        for w, g in zip(want_args, got_args, strict=True):
+            assert np.allclose(np.asarray(g, dtype=np.float64), np.asarray(w, dtype=np.float64), equal_nan=True)
+
+
+def test_in_place_rows_are_written_into_the_given_lists(tmp_path: Path) -> None:
+    res = lift_file(KERNELS / "in_place.py", ("numpy",), function="scale_matrix", out_dir=tmp_path, check=False)
+    assert res.status == "verified", res.message
+    gen: dict[str, Any] = {"__name__": "generated"}
+    exec(compile(res.code["numpy"], "numpy", "exec"), gen)
+    rows = [[1.0, 2.0], [3.0, 4.0]]
+    m = [rows[0], rows[1]]
+    assert gen["scale_matrix"](m, 2.0) is None
+    assert rows == [[2.0, 4.0], [6.0, 8.0]] and m[0] is rows[0]
+    arr = np.array([[1.0, 2.0]])
+    gen["scale_matrix"](arr, 3.0)
+    assert arr.tolist() == [[3.0, 6.0]]
+    # rows that are one list object ([[0.0] * 2] * 2): Python's result depends on the aliasing
+    with pytest.raises(ValueError, match="distinct"):
+        gen["scale_matrix"]([[1.0, 2.0]] * 2, 2.0)
+
+
+def test_in_place_aliasing_arguments_are_a_precondition(tmp_path: Path) -> None:
+    res = lift_file(KERNELS / "in_place.py", ("numpy",), function="axpy", out_dir=tmp_path, check=False)
+    assert res.status == "verified", res.message
+    gen: dict[str, Any] = {"__name__": "generated"}
+    exec(compile(res.code["numpy"], "numpy", "exec"), gen)
+    xs = [1.0, 2.0]
+    with pytest.raises(ValueError, match="distinct"):
+        gen["axpy"](2.0, xs, xs)
+
+
+def test_in_place_is_numpy_only() -> None:
+    pytest.importorskip("torch")
+    res = lift_file(KERNELS / "in_place.py", ("torch",), function="double_all", check=False)
+    assert res.status != "verified"
+    assert "only the numpy backend writes results back" in res.message
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    ("float_into_ints", "storing a float into the list of ints 'xs' is not supported"),
+    ("int_into_floats", r"storing the int 'k' into the list of floats 'xs' is not supported"),
+    ("writes_and_builds", "returning a list built with append from a function that also modifies a list argument"),
+    ("returns_nothing", "must return a value .* or modify a list argument"),
+])
+def test_unsafe_in_place_writes_are_refused(function: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "in_place_refused.py", function)

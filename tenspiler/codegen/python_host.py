@@ -729,8 +729,24 @@ def cxx_adapter(
     read: set[str] | None = None
     if core is not None:
         read = set(core[1]) | {n for lhs, rhs in ps.preconditions for n in free_vars(lhs) | free_vars(rhs)}
-        if fn.python is not None:  # the argument checks read sizes
+        if fn.python is not None:  # the argument checks read sizes, so does writing lists back
             read |= {n for g in fn.python.guards for n, _ in _guard_vars(g)}
+            read |= {n for v in fn.cxx.signature if not isinstance(v, str) and v.name in fn.python.written
+                     for n in v.sizes}
+    written = fn.python.written if fn.python is not None else ()
+    given: dict[str, str] = {}
+    if written:
+        if lib.name != "numpy":
+            raise CodegenError(
+                f"the Python function modifies its list argument(s) {', '.join(written)} in place: only the numpy "
+                "backend writes results back into the arguments"
+            )
+        taken = set(names.values())
+        for w in written:
+            given[w] = fresh_name(f"_given_{w}", taken)
+            taken.add(given[w])
+            lines.append(f"{given[w]} = {names[w]}")
+        lines += _alias_check(fn, names)
         if fn.cxx.result is not None:
             read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
     for v in fn.cxx.signature:
@@ -808,6 +824,11 @@ def cxx_adapter(
             lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
         what = ("list" if r.rank == 1 else "list of lists") if py else ("vector" if r.rank == 1 else "vector<vector>")
         ret = f"    a {r.rank}-D {lib._array_doc(r.elem)}: the returned {what}"
+    elif written:
+        lines += _write_back(fn, ps, call, names, given)
+        ret = ("    the returned value; the list arguments " + ", ".join(written) + " are modified in place"
+               if fn.return_dtype is not None else
+               "    None: the list arguments " + ", ".join(written) + " are modified in place")
     else:
         lines.append(f"return {call}")
         ret = "    the returned value (see the flat function above)" if fn.return_dtype is not None else "    None"
@@ -853,6 +874,67 @@ def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
         case ScalarOp(op, a, b) if op in ("+", "-", "*"):
             return f"({_render_cxx_scalar(a, names)} {op} {_render_cxx_scalar(b, names)})"
     raise CodegenError(f"cannot check the precondition term {show(t)} in the C++ entry")
+
+
+def _list_objects(p: str, rank: int) -> str:
+    """The list objects of argument ``p``: itself and, for a list of lists, its rows."""
+    return f"([{p}, *{p}] if isinstance({p}, list) else [{p}])" if rank == 2 else f"[{p}]"
+
+
+def _alias_check(fn: Function, names: Mapping[str, str]) -> list[str]:
+    """A Python kernel that modifies list arguments in place reads them as distinct lists
+    (the model's arrays): no written list (or row of a written list of lists) may be another
+    argument or one of its rows — e.g. ``[[0] * n] * m`` has ``m`` times the same row."""
+    assert fn.python is not None and fn.cxx is not None
+    lists = [v for v in fn.cxx.signature if not isinstance(v, str)]
+    w = [v for v in lists if v.name in fn.python.written]
+    r = [v for v in lists if v.name not in fn.python.written]
+    taken = set(names.values())
+    ws, rs, o = (fresh_name(n, taken) for n in ("_written", "_read", "_o"))
+    wr = " + ".join(_list_objects(names[v.name], v.rank) for v in w)
+    lines = [f"{ws} = [id({o}) for {o} in {wr}]"]
+    cond = f"len(set({ws})) != len({ws})"
+    if r:
+        rd = " + ".join(_list_objects(names[v.name], v.rank) for v in r)
+        lines.append(f"{rs} = {{id({o}) for {o} in {rd}}}")
+        cond += f" or not {rs}.isdisjoint({ws})"
+    msg = ("precondition violated: the list arguments the function modifies ("
+           + ", ".join(v.name for v in w) + ") and their rows are distinct from every other argument and row")
+    lines.append(f"if {cond}:\n    raise ValueError({msg!r})")
+    return lines
+
+
+def _write_back(fn: Function, ps: ProgramSummary, call: str, names: Mapping[str, str],
+                given: Mapping[str, str]) -> list[str]:
+    """Call the flat function and write the new contents of the modified list arguments
+    into the objects given (a list's elements, each row's elements of a list of lists, or
+    an array's), then return what the Python function returns."""
+    from tenspiler.codegen.base import returned_outputs
+
+    assert fn.cxx is not None
+    outs = returned_outputs(ps)
+    taken = set(names.values()) | set(given.values())
+    res, row, new = (fresh_name(n, taken) for n in ("_results", "_row", "_new"))
+    lines = [f"{res} = {call}"]
+    vals = [res] if len(outs) == 1 else [f"{res}[{k}]" for k in range(len(outs))]
+    value = "None"
+    lists = {v.name: v for v in fn.cxx.signature if not isinstance(v, str)}
+    for o, val in zip(outs, vals, strict=True):
+        if isinstance(o, ArrayOutput) and o.array in given:
+            v, g = lists[o.array], given[o.array]
+            if v.rank == 1:
+                lines.append(f"if isinstance({g}, list):\n    {g}[:] = {val}.tolist()\n"
+                             f"else:\n    {g}[...] = {val}")
+            else:
+                rows, cols = (names[n] for n in v.sizes)
+                lines.append(f"if isinstance({g}, list):\n"
+                             f"    for {row}, {new} in zip({g}, {val}.reshape({rows}, {cols}).tolist()):\n"
+                             f"        {row}[:] = {new}\n"
+                             f"else:\n    {g}[...] = {val}.reshape({rows}, {cols})")
+        elif not isinstance(o, ArrayOutput):
+            value = val
+    lines.append(f"return {value}")
+    return lines
 
 
 def _guard_vars(g: ArgGuard) -> Iterator[tuple[str, object]]:

@@ -161,6 +161,8 @@ class Kernel(Scope, IfConversion, ResultLists):
         self.blocks: list[list[ast.stmt]] = []
         #: the argument checks before the first loop, in source order
         self.arg_guards: list[ArgGuard] = []
+        #: the list parameters the function modifies in place
+        self.written_lists: set[str] = set()
         self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
         arg_names = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
         self.taken |= arg_names
@@ -232,8 +234,9 @@ class Kernel(Scope, IfConversion, ResultLists):
             signature.append(vp)
         stmts = self.body_stmts
         if not stmts or not isinstance(stmts[-1], ast.Return):
-            where = stmts[-1] if stmts else fdef
-            self.fail(f"function '{self.name}' must end with 'return E' (a number or the list it builds)", where)
+            # falling off the end returns None: a function that modifies its list arguments
+            end = fdef.body[-1] if fdef.body else fdef
+            stmts = [*stmts, ast.copy_location(ast.Return(value=None), end)]
         self.result_rank = self.result_shape_rank(stmts)
         body = self.block(stmts[:-1])
         body.append(self.ret(stmts[-1]))
@@ -253,7 +256,8 @@ class Kernel(Scope, IfConversion, ResultLists):
             source=mod.text,
             loc=mod.loc(fdef),
             cxx=CxxInterface(tuple(signature), result),
-            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int, tuple(self.arg_guards)),
+            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int, tuple(self.arg_guards),
+                                   tuple(sorted(self.written_lists))),
         )
 
     def result_shape_rank(self, stmts: list[ast.stmt]) -> int:
@@ -282,8 +286,14 @@ class Kernel(Scope, IfConversion, ResultLists):
 
     def ret(self, s: ast.Return) -> Return:
         loc = self.mod.loc(s)
-        if s.value is None:
-            self.fail(f"function '{self.name}' must return a value (a number or the list it builds)", s)
+        if s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None):
+            if not self.written_lists:
+                self.fail(f"function '{self.name}' must return a value (a number or the list it builds) "
+                          "or modify a list argument", s)
+            return Return(None, loc)
+        if self.written_lists and self.result is not None:
+            self.fail("returning a list built with append from a function that also modifies a list argument "
+                      "is not supported", s)
         if isinstance(s.value, ast.Name):
             match self.env.get(s.value.id):
                 case ResultList():
@@ -375,11 +385,8 @@ class Kernel(Scope, IfConversion, ResultLists):
             while isinstance(root, ast.Subscript):
                 root = root.value
             b = self.env.get(root.id) if isinstance(root, ast.Name) else None
-            if isinstance(b, ListParam):
-                self.fail(
-                    f"assigning to an element of parameter '{b.name}' is not supported (the kernel may not modify its arguments)",
-                    target,
-                )
+            if isinstance(b, ListParam) and s.value is not None:
+                return [self.store_element(b, target, s)]
             if isinstance(b, ResultList | ResultRow):
                 self.fail("assigning to an element of the list being built is not supported (only append)", target)
             self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
@@ -388,6 +395,36 @@ class Kernel(Scope, IfConversion, ResultLists):
         if isinstance(s, ast.Assign | ast.AnnAssign) and isinstance(s.value, ast.List | ast.ListComp):
             self.fail("a list literal is not supported (only 'out = []' for the returned list)", s.value)
         self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
+
+    def store_element(self, b: ListParam, target: ast.Subscript, s: ast.Assign | ast.AnnAssign | ast.AugAssign) -> Store:
+        """``xs[i] = E``, ``m[i][j] = E`` (and ``op=``): the list argument is modified in
+        place (Python passes the list object itself); its element type is kept: a float is
+        not stored into a list of ints, an int into a list of floats only as a literal."""
+        if isinstance(s, ast.AnnAssign):
+            self.fail("an annotated assignment to a list element is not supported", s)
+        if b.rank == 3:
+            self.fail(f"assigning to an element of the 3-D list '{b.name}' is not supported", target)
+        if b.rank == 2 and not isinstance(target.value, ast.Subscript):
+            self.fail(f"assigning a whole row '{ast.unparse(target)}' of the list of lists '{b.name}' is not "
+                      "supported (assign its elements)", target)
+        current = self.mod.subscript(target, self)  # the element (refuses rows, bad indices)
+        assert isinstance(current, Load)
+        loc = self.mod.loc(s)
+        assert s.value is not None
+        if isinstance(s, ast.AugAssign):
+            value = self.mod.binop(s.op, current, s.value, self, s)
+        else:
+            value = self.expr(s.value)
+        if value.dtype != b.elem:
+            if b.elem == INT:
+                self.fail(f"storing a float into the list of ints '{b.name}' is not supported "
+                          "(annotate it as a list of floats)", s)
+            if not (isinstance(value, Const) and abs(value.value) <= 2**53):
+                self.fail(f"storing the int '{ast.unparse(s.value)}' into the list of floats '{b.name}' is not "
+                          "supported (Python keeps an int there; write float(...))", s)
+        self.written_lists.add(b.name)
+        self.written.add(b.name)
+        return Store(b.name, current.index, convert(value, b.elem), loc, current.row)
 
     def assign(self, name: str, value: Expr, node: ast.stmt) -> Assign:
         """``name = value`` for a number variable (its type joins the value's)."""

@@ -57,6 +57,14 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   unconditional appends in counted loops --, ``pass``, docstrings, ``assert`` (ignored:
   where it fails Python raises, so the function has no result to compare), and a final
   ``return E`` (a number) or ``return out``.
+* results written in place: ``xs[i] = E``, ``m[i][j] = E`` (and ``op=``) on list
+  parameters (``PythonInterface.written``; a function that does may end without
+  ``return``, or return a number). The element type is kept: a float is never stored into
+  a list of ints, an int into a list of floats only as a literal. The generated Python
+  entry (NumPy) writes the new contents back into the objects given (a list's elements,
+  each row's elements, or an array), after checking that the written lists and their rows
+  are distinct objects from every other argument and row (``[[0] * n] * m`` is refused at
+  run time with ``ValueError``: the model's arrays do not alias).
 * idioms, rewritten to the explicit loops above before lowering (same loop IR; see
   :class:`~tenspiler.frontend.py_comprehensions.Desugar`): list comprehensions as the
   returned list (``return [E for x in xs]``, ``out = [...]; return out``, nested ``[[...] for i ...]`` for a list of lists, a

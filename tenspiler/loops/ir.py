@@ -378,6 +378,9 @@ class PythonInterface:
     float_of_int: bool = False
     #: the argument checks before the body, in source order (:class:`ArgGuard`)
     guards: tuple[ArgGuard, ...] = ()
+    #: the list parameters the function modifies in place (``xs[i] = ...``): their final
+    #: contents are results, as the pointer parameters a C function writes
+    written: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
