@@ -742,11 +742,10 @@ def cxx_adapter(
                 "backend writes results back into the arguments"
             )
         taken = set(names.values())
-        for w in written:
-            given[w] = fresh_name(f"_given_{w}", taken)
-            taken.add(given[w])
-            lines.append(f"{given[w]} = {names[w]}")
-        lines += _alias_check(fn, names)
+        for v in fn.cxx.signature:  # the objects given, before their conversions
+            if not isinstance(v, str):
+                given[v.name] = fresh_name(f"_given_{v.name}", taken)
+                lines.append(f"{given[v.name]} = {names[v.name]}")
         if fn.cxx.result is not None:
             read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
     for v in fn.cxx.signature:
@@ -788,6 +787,8 @@ def cxx_adapter(
         args.extend([a, *(names[n] for n in v.sizes)])
     guards = fn.python.guards if fn.python is not None else ()
     lines += _arg_guard_lines(fn, guards, names)
+    if written:  # (Python's argument checks come first: it raises nothing for aliasing)
+        lines += _alias_check(fn, given)
     if read is not None:
         # the scalars read here converted first, as the flat function converts them (C
         # converts the arguments at the call): the arrays already are
@@ -882,14 +883,14 @@ def _list_objects(p: str, rank: int) -> str:
 
 
 def _alias_check(fn: Function, names: Mapping[str, str]) -> list[str]:
-    """A Python kernel that modifies list arguments in place reads them as distinct lists
+    """(``names``: the variables holding the list arguments as given.) A Python kernel that modifies list arguments in place reads them as distinct lists
     (the model's arrays): no written list (or row of a written list of lists) may be another
     argument or one of its rows — e.g. ``[[0] * n] * m`` has ``m`` times the same row."""
     assert fn.python is not None and fn.cxx is not None
     lists = [v for v in fn.cxx.signature if not isinstance(v, str)]
     w = [v for v in lists if v.name in fn.python.written]
     r = [v for v in lists if v.name not in fn.python.written]
-    taken = set(names.values())
+    taken = {*names.values(), *(n.name for n in fn.params)}
     ws, rs, o = (fresh_name(n, taken) for n in ("_written", "_read", "_o"))
     wr = " + ".join(_list_objects(names[v.name], v.rank) for v in w)
     lines = [f"{ws} = [id({o}) for {o} in {wr}]"]
@@ -920,7 +921,7 @@ def _write_back(fn: Function, ps: ProgramSummary, call: str, names: Mapping[str,
     value = "None"
     lists = {v.name: v for v in fn.cxx.signature if not isinstance(v, str)}
     for o, val in zip(outs, vals, strict=True):
-        if isinstance(o, ArrayOutput) and o.array in given:
+        if isinstance(o, ArrayOutput) and o.array in given and o.array in (fn.python.written if fn.python else ()):
             v, g = lists[o.array], given[o.array]
             if v.rank == 1:
                 lines.append(f"if isinstance({g}, list):\n    {g}[:] = {val}.tolist()\n"
