@@ -255,3 +255,71 @@ def test_in_place_is_numpy_only() -> None:
 def test_unsafe_in_place_writes_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "in_place_refused.py", function)
+
+
+# ---------------------------------------------------------------- methods
+
+METHOD_CASES = {
+    "Vec.norm": [([3.0, 4.0], 2.0), ([], 1.0)],
+    "Vec.add_into": [([1.0, 2.0], 0.5, [1.0, 1.0])],
+    "Vec.dot": [([1.0, 2.0], [3.0, 4.0, 5.0])],
+    "Vec.total": [([1.0, 2.0],), ([],)],
+    "Matrix.scale_into": [([[1.0, 2.0]], [[0.0, 0.0]], 3.0)],
+}
+
+
+@pytest.mark.parametrize("qualname", sorted(METHOD_CASES))
+def test_methods_lift(qualname: str, tmp_path: Path) -> None:
+    import copy
+
+    res = lift_file(KERNELS / "methods.py", ("numpy",), function=qualname, out_dir=tmp_path, check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and all(c["ok"] for c in res.check.values()), res.check
+    ns: dict[str, Any] = {"__name__": "original"}
+    exec(compile((KERNELS / "methods.py").read_text(), "methods.py", "exec"), ns)
+    gen: dict[str, Any] = {"__name__": "generated"}
+    exec(compile(res.code["numpy"], "numpy", "exec"), gen)
+    cls_name, meth = qualname.split(".")
+    entry = gen[f"{cls_name}_{meth}"]
+    fn = parse_python_file(KERNELS / "methods.py", qualname)
+    assert fn.python is not None and fn.python.method is not None
+    attrs = fn.python.method[3]
+    for args in METHOD_CASES[qualname]:
+        want_args, got_args = copy.deepcopy(args), copy.deepcopy(args)
+        if fn.python.method[2] == "instance":
+            obj = object.__new__(ns[cls_name])
+            for a, v in zip(attrs, want_args[: len(attrs)], strict=True):
+                setattr(obj, a, v)
+            want = getattr(obj, meth)(*want_args[len(attrs):])
+        else:
+            want = getattr(ns[cls_name], meth)(*want_args)
+        got = entry(*got_args)
+        assert (want is None) == (got is None)
+        if want is not None:
+            assert np.isclose(got, want)
+        for w, g in zip(want_args, got_args, strict=True):
+            assert np.allclose(np.asarray(g, dtype=np.float64), np.asarray(w, dtype=np.float64))
+
+
+def test_instance_attributes_are_leading_parameters() -> None:
+    fn = parse_python_file(KERNELS / "methods.py", "Vec.add_into")
+    assert fn.python is not None and fn.python.method == ("Vec", "add_into", "instance", ("data", "scale"))
+    assert fn.cxx is not None
+    assert [v if isinstance(v, str) else v.name for v in fn.cxx.signature] == ["self_data", "self_scale", "out"]
+    # the class body's annotation types the attribute
+    assert {p.name: p.type for p in fn.params}["self_scale"] == ScalarType(DType.DOUBLE)
+
+
+@pytest.mark.parametrize(("qualname", "message"), [
+    ("Derived.total", "which has a base class 'Base', is not supported"),
+    ("Counter.bump", "assigning the attribute 'self.count' is not supported"),
+    ("Counter.calls", "calling the method 'self.helper' is not supported"),
+    ("Counter.uses_property", "'self.scale' is a method or property of class 'Counter', not a value"),
+    ("Counter.passes_self", r"'self' used other than to read an attribute"),
+    ("Counter.uses_cls", "'cls' used in the class method 'Counter.uses_cls' is not supported"),
+    ("Counter.nothing", "method 'nothing' is not defined in class 'Counter'"),
+    ("Nope.f", "class 'Nope' is not defined at the top level"),
+])
+def test_unsafe_methods_are_refused(qualname: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "methods_refused.py", qualname)

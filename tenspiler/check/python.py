@@ -124,10 +124,33 @@ def _load(fn: Function) -> Any:
         contextlib.suppress(ReferenceRunStop),
     ):
         exec(compile(fn.source, filename, "exec"), module.__dict__)
+    method = fn.python.method
+    if method is not None:
+        return _method_caller(module.__dict__, method)
     if fn.name not in module.__dict__:
         raise NameError(f"the module does not define {fn.name!r} before it calls tenspiler")
     f = module.__dict__[fn.name]
     return getattr(f, "original", f)
+
+
+def _method_caller(namespace: Mapping[str, Any], method: tuple[str, str, str, tuple[str, ...]]) -> Callable[..., Any]:
+    """The method ``Class.name`` as a function of the lifted parameters: a static or class
+    method itself; an instance method of an object made without ``__init__``
+    (``object.__new__``) whose attributes are the leading arguments."""
+    cls_name, name, kind, attrs = method
+    if cls_name not in namespace:
+        raise NameError(f"the module does not define class {cls_name!r} before it calls tenspiler")
+    cls = namespace[cls_name]
+    if kind != "instance":
+        return getattr(cls, name)
+
+    def call(*args: Any) -> Any:
+        obj = object.__new__(cls)
+        for a, v in zip(attrs, args[: len(attrs)], strict=True):
+            setattr(obj, a, v)
+        return getattr(obj, name)(*args[len(attrs):])
+
+    return call
 
 
 def _caller(fn: Function) -> Callable[[Mapping[str, object]], tuple[str, object]]:

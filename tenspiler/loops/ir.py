@@ -381,6 +381,11 @@ class PythonInterface:
     #: the list parameters the function modifies in place (``xs[i] = ...``): their final
     #: contents are results, as the pointer parameters a C function writes
     written: tuple[str, ...] = ()
+    #: a method ``(class, method, kind, attributes)``: ``kind`` is ``"instance"``,
+    #: ``"static"`` or ``"class"``; an instance method's ``self.<attribute>`` reads are its
+    #: leading parameters, in ``attributes`` order (the check sets them on an object made
+    #: with ``object.__new__``, ``__init__`` not run)
+    method: tuple[str, str, str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
