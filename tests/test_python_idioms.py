@@ -6,6 +6,7 @@ checks fire: the same exception class, or the same early value."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -323,3 +324,42 @@ def test_instance_attributes_are_leading_parameters() -> None:
 def test_unsafe_methods_are_refused(qualname: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "methods_refused.py", qualname)
+
+
+# ---------------------------------------------------------------- math, rows, bools
+
+MATH_ROWS_CASES = {
+    "powers": [([1.5, -2.0],), ([],)],
+    "floors": [([1.5, -1.5, 2.0, -0.0, 0.25],), ([],)],
+    "norm": [([3.0, -4.0],), ([],)],
+    "scalar_multiply": [([[1, 2], [3, 4]], 0.5), ([], 2.0)],
+    "row_totals": [([[1.0, 2.0], [3.0, -4.0]],), ([],)],
+    "count_positive": [([1.0, -2.0, 0.0, 3.0],), ([],)],
+}
+
+
+@pytest.mark.parametrize("function", sorted(MATH_ROWS_CASES))
+def test_math_rows_and_bools(function: str, tmp_path: Path) -> None:
+    lift_and_compare("math_rows.py", function, MATH_ROWS_CASES[function], tmp_path)
+
+
+def test_floor_is_exact_on_the_loop_ir() -> None:
+    from tenspiler.loops.interp import run_function
+
+    fn = parse_python_file(KERNELS / "math_rows.py", "floors")
+    xs = [1.5, -1.5, 2.0, -2.0, 0.5, -0.5, 0.0]
+    assert fn.cxx is not None and fn.cxx.result is not None
+    state = run_function(fn, {"xs": np.array(xs), "xs__size": len(xs), fn.cxx.result.array: np.zeros(len(xs), np.int64)})
+    want = [math.floor(x) + math.ceil(x) - math.trunc(x) for x in xs]
+    assert list(state[fn.cxx.result.array][: len(xs)]) == want
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    ("pow_var", r"math.pow is only supported with a literal integer exponent 1..8 \(got 'p'\)"),
+    ("pow_half", r"math.pow is only supported with a literal integer exponent 1..8 \(got '0.5'\)"),
+    ("rows_written", r"iterating over the rows of 'm' while assigning 'row' or the list is not supported"),
+    ("bool_operand", r"'x > 0 and x' is not a bool"),
+])
+def test_unsupported_math_rows_and_bools_are_refused(function: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "math_rows_refused.py", function)

@@ -71,6 +71,48 @@ def _substitute(e: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
     return out
 
 
+def _substitute_stmt(s: ast.stmt, values: dict[str, ast.expr]) -> ast.stmt:
+    """A copy of the statement ``s`` with each read of a name of ``values`` replaced."""
+
+    class Sub(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if isinstance(node.ctx, ast.Load) and node.id in values:
+                return copy.deepcopy(values[node.id])
+            return node
+
+    out = Sub().visit(copy.deepcopy(s))
+    assert isinstance(out, ast.stmt)
+    return out
+
+
+def _used_as_list(name: str, body: list[ast.stmt]) -> bool:
+    """Whether ``body`` subscripts ``name``, iterates over it or takes its ``len`` (a row)."""
+    for node in (n for s in body for n in ast.walk(s)):
+        match node:
+            case ast.Subscript(value=ast.Name(id=n)) if n == name:
+                return True
+            case ast.For(iter=ast.Name(id=n)) | ast.comprehension(iter=ast.Name(id=n)) if n == name:
+                return True
+            case ast.Call(func=ast.Name(id="len" | "zip" | "enumerate" | "sum" | "max" | "min" | "reversed"), args=args) if any(
+                    isinstance(a, ast.Name) and a.id == name for a in args):
+                return True
+    return False
+
+
+def _stores_into(name: str, body: list[ast.stmt]) -> bool:
+    """Whether ``body`` assigns an element of ``name`` (``name[i] = ...``, ``name[i][j] += ...``)."""
+    for node in (n for s in body for n in ast.walk(s)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign | ast.AnnAssign) else []
+        for t in targets:
+            root = t
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id == name and root is not t:
+                return True
+    return False
+
+
 def _names_in(node: ast.AST) -> list[ast.Name]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Name)]
 
@@ -266,6 +308,23 @@ class Desugar:
                           s.iter)
             s.iter = inner
         pre, s.iter = self.hoist(s.iter)
+        if (isinstance(s.target, ast.Name) and isinstance(s.iter, ast.Name | ast.Subscript)
+                and _used_as_list(s.target.id, s.body) and not s.orelse):
+            # `for row in m`: each row is m[k] itself (a list is not copied); read through
+            # the subscript when neither the row name nor m is assigned in the body
+            row, seq = s.target.id, s.iter
+            root = seq
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if row in assigned_names(s.body) or (isinstance(root, ast.Name) and _stores_into(root.id, s.body)):
+                self.fail(f"iterating over the rows of '{ast.unparse(seq)}' while assigning '{row}' or the list "
+                          "is not supported", s.target)
+            self.require_builtins(("len", "range"), f"iterating over the rows of '{ast.unparse(seq)}'", s.iter)
+            k = self.fresh(f"{row}__k")
+            at = _at(ast.Subscript(value=copy.deepcopy(seq), slice=_name(k, seq), ctx=ast.Load()), seq)
+            body = [_substitute_stmt(b, {row: at}) for b in s.body]
+            loop = _for(k, None, _call("len", [copy.deepcopy(seq)], seq), self.block(body), s)
+            return [*pre, loop]
         walk = self.walk(s.target, s.iter, sequence_only=False)
         if walk is None:  # range(...) or a list parameter: read by the lowering
             s.body = self.block(s.body)
@@ -379,6 +438,14 @@ class Desugar:
             assert inner is not None
             self.require_builtins(("reversed",), "reversed()", it)
             return _Walk(inner.stop, inner.elements, descending=True)
+        if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and not isinstance(it.slice, ast.Slice):
+            # the elements of a row m[i]: m[i][0], m[i][1], ...
+            self.require_builtins(("len", "range"), f"iterating over '{ast.unparse(it)}' by index", it)
+            name, row = target.id, copy.deepcopy(it)
+            return _Walk(
+                _call("len", [copy.deepcopy(row)], it),
+                lambda k: [(name, _at(ast.Subscript(value=copy.deepcopy(row), slice=copy.deepcopy(k), ctx=ast.Load()), row))],
+            )
         if isinstance(target, ast.Name) and isinstance(it, ast.Name):
             if not sequence_only:
                 return None

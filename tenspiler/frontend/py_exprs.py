@@ -325,6 +325,16 @@ class Expressions(ModuleTypes):
         if name in ("abs", "float", "int"):
             if len(args) != 1:
                 self.fail(f"{name}() takes one argument here", node)
+            if name in ("int", "float") and (isinstance(args[0], ast.Compare | ast.BoolOp) or (
+                    isinstance(args[0], ast.UnaryOp) and isinstance(args[0].op, ast.Not))):
+                # int(a == b): True is 1, False is 0 (a comparison, 'and' / 'or' of comparisons
+                # or 'not' is a bool)
+                if isinstance(args[0], ast.BoolOp) and not all(
+                        isinstance(v, ast.Compare | ast.BoolOp | ast.UnaryOp) for v in args[0].values):
+                    self.fail(f"'{ast.unparse(args[0])}' is not a bool ('and' / 'or' give an operand)", args[0])
+                d = INT if name == "int" else DOUBLE
+                one, zero = Const(py_cast(1, d), d, loc), Const(py_cast(0, d), d, loc)
+                return Select(self.cond(args[0], sc), one, zero, d, loc)
             x = self.expr(args[0], sc)
             if name == "float":
                 if not x.dtype.is_float:
@@ -375,8 +385,40 @@ class Expressions(ModuleTypes):
         )
 
     def math_call(self, attr: str, node: ast.Call, sc: Scope) -> Expr:
+        loc = self.loc(node)
+        if attr == "pow":
+            # math.pow(x, k), k a literal integer 1..8: float(x) multiplied k times (math.pow
+            # converts both to float; a non-integer or variable exponent is outside TensIR)
+            if len(node.args) != 2:
+                self.fail("math.pow takes two arguments", node)
+            k_node = node.args[1]
+            k = k_node.value if isinstance(k_node, ast.Constant) else None
+            if type(k) not in (int, float) or k != int(k) or not 1 <= k <= 8:
+                self.fail(f"math.pow is only supported with a literal integer exponent 1..8 (got "
+                          f"'{ast.unparse(k_node)}')", k_node)
+            x = convert(self.expr(node.args[0], sc), DOUBLE)
+            out = x
+            for _ in range(int(k) - 1):
+                out = Binary("*", out, x, DOUBLE, loc)
+            return out
+        if attr in ("floor", "ceil", "trunc"):
+            # an int: floor(x) is trunc(x) - 1 where x < trunc(x), ceil(x) trunc(x) + 1 where x > trunc(x)
+            if len(node.args) != 1:
+                self.fail(f"math.{attr} takes one argument", node)
+            x = self.expr(node.args[0], sc)
+            if x.dtype == INT:
+                return x
+            t = Cast(x, INT, loc)
+            if attr == "trunc":
+                return t
+            back = Cast(t, DOUBLE, loc)
+            one = Const(1, INT, loc)
+            if attr == "floor":
+                return Select(Compare("<", x, back, loc), Binary("-", t, one, INT, loc), t, INT, loc)
+            return Select(Compare(">", x, back, loc), Binary("+", t, one, INT, loc), t, INT, loc)
         if attr not in _MATH:
-            self.fail(f"math.{attr} is not supported (only exp, sqrt, log, tanh, fabs)", node)
+            self.fail(f"math.{attr} is not supported (only exp, sqrt, log, tanh, fabs, pow, floor, ceil, trunc)",
+                      node)
         if len(node.args) != 1:
             self.fail(f"math.{attr} with {len(node.args)} arguments is not supported", node)
         x = convert(self.expr(node.args[0], sc), DOUBLE)

@@ -85,12 +85,17 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   ``for x, y in zip(a, b)`` (the trip count is Python's ``min(len(a), len(b))``) and
   ``for i, x in enumerate(a)`` (also ``enumerate(zip(...))``), in statements and
   comprehensions. A comprehension variable used elsewhere in the function is renamed (it
-  is local to the comprehension).
+  is local to the comprehension). ``for row in m`` whose body subscripts ``row``, iterates
+  over it or takes its ``len`` walks the rows: ``row`` is read as ``m[k]`` (the list
+  itself, not a copy; refused when the body assigns ``row`` or an element of ``m``), and
+  ``for x in m[k]`` walks the row's elements.
 * expressions: int and float literals, variables, ``a[i]``, ``m[i][j]``, ``len(a)``,
   ``len(range(a, b))`` (``max(0, b - a)``),
   ``len(m)``, ``len(m[i])`` (rows are assumed to have one length), ``+ - * / // % **`` (a
   literal exponent 1..8), unary ``-`` / ``+``, ``E1 if C else E2``, ``abs``, ``min`` /
-  ``max`` of two values, ``int(E)`` / ``float(E)``, ``math.exp/sqrt/log/tanh/fabs``,
+  ``max`` of two values, ``int(E)`` / ``float(E)`` (of a comparison: 1 or 0), ``math.exp/sqrt/log/tanh/fabs``,
+  ``math.pow(x, k)`` (``k`` a literal integer 1..8: ``float(x)`` multiplied ``k`` times),
+  ``math.floor/ceil/trunc`` (ints, from the truncation),
   ``math.pi`` / ``math.e`` (also imported by name), and calls of other functions of the module whose body only
   assigns numbers, has ``if`` statements and returns a number on every path (inlined by
   substitution; early ``return`` inside ``if`` allowed).
