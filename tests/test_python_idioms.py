@@ -363,3 +363,31 @@ def test_floor_is_exact_on_the_loop_ir() -> None:
 def test_unsupported_math_rows_and_bools_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "math_rows_refused.py", function)
+
+
+# ---------------------------------------------------------------- validation helpers
+
+
+def test_validation_helpers_run_on_the_objects_given(tmp_path: Path) -> None:
+    cases = [
+        ([1.0, 2.0], [3.0, 0.5], 0),
+        ([], [1.0], 0),  # ValueError from the helper
+        ([1.0, "a"], [1.0, 2.0], 0),  # TypeError before any conversion
+        ((1.0, 2.0), [1.0, 2.0], 0),  # a tuple is not a list: TypeError
+        ([1.0], [1.0, 2.0], 0),  # ValueError from the length check
+    ]
+    code = lift_and_compare("validation.py", "total_distance", cases, tmp_path)
+    entry = code[code.index("def total_distance("):]
+    assert entry.index("_check_numbers(") < entry.index("np.asarray(")
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    ("sorts", "expression statement in the validation helper '_sorts' is not supported"),
+    ("reads_element", "in the validation helper '_reads_element' is not supported"),
+    ("returns", "the validation helper '_returns' returns a value"),
+    ("uses_global", "attribute 'math.inf' in the validation helper '_global' is not supported"),
+    ("not_a_parameter", r"the argument '\[1.0\]' of the validation call is not a parameter or a literal"),
+])
+def test_unsafe_validation_helpers_are_refused(function: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "validation_refused.py", function)

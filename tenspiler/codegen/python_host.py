@@ -734,9 +734,10 @@ def cxx_adapter(
             read |= {n for v in fn.cxx.signature if not isinstance(v, str) and v.name in fn.python.written
                      for n in v.sizes}
     written = fn.python.written if fn.python is not None else ()
+    validations = [g for g in fn.python.guards if g.call is not None] if fn.python is not None else []
     given: dict[str, str] = {}
-    if written:
-        if lib.name != "numpy":
+    if written or validations:
+        if written and lib.name != "numpy":
             raise CodegenError(
                 f"the Python function modifies its list argument(s) {', '.join(written)} in place: only the numpy "
                 "backend writes results back into the arguments"
@@ -746,6 +747,21 @@ def cxx_adapter(
             if not isinstance(v, str):
                 given[v.name] = fresh_name(f"_given_{v.name}", taken)
                 lines.append(f"{given[v.name]} = {names[v.name]}")
+        if validations:
+            # a validation helper inspects the objects given before anything converts them
+            # (a list of strings must raise its TypeError, not NumPy's ValueError): every
+            # argument check runs first, in source order, a list's length read by len()
+            at_entry = dict(names)
+            for v in fn.cxx.signature:
+                if not isinstance(v, str):
+                    at_entry[v.sizes[0]] = f"len({given[v.name]})"
+            readable = {*at_entry} - {n for v in fn.cxx.signature if not isinstance(v, str) for n in v.sizes[1:]}
+            for g in fn.python.guards:
+                missing = {n for n, _ in _guard_vars(g)} - readable
+                if missing:
+                    raise CodegenError(f"an argument check reads {', '.join(sorted(missing))} (a row length), which "
+                                       "cannot be read before a validation helper has checked the arguments")
+            lines += _arg_guard_lines(fn, fn.python.guards, at_entry, given)
         if fn.cxx.result is not None:
             read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
     for v in fn.cxx.signature:
@@ -785,8 +801,9 @@ def cxx_adapter(
             lines.append(f"if max({a}.shape, default=0) > {MAX_VECTOR_SIZE}:\n    raise ValueError("
                          f"'precondition violated: every dimension of {v.name} has at most {MAX_VECTOR_SIZE} elements (the model of size_t sizes)')")
         args.extend([a, *(names[n] for n in v.sizes)])
-    guards = fn.python.guards if fn.python is not None else ()
-    lines += _arg_guard_lines(fn, guards, names)
+    if not validations:
+        guards = fn.python.guards if fn.python is not None else ()
+        lines += _arg_guard_lines(fn, guards, names, given)
     if written:  # (Python's argument checks come first: it raises nothing for aliasing)
         lines += _alias_check(fn, given)
     if read is not None:
@@ -941,18 +958,30 @@ def _write_back(fn: Function, ps: ProgramSummary, call: str, names: Mapping[str,
 def _guard_vars(g: ArgGuard) -> Iterator[tuple[str, object]]:
     from tenspiler.frontend.common import cond_vars_read, vars_read
 
-    yield from cond_vars_read(g.cond)
+    if g.cond is not None:
+        yield from cond_vars_read(g.cond)
     if g.value is not None:
         yield from vars_read(g.value)
 
 
-def _arg_guard_lines(fn: Function, guards: Sequence[ArgGuard], names: Mapping[str, str]) -> list[str]:
+def _arg_guard_lines(fn: Function, guards: Sequence[ArgGuard], names: Mapping[str, str],
+                     given: Mapping[str, str]) -> list[str]:
     """The argument checks of a Python kernel (:class:`~tenspiler.loops.ir.ArgGuard`), in
     source order, on the arguments as given (before their conversions: a number parameter
-    as the Python ``int`` / ``float`` it is, a list's sizes from its shape): raise the same
-    exception class, or return the early value."""
+    as the Python ``int`` / ``float`` it is, a list's sizes from its shape, a validation
+    helper's text run on the objects given, ``given``): raise the same exception class,
+    or return the early value."""
     lines = []
+    taken = {*names.values(), *given.values()}
     for g in guards:
+        if g.call is not None:
+            text, helper, args = g.call
+            local = fresh_name(f"_validate_{helper.strip('_')}", taken)
+            _, _, rest = text.partition("(")
+            lines.append(f"def {local}({rest}")
+            lines.append(f"{local}({', '.join(given.get(a, names.get(a, a)) for a in args)})")
+            continue
+        assert g.cond is not None
         cond = _render_guard_cond(fn, g.cond, names)
         if g.exception is not None:
             lines.append(f"if {cond}:\n    raise {g.exception}({g.message!r})")

@@ -7,6 +7,7 @@ built by ``append``, counted loops (``for`` over ``range`` or a list, the counte
 from __future__ import annotations
 
 import ast
+import copy
 from typing import NoReturn
 
 from tenspiler.errors import SourceLoc
@@ -76,6 +77,67 @@ _EXCEPTIONS = frozenset({
     "ValueError", "TypeError", "IndexError", "ZeroDivisionError", "ArithmeticError", "OverflowError",
     "RuntimeError", "Exception", "KeyError", "LookupError", "NotImplementedError", "AssertionError",
 })
+
+
+#: The builtins a validation helper may call (they only inspect numbers and lists).
+_INSPECTING = frozenset({"isinstance", "len", "type", "str", "repr", "int", "float", "bool", "list", "tuple",
+                         "all", "any", "abs", "min", "max"})
+
+
+def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
+    """The text of the validation helper ``fdef`` (no docstring, annotations or decorators)
+    after checking that running it on the arguments only inspects them and may raise: it
+    has ``if`` / ``for`` / ``raise`` / local assignments / ``pass`` / ``return`` only,
+    reads its parameters, its locals, the builtins of :data:`_INSPECTING` and builtin
+    exception classes (none of them rebound by the module), calls nothing else and reads
+    no attribute but ``__name__``."""
+    if fdef.decorator_list:
+        mod.fail(f"decorated validation helper '{fdef.name}' is not supported", fdef.decorator_list[0])
+    params = {a.arg for a in mod.plain_params(fdef)}
+    body = [s for k, s in enumerate(fdef.body) if not (k == 0 and is_docstring(s))]
+    local = assigned_names(body)
+    for node in (n for s in body for n in ast.walk(s)):
+        if isinstance(node, ast.stmt) and not isinstance(node, ast.If | ast.For | ast.Raise | ast.Assign | ast.Pass
+                                                         | ast.Return | ast.Expr):
+            mod.fail(f"{describe(node)} in the validation helper '{fdef.name}' is not supported", node)
+        match node:
+            case ast.Expr(value=v) if not (isinstance(v, ast.Constant) and isinstance(v.value, str)):
+                mod.fail(f"expression statement in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Return(value=v) if v is not None and not (isinstance(v, ast.Constant) and v.value is None):
+                mod.fail(f"the validation helper '{fdef.name}' returns a value", node)
+            case ast.Assign(targets=targets) if not all(isinstance(t, ast.Name) for t in targets):
+                mod.fail(f"assignment '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.For(target=t) if not isinstance(t, ast.Name) or node.orelse:
+                mod.fail(f"for loop '{ast.unparse(t)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Raise(exc=exc, cause=cause):
+                f = exc.func if isinstance(exc, ast.Call) else exc
+                if cause is not None or not (isinstance(f, ast.Name) and f.id in _EXCEPTIONS):
+                    mod.fail(f"the validation helper '{fdef.name}' raises something else than a builtin exception",
+                             node)
+            case ast.Call(func=f) if not (isinstance(f, ast.Name) and (f.id in _INSPECTING or f.id in _EXCEPTIONS)):
+                mod.fail(f"call '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Attribute(attr=attr) if attr != "__name__":
+                mod.fail(f"attribute '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Subscript() | ast.Lambda() | ast.ListComp() | ast.SetComp() | ast.DictComp() | ast.GeneratorExp() \
+                    | ast.NamedExpr() | ast.Await() | ast.Yield() | ast.YieldFrom() | ast.Starred():
+                mod.fail(f"{describe(node)} in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Name(id=name, ctx=ast.Load()) if name not in params and name not in local:
+                if name not in _INSPECTING and name not in _EXCEPTIONS:
+                    mod.fail(f"the validation helper '{fdef.name}' reads '{name}' (only its parameters, its "
+                             "locals and inspecting builtins)", node)
+                mod.stable_builtin(name, node)
+            case ast.Name(id=name, ctx=ast.Store()) if name in params:
+                mod.fail(f"the validation helper '{fdef.name}' assigns its parameter '{name}'", node)
+    clean = copy.deepcopy(fdef)
+    clean.decorator_list = []
+    clean.returns = None
+    clean.body = copy.deepcopy(body) or [ast.Pass()]
+    for a in ast.walk(clean.args):
+        if isinstance(a, ast.arg):
+            a.annotation = None
+    clean.args.defaults = []
+    clean.args.kw_defaults = []
+    return ast.unparse(ast.fix_missing_locations(clean))
 
 
 def _may_raise(e: Expr) -> str:
@@ -328,6 +390,9 @@ class Kernel(Scope, IfConversion, ResultLists):
                 return []
             case ast.Expr(value=ast.Call(func=ast.Attribute(attr="append"))):
                 return self.append(s)
+            case ast.Expr(value=ast.Call(func=ast.Name(id=helper)) as call) if (
+                    helper in self.mod.defs and helper not in self.local_names and self.is_check_position()):
+                return self.validation_call(s, call, helper, emitted)
             case ast.Expr(value=ast.Call() as call):
                 self.fail(f"call '{ast.unparse(call)}' as a statement is not supported", s)
             case ast.Expr():
@@ -719,10 +784,46 @@ class Kernel(Scope, IfConversion, ResultLists):
 
     # ----------------------------------------------------------- argument checks
 
+    def is_check_position(self) -> bool:
+        """Among the top-level statements (where argument checks may be)."""
+        return not self.loops and self.guard is None and len(self.blocks) == 1
+
+    def validation_call(self, s: ast.Expr, call: ast.Call, helper: str, emitted: list[Stmt]) -> list[Stmt]:
+        """``helper(a, b)`` as a statement: a validation helper (it only inspects its
+        arguments, with ``if`` / ``for`` / ``isinstance`` / ``len`` ..., and raises), called
+        with parameters. Its text runs in the generated entry on the objects given, in the
+        order of the argument checks (:class:`~tenspiler.loops.ir.ArgGuard` ``call``)."""
+        if any(isinstance(st, For) for st in emitted):
+            self.fail("a validation call after a loop is not supported (only before the first loop)", s)
+        for st in emitted:
+            if isinstance(st, Assign) and _may_raise(st.value):
+                self.fail(f"a validation call after a statement that may raise ({_may_raise(st.value)}) is not supported",
+                          s)
+        self.mod.stable_helper(helper, call.func)
+        if call.keywords:
+            self.fail("keyword arguments are not supported", call.keywords[0])
+        args: list[str] = []
+        for a in call.args:
+            if isinstance(a, ast.Constant) and type(a.value) in (str, int, float):
+                args.append(repr(a.value))  # a literal, passed as written
+                continue
+            if not (isinstance(a, ast.Name) and a.id in self.params):
+                self.fail(f"the argument '{ast.unparse(a)}' of the validation call is not a parameter or a literal", a)
+            if a.id in self.assigned_before(emitted):
+                self.fail(f"parameter '{a.id}' is assigned before the validation call", a)
+            args.append(a.id)
+        fdef = self.mod.defs[helper]
+        params = self.mod.plain_params(fdef)
+        if len(args) != len(params):
+            self.fail(f"call to '{helper}' with {len(args)} arguments; it takes {len(params)}", call)
+        text = validation_source(self.mod, fdef)
+        self.arg_guards.append(ArgGuard(None, None, "", None, self.mod.loc(s), (text, helper, tuple(args))))
+        return []
+
     def is_arg_guard(self, s: ast.If) -> bool:
         """``if C: raise E(...)`` / ``if C: return N`` (``elif`` chains of them) among the
         top-level statements before the first loop."""
-        if self.loops or self.guard is not None or len(self.blocks) != 1:
+        if not self.is_check_position():
             return False
         while True:
             body = [b for b in s.body if not isinstance(b, ast.Pass)]

@@ -48,7 +48,12 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   ``len(xs) == 0``; locals assigned before by straight-line code are substituted) and
   cannot raise, nor can the statements before it (no division, math call or list element).
   The body after them is proved on its own for every input; the generated Python entry
-  evaluates the checks first, in order, on the arguments as given.
+  evaluates the checks first, in order, on the arguments as given. A call statement
+  ``helper(xs, "xs")`` there (parameters and literals as arguments) of a *validation
+  helper* -- a module function that only inspects its arguments with ``if`` / ``for`` /
+  local assignments, the builtins ``isinstance len type str ...``, ``.__name__``, and
+  raises builtin exceptions (``validation_source``) -- is kept as its text, which the entry
+  runs on the objects given before converting anything.
 * statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``a = b = E``
   (``E`` once), ``a, b = E1, E2`` (every ``E`` evaluated before any name is assigned),
   ``for v in range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other

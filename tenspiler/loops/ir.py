@@ -353,11 +353,16 @@ class ArgGuard:
     body is the code after the checks, proved on its own for every input; the Python entry
     of the generated code evaluates the checks first, in order, as Python does."""
 
-    cond: Cond
+    cond: Cond | None
     exception: str | None
     message: str = ""
     value: Expr | None = None
     loc: SourceLoc | None = field(default=None, compare=False)
+    #: a call of a validation helper instead (``cond`` is ``None``): ``(source, name,
+    #: arguments)``, the helper's ``def`` as Python text (it only inspects its arguments and
+    #: raises: the generated entry runs that text on the objects given) and the names of the
+    #: parameters passed to it
+    call: tuple[str, str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
