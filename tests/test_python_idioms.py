@@ -391,3 +391,13 @@ def test_validation_helpers_run_on_the_objects_given(tmp_path: Path) -> None:
 def test_unsafe_validation_helpers_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "validation_refused.py", function)
+
+
+def test_zip_of_rows_reads_rows_through_subscripts() -> None:
+    from tenspiler.loops.interp import run_function
+
+    fn = parse_python_file(KERNELS / "math_rows.py", "zipped_rows")
+    a, b = [[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, -8.0]]
+    state = run_function(fn, {"a": np.array(a).reshape(-1), "a__rows": 2, "a__cols": 2,
+                              "b": np.array(b).reshape(-1), "b__rows": 2, "b__cols": 2})
+    assert state["return"] == pytest.approx(sum(x * y for ra, rb in zip(a, b) for x, y in zip(ra, rb)))

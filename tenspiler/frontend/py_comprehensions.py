@@ -330,8 +330,21 @@ class Desugar:
             s.body = self.block(s.body)
             return [*pre, s]
         k = walk.counter or self.fresh(f"{_names_in(s.target)[0].id}__k")
-        head = [_assign(v, e, s.target) for v, e in walk.elements(_name(k, s.target))]
-        loop = _for(k, None, walk.stop, self.block([*head, *s.body]), s, walk.descending)
+        head: list[ast.stmt] = []
+        body = s.body
+        for v, e in walk.elements(_name(k, s.target)):
+            if _used_as_list(v, body) and isinstance(e, ast.Subscript):
+                # a row (zip of lists of lists): read through the subscript, as `for row in m`
+                root = e
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if v in assigned_names(body) or (isinstance(root, ast.Name) and _stores_into(root.id, body)):
+                    self.fail(f"iterating over the rows of '{ast.unparse(root)}' while assigning '{v}' or the list "
+                              "is not supported", s.target)
+                body = [_substitute_stmt(b, {v: e}) for b in body]
+            else:
+                head.append(_assign(v, e, s.target))
+        loop = _for(k, None, walk.stop, self.block([*head, *body]), s, walk.descending)
         loop.orelse = s.orelse
         return [*pre, loop]
 
@@ -401,8 +414,8 @@ class Desugar:
             if not lists:
                 self.fail("zip() of no lists is not supported", it)
             for a in lists:
-                if not isinstance(a, ast.Name):
-                    self.fail(f"zip() over '{ast.unparse(a)}' is not supported (only list parameters)", a)
+                if not (isinstance(a, ast.Name) or (isinstance(a, ast.Subscript) and not isinstance(a.slice, ast.Slice))):
+                    self.fail(f"zip() over '{ast.unparse(a)}' is not supported (only list parameters and their rows)", a)
             if not (isinstance(target, ast.Tuple) and len(target.elts) == len(lists)):
                 self.fail(f"zip() of {len(lists)} lists must be unpacked into {len(lists)} names (got '{ast.unparse(target)}')", target)
             names = []

@@ -34,3 +34,11 @@ def count_positive(xs: list[float]) -> int:
     for x in xs:
         c += int(x > 0)
     return c
+
+
+def zipped_rows(a: list[list[float]], b: list[list[float]]) -> float:
+    s = 0.0
+    for ra, rb in zip(a, b):
+        for x, y in zip(ra, rb):
+            s += x * y
+    return s
