@@ -400,4 +400,4 @@ def test_zip_of_rows_reads_rows_through_subscripts() -> None:
     a, b = [[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, -8.0]]
     state = run_function(fn, {"a": np.array(a).reshape(-1), "a__rows": 2, "a__cols": 2,
                               "b": np.array(b).reshape(-1), "b__rows": 2, "b__cols": 2})
-    assert state["return"] == pytest.approx(sum(x * y for ra, rb in zip(a, b) for x, y in zip(ra, rb)))
+    assert state["return"] == pytest.approx(sum(x * y for ra, rb in zip(a, b, strict=True) for x, y in zip(ra, rb, strict=True)))
