@@ -1,3 +1,4 @@
+# ruff: noqa: UP006, UP045  (the annotation forms people write are the input under test)
 # Annotations of common forms: unions, Optional, typing.List, Sequence, bool, defaults.
 import typing
 from collections.abc import Sequence

@@ -1,3 +1,4 @@
+# ruff: noqa: B905  (zip as people write it is the input under test)
 # Argument checks before the body: raising ones and early returns.
 def mean(nums: list) -> float:
     if not nums:

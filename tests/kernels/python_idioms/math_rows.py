@@ -1,3 +1,4 @@
+# ruff: noqa: B905  (zip as people write it is the input under test)
 # math functions with exact counterparts, rows of lists of lists iterated, bools as numbers.
 import math
 from math import floor, pow

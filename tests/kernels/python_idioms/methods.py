@@ -1,3 +1,4 @@
+# ruff: noqa: B905  (zip as people write it is the input under test)
 # Methods: an instance method's attributes read are parameters; static / class methods are
 # plain functions.
 import math

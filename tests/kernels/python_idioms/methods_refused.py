@@ -31,3 +31,7 @@ class Counter:
     @classmethod
     def uses_cls(cls, xs: list[float]) -> float:
         return sum(xs) * cls.factor
+
+
+def helper_of(obj: object) -> float:
+    return 1.0

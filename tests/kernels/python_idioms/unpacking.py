@@ -1,3 +1,4 @@
+# ruff: noqa: B905  (zip as people write it is the input under test)
 # Tuple unpacking, chained assignment, reversed(), range() used as a value.
 def swap_sums(xs: list[float], ys: list[float]) -> float:
     s, t = 0.0, 0.0

@@ -1,3 +1,4 @@
+# ruff: noqa: B905  (zip as people write it is the input under test)
 # Validation helpers called before the body: they inspect the arguments and raise.
 def _check_numbers(values: list[float], what) -> None:
     if not values:
