@@ -127,6 +127,7 @@ def test_argument_check_is_kept_in_the_loop_ir_interface() -> None:
     ("reads_element", r"the condition of an argument check may raise \(a list element\)"),
     ("after_loop", r"an argument check after a loop is not supported"),
     ("custom_exception", "raising 'MyError' is not supported"),
+    ("row_length_check", r"an argument check after, or with, a list subscript 'm\[0\]' is not supported"),
 ])
 def test_unsafe_argument_checks_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
@@ -359,6 +360,8 @@ def test_floor_is_exact_on_the_loop_ir() -> None:
     ("pow_half", r"math.pow is only supported with a literal integer exponent 1..8 \(got '0.5'\)"),
     ("rows_written", r"iterating over the rows of 'm' while assigning 'row' or the list is not supported"),
     ("bool_operand", r"'x > 0 and x' is not a bool"),
+    ("start_at_inf", r"float\('-inf'\) is not supported: infinities and NaN are not real numbers"),
+    ("math_inf", r"'math.inf' is not supported: infinities and NaN are not real numbers"),
 ])
 def test_unsupported_math_rows_and_bools_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):

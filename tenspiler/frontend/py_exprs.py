@@ -175,6 +175,11 @@ class Expressions(ModuleTypes):
             ):
                 self.stable_math(m, node)
                 return Const(_MATH_CONSTANTS[attr], DOUBLE, loc)
+            case ast.Attribute(value=ast.Name(id=m), attr="inf" | "nan") if (
+                m in self.math_modules and sc.lookup(m) is None and m not in sc.local_names
+            ):
+                self.fail(f"'{ast.unparse(node)}' is not supported: infinities and NaN are not real numbers (floats "
+                          "are verified over the reals)", node)
             case ast.Attribute():
                 self.fail(f"attribute '{ast.unparse(node)}' is not supported", node)
             case ast.ListComp() | ast.GeneratorExp():
@@ -325,6 +330,10 @@ class Expressions(ModuleTypes):
         if name in ("abs", "float", "int"):
             if len(args) != 1:
                 self.fail(f"{name}() takes one argument here", node)
+            if name == "float" and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+                self.fail(
+                    f"float({args[0].value!r}) is not supported: infinities and NaN are not real numbers (floats "
+                    "are verified over the reals); start a running extremum from the first element instead", node)
             if name in ("int", "float") and (isinstance(args[0], ast.Compare | ast.BoolOp) or (
                     isinstance(args[0], ast.UnaryOp) and isinstance(args[0].op, ast.Not))):
                 # int(a == b): True is 1, False is 0 (a comparison, 'and' / 'or' of comparisons

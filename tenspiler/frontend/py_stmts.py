@@ -795,6 +795,7 @@ class Kernel(Scope, IfConversion, ResultLists):
         order of the argument checks (:class:`~tenspiler.loops.ir.ArgGuard` ``call``)."""
         if any(isinstance(st, For) for st in emitted):
             self.fail("a validation call after a loop is not supported (only before the first loop)", s)
+        self.no_row_reads_before(s)
         for st in emitted:
             if isinstance(st, Assign) and _may_raise(st.value):
                 self.fail(f"a validation call after a statement that may raise ({_may_raise(st.value)}) is not supported",
@@ -843,6 +844,7 @@ class Kernel(Scope, IfConversion, ResultLists):
         if any(isinstance(st, For) for st in emitted) or (self.result is not None and any(
                 isinstance(st, Store) for st in emitted)):
             self.fail("an argument check after a loop is not supported (only before the first loop)", s)
+        self.no_row_reads_before(s)
         values: dict[str, Expr] = {}
         for st in emitted:
             if isinstance(st, Assign):
@@ -884,6 +886,23 @@ class Kernel(Scope, IfConversion, ResultLists):
                     self.fail("an early return of a number from a function returning a list", stmt)
                 self.arg_guards.append(ArgGuard(cond, None, "", value, loc))
         return []
+
+    def no_row_reads_before(self, s: ast.stmt) -> None:
+        """Refuse an argument check or validation call ``s`` whose condition, or a statement
+        before which, subscripts a list: ``len(m[0])`` is a row length in the model but
+        raises ``IndexError`` in Python when ``m`` is empty."""
+        block = self.blocks[-1] if self.blocks else []
+        before = block[: next((k for k, b in enumerate(block) if b is s), len(block))]
+        tests = [s.test] if isinstance(s, ast.If) else []
+        node = s
+        while isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            tests.append(node.test)
+        for part in [*before, *tests]:
+            for n in ast.walk(part):
+                if isinstance(n, ast.Subscript):
+                    self.fail(f"an argument check after, or with, a list subscript '{ast.unparse(n)}' is not "
+                              "supported (Python raises IndexError there when the list is empty)", n)
 
     def is_size(self, name: str) -> bool:
         return any(isinstance(b, ListParam) and name in b.sizes for b in self.env.values())

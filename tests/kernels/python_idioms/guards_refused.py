@@ -34,3 +34,13 @@ def custom_exception(xs: list[float]) -> float:
 
 class MyError(Exception):
     pass
+
+
+def row_length_check(m: list[list[float]], v: list[float]) -> float:
+    if len(m[0]) != len(v):
+        raise ValueError("shapes")
+    s = 0.0
+    for i in range(len(m)):
+        for j in range(len(v)):
+            s += m[i][j] * v[j]
+    return s

@@ -22,3 +22,17 @@ def bool_operand(xs: list[float]) -> int:
     for x in xs:
         c += int(x > 0 and x)
     return c
+
+
+def start_at_inf(xs: list[float]) -> float:
+    m = float("-inf")
+    for x in xs:
+        m = max(m, x)
+    return m
+
+
+def math_inf(xs: list[float]) -> float:
+    m = -math.inf
+    for x in xs:
+        m = max(m, x)
+    return m
