@@ -729,6 +729,8 @@ def cxx_adapter(
     read: set[str] | None = None
     if core is not None:
         read = set(core[1]) | {n for lhs, rhs in ps.preconditions for n in free_vars(lhs) | free_vars(rhs)}
+        if fn.cxx.result is not None:
+            read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
         if fn.python is not None:  # the argument checks read sizes, so does writing lists back
             read |= {n for g in fn.python.guards for n, _ in _guard_vars(g)}
             read |= {n for v in fn.cxx.signature if not isinstance(v, str) and v.name in fn.python.written
@@ -748,6 +750,7 @@ def cxx_adapter(
                 given[v.name] = fresh_name(f"_given_{v.name}", taken)
                 lines.append(f"{given[v.name]} = {names[v.name]}")
         if validations:
+            assert fn.python is not None
             # a validation helper inspects the objects given before anything converts them
             # (a list of strings must raise its TypeError, not NumPy's ValueError): every
             # argument check runs first, in source order, a list's length read by len()
@@ -762,8 +765,6 @@ def cxx_adapter(
                     raise CodegenError(f"an argument check reads {', '.join(sorted(missing))} (a row length), which "
                                        "cannot be read before a validation helper has checked the arguments")
             lines += _arg_guard_lines(fn, fn.python.guards, at_entry, given)
-        if fn.cxx.result is not None:
-            read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
     for v in fn.cxx.signature:
         if isinstance(v, str):
             args.append(names[v])

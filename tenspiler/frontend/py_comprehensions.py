@@ -313,7 +313,7 @@ class Desugar:
             # `for row in m`: each row is m[k] itself (a list is not copied); read through
             # the subscript when neither the row name nor m is assigned in the body
             row, seq = s.target.id, s.iter
-            root = seq
+            root: ast.expr = seq
             while isinstance(root, ast.Subscript):
                 root = root.value
             if row in assigned_names(s.body) or (isinstance(root, ast.Name) and _stores_into(root.id, s.body)):
@@ -335,11 +335,11 @@ class Desugar:
         for v, e in walk.elements(_name(k, s.target)):
             if _used_as_list(v, body) and isinstance(e, ast.Subscript):
                 # a row (zip of lists of lists): read through the subscript, as `for row in m`
-                root = e
-                while isinstance(root, ast.Subscript):
-                    root = root.value
-                if v in assigned_names(body) or (isinstance(root, ast.Name) and _stores_into(root.id, body)):
-                    self.fail(f"iterating over the rows of '{ast.unparse(root)}' while assigning '{v}' or the list "
+                base: ast.expr = e
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                if v in assigned_names(body) or (isinstance(base, ast.Name) and _stores_into(base.id, body)):
+                    self.fail(f"iterating over the rows of '{ast.unparse(base)}' while assigning '{v}' or the list "
                               "is not supported", s.target)
                 body = [_substitute_stmt(b, {v: e}) for b in body]
             else:

@@ -402,7 +402,7 @@ class Expressions(ModuleTypes):
                 self.fail("math.pow takes two arguments", node)
             k_node = node.args[1]
             k = k_node.value if isinstance(k_node, ast.Constant) else None
-            if type(k) not in (int, float) or k != int(k) or not 1 <= k <= 8:
+            if not isinstance(k, int | float) or isinstance(k, bool) or k != int(k) or not 1 <= k <= 8:
                 self.fail(f"math.pow is only supported with a literal integer exponent 1..8 (got "
                           f"'{ast.unparse(k_node)}')", k_node)
             x = convert(self.expr(node.args[0], sc), DOUBLE)
@@ -605,8 +605,9 @@ def _number_literal_node(node: ast.expr) -> int | float | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         sign = -1 if isinstance(node.op, ast.USub) else 1
         node = node.operand
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return sign * node.value
+    v = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return sign * v
     return None
 
 

@@ -84,6 +84,20 @@ _INSPECTING = frozenset({"isinstance", "len", "type", "str", "repr", "int", "flo
                          "all", "any", "abs", "min", "max"})
 
 
+def _is_message_assign(s: ast.stmt) -> bool:
+    """``msg = "literal"`` or ``msg = f"... {name} ..."`` (formatting a name cannot raise
+    for numbers and lists): a message built before ``raise``."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) <= 1 and all(isinstance(t, ast.Name) for t in s.targets)):
+        return False
+    v = s.value
+    if isinstance(v, ast.Constant):
+        return isinstance(v.value, str)
+    if isinstance(v, ast.JoinedStr):
+        return all(isinstance(p, ast.Constant) or (isinstance(p, ast.FormattedValue) and isinstance(p.value, ast.Name)
+                                                   and p.format_spec is None) for p in v.values)
+    return False
+
+
 def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
     """The text of the validation helper ``fdef`` (no docstring, annotations or decorators)
     after checking that running it on the arguments only inspects them and may raise: it
@@ -165,9 +179,7 @@ def _may_raise_cond(c: Cond) -> str:
             return _may_raise(a) or _may_raise(b)
         case Logical(left=a, right=b):
             return _may_raise_cond(a) or _may_raise_cond(b)
-        case Not(operand=x):
-            return _may_raise_cond(x)
-    return ""
+    return _may_raise_cond(c.operand)
 
 
 def _subst(e: Expr, values: dict[str, Expr]) -> Expr:
@@ -193,9 +205,7 @@ def _subst_cond(c: Cond, values: dict[str, Expr]) -> Cond:
             return Compare(op, _subst(a, values), _subst(b, values), loc)
         case Logical(op=op, left=a, right=b, loc=loc):
             return Logical(op, _subst_cond(a, values), _subst_cond(b, values), loc)
-        case Not(operand=x, loc=loc):
-            return Not(_subst_cond(x, values), loc)
-    return c
+    return Not(_subst_cond(c.operand, values), c.loc)
 
 INT, DOUBLE = DType.INT, DType.DOUBLE
 
@@ -301,7 +311,9 @@ class Kernel(Scope, IfConversion, ResultLists):
             stmts = [*stmts, ast.copy_location(ast.Return(value=None), end)]
         self.result_rank = self.result_shape_rank(stmts)
         body = self.block(stmts[:-1])
-        body.append(self.ret(stmts[-1]))
+        last = stmts[-1]
+        assert isinstance(last, ast.Return)
+        body.append(self.ret(last))
         result = None
         if self.result is not None:
             elem = self.result_elem or INT
@@ -828,6 +840,8 @@ class Kernel(Scope, IfConversion, ResultLists):
             return False
         while True:
             body = [b for b in s.body if not isinstance(b, ast.Pass)]
+            while len(body) > 1 and _is_message_assign(body[0]):
+                body = body[1:]
             if len(body) != 1 or not isinstance(body[0], ast.Raise | ast.Return):
                 return False
             if not s.orelse:
@@ -869,10 +883,18 @@ class Kernel(Scope, IfConversion, ResultLists):
                               "or a value computed from parameters before it", arm.test)
                 if name in self.params and name in self.assigned_before(emitted):
                     self.fail(f"the condition of an argument check reads parameter '{name}' after it is assigned", arm.test)
-            stmt = next(b for b in arm.body if not isinstance(b, ast.Pass))
+            body = [b for b in arm.body if not isinstance(b, ast.Pass)]
+            messages: dict[str, str] = {}
+            while len(body) > 1 and _is_message_assign(body[0]):
+                first = body[0]
+                assert isinstance(first, ast.Assign) and isinstance(first.targets[0], ast.Name)
+                v = first.value
+                messages[first.targets[0].id] = str(v.value) if isinstance(v, ast.Constant) else ast.unparse(v)
+                body = body[1:]
+            stmt = body[0]
             loc = self.mod.loc(arm)
             if isinstance(stmt, ast.Raise):
-                exc, message = self.raised(stmt)
+                exc, message = self.raised(stmt, messages)
                 self.arg_guards.append(ArgGuard(cond, exc, message, None, loc))
             else:
                 assert isinstance(stmt, ast.Return)
@@ -911,9 +933,11 @@ class Kernel(Scope, IfConversion, ResultLists):
     def assigned_before(emitted: list[Stmt]) -> set[str]:
         return {st.target for st in emitted if isinstance(st, Assign)}
 
-    def raised(self, r: ast.Raise) -> tuple[str, str]:
-        """``raise E`` / ``raise E("literal")`` of a builtin exception class ``E``: its name
-        and message."""
+    def raised(self, r: ast.Raise, messages: dict[str, str] | None = None) -> tuple[str, str]:
+        """``raise E`` / ``raise E("literal")`` / ``raise E(msg)`` (``msg`` one of the
+        ``messages`` assigned just before) of a builtin exception class ``E``: its name and
+        message."""
+        messages = messages or {}
         if r.cause is not None:
             self.fail("'raise ... from ...' is not supported", r.cause)
         exc = r.exc
@@ -927,10 +951,13 @@ class Kernel(Scope, IfConversion, ResultLists):
                     message = a.value
                 elif not isinstance(a, ast.JoinedStr | ast.Name | ast.Constant):
                     self.fail(f"exception message '{ast.unparse(a)}' is not supported", a)
-                else:
+                elif isinstance(a, ast.Name) and a.id in messages:
+                    message = messages[a.id]
+                elif isinstance(a, ast.JoinedStr) and _is_message_assign(ast.Assign(targets=[], value=a)):
                     message = ast.unparse(a)
-                    if isinstance(a, ast.Name) and a.id not in self.local_names:
-                        self.fail(f"exception message '{a.id}' is not a local string", a)
+                else:
+                    self.fail(f"exception message '{ast.unparse(a)}' is not supported (a string literal, an "
+                              "f-string of names, or a name assigned one just before)", a)
             exc = exc.func
         if not isinstance(exc, ast.Name) or exc.id not in _EXCEPTIONS:
             what = ast.unparse(exc) if exc is not None else "(re-raise)"

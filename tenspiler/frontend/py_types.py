@@ -145,7 +145,7 @@ class ModuleTypes(ModuleNames):
                 self.fail(f"annotation of {what} is not a type: {node.value!r}", node)
             return self.annotation(ast.copy_location(parsed, node), what)
         t = self._annotated(node)
-        if t is False:
+        if isinstance(t, bool):
             self.fail(
                 f"annotation '{ast.unparse(node)}' of {what} is not supported "
                 "(int, float, bool, list[int], list[float], list[list[int]], list[list[float]], list[list[list[float]]], "

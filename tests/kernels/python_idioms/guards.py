@@ -31,3 +31,13 @@ def checked_scale(xs: list[float], k: int) -> float:
     for x in xs:
         s += x * k
     return s
+
+
+def message_first(xs: list[float], k: int) -> float:
+    if k < 0:
+        msg = f"k must not be negative, got {k}"
+        raise ValueError(msg)
+    s = 0.0
+    for x in xs:
+        s += x * k
+    return s
