@@ -125,7 +125,7 @@ def test_argument_check_is_kept_in_the_loop_ir_interface() -> None:
 
 @pytest.mark.parametrize(("function", "message"), [
     ("after_division", r"an argument check after a statement that may raise \(a division\) is not supported"),
-    ("reads_element", r"the condition of an argument check may raise \(a list element\)"),
+    ("reads_element", r"an argument check after, or with, a list subscript 'xs\[0\]' is not supported"),
     ("after_loop", r"an argument check after a loop is not supported"),
     ("custom_exception", "raising 'MyError' is not supported"),
     ("row_length_check", r"an argument check after, or with, a list subscript 'm\[0\]' is not supported"),
