@@ -23,7 +23,10 @@ The function is called on the Python view of each random input: nested lists of 
 The generated entry (the Python signature, see ``numpy_backend.cxx_adapter``) gets the same
 lists. A returned list must have the shape the summary gives (rows of one length for a list
 of lists); numbers are compared as in :mod:`tenspiler.check` (integers exactly, floats with
-its tolerances).
+its tolerances). The list arguments a kernel modifies in place (``PythonInterface.written``)
+are results too: the child sends them back after the call, and the generated entry must
+leave the same contents in the lists it was given. A method (``PythonInterface.method``) is
+called on an object made with ``object.__new__`` whose attributes are the leading arguments.
 """
 
 from __future__ import annotations
