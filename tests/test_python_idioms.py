@@ -405,3 +405,36 @@ def test_zip_of_rows_reads_rows_through_subscripts() -> None:
     state = run_function(fn, {"a": np.array(a).reshape(-1), "a__rows": 2, "a__cols": 2,
                               "b": np.array(b).reshape(-1), "b__rows": 2, "b__cols": 2})
     assert state["return"] == pytest.approx(sum(x * y for ra, rb in zip(a, b, strict=True) for x, y in zip(ra, rb, strict=True)))
+
+
+# ---------------------------------------------------------------- slices
+
+SLICE_CASES = {
+    "head_sum": [([1.0, 2.0, 4.0], 2), ([1.0, 2.0, 4.0], -1), ([1.0, 2.0], -5), ([1.0, 2.0], 7), ([], 0)],
+    "tail_max": [([3.0, 1.0, 5.0],), ([3.0],), ([],)],
+}
+
+
+@pytest.mark.parametrize("function", sorted(SLICE_CASES))
+def test_slices_lift(function: str, tmp_path: Path) -> None:
+    lift_and_compare("slices.py", function, SLICE_CASES[function], tmp_path)
+
+
+def test_slice_bounds_are_pythons_on_the_loop_ir() -> None:
+    from tenspiler.loops.interp import run_function
+
+    fn = parse_python_file(KERNELS / "slices.py", "window_sum")
+    xs = [1.0, 2.0, 4.0, 8.0, 16.0]
+    for a in range(-7, 8):
+        for b in range(-7, 8):
+            state = run_function(fn, {"xs": np.array(xs), "xs__size": len(xs), "a": a, "b": b})
+            assert state["return"] == sum(xs[a:b]), (a, b)
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    ("stepped", r"a slice with step '2' is not supported"),
+    ("writes_while_slicing", r"a loop over the slice 'xs\[1:\]' that assigns elements of 'xs' is not supported"),
+])
+def test_unsupported_slices_are_refused(function: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "slices_refused.py", function)

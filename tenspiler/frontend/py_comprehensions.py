@@ -93,8 +93,10 @@ def _used_as_list(name: str, body: list[ast.stmt]) -> bool:
                 return True
             case ast.For(iter=ast.Name(id=n)) | ast.comprehension(iter=ast.Name(id=n)) if n == name:
                 return True
-            case ast.Call(func=ast.Name(id="len" | "zip" | "enumerate" | "sum" | "max" | "min" | "reversed"), args=args) if any(
+            case ast.Call(func=ast.Name(id="len" | "zip" | "enumerate" | "sum" | "reversed"), args=args) if any(
                     isinstance(a, ast.Name) and a.id == name for a in args):
+                return True
+            case ast.Call(func=ast.Name(id="max" | "min"), args=[ast.Name(id=n)]) if n == name:
                 return True
     return False
 
@@ -325,6 +327,10 @@ class Desugar:
             body = [_substitute_stmt(b, {row: at}) for b in s.body]
             loop = _for(k, None, _call("len", [copy.deepcopy(seq)], seq), self.block(body), s)
             return [*pre, loop]
+        if (isinstance(s.iter, ast.Subscript) and isinstance(s.iter.slice, ast.Slice)
+                and isinstance(s.iter.value, ast.Name) and _stores_into(s.iter.value.id, s.body)):
+            self.fail(f"a loop over the slice '{ast.unparse(s.iter)}' that assigns elements of "
+                      f"'{s.iter.value.id}' is not supported (the slice is a copy)", s.iter)
         walk = self.walk(s.target, s.iter, sequence_only=False)
         if walk is None:  # range(...) or a list parameter: read by the lowering
             s.body = self.block(s.body)
@@ -451,6 +457,8 @@ class Desugar:
             assert inner is not None
             self.require_builtins(("reversed",), "reversed()", it)
             return _Walk(inner.stop, inner.elements, descending=True)
+        if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
+            return self.slice_walk(target, it)
         if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and not isinstance(it.slice, ast.Slice):
             # the elements of a row m[i]: m[i][0], m[i][1], ...
             self.require_builtins(("len", "range"), f"iterating over '{ast.unparse(it)}' by index", it)
@@ -473,6 +481,58 @@ class Desugar:
         if sequence_only and self.builtin(it, {"range"}) is None:
             self.fail(f"iterating over '{ast.unparse(it)}' is not supported here (only a list parameter, range, zip or enumerate)", it)
         return None
+
+    def slice_walk(self, target: ast.Name, it: ast.Subscript) -> _Walk:
+        """``for x in xs[a:b]`` (step 1): Python's slice bounds (CPython's
+        ``PySlice_AdjustIndices``): a missing start is 0 and a missing stop ``len(xs)``; a
+        negative bound counts from the end (``+ len(xs)``, at least 0); a bound beyond the
+        end is the end. The loop walks ``max(b' - a', 0)`` elements ``xs[a' + k]`` (a slice
+        is a copy: the elements as they are when it is taken; refused when the loop assigns
+        elements of ``xs``)."""
+        sl = it.slice
+        assert isinstance(sl, ast.Slice)
+        if not isinstance(it.value, ast.Name):
+            self.fail(f"a slice of '{ast.unparse(it.value)}' is not supported (only of a list parameter)", it)
+        if sl.step is not None and not is_int_literal(sl.step, 1):
+            self.fail(f"a slice with step '{ast.unparse(sl.step)}' is not supported (only 1)", sl.step)
+        self.require_builtins(("len", "range", "min", "max"), f"the slice '{ast.unparse(it)}'", it)
+        xs = it.value
+
+        def n() -> ast.expr:
+            return _call("len", [copy.deepcopy(xs)], it)
+
+        def adjust(bound: ast.expr | None, missing: ast.expr) -> ast.expr:
+            if bound is None:
+                return missing
+            if isinstance(bound, ast.Constant) and type(bound.value) is int and bound.value >= 0:
+                return _call("min", [copy.deepcopy(bound), n()], bound)
+            if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub) and isinstance(
+                    bound.operand, ast.Constant) and type(bound.operand.value) is int:
+                plus = _at(ast.BinOp(left=copy.deepcopy(bound), op=ast.Add(), right=n()), bound)
+                return _call("max", [plus, _at(ast.Constant(0), bound)], bound)
+            negative = _at(ast.Compare(left=copy.deepcopy(bound), ops=[ast.Lt()], comparators=[ast.Constant(0)]), bound)
+            plus = _at(ast.BinOp(left=copy.deepcopy(bound), op=ast.Add(), right=n()), bound)
+            return _at(ast.IfExp(test=negative, body=_call("max", [plus, _at(ast.Constant(0), bound)], bound),
+                                 orelse=_call("min", [copy.deepcopy(bound), n()], bound)), bound)
+
+        lo = sl.lower
+        if isinstance(lo, ast.Constant) and type(lo.value) is int and lo.value >= 0:
+            # a literal start c >= 0 is min(c, len) but only max(stop - c, 0) elements follow it:
+            # xs[c + k] for those is the same (none when c is beyond the end)
+            start: ast.expr = copy.deepcopy(lo)
+        else:
+            start = adjust(lo, _at(ast.Constant(0), it))
+        stop = adjust(sl.upper, n())
+        count = _call("max", [_at(ast.BinOp(left=stop, op=ast.Sub(), right=copy.deepcopy(start)), it),
+                              _at(ast.Constant(0), it)], it) if sl.lower is not None else stop
+        name = target.id
+
+        def elements(k: ast.expr) -> list[tuple[str, ast.expr]]:
+            index = k if sl.lower is None else _at(ast.BinOp(left=copy.deepcopy(start), op=ast.Add(),
+                                                                right=copy.deepcopy(k)), it)
+            return [(name, _at(ast.Subscript(value=copy.deepcopy(xs), slice=index, ctx=ast.Load()), it))]
+
+        return _Walk(count, elements)
 
     # ----------------------------------------------------------- comprehensions
 

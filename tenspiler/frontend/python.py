@@ -93,7 +93,10 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   is local to the comprehension). ``for row in m`` whose body subscripts ``row``, iterates
   over it or takes its ``len`` walks the rows: ``row`` is read as ``m[k]`` (the list
   itself, not a copy; refused when the body assigns ``row`` or an element of ``m``), and
-  ``for x in m[k]`` walks the row's elements.
+  ``for x in m[k]`` walks the row's elements. ``for x in xs[a:b]`` (and ``sum(xs[:k])``
+  ...; step 1) walks a slice of a list parameter with Python's bounds (missing, negative
+  from the end, clamped to the list: ``Desugar.slice_walk``); a slice used as a value is
+  refused.
 * expressions: int and float literals, variables, ``a[i]``, ``m[i][j]``, ``len(a)``,
   ``len(range(a, b))`` (``max(0, b - a)``),
   ``len(m)``, ``len(m[i])`` (rows are assumed to have one length), ``+ - * / // % **`` (a
