@@ -318,7 +318,7 @@ REFUSED = [
      "5:9: zip() of 3 lists must be unpacked into 3 names (got '(x, y)')"),
     ("    s = 0.0\n    for t in zip(a, a):\n        s += 1.0\n    return s", "5:9: zip() of 2 lists must be unpacked into 2 names (got 't')"),
     ("    s = 0.0\n    for x, y in zip(a, range(n)):\n        s += x\n    return s",
-     "5:24: zip() over 'range(n)' is not supported (only list parameters)"),
+     "5:24: zip() over 'range(n)' is not supported (only list parameters and their rows)"),
     ("    s = 0.0\n    for x, y in a:\n        s += x\n    return s",
      "5:9: unpacking '(x, y)' is only supported from zip() or enumerate()"),
     ("    return max(a, default=0.0)", "4:19: keyword argument default of max() is not supported"),
@@ -363,9 +363,13 @@ def test_builtins_the_desugared_loops_use_must_be_the_builtins() -> None:
         py(src)
 
 
-def test_rows_of_a_list_of_lists_are_still_refused() -> None:
-    with pytest.raises(LiftError, match="iterating over the rows of 'm' is not supported"):
-        py("def f(m: list[list[int]]):\n    return [[x + 1 for x in row] for row in m]\n")
+def test_rows_of_a_list_of_lists_are_walked_by_index() -> None:
+    # `for row in m` reads row as m[k] (issue 34); assigning the list while walking it is refused
+    fn = py("def f(m: list[list[int]]):\n    return [[x + 1 for x in row] for row in m]\n")
+    assert fn.cxx is not None and fn.cxx.result is not None and fn.cxx.result.rank == 2
+    with pytest.raises(LiftError, match="iterating over the rows of 'm' while assigning 'row' or the list"):
+        py("def f(m: list[list[float]]):\n    s = 0.0\n    for row in m:\n        m[0][0] = 1.0\n"
+           "        s += row[0]\n    return s\n")
 
 
 # ---------------------------------------------------------------- end to end

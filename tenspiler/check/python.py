@@ -23,7 +23,10 @@ The function is called on the Python view of each random input: nested lists of 
 The generated entry (the Python signature, see ``numpy_backend.cxx_adapter``) gets the same
 lists. A returned list must have the shape the summary gives (rows of one length for a list
 of lists); numbers are compared as in :mod:`tenspiler.check` (integers exactly, floats with
-its tolerances).
+its tolerances). The list arguments a kernel modifies in place (``PythonInterface.written``)
+are results too: the child sends them back after the call, and the generated entry must
+leave the same contents in the lists it was given. A method (``PythonInterface.method``) is
+called on an object made with ``object.__new__`` whose attributes are the leading arguments.
 """
 
 from __future__ import annotations
@@ -124,10 +127,33 @@ def _load(fn: Function) -> Any:
         contextlib.suppress(ReferenceRunStop),
     ):
         exec(compile(fn.source, filename, "exec"), module.__dict__)
+    method = fn.python.method
+    if method is not None:
+        return _method_caller(module.__dict__, method)
     if fn.name not in module.__dict__:
         raise NameError(f"the module does not define {fn.name!r} before it calls tenspiler")
     f = module.__dict__[fn.name]
     return getattr(f, "original", f)
+
+
+def _method_caller(namespace: Mapping[str, Any], method: tuple[str, str, str, tuple[str, ...]]) -> Callable[..., Any]:
+    """The method ``Class.name`` as a function of the lifted parameters: a static or class
+    method itself; an instance method of an object made without ``__init__``
+    (``object.__new__``) whose attributes are the leading arguments."""
+    cls_name, name, kind, attrs = method
+    if cls_name not in namespace:
+        raise NameError(f"the module does not define class {cls_name!r} before it calls tenspiler")
+    cls = namespace[cls_name]
+    if kind != "instance":
+        return getattr(cls, name)
+
+    def call(*args: Any) -> Any:
+        obj = object.__new__(cls)
+        for a, v in zip(attrs, args[: len(attrs)], strict=True):
+            setattr(obj, a, v)
+        return getattr(obj, name)(*args[len(attrs):])
+
+    return call
 
 
 def _caller(fn: Function) -> Callable[[Mapping[str, object]], tuple[str, object]]:
@@ -144,9 +170,16 @@ def _caller(fn: Function) -> Callable[[Mapping[str, object]], tuple[str, object]
                 name = fn.python.filename if fn.python else ""
                 return "fatal", f"running the module {name} failed: {type(e).__name__}: {e}"
         try:
-            return "value", loaded[0](*python_arguments(fn, inputs))
+            args = python_arguments(fn, inputs)
+            value = loaded[0](*args)
         except Exception as e:  # part of the function's meaning: the generated code must raise it too
             return "raised", (type(e).__name__, str(e))
+        written = fn.python.written if fn.python is not None else ()
+        if written:  # the lists it modified in place are results too
+            assert fn.cxx is not None
+            position = {v.name: k for k, v in enumerate(fn.cxx.signature) if not isinstance(v, str)}
+            return "value", (value, {name: args[position[name]] for name in written})
+        return "value", value
 
     return call
 
@@ -212,6 +245,24 @@ def _result_array(value: object, r: VectorResult, got: object) -> np.ndarray | s
         return "the Python function returned an integer outside int64"
 
 
+def _written_array(value: object, rank: int, elem: DType) -> np.ndarray | str:
+    """A list argument after the call (a list of numbers, of rows, or an array) as an
+    array of its element dtype, or what is wrong with it."""
+    dtype = np.float64 if elem.is_float else np.int64
+    if isinstance(value, np.ndarray):
+        return value.astype(dtype)
+    if not isinstance(value, list):
+        return f"not a list but {type(value).__name__}"
+    flat = value if rank == 1 else [x for row in value for x in (row if isinstance(row, list) else [row])]
+    if not all(_is_number(x) for x in flat):
+        return "holds elements that are not numbers"
+    try:
+        arr = np.array(value, dtype=dtype)
+    except (ValueError, OverflowError) as e:
+        return f"cannot be read as an array ({e})"
+    return arr
+
+
 def check_one_python(
     fn: Function, ps: ProgramSummary, code: GeneratedCode, state: dict[str, object] | str, inputs: Mapping[str, object]
 ) -> str | None:
@@ -228,6 +279,7 @@ def check_one_python(
     params = code.params or tuple(v if isinstance(v, str) else v.name for v in fn.cxx.signature)
     given = dict(zip(params, copy.deepcopy(args), strict=True))
     raised = state.get("raised")
+    written = fn.python.written
     try:
         got = run_generated(code, given)
     except Exception as e:  # the generated code must raise where, and what, Python raises
@@ -238,6 +290,22 @@ def check_one_python(
     if raised is not None:
         return f"the Python function raised {raised}: {state['message']}; {code.backend} code returned {show_value(got)}"
     value = state["value"]
+    if written:
+        assert isinstance(value, tuple)
+        value, lists = value
+        for name in written:
+            v = next(v for v in fn.cxx.signature if not isinstance(v, str) and v.name == name)
+            want_list = _written_array(lists[name], v.rank, v.elem)
+            got_list = _written_array(given[name], v.rank, v.elem)
+            if isinstance(want_list, str) or isinstance(got_list, str):
+                return f"{name} after the call: {want_list if isinstance(want_list, str) else got_list}"
+            if want_list.shape != got_list.shape or not results_agree(want_list, got_list, v.elem):
+                return (f"{name} after the call: Python left {show_value(want_list)}, {code.backend} code left "
+                        f"{show_value(got_list)}")
+        if fn.return_dtype is None:
+            if value is not None or got is not None:
+                return f"the Python function returned {value!r}, {code.backend} code returned {show_value(got)}"
+            return None
     r = fn.cxx.result
     if r is not None:
         want: object = _result_array(value, r, got)

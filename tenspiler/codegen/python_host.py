@@ -66,15 +66,18 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
+from tenspiler.loops.ir import ArgGuard, DType, Function, PointerType, ScalarType, map_expr
 from tenspiler.loops.ir import Binary as LBinary
+from tenspiler.loops.ir import Call as LCall
+from tenspiler.loops.ir import Cast as LCast
 from tenspiler.loops.ir import Compare as LCompare
 from tenspiler.loops.ir import Cond as LCond
 from tenspiler.loops.ir import Const as LConst
-from tenspiler.loops.ir import DType, Function, PointerType, ScalarType, map_expr
 from tenspiler.loops.ir import Expr as LExpr
 from tenspiler.loops.ir import Logical as LLogical
 from tenspiler.loops.ir import Not as LNot
 from tenspiler.loops.ir import Select as LSelect
+from tenspiler.loops.ir import Unary as LUnary
 from tenspiler.loops.ir import Var as LVar
 
 __all__ = [
@@ -728,6 +731,40 @@ def cxx_adapter(
         read = set(core[1]) | {n for lhs, rhs in ps.preconditions for n in free_vars(lhs) | free_vars(rhs)}
         if fn.cxx.result is not None:
             read |= {n for e in fn.cxx.result.shape for n in _loop_vars(e)}
+        if fn.python is not None:  # the argument checks read sizes, so does writing lists back
+            read |= {n for g in fn.python.guards for n, _ in _guard_vars(g)}
+            read |= {n for v in fn.cxx.signature if not isinstance(v, str) and v.name in fn.python.written
+                     for n in v.sizes}
+    written = fn.python.written if fn.python is not None else ()
+    validations = [g for g in fn.python.guards if g.call is not None] if fn.python is not None else []
+    given: dict[str, str] = {}
+    if written or validations:
+        if written and lib.name != "numpy":
+            raise CodegenError(
+                f"the Python function modifies its list argument(s) {', '.join(written)} in place: only the numpy "
+                "backend writes results back into the arguments"
+            )
+        taken = set(names.values())
+        for v in fn.cxx.signature:  # the objects given, before their conversions
+            if not isinstance(v, str):
+                given[v.name] = fresh_name(f"_given_{v.name}", taken)
+                lines.append(f"{given[v.name]} = {names[v.name]}")
+        if validations:
+            assert fn.python is not None
+            # a validation helper inspects the objects given before anything converts them
+            # (a list of strings must raise its TypeError, not NumPy's ValueError): every
+            # argument check runs first, in source order, a list's length read by len()
+            at_entry = dict(names)
+            for v in fn.cxx.signature:
+                if not isinstance(v, str):
+                    at_entry[v.sizes[0]] = f"len({given[v.name]})"
+            readable = {*at_entry} - {n for v in fn.cxx.signature if not isinstance(v, str) for n in v.sizes[1:]}
+            for g in fn.python.guards:
+                missing = {n for n, _ in _guard_vars(g)} - readable
+                if missing:
+                    raise CodegenError(f"an argument check reads {', '.join(sorted(missing))} (a row length), which "
+                                       "cannot be read before a validation helper has checked the arguments")
+            lines += _arg_guard_lines(fn, fn.python.guards, at_entry, given)
     for v in fn.cxx.signature:
         if isinstance(v, str):
             args.append(names[v])
@@ -765,6 +802,11 @@ def cxx_adapter(
             lines.append(f"if max({a}.shape, default=0) > {MAX_VECTOR_SIZE}:\n    raise ValueError("
                          f"'precondition violated: every dimension of {v.name} has at most {MAX_VECTOR_SIZE} elements (the model of size_t sizes)')")
         args.extend([a, *(names[n] for n in v.sizes)])
+    if not validations:
+        guards = fn.python.guards if fn.python is not None else ()
+        lines += _arg_guard_lines(fn, guards, names, given)
+    if written:  # (Python's argument checks come first: it raises nothing for aliasing)
+        lines += _alias_check(fn, given)
     if read is not None:
         # the scalars read here converted first, as the flat function converts them (C
         # converts the arguments at the call): the arrays already are
@@ -801,6 +843,11 @@ def cxx_adapter(
             lines.append(f"return {lib._reshape_text(f'{res}[: {total}]', ', '.join(shape))}")
         what = ("list" if r.rank == 1 else "list of lists") if py else ("vector" if r.rank == 1 else "vector<vector>")
         ret = f"    a {r.rank}-D {lib._array_doc(r.elem)}: the returned {what}"
+    elif written:
+        lines += _write_back(fn, ps, call, names, given)
+        ret = ("    the returned value; the list arguments " + ", ".join(written) + " are modified in place"
+               if fn.return_dtype is not None else
+               "    None: the list arguments " + ", ".join(written) + " are modified in place")
     else:
         lines.append(f"return {call}")
         ret = "    the returned value (see the flat function above)" if fn.return_dtype is not None else "    None"
@@ -846,6 +893,140 @@ def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
         case ScalarOp(op, a, b) if op in ("+", "-", "*"):
             return f"({_render_cxx_scalar(a, names)} {op} {_render_cxx_scalar(b, names)})"
     raise CodegenError(f"cannot check the precondition term {show(t)} in the C++ entry")
+
+
+def _list_objects(p: str, rank: int) -> str:
+    """The list objects of argument ``p``: itself and, for a list of lists, its rows."""
+    return f"([{p}, *{p}] if isinstance({p}, list) else [{p}])" if rank == 2 else f"[{p}]"
+
+
+def _alias_check(fn: Function, names: Mapping[str, str]) -> list[str]:
+    """(``names``: the variables holding the list arguments as given.) A Python kernel that modifies list arguments in place reads them as distinct lists
+    (the model's arrays): no written list (or row of a written list of lists) may be another
+    argument or one of its rows — e.g. ``[[0] * n] * m`` has ``m`` times the same row."""
+    assert fn.python is not None and fn.cxx is not None
+    lists = [v for v in fn.cxx.signature if not isinstance(v, str)]
+    w = [v for v in lists if v.name in fn.python.written]
+    r = [v for v in lists if v.name not in fn.python.written]
+    taken = {*names.values(), *(n.name for n in fn.params)}
+    ws, rs, o = (fresh_name(n, taken) for n in ("_written", "_read", "_o"))
+    wr = " + ".join(_list_objects(names[v.name], v.rank) for v in w)
+    lines = [f"{ws} = [id({o}) for {o} in {wr}]"]
+    cond = f"len(set({ws})) != len({ws})"
+    if r:
+        rd = " + ".join(_list_objects(names[v.name], v.rank) for v in r)
+        lines.append(f"{rs} = {{id({o}) for {o} in {rd}}}")
+        cond += f" or not {rs}.isdisjoint({ws})"
+    msg = ("precondition violated: the list arguments the function modifies ("
+           + ", ".join(v.name for v in w) + ") and their rows are distinct from every other argument and row")
+    lines.append(f"if {cond}:\n    raise ValueError({msg!r})")
+    return lines
+
+
+def _write_back(fn: Function, ps: ProgramSummary, call: str, names: Mapping[str, str],
+                given: Mapping[str, str]) -> list[str]:
+    """Call the flat function and write the new contents of the modified list arguments
+    into the objects given (a list's elements, each row's elements of a list of lists, or
+    an array's), then return what the Python function returns."""
+    from tenspiler.codegen.base import returned_outputs
+
+    assert fn.cxx is not None
+    outs = returned_outputs(ps)
+    taken = set(names.values()) | set(given.values())
+    res, row, new = (fresh_name(n, taken) for n in ("_results", "_row", "_new"))
+    lines = [f"{res} = {call}"]
+    vals = [res] if len(outs) == 1 else [f"{res}[{k}]" for k in range(len(outs))]
+    value = "None"
+    lists = {v.name: v for v in fn.cxx.signature if not isinstance(v, str)}
+    for o, val in zip(outs, vals, strict=True):
+        if isinstance(o, ArrayOutput) and o.array in given and o.array in (fn.python.written if fn.python else ()):
+            v, g = lists[o.array], given[o.array]
+            if v.rank == 1:
+                lines.append(f"if isinstance({g}, list):\n    {g}[:] = {val}.tolist()\n"
+                             f"else:\n    {g}[...] = {val}")
+            else:
+                rows, cols = (names[n] for n in v.sizes)
+                lines.append(f"if isinstance({g}, list):\n"
+                             f"    for {row}, {new} in zip({g}, {val}.reshape({rows}, {cols}).tolist()):\n"
+                             f"        {row}[:] = {new}\n"
+                             f"else:\n    {g}[...] = {val}.reshape({rows}, {cols})")
+        elif not isinstance(o, ArrayOutput):
+            value = val
+    lines.append(f"return {value}")
+    return lines
+
+
+def _guard_vars(g: ArgGuard) -> Iterator[tuple[str, object]]:
+    from tenspiler.frontend.common import cond_vars_read, vars_read
+
+    if g.cond is not None:
+        yield from cond_vars_read(g.cond)
+    if g.value is not None:
+        yield from vars_read(g.value)
+
+
+def _arg_guard_lines(fn: Function, guards: Sequence[ArgGuard], names: Mapping[str, str],
+                     given: Mapping[str, str]) -> list[str]:
+    """The argument checks of a Python kernel (:class:`~tenspiler.loops.ir.ArgGuard`), in
+    source order, on the arguments as given (before their conversions: a number parameter
+    as the Python ``int`` / ``float`` it is, a list's sizes from its shape, a validation
+    helper's text run on the objects given, ``given``): raise the same exception class,
+    or return the early value."""
+    lines = []
+    taken = {*names.values(), *given.values()}
+    for g in guards:
+        if g.call is not None:
+            text, helper, args = g.call
+            local = fresh_name(f"_validate_{helper.strip('_')}", taken)
+            _, _, rest = text.partition("(")
+            lines.append(f"def {local}({rest}")
+            lines.append(f"{local}({', '.join(given.get(a, names.get(a, a)) for a in args)})")
+            continue
+        assert g.cond is not None
+        cond = _render_guard_cond(fn, g.cond, names)
+        if g.exception is not None:
+            lines.append(f"if {cond}:\n    raise {g.exception}({g.message!r})")
+        else:
+            assert g.value is not None
+            lines.append(f"if {cond}:\n    return {_render_guard_expr(fn, g.value, names)}")
+    return lines
+
+
+def _render_guard_cond(fn: Function, c: LCond, names: Mapping[str, str]) -> str:
+    match c:
+        case LCompare(op, a, b):
+            return f"({_render_guard_expr(fn, a, names)} {op} {_render_guard_expr(fn, b, names)})"
+        case LLogical(op, a, b):
+            return f"({_render_guard_cond(fn, a, names)} {'and' if op == '&&' else 'or'} {_render_guard_cond(fn, b, names)})"
+        case LNot(x):
+            return f"(not {_render_guard_cond(fn, x, names)})"
+    raise CodegenError(f"cannot render the argument check {c!r}")
+
+
+def _render_guard_expr(fn: Function, e: LExpr, names: Mapping[str, str]) -> str:
+    """A loop-IR expression of an argument check in Python's own arithmetic (ints
+    unbounded, floats doubles)."""
+    match e:
+        case LConst(value):
+            return repr(value)
+        case LVar(name):
+            py = names.get(name, name)
+            p = fn.param(name)
+            if isinstance(p.type, ScalarType) and fn.cxx is not None and name in fn.cxx.signature:
+                return f"{'float' if p.type.dtype.is_float else 'int'}({py})"
+            return py
+        case LBinary(op, left, right) if op in ("+", "-", "*"):
+            return f"({_render_guard_expr(fn, left, names)} {op} {_render_guard_expr(fn, right, names)})"
+        case LUnary("-", x):
+            return f"(-{_render_guard_expr(fn, x, names)})"
+        case LCast(x, dtype):
+            return f"{'float' if dtype.is_float else 'int'}({_render_guard_expr(fn, x, names)})"
+        case LCall("fabs", x):
+            return f"abs({_render_guard_expr(fn, x, names)})"
+        case LSelect(c, a, b):
+            return (f"({_render_guard_expr(fn, a, names)} if {_render_guard_cond(fn, c, names)} "
+                    f"else {_render_guard_expr(fn, b, names)})")
+    raise CodegenError(f"cannot render the argument check's value {e!r}")
 
 
 def render_loop_cond(c: LCond, names: Mapping[str, str]) -> str:

@@ -33,6 +33,7 @@ from tenspiler.loops.ir import (
     Const,
     DType,
     Expr,
+    For,
     Param,
     PointerType,
     ScalarType,
@@ -143,14 +144,20 @@ def entry_values(
     for name, _ in writes(body):
         counts[name] = counts.get(name, 0) + 1
     top = {s.target: s.value for s in body if isinstance(s, Assign)}
+    first_loop = next((k for k, s in enumerate(body) if isinstance(s, For)), len(body))
+    # a parameter assigned once, by a top-level statement before every loop (`n = int(n)`):
+    # in the loops (where the appends are) it has that value, over its entry value
+    before_loops = {s.target for s in body[:first_loop] if isinstance(s, Assign)}
 
-    def rewrite(e: Expr) -> Expr:
+    def rewrite(e: Expr, entry: frozenset[str] = frozenset()) -> Expr:
         match e:
             case Var(name=name):
-                if name in params and name not in counts:
+                if name in params and (name not in counts or name in entry):
                     return e
-                if name in top and counts.get(name) == 1:
-                    return rewrite(top[name])
+                if name in params and name in top and counts.get(name) == 1 and name in before_loops:
+                    return rewrite(top[name], entry | {name})
+                if name in top and counts.get(name) == 1 and name not in params:
+                    return rewrite(top[name], entry)
                 raise BadInput(
                     f"the length of the returned {what} depends on '{name}', which is not fixed "
                     "when the function starts", loc,
@@ -158,14 +165,15 @@ def entry_values(
             case Const():
                 return e
             case Binary(op=op, left=left, right=right, dtype=dtype) if op in ("+", "-", "*"):
-                return Binary(op, rewrite(left), rewrite(right), dtype, e.loc)
+                return Binary(op, rewrite(left, entry), rewrite(right, entry), dtype, e.loc)
             case Cast(operand=operand, dtype=dtype):
-                return Cast(rewrite(operand), dtype, e.loc)
+                return Cast(rewrite(operand, entry), dtype, e.loc)
             case Unary(op=op, operand=operand, dtype=dtype):
-                return Unary(op, rewrite(operand), dtype, e.loc)
+                return Unary(op, rewrite(operand, entry), dtype, e.loc)
             case Select(cond=Compare(op=cmp, left=cl, right=cr, loc=cloc), then=then, else_=else_, dtype=dtype):
                 # min / max of lengths (Python's zip stops at the shortest list)
-                return Select(Compare(cmp, rewrite(cl), rewrite(cr), cloc), rewrite(then), rewrite(else_), dtype, e.loc)
+                return Select(Compare(cmp, rewrite(cl, entry), rewrite(cr, entry), cloc), rewrite(then, entry),
+                              rewrite(else_, entry), dtype, e.loc)
         raise BadInput(f"the length of the returned {what} is not a simple expression of the parameters", loc)
 
     return rewrite

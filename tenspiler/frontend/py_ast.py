@@ -71,9 +71,10 @@ def assigned_names(body: list[ast.stmt]) -> set[str]:
     for node in (n for s in body for n in ast.walk(s)):
         match node:
             case ast.Assign(targets=targets):
-                out.update(t.id for t in targets if isinstance(t, ast.Name))
+                for t in targets:
+                    out.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
             case ast.AugAssign(target=ast.Name(id=name)) | ast.AnnAssign(target=ast.Name(id=name)):
                 out.add(name)
-            case ast.For(target=ast.Name(id=name)):
-                out.add(name)
+            case ast.For(target=target):
+                out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     return out

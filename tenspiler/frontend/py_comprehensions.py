@@ -41,9 +41,13 @@ def _assign(name: str, value: ast.expr, like: ast.AST) -> ast.Assign:
     return _at(ast.Assign(targets=[_name(name, like, store=True)], value=value), like)
 
 
-def _for(var: str, start: ast.expr | None, stop: ast.expr, body: list[ast.stmt], like: ast.AST) -> ast.For:
+def _for(var: str, start: ast.expr | None, stop: ast.expr, body: list[ast.stmt], like: ast.AST,
+         descending: bool = False) -> ast.For:
     bounds = [stop] if start is None else [start, stop]
-    return _at(ast.For(target=_name(var, like, store=True), iter=_call("range", bounds, like), body=body, orelse=[]), like)
+    it = _call("range", bounds, like)
+    if descending:
+        it = _call("reversed", [it], like)
+    return _at(ast.For(target=_name(var, like, store=True), iter=it, body=body, orelse=[]), like)
 
 
 def _plus_one(e: ast.expr) -> ast.expr:
@@ -67,6 +71,50 @@ def _substitute(e: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
     return out
 
 
+def _substitute_stmt(s: ast.stmt, values: dict[str, ast.expr]) -> ast.stmt:
+    """A copy of the statement ``s`` with each read of a name of ``values`` replaced."""
+
+    class Sub(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if isinstance(node.ctx, ast.Load) and node.id in values:
+                return copy.deepcopy(values[node.id])
+            return node
+
+    out = Sub().visit(copy.deepcopy(s))
+    assert isinstance(out, ast.stmt)
+    return out
+
+
+def _used_as_list(name: str, body: list[ast.stmt]) -> bool:
+    """Whether ``body`` subscripts ``name``, iterates over it or takes its ``len`` (a row)."""
+    for node in (n for s in body for n in ast.walk(s)):
+        match node:
+            case ast.Subscript(value=ast.Name(id=n)) if n == name:
+                return True
+            case ast.For(iter=ast.Name(id=n)) | ast.comprehension(iter=ast.Name(id=n)) if n == name:
+                return True
+            case ast.Call(func=ast.Name(id="len" | "zip" | "enumerate" | "sum" | "reversed"), args=args) if any(
+                    isinstance(a, ast.Name) and a.id == name for a in args):
+                return True
+            case ast.Call(func=ast.Name(id="max" | "min"), args=[ast.Name(id=n)]) if n == name:
+                return True
+    return False
+
+
+def _stores_into(name: str, body: list[ast.stmt]) -> bool:
+    """Whether ``body`` assigns an element of ``name`` (``name[i] = ...``, ``name[i][j] += ...``)."""
+    for node in (n for s in body for n in ast.walk(s)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign | ast.AnnAssign) else []
+        for t in targets:
+            root = t
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id == name and root is not t:
+                return True
+    return False
+
+
 def _names_in(node: ast.AST) -> list[ast.Name]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Name)]
 
@@ -80,6 +128,8 @@ class _Walk:
     stop: ast.expr
     elements: Callable[[ast.expr], list[tuple[str, ast.expr]]]
     counter: str | None = None
+    #: ``k`` walks ``reversed(range(stop))`` (``reversed(xs)``)
+    descending: bool = False
 
 
 class Desugar:
@@ -185,6 +235,15 @@ class Desugar:
 
     def stmt(self, s: ast.stmt) -> list[ast.stmt]:
         match s:
+            case ast.Assign(targets=targets, value=value) if len(targets) > 1 and all(
+                    isinstance(t, ast.Name) for t in targets):
+                # a = b = E: E once, then each target from left to right
+                tmp = self.fresh("__chain")
+                return self.block([_assign(tmp, value, s), *(_at(ast.Assign(targets=[t], value=_name(tmp, t)), s)
+                                                             for t in targets)])
+            case ast.Assign(targets=[ast.Tuple(elts=names) | ast.List(elts=names)], value=ast.Tuple(elts=values)
+                            | ast.List(elts=values)) if all(isinstance(t, ast.Name) for t in names):
+                return self.block(self.unpack(s, names, values))
             case ast.Return(value=ast.ListComp() as comp):
                 out = self.fresh("out")
                 return [
@@ -224,15 +283,74 @@ class Desugar:
                 return self.for_stmt(s)
         return [s]
 
+    def unpack(self, s: ast.Assign, names: list[ast.expr], values: list[ast.expr]) -> list[ast.stmt]:
+        """``a, b = E1, E2``: Python evaluates every ``E`` first, then assigns from left to
+        right; through fresh temporaries when an ``E`` reads a target."""
+        if len(names) != len(values):
+            self.fail(f"unpacking {len(values)} values into {len(names)} names (Python raises ValueError)", s)
+        if any(isinstance(v, ast.Starred) for v in values):
+            self.fail("starred expression in an unpacking is not supported", s)
+        targets = [t.id for t in names if isinstance(t, ast.Name)]
+        if len(set(targets)) != len(targets):
+            self.fail("a name assigned twice by one unpacking is not supported", s)
+        read = {n.id for v in values for n in _names_in(v)}
+        if not read & set(targets):
+            return [_at(ast.Assign(targets=[t], value=v), s) for t, v in zip(names, values, strict=True)]
+        temps = [self.fresh(f"__{t}") for t in targets]
+        return [*(_assign(tmp, v, v) for tmp, v in zip(temps, values, strict=True)),
+                *(_at(ast.Assign(targets=[t], value=_name(tmp, t)), t) for t, tmp in zip(names, temps, strict=True))]
+
     def for_stmt(self, s: ast.For) -> list[ast.stmt]:
+        if self.builtin(s.iter, {"list"}) is not None:
+            # list(range(...)) / list(xs): a copy, iterated as the original
+            assert isinstance(s.iter, ast.Call)
+            inner = s.iter.args[0] if len(s.iter.args) == 1 else None
+            if inner is None or not (isinstance(inner, ast.Name) or self.builtin(inner, {"range", "reversed"})):
+                self.fail(f"for loop over '{ast.unparse(s.iter)}' is not supported (list() of a range or a list)",
+                          s.iter)
+            s.iter = inner
         pre, s.iter = self.hoist(s.iter)
+        if (isinstance(s.target, ast.Name) and isinstance(s.iter, ast.Name | ast.Subscript)
+                and _used_as_list(s.target.id, s.body) and not s.orelse):
+            # `for row in m`: each row is m[k] itself (a list is not copied); read through
+            # the subscript when neither the row name nor m is assigned in the body
+            row, seq = s.target.id, s.iter
+            root: ast.expr = seq
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if row in assigned_names(s.body) or (isinstance(root, ast.Name) and _stores_into(root.id, s.body)):
+                self.fail(f"iterating over the rows of '{ast.unparse(seq)}' while assigning '{row}' or the list "
+                          "is not supported", s.target)
+            self.require_builtins(("len", "range"), f"iterating over the rows of '{ast.unparse(seq)}'", s.iter)
+            k = self.fresh(f"{row}__k")
+            at = _at(ast.Subscript(value=copy.deepcopy(seq), slice=_name(k, seq), ctx=ast.Load()), seq)
+            body = [_substitute_stmt(b, {row: at}) for b in s.body]
+            loop = _for(k, None, _call("len", [copy.deepcopy(seq)], seq), self.block(body), s)
+            return [*pre, loop]
+        if (isinstance(s.iter, ast.Subscript) and isinstance(s.iter.slice, ast.Slice)
+                and isinstance(s.iter.value, ast.Name) and _stores_into(s.iter.value.id, s.body)):
+            self.fail(f"a loop over the slice '{ast.unparse(s.iter)}' that assigns elements of "
+                      f"'{s.iter.value.id}' is not supported (the slice is a copy)", s.iter)
         walk = self.walk(s.target, s.iter, sequence_only=False)
         if walk is None:  # range(...) or a list parameter: read by the lowering
             s.body = self.block(s.body)
             return [*pre, s]
         k = walk.counter or self.fresh(f"{_names_in(s.target)[0].id}__k")
-        head = [_assign(v, e, s.target) for v, e in walk.elements(_name(k, s.target))]
-        loop = _for(k, None, walk.stop, self.block([*head, *s.body]), s)
+        head: list[ast.stmt] = []
+        body = s.body
+        for v, e in walk.elements(_name(k, s.target)):
+            if _used_as_list(v, body) and isinstance(e, ast.Subscript):
+                # a row (zip of lists of lists): read through the subscript, as `for row in m`
+                base: ast.expr = e
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                if v in assigned_names(body) or (isinstance(base, ast.Name) and _stores_into(base.id, body)):
+                    self.fail(f"iterating over the rows of '{ast.unparse(base)}' while assigning '{v}' or the list "
+                              "is not supported", s.target)
+                body = [_substitute_stmt(b, {v: e}) for b in body]
+            else:
+                head.append(_assign(v, e, s.target))
+        loop = _for(k, None, walk.stop, self.block([*head, *body]), s, walk.descending)
         loop.orelse = s.orelse
         return [*pre, loop]
 
@@ -291,6 +409,8 @@ class Desugar:
             inner = self.walk(target.elts[1], it.args[0], sequence_only=True)
             if inner is None:
                 self.fail(f"enumerate() over '{ast.unparse(it.args[0])}' is not supported (only a list parameter or zip of them)", it.args[0])
+            if inner.descending:
+                self.fail("enumerate(reversed(...)) is not supported", it.args[0])
             index = target.elts[0].id
             self.require_builtins(("len", "range"), "enumerate()", it)
             return _Walk(inner.stop, inner.elements, counter=index)
@@ -300,8 +420,8 @@ class Desugar:
             if not lists:
                 self.fail("zip() of no lists is not supported", it)
             for a in lists:
-                if not isinstance(a, ast.Name):
-                    self.fail(f"zip() over '{ast.unparse(a)}' is not supported (only list parameters)", a)
+                if not (isinstance(a, ast.Name) or (isinstance(a, ast.Subscript) and not isinstance(a.slice, ast.Slice))):
+                    self.fail(f"zip() over '{ast.unparse(a)}' is not supported (only list parameters and their rows)", a)
             if not (isinstance(target, ast.Tuple) and len(target.elts) == len(lists)):
                 self.fail(f"zip() of {len(lists)} lists must be unpacked into {len(lists)} names (got '{ast.unparse(target)}')", target)
             names = []
@@ -319,6 +439,34 @@ class Desugar:
                 (n, _at(ast.Subscript(value=copy.deepcopy(a), slice=copy.deepcopy(k), ctx=ast.Load()), a))
                 for n, a in zip(names, lists_, strict=True)
             ])
+        if self.builtin(it, {"reversed"}) is not None:
+            assert isinstance(it, ast.Call)
+            if len(it.args) != 1:
+                self.fail("reversed() takes one argument", it)
+            arg = it.args[0]
+            if self.builtin(arg, {"range"}) is not None:
+                if sequence_only:
+                    self.fail(f"'{ast.unparse(it)}' is only supported as the iterable of a for statement", it)
+                return None  # the lowering reads reversed(range(...))
+            if not (isinstance(target, ast.Name) and isinstance(arg, ast.Name)):
+                self.fail(f"reversed() over '{ast.unparse(arg)}' is only supported for a list parameter and one name",
+                          it)
+            if not sequence_only:
+                return None  # the lowering reads reversed(xs) of a list parameter
+            inner = self.walk(target, arg, sequence_only=True)
+            assert inner is not None
+            self.require_builtins(("reversed",), "reversed()", it)
+            return _Walk(inner.stop, inner.elements, descending=True)
+        if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
+            return self.slice_walk(target, it)
+        if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and not isinstance(it.slice, ast.Slice):
+            # the elements of a row m[i]: m[i][0], m[i][1], ...
+            self.require_builtins(("len", "range"), f"iterating over '{ast.unparse(it)}' by index", it)
+            name, row = target.id, copy.deepcopy(it)
+            return _Walk(
+                _call("len", [copy.deepcopy(row)], it),
+                lambda k: [(name, _at(ast.Subscript(value=copy.deepcopy(row), slice=copy.deepcopy(k), ctx=ast.Load()), row))],
+            )
         if isinstance(target, ast.Name) and isinstance(it, ast.Name):
             if not sequence_only:
                 return None
@@ -333,6 +481,58 @@ class Desugar:
         if sequence_only and self.builtin(it, {"range"}) is None:
             self.fail(f"iterating over '{ast.unparse(it)}' is not supported here (only a list parameter, range, zip or enumerate)", it)
         return None
+
+    def slice_walk(self, target: ast.Name, it: ast.Subscript) -> _Walk:
+        """``for x in xs[a:b]`` (step 1): Python's slice bounds (CPython's
+        ``PySlice_AdjustIndices``): a missing start is 0 and a missing stop ``len(xs)``; a
+        negative bound counts from the end (``+ len(xs)``, at least 0); a bound beyond the
+        end is the end. The loop walks ``max(b' - a', 0)`` elements ``xs[a' + k]`` (a slice
+        is a copy: the elements as they are when it is taken; refused when the loop assigns
+        elements of ``xs``)."""
+        sl = it.slice
+        assert isinstance(sl, ast.Slice)
+        if not isinstance(it.value, ast.Name):
+            self.fail(f"a slice of '{ast.unparse(it.value)}' is not supported (only of a list parameter)", it)
+        if sl.step is not None and not is_int_literal(sl.step, 1):
+            self.fail(f"a slice with step '{ast.unparse(sl.step)}' is not supported (only 1)", sl.step)
+        self.require_builtins(("len", "range", "min", "max"), f"the slice '{ast.unparse(it)}'", it)
+        xs = it.value
+
+        def n() -> ast.expr:
+            return _call("len", [copy.deepcopy(xs)], it)
+
+        def adjust(bound: ast.expr | None, missing: ast.expr) -> ast.expr:
+            if bound is None:
+                return missing
+            if isinstance(bound, ast.Constant) and type(bound.value) is int and bound.value >= 0:
+                return _call("min", [copy.deepcopy(bound), n()], bound)
+            if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub) and isinstance(
+                    bound.operand, ast.Constant) and type(bound.operand.value) is int:
+                plus = _at(ast.BinOp(left=copy.deepcopy(bound), op=ast.Add(), right=n()), bound)
+                return _call("max", [plus, _at(ast.Constant(0), bound)], bound)
+            negative = _at(ast.Compare(left=copy.deepcopy(bound), ops=[ast.Lt()], comparators=[ast.Constant(0)]), bound)
+            plus = _at(ast.BinOp(left=copy.deepcopy(bound), op=ast.Add(), right=n()), bound)
+            return _at(ast.IfExp(test=negative, body=_call("max", [plus, _at(ast.Constant(0), bound)], bound),
+                                 orelse=_call("min", [copy.deepcopy(bound), n()], bound)), bound)
+
+        lo = sl.lower
+        if isinstance(lo, ast.Constant) and type(lo.value) is int and lo.value >= 0:
+            # a literal start c >= 0 is min(c, len) but only max(stop - c, 0) elements follow it:
+            # xs[c + k] for those is the same (none when c is beyond the end)
+            start: ast.expr = copy.deepcopy(lo)
+        else:
+            start = adjust(lo, _at(ast.Constant(0), it))
+        stop = adjust(sl.upper, n())
+        count = _call("max", [_at(ast.BinOp(left=stop, op=ast.Sub(), right=copy.deepcopy(start)), it),
+                              _at(ast.Constant(0), it)], it) if sl.lower is not None else stop
+        name = target.id
+
+        def elements(k: ast.expr) -> list[tuple[str, ast.expr]]:
+            index = k if sl.lower is None else _at(ast.BinOp(left=copy.deepcopy(start), op=ast.Add(),
+                                                                right=copy.deepcopy(k)), it)
+            return [(name, _at(ast.Subscript(value=copy.deepcopy(xs), slice=index, ctx=ast.Load()), it))]
+
+        return _Walk(count, elements)
 
     # ----------------------------------------------------------- comprehensions
 
@@ -472,6 +672,8 @@ class Desugar:
         pre, g.iter = self.hoist(g.iter)
         walk = self.walk(g.target, g.iter, sequence_only=True)
         assert walk is not None
+        if walk.descending:
+            self.fail(f"{name}() over reversed() is not supported (the same value as over the list)", g.iter)
         k = walk.counter or self.fresh("__k")
 
         def element(at: ast.expr) -> ast.expr:

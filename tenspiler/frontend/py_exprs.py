@@ -40,7 +40,7 @@ INT, DOUBLE = DType.INT, DType.DOUBLE
 _MATH = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs"}
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e}
 #: The builtins the subset calls (refused when the module may rebind them).
-_BUILTINS = frozenset({"len", "abs", "min", "max", "int", "float", "range", "sum", "zip", "enumerate"})
+_BUILTINS = frozenset({"len", "abs", "min", "max", "int", "float", "range", "sum", "zip", "enumerate", "reversed", "list"})
 _SEQUENCE_BUILTINS = frozenset({"sum", "zip", "enumerate"})
 _CMP: dict[type[ast.cmpop], CmpOpName] = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
@@ -175,6 +175,11 @@ class Expressions(ModuleTypes):
             ):
                 self.stable_math(m, node)
                 return Const(_MATH_CONSTANTS[attr], DOUBLE, loc)
+            case ast.Attribute(value=ast.Name(id=m), attr="inf" | "nan") if (
+                m in self.math_modules and sc.lookup(m) is None and m not in sc.local_names
+            ):
+                self.fail(f"'{ast.unparse(node)}' is not supported: infinities and NaN are not real numbers (floats "
+                          "are verified over the reals)", node)
             case ast.Attribute():
                 self.fail(f"attribute '{ast.unparse(node)}' is not supported", node)
             case ast.ListComp() | ast.GeneratorExp():
@@ -325,6 +330,20 @@ class Expressions(ModuleTypes):
         if name in ("abs", "float", "int"):
             if len(args) != 1:
                 self.fail(f"{name}() takes one argument here", node)
+            if name == "float" and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+                self.fail(
+                    f"float({args[0].value!r}) is not supported: infinities and NaN are not real numbers (floats "
+                    "are verified over the reals); start a running extremum from the first element instead", node)
+            if name in ("int", "float") and (isinstance(args[0], ast.Compare | ast.BoolOp) or (
+                    isinstance(args[0], ast.UnaryOp) and isinstance(args[0].op, ast.Not))):
+                # int(a == b): True is 1, False is 0 (a comparison, 'and' / 'or' of comparisons
+                # or 'not' is a bool)
+                if isinstance(args[0], ast.BoolOp) and not all(
+                        isinstance(v, ast.Compare | ast.BoolOp | ast.UnaryOp) for v in args[0].values):
+                    self.fail(f"'{ast.unparse(args[0])}' is not a bool ('and' / 'or' give an operand)", args[0])
+                d = INT if name == "int" else DOUBLE
+                one, zero = Const(py_cast(1, d), d, loc), Const(py_cast(0, d), d, loc)
+                return Select(self.cond(args[0], sc), one, zero, d, loc)
             x = self.expr(args[0], sc)
             if name == "float":
                 if not x.dtype.is_float:
@@ -375,8 +394,40 @@ class Expressions(ModuleTypes):
         )
 
     def math_call(self, attr: str, node: ast.Call, sc: Scope) -> Expr:
+        loc = self.loc(node)
+        if attr == "pow":
+            # math.pow(x, k), k a literal integer 1..8: float(x) multiplied k times (math.pow
+            # converts both to float; a non-integer or variable exponent is outside TensIR)
+            if len(node.args) != 2:
+                self.fail("math.pow takes two arguments", node)
+            k_node = node.args[1]
+            k = k_node.value if isinstance(k_node, ast.Constant) else None
+            if not isinstance(k, int | float) or isinstance(k, bool) or k != int(k) or not 1 <= k <= 8:
+                self.fail(f"math.pow is only supported with a literal integer exponent 1..8 (got "
+                          f"'{ast.unparse(k_node)}')", k_node)
+            x = convert(self.expr(node.args[0], sc), DOUBLE)
+            out = x
+            for _ in range(int(k) - 1):
+                out = Binary("*", out, x, DOUBLE, loc)
+            return out
+        if attr in ("floor", "ceil", "trunc"):
+            # an int: floor(x) is trunc(x) - 1 where x < trunc(x), ceil(x) trunc(x) + 1 where x > trunc(x)
+            if len(node.args) != 1:
+                self.fail(f"math.{attr} takes one argument", node)
+            x = self.expr(node.args[0], sc)
+            if x.dtype == INT:
+                return x
+            t = Cast(x, INT, loc)
+            if attr == "trunc":
+                return t
+            back = Cast(t, DOUBLE, loc)
+            one = Const(1, INT, loc)
+            if attr == "floor":
+                return Select(Compare("<", x, back, loc), Binary("-", t, one, INT, loc), t, INT, loc)
+            return Select(Compare(">", x, back, loc), Binary("+", t, one, INT, loc), t, INT, loc)
         if attr not in _MATH:
-            self.fail(f"math.{attr} is not supported (only exp, sqrt, log, tanh, fabs)", node)
+            self.fail(f"math.{attr} is not supported (only exp, sqrt, log, tanh, fabs, pow, floor, ceil, trunc)",
+                      node)
         if len(node.args) != 1:
             self.fail(f"math.{attr} with {len(node.args)} arguments is not supported", node)
         x = convert(self.expr(node.args[0], sc), DOUBLE)
@@ -387,6 +438,21 @@ class Expressions(ModuleTypes):
         (columns, or rows of a plane: rows are assumed to have one length), ``len(x[p][r])``
         (columns of a 3-D list) and ``len(out)`` of the returned list."""
         loc = self.loc(arg)
+        if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "range"
+                and sc.lookup("range") is None and "range" not in sc.local_names and "range" not in self.defs):
+            # len(range(a, b)) is max(0, b - a) (step 1), exactly
+            self.stable_builtin("range", arg.func)
+            if arg.keywords or not 1 <= len(arg.args) <= 3:
+                self.fail("len(range()) takes range(stop) or range(start, stop)", arg)
+            if len(arg.args) == 3 and not (isinstance(arg.args[2], ast.Constant) and arg.args[2].value == 1
+                                           and type(arg.args[2].value) is int):
+                self.fail("len(range()) with a step other than 1 is not supported", arg.args[2])
+            bounds = [self.expr(a, sc) for a in arg.args[:2]]
+            if any(b.dtype != INT for b in bounds):
+                self.fail("range() bounds must be ints", arg)
+            n = bounds[0] if len(bounds) == 1 else Binary("-", bounds[1], bounds[0], INT, loc)
+            zero = Const(0, INT, loc)
+            return Select(Compare("<", n, zero, loc), zero, n, INT, loc)
         if isinstance(arg, ast.Name):
             match sc.lookup(arg.id):
                 case ListParam(sizes=sizes):
@@ -440,6 +506,9 @@ class Expressions(ModuleTypes):
                 return Not(self.cond(operand, sc), loc)
             case ast.Constant(value=bool() as v):
                 self.fail(f"constant condition '{v}' is not supported", node)
+        if isinstance(node, ast.Name) and isinstance(sc.lookup(node.id), ListParam):
+            # a list is true when it is not empty
+            return Compare("!=", self.length(node, sc), Const(0, INT, loc), loc)
         e = self.expr(node, sc)
         return Compare("!=", e, Const(py_cast(0, e.dtype), e.dtype, loc), loc)
 
@@ -451,10 +520,18 @@ class Expressions(ModuleTypes):
             self.fail(f"recursive call to '{name}' is not supported", node)
         fdef = self.defs[name]
         params = self.plain_params(fdef)
-        if len(node.args) != len(params):
+        defaults = fdef.args.defaults
+        required = len(params) - len(defaults)
+        if not required <= len(node.args) <= len(params):
             self.fail(f"call to '{name}' with {len(node.args)} arguments; it takes {len(params)}", node)
+        args = list(node.args)
+        for d in defaults[len(args) - required:]:
+            # Python evaluates a default once, when the def runs: a number literal is that value
+            if _number_literal_node(d) is None:
+                self.fail(f"default value '{ast.unparse(d)}' of '{name}' is not a number literal", d)
+            args.append(d)
         values: dict[str, Expr] = {}
-        for p, arg in zip(params, node.args, strict=True):
+        for p, arg in zip(params, args, strict=True):
             if isinstance(arg, ast.Name) and isinstance(sc.lookup(arg.id), ListParam | ResultList | ResultRow):
                 self.fail(f"passing list '{arg.id}' to '{name}' is not supported (helpers take numbers)", arg)
             value = self.expr(arg, sc)
@@ -481,8 +558,8 @@ class Expressions(ModuleTypes):
             self.fail(f"{what} with *args / **kwargs is not supported", a.vararg or a.kwarg)
         if a.kwonlyargs:
             self.fail(f"keyword-only parameter '{a.kwonlyargs[0].arg}' is not supported", a.kwonlyargs[0])
-        if a.defaults:
-            self.fail(f"default parameter values are not supported ({what})", a.defaults[0])
+        # default values: the lifted function takes every parameter (a default does not
+        # change what the body computes); a helper call may leave out literal defaults
         return [*a.posonlyargs, *a.args]
 
     def helper_block(self, stmts: list[ast.stmt], hs: _HelperScope, fdef: ast.FunctionDef) -> Expr:
@@ -520,6 +597,18 @@ class Expressions(ModuleTypes):
                 case _:
                     self.fail(f"{describe(s)} in helper function '{hs.name}' is not supported", s)
         self.fail(f"helper function '{hs.name}' may end without returning a value", fdef)
+
+
+def _number_literal_node(node: ast.expr) -> int | float | None:
+    """The value of an int / float literal, possibly negated (not a bool)."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    v = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return sign * v
+    return None
 
 
 def _is_lifted_decorator(d: ast.expr) -> bool:

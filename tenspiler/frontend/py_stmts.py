@@ -7,12 +7,14 @@ built by ``append``, counted loops (``for`` over ``range`` or a list, the counte
 from __future__ import annotations
 
 import ast
+import copy
 from typing import NoReturn
 
 from tenspiler.errors import SourceLoc
 from tenspiler.frontend.common import (
     IfConversion,
     Scalar,
+    cond_vars_read,
     convert,
     names_read,
     names_written,
@@ -40,8 +42,12 @@ from tenspiler.frontend.py_types import (
     Uses,
 )
 from tenspiler.loops.ir import (
+    ArgGuard,
     Assign,
     Binary,
+    Call,
+    Cast,
+    Compare,
     Cond,
     Const,
     CxxInterface,
@@ -50,16 +56,156 @@ from tenspiler.loops.ir import (
     For,
     Function,
     Load,
+    Logical,
+    Not,
     Param,
     PythonInterface,
     Return,
     ScalarType,
+    Select,
     Stmt,
+    Store,
+    Unary,
     Var,
     VectorParam,
 )
 
 __all__ = ["Kernel"]
+
+#: The builtin exception classes an argument check may raise.
+_EXCEPTIONS = frozenset({
+    "ValueError", "TypeError", "IndexError", "ZeroDivisionError", "ArithmeticError", "OverflowError",
+    "RuntimeError", "Exception", "KeyError", "LookupError", "NotImplementedError", "AssertionError",
+})
+
+
+#: The builtins a validation helper may call (they only inspect numbers and lists).
+_INSPECTING = frozenset({"isinstance", "len", "type", "str", "repr", "int", "float", "bool", "list", "tuple",
+                         "all", "any", "abs", "min", "max"})
+
+
+def _is_message_assign(s: ast.stmt) -> bool:
+    """``msg = "literal"`` or ``msg = f"... {name} ..."`` (formatting a name cannot raise
+    for numbers and lists): a message built before ``raise``."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) <= 1 and all(isinstance(t, ast.Name) for t in s.targets)):
+        return False
+    v = s.value
+    if isinstance(v, ast.Constant):
+        return isinstance(v.value, str)
+    if isinstance(v, ast.JoinedStr):
+        return all(isinstance(p, ast.Constant) or (isinstance(p, ast.FormattedValue) and isinstance(p.value, ast.Name)
+                                                   and p.format_spec is None) for p in v.values)
+    return False
+
+
+def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
+    """The text of the validation helper ``fdef`` (no docstring, annotations or decorators)
+    after checking that running it on the arguments only inspects them and may raise: it
+    has ``if`` / ``for`` / ``raise`` / local assignments / ``pass`` / ``return`` only,
+    reads its parameters, its locals, the builtins of :data:`_INSPECTING` and builtin
+    exception classes (none of them rebound by the module), calls nothing else and reads
+    no attribute but ``__name__``."""
+    if fdef.decorator_list:
+        mod.fail(f"decorated validation helper '{fdef.name}' is not supported", fdef.decorator_list[0])
+    params = {a.arg for a in mod.plain_params(fdef)}
+    body = [s for k, s in enumerate(fdef.body) if not (k == 0 and is_docstring(s))]
+    local = assigned_names(body)
+    for node in (n for s in body for n in ast.walk(s)):
+        if isinstance(node, ast.stmt) and not isinstance(node, ast.If | ast.For | ast.Raise | ast.Assign | ast.Pass
+                                                         | ast.Return | ast.Expr):
+            mod.fail(f"{describe(node)} in the validation helper '{fdef.name}' is not supported", node)
+        match node:
+            case ast.Expr(value=v) if not (isinstance(v, ast.Constant) and isinstance(v.value, str)):
+                mod.fail(f"expression statement in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Return(value=v) if v is not None and not (isinstance(v, ast.Constant) and v.value is None):
+                mod.fail(f"the validation helper '{fdef.name}' returns a value", node)
+            case ast.Assign(targets=targets) if not all(isinstance(t, ast.Name) for t in targets):
+                mod.fail(f"assignment '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.For(target=t) if not isinstance(t, ast.Name) or node.orelse:
+                mod.fail(f"for loop '{ast.unparse(t)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Raise(exc=exc, cause=cause):
+                f = exc.func if isinstance(exc, ast.Call) else exc
+                if cause is not None or not (isinstance(f, ast.Name) and f.id in _EXCEPTIONS):
+                    mod.fail(f"the validation helper '{fdef.name}' raises something else than a builtin exception",
+                             node)
+            case ast.Call(func=f) if not (isinstance(f, ast.Name) and (f.id in _INSPECTING or f.id in _EXCEPTIONS)):
+                mod.fail(f"call '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Attribute(attr=attr) if attr != "__name__":
+                mod.fail(f"attribute '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Subscript() | ast.Lambda() | ast.ListComp() | ast.SetComp() | ast.DictComp() | ast.GeneratorExp() \
+                    | ast.NamedExpr() | ast.Await() | ast.Yield() | ast.YieldFrom() | ast.Starred():
+                mod.fail(f"{describe(node)} in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Name(id=name, ctx=ast.Load()) if name not in params and name not in local:
+                if name not in _INSPECTING and name not in _EXCEPTIONS:
+                    mod.fail(f"the validation helper '{fdef.name}' reads '{name}' (only its parameters, its "
+                             "locals and inspecting builtins)", node)
+                mod.stable_builtin(name, node)
+            case ast.Name(id=name, ctx=ast.Store()) if name in params:
+                mod.fail(f"the validation helper '{fdef.name}' assigns its parameter '{name}'", node)
+    clean = copy.deepcopy(fdef)
+    clean.decorator_list = []
+    clean.returns = None
+    clean.body = copy.deepcopy(body) or [ast.Pass()]
+    for a in ast.walk(clean.args):
+        if isinstance(a, ast.arg):
+            a.annotation = None
+    clean.args.defaults = []
+    clean.args.kw_defaults = []
+    return ast.unparse(ast.fix_missing_locations(clean))
+
+
+def _may_raise(e: Expr) -> str:
+    """Why evaluating ``e`` may raise in Python (``""``: it cannot): a division by a
+    non-literal or zero, a math function, a list element."""
+    match e:
+        case Binary(op=op, left=left, right=right):
+            if op in ("/", "//", "mod", "%") and not (isinstance(right, Const) and right.value != 0):
+                return "a division"
+            return _may_raise(left) or _may_raise(right)
+        case Call(func=func):
+            return f"math.{func}"
+        case Load():
+            return "a list element"
+        case Unary(operand=x) | Cast(operand=x):
+            return _may_raise(x)
+        case Select(cond=c, then=a, else_=b):
+            return _may_raise_cond(c) or _may_raise(a) or _may_raise(b)
+    return ""
+
+
+def _may_raise_cond(c: Cond) -> str:
+    match c:
+        case Compare(left=a, right=b):
+            return _may_raise(a) or _may_raise(b)
+        case Logical(left=a, right=b):
+            return _may_raise_cond(a) or _may_raise_cond(b)
+    return _may_raise_cond(c.operand)
+
+
+def _subst(e: Expr, values: dict[str, Expr]) -> Expr:
+    match e:
+        case Var(name=name) if name in values:
+            return values[name]
+        case Binary(op=op, left=a, right=b, dtype=d, loc=loc):
+            return Binary(op, _subst(a, values), _subst(b, values), d, loc)
+        case Unary(op=op, operand=x, dtype=d, loc=loc):
+            return Unary(op, _subst(x, values), d, loc)
+        case Cast(operand=x, dtype=d, loc=loc):
+            return Cast(_subst(x, values), d, loc)
+        case Select(cond=c, then=a, else_=b, dtype=d, loc=loc):
+            return Select(_subst_cond(c, values), _subst(a, values), _subst(b, values), d, loc)
+        case Call(func=f, arg=x, dtype=d, loc=loc):
+            return Call(f, _subst(x, values), d, loc)
+    return e
+
+
+def _subst_cond(c: Cond, values: dict[str, Expr]) -> Cond:
+    match c:
+        case Compare(op=op, left=a, right=b, loc=loc):
+            return Compare(op, _subst(a, values), _subst(b, values), loc)
+        case Logical(op=op, left=a, right=b, loc=loc):
+            return Logical(op, _subst_cond(a, values), _subst_cond(b, values), loc)
+    return Not(_subst_cond(c.operand, values), c.loc)
 
 INT, DOUBLE = DType.INT, DType.DOUBLE
 
@@ -85,6 +231,10 @@ class Kernel(Scope, IfConversion, ResultLists):
         self.if_count = 0
         self.loops = []
         self.blocks: list[list[ast.stmt]] = []
+        #: the argument checks before the first loop, in source order
+        self.arg_guards: list[ArgGuard] = []
+        #: the list parameters the function modifies in place
+        self.written_lists: set[str] = set()
         self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
         arg_names = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
         self.taken |= arg_names
@@ -156,11 +306,14 @@ class Kernel(Scope, IfConversion, ResultLists):
             signature.append(vp)
         stmts = self.body_stmts
         if not stmts or not isinstance(stmts[-1], ast.Return):
-            where = stmts[-1] if stmts else fdef
-            self.fail(f"function '{self.name}' must end with 'return E' (a number or the list it builds)", where)
+            # falling off the end returns None: a function that modifies its list arguments
+            end = fdef.body[-1] if fdef.body else fdef
+            stmts = [*stmts, ast.copy_location(ast.Return(value=None), end)]
         self.result_rank = self.result_shape_rank(stmts)
         body = self.block(stmts[:-1])
-        body.append(self.ret(stmts[-1]))
+        last = stmts[-1]
+        assert isinstance(last, ast.Return)
+        body.append(self.ret(last))
         result = None
         if self.result is not None:
             elem = self.result_elem or INT
@@ -177,7 +330,8 @@ class Kernel(Scope, IfConversion, ResultLists):
             source=mod.text,
             loc=mod.loc(fdef),
             cxx=CxxInterface(tuple(signature), result),
-            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int),
+            python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int, tuple(self.arg_guards),
+                                   tuple(sorted(self.written_lists))),
         )
 
     def result_shape_rank(self, stmts: list[ast.stmt]) -> int:
@@ -206,8 +360,14 @@ class Kernel(Scope, IfConversion, ResultLists):
 
     def ret(self, s: ast.Return) -> Return:
         loc = self.mod.loc(s)
-        if s.value is None:
-            self.fail(f"function '{self.name}' must return a value (a number or the list it builds)", s)
+        if s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None):
+            if not self.written_lists:
+                self.fail(f"function '{self.name}' must return a value (a number or the list it builds) "
+                          "or modify a list argument", s)
+            return Return(None, loc)
+        if self.written_lists and self.result is not None:
+            self.fail("returning a list built with append from a function that also modifies a list argument "
+                      "is not supported", s)
         if isinstance(s.value, ast.Name):
             match self.env.get(s.value.id):
                 case ResultList():
@@ -242,10 +402,15 @@ class Kernel(Scope, IfConversion, ResultLists):
                 return []
             case ast.Expr(value=ast.Call(func=ast.Attribute(attr="append"))):
                 return self.append(s)
+            case ast.Expr(value=ast.Call(func=ast.Name(id=helper)) as call) if (
+                    helper in self.mod.defs and helper not in self.local_names and self.is_check_position()):
+                return self.validation_call(s, call, helper, emitted)
             case ast.Expr(value=ast.Call() as call):
                 self.fail(f"call '{ast.unparse(call)}' as a statement is not supported", s)
             case ast.Expr():
                 self.fail(f"expression statement '{ast.unparse(s)}' has no effect", s)
+            case ast.If() if self.is_arg_guard(s):
+                return self.arg_guard(s, emitted)
             case ast.If():
                 return self.if_stmt(s)
             case ast.For() | ast.While() | ast.Return() | ast.Break() | ast.Continue() if self.guard is not None:
@@ -297,11 +462,8 @@ class Kernel(Scope, IfConversion, ResultLists):
             while isinstance(root, ast.Subscript):
                 root = root.value
             b = self.env.get(root.id) if isinstance(root, ast.Name) else None
-            if isinstance(b, ListParam):
-                self.fail(
-                    f"assigning to an element of parameter '{b.name}' is not supported (the kernel may not modify its arguments)",
-                    target,
-                )
+            if isinstance(b, ListParam) and s.value is not None:
+                return [self.store_element(b, target, s)]
             if isinstance(b, ResultList | ResultRow):
                 self.fail("assigning to an element of the list being built is not supported (only append)", target)
             self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
@@ -310,6 +472,36 @@ class Kernel(Scope, IfConversion, ResultLists):
         if isinstance(s, ast.Assign | ast.AnnAssign) and isinstance(s.value, ast.List | ast.ListComp):
             self.fail("a list literal is not supported (only 'out = []' for the returned list)", s.value)
         self.fail(f"assignment to '{ast.unparse(target)}' is not supported", target)
+
+    def store_element(self, b: ListParam, target: ast.Subscript, s: ast.Assign | ast.AnnAssign | ast.AugAssign) -> Store:
+        """``xs[i] = E``, ``m[i][j] = E`` (and ``op=``): the list argument is modified in
+        place (Python passes the list object itself); its element type is kept: a float is
+        not stored into a list of ints, an int into a list of floats only as a literal."""
+        if isinstance(s, ast.AnnAssign):
+            self.fail("an annotated assignment to a list element is not supported", s)
+        if b.rank == 3:
+            self.fail(f"assigning to an element of the 3-D list '{b.name}' is not supported", target)
+        if b.rank == 2 and not isinstance(target.value, ast.Subscript):
+            self.fail(f"assigning a whole row '{ast.unparse(target)}' of the list of lists '{b.name}' is not "
+                      "supported (assign its elements)", target)
+        current = self.mod.subscript(target, self)  # the element (refuses rows, bad indices)
+        assert isinstance(current, Load)
+        loc = self.mod.loc(s)
+        assert s.value is not None
+        if isinstance(s, ast.AugAssign):
+            value = self.mod.binop(s.op, current, s.value, self, s)
+        else:
+            value = self.expr(s.value)
+        if value.dtype != b.elem:
+            if b.elem == INT:
+                self.fail(f"storing a float into the list of ints '{b.name}' is not supported "
+                          "(annotate it as a list of floats)", s)
+            if not (isinstance(value, Const) and abs(value.value) <= 2**53):
+                self.fail(f"storing the int '{ast.unparse(s.value)}' into the list of floats '{b.name}' is not "
+                          "supported (Python keeps an int there; write float(...))", s)
+        self.written_lists.add(b.name)
+        self.written.add(b.name)
+        return Store(b.name, current.index, convert(value, b.elem), loc, current.row)
 
     def assign(self, name: str, value: Expr, node: ast.stmt) -> Assign:
         """``name = value`` for a number variable (its type joins the value's)."""
@@ -458,6 +650,12 @@ class Kernel(Scope, IfConversion, ResultLists):
             descending, it = True, it.args[0]
             if len(it.args) == 3 and not is_int_literal(it.args[2], 1):
                 self.fail(f"reversed(range()) with step '{ast.unparse(it.args[2])}' is not supported (only 1)", it.args[2])
+        if (isinstance(it, ast.Call) and is_name(it.func, "reversed") and "reversed" not in self.local_names
+                and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], ast.Name)
+                and isinstance(self.env.get(it.args[0].id), ListParam)):
+            # reversed(xs): the elements from the last to the first (a descending loop)
+            self.mod.stable_builtin("reversed", it.func)
+            descending, it = True, it.args[0]
         if isinstance(it, ast.Call) and is_name(it.func, "range") and "range" not in self.local_names:
             self.mod.stable_builtin("range", it.func)
             if it.keywords:
@@ -595,6 +793,179 @@ class Kernel(Scope, IfConversion, ResultLists):
             if counter in later:
                 break
         return Var(counter, INT, loc)
+
+    # ----------------------------------------------------------- argument checks
+
+    def is_check_position(self) -> bool:
+        """Among the top-level statements (where argument checks may be)."""
+        return not self.loops and self.guard is None and len(self.blocks) == 1
+
+    def validation_call(self, s: ast.Expr, call: ast.Call, helper: str, emitted: list[Stmt]) -> list[Stmt]:
+        """``helper(a, b)`` as a statement: a validation helper (it only inspects its
+        arguments, with ``if`` / ``for`` / ``isinstance`` / ``len`` ..., and raises), called
+        with parameters. Its text runs in the generated entry on the objects given, in the
+        order of the argument checks (:class:`~tenspiler.loops.ir.ArgGuard` ``call``)."""
+        if any(isinstance(st, For) for st in emitted):
+            self.fail("a validation call after a loop is not supported (only before the first loop)", s)
+        self.no_row_reads_before(s)
+        for st in emitted:
+            if isinstance(st, Assign) and _may_raise(st.value):
+                self.fail(f"a validation call after a statement that may raise ({_may_raise(st.value)}) is not supported",
+                          s)
+        self.mod.stable_helper(helper, call.func)
+        if call.keywords:
+            self.fail("keyword arguments are not supported", call.keywords[0])
+        args: list[str] = []
+        for a in call.args:
+            if isinstance(a, ast.Constant) and type(a.value) in (str, int, float):
+                args.append(repr(a.value))  # a literal, passed as written
+                continue
+            if not (isinstance(a, ast.Name) and a.id in self.params):
+                self.fail(f"the argument '{ast.unparse(a)}' of the validation call is not a parameter or a literal", a)
+            if a.id in self.assigned_before(emitted):
+                self.fail(f"parameter '{a.id}' is assigned before the validation call", a)
+            args.append(a.id)
+        fdef = self.mod.defs[helper]
+        params = self.mod.plain_params(fdef)
+        if len(args) != len(params):
+            self.fail(f"call to '{helper}' with {len(args)} arguments; it takes {len(params)}", call)
+        text = validation_source(self.mod, fdef)
+        self.arg_guards.append(ArgGuard(None, None, "", None, self.mod.loc(s), (text, helper, tuple(args))))
+        return []
+
+    def is_arg_guard(self, s: ast.If) -> bool:
+        """``if C: raise E(...)`` / ``if C: return N`` (``elif`` chains of them) among the
+        top-level statements before the first loop."""
+        if not self.is_check_position():
+            return False
+        while True:
+            body = [b for b in s.body if not isinstance(b, ast.Pass)]
+            while len(body) > 1 and _is_message_assign(body[0]):
+                body = body[1:]
+            if len(body) != 1 or not isinstance(body[0], ast.Raise | ast.Return):
+                return False
+            if not s.orelse:
+                return True
+            if len(s.orelse) != 1 or not isinstance(s.orelse[0], ast.If):
+                return False
+            s = s.orelse[0]
+
+    def arg_guard(self, s: ast.If, emitted: list[Stmt]) -> list[Stmt]:
+        """An argument check (:class:`~tenspiler.loops.ir.ArgGuard`): its condition over the
+        entry values (locals assigned before it by straight-line code substituted), which
+        must not raise; the statements before it must not raise either (Python would raise
+        there first)."""
+        if any(isinstance(st, For) for st in emitted) or (self.result is not None and any(
+                isinstance(st, Store) for st in emitted)):
+            self.fail("an argument check after a loop is not supported (only before the first loop)", s)
+        self.no_row_reads_before(s)
+        values: dict[str, Expr] = {}
+        for st in emitted:
+            if isinstance(st, Assign):
+                why = _may_raise(st.value)
+                if why:
+                    self.fail(f"an argument check after a statement that may raise ({why}) is not supported", s)
+                values[st.target] = _subst(st.value, values)
+        arms: list[ast.If] = [s]
+        while arms[-1].orelse:
+            nxt = arms[-1].orelse[0]
+            assert isinstance(nxt, ast.If)
+            arms.append(nxt)
+        for arm in arms:
+            cond = _subst_cond(self.cond(arm.test), values)
+            why = _may_raise_cond(cond)
+            if why:
+                self.fail(f"the condition of an argument check may raise ({why}): not supported", arm.test)
+            params_read = {n for n, _ in cond_vars_read(cond)}
+            for name in params_read:
+                if name not in self.params and not self.is_size(name):
+                    self.fail(f"the condition of an argument check reads '{name}', which is not a parameter "
+                              "or a value computed from parameters before it", arm.test)
+                if name in self.params and name in self.assigned_before(emitted):
+                    self.fail(f"the condition of an argument check reads parameter '{name}' after it is assigned", arm.test)
+            body = [b for b in arm.body if not isinstance(b, ast.Pass)]
+            messages: dict[str, str] = {}
+            while len(body) > 1 and _is_message_assign(body[0]):
+                first = body[0]
+                assert isinstance(first, ast.Assign) and isinstance(first.targets[0], ast.Name)
+                v = first.value
+                messages[first.targets[0].id] = str(v.value) if isinstance(v, ast.Constant) else ast.unparse(v)
+                body = body[1:]
+            stmt = body[0]
+            loc = self.mod.loc(arm)
+            if isinstance(stmt, ast.Raise):
+                exc, message = self.raised(stmt, messages)
+                self.arg_guards.append(ArgGuard(cond, exc, message, None, loc))
+            else:
+                assert isinstance(stmt, ast.Return)
+                if stmt.value is None:
+                    self.fail("an early 'return' without a value is not supported", stmt)
+                value = _subst(self.expr(stmt.value), values)
+                if not isinstance(value, Const):
+                    self.fail(f"an early return of '{ast.unparse(stmt.value)}' is not supported (only a number literal)",
+                              stmt.value)
+                if self.result_rank:
+                    self.fail("an early return of a number from a function returning a list", stmt)
+                self.arg_guards.append(ArgGuard(cond, None, "", value, loc))
+        return []
+
+    def no_row_reads_before(self, s: ast.stmt) -> None:
+        """Refuse an argument check or validation call ``s`` whose condition, or a statement
+        before which, subscripts a list: ``len(m[0])`` is a row length in the model but
+        raises ``IndexError`` in Python when ``m`` is empty."""
+        block = self.blocks[-1] if self.blocks else []
+        before = block[: next((k for k, b in enumerate(block) if b is s), len(block))]
+        tests = [s.test] if isinstance(s, ast.If) else []
+        node = s
+        while isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            tests.append(node.test)
+        for part in [*before, *tests]:
+            for n in ast.walk(part):
+                if isinstance(n, ast.Subscript):
+                    self.fail(f"an argument check after, or with, a list subscript '{ast.unparse(n)}' is not "
+                              "supported (Python raises IndexError there when the list is empty)", n)
+
+    def is_size(self, name: str) -> bool:
+        return any(isinstance(b, ListParam) and name in b.sizes for b in self.env.values())
+
+    @staticmethod
+    def assigned_before(emitted: list[Stmt]) -> set[str]:
+        return {st.target for st in emitted if isinstance(st, Assign)}
+
+    def raised(self, r: ast.Raise, messages: dict[str, str] | None = None) -> tuple[str, str]:
+        """``raise E`` / ``raise E("literal")`` / ``raise E(msg)`` (``msg`` one of the
+        ``messages`` assigned just before) of a builtin exception class ``E``: its name and
+        message."""
+        messages = messages or {}
+        if r.cause is not None:
+            self.fail("'raise ... from ...' is not supported", r.cause)
+        exc = r.exc
+        message = ""
+        if isinstance(exc, ast.Call):
+            if exc.keywords or len(exc.args) > 1:
+                self.fail(f"exception arguments '{ast.unparse(exc)}' are not supported (one message at most)", exc)
+            if exc.args:
+                a = exc.args[0]
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    message = a.value
+                elif not isinstance(a, ast.JoinedStr | ast.Name | ast.Constant):
+                    self.fail(f"exception message '{ast.unparse(a)}' is not supported", a)
+                elif isinstance(a, ast.Name) and a.id in messages:
+                    message = messages[a.id]
+                elif isinstance(a, ast.JoinedStr) and _is_message_assign(ast.Assign(targets=[], value=a)):
+                    message = ast.unparse(a)
+                else:
+                    self.fail(f"exception message '{ast.unparse(a)}' is not supported (a string literal, an "
+                              "f-string of names, or a name assigned one just before)", a)
+            exc = exc.func
+        if not isinstance(exc, ast.Name) or exc.id not in _EXCEPTIONS:
+            what = ast.unparse(exc) if exc is not None else "(re-raise)"
+            self.fail(f"raising '{what}' is not supported (only a builtin exception class)", r)
+        if exc.id in self.local_names or exc.id in self.params:
+            self.fail(f"'{exc.id}' is a local of the function, not the builtin exception", exc)
+        self.mod.stable_builtin(exc.id, exc)
+        return exc.id, message
 
     # ----------------------------------------------------------- if-conversion
 

@@ -26,7 +26,7 @@ __all__ = [
 
 INT, DOUBLE = DType.INT, DType.DOUBLE
 
-_LIST_NAMES = frozenset({"list", "List", "Sequence"})
+_LIST_NAMES = frozenset({"list", "List", "Sequence", "MutableSequence"})
 
 
 # ---------------------------------------------------------------- bindings
@@ -132,34 +132,76 @@ class ModuleTypes(ModuleNames):
 
     def annotation(self, node: ast.expr, what: str) -> ParamType | None:
         """The type an annotation names (``None``: a bare ``list``, rank and elements
-        inferred)."""
+        inferred). Annotations are hints, never evaluated: ``Optional[T]`` / ``T | None``
+        is read as ``T`` (the lifted function takes numbers and lists of numbers, never
+        ``None``); a union of number types (``int | float``, ``Union[int, float]``) is a
+        ``float`` (Python's numeric join, as for an unannotated list's elements); ``bool``
+        is an ``int`` (``True`` is 1, its truth value is ``!= 0``); the list types are
+        ``list``, ``List``, ``Sequence``, ``MutableSequence`` (any module prefix)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
                 parsed = ast.parse(node.value, mode="eval").body
             except SyntaxError:
                 self.fail(f"annotation of {what} is not a type: {node.value!r}", node)
             return self.annotation(ast.copy_location(parsed, node), what)
+        t = self._annotated(node)
+        if isinstance(t, bool):
+            self.fail(
+                f"annotation '{ast.unparse(node)}' of {what} is not supported "
+                "(int, float, bool, list[int], list[float], list[list[int]], list[list[float]], list[list[list[float]]], "
+                "Sequence[float], list[int | float], Optional[...], …)",
+                node,
+            )
+        return t
+
+    def _annotated(self, node: ast.expr) -> ParamType | bool | None:
+        """:meth:`annotation`'s reading: a type, ``None`` for a bare list, ``False`` when
+        not supported."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return False
+        arms = _union_arms(node)
+        if arms is not None:
+            kinds = [self._annotated(a) for a in arms if not _is_none(a)]
+            if not kinds or any(k is False or k is None or k is True for k in kinds):
+                return False
+            ranks = {k.rank for k in kinds if isinstance(k, ParamType)}
+            if len(ranks) != 1:
+                return False
+            dtypes = {k.dtype for k in kinds if isinstance(k, ParamType)}
+            return ParamType(ranks.pop(), DOUBLE if DOUBLE in dtypes else INT)
         name = _type_name(node)
-        if name in ("int", "float"):
-            return ParamType(0, INT if name == "int" else DOUBLE)
+        if name in ("int", "bool", "float"):
+            return ParamType(0, DOUBLE if name == "float" else INT)
         if name in _LIST_NAMES:
             return None
         if isinstance(node, ast.Subscript) and _type_name(node.value) in _LIST_NAMES:
-            inner = node.slice
-            iname = _type_name(inner)
-            if iname in ("int", "float"):
-                return ParamType(1, INT if iname == "int" else DOUBLE)
-            if isinstance(inner, ast.Subscript) and _type_name(inner.value) in _LIST_NAMES:
-                ename = _type_name(inner.slice)
-                if ename in ("int", "float"):
-                    return ParamType(2, INT if ename == "int" else DOUBLE)
-                third = inner.slice
-                if isinstance(third, ast.Subscript) and _type_name(third.value) in _LIST_NAMES:
-                    tname = _type_name(third.slice)
-                    if tname in ("int", "float"):
-                        return ParamType(3, INT if tname == "int" else DOUBLE)
-        self.fail(
-            f"annotation '{ast.unparse(node)}' of {what} is not supported "
-            "(int, float, list[int], list[float], list[list[int]], list[list[float]], list[list[list[float]]], …)",
-            node,
-        )
+            inner = self._annotated(node.slice)
+            if inner is False or inner is True:
+                return False
+            if inner is None:  # list[list]: rank 2, elements inferred
+                return False
+            if inner.rank >= 3:
+                return False
+            return ParamType(inner.rank + 1, inner.dtype)
+        return False
+
+
+def _union_arms(node: ast.expr) -> list[ast.expr] | None:
+    """The arms of ``A | B``, ``Union[A, B]`` or ``Optional[A]`` (then ``[A, None]``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*(_union_arms(node.left) or [node.left]), *(_union_arms(node.right) or [node.right])]
+    if isinstance(node, ast.Subscript) and _type_name(node.value) in ("Union", "Optional"):
+        items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if _type_name(node.value) == "Optional":
+            if len(items) != 1:
+                return None
+            items.append(ast.Constant(None))
+        return items
+    return None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Constant) and node.value is None) or _type_name(node) == "None"

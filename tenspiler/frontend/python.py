@@ -30,11 +30,35 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   the module may bind them), ``math`` and names imported from it, and helper functions
   (only top-level ``def`` s may bind them). A later rebinding from *another* module after
   lifting cannot be seen: pass values that change as parameters.
-* parameters: plain positional parameters (no defaults, ``*args``, keyword-only,
-  decorators other than ``@lifted`` / ``@tenspiler.lifted``) that are numbers, lists of numbers (1-D) or rectangular lists of lists (2-D).
-* statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``for v in
-  range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other steps refused),
-  ``for x in a`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
+* ``function`` may name a method, ``Class.method``, of a top-level class: a
+  ``@staticmethod`` is a plain function, a ``@classmethod`` one that does not use its
+  first parameter; an instance method reads attributes ``self.x`` (never assigns them or
+  calls methods), which become its leading parameters ``self_x`` (``PythonInterface.method``;
+  ``--check`` sets them on an object made without ``__init__``). The class may have no base
+  class, decorator, metaclass, attribute hooks or slots, and ``x`` may not be a method or
+  property of it: then ``self.x`` is the plain value stored in the object.
+* parameters: plain positional parameters (no ``*args``, keyword-only, decorators other
+  than ``@lifted`` / ``@tenspiler.lifted``) that are numbers, lists of numbers (1-D) or
+  rectangular lists of lists (2-D). A default value changes nothing: the lifted function
+  takes every parameter (a helper call may leave out number-literal defaults).
+* argument checks: ``if C: raise E(...)`` (``E`` a builtin exception class, a literal
+  message) and ``if C: return N`` (a number literal), ``elif`` chains of them, among the
+  top-level statements before the first loop (:class:`~tenspiler.loops.ir.ArgGuard`,
+  ``PythonInterface.guards``). ``C`` is over the parameters and list lengths (``not xs`` is
+  ``len(xs) == 0``; locals assigned before by straight-line code are substituted) and
+  cannot raise, nor can the statements before it (no division, math call or list element).
+  The body after them is proved on its own for every input; the generated Python entry
+  evaluates the checks first, in order, on the arguments as given. A call statement
+  ``helper(xs, "xs")`` there (parameters and literals as arguments) of a *validation
+  helper* -- a module function that only inspects its arguments with ``if`` / ``for`` /
+  local assignments, the builtins ``isinstance len type str ...``, ``.__name__``, and
+  raises builtin exceptions (``validation_source``) -- is kept as its text, which the entry
+  runs on the objects given before converting anything.
+* statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``a = b = E``
+  (``E`` once), ``a, b = E1, E2`` (every ``E`` evaluated before any name is assigned),
+  ``for v in range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other
+  steps refused; ``reversed(range(...))`` and ``list(range(...))`` too), ``for x in a`` /
+  ``reversed(a)`` over a 1-D list parameter, ``while i < E: ...; i += 1`` (a counter ``i``
   assigned before, incremented only by the last statement of the body; also ``i <= E``,
   ``E > i``, ``E >= i``; it becomes a counted loop and ``i`` keeps Python's final value),
   ``if`` / ``elif`` / ``else`` (if-converted to selects exactly as in the C frontend: the
@@ -45,6 +69,14 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   unconditional appends in counted loops --, ``pass``, docstrings, ``assert`` (ignored:
   where it fails Python raises, so the function has no result to compare), and a final
   ``return E`` (a number) or ``return out``.
+* results written in place: ``xs[i] = E``, ``m[i][j] = E`` (and ``op=``) on list
+  parameters (``PythonInterface.written``; a function that does may end without
+  ``return``, or return a number). The element type is kept: a float is never stored into
+  a list of ints, an int into a list of floats only as a literal. The generated Python
+  entry (NumPy) writes the new contents back into the objects given (a list's elements,
+  each row's elements, or an array), after checking that the written lists and their rows
+  are distinct objects from every other argument and row (``[[0] * n] * m`` is refused at
+  run time with ``ValueError``: the model's arrays do not alias).
 * idioms, rewritten to the explicit loops above before lowering (same loop IR; see
   :class:`~tenspiler.frontend.py_comprehensions.Desugar`): list comprehensions as the
   returned list (``return [E for x in xs]``, ``out = [...]; return out``, nested ``[[...] for i ...]`` for a list of lists, a
@@ -58,11 +90,20 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   ``for x, y in zip(a, b)`` (the trip count is Python's ``min(len(a), len(b))``) and
   ``for i, x in enumerate(a)`` (also ``enumerate(zip(...))``), in statements and
   comprehensions. A comprehension variable used elsewhere in the function is renamed (it
-  is local to the comprehension).
+  is local to the comprehension). ``for row in m`` whose body subscripts ``row``, iterates
+  over it or takes its ``len`` walks the rows: ``row`` is read as ``m[k]`` (the list
+  itself, not a copy; refused when the body assigns ``row`` or an element of ``m``), and
+  ``for x in m[k]`` walks the row's elements. ``for x in xs[a:b]`` (and ``sum(xs[:k])``
+  ...; step 1) walks a slice of a list parameter with Python's bounds (missing, negative
+  from the end, clamped to the list: ``Desugar.slice_walk``); a slice used as a value is
+  refused.
 * expressions: int and float literals, variables, ``a[i]``, ``m[i][j]``, ``len(a)``,
+  ``len(range(a, b))`` (``max(0, b - a)``),
   ``len(m)``, ``len(m[i])`` (rows are assumed to have one length), ``+ - * / // % **`` (a
   literal exponent 1..8), unary ``-`` / ``+``, ``E1 if C else E2``, ``abs``, ``min`` /
-  ``max`` of two values, ``int(E)`` / ``float(E)``, ``math.exp/sqrt/log/tanh/fabs``,
+  ``max`` of two values, ``int(E)`` / ``float(E)`` (of a comparison: 1 or 0), ``math.exp/sqrt/log/tanh/fabs``,
+  ``math.pow(x, k)`` (``k`` a literal integer 1..8: ``float(x)`` multiplied ``k`` times),
+  ``math.floor/ceil/trunc`` (ints, from the truncation),
   ``math.pi`` / ``math.e`` (also imported by name), and calls of other functions of the module whose body only
   assigns numbers, has ``if`` statements and returns a number on every path (inlined by
   substitution; early ``return`` inside ``if`` allowed).
@@ -73,7 +114,10 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
 Types (Python values are untyped; the rule is syntactic and documented here):
 
 * A parameter annotation ``int``, ``float``, ``list[T]``, ``list[list[T]]`` (also
-  ``List`` / ``Sequence``, or a string annotation) is used as written.
+  ``List`` / ``Sequence`` / ``MutableSequence`` with any module prefix, or a string
+  annotation) is used as written; ``bool`` is an ``int``; ``Optional[T]`` and ``T | None``
+  are ``T`` (the lifted function takes no ``None``); a union of number types
+  (``int | float``, ``Union[int, float]``) is ``float``, as an unannotated list's elements.
 * Without an annotation, a parameter is a list if the function calls ``len`` on it,
   subscripts it or iterates over it (2-D if ``p[i][j]`` or ``len(p[i])`` occurs); list
   elements are ``float``. A scalar parameter is ``int`` if it occurs in a ``range(...)``
@@ -110,6 +154,7 @@ if-conversion); what the C frontend shares is in :mod:`~tenspiler.frontend.commo
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import os
 import sys
@@ -238,6 +283,26 @@ def _top_level_defs(text: str, filename: str) -> dict[str, ast.FunctionDef]:
     return {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
 
 
+def _bound_names(s: ast.stmt) -> set[str]:
+    if isinstance(s, ast.FunctionDef):
+        return {s.name}
+    targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _class_annotations(cls: ast.ClassDef) -> dict[str, ast.expr]:
+    """``attribute: T`` in the class body, or ``self.attribute: T = ...`` in its methods."""
+    out: dict[str, ast.expr] = {}
+    for s in cls.body:
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+            out.setdefault(s.target.id, s.annotation)
+    for node in ast.walk(cls):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Attribute)
+                and isinstance(node.target.value, ast.Name) and node.target.value.id == "self"):
+            out.setdefault(node.target.attr, node.annotation)
+    return out
+
+
 def _syntax_loc(e: SyntaxError, filename: str) -> SourceLoc:
     return SourceLoc(filename, e.lineno or 1, e.offset or 1)
 
@@ -254,6 +319,8 @@ class Module(Expressions):
     def lower(self, function: str | None) -> Function:
         """Lower ``function`` (default: the last top-level ``def``), inferring the types of
         its locals."""
+        if function is not None and "." in function:
+            return self.lower_method(function)
         if function is None:
             if not self.order:
                 raise BadInput(f"no function is defined in {self.filename}", SourceLoc(self.filename, 1, 1))
@@ -264,7 +331,117 @@ class Module(Expressions):
                 f"function '{function}' is not defined at the top level of {self.filename}; defined: {defined}",
                 SourceLoc(self.filename, 1, 1),
             )
-        fdef = self.defs[function]
+        return self.lower_def(self.defs[function])
+
+    def lower_method(self, qualname: str) -> Function:
+        """``Class.method`` of a top-level class: a ``@staticmethod`` is a plain function, a
+        ``@classmethod`` one whose first parameter is not used; an instance method's
+        ``self.<attribute>`` reads become its leading parameters ``self_<attribute>``
+        (annotated by the class body's ``attribute: T``, else typed by use). Assigning an
+        attribute, calling a method or using ``self`` otherwise is refused."""
+        import dataclasses
+
+        cls_name, _, meth = qualname.partition(".")
+        cls = next((c for c in self.tree.body if isinstance(c, ast.ClassDef) and c.name == cls_name), None)
+        if cls is None:
+            raise BadInput(f"class '{cls_name}' is not defined at the top level of {self.filename}",
+                           SourceLoc(self.filename, 1, 1))
+        site = self.rebinding(cls_name, next((x for x in self.bindings.get(cls_name, []) if x.node is cls), None))
+        if site is not None:
+            self.refuse_rebound(f"class '{cls_name}'", site, cls, "the class at run time is unknown")
+        fdef = next((f for f in reversed(cls.body) if isinstance(f, ast.FunctionDef) and f.name == meth), None)
+        if fdef is None or "." in meth:
+            raise BadInput(f"method '{meth}' is not defined in class '{cls_name}'", self.loc(cls))
+        if any(isinstance(s, ast.FunctionDef | ast.Assign | ast.AnnAssign) and meth in _bound_names(s)
+               for s in cls.body if s is not fdef):
+            self.fail(f"'{meth}' is bound more than once in class '{cls_name}'", fdef)
+        kinds = [d.id for d in fdef.decorator_list if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")]
+        for k in kinds:
+            self.stable_builtin(k, fdef)
+        others = [d for d in fdef.decorator_list if not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"))]
+        if others or len(kinds) > 1:
+            self.fail(f"decorated method '{qualname}' is not supported (only @staticmethod / @classmethod)",
+                      (others or fdef.decorator_list)[0])
+        kind = {"staticmethod": "static", "classmethod": "class"}.get(kinds[0], "") if kinds else "instance"
+        new = copy.deepcopy(fdef)
+        new.decorator_list = []
+        new.name = f"{cls_name}_{meth}"
+        attrs: list[str] = []
+        if kind in ("instance", "class"):
+            a = new.args
+            positional = [*a.posonlyargs, *a.args]
+            if not positional:
+                self.fail(f"method '{qualname}' takes no '{'self' if kind == 'instance' else 'cls'}' parameter", fdef)
+            first = positional[0].arg
+            if a.posonlyargs:
+                a.posonlyargs = a.posonlyargs[1:]
+            else:
+                a.args = a.args[1:]
+            if len(a.defaults) > len(a.posonlyargs) + len(a.args):
+                a.defaults = a.defaults[1:]
+            if kind == "instance":
+                # self.x must be a plain instance attribute: no property / method of that name,
+                # no attribute hooks, no base class that could define either
+                for b in cls.bases:
+                    if not (isinstance(b, ast.Name) and b.id == "object"):
+                        self.fail(f"a method of class '{cls_name}', which has a base class '{ast.unparse(b)}', is "
+                                  "not supported (its attributes may be properties)", b)
+                if cls.keywords:
+                    self.fail(f"class '{cls_name}' with '{ast.unparse(cls.keywords[0])}' is not supported", cls.keywords[0])
+                hooks = {"__getattr__", "__getattribute__", "__setattr__", "__slots__"}
+                for s in cls.body:
+                    if hooks & _bound_names(s) if isinstance(s, ast.FunctionDef | ast.Assign | ast.AnnAssign) else False:
+                        self.fail(f"class '{cls_name}' defines attribute hooks or slots: its attributes are not "
+                                  "plain values", s)
+                for d in cls.decorator_list:
+                    self.fail(f"decorated class '{cls_name}' is not supported", d)
+            uses = sorted((n for n in ast.walk(new) if isinstance(n, ast.Name) and n.id == first),
+                          key=lambda n: (n.lineno, n.col_offset))  # attributes in source order
+            parents = {id(c): p for p in ast.walk(new) for c in ast.iter_child_nodes(p)}
+            taken = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)} | {x.arg for x in ast.walk(new.args)
+                                                                                 if isinstance(x, ast.arg)}
+            renamed: dict[str, str] = {}
+            annotations = _class_annotations(cls)
+            for n in uses:
+                parent = parents.get(id(n))
+                if kind == "class":
+                    self.fail(f"'{first}' used in the class method '{qualname}' is not supported", n)
+                if not (isinstance(parent, ast.Attribute) and parent.value is n):
+                    self.fail(f"'{first}' used other than to read an attribute ('{first}.x') is not supported", n)
+                assert isinstance(parent, ast.Attribute)
+                grand = parents.get(id(parent))
+                if not isinstance(parent.ctx, ast.Load):
+                    self.fail(f"assigning the attribute '{ast.unparse(parent)}' is not supported", parent)
+                if isinstance(grand, ast.Call) and grand.func is parent:
+                    self.fail(f"calling the method '{ast.unparse(parent)}' is not supported", parent)
+                if any(isinstance(s, ast.FunctionDef) and s.name == parent.attr for s in cls.body):
+                    self.fail(f"'{ast.unparse(parent)}' is a method or property of class '{cls_name}', not a value",
+                              parent)
+                if parent.attr not in renamed:
+                    name = f"{first}_{parent.attr}"
+                    while name in taken:
+                        name += "_"
+                    taken.add(name)
+                    renamed[parent.attr] = name
+                    attrs.append(parent.attr)
+            # self.attr → self_attr
+            class Sub(ast.NodeTransformer):
+                def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+                    if isinstance(node.value, ast.Name) and node.value.id == first and node.attr in renamed:
+                        return ast.copy_location(ast.Name(id=renamed[node.attr], ctx=ast.Load()), node)
+                    self.generic_visit(node)
+                    return node
+
+            new = Sub().visit(new)
+            lead = [ast.copy_location(ast.arg(arg=renamed[x], annotation=annotations.get(x)), fdef) for x in attrs]
+            new.args.args = [*lead, *new.args.args] if not new.args.posonlyargs else new.args.args
+            if new.args.posonlyargs:
+                new.args.posonlyargs = [*lead, *new.args.posonlyargs]
+        fn = self.lower_def(new)
+        assert fn.python is not None
+        return dataclasses.replace(fn, python=dataclasses.replace(fn.python, method=(cls_name, meth, kind, tuple(attrs))))
+
+    def lower_def(self, fdef: ast.FunctionDef) -> Function:
         types: dict[str, DType] = {}
         # Lowering infers the types of locals: a pass that assigns a float to an int
         # local promotes it and runs again (monotone: a type only goes int -> float).

@@ -345,6 +345,27 @@ class CxxInterface:
 
 
 @dataclass(frozen=True)
+class ArgGuard:
+    """An argument check at the top of a Python function: ``if cond: raise exception(...)``
+    (``exception`` the builtin's name, ``message`` the literal text or ``""``) or ``if cond:
+    return value`` (``exception`` is ``None``). ``cond`` and ``value`` are over the entry
+    values of the parameters (and list sizes) only and cannot raise. The function's loop-IR
+    body is the code after the checks, proved on its own for every input; the Python entry
+    of the generated code evaluates the checks first, in order, as Python does."""
+
+    cond: Cond | None
+    exception: str | None
+    message: str = ""
+    value: Expr | None = None
+    loc: SourceLoc | None = field(default=None, compare=False)
+    #: a call of a validation helper instead (``cond`` is ``None``): ``(source, name,
+    #: arguments)``, the helper's ``def`` as Python text (it only inspects its arguments and
+    #: raises: the generated entry runs that text on the objects given) and the names of the
+    #: parameters passed to it
+    call: tuple[str, str, tuple[str, ...]] | None = None
+
+
+@dataclass(frozen=True)
 class PythonInterface:
     """Set for a kernel lifted from Python (:mod:`tenspiler.frontend.python`): the
     differential check runs the original function ``Function.name`` defined by the module
@@ -360,6 +381,16 @@ class PythonInterface:
     filename: str
     int_true_division: bool = False
     float_of_int: bool = False
+    #: the argument checks before the body, in source order (:class:`ArgGuard`)
+    guards: tuple[ArgGuard, ...] = ()
+    #: the list parameters the function modifies in place (``xs[i] = ...``): their final
+    #: contents are results, as the pointer parameters a C function writes
+    written: tuple[str, ...] = ()
+    #: a method ``(class, method, kind, attributes)``: ``kind`` is ``"instance"``,
+    #: ``"static"`` or ``"class"``; an instance method's ``self.<attribute>`` reads are its
+    #: leading parameters, in ``attributes`` order (the check sets them on an object made
+    #: with ``object.__new__``, ``__init__`` not run)
+    method: tuple[str, str, str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
