@@ -1117,9 +1117,9 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
     ("n = a ? 1 : 2;", "pointer 'a' used as a condition is not supported", 29),
     ("n = n ? a : 2;", "use of array 'a' without an index is not supported", 33),
     ("n = n > 0 ? q : 2;", "'q' is not declared", 37),
-    ("n = fmaxf(n, 1);", "call to 'fmaxf' is not supported", 29),
+    ("n = fmaxf(n);", "call to 'fmaxf' with 1 arguments; it takes 2", 29),
     ("n = max(n, 1);", "call to 'max' is not supported", 29),
-    ("n = fmin(n, 1.0);", "call to 'fmin' is not supported", 29),
+    ("n = pow(n, 0.5);", "'pow' with exponent '0.5' is not supported (only an integer constant in [0, 8]: the proof has no real power function)", 36),
     ("int x; if (n) x = 1; n = x;", "'x' may be used uninitialised", 50),
     ("int x; if (n) n = 1; else x = 2; n = x;", "'x' may be used uninitialised", 62),
     (
@@ -1178,7 +1178,7 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
 
 #: Declarations outside the subset: (source, message).
 DECLARATION_REFUSALS: list[tuple[str, str]] = [
-    ("int g;\nint f(int x) { return x; }", "global variables are not supported"),
+    ("int g;\nint f(int x) { return x; }", "global variable 'g' is not supported (only file-scope 'const' scalars and arrays with an initialiser, read as constants)"),
     (
         "struct s { int a; };\nint f(struct s *v) { return 0; }",
         "pointer to struct parameter 'v' is not supported (structs are supported passed by value)",

@@ -57,8 +57,18 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   values they are ``Select(cond, 1, 0)`` of type int, as in C), and calls to helper
   functions of the same file whose body only declares/assigns scalars and ends with
   ``return E;`` (inlined by substitution; helper parameters must be scalars), e.g.
-  ``static int max(int a, int b) { return a > b ? a : b; }``. ``fmaxf``, ``fmin``, ``max``
-  and the like are not C builtins: they are refused unless defined as such helpers.
+  ``static int max(int a, int b) { return a > b ? a : b; }``. ``<math.h>`` functions
+  (:meth:`~tenspiler.frontend.c_inline.Unit.math_call`): ``exp expm1 sqrt log tanh cos sin
+  fabs`` and their ``f`` variants (uninterpreted in proofs except ``fabs``), ``fmin``/``fmax``
+  as selects, ``pow`` of an integer constant exponent in ``[0, 8]`` as a product (any other
+  exponent refused); ``INFINITY``, ``NAN``, ``HUGE_VAL`` refused by name (the model is the
+  reals); ``FLT_MAX`` and the other ``<float.h>`` limits are literals. ``max`` and the like
+  are not C functions: refused unless defined as helpers.
+* names: ``register`` locals (as any local); enumeration constants of file-scope enums (``int``
+  constants) and locals of enum type (typed by the gate as GCC does: ``unsigned int`` when no
+  enumerator is negative, else ``int``; enum-typed parameters refused); file-scope ``const``
+  scalars and arrays with an initialiser read as constants (arrays at constant indices only);
+  any other global variable refused.
 * conditions (of ``if``, ``?:``, ``&&``, ``||``, ``!``): a comparison is a
   :class:`~tenspiler.loops.ir.Compare` on operands converted to their common dtype;
   any other scalar ``E`` means ``E != 0``. Pointer increments (``*p++``) in a ``?:`` branch

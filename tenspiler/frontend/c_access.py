@@ -81,7 +81,72 @@ class Access(Declarations):
             case FlatStruct():
                 self.fail(f"use of struct '{name}' as a value is not supported", node)
             case None:
+                if name in self.enum_constants:
+                    return Const(self.enum_constants[name], DType.INT, self.loc(node))
+                if name in self.file_consts:
+                    return self.file_const(name, node)
                 self.unknown_name(name, node)
+
+    # ----------------------------------------------------------- file-scope constants
+
+    def file_const(self, name: str, node: c_ast.Node) -> Expr:
+        """The value of the file-scope constant scalar ``name``: its initialiser converted to
+        its type (as C initialises it; a const object keeps that value, C11 §6.7.3p6)."""
+        d = self.file_consts[name]
+        ty = self.resolve_typedefs(d.type)
+        if isinstance(ty, c_ast.ArrayDecl):
+            self.fail(f"use of constant array '{name}' without an index is not supported", node)
+        return self._const_init(d.init, self._const_dtype(d, d.type), name)
+
+    def const_element(self, node: c_ast.ArrayRef, env: Env) -> Expr | None:
+        """``c[k]`` of a file-scope constant array ``c`` at an integer constant index ``k``
+        (the initialiser's element ``k``, 0 past the initialisers, C11 §6.7.9p21), or ``None``
+        if ``node`` does not subscript such an array."""
+        base = node.name
+        if not (isinstance(base, c_ast.ID) and env.lookup(base.name) is None and base.name in self.file_consts):
+            return None
+        name = base.name
+        d = self.file_consts[name]
+        ty = self.resolve_typedefs(d.type)
+        if not isinstance(ty, c_ast.ArrayDecl):
+            self.fail(f"subscript of non-array '{name}' is not supported", node)
+        dtype = self._const_dtype(d, ty.type)
+        idx = self.index(node.subscript, env)
+        if not isinstance(idx, Const):
+            self.fail(
+                f"constant array '{name}' read at the non-constant index '{render(node.subscript)}' "
+                "is not supported", node)
+        inits = d.init.exprs if isinstance(d.init, c_ast.InitList) else None
+        if inits is None or any(isinstance(e, c_ast.NamedInitializer | c_ast.InitList) for e in inits):
+            self.fail(f"initialiser of constant array '{name}' is not supported (a list of scalars)", d)
+        length = len(inits)
+        if ty.dim is not None:
+            dim = self.expr(ty.dim, Env([{}]))
+            if not isinstance(dim, Const) or dim.dtype.is_float:
+                self.fail(f"length of constant array '{name}' is not an integer constant", ty.dim)
+            length = int(dim.value)
+        k = int(idx.value)
+        if not 0 <= k < length:
+            self.fail(f"index {k} is outside constant array '{name}' of {length} elements", node)
+        if k >= len(inits):
+            return Const(0.0 if dtype.is_float else 0, dtype, self.loc(node))
+        return self._const_init(inits[k], dtype, name)
+
+    def _const_dtype(self, d: c_ast.Decl, ty: c_ast.Node) -> DType:
+        if self.struct_of(ty) is not None:
+            self.fail(f"struct constant '{d.name}' is not supported", d)
+        dtype = self.scalar_dtype(ty, f"constant '{d.name}'", d)
+        if dtype is None:
+            self.fail(f"void constant '{d.name}' is not supported", d)
+        return dtype
+
+    def _const_init(self, init: c_ast.Node, dtype: DType, name: str) -> Expr:
+        if isinstance(init, c_ast.InitList):
+            self.fail(f"initialiser of constant '{name}' is not supported", init)
+        value = convert(self.expr(init, Env([{}])), dtype)
+        if not isinstance(value, Const):
+            self.fail(f"initialiser of constant '{name}' is not a constant", init)
+        return value
 
     def array_of(self, node: c_ast.ArrayRef, env: Env) -> tuple[str, DType]:
         base = node.name

@@ -44,6 +44,16 @@ class Declarations:
         self.typedefs: dict[str, c_ast.Node] = {}
         #: Struct definitions (with their fields) by tag.
         self.structs: dict[str, c_ast.Struct] = {}
+        #: Enum definitions (with their enumerators) by tag, and every enumeration constant
+        #: of a file-scope enum definition with its value (type ``int``, C11 §6.7.2.2p3).
+        self.enums: dict[str, c_ast.Enum] = {}
+        self.enum_constants: dict[str, int] = {}
+        #: The types of enumerations, by ``id`` of their definition: ``True`` for
+        #: ``unsigned int`` (GCC: no negative enumerator), ``False`` for ``int``.
+        self.enum_unsigned: dict[int, bool] = {}
+        #: File-scope ``const`` objects with an initialiser (``static const float s = 0.5f;``,
+        #: ``static const float c[3] = {...};``): their declarations by name.
+        self.file_consts: dict[str, c_ast.Decl] = {}
 
     # ----------------------------------------------------------- errors and locations
 
@@ -73,6 +83,7 @@ class Declarations:
             elif isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
                 self.note_structs(node.type)
+                self.note_enums(node.type)
             elif isinstance(node, c_ast.Decl):
                 if isinstance(node.type, c_ast.FuncDecl):
                     self.prototypes.add(node.name)
@@ -80,9 +91,11 @@ class Declarations:
                     node.type, c_ast.Struct | c_ast.Union | c_ast.Enum
                 ):
                     self.note_structs(node.type)
+                    self.note_enums(node.type)
                     continue  # a type declaration; refused where the type is used
                 else:
-                    self.fail("global variables are not supported", node)
+                    self.note_enums(node.type)
+                    self.note_file_const(node)
             else:
                 self.fail(f"top-level {describe(node)} is not supported", node)
 
@@ -103,6 +116,86 @@ class Declarations:
         self.type_gate().check_function(chosen)
         return chosen
 
+    def note_enums(self, ty: c_ast.Node) -> None:
+        """Record the enum definitions in type node ``ty`` and their constants' values
+        (C11 §6.7.2.2p3: an enumerator without ``= E`` is the previous one plus 1, the first
+        0). A value that is not an integer constant expression this reader folds, or lies
+        outside ``int``, leaves the constant unrecorded (refused where it is used)."""
+        while isinstance(ty, c_ast.TypeDecl | c_ast.PtrDecl | c_ast.ArrayDecl):
+            ty = ty.type
+        if not isinstance(ty, c_ast.Enum) or ty.values is None:
+            return
+        if ty.name is not None:
+            self.enums[ty.name] = ty
+        nxt: int | None = 0
+        values: list[int | None] = []
+        for e in ty.values.enumerators:
+            v = nxt if e.value is None else self.enum_value(e.value)
+            if v is not None and not -(2**31) <= v < 2**31:
+                v = None
+            if v is not None:
+                self.enum_constants[e.name] = v
+            values.append(v)
+            nxt = None if v is None else v + 1
+        if all(v is not None for v in values):
+            self.enum_unsigned[id(ty)] = all(v >= 0 for v in values if v is not None)
+
+    def enum_value(self, node: c_ast.Node) -> int | None:
+        """The value of an enumerator's integer constant expression: literals, earlier
+        enumerators, unary ``- +`` and binary ``+ - *`` of them (``int`` arithmetic, which
+        must not overflow), else ``None``."""
+        from tenspiler.frontend.c_types import literal_type
+
+        match node:
+            case c_ast.Constant(type=kind, value=text) if "int" in kind:
+                typed = literal_type(text)
+                return typed[1] if typed is not None and typed[0].signed else None
+            case c_ast.ID(name=name):
+                return self.enum_constants.get(name)
+            case c_ast.UnaryOp(op="-" | "+" as op, expr=e):
+                v = self.enum_value(e)
+                return None if v is None else (-v if op == "-" else v)
+            case c_ast.BinaryOp(op="+" | "-" | "*" as op, left=a, right=b):
+                x, y = self.enum_value(a), self.enum_value(b)
+                if x is None or y is None:
+                    return None
+                r = x + y if op == "+" else x - y if op == "-" else x * y
+                return r if -(2**31) <= r < 2**31 else None
+        return None
+
+    def enum_of(self, ty: c_ast.Node) -> c_ast.Enum | None:
+        """The enumeration named by type node ``ty`` (``enum tag``, a typedef of it, or an
+        enum defined in place), with its enumerators; ``None`` if ``ty`` is not an enum."""
+        ty = self.resolve_typedefs(ty)
+        if not (isinstance(ty, c_ast.TypeDecl) and isinstance(ty.type, c_ast.Enum)):
+            return None
+        en = ty.type
+        if en.values is None and en.name is not None:
+            return self.enums.get(en.name, en)
+        return en
+
+    def note_file_const(self, node: c_ast.Decl) -> None:
+        """A file-scope object declaration: a ``const`` scalar or array of the scalar types
+        with an initialiser (its value can only be the initialiser's: modifying a const
+        object is undefined behaviour, C11 §6.7.3p6) is recorded as a constant; any other
+        global variable is refused."""
+        ty = self.resolve_typedefs(node.type)
+        elem = ty.type if isinstance(ty, c_ast.ArrayDecl) else ty
+        elem = self.resolve_typedefs(elem)
+        const = isinstance(elem, c_ast.TypeDecl) and "const" in elem.quals
+        if "extern" in node.storage or "_Thread_local" in node.storage:
+            const = False
+        if not const or node.init is None or node.name is None:
+            what = f"global variable '{node.name}'" if node.name else "global variable"
+            self.fail(
+                f"{what} is not supported (only file-scope 'const' scalars and arrays with an "
+                "initialiser, read as constants)",
+                node,
+            )
+        if node.name in self.file_consts:
+            self.fail(f"file-scope constant '{node.name}' is defined twice", node)
+        self.file_consts[node.name] = node
+
     def type_gate(self) -> TypeGate:
         """The C11 typing of this unit (:mod:`tenspiler.frontend.c_types`)."""
 
@@ -114,9 +207,16 @@ class Declarations:
             vt = self.vector_type(ty)
             return ([vt.elem], vt.rank) if vt is not None else None
 
+        def enum_unsigned(ty: c_ast.Node) -> bool | None:
+            en = self.enum_of(ty)
+            return None if en is None else self.enum_unsigned.get(id(en))
+
         return TypeGate(
             self.filename, self.resolve_typedefs, fields, vector, self.funcdefs,
             char_signed=char_is_signed(),
+            enum_unsigned=enum_unsigned,
+            file_scope={name: d.type for name, d in self.file_consts.items()},
+            enum_constants=self.enum_constants,
         )
 
     # ----------------------------------------------------------- types
@@ -260,8 +360,13 @@ class Declarations:
                 self.fail("struct types are not supported", at)
             case c_ast.Union():
                 self.fail("union types are not supported", at)
-            case c_ast.Enum():
-                self.fail("enum types are not supported", at)
+            case c_ast.Enum() as en:
+                # a local of enum type: an integer; its C type (``unsigned int`` or ``int``,
+                # :meth:`note_enums`) is the type gate's, which refuses what would wrap
+                full = self.enums.get(en.name, en) if en.values is None and en.name else en
+                if id(full) not in self.enum_unsigned:
+                    self.fail("enum type without known enumerators is not supported", at)
+                return DType.INT
             case _:
                 self.fail(f"{describe(inner)} for {what} is not supported", at)
         spelled = " ".join(words)
@@ -297,6 +402,12 @@ class Declarations:
         st = self.struct_of(ty)
         if st is not None:
             return self.struct_type(decl, st)
+        if self.enum_of(ty) is not None:
+            self.fail(
+                f"enum-typed {what} is not supported (GCC gives an enumeration without negative "
+                "constants the type 'unsigned int'; pass it as 'int')",
+                decl,
+            )
         if isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl):
             if isinstance(ty, c_ast.PtrDecl):
                 self.check_quals(ty.quals, ty)
@@ -375,7 +486,8 @@ class Declarations:
     ) -> Iterator[tuple[str, DType, c_ast.Node | None]]:
         """The (name, dtype, initialiser) of a local scalar declaration."""
         for s in node.storage:
-            self.fail(f"'{s}' local variables are not supported", node)
+            if s != "register":  # no effect on the value (C11 §6.7.1p6)
+                self.fail(f"'{s}' local variables are not supported", node)
         ty = self.resolve_typedefs(node.type)
         if isinstance(ty, c_ast.PtrDecl):
             self.fail(f"local pointer variable '{node.name}' is not supported", node)
@@ -395,7 +507,12 @@ class Declarations:
         yield node.name, dtype, node.init
 
     def unknown_name(self, name: str, node: c_ast.Node) -> NoReturn:
-        """Refuse the use of ``name``, which no scope binds: a function, or undeclared."""
+        """Refuse the use of ``name``, which no scope binds: a function, a file-scope
+        constant used other than read, or undeclared."""
+        if name in self.file_consts:
+            self.fail(f"file-scope constant '{name}' used here is not supported (only read)", node)
+        if name in self.enum_constants:
+            self.fail(f"enumeration constant '{name}' used here is not supported (only read)", node)
         if name in self.funcdefs or name in self.prototypes:
             self.fail(f"use of function '{name}' as a value is not supported", node)
         self.fail(f"'{name}' is not declared", node)

@@ -468,7 +468,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         u = self.unit
         name = node.name
         for s in node.storage:
-            u.fail(f"'{s}' local variables are not supported", node)
+            if s != "register":  # no effect on the value (C11 §6.7.1p6)
+                u.fail(f"'{s}' local variables are not supported", node)
         ty = u.resolve_typedefs(node.type)
         assert isinstance(ty, c_ast.PtrDecl)
         u.check_quals(ty.quals, node)

@@ -201,13 +201,15 @@ class Select:
 MATH_FUNCTIONS: dict[str, str] = {
     "exp": "exp", "expf": "exp", "sqrt": "sqrt", "sqrtf": "sqrt", "log": "log", "logf": "log",
     "fabs": "fabs", "fabsf": "fabs", "tanh": "tanh", "tanhf": "tanh",
+    "expm1": "expm1", "expm1f": "expm1", "cos": "cos", "cosf": "cos", "sin": "sin", "sinf": "sin",
 }
 
 
 @dataclass(frozen=True)
 class Call:
     """A math function applied to one real argument (``func`` is the key of
-    ``semantics.UNARY_FUNCTIONS``: ``exp``, ``sqrt``, ``log``, ``fabs``, ``tanh``)."""
+    ``semantics.UNARY_FUNCTIONS``: ``exp``, ``sqrt``, ``log``, ``fabs``, ``tanh``, ``expm1``,
+    ``cos``, ``sin``)."""
 
     func: str
     arg: Expr
