@@ -35,6 +35,11 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "static_const",  # static const scalar and array read at constant indices
         "register_dot",  # register locals
         "enum_act",  # enum constants, an enum-typed local, an enum constant as loop step
+        "gemv_2d",  # double A[N][M] with macro sizes
+        "scale_vla",  # C99 VLA parameters double A[n][m]
+        "col_sums_vla",  # a VLA read down its columns
+        "layer_relu",  # const layer *l: l->outputs, l->output[i]
+        "layer_scale",  # a struct pointer with fields the kernel does not read (nested struct, function pointer)
     ],
 )
 def test_idiom_lifts_and_checks(name: str, tmp_path: Path) -> None:
@@ -92,6 +97,11 @@ def test_pow_of_small_integer_constant_is_a_product(exponent: str, factors: int)
     assert count == max(factors - 1, 0)
 
 
+LAYER = (
+    "typedef struct { int w, h; } size2;\n"
+    "typedef struct layer { int outputs; size2 shape; unsigned long flops; float *output; float **rows; } layer;\n"
+)
+
 REFUSED = {
     # math functions
     "pow with a parameter exponent": ("void f(float *x, float a, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], a); }", "'pow' with exponent 'a' is not supported"),
@@ -118,6 +128,22 @@ REFUSED = {
     "store into a constant array": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) c[0] = x[i]; }", "file-scope constant 'c' used here is not supported"),
     "constant array at a variable index": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = c[i]; }", "constant array 'c' read at the non-constant index 'i'"),
     "constant array out of bounds": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = c[2]; }", "index 2 is outside constant array 'c' of 2 elements"),
+    # 2-D array parameters
+    "VLA row length assigned": ("void f(int n, int m, double A[n][m]) { m = 2; for (int i = 0; i < n; i++) A[i][0] = 0; }", "row length 'm' of 2-D array parameter 'A' reads 'm', which the function assigns"),
+    "row of a 2-D array as a value": ("void f(int n, double A[n][4]) { double *p = A[0]; for (int i = 0; i < n; i++) p[i] = 0; }", "row 'A[0]' of 2-D array 'A' used as a value is not supported"),
+    "2-D array as a pointer": ("void f(int n, double A[n][4]) { for (int i = 0; i < n; i++) *(A + i) = 0; }", "2-D array parameter 'A' used as a pointer is not supported"),
+    "address of a 2-D element": ("void f(int n, double A[n][4]) { double *p = &A[0][1]; for (int i = 0; i < n; i++) p[i] = 0; }", "pointer to 2-D array element 'A[0][1]' is not supported"),
+    "too many subscripts": ("void f(int n, double A[n][4], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][0][1]; }", "too many subscripts in 'A[i][0][1]' of 2-D array 'A'"),
+    "three dimensions": ("void f(int n, double A[n][4][4]) { }", "array parameter 'A' of more than two dimensions is not supported"),
+    "2-D array updated": ("void f(int n, double A[n][4]) { A++; }", "updating 2-D array parameter 'A' is not supported"),
+    # struct pointer parameters
+    "dot on a struct pointer": (LAYER + "void f(layer *l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "'.' member access on struct pointer 'l' is not supported"),
+    "arrow on a struct value": ("typedef struct layer { int outputs; float *output; } layer;\nvoid f(layer l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "'->' member access is not supported"),
+    "nested struct field read": (LAYER + "void f(layer *l) { for (int i = 0; i < l->shape.w; i++) l->output[i] = 0; }", "nested struct field 'shape' of struct parameter 'l' is not supported"),
+    "unsigned field read": (LAYER + "void f(layer *l) { for (int i = 0; i < l->flops; i++) l->output[i] = 0; }", "type 'unsigned long' is not supported"),
+    "field assigned": (LAYER + "void f(layer *l) { l->outputs = 0; }", "assignment to struct field 'l->outputs' is not supported"),
+    "array field as a number": (LAYER + "void f(layer *l, float *y) { y[0] = l->output; }", "use of array field 'l->output' as a number is not supported"),
+    "struct pointer to a helper": (LAYER + "static int g(int x) { return x; }\nvoid f(layer *l, int *y) { y[0] = g(l) + l->outputs; }", "passing struct 'l' to 'g' is not supported"),
 }
 
 
@@ -152,3 +178,17 @@ def test_file_constants_values() -> None:
 def test_enum_constant_shadowed_by_a_local_is_the_local() -> None:
     fn = _parse("enum { N = 5 }; int f(int k) { int N = k; return N + 1; }", prelude="")
     assert run_function(fn, {"k": 10})["return"] == 11
+
+
+def test_2d_array_element_outside_its_row_is_refused_by_the_interpreter() -> None:
+    fn = _parse("void f(int n, int m, double A[n][m], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][m]; }", prelude="")
+    with pytest.raises(IndexError, match="out of range"):
+        run_function(fn, {"n": 1, "m": 2, "A": [1.0, 2.0, 3.0, 4.0], "y": [0.0]})
+    fn = _parse("void f(int n, int m, double A[n][m], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][m - 1]; }", prelude="")
+    assert run_function(fn, {"n": 2, "m": 2, "A": [1.0, 2.0, 3.0, 4.0], "y": [0.0, 0.0]})["y"].tolist() == [2.0, 4.0]
+
+
+def test_struct_pointer_flattens_only_the_fields_read() -> None:
+    fn = _parse(LAYER + "void f(const layer *l, float *y) { for (int i = 0; i < l->outputs; i++) y[i] = l->output[i]; }", prelude="")
+    assert [p.name for p in fn.params] == ["l__outputs", "l__output", "y"]
+    assert fn.structs[0].pointer

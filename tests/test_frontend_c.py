@@ -1181,13 +1181,13 @@ DECLARATION_REFUSALS: list[tuple[str, str]] = [
     ("int g;\nint f(int x) { return x; }", "global variable 'g' is not supported (only file-scope 'const' scalars and arrays with an initialiser, read as constants)"),
     (
         "struct s { int a; };\nint f(struct s *v) { return 0; }",
-        "pointer to struct parameter 'v' is not supported (structs are supported passed by value)",
+        "struct pointer parameter 'v' none of whose fields the function reads is not supported",
     ),
     ("union u { int a; };\nint f(union u v) { return 0; }", "union types are not supported"),
     ("int f(int **p) { return 0; }", "pointer-to-pointer parameter 'p' is not supported"),
     (
-        "int f(int m[][3]) { return 0; }",
-        "multi-dimensional array parameter 'm' is not supported",
+        "int f(int m[][3][2]) { return 0; }",
+        "array parameter 'm' of more than two dimensions is not supported",
     ),
     ("int f(int x, ...) { return x; }", "variadic function 'f' is not supported"),
     ("int *f(int *a) { return a; }", "pointer type for return type of 'f' is not supported"),
@@ -1298,16 +1298,16 @@ def test_struct_row_stores_are_checked_by_the_interpreter() -> None:
 
 #: Struct parameter misuse: (source, message, line, column).
 STRUCT_REFUSALS: list[tuple[str, str, int, int]] = [
-    (MAT + "void f(mat *m) { }", "pointer to struct parameter 'm' is not supported (structs are supported passed by value)", 2, 12),
-    (MAT + "void f(mat m[]) { }", "array of struct parameter 'm' is not supported (structs are supported passed by value)", 2, 12),
+    (MAT + "void f(mat *m) { }", "struct pointer parameter 'm' none of whose fields the function reads is not supported", 2, 12),
+    (MAT + "void f(mat m[]) { }", "array of struct parameter 'm' is not supported (structs are supported passed by value or as 'T *s')", 2, 12),
     (MAT + "int f(mat m) { return m->rows; }", "'->' member access is not supported", 2, 23),
     (
         "typedef struct in { int a; } in;\ntypedef struct out { in x; int **v; } out;\nvoid f(out o) { }",
         "nested struct field 'x' of struct parameter 'o' is not supported", 2, 25,
     ),
     (
-        "typedef struct s { float *p; } s;\nvoid f(s q) { }",
-        "pointer field 'p' of struct parameter 'q' is not supported (only scalar fields and 'T **' fields with T a scalar type)", 1, 26,
+        "typedef struct s { float ***p; } s;\nvoid f(s q) { }",
+        "pointer field 'p' of struct parameter 'q' is not supported (only scalar fields, 'T *' and 'T **' fields with T a scalar type)", 1, 28,
     ),
     ("typedef struct s { int a[4]; } s;\nvoid f(s q) { }", "array field 'a' of struct parameter 'q' is not supported", 1, 24),
     ("typedef struct s { int a : 3; } s;\nvoid f(s q) { }", "bit-field 'a' of struct parameter 'q' is not supported", 1, 24),

@@ -28,10 +28,21 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   parameter ``m__g__cols``, their length (unknown to the kernel, not assumed equal to any
   field: field names are only names). ``m.g[r][c]`` reads and writes (writes go through
   the row pointers: the caller sees them) are ``m__g[r * m__g__cols + c]`` with
-  ``Load.row``/``Store.row`` = ``(c, m__g__cols)``. Refused: pointers to and arrays of
-  structs, nested struct / single-pointer / array / bit-field fields, ``->``, assigning a
+  ``Load.row``/``Store.row`` = ``(c, m__g__cols)``. A ``T *`` field ``a`` becomes the
+  pointer parameter ``m__a`` (``m.a[E]``, ``&m.a[E]``, ``T *p = m.a``). A struct passed
+  through a pointer (``const layer *l``, fields read as ``l->f``) is flattened the same
+  way, but only the fields the function names: its other fields — of any type — are
+  refused only where used. Refused: arrays of
+  structs, nested struct / array / bit-field fields (of a pointer struct: where used),
+  ``->`` on a struct value and ``.`` on a struct pointer, assigning a
   field, a row pointer or the struct, a row ``m.g[r]`` or ``&m.g[r][c]`` as a value, struct
   locals, struct arguments and parameters of helpers, and struct parameters in C++.
+* 2-D array parameters ``T A[N][M]``, ``T A[][M]``, ``T (*A)[M]`` and the C99 variable length
+  array parameters ``int n, int m, T A[n][m]``: the flat pointer parameter ``A`` holding
+  the rows row-major; ``A[r][c]`` is ``A[r * M + c]`` with ``Load.row``/``Store.row`` =
+  ``(c, M)`` (C has no element outside its row, C11 J.2), ``M`` a constant or the entry
+  value of earlier parameters (refused when the body assigns them). A row ``A[r]``, ``A``
+  as a pointer, ``&A[r][c]``, three or more dimensions: refused.
 * locals: scalar declarations (with or without initialiser, several declarators).
 * pointer walking (see :meth:`~tenspiler.frontend.c_stmts.Kernel.pointer_decl`): a local ``T *p`` becomes an INT local
   ``p`` holding an *offset* into one fixed array parameter, its *base*, set by ``p = A``,

@@ -11,7 +11,7 @@ from typing import NoReturn
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput, SourceLoc
-from tenspiler.frontend.c_bindings import Env, FieldType, StructType, c_width, describe
+from tenspiler.frontend.c_bindings import Env, FieldType, RowsType, StructType, c_width, describe
 from tenspiler.frontend.c_parse import BUILTIN_TYPEDEFS, PRELUDE_TYPEDEFS
 from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.cxx import VectorType
@@ -242,11 +242,14 @@ class Declarations:
             return self.structs.get(st.name, st)
         return st
 
-    def struct_type(self, decl: c_ast.Decl, st: c_ast.Struct) -> StructType:
-        """The type of struct parameter ``decl``: only scalar fields and ``T **`` fields
-        (``T`` scalar) are supported (see the module docstring)."""
+    def struct_type(self, decl: c_ast.Decl, st: c_ast.Struct, pointer: bool = False) -> StructType:
+        """The type of struct parameter ``decl`` (passed by value, or by ``pointer``: ``T *s``
+        with ``s->f``): scalar fields, ``T *`` fields (arrays) and ``T **`` fields (rows),
+        ``T`` scalar (see the module docstring). A struct passed by value with any other
+        field is refused; through a pointer, such a field is refused only where it is used
+        (real structs carry many fields a kernel never reads)."""
         what = f"struct parameter '{decl.name}'"
-        written = decl.type
+        written = decl.type.type if pointer else decl.type
         if isinstance(written, c_ast.TypeDecl):
             self.check_quals(written.quals, decl)
         match written:
@@ -262,43 +265,57 @@ class Declarations:
             self.fail(f"{what} is not supported in the C++ subset", decl)
         fields: list[FieldType] = []
         for f in st.decls:
-            if not isinstance(f, c_ast.Decl) or f.name is None:
-                self.fail(f"unnamed member of '{spelled}' is not supported", f)
-            fwhat = f"field '{f.name}' of {what}"
-            if f.bitsize is not None:
-                self.fail(f"bit-field '{f.name}' of {what} is not supported", f)
-            fty = self.resolve_typedefs(f.type)
-            if self.struct_of(fty) is not None or (
-                isinstance(fty, c_ast.TypeDecl) and isinstance(fty.type, c_ast.Union)
-            ):
-                self.fail(f"nested struct {fwhat} is not supported", f)
-            if isinstance(fty, c_ast.ArrayDecl):
-                self.fail(f"array {fwhat} is not supported", f)
-            if isinstance(fty, c_ast.PtrDecl):
-                inner = self.resolve_typedefs(fty.type)
-                elem_ty = self.resolve_typedefs(inner.type) if isinstance(inner, c_ast.PtrDecl) else None
-                if not isinstance(inner, c_ast.PtrDecl) or not isinstance(elem_ty, c_ast.TypeDecl) or (
-                    self.struct_of(elem_ty) is not None
-                ):
-                    self.fail(
-                        f"pointer {fwhat} is not supported (only scalar fields and 'T **' "
-                        "fields with T a scalar type)",
-                        f,
-                    )
-                self.check_quals(fty.quals, f)
-                self.check_quals(inner.quals, f)
-                elem = self.scalar_dtype(inner.type, fwhat, f)
-                if elem is None:
-                    self.fail(f"void pointer {fwhat} is not supported", f)
-                fields.append(FieldType(f.name, elem, True, c_width(f.type)))
-                continue
-            dtype = self.scalar_dtype(f.type, fwhat, f)
-            if dtype is None:
-                self.fail(f"void {fwhat} is not supported", f)
-            fields.append(FieldType(f.name, dtype, False, c_width(f.type)))
+            try:
+                fields.append(self.field_type(f, what, spelled))
+            except BadInput as e:
+                if not pointer:
+                    raise
+                if isinstance(f, c_ast.Decl) and f.name is not None:
+                    fields.append(FieldType(f.name, DType.INT, False, "", refused=e.message))
         if not fields:
             self.fail(f"{what} without fields is not supported", decl)
-        return StructType(spelled, tuple(fields))
+        return StructType(spelled, tuple(fields), pointer)
+
+    def field_type(self, f: c_ast.Node, what: str, spelled: str) -> FieldType:
+        """One field of a struct parameter's type (refused unless supported)."""
+        if not isinstance(f, c_ast.Decl) or f.name is None:
+            self.fail(f"unnamed member of '{spelled}' is not supported", f)
+        fwhat = f"field '{f.name}' of {what}"
+        if f.bitsize is not None:
+            self.fail(f"bit-field '{f.name}' of {what} is not supported", f)
+        fty = self.resolve_typedefs(f.type)
+        if self.struct_of(fty) is not None or (
+            isinstance(fty, c_ast.TypeDecl) and isinstance(fty.type, c_ast.Union)
+        ):
+            self.fail(f"nested struct {fwhat} is not supported", f)
+        if isinstance(fty, c_ast.ArrayDecl):
+            self.fail(f"array {fwhat} is not supported", f)
+        if isinstance(fty, c_ast.PtrDecl):
+            inner = self.resolve_typedefs(fty.type)
+            rows = isinstance(inner, c_ast.PtrDecl)
+            elem_ty = self.resolve_typedefs(inner.type) if rows else inner
+            if not isinstance(elem_ty, c_ast.TypeDecl) or self.struct_of(elem_ty) is not None or (
+                not rows and self.enum_of(elem_ty) is not None
+            ):
+                self.fail(
+                    f"pointer {fwhat} is not supported (only scalar fields, 'T *' and 'T **' "
+                    "fields with T a scalar type)",
+                    f,
+                )
+            self.check_quals(fty.quals, f)
+            if rows:
+                self.check_quals(inner.quals, f)
+            elem = self.scalar_dtype(inner.type if rows else fty.type, fwhat, f)
+            if elem is None:
+                self.fail(f"void pointer {fwhat} is not supported", f)
+            ctype = "" if rows else self.elem_ctype(fty)
+            return FieldType(f.name, elem, rows, c_width(f.type), array=not rows, ctype=ctype)
+        if self.enum_of(fty) is not None:
+            self.fail(f"enum-typed {fwhat} is not supported", f)
+        dtype = self.scalar_dtype(f.type, fwhat, f)
+        if dtype is None:
+            self.fail(f"void {fwhat} is not supported", f)
+        return FieldType(f.name, dtype, False, c_width(f.type))
 
     def resolve_typedefs(self, ty: c_ast.Node) -> c_ast.Node:
         """Expand a user typedef name (``typedef float real;``) to its type node."""
@@ -391,7 +408,7 @@ class Declarations:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)
 
-    def param_type(self, decl: c_ast.Decl) -> Type | VectorType | StructType:
+    def param_type(self, decl: c_ast.Decl) -> Type | VectorType | StructType | RowsType:
         ty = self.resolve_typedefs(decl.type)
         what = f"parameter '{decl.name}'"
         vt = self.vector_type(ty)
@@ -412,13 +429,16 @@ class Declarations:
             if isinstance(ty, c_ast.PtrDecl):
                 self.check_quals(ty.quals, ty)
             elem_ty = self.resolve_typedefs(ty.type)
-            if self.struct_of(elem_ty) is not None:
+            pointee = self.struct_of(elem_ty)
+            if pointee is not None and isinstance(ty, c_ast.PtrDecl) and isinstance(decl.type, c_ast.PtrDecl):
+                return self.struct_type(decl, pointee, pointer=True)
+            if pointee is not None:
                 kind = "pointer to struct" if isinstance(ty, c_ast.PtrDecl) else "array of struct"
-                self.fail(f"{kind} {what} is not supported (structs are supported passed by value)", decl)
+                self.fail(f"{kind} {what} is not supported (structs are supported passed by value or as 'T *s')", decl)
             if isinstance(elem_ty, c_ast.PtrDecl):
                 self.fail(f"pointer-to-pointer {what} is not supported", decl)
             if isinstance(elem_ty, c_ast.ArrayDecl):
-                self.fail(f"multi-dimensional array {what} is not supported", decl)
+                return self.rows_type(decl, elem_ty, what)
             if isinstance(elem_ty, c_ast.FuncDecl):
                 self.fail(f"function pointer {what} is not supported", decl)
             elem = self.scalar_dtype(ty.type, what, decl)
@@ -430,9 +450,26 @@ class Declarations:
             self.fail(f"void {what} is not supported", decl)
         return ScalarType(dtype)
 
+    def rows_type(self, decl: c_ast.Decl, row: c_ast.ArrayDecl, what: str) -> RowsType:
+        """``T A[N][M]`` / ``T A[][M]`` / ``T (*A)[M]`` / ``T A[n][m]``: rows of ``M``
+        scalars (the first dimension is adjusted away, C11 §6.7.6.3p7). Three or more
+        dimensions, and a row without a length, are refused."""
+        self.check_quals(row.dim_quals or [], decl)
+        inner = self.resolve_typedefs(row.type)
+        if isinstance(inner, c_ast.ArrayDecl):
+            self.fail(f"array {what} of more than two dimensions is not supported", decl)
+        if row.dim is None:
+            self.fail(f"array {what} whose rows have no length is not supported", decl)
+        if isinstance(inner, c_ast.PtrDecl | c_ast.FuncDecl) or self.struct_of(inner) is not None:
+            self.fail(f"2-D array {what} of non-scalars is not supported", decl)
+        elem = self.scalar_dtype(row.type, what, decl)
+        if elem is None:
+            self.fail(f"void array {what} is not supported", decl)
+        return RowsType(elem, row.dim)
+
     def params_of(
         self, fdef: c_ast.FuncDef
-    ) -> list[tuple[c_ast.Decl, Type | VectorType | StructType]]:
+    ) -> list[tuple[c_ast.Decl, Type | VectorType | StructType | RowsType]]:
         fname = fdef.decl.name
         if fdef.param_decls:
             self.fail(f"K&R-style definition of '{fname}' is not supported", fdef)
@@ -444,7 +481,7 @@ class Declarations:
             and self.scalar_dtype(args[0].type, "parameter") is None
         ):
             return []  # f(void)
-        out: list[tuple[c_ast.Decl, Type | VectorType | StructType]] = []
+        out: list[tuple[c_ast.Decl, Type | VectorType | StructType | RowsType]] = []
         for a in args:
             if isinstance(a, c_ast.EllipsisParam):
                 self.fail(f"variadic function '{fname}' is not supported", a)
@@ -470,6 +507,8 @@ class Declarations:
         ptr = self.resolve_typedefs(ty)
         assert isinstance(ptr, c_ast.PtrDecl | c_ast.ArrayDecl)
         inner = self.resolve_typedefs(ptr.type)
+        if isinstance(inner, c_ast.ArrayDecl):  # the rows of a 2-D array parameter
+            inner = self.resolve_typedefs(inner.type)
         assert isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.IdentifierType)
         aliases = dict(PRELUDE_TYPEDEFS)
         words = [w for name in inner.type.names for w in aliases.get(name, name).split()]

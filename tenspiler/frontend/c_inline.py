@@ -14,6 +14,7 @@ from tenspiler.frontend.c_bindings import (
     Binding,
     Env,
     FlatStruct,
+    RowsType,
     StructType,
     Value,
     describe,
@@ -98,7 +99,7 @@ class Unit(Expressions):
                 )
             if isinstance(arg, c_ast.ID) and isinstance(env.lookup(arg.name), FlatStruct):
                 self.fail(f"passing struct '{arg.name}' to '{name}' is not supported", arg)
-            if isinstance(ty, PointerType | VectorType):
+            if isinstance(ty, PointerType | VectorType | RowsType):
                 self.fail(
                     f"helper '{name}' has array parameter '{decl.name}'; "
                     "only scalar parameters are supported",

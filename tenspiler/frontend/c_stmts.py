@@ -23,6 +23,7 @@ from tenspiler.frontend.c_bindings import (
     FlatStruct,
     Pointer,
     PtrValue,
+    RowsType,
     StructType,
     Vector,
     c_width,
@@ -34,7 +35,7 @@ from tenspiler.frontend.c_bindings import (
 )
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_loops import ForLoops
-from tenspiler.frontend.common import IfConversion, Scalar, convert
+from tenspiler.frontend.common import IfConversion, Scalar, convert, vars_read
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.lists import ResultLists, ResultRow, flat_list_param
 from tenspiler.loops.ir import (
@@ -111,6 +112,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 signature.append(vp)
                 continue
             signature.append(decl.name)
+            if isinstance(ty, RowsType):
+                self.rows_param(decl, ty, params, scope, assigned, walked)
+                continue
             params.append(Param(decl.name, ty, u.loc(decl), c_width(decl.type)))
             assigned.add(decl.name)
             if isinstance(ty, PointerType) and decl.name in walked:
@@ -171,30 +175,73 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             structs=tuple(structs),
         )
 
+    def rows_param(
+        self, decl: c_ast.Decl, ty: RowsType, params: list[Param], scope: dict[str, Binding],
+        assigned: set[str], walked: set[str],
+    ) -> None:
+        """A 2-D array parameter ``T A[N][M]`` (or the C99 variable length array parameter
+        ``T A[n][m]``): the pointer parameter ``A`` holding its rows row-major, bound with
+        its row length ``M`` — a constant, or the value of earlier parameters on entry (C11
+        §6.9.1p10), so those must keep it: a parameter the body assigns is refused."""
+        u = self.unit
+        loc = u.loc(decl)
+        if decl.name in walked:
+            u.fail(f"updating 2-D array parameter '{decl.name}' is not supported", decl)
+        cols = u.integer(ty.cols, Env([scope], assigned=set(assigned)),
+                         f"row length of 2-D array parameter '{decl.name}' must be an integer")
+        for name, _ in vars_read(cols):
+            if name in walked:
+                u.fail(
+                    f"row length '{render(ty.cols)}' of 2-D array parameter '{decl.name}' reads "
+                    f"'{name}', which the function assigns (the length is its value on entry)",
+                    ty.cols,
+                )
+        params.append(Param(decl.name, PointerType(ty.elem), loc, c_width(decl.type), c_rows=True))
+        scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
+        assigned.add(decl.name)
+
     def struct_param(
         self, decl: c_ast.Decl, ty: StructType
     ) -> tuple[FlatStruct, list[Param], StructParam]:
         """Flatten struct parameter ``m``: a scalar field ``f`` becomes the scalar parameter
         ``m__f``; a ``T **`` field ``g`` the pointer parameter ``m__g`` (its rows, flattened
-        row-major) followed by the INT parameter ``m__g__cols`` (their length). Names that
-        the function uses get a numeric suffix."""
+        row-major) followed by the INT parameter ``m__g__cols`` (their length); a ``T *``
+        field ``a`` the pointer parameter ``m__a``. Names that the function uses get a
+        numeric suffix. A struct passed through a pointer (``T *m``, fields read as
+        ``m->f``) is flattened the same way, but only the fields the function names (the
+        compiled C gets a struct whose other fields are zero); a struct none of whose fields
+        is named is refused."""
         u = self.unit
         loc = u.loc(decl)
         fields: dict[str, FlatField] = {}
+        refused: dict[str, str] = {}
         flat: list[Param] = []
         described: list[StructField] = []
+        named = _fields_named(self.fdef.body, decl.name)
         for f in ty.fields:
+            if ty.pointer and f.name not in named:
+                continue
+            if f.refused is not None:
+                refused[f.name] = f.refused
+                continue
             param = self.fresh(f"{decl.name}__{f.name}")
             if f.rows:
                 cols = self.fresh(f"{param}__cols")
                 flat.append(Param(param, PointerType(f.dtype), loc, f.c_type))
                 flat.append(Param(cols, ScalarType(DType.INT), loc))
+            elif f.array:
+                cols = None
+                flat.append(Param(param, PointerType(f.dtype), loc, f.c_type))
             else:
                 cols = None
                 flat.append(Param(param, ScalarType(f.dtype), loc, f.c_type))
             fields[f.name] = FlatField(f, param, cols)
             described.append(StructField(f.name, param, cols))
-        return FlatStruct(decl.name, fields), flat, StructParam(decl.name, ty.spelled, tuple(described))
+        if ty.pointer and not fields and not refused:
+            u.fail(f"struct pointer parameter '{decl.name}' none of whose fields the function reads "
+                   "is not supported", decl)
+        return (FlatStruct(decl.name, fields, ty.pointer, refused), flat,
+                StructParam(decl.name, ty.spelled, tuple(described), ty.pointer))
 
     # ----------------------------------------------------------- C++ vectors
 
@@ -550,3 +597,15 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             u.fail(f"unsequenced modification of '{b.name}'", node)
         env.assigned.add(b.offset)
         return Assign(b.offset, value, loc)
+
+
+def _fields_named(node: c_ast.Node, name: str) -> set[str]:
+    """The fields ``f`` of ``name.f`` / ``name->f`` anywhere in ``node``."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.StructRef) and isinstance(n.name, c_ast.ID) and n.name.name == name:
+            out.add(n.field.name)
+        stack.extend(child for _, child in n.children())
+    return out

@@ -581,8 +581,11 @@ class TypeGate:
                 self.expr(sub)
                 t = self.expr(base)
                 return t.elem if isinstance(t, CPtr) else None
-            case c_ast.StructRef(name=base, field=field, type="."):
+            case c_ast.StructRef(name=base, field=field, type="." | "->" as kind):
                 bty = self._struct_decl_of(base)
+                if bty is not None and kind == "->":
+                    bty = self.resolve(bty)
+                    bty = bty.type if isinstance(bty, c_ast.PtrDecl) else None
                 if bty is None:
                     return None
                 fields = self.struct_fields(bty) or []

@@ -288,6 +288,9 @@ class Param:
     type: Type
     loc: SourceLoc | None = field(default=None, compare=False)
     c_type: str = field(default="", compare=False)
+    #: A C 2-D array parameter (``T A[N][M]``): the compiled C takes a pointer to rows of
+    #: ``M`` elements, which the check's wrapper passes the flat buffer as.
+    c_rows: bool = field(default=False, compare=False)
 
     @property
     def elem(self) -> DType:
@@ -387,6 +390,8 @@ class StructParam:
     name: str
     c_type: str
     fields: tuple[StructField, ...]
+    #: passed through a pointer (``T *s``): the compiled C takes the struct's address
+    pointer: bool = False
 
     @property
     def flat(self) -> tuple[str, ...]:
