@@ -40,6 +40,10 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "col_sums_vla",  # a VLA read down its columns
         "layer_relu",  # const layer *l: l->outputs, l->output[i]
         "layer_scale",  # a struct pointer with fields the kernel does not read (nested struct, function pointer)
+        "fill_stmt",  # fill_cpu(n, 0, x, 1): a void helper with a loop, called as a statement
+        "scal_stmt",  # a helper scaling an array in place after a copy loop
+        "shortcut_helpers",  # copy_cpu then axpy_cpu into a struct pointer's array field
+        "helper_walk",  # a helper walking its pointer parameters (locals, not substituted)
     ],
 )
 def test_idiom_lifts_and_checks(name: str, tmp_path: Path) -> None:
@@ -144,6 +148,14 @@ REFUSED = {
     "field assigned": (LAYER + "void f(layer *l) { l->outputs = 0; }", "assignment to struct field 'l->outputs' is not supported"),
     "array field as a number": (LAYER + "void f(layer *l, float *y) { y[0] = l->output; }", "use of array field 'l->output' as a number is not supported"),
     "struct pointer to a helper": (LAYER + "static int g(int x) { return x; }\nvoid f(layer *l, int *y) { y[0] = g(l) + l->outputs; }", "passing struct 'l' to 'g' is not supported"),
+    # helpers called as statements
+    "recursive statement helper": ("void g(float *x, int n) { g(x, n); }\nvoid f(float *x, int n) { g(x, n); }", "recursive call to 'g' is not supported"),
+    "non-void helper as a statement": ("int g(float *x) { return 1; }\nvoid f(float *x) { g(x); }", "call to 'g' as a statement is not supported (only void helpers"),
+    "helper arity": ("void g(float *x, int n) { }\nvoid f(float *x, int n) { g(x); }", "call to 'g' with 1 arguments; it takes 2"),
+    "helper global hidden at the call": ("enum { K = 2 };\nvoid g(float *x) { x[0] = K; }\nvoid f(float *x, int K) { g(x); }", "helper 'g' reads the file-scope 'K', which 'K' of 'f' hides at the call"),
+    "helper with a struct parameter": (LAYER + "void g(layer *l) { l->output[0] = 0; }\nvoid f(layer *l) { g(l); l->output[1] = 1; }", "helper 'g' called as a statement has parameter 'l' of a type that is not supported"),
+    "helper loop under if": ("void g(float *x, int n) { for (int i = 0; i < n; i++) x[i] = 0; }\nvoid f(float *x, int n) { if (n > 2) g(x, n); }", "for loop inside if is not supported"),
+    "helper writing a scalar pointer argument's target": ("void g(float *s) { *s = 1; }\nvoid f(float *x, float s) { g(&s); }", "address-of operator '&' is not supported"),
 }
 
 
@@ -192,3 +204,17 @@ def test_struct_pointer_flattens_only_the_fields_read() -> None:
     fn = _parse(LAYER + "void f(const layer *l, float *y) { for (int i = 0; i < l->outputs; i++) y[i] = l->output[i]; }", prelude="")
     assert [p.name for p in fn.params] == ["l__outputs", "l__output", "y"]
     assert fn.structs[0].pointer
+
+
+def test_statement_helper_arguments_are_evaluated_before_the_body() -> None:
+    """A scalar argument reading an array the helper writes is copied into a local first
+    (C evaluates arguments before the call): g(x[0], x) sets every x[i] to the old x[0]."""
+    fn = _parse("void g(float v, float *y, int n) { for (int i = 0; i < n; i++) y[i] = v; }\n"
+                "void f(float *x, int n) { g(x[0], x, n); }", prelude="")
+    assert run_function(fn, {"x": [5.0, 1.0, 2.0], "n": 3})["x"].tolist() == [5.0, 5.0, 5.0]
+
+
+def test_statement_helper_locals_do_not_capture_the_kernel_names() -> None:
+    fn = _parse("void g(float *y, int n) { for (int i = 0; i < n; i++) y[i] += 1; }\n"
+                "void f(float *x, int n) { for (int i = 0; i < n; i++) g(x + i, 1); }", prelude="")
+    assert run_function(fn, {"x": [1.0, 2.0, 3.0], "n": 3})["x"].tolist() == [2.0, 3.0, 4.0]

@@ -802,7 +802,7 @@ HELPER_REFUSALS: list[tuple[str, str]] = [
     ),
     (
         "int g(int x) { return x; }\nvoid f(int x) { g(x); }\n",
-        "call to 'g' as a statement is not supported",
+        "call to 'g' as a statement is not supported (only void helpers; its value would be discarded)",
     ),
 ]
 

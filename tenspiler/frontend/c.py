@@ -44,6 +44,14 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   value of earlier parameters (refused when the body assigns them). A row ``A[r]``, ``A``
   as a pointer, ``&A[r][c]``, three or more dimensions: refused.
 * locals: scalar declarations (with or without initialiser, several declarators).
+* calls of ``void`` helpers of the file as statements (``fill_cpu(n, 0, x, 1);``,
+  :meth:`~tenspiler.frontend.c_stmts.Kernel.inlined_call`): inlined as the block the call
+  means — a parameter the helper does not change and whose argument keeps its value
+  (scalars, pointers, constants; no array element read) is the argument itself, any other
+  parameter a local initialised with it — with the helper's names renamed apart; the
+  body may hold loops and write through its pointer parameters. Recursion, non-``void``
+  helpers, struct / 2-D array parameters and file-scope names the kernel hides at the call
+  are refused.
 * pointer walking (see :meth:`~tenspiler.frontend.c_stmts.Kernel.pointer_decl`): a local ``T *p`` becomes an INT local
   ``p`` holding an *offset* into one fixed array parameter, its *base*, set by ``p = A``,
   ``p = &A[E]``, ``p = A + E``, ``p = q (+ E)`` (the same array every time, element type
