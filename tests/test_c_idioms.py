@@ -218,3 +218,15 @@ def test_statement_helper_locals_do_not_capture_the_kernel_names() -> None:
     fn = _parse("void g(float *y, int n) { for (int i = 0; i < n; i++) y[i] += 1; }\n"
                 "void f(float *x, int n) { for (int i = 0; i < n; i++) g(x + i, 1); }", prelude="")
     assert run_function(fn, {"x": [1.0, 2.0, 3.0], "n": 3})["x"].tolist() == [2.0, 3.0, 4.0]
+
+
+def test_enum_and_constant_initialiser_expressions() -> None:
+    fn = _parse(
+        "enum e { A = 1 << 2, B = A | 1, C = -7 / 2, D = ~0, E = 7 % -3 };\n"
+        "static const double third = 1.0 / 3.0;\n"
+        "double f(void) { return A * 1000 + B * 100 + C * 10 + D + E * 10000 + third; }",
+        prelude="",
+    )
+    # C truncates: -7 / 2 == -3, 7 % -3 == 1
+    assert run_function(fn, {})["return"] == pytest.approx(4000 + 500 - 30 - 1 + 10000 + 1 / 3)
+

@@ -21,7 +21,7 @@ from tenspiler.frontend.c_bindings import (
     render,
 )
 from tenspiler.frontend.c_decls import Declarations
-from tenspiler.frontend.common import Scalar, convert
+from tenspiler.frontend.common import Scalar, convert, vars_read
 from tenspiler.frontend.lists import ResultRow, plane_index, row_index
 from tenspiler.loops.ir import Assign, Binary, BinOpName, Const, DType, Expr, Load, Var
 
@@ -144,8 +144,8 @@ class Access(Declarations):
         if isinstance(init, c_ast.InitList):
             self.fail(f"initialiser of constant '{name}' is not supported", init)
         value = convert(self.expr(init, Env([{}])), dtype)
-        if not isinstance(value, Const):
-            self.fail(f"initialiser of constant '{name}' is not a constant", init)
+        if next(vars_read(value), None) is not None:
+            self.fail(f"initialiser of constant '{name}' is not a constant expression", init)
         return value
 
     def array_of(self, node: c_ast.ArrayRef, env: Env) -> tuple[str, DType]:

@@ -142,8 +142,9 @@ class Declarations:
 
     def enum_value(self, node: c_ast.Node) -> int | None:
         """The value of an enumerator's integer constant expression: literals, earlier
-        enumerators, unary ``- +`` and binary ``+ - *`` of them (``int`` arithmetic, which
-        must not overflow), else ``None``."""
+        enumerators, unary ``- + ~``, binary ``+ - * / %`` (C's truncation), ``| & ^``
+        and shifts of a non-negative value by ``0..30`` (``int`` arithmetic: every step must
+        stay in ``int``), else ``None``."""
         from tenspiler.frontend.c_types import literal_type
 
         match node:
@@ -152,14 +153,30 @@ class Declarations:
                 return typed[1] if typed is not None and typed[0].signed else None
             case c_ast.ID(name=name):
                 return self.enum_constants.get(name)
-            case c_ast.UnaryOp(op="-" | "+" as op, expr=e):
+            case c_ast.UnaryOp(op="-" | "+" | "~" as op, expr=e):
                 v = self.enum_value(e)
-                return None if v is None else (-v if op == "-" else v)
-            case c_ast.BinaryOp(op="+" | "-" | "*" as op, left=a, right=b):
+                if v is None:
+                    return None
+                r = -v if op == "-" else ~v if op == "~" else v
+                return r if -(2**31) <= r < 2**31 else None
+            case c_ast.BinaryOp(op=op, left=a, right=b):
                 x, y = self.enum_value(a), self.enum_value(b)
                 if x is None or y is None:
                     return None
-                r = x + y if op == "+" else x - y if op == "-" else x * y
+                if op in ("/", "%"):
+                    if y == 0:
+                        return None
+                    q = abs(x) // abs(y) * (1 if (x >= 0) == (y > 0) else -1)
+                    r = q if op == "/" else x - y * q
+                elif op in ("<<", ">>"):
+                    if x < 0 or not 0 <= y <= 30:
+                        return None
+                    r = x << y if op == "<<" else x >> y
+                else:
+                    ops = {"+": x + y, "-": x - y, "*": x * y, "|": x | y, "&": x & y, "^": x ^ y}
+                    if op not in ops:
+                        return None
+                    r = ops[op]
                 return r if -(2**31) <= r < 2**31 else None
         return None
 
