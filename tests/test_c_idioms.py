@@ -44,6 +44,9 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "scal_stmt",  # a helper scaling an array in place after a copy loop
         "shortcut_helpers",  # copy_cpu then axpy_cpu into a struct pointer's array field
         "helper_walk",  # a helper walking its pointer parameters (locals, not substituted)
+        "helpers_nested",  # a helper calling a helper twice, then a call at an offset
+        "mvt_2d",  # PolyBench mvt: x1[i] += A[i][j] * y_1[j], A[N][N] read with its row length N
+        "gesummv_vla",  # PolyBench gesummv with VLA parameters
     ],
 )
 def test_idiom_lifts_and_checks(name: str, tmp_path: Path) -> None:
