@@ -233,7 +233,7 @@ for _op in BIN_OPS:
 for _op in ("+", "-", "*"):
     OP_CASES[f"tensor_tensor({_op}) uint8 -> int"] = (TensorTensor(_op, tk("u"), tk("v"), INT), "oi", N)
     OP_CASES[f"tensor_tensor({_op}) uint8 stored"] = (TensorTensor(_op, tk("u"), tk("v"), INT), "ou", N)
-for _fn in ("exp", "sqrt", "log", "tanh", "fabs"):
+for _fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin"):
     for _d, _x in ((FLOAT, "f"), (DOUBLE, "d")):
         OP_CASES[f"map({_fn}) {_d.c_name}"] = (TensorMap(_fn, positive(tk(_x), _d), _d), "of" if _d == FLOAT else "od", N)
     OP_CASES[f"scalar_apply({_fn}) double"] = (

@@ -126,7 +126,7 @@ def test_nothing_outside_the_kernel_blocks_it(tmp_path: Path) -> None:
     fn = parse_c_file(src, "axpy")
     assert fn.name == "axpy" and len(fn.check_source) == len(src.read_text()) - 0  # bodies cut, lines kept
     assert "p->visit" not in fn.check_source and "y[i] += a * x[i]" in fn.check_source
-    with pytest.raises(BadInput, match="global variables are not supported"):
+    with pytest.raises(BadInput, match="global variable 'g' is not supported"):
         parse_c_file(src, "uses_global")
 
 

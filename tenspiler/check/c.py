@@ -132,7 +132,8 @@ def _wrapper_source(fn: Function) -> str:
         for i, p in enumerate(fn.params)
     ]
     position = {p.name: i for i, p in enumerate(fn.params)}
-    args = [f"p{i}" for i in range(len(fn.params))]
+    # a 2-D array parameter takes a pointer to rows: the flat buffer, converted through void *
+    args = [f"(void *)p{i}" if p.c_rows else f"p{i}" for i, p in enumerate(fn.params)]
     setup: list[str] = []
     cleanup: list[str] = []
     n_rows = 0
@@ -161,7 +162,7 @@ def _wrapper_source(fn: Function) -> str:
         setup.append(f"{sp.c_type} {var} = {{ {', '.join(inits)} }};")
         flat = sp.flat
         first = position[flat[0]]
-        args[first] = var
+        args[first] = f"&{var}" if sp.pointer else var
         for name in flat[1:]:
             args[position[name]] = ""
     call = f"{fn.name}({', '.join(a for a in args if a)})"

@@ -68,6 +68,8 @@ class MlxBackend(ArrayBackend):
     def math(self, func: str, dtype: DType) -> str | None:
         if func == "exp":  # float64: float32-accurate in MLX, so NumPy host code
             return "_exp" if dtype == DType.FLOAT else None
+        if func in ("expm1", "cos", "sin") and dtype != DType.FLOAT:
+            return None  # float64 computed with float32 accuracy, as exp: NumPy host code
         return super().math(func, dtype)
 
     def to_native(self, value: np.ndarray) -> Any:

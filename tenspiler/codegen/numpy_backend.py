@@ -352,7 +352,8 @@ def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``map(f, t)`` / ``f(s)`` for the math functions → ``np.exp`` … (real arithmetic in
     the proof; NumPy computes in the C type's precision)."""
     assert isinstance(t, ScalarApply | TensorMap)
-    fn = {"exp": "np.exp", "sqrt": "np.sqrt", "log": "np.log", "tanh": "np.tanh", "fabs": "np.abs"}[t.func]
+    fn = {"exp": "np.exp", "sqrt": "np.sqrt", "log": "np.log", "tanh": "np.tanh", "fabs": "np.abs",
+          "expm1": "np.expm1", "cos": "np.cos", "sin": "np.sin"}[t.func]
     return f"{fn}({bare(args[0])})"
 
 

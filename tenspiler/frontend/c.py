@@ -28,11 +28,30 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   parameter ``m__g__cols``, their length (unknown to the kernel, not assumed equal to any
   field: field names are only names). ``m.g[r][c]`` reads and writes (writes go through
   the row pointers: the caller sees them) are ``m__g[r * m__g__cols + c]`` with
-  ``Load.row``/``Store.row`` = ``(c, m__g__cols)``. Refused: pointers to and arrays of
-  structs, nested struct / single-pointer / array / bit-field fields, ``->``, assigning a
+  ``Load.row``/``Store.row`` = ``(c, m__g__cols)``. A ``T *`` field ``a`` becomes the
+  pointer parameter ``m__a`` (``m.a[E]``, ``&m.a[E]``, ``T *p = m.a``). A struct passed
+  through a pointer (``const layer *l``, fields read as ``l->f``) is flattened the same
+  way, but only the fields the function names: its other fields — of any type — are
+  refused only where used. Refused: arrays of
+  structs, nested struct / array / bit-field fields (of a pointer struct: where used),
+  ``->`` on a struct value and ``.`` on a struct pointer, assigning a
   field, a row pointer or the struct, a row ``m.g[r]`` or ``&m.g[r][c]`` as a value, struct
   locals, struct arguments and parameters of helpers, and struct parameters in C++.
+* 2-D array parameters ``T A[N][M]``, ``T A[][M]``, ``T (*A)[M]`` and the C99 variable length
+  array parameters ``int n, int m, T A[n][m]``: the flat pointer parameter ``A`` holding
+  the rows row-major; ``A[r][c]`` is ``A[r * M + c]`` with ``Load.row``/``Store.row`` =
+  ``(c, M)`` (C has no element outside its row, C11 J.2), ``M`` a constant or the entry
+  value of earlier parameters (refused when the body assigns them). A row ``A[r]``, ``A``
+  as a pointer, ``&A[r][c]``, three or more dimensions: refused.
 * locals: scalar declarations (with or without initialiser, several declarators).
+* calls of ``void`` helpers of the file as statements (``fill_cpu(n, 0, x, 1);``,
+  :meth:`~tenspiler.frontend.c_stmts.Kernel.inlined_call`): inlined as the block the call
+  means — a parameter the helper does not change and whose argument keeps its value
+  (scalars, pointers, constants; no array element read) is the argument itself, any other
+  parameter a local initialised with it — with the helper's names renamed apart; the
+  body may hold loops and write through its pointer parameters. Recursion, non-``void``
+  helpers, struct / 2-D array parameters and file-scope names the kernel hides at the call
+  are refused.
 * pointer walking (see :meth:`~tenspiler.frontend.c_stmts.Kernel.pointer_decl`): a local ``T *p`` becomes an INT local
   ``p`` holding an *offset* into one fixed array parameter, its *base*, set by ``p = A``,
   ``p = &A[E]``, ``p = A + E``, ``p = q (+ E)`` (the same array every time, element type
@@ -57,8 +76,18 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   values they are ``Select(cond, 1, 0)`` of type int, as in C), and calls to helper
   functions of the same file whose body only declares/assigns scalars and ends with
   ``return E;`` (inlined by substitution; helper parameters must be scalars), e.g.
-  ``static int max(int a, int b) { return a > b ? a : b; }``. ``fmaxf``, ``fmin``, ``max``
-  and the like are not C builtins: they are refused unless defined as such helpers.
+  ``static int max(int a, int b) { return a > b ? a : b; }``. ``<math.h>`` functions
+  (:meth:`~tenspiler.frontend.c_inline.Unit.math_call`): ``exp expm1 sqrt log tanh cos sin
+  fabs`` and their ``f`` variants (uninterpreted in proofs except ``fabs``), ``fmin``/``fmax``
+  as selects, ``pow`` of an integer constant exponent in ``[0, 8]`` as a product (any other
+  exponent refused); ``INFINITY``, ``NAN``, ``HUGE_VAL`` refused by name (the model is the
+  reals); ``FLT_MAX`` and the other ``<float.h>`` limits are literals. ``max`` and the like
+  are not C functions: refused unless defined as helpers.
+* names: ``register`` locals (as any local); enumeration constants of file-scope enums (``int``
+  constants) and locals of enum type (typed by the gate as GCC does: ``unsigned int`` when no
+  enumerator is negative, else ``int``; enum-typed parameters refused); file-scope ``const``
+  scalars and arrays with an initialiser read as constants (arrays at constant indices only);
+  any other global variable refused.
 * conditions (of ``if``, ``?:``, ``&&``, ``||``, ``!``): a comparison is a
   :class:`~tenspiler.loops.ir.Compare` on operands converted to their common dtype;
   any other scalar ``E`` means ``E != 0``. Pointer increments (``*p++``) in a ``?:`` branch

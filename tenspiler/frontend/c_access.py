@@ -21,7 +21,7 @@ from tenspiler.frontend.c_bindings import (
     render,
 )
 from tenspiler.frontend.c_decls import Declarations
-from tenspiler.frontend.common import Scalar, convert
+from tenspiler.frontend.common import Scalar, convert, vars_read
 from tenspiler.frontend.lists import ResultRow, plane_index, row_index
 from tenspiler.loops.ir import Assign, Binary, BinOpName, Const, DType, Expr, Load, Var
 
@@ -81,7 +81,72 @@ class Access(Declarations):
             case FlatStruct():
                 self.fail(f"use of struct '{name}' as a value is not supported", node)
             case None:
+                if name in self.enum_constants:
+                    return Const(self.enum_constants[name], DType.INT, self.loc(node))
+                if name in self.file_consts:
+                    return self.file_const(name, node)
                 self.unknown_name(name, node)
+
+    # ----------------------------------------------------------- file-scope constants
+
+    def file_const(self, name: str, node: c_ast.Node) -> Expr:
+        """The value of the file-scope constant scalar ``name``: its initialiser converted to
+        its type (as C initialises it; a const object keeps that value, C11 §6.7.3p6)."""
+        d = self.file_consts[name]
+        ty = self.resolve_typedefs(d.type)
+        if isinstance(ty, c_ast.ArrayDecl):
+            self.fail(f"use of constant array '{name}' without an index is not supported", node)
+        return self._const_init(d.init, self._const_dtype(d, d.type), name)
+
+    def const_element(self, node: c_ast.ArrayRef, env: Env) -> Expr | None:
+        """``c[k]`` of a file-scope constant array ``c`` at an integer constant index ``k``
+        (the initialiser's element ``k``, 0 past the initialisers, C11 §6.7.9p21), or ``None``
+        if ``node`` does not subscript such an array."""
+        base = node.name
+        if not (isinstance(base, c_ast.ID) and env.lookup(base.name) is None and base.name in self.file_consts):
+            return None
+        name = base.name
+        d = self.file_consts[name]
+        ty = self.resolve_typedefs(d.type)
+        if not isinstance(ty, c_ast.ArrayDecl):
+            self.fail(f"subscript of non-array '{name}' is not supported", node)
+        dtype = self._const_dtype(d, ty.type)
+        idx = self.index(node.subscript, env)
+        if not isinstance(idx, Const):
+            self.fail(
+                f"constant array '{name}' read at the non-constant index '{render(node.subscript)}' "
+                "is not supported", node)
+        inits = d.init.exprs if isinstance(d.init, c_ast.InitList) else None
+        if inits is None or any(isinstance(e, c_ast.NamedInitializer | c_ast.InitList) for e in inits):
+            self.fail(f"initialiser of constant array '{name}' is not supported (a list of scalars)", d)
+        length = len(inits)
+        if ty.dim is not None:
+            dim = self.expr(ty.dim, Env([{}]))
+            if not isinstance(dim, Const) or dim.dtype.is_float:
+                self.fail(f"length of constant array '{name}' is not an integer constant", ty.dim)
+            length = int(dim.value)
+        k = int(idx.value)
+        if not 0 <= k < length:
+            self.fail(f"index {k} is outside constant array '{name}' of {length} elements", node)
+        if k >= len(inits):
+            return Const(0.0 if dtype.is_float else 0, dtype, self.loc(node))
+        return self._const_init(inits[k], dtype, name)
+
+    def _const_dtype(self, d: c_ast.Decl, ty: c_ast.Node) -> DType:
+        if self.struct_of(ty) is not None:
+            self.fail(f"struct constant '{d.name}' is not supported", d)
+        dtype = self.scalar_dtype(ty, f"constant '{d.name}'", d)
+        if dtype is None:
+            self.fail(f"void constant '{d.name}' is not supported", d)
+        return dtype
+
+    def _const_init(self, init: c_ast.Node, dtype: DType, name: str) -> Expr:
+        if isinstance(init, c_ast.InitList):
+            self.fail(f"initialiser of constant '{name}' is not supported", init)
+        value = convert(self.expr(init, Env([{}])), dtype)
+        if next(vars_read(value), None) is not None:
+            self.fail(f"initialiser of constant '{name}' is not a constant expression", init)
+        return value
 
     def array_of(self, node: c_ast.ArrayRef, env: Env) -> tuple[str, DType]:
         base = node.name
@@ -119,9 +184,11 @@ class Access(Declarations):
             case c_ast.TernaryOp(iftrue=iftrue, iffalse=iffalse):
                 return self.is_pointer(iftrue, env) or self.is_pointer(iffalse, env)
             case c_ast.StructRef():
-                return self.rows_field(node, env) is not None
+                return self.rows_field(node, env) is not None or self.array_field(node, env) is not None
             case c_ast.ArrayRef(name=c_ast.StructRef() as ref):
                 return self.rows_field(ref, env) is not None  # a row m.g[r]
+            case c_ast.ArrayRef(name=base):
+                return self.rows_array(base, env) is not None  # a row A[r]
             case _:
                 return False
 
@@ -132,6 +199,9 @@ class Access(Declarations):
             case c_ast.ID(name=name):
                 b = env.lookup(name)
                 match b:
+                    case Array(cols=cols) if cols is not None:
+                        self.fail(f"2-D array parameter '{name}' used as a pointer is not supported "
+                                  f"(only its elements {name}[r][c])", node)
                     case Array(elem=elem, ctype=ctype):
                         return PtrValue(name, elem, ctype, Const(0, DType.INT, loc))
                     case Pointer(base=base, elem=elem, ctype=ctype):
@@ -170,6 +240,10 @@ class Access(Declarations):
                 )
             case c_ast.Cast():
                 self.fail(f"pointer cast '{render(node)}' is not supported", node)
+            case c_ast.StructRef() if (af := self.array_field(node, env)) is not None:
+                return PtrValue(af.param, af.field.dtype, af.field.ctype, Const(0, DType.INT, loc))
+            case c_ast.ArrayRef(name=base) if self.rows_array(base, env) is not None:
+                self.fail(f"row '{render(node)}' of 2-D array '{render(base)}' used as a value is not supported", node)
             case c_ast.StructRef() | c_ast.ArrayRef():
                 self.fail(
                     f"row pointer '{render(node)}' of a struct field used as a value is not supported",
@@ -183,8 +257,16 @@ class Access(Declarations):
                 )
 
     def ctype_of(self, array: str, env: Env) -> str:
-        """Element C type of array parameter ``array``."""
+        """Element C type of array parameter ``array`` (or of the flat parameter of a
+        struct's ``T *`` field)."""
         b = env.lookup(array)
+        if b is None:
+            for scope in env.scopes:
+                for s in scope.values():
+                    if isinstance(s, FlatStruct):
+                        for f in s.fields.values():
+                            if f.param == array and f.field.array:
+                                return f.field.ctype
         assert isinstance(b, Array | Pointer)
         return b.ctype
 
@@ -228,8 +310,10 @@ class Access(Declarations):
         """The array, element dtype and INT index denoted by ``X[E]`` or ``*P``."""
         loc = self.loc(node)
         if isinstance(node, c_ast.ArrayRef):
-            if self.struct_element(node, env) is not None:
-                self.fail(f"pointer to struct field element '{render(node)}' is not supported", node)
+            cell = self.struct_element(node, env)
+            if cell is not None and cell[3] is not None:
+                what = "2-D array" if isinstance(node.name, c_ast.ArrayRef) and self.rows_array(node.name.name, env) else "struct field"
+                self.fail(f"pointer to {what} element '{render(node)}' is not supported", node)
             vb = self.vector_root(node, env)
             if vb is not None:
                 self.fail(
@@ -358,17 +442,24 @@ class Access(Declarations):
     # ----------------------------------------------------------- C struct parameters
 
     def struct_field(self, ref: c_ast.StructRef, env: Env) -> FlatField:
-        """The field ``f`` of ``m.f`` for a struct parameter ``m`` (refused otherwise)."""
-        if ref.type != ".":
-            self.fail(f"'{ref.type}' member access is not supported", ref)
+        """The field ``f`` of ``m.f`` for a struct parameter ``m`` (``m->f`` for one passed
+        through a pointer; refused otherwise)."""
         obj = ref.name
+        b = env.lookup(obj.name) if isinstance(obj, c_ast.ID) else None
+        if ref.type != "." and not (isinstance(b, FlatStruct) and b.pointer and ref.type == "->"):
+            self.fail(f"'{ref.type}' member access is not supported", ref)
         if not isinstance(obj, c_ast.ID):
+            if isinstance(obj, c_ast.StructRef):
+                self.struct_field(obj, env)  # refuses a field that is not supported by name
             self.fail(f"member access on '{render(obj)}' is not supported", ref)
-        b = env.lookup(obj.name)
         if b is None:
             self.unknown_name(obj.name, obj)
         if not isinstance(b, FlatStruct):
             self.fail(f"member access on non-struct '{obj.name}' is not supported", ref)
+        if b.pointer and ref.type == ".":
+            self.fail(f"'.' member access on struct pointer '{obj.name}' is not supported", ref)
+        if ref.field.name in b.refused:
+            self.fail(b.refused[ref.field.name], ref)
         f = b.fields.get(ref.field.name)
         if f is None:
             self.fail(f"struct parameter '{b.name}' has no field '{ref.field.name}'", ref)
@@ -377,36 +468,73 @@ class Access(Declarations):
     def rows_field(self, ref: c_ast.StructRef, env: Env) -> FlatField | None:
         """The ``T **`` field ``g`` of ``m.g`` (``m`` a struct parameter), else ``None``;
         never raises (for :meth:`is_pointer`)."""
-        if ref.type != "." or not isinstance(ref.name, c_ast.ID):
+        f = self.field_of(ref, env)
+        return f if f is not None and f.cols is not None else None
+
+    def array_field(self, ref: c_ast.StructRef, env: Env) -> FlatField | None:
+        """The ``T *`` field ``a`` of ``m.a`` / ``m->a``, else ``None``; never raises."""
+        f = self.field_of(ref, env)
+        return f if f is not None and f.field.array else None
+
+    def field_of(self, ref: c_ast.StructRef, env: Env) -> FlatField | None:
+        if not isinstance(ref.name, c_ast.ID):
             return None
         b = env.lookup(ref.name.name)
-        if not isinstance(b, FlatStruct):
+        if not isinstance(b, FlatStruct) or ref.type != ("->" if b.pointer else "."):
             return None
-        f = b.fields.get(ref.field.name)
-        return f if f is not None and f.cols is not None else None
+        return b.fields.get(ref.field.name)
 
     def struct_value(self, ref: c_ast.StructRef, env: Env) -> Expr:
         """``m.f`` for a scalar field ``f``: the flat parameter ``m__f``."""
         f = self.struct_field(ref, env)
+        if f.field.array:
+            self.fail(f"use of array field '{render(ref)}' as a number is not supported", ref)
         if f.cols is not None:
             self.fail(f"use of row-pointer field '{render(ref)}' without two indices is not supported", ref)
         return Var(f.param, f.field.dtype, self.loc(ref))
 
+    def rows_array(self, node: c_ast.Node, env: Env) -> Array | None:
+        """The binding of ``node`` if it names a 2-D array parameter, else ``None``."""
+        if isinstance(node, c_ast.ID):
+            b = env.lookup(node.name)
+            if isinstance(b, Array) and b.cols is not None:
+                return b
+        return None
+
     def struct_element(
         self, node: c_ast.ArrayRef, env: Env
-    ) -> tuple[str, DType, Expr, tuple[Expr, Expr]] | None:
-        """``m.g[r][c]`` of a ``T **`` field: (``m__g``, element dtype,
-        ``r * m__g__cols + c``, row ``(c, m__g__cols)``); ``None`` when ``node`` is not an
-        access through a struct field. A row ``m.g[r]`` on its own is refused."""
+    ) -> tuple[str, DType, Expr, tuple[Expr, Expr] | None] | None:
+        """``m.a[E]`` of a ``T *`` field (``m__a``, dtype, ``E``, no row); ``m.g[r][c]`` of a ``T **`` field: (``m__g``, element dtype,
+        ``r * m__g__cols + c``, row ``(c, m__g__cols)``); also ``A[r][c]`` of a 2-D array
+        parameter (``r * M + c``, row ``(c, M)``: C has no element outside its row, C11
+        J.2); ``None`` when ``node`` is not such an access. A row ``m.g[r]`` / ``A[r]`` on
+        its own is refused."""
         base = node.name
+        if self.rows_array(base, env) is not None:
+            self.fail(f"row '{render(node)}' of 2-D array '{render(base)}' used as a value is not supported", node)
+        if isinstance(base, c_ast.ArrayRef):
+            if isinstance(base.name, c_ast.ArrayRef) and self.rows_array(base.name.name, env) is not None:
+                self.fail(f"too many subscripts in '{render(node)}' of 2-D array '{render(base.name.name)}'", node)
+            b = self.rows_array(base.name, env)
+            if b is not None:
+                assert isinstance(base.name, c_ast.ID) and b.cols is not None
+                loc = self.loc(node)
+                r = self.index(base.subscript, env)
+                c = self.index(node.subscript, env)
+                flat: Expr = Binary("+", Binary("*", r, b.cols, DType.INT, loc), c, DType.INT, loc)
+                return base.name.name, b.elem, flat, (c, b.cols)
         if isinstance(base, c_ast.StructRef):
             f = self.struct_field(base, env)
+            if f.field.array:  # m->a[E] of a T * field: the array m__a
+                return f.param, f.field.dtype, self.index(node.subscript, env), None
             if f.cols is None:
                 self.fail(f"subscript of non-array '{render(base)}' is not supported", node)
             self.fail(f"row pointer '{render(node)}' of a struct field used as a value is not supported", node)
         if not (isinstance(base, c_ast.ArrayRef) and isinstance(base.name, c_ast.StructRef)):
             return None
         f = self.struct_field(base.name, env)
+        if f.field.array:
+            self.fail(f"too many subscripts in '{render(node)}' of array field '{render(base.name)}'", node)
         if f.cols is None:
             self.fail(f"subscript of non-array '{render(base.name)}' is not supported", base)
         loc = self.loc(node)

@@ -29,6 +29,7 @@ __all__ = [
     "FlatStruct",
     "Pointer",
     "PtrValue",
+    "RowsType",
     "StructType",
     "Value",
     "Vector",
@@ -50,10 +51,24 @@ __all__ = [
 @dataclass(frozen=True)
 class Array:
     """A pointer/array parameter of the kernel; ``ctype`` spells its element type (see
-    :meth:`tenspiler.frontend.c_decls.Declarations.elem_ctype`)."""
+    :meth:`tenspiler.frontend.c_decls.Declarations.elem_ctype`). ``cols`` is set for a 2-D
+    array parameter ``T A[N][M]`` / ``T A[n][m]`` (C11 §6.7.6.3p7: a pointer to its rows of
+    ``M`` elements, contiguous): the row length, a constant or the entry value of an earlier
+    parameter (C11 §6.9.1p10); the flat parameter holds the rows row-major."""
 
     elem: DType
     ctype: str
+    cols: Expr | None = None
+
+
+@dataclass(frozen=True)
+class RowsType:
+    """The type of a 2-D array parameter ``T A[N][M]`` (or ``T (*A)[M]``): element dtype and
+    the row length ``M`` as written (an integer constant expression or, for a C99 variable
+    length array parameter, an expression in earlier parameters)."""
+
+    elem: DType
+    cols: c_ast.Node
 
 
 @dataclass(frozen=True)
@@ -109,22 +124,29 @@ VectorBinding: TypeAlias = Vector | CxxResult | ResultRow
 
 @dataclass(frozen=True)
 class FieldType:
-    """A field of a struct parameter's type: a scalar (``rows is False``) or a ``T **``
-    field (``rows``; ``dtype`` is then the element dtype). ``c_type`` as ``Param.c_type``."""
+    """A field of a struct parameter's type: a scalar (``rows`` and ``array`` false), a
+    ``T **`` field (``rows``) or a ``T *`` field (``array``; ``ctype`` spells ``T`` as
+    :attr:`Array.ctype`); ``dtype`` is then the element dtype. ``c_type`` as
+    ``Param.c_type``. ``refused``: a field of a struct passed by pointer that is not
+    supported, the message to refuse its use with."""
 
     name: str
     dtype: DType
     rows: bool
     c_type: str
+    array: bool = False
+    ctype: str = ""
+    refused: str | None = None
 
 
 @dataclass(frozen=True)
 class StructType:
-    """The type of a struct parameter passed by value: its C spelling and its fields in
-    declaration order."""
+    """The type of a struct parameter passed by value (or through a pointer, ``pointer``):
+    its C spelling and its fields in declaration order."""
 
     spelled: str
     fields: tuple[FieldType, ...]
+    pointer: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +166,10 @@ class FlatStruct:
 
     name: str
     fields: dict[str, FlatField]
+    #: passed as ``T *s`` (fields read with ``->``), else by value (``.``)
+    pointer: bool = False
+    #: fields not supported (of a struct passed by pointer), with the refusal message
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 Binding: TypeAlias = Scalar | Array | Pointer | Value | VectorBinding | FlatStruct

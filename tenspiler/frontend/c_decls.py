@@ -11,7 +11,7 @@ from typing import NoReturn
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput, SourceLoc
-from tenspiler.frontend.c_bindings import Env, FieldType, StructType, c_width, describe
+from tenspiler.frontend.c_bindings import Env, FieldType, RowsType, StructType, c_width, describe
 from tenspiler.frontend.c_parse import BUILTIN_TYPEDEFS, PRELUDE_TYPEDEFS
 from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.cxx import VectorType
@@ -44,6 +44,16 @@ class Declarations:
         self.typedefs: dict[str, c_ast.Node] = {}
         #: Struct definitions (with their fields) by tag.
         self.structs: dict[str, c_ast.Struct] = {}
+        #: Enum definitions (with their enumerators) by tag, and every enumeration constant
+        #: of a file-scope enum definition with its value (type ``int``, C11 §6.7.2.2p3).
+        self.enums: dict[str, c_ast.Enum] = {}
+        self.enum_constants: dict[str, int] = {}
+        #: The types of enumerations, by ``id`` of their definition: ``True`` for
+        #: ``unsigned int`` (GCC: no negative enumerator), ``False`` for ``int``.
+        self.enum_unsigned: dict[int, bool] = {}
+        #: File-scope ``const`` objects with an initialiser (``static const float s = 0.5f;``,
+        #: ``static const float c[3] = {...};``): their declarations by name.
+        self.file_consts: dict[str, c_ast.Decl] = {}
 
     # ----------------------------------------------------------- errors and locations
 
@@ -73,6 +83,7 @@ class Declarations:
             elif isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
                 self.note_structs(node.type)
+                self.note_enums(node.type)
             elif isinstance(node, c_ast.Decl):
                 if isinstance(node.type, c_ast.FuncDecl):
                     self.prototypes.add(node.name)
@@ -80,9 +91,11 @@ class Declarations:
                     node.type, c_ast.Struct | c_ast.Union | c_ast.Enum
                 ):
                     self.note_structs(node.type)
+                    self.note_enums(node.type)
                     continue  # a type declaration; refused where the type is used
                 else:
-                    self.fail("global variables are not supported", node)
+                    self.note_enums(node.type)
+                    self.note_file_const(node)
             else:
                 self.fail(f"top-level {describe(node)} is not supported", node)
 
@@ -103,6 +116,103 @@ class Declarations:
         self.type_gate().check_function(chosen)
         return chosen
 
+    def note_enums(self, ty: c_ast.Node) -> None:
+        """Record the enum definitions in type node ``ty`` and their constants' values
+        (C11 §6.7.2.2p3: an enumerator without ``= E`` is the previous one plus 1, the first
+        0). A value that is not an integer constant expression this reader folds, or lies
+        outside ``int``, leaves the constant unrecorded (refused where it is used)."""
+        while isinstance(ty, c_ast.TypeDecl | c_ast.PtrDecl | c_ast.ArrayDecl):
+            ty = ty.type
+        if not isinstance(ty, c_ast.Enum) or ty.values is None:
+            return
+        if ty.name is not None:
+            self.enums[ty.name] = ty
+        nxt: int | None = 0
+        values: list[int | None] = []
+        for e in ty.values.enumerators:
+            v = nxt if e.value is None else self.enum_value(e.value)
+            if v is not None and not -(2**31) <= v < 2**31:
+                v = None
+            if v is not None:
+                self.enum_constants[e.name] = v
+            values.append(v)
+            nxt = None if v is None else v + 1
+        if all(v is not None for v in values):
+            self.enum_unsigned[id(ty)] = all(v >= 0 for v in values if v is not None)
+
+    def enum_value(self, node: c_ast.Node) -> int | None:
+        """The value of an enumerator's integer constant expression: literals, earlier
+        enumerators, unary ``- + ~``, binary ``+ - * / %`` (C's truncation), ``| & ^``
+        and shifts of a non-negative value by ``0..30`` (``int`` arithmetic: every step must
+        stay in ``int``), else ``None``."""
+        from tenspiler.frontend.c_types import literal_type
+
+        match node:
+            case c_ast.Constant(type=kind, value=text) if "int" in kind:
+                typed = literal_type(text)
+                return typed[1] if typed is not None and typed[0].signed else None
+            case c_ast.ID(name=name):
+                return self.enum_constants.get(name)
+            case c_ast.UnaryOp(op="-" | "+" | "~" as op, expr=e):
+                v = self.enum_value(e)
+                if v is None:
+                    return None
+                r = -v if op == "-" else ~v if op == "~" else v
+                return r if -(2**31) <= r < 2**31 else None
+            case c_ast.BinaryOp(op=op, left=a, right=b):
+                x, y = self.enum_value(a), self.enum_value(b)
+                if x is None or y is None:
+                    return None
+                if op in ("/", "%"):
+                    if y == 0:
+                        return None
+                    q = abs(x) // abs(y) * (1 if (x >= 0) == (y > 0) else -1)
+                    r = q if op == "/" else x - y * q
+                elif op in ("<<", ">>"):
+                    if x < 0 or not 0 <= y <= 30:
+                        return None
+                    r = x << y if op == "<<" else x >> y
+                else:
+                    ops = {"+": x + y, "-": x - y, "*": x * y, "|": x | y, "&": x & y, "^": x ^ y}
+                    if op not in ops:
+                        return None
+                    r = ops[op]
+                return r if -(2**31) <= r < 2**31 else None
+        return None
+
+    def enum_of(self, ty: c_ast.Node) -> c_ast.Enum | None:
+        """The enumeration named by type node ``ty`` (``enum tag``, a typedef of it, or an
+        enum defined in place), with its enumerators; ``None`` if ``ty`` is not an enum."""
+        ty = self.resolve_typedefs(ty)
+        if not (isinstance(ty, c_ast.TypeDecl) and isinstance(ty.type, c_ast.Enum)):
+            return None
+        en = ty.type
+        if en.values is None and en.name is not None:
+            return self.enums.get(en.name, en)
+        return en
+
+    def note_file_const(self, node: c_ast.Decl) -> None:
+        """A file-scope object declaration: a ``const`` scalar or array of the scalar types
+        with an initialiser (its value can only be the initialiser's: modifying a const
+        object is undefined behaviour, C11 §6.7.3p6) is recorded as a constant; any other
+        global variable is refused."""
+        ty = self.resolve_typedefs(node.type)
+        elem = ty.type if isinstance(ty, c_ast.ArrayDecl) else ty
+        elem = self.resolve_typedefs(elem)
+        const = isinstance(elem, c_ast.TypeDecl) and "const" in elem.quals
+        if "extern" in node.storage or "_Thread_local" in node.storage:
+            const = False
+        if not const or node.init is None or node.name is None:
+            what = f"global variable '{node.name}'" if node.name else "global variable"
+            self.fail(
+                f"{what} is not supported (only file-scope 'const' scalars and arrays with an "
+                "initialiser, read as constants)",
+                node,
+            )
+        if node.name in self.file_consts:
+            self.fail(f"file-scope constant '{node.name}' is defined twice", node)
+        self.file_consts[node.name] = node
+
     def type_gate(self) -> TypeGate:
         """The C11 typing of this unit (:mod:`tenspiler.frontend.c_types`)."""
 
@@ -114,9 +224,16 @@ class Declarations:
             vt = self.vector_type(ty)
             return ([vt.elem], vt.rank) if vt is not None else None
 
+        def enum_unsigned(ty: c_ast.Node) -> bool | None:
+            en = self.enum_of(ty)
+            return None if en is None else self.enum_unsigned.get(id(en))
+
         return TypeGate(
             self.filename, self.resolve_typedefs, fields, vector, self.funcdefs,
             char_signed=char_is_signed(),
+            enum_unsigned=enum_unsigned,
+            file_scope={name: d.type for name, d in self.file_consts.items()},
+            enum_constants=self.enum_constants,
         )
 
     # ----------------------------------------------------------- types
@@ -142,11 +259,14 @@ class Declarations:
             return self.structs.get(st.name, st)
         return st
 
-    def struct_type(self, decl: c_ast.Decl, st: c_ast.Struct) -> StructType:
-        """The type of struct parameter ``decl``: only scalar fields and ``T **`` fields
-        (``T`` scalar) are supported (see the module docstring)."""
+    def struct_type(self, decl: c_ast.Decl, st: c_ast.Struct, pointer: bool = False) -> StructType:
+        """The type of struct parameter ``decl`` (passed by value, or by ``pointer``: ``T *s``
+        with ``s->f``): scalar fields, ``T *`` fields (arrays) and ``T **`` fields (rows),
+        ``T`` scalar (see the module docstring). A struct passed by value with any other
+        field is refused; through a pointer, such a field is refused only where it is used
+        (real structs carry many fields a kernel never reads)."""
         what = f"struct parameter '{decl.name}'"
-        written = decl.type
+        written = decl.type.type if pointer else decl.type
         if isinstance(written, c_ast.TypeDecl):
             self.check_quals(written.quals, decl)
         match written:
@@ -162,43 +282,57 @@ class Declarations:
             self.fail(f"{what} is not supported in the C++ subset", decl)
         fields: list[FieldType] = []
         for f in st.decls:
-            if not isinstance(f, c_ast.Decl) or f.name is None:
-                self.fail(f"unnamed member of '{spelled}' is not supported", f)
-            fwhat = f"field '{f.name}' of {what}"
-            if f.bitsize is not None:
-                self.fail(f"bit-field '{f.name}' of {what} is not supported", f)
-            fty = self.resolve_typedefs(f.type)
-            if self.struct_of(fty) is not None or (
-                isinstance(fty, c_ast.TypeDecl) and isinstance(fty.type, c_ast.Union)
-            ):
-                self.fail(f"nested struct {fwhat} is not supported", f)
-            if isinstance(fty, c_ast.ArrayDecl):
-                self.fail(f"array {fwhat} is not supported", f)
-            if isinstance(fty, c_ast.PtrDecl):
-                inner = self.resolve_typedefs(fty.type)
-                elem_ty = self.resolve_typedefs(inner.type) if isinstance(inner, c_ast.PtrDecl) else None
-                if not isinstance(inner, c_ast.PtrDecl) or not isinstance(elem_ty, c_ast.TypeDecl) or (
-                    self.struct_of(elem_ty) is not None
-                ):
-                    self.fail(
-                        f"pointer {fwhat} is not supported (only scalar fields and 'T **' "
-                        "fields with T a scalar type)",
-                        f,
-                    )
-                self.check_quals(fty.quals, f)
-                self.check_quals(inner.quals, f)
-                elem = self.scalar_dtype(inner.type, fwhat, f)
-                if elem is None:
-                    self.fail(f"void pointer {fwhat} is not supported", f)
-                fields.append(FieldType(f.name, elem, True, c_width(f.type)))
-                continue
-            dtype = self.scalar_dtype(f.type, fwhat, f)
-            if dtype is None:
-                self.fail(f"void {fwhat} is not supported", f)
-            fields.append(FieldType(f.name, dtype, False, c_width(f.type)))
+            try:
+                fields.append(self.field_type(f, what, spelled))
+            except BadInput as e:
+                if not pointer:
+                    raise
+                if isinstance(f, c_ast.Decl) and f.name is not None:
+                    fields.append(FieldType(f.name, DType.INT, False, "", refused=e.message))
         if not fields:
             self.fail(f"{what} without fields is not supported", decl)
-        return StructType(spelled, tuple(fields))
+        return StructType(spelled, tuple(fields), pointer)
+
+    def field_type(self, f: c_ast.Node, what: str, spelled: str) -> FieldType:
+        """One field of a struct parameter's type (refused unless supported)."""
+        if not isinstance(f, c_ast.Decl) or f.name is None:
+            self.fail(f"unnamed member of '{spelled}' is not supported", f)
+        fwhat = f"field '{f.name}' of {what}"
+        if f.bitsize is not None:
+            self.fail(f"bit-field '{f.name}' of {what} is not supported", f)
+        fty = self.resolve_typedefs(f.type)
+        if self.struct_of(fty) is not None or (
+            isinstance(fty, c_ast.TypeDecl) and isinstance(fty.type, c_ast.Union)
+        ):
+            self.fail(f"nested struct {fwhat} is not supported", f)
+        if isinstance(fty, c_ast.ArrayDecl):
+            self.fail(f"array {fwhat} is not supported", f)
+        if isinstance(fty, c_ast.PtrDecl):
+            inner = self.resolve_typedefs(fty.type)
+            rows = isinstance(inner, c_ast.PtrDecl)
+            elem_ty = self.resolve_typedefs(inner.type) if rows else inner
+            if not isinstance(elem_ty, c_ast.TypeDecl) or self.struct_of(elem_ty) is not None or (
+                not rows and self.enum_of(elem_ty) is not None
+            ):
+                self.fail(
+                    f"pointer {fwhat} is not supported (only scalar fields, 'T *' and 'T **' "
+                    "fields with T a scalar type)",
+                    f,
+                )
+            self.check_quals(fty.quals, f)
+            if rows:
+                self.check_quals(inner.quals, f)
+            elem = self.scalar_dtype(inner.type if rows else fty.type, fwhat, f)
+            if elem is None:
+                self.fail(f"void pointer {fwhat} is not supported", f)
+            ctype = "" if rows else self.elem_ctype(fty)
+            return FieldType(f.name, elem, rows, c_width(f.type), array=not rows, ctype=ctype)
+        if self.enum_of(fty) is not None:
+            self.fail(f"enum-typed {fwhat} is not supported", f)
+        dtype = self.scalar_dtype(f.type, fwhat, f)
+        if dtype is None:
+            self.fail(f"void {fwhat} is not supported", f)
+        return FieldType(f.name, dtype, False, c_width(f.type))
 
     def resolve_typedefs(self, ty: c_ast.Node) -> c_ast.Node:
         """Expand a user typedef name (``typedef float real;``) to its type node."""
@@ -260,8 +394,13 @@ class Declarations:
                 self.fail("struct types are not supported", at)
             case c_ast.Union():
                 self.fail("union types are not supported", at)
-            case c_ast.Enum():
-                self.fail("enum types are not supported", at)
+            case c_ast.Enum() as en:
+                # a local of enum type: an integer; its C type (``unsigned int`` or ``int``,
+                # :meth:`note_enums`) is the type gate's, which refuses what would wrap
+                full = self.enums.get(en.name, en) if en.values is None and en.name else en
+                if id(full) not in self.enum_unsigned:
+                    self.fail("enum type without known enumerators is not supported", at)
+                return DType.INT
             case _:
                 self.fail(f"{describe(inner)} for {what} is not supported", at)
         spelled = " ".join(words)
@@ -286,7 +425,7 @@ class Declarations:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)
 
-    def param_type(self, decl: c_ast.Decl) -> Type | VectorType | StructType:
+    def param_type(self, decl: c_ast.Decl) -> Type | VectorType | StructType | RowsType:
         ty = self.resolve_typedefs(decl.type)
         what = f"parameter '{decl.name}'"
         vt = self.vector_type(ty)
@@ -297,17 +436,26 @@ class Declarations:
         st = self.struct_of(ty)
         if st is not None:
             return self.struct_type(decl, st)
+        if self.enum_of(ty) is not None:
+            self.fail(
+                f"enum-typed {what} is not supported (GCC gives an enumeration without negative "
+                "constants the type 'unsigned int'; pass it as 'int')",
+                decl,
+            )
         if isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl):
             if isinstance(ty, c_ast.PtrDecl):
                 self.check_quals(ty.quals, ty)
             elem_ty = self.resolve_typedefs(ty.type)
-            if self.struct_of(elem_ty) is not None:
+            pointee = self.struct_of(elem_ty)
+            if pointee is not None and isinstance(ty, c_ast.PtrDecl) and isinstance(decl.type, c_ast.PtrDecl):
+                return self.struct_type(decl, pointee, pointer=True)
+            if pointee is not None:
                 kind = "pointer to struct" if isinstance(ty, c_ast.PtrDecl) else "array of struct"
-                self.fail(f"{kind} {what} is not supported (structs are supported passed by value)", decl)
+                self.fail(f"{kind} {what} is not supported (structs are supported passed by value or as 'T *s')", decl)
             if isinstance(elem_ty, c_ast.PtrDecl):
                 self.fail(f"pointer-to-pointer {what} is not supported", decl)
             if isinstance(elem_ty, c_ast.ArrayDecl):
-                self.fail(f"multi-dimensional array {what} is not supported", decl)
+                return self.rows_type(decl, elem_ty, what)
             if isinstance(elem_ty, c_ast.FuncDecl):
                 self.fail(f"function pointer {what} is not supported", decl)
             elem = self.scalar_dtype(ty.type, what, decl)
@@ -319,9 +467,26 @@ class Declarations:
             self.fail(f"void {what} is not supported", decl)
         return ScalarType(dtype)
 
+    def rows_type(self, decl: c_ast.Decl, row: c_ast.ArrayDecl, what: str) -> RowsType:
+        """``T A[N][M]`` / ``T A[][M]`` / ``T (*A)[M]`` / ``T A[n][m]``: rows of ``M``
+        scalars (the first dimension is adjusted away, C11 §6.7.6.3p7). Three or more
+        dimensions, and a row without a length, are refused."""
+        self.check_quals(row.dim_quals or [], decl)
+        inner = self.resolve_typedefs(row.type)
+        if isinstance(inner, c_ast.ArrayDecl):
+            self.fail(f"array {what} of more than two dimensions is not supported", decl)
+        if row.dim is None:
+            self.fail(f"array {what} whose rows have no length is not supported", decl)
+        if isinstance(inner, c_ast.PtrDecl | c_ast.FuncDecl) or self.struct_of(inner) is not None:
+            self.fail(f"2-D array {what} of non-scalars is not supported", decl)
+        elem = self.scalar_dtype(row.type, what, decl)
+        if elem is None:
+            self.fail(f"void array {what} is not supported", decl)
+        return RowsType(elem, row.dim)
+
     def params_of(
         self, fdef: c_ast.FuncDef
-    ) -> list[tuple[c_ast.Decl, Type | VectorType | StructType]]:
+    ) -> list[tuple[c_ast.Decl, Type | VectorType | StructType | RowsType]]:
         fname = fdef.decl.name
         if fdef.param_decls:
             self.fail(f"K&R-style definition of '{fname}' is not supported", fdef)
@@ -333,7 +498,7 @@ class Declarations:
             and self.scalar_dtype(args[0].type, "parameter") is None
         ):
             return []  # f(void)
-        out: list[tuple[c_ast.Decl, Type | VectorType | StructType]] = []
+        out: list[tuple[c_ast.Decl, Type | VectorType | StructType | RowsType]] = []
         for a in args:
             if isinstance(a, c_ast.EllipsisParam):
                 self.fail(f"variadic function '{fname}' is not supported", a)
@@ -359,6 +524,8 @@ class Declarations:
         ptr = self.resolve_typedefs(ty)
         assert isinstance(ptr, c_ast.PtrDecl | c_ast.ArrayDecl)
         inner = self.resolve_typedefs(ptr.type)
+        if isinstance(inner, c_ast.ArrayDecl):  # the rows of a 2-D array parameter
+            inner = self.resolve_typedefs(inner.type)
         assert isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.IdentifierType)
         aliases = dict(PRELUDE_TYPEDEFS)
         words = [w for name in inner.type.names for w in aliases.get(name, name).split()]
@@ -375,7 +542,8 @@ class Declarations:
     ) -> Iterator[tuple[str, DType, c_ast.Node | None]]:
         """The (name, dtype, initialiser) of a local scalar declaration."""
         for s in node.storage:
-            self.fail(f"'{s}' local variables are not supported", node)
+            if s != "register":  # no effect on the value (C11 §6.7.1p6)
+                self.fail(f"'{s}' local variables are not supported", node)
         ty = self.resolve_typedefs(node.type)
         if isinstance(ty, c_ast.PtrDecl):
             self.fail(f"local pointer variable '{node.name}' is not supported", node)
@@ -395,7 +563,12 @@ class Declarations:
         yield node.name, dtype, node.init
 
     def unknown_name(self, name: str, node: c_ast.Node) -> NoReturn:
-        """Refuse the use of ``name``, which no scope binds: a function, or undeclared."""
+        """Refuse the use of ``name``, which no scope binds: a function, a file-scope
+        constant used other than read, or undeclared."""
+        if name in self.file_consts:
+            self.fail(f"file-scope constant '{name}' used here is not supported (only read)", node)
+        if name in self.enum_constants:
+            self.fail(f"enumeration constant '{name}' used here is not supported (only read)", node)
         if name in self.funcdefs or name in self.prototypes:
             self.fail(f"use of function '{name}' as a value is not supported", node)
         self.fail(f"'{name}' is not declared", node)

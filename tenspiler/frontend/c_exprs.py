@@ -106,6 +106,9 @@ class Expressions(Access):
             case c_ast.ID(name=name):
                 return self.read_var(name, node, env)
             case c_ast.ArrayRef():
+                constant = self.const_element(node, env)
+                if constant is not None:
+                    return constant
                 vector_load = self.vector_load(node, env)
                 if vector_load is not None:
                     return vector_load

@@ -1,8 +1,12 @@
 """Calls in C expressions: helper functions of the same file inlined by substitution (their
 body only declares and assigns scalars and ends with ``return E;``; scalar parameters
-only) and the ``<math.h>`` functions of one argument (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS`)."""
+only) and the ``<math.h>`` functions (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS` of one
+argument; ``fmin``/``fmax`` as selects and ``pow`` with a small integer exponent as a product:
+:meth:`Unit.math_call`)."""
 
 from __future__ import annotations
+
+import math
 
 from pycparser import c_ast
 
@@ -10,6 +14,7 @@ from tenspiler.frontend.c_bindings import (
     Binding,
     Env,
     FlatStruct,
+    RowsType,
     StructType,
     Value,
     describe,
@@ -19,9 +24,32 @@ from tenspiler.frontend.c_bindings import (
 from tenspiler.frontend.c_exprs import Expressions
 from tenspiler.frontend.common import convert
 from tenspiler.frontend.cxx import VectorType
-from tenspiler.loops.ir import MATH_FUNCTIONS, Call, DType, Expr, PointerType
+from tenspiler.ir.semantics import py_cast
+from tenspiler.loops.ir import (
+    MATH_FUNCTIONS,
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Const,
+    DType,
+    Expr,
+    PointerType,
+    Select,
+)
 
-__all__ = ["Unit"]
+__all__ = ["BINARY_MATH", "MAX_POW", "Unit"]
+
+#: ``<math.h>`` functions of two arguments, lowered to the loop IR's own operations
+#: (:meth:`Unit.math_call`).
+BINARY_MATH = frozenset({"fmin", "fminf", "fmax", "fmaxf", "pow", "powf"})
+#: The largest integer exponent of ``pow`` lowered to a product.
+MAX_POW = 8
+#: GCC builtins that ``<math.h>`` macros expand to (glibc), with the macro for messages.
+BUILTIN_SPECIAL = {
+    "__builtin_inff": "INFINITY", "__builtin_inf": "INFINITY", "__builtin_huge_val": "HUGE_VAL",
+    "__builtin_huge_valf": "HUGE_VALF", "__builtin_nanf": "NAN", "__builtin_nan": "NAN",
+}
 
 
 class Unit(Expressions):
@@ -38,7 +66,16 @@ class Unit(Expressions):
         if not isinstance(node.name, c_ast.ID):
             self.fail("call through an expression is not supported", node)
         name = node.name.name
-        if env.lookup(name) is None and name not in self.funcdefs and name in MATH_FUNCTIONS:
+        if name in BUILTIN_SPECIAL:
+            what = "a NaN" if "nan" in name else "an infinity"
+            self.fail(
+                f"{BUILTIN_SPECIAL[name]} ({name}, {what}) is not supported: the proof's model of "
+                "floating-point values is the real numbers, which have no infinity or NaN",
+                node,
+            )
+        if env.lookup(name) is None and name not in self.funcdefs and (
+            name in MATH_FUNCTIONS or name in BINARY_MATH
+        ):
             return self.math_call(node, name, env)
         if env.lookup(name) is not None or name not in self.funcdefs:
             self.fail(f"call to '{name}' is not supported", node)
@@ -62,7 +99,7 @@ class Unit(Expressions):
                 )
             if isinstance(arg, c_ast.ID) and isinstance(env.lookup(arg.name), FlatStruct):
                 self.fail(f"passing struct '{arg.name}' to '{name}' is not supported", arg)
-            if isinstance(ty, PointerType | VectorType):
+            if isinstance(ty, PointerType | VectorType | RowsType):
                 self.fail(
                     f"helper '{name}' has array parameter '{decl.name}'; "
                     "only scalar parameters are supported",
@@ -86,17 +123,60 @@ class Unit(Expressions):
         return convert(self.expr(items[-1].expr, inner), ret)
 
     def math_call(self, node: c_ast.FuncCall, name: str, env: Env) -> Expr:
-        """``exp``/``expf``, ``sqrt``/``sqrtf``, ``log``/``logf``, ``tanh``/``tanhf``,
-        ``fabs``/``fabsf`` of one argument → :class:`Call` (the ``f`` variants in float,
-        the others in double, as in ``<math.h>``)."""
+        """A ``<math.h>`` function (the ``f`` variants in float, the others in double, as in
+        ``<math.h>``; the arguments converted to that type as by a prototype):
+
+        * ``exp``, ``expm1``, ``sqrt``, ``log``, ``tanh``, ``cos``, ``sin``, ``fabs`` of one
+          argument → :class:`Call` (uninterpreted in proofs except ``fabs``);
+        * ``fmin(x, y)`` / ``fmax(x, y)`` → ``y < x ? y : x`` / ``x < y ? y : x``: C's value on
+          every pair of non-NaN arguments (the model's reals; the sign of a zero aside, which
+          C11 F.10.9.2-3 leaves open too);
+        * ``pow(x, k)`` for an integer constant ``k`` in ``[0, MAX_POW]`` → ``x * ... * x`` (``1``
+          for ``k = 0``): the real power (C11 F.10.4.4: ``pow(x, ±0)`` is 1 for any ``x``).
+          Any other exponent is refused by name: the proof has no real power function."""
         args = node.args.exprs if node.args is not None else []
-        if len(args) != 1:
-            self.fail(f"call to '{name}' with {len(args)} arguments; it takes 1", node)
-        if self.is_pointer(args[0], env):
-            self.fail(f"passing pointer '{render(args[0])}' to '{name}' is not supported", args[0])
+        arity = 2 if name in BINARY_MATH else 1
+        if len(args) != arity:
+            self.fail(f"call to '{name}' with {len(args)} arguments; it takes {arity}", node)
+        for a in args:
+            if self.is_pointer(a, env):
+                self.fail(f"passing pointer '{render(a)}' to '{name}' is not supported", a)
         dtype = DType.FLOAT if name.endswith("f") and name != "exp" else DType.DOUBLE
+        loc = self.loc(node)
+        if name in BINARY_MATH:
+            base = name.rstrip("f") if name != "pow" else "pow"
+            x = convert(self.expr(args[0], env), dtype)
+            if base == "pow":
+                k = self.pow_exponent(args[1], env)
+                if k is None:
+                    self.fail(
+                        f"'{name}' with exponent '{render(args[1])}' is not supported (only an "
+                        f"integer constant in [0, {MAX_POW}]: the proof has no real power function)",
+                        args[1],
+                    )
+                out: Expr = Const(1.0, dtype, loc)
+                for n in range(k):
+                    out = x if n == 0 else Binary("*", out, x, dtype, loc)
+                return out
+            y = convert(self.expr(args[1], env), dtype)
+            if base == "fmin":
+                return Select(Compare("<", y, x, loc), y, x, dtype, loc)
+            return Select(Compare("<", x, y, loc), y, x, dtype, loc)
         arg = convert(self.expr(args[0], env), dtype)
-        return Call(MATH_FUNCTIONS[name], arg, dtype, self.loc(node))
+        return Call(MATH_FUNCTIONS[name], arg, dtype, loc)
+
+    def pow_exponent(self, node: c_ast.Node, env: Env) -> int | None:
+        """The exponent of ``pow``/``powf`` when it is an integer constant in ``[0,
+        MAX_POW]`` (``2``, ``2.0``, ``3.f``, ``(float)2``), else ``None``."""
+        e = self.expr(node, env)
+        while isinstance(e, Cast) and isinstance(e.operand, Const):
+            e = Const(py_cast(e.operand.value, e.dtype), e.dtype, e.loc)
+        if not isinstance(e, Const):
+            return None
+        v = e.value
+        if isinstance(v, float) and not (math.isfinite(v) and v == int(v)):
+            return None
+        return int(v) if 0 <= int(v) <= MAX_POW else None
 
     def _helper_stmt(self, node: c_ast.Node, env: Env, helper: str) -> None:
         if isinstance(node, c_ast.EmptyStatement):

@@ -39,7 +39,7 @@ class ForLoops(CountedLoops):
         env.scopes.append({})
         try:
             var, first = self.for_init(node, env)
-            step = self.for_step(node, var)
+            step = self.for_step(node, var, env)
             descending = step == -1
             prologue: tuple[Stmt, ...] = ()
             if descending:  # for (i = hi; i >= lo; i--): the iterations lo..hi in reverse order
@@ -180,7 +180,7 @@ class ForLoops(CountedLoops):
         add_one = (op == ops[1]) if ops[0] == "<" else (op == ops[0])
         return plus_one(b, u.loc(cond), fold_difference=True) if add_one else b
 
-    def for_step(self, node: c_ast.For, var: str) -> int:
+    def for_step(self, node: c_ast.For, var: str, env: Env | None = None) -> int:
         """The step: ``1`` (``i++``, ``++i``, ``i += 1``, ``i = i + 1``), ``-1`` (their
         decrements: a descending loop) or a constant ``c >= 2`` (``i += c``, ``i = i + c``: a
         strided loop)."""
@@ -198,6 +198,12 @@ class ForLoops(CountedLoops):
         def constant(n: c_ast.Node) -> int | None:
             if isinstance(n, c_ast.Constant) and n.type == "int":
                 v = int_literal(n.value)
+                return v if v >= 1 else None
+            if (
+                isinstance(n, c_ast.ID) and env is not None and env.lookup(n.name) is None
+                and n.name in u.enum_constants
+            ):  # an enumeration constant: an int constant
+                v = u.enum_constants[n.name]
                 return v if v >= 1 else None
             return None
 

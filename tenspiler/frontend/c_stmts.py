@@ -5,6 +5,7 @@ built by ``push_back``; ``for`` loops: :mod:`tenspiler.frontend.c_loops`."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -23,6 +24,7 @@ from tenspiler.frontend.c_bindings import (
     FlatStruct,
     Pointer,
     PtrValue,
+    RowsType,
     StructType,
     Vector,
     c_width,
@@ -34,7 +36,7 @@ from tenspiler.frontend.c_bindings import (
 )
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_loops import ForLoops
-from tenspiler.frontend.common import IfConversion, Scalar, convert
+from tenspiler.frontend.common import IfConversion, Scalar, convert, vars_read
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.lists import ResultLists, ResultRow, flat_list_param
 from tenspiler.loops.ir import (
@@ -81,6 +83,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.loops = []
         #: Items of the blocks being lowered, innermost last.
         self.blocks: list[list[c_ast.Node]] = []
+        #: Helpers whose call statements are being lowered (:meth:`inlined_call`).
+        self.inlining_stack: list[str] = []
         #: C++: the returned vector's type; its binding and pushes (:class:`ResultLists`).
         self.result_type: VectorType | None = None
         self.init_result_lists()
@@ -111,6 +115,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 signature.append(vp)
                 continue
             signature.append(decl.name)
+            if isinstance(ty, RowsType):
+                self.rows_param(decl, ty, params, scope, assigned, walked)
+                continue
             params.append(Param(decl.name, ty, u.loc(decl), c_width(decl.type)))
             assigned.add(decl.name)
             if isinstance(ty, PointerType) and decl.name in walked:
@@ -171,30 +178,73 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             structs=tuple(structs),
         )
 
+    def rows_param(
+        self, decl: c_ast.Decl, ty: RowsType, params: list[Param], scope: dict[str, Binding],
+        assigned: set[str], walked: set[str],
+    ) -> None:
+        """A 2-D array parameter ``T A[N][M]`` (or the C99 variable length array parameter
+        ``T A[n][m]``): the pointer parameter ``A`` holding its rows row-major, bound with
+        its row length ``M`` — a constant, or the value of earlier parameters on entry (C11
+        §6.9.1p10), so those must keep it: a parameter the body assigns is refused."""
+        u = self.unit
+        loc = u.loc(decl)
+        if decl.name in walked:
+            u.fail(f"updating 2-D array parameter '{decl.name}' is not supported", decl)
+        cols = u.integer(ty.cols, Env([scope], assigned=set(assigned)),
+                         f"row length of 2-D array parameter '{decl.name}' must be an integer")
+        for name, _ in vars_read(cols):
+            if name in walked:
+                u.fail(
+                    f"row length '{render(ty.cols)}' of 2-D array parameter '{decl.name}' reads "
+                    f"'{name}', which the function assigns (the length is its value on entry)",
+                    ty.cols,
+                )
+        params.append(Param(decl.name, PointerType(ty.elem), loc, c_width(decl.type), c_rows=True))
+        scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
+        assigned.add(decl.name)
+
     def struct_param(
         self, decl: c_ast.Decl, ty: StructType
     ) -> tuple[FlatStruct, list[Param], StructParam]:
         """Flatten struct parameter ``m``: a scalar field ``f`` becomes the scalar parameter
         ``m__f``; a ``T **`` field ``g`` the pointer parameter ``m__g`` (its rows, flattened
-        row-major) followed by the INT parameter ``m__g__cols`` (their length). Names that
-        the function uses get a numeric suffix."""
+        row-major) followed by the INT parameter ``m__g__cols`` (their length); a ``T *``
+        field ``a`` the pointer parameter ``m__a``. Names that the function uses get a
+        numeric suffix. A struct passed through a pointer (``T *m``, fields read as
+        ``m->f``) is flattened the same way, but only the fields the function names (the
+        compiled C gets a struct whose other fields are zero); a struct none of whose fields
+        is named is refused."""
         u = self.unit
         loc = u.loc(decl)
         fields: dict[str, FlatField] = {}
+        refused: dict[str, str] = {}
         flat: list[Param] = []
         described: list[StructField] = []
+        named = _fields_named(self.fdef.body, decl.name)
         for f in ty.fields:
+            if ty.pointer and f.name not in named:
+                continue
+            if f.refused is not None:
+                refused[f.name] = f.refused
+                continue
             param = self.fresh(f"{decl.name}__{f.name}")
             if f.rows:
                 cols = self.fresh(f"{param}__cols")
                 flat.append(Param(param, PointerType(f.dtype), loc, f.c_type))
                 flat.append(Param(cols, ScalarType(DType.INT), loc))
+            elif f.array:
+                cols = None
+                flat.append(Param(param, PointerType(f.dtype), loc, f.c_type))
             else:
                 cols = None
                 flat.append(Param(param, ScalarType(f.dtype), loc, f.c_type))
             fields[f.name] = FlatField(f, param, cols)
             described.append(StructField(f.name, param, cols))
-        return FlatStruct(decl.name, fields), flat, StructParam(decl.name, ty.spelled, tuple(described))
+        if ty.pointer and not fields and not refused:
+            u.fail(f"struct pointer parameter '{decl.name}' none of whose fields the function reads "
+                   "is not supported", decl)
+        return (FlatStruct(decl.name, fields, ty.pointer, refused), flat,
+                StructParam(decl.name, ty.spelled, tuple(described), ty.pointer))
 
     # ----------------------------------------------------------- C++ vectors
 
@@ -343,8 +393,84 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 self.unit.fail(f"{describe(node)} inside if is not supported", node)
             case c_ast.For():
                 return [self.for_loop(node, env)]
+            case c_ast.FuncCall(name=c_ast.ID(name=callee)) if (
+                callee in self.unit.funcdefs and env.lookup(callee) is None
+            ):
+                block = self.inlined_call(node, callee, env)
+                self.inlining_stack.append(callee)
+                try:
+                    return self.stmt(block, env)
+                finally:
+                    self.inlining_stack.pop()
             case _:
                 return self.guarded_lowering(env, lambda: self.with_effects(node, env))
+
+    def inlined_call(self, node: c_ast.FuncCall, callee: str, env: Env) -> c_ast.Compound:
+        """A call statement ``h(a1, ..., an);`` of a ``void`` helper ``h`` of the file, as
+        the block C's call means (C11 §6.5.2.2p4, §6.9.1p10): each parameter a local
+        initialised with its argument (converted as by assignment, p7) — a pointer
+        parameter a local pointer into the argument's array —, then ``h``'s body, every
+        name ``h`` declares renamed to a fresh one. The block is lowered like the kernel's
+        own statements (loops included), so the helper may write through its pointer
+        parameters. A name the helper reads from file scope must not be hidden by a name
+        of the kernel in scope at the call."""
+        u = self.unit
+        if callee in self.inlining_stack:
+            u.fail(f"recursive call to '{callee}' is not supported", node)
+        fdef = u.funcdefs[callee]
+        if u.return_dtype(fdef) is not None:
+            u.fail(f"call to '{callee}' as a statement is not supported (only void helpers; "
+                   "its value would be discarded)", node)
+        params = u.params_of(fdef)
+        args = list(node.args.exprs) if node.args is not None else []
+        if len(args) != len(params):
+            u.fail(f"call to '{callee}' with {len(args)} arguments; it takes {len(params)}", node)
+        declared = {d.name for d in _declarations(fdef.body)} | {d.name for d, _ in params}
+        for name in declared:
+            if name in u.funcdefs or name in u.prototypes or name in u.file_consts or name in u.enum_constants:
+                u.fail(f"helper '{callee}' declares '{name}', also a file-scope name, which is not supported", fdef)
+        free = set(identifiers(fdef.body)) - declared
+        for name in sorted(free):
+            if env.lookup(name) is not None:
+                u.fail(f"helper '{callee}' reads the file-scope '{name}', which '{name}' of '{self.name}' "
+                       "hides at the call: not supported", node)
+        self.taken |= set(identifiers(fdef))
+        rename = {name: self.fresh(f"{callee}__{name}") for name in sorted(declared)}
+        changed = _changed_names(fdef.body)
+        items: list[c_ast.Node] = []
+        substitute: dict[str, c_ast.Node] = {}
+        for (decl, ty), arg in zip(params, args, strict=True):
+            if isinstance(ty, StructType | VectorType | RowsType):
+                u.fail(f"helper '{callee}' called as a statement has parameter '{decl.name}' of a "
+                       "type that is not supported (only scalars and pointers)", decl)
+            if decl.name not in changed and _invariant(arg, pointer=isinstance(ty, PointerType)):
+                # the parameter keeps the argument's value: the helper cannot change what the
+                # argument reads (scalars and pointers of the kernel, constants)
+                if isinstance(ty, PointerType):
+                    substitute[decl.name] = arg
+                else:
+                    typ = copy.deepcopy(decl.type)
+                    substitute[decl.name] = c_ast.Cast(
+                        c_ast.Typename(None, [], None, _anonymous(typ)), arg, coord=arg.coord)
+                continue
+            local = copy.deepcopy(decl)
+            local.storage, local.funcspec = [], []
+            t = u.resolve_typedefs(local.type)
+            if isinstance(t, c_ast.ArrayDecl):  # T X[] is T *X (C11 §6.7.6.3p7)
+                local.type = c_ast.PtrDecl(list(t.dim_quals or []), t.type, coord=t.coord)
+            local.init = arg
+            items.append(local)
+        body = copy.deepcopy(list(fdef.body.block_items or []))
+        while body and isinstance(body[-1], c_ast.EmptyStatement):
+            body.pop()
+        if body and isinstance(body[-1], c_ast.Return) and body[-1].expr is None:
+            body.pop()
+        locals_ = len(items)
+        items.extend(body)
+        for item in items[:locals_]:
+            _rename_decl(item, rename)  # not its initialiser: the argument, in the caller's names
+        renamed = [_rename(item, rename, substitute) for item in items[locals_:]]
+        return c_ast.Compound([*items[:locals_], *renamed], coord=node.coord)
 
     def with_effects(self, node: c_ast.Node, env: Env) -> list[Stmt]:
         """A simple statement with its pointer increments (see :class:`Effects`)."""
@@ -468,7 +594,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         u = self.unit
         name = node.name
         for s in node.storage:
-            u.fail(f"'{s}' local variables are not supported", node)
+            if s != "register":  # no effect on the value (C11 §6.7.1p6)
+                u.fail(f"'{s}' local variables are not supported", node)
         ty = u.resolve_typedefs(node.type)
         assert isinstance(ty, c_ast.PtrDecl)
         u.check_quals(ty.quals, node)
@@ -549,3 +676,111 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             u.fail(f"unsequenced modification of '{b.name}'", node)
         env.assigned.add(b.offset)
         return Assign(b.offset, value, loc)
+
+
+def _fields_named(node: c_ast.Node, name: str) -> set[str]:
+    """The fields ``f`` of ``name.f`` / ``name->f`` anywhere in ``node``."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.StructRef) and isinstance(n.name, c_ast.ID) and n.name.name == name:
+            out.add(n.field.name)
+        stack.extend(child for _, child in n.children())
+    return out
+
+
+def _declarations(node: c_ast.Node) -> list[c_ast.Decl]:
+    """Every named object declaration in ``node`` (locals, loop counters)."""
+    out: list[c_ast.Decl] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.Decl) and n.name is not None:
+            out.append(n)
+        stack.extend(child for _, child in n.children())
+    return out
+
+
+def _rename_decl(node: c_ast.Decl, names: dict[str, str]) -> None:
+    """Rename declaration ``node`` (its name and its declarator's) if ``names`` has it."""
+    if node.name in names:
+        node.name = names[node.name]
+        t = node.type
+        while not isinstance(t, c_ast.TypeDecl) and hasattr(t, "type"):
+            t = t.type
+        if isinstance(t, c_ast.TypeDecl) and t.declname is not None:
+            t.declname = node.name
+
+
+def _rename(node: c_ast.Node, names: dict[str, str], substitute: dict[str, c_ast.Node]) -> c_ast.Node:
+    """``node`` with the uses of ``substitute``'s names replaced by (copies of) their
+    expressions and the declarations and other uses of ``names`` renamed, in place (not
+    struct field names)."""
+    match node:
+        case c_ast.ID(name=name) if name in substitute:
+            return copy.deepcopy(substitute[name])
+        case c_ast.ID(name=name) if name in names:
+            node.name = names[name]
+            return node
+        case c_ast.Decl():
+            _rename_decl(node, names)
+        case c_ast.StructRef():
+            node.name = _rename(node.name, names, substitute)
+            return node
+    for attr in node.__slots__:
+        value = getattr(node, attr, None)
+        if isinstance(value, c_ast.Node):
+            setattr(node, attr, _rename(value, names, substitute))
+        elif isinstance(value, list):
+            setattr(node, attr, [_rename(v, names, substitute) if isinstance(v, c_ast.Node) else v for v in value])
+    return node
+
+
+def _changed_names(node: c_ast.Node) -> set[str]:
+    """Names ``node`` assigns, increments or takes the address of."""
+    out = set(updated_names(node))
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID):
+            out.add(n.expr.name)
+        stack.extend(child for _, child in n.children())
+    return out
+
+
+def _invariant(arg: c_ast.Node, pointer: bool) -> bool:
+    """Whether argument ``arg`` keeps its value while a helper's body runs (the helper
+    writes arrays, never the kernel's scalars, pointers or struct fields): a scalar
+    argument without side effects that reads no array element; a pointer argument ``p``,
+    ``m->a``, ``p + E``, ``p - E`` or ``&p[E]`` with such an ``E``."""
+    if pointer:
+        match arg:
+            case c_ast.ID() | c_ast.StructRef():
+                return True
+            case c_ast.BinaryOp(op="+" | "-", left=left, right=right):
+                return (_invariant(left, True) and _invariant(right, False)) or (
+                    arg.op == "+" and _invariant(left, False) and _invariant(right, True))
+            case c_ast.UnaryOp(op="&", expr=c_ast.ArrayRef(name=base, subscript=index)):
+                return _invariant(base, True) and _invariant(index, False)
+        return False
+    stack = [arg]
+    while stack:
+        n = stack.pop()
+        match n:
+            case c_ast.Assignment() | c_ast.FuncCall() | c_ast.ArrayRef():
+                return False
+            case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--" | "*" | "&"):
+                return False
+        stack.extend(child for _, child in n.children())
+    return True
+
+
+def _anonymous(ty: c_ast.Node) -> c_ast.Node:
+    """Type node ``ty`` without its declarator name (for a cast)."""
+    t = ty
+    while not isinstance(t, c_ast.TypeDecl) and hasattr(t, "type"):
+        t = t.type
+    if isinstance(t, c_ast.TypeDecl):
+        t.declname = None
+    return ty

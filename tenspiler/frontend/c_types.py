@@ -268,8 +268,8 @@ def _assigned_names(node: c_ast.Node | None) -> set[str]:
 
 _ARITH = frozenset({"+", "-", "*", "/", "%"})
 _CMP = frozenset({"<", ">", "<=", ">=", "==", "!="})
-_MATH_DOUBLE = frozenset({"exp", "sqrt", "log", "fabs", "tanh"})
-_MATH_FLOAT = frozenset({"expf", "sqrtf", "logf", "fabsf", "tanhf"})
+_MATH_DOUBLE = frozenset({"exp", "sqrt", "log", "fabs", "tanh", "expm1", "cos", "sin", "pow", "fmin", "fmax"})
+_MATH_FLOAT = frozenset({"expf", "sqrtf", "logf", "fabsf", "tanhf", "expm1f", "cosf", "sinf", "powf", "fminf", "fmaxf"})
 
 
 class TypeGate:
@@ -285,6 +285,10 @@ class TypeGate:
             typedef name.
         funcdefs: the file's function definitions by name (helpers).
         char_signed: whether plain ``char`` is signed on the target.
+        enum_unsigned: for an enum type node, whether GCC gives it ``unsigned int``
+            (``True``) or ``int`` (``False``); ``None`` if it is not an enum.
+        file_scope: the declared type nodes of the file-scope constants by name.
+        enum_constants: the file's enumeration constants (type ``int``) and their values.
     """
 
     def __init__(
@@ -295,6 +299,9 @@ class TypeGate:
         vector_elem: Callable[[c_ast.Node], tuple[list[str], int] | None],
         funcdefs: dict[str, c_ast.FuncDef],
         char_signed: bool = True,
+        enum_unsigned: Callable[[c_ast.Node], bool | None] | None = None,
+        file_scope: dict[str, c_ast.Node] | None = None,
+        enum_constants: dict[str, int] | None = None,
     ) -> None:
         self.filename = filename
         self.resolve = resolve
@@ -302,6 +309,9 @@ class TypeGate:
         self.vector_elem = vector_elem
         self.funcdefs = funcdefs
         self.char_signed = char_signed
+        self.enum_unsigned = enum_unsigned or (lambda ty: None)
+        self.file_scope = file_scope or {}
+        self.enum_constants = enum_constants or {}
         self.checked: set[str] = set()
         self.scopes: list[dict[str, c_ast.Node]] = []
         self.ret: list[CType | None] = []
@@ -330,6 +340,9 @@ class TypeGate:
 
     def decl_type(self, ty: c_ast.Node) -> CType | None:
         """The C type of a declarator's type node (``None``: struct, vector, void, unknown)."""
+        unsigned_enum = self.enum_unsigned(ty)
+        if unsigned_enum is not None:
+            return UINT if unsigned_enum else INT
         ty = self.resolve(ty)
         match ty:
             case c_ast.PtrDecl(type=inner) | c_ast.ArrayDecl(type=inner):
@@ -351,7 +364,9 @@ class TypeGate:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
-        return None
+        if name in self.enum_constants:
+            return _INT_NODE
+        return self.file_scope.get(name)
 
     # ------------------------------------------------------------------ functions
 
@@ -566,8 +581,11 @@ class TypeGate:
                 self.expr(sub)
                 t = self.expr(base)
                 return t.elem if isinstance(t, CPtr) else None
-            case c_ast.StructRef(name=base, field=field, type="."):
+            case c_ast.StructRef(name=base, field=field, type="." | "->" as kind):
                 bty = self._struct_decl_of(base)
+                if bty is not None and kind == "->":
+                    bty = self.resolve(bty)
+                    bty = bty.type if isinstance(bty, c_ast.PtrDecl) else None
                 if bty is None:
                     return None
                 fields = self.struct_fields(bty) or []
@@ -723,6 +741,8 @@ class TypeGate:
             case c_ast.Constant(type=kind, value=text) if "int" in kind:
                 typed = literal_type(text)
                 return typed[1] if typed else None
+            case c_ast.ID(name=name) if self.lookup(name) is _INT_NODE:
+                return self.enum_constants[name]
             case c_ast.UnaryOp(op="-" | "+" as op, expr=e):
                 v = self.constant_value(e)
                 t = promote(self.expr(e))
@@ -823,6 +843,10 @@ class TypeGate:
         if fname in _MATH_FLOAT:
             return FLOAT
         return None
+
+
+#: The type ``int`` of an enumeration constant (C11 §6.7.2.2p3), as a declarator.
+_INT_NODE = c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["int"]))
 
 
 def _is_expr(node: c_ast.Node) -> bool:

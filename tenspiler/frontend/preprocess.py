@@ -139,6 +139,12 @@ HEADER_MACROS: dict[str, dict[str, str]] = {
         "M_2_PI": "0.63661977236758134308",
         "M_SQRT2": "1.41421356237309504880",
         "M_SQRT1_2": "0.70710678118654752440",
+        # glibc's spellings (GCC builtins): refused by name where they are used
+        # (c_inline.BUILTIN_SPECIAL), the real-number model has no infinity or NaN
+        "INFINITY": "(__builtin_inff ())",
+        "NAN": '(__builtin_nanf (""))',
+        "HUGE_VAL": "(__builtin_huge_val ())",
+        "HUGE_VALF": "(__builtin_huge_valf ())",
     },
 }
 

@@ -177,7 +177,8 @@ def np_cast(x: Any, dtype: DType) -> Any:
 
 # ---------------------------------------------------------------- unary math functions
 
-#: name → (Python, NumPy, SMT-LIB). ``exp``, ``sqrt``, ``log``, ``tanh`` are *uninterpreted*
+#: name → (Python, NumPy, SMT-LIB). ``exp``, ``sqrt``, ``log``, ``tanh``, ``expm1``, ``cos``,
+#: ``sin`` are *uninterpreted*
 #: functions of the reals in proofs (a proof then holds for every function in their place,
 #: so in particular for the real one); ``fabs`` is defined exactly.
 UNARY_FUNCTIONS: dict[str, tuple[Any, Any, str]] = {
@@ -186,8 +187,11 @@ UNARY_FUNCTIONS: dict[str, tuple[Any, Any, str]] = {
     "log": (math.log, np.log, "tenspiler.log"),
     "tanh": (math.tanh, np.tanh, "tenspiler.tanh"),
     "fabs": (abs, np.abs, "tenspiler.fabs"),
+    "expm1": (math.expm1, np.expm1, "tenspiler.expm1"),
+    "cos": (math.cos, np.cos, "tenspiler.cos"),
+    "sin": (math.sin, np.sin, "tenspiler.sin"),
 }
-UNINTERPRETED = ("exp", "sqrt", "log", "tanh")
+UNINTERPRETED = ("exp", "sqrt", "log", "tanh", "expm1", "cos", "sin")
 
 
 def py_call(func: str, x: Any) -> Any:
@@ -216,8 +220,11 @@ SMT_PRELUDE = """\
   (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
 ; C conversion of a real to an integer truncates toward zero.
 (define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
-; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+; math functions: exp, sqrt, log, tanh, expm1, cos, sin are uninterpreted (any function in their place); fabs is exact
 (declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.expm1 (Real) Real)
+(declare-fun tenspiler.cos (Real) Real)
+(declare-fun tenspiler.sin (Real) Real)
 (declare-fun tenspiler.sqrt (Real) Real)
 (declare-fun tenspiler.log (Real) Real)
 (declare-fun tenspiler.tanh (Real) Real)

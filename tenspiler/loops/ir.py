@@ -201,13 +201,15 @@ class Select:
 MATH_FUNCTIONS: dict[str, str] = {
     "exp": "exp", "expf": "exp", "sqrt": "sqrt", "sqrtf": "sqrt", "log": "log", "logf": "log",
     "fabs": "fabs", "fabsf": "fabs", "tanh": "tanh", "tanhf": "tanh",
+    "expm1": "expm1", "expm1f": "expm1", "cos": "cos", "cosf": "cos", "sin": "sin", "sinf": "sin",
 }
 
 
 @dataclass(frozen=True)
 class Call:
     """A math function applied to one real argument (``func`` is the key of
-    ``semantics.UNARY_FUNCTIONS``: ``exp``, ``sqrt``, ``log``, ``fabs``, ``tanh``)."""
+    ``semantics.UNARY_FUNCTIONS``: ``exp``, ``sqrt``, ``log``, ``fabs``, ``tanh``, ``expm1``,
+    ``cos``, ``sin``)."""
 
     func: str
     arg: Expr
@@ -286,6 +288,9 @@ class Param:
     type: Type
     loc: SourceLoc | None = field(default=None, compare=False)
     c_type: str = field(default="", compare=False)
+    #: A C 2-D array parameter (``T A[N][M]``): the compiled C takes a pointer to rows of
+    #: ``M`` elements, which the check's wrapper passes the flat buffer as.
+    c_rows: bool = field(default=False, compare=False)
 
     @property
     def elem(self) -> DType:
@@ -416,6 +421,8 @@ class StructParam:
     name: str
     c_type: str
     fields: tuple[StructField, ...]
+    #: passed through a pointer (``T *s``): the compiled C takes the struct's address
+    pointer: bool = False
 
     @property
     def flat(self) -> tuple[str, ...]:

@@ -1,0 +1,235 @@
+"""C idioms of real code other than loops and integer types (issue 34): ``<math.h>`` functions,
+``<math.h>``/``<float.h>`` constants, ``register``, enumeration constants and enum-typed
+locals, file-scope ``const`` scalars and arrays.
+
+Each kernel of ``tests/kernels/mathc/`` that is accepted lifts, passes the translation
+validation (the loop IR and the generated code against the compiled C on adversarial inputs)
+and its certificate re-checks; the unsafe variants are refused by name."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from tenspiler.errors import BadInput
+from tenspiler.frontend.c import parse_c_file, parse_c_source
+from tenspiler.loops.interp import run_function
+from tenspiler.loops.ir import Binary, Call, Const, Select
+from tests.lifting import assert_lifts
+
+KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "clamp_fminf",  # fminf(fmaxf(x, lo), hi)
+        "relu_fmax",  # fmax(x, 0.0) in double
+        "elu_expm1f",  # expm1f under a select
+        "gelu_tanhf",  # tanhf and powf(v, 3)
+        "rotate_cosf",  # cosf, sinf
+        "square_powf",  # powf(x, 2) summed
+        "static_const",  # static const scalar and array read at constant indices
+        "register_dot",  # register locals
+        "enum_act",  # enum constants, an enum-typed local, an enum constant as loop step
+        "gemv_2d",  # double A[N][M] with macro sizes
+        "scale_vla",  # C99 VLA parameters double A[n][m]
+        "col_sums_vla",  # a VLA read down its columns
+        "layer_relu",  # const layer *l: l->outputs, l->output[i]
+        "layer_scale",  # a struct pointer with fields the kernel does not read (nested struct, function pointer)
+        "fill_stmt",  # fill_cpu(n, 0, x, 1): a void helper with a loop, called as a statement
+        "scal_stmt",  # a helper scaling an array in place after a copy loop
+        "shortcut_helpers",  # copy_cpu then axpy_cpu into a struct pointer's array field
+        "helper_walk",  # a helper walking its pointer parameters (locals, not substituted)
+        "helpers_nested",  # a helper calling a helper twice, then a call at an offset
+        "mvt_2d",  # PolyBench mvt: x1[i] += A[i][j] * y_1[j], A[N][N] read with its row length N
+        "gesummv_vla",  # PolyBench gesummv with VLA parameters
+    ],
+)
+def test_idiom_lifts_and_checks(name: str, tmp_path: Path) -> None:
+    assert_lifts(KERNELS / f"{name}.c", tmp_path, function=name)
+
+
+def _parse(body: str, prelude: str = "#include <math.h>\n#include <float.h>\n") -> object:
+    return parse_c_source(prelude + body, "t.c", "f")
+
+
+def test_unary_math_functions_lower_to_calls_in_their_type() -> None:
+    fn = _parse("float f(float x, double y) { return expm1f(x) + cosf(x) + sinf(x) + (float)(cos(y) + sin(y) + expm1(y)); }")
+    calls = []
+
+    def walk(e: object) -> None:
+        if isinstance(e, Call):
+            calls.append((e.func, e.dtype.value))
+        for v in getattr(e, "__dict__", {}).values():
+            if hasattr(v, "dtype") or isinstance(v, tuple):
+                for x in v if isinstance(v, tuple) else (v,):
+                    walk(x)
+
+    for s in fn.body:
+        walk(getattr(s, "value", None))
+    assert sorted(calls) == sorted([
+        ("expm1", "float"), ("cos", "float"), ("sin", "float"),
+        ("cos", "double"), ("sin", "double"), ("expm1", "double"),
+    ])
+
+
+def test_fmin_fmax_are_selects_with_c_value_on_finite_arguments() -> None:
+    fn = _parse("double f(double x, double y) { return fmin(x, y) - 10 * fmax(x, y); }")
+    ret = fn.body[-1].value
+    assert isinstance(ret, Binary)
+    for x, y in [(1.0, 2.0), (2.0, 1.0), (-3.5, -3.5), (0.0, -1e300), (1e-300, 0.0)]:
+        out = run_function(fn, {"x": x, "y": y})["return"]
+        assert out == min(x, y) - 10 * max(x, y)
+    inner = ret.left
+    assert isinstance(inner, Select)
+
+
+@pytest.mark.parametrize(("exponent", "factors"), [("0", 0), ("1.0", 1), ("2", 2), ("3.f", 3), ("(float)4", 4), ("8", 8)])
+def test_pow_of_small_integer_constant_is_a_product(exponent: str, factors: int) -> None:
+    fn = _parse(f"double f(double x) {{ return pow(x, {exponent}); }}")
+    for x in (-1.5, 0.0, 2.0, 3.25):
+        assert run_function(fn, {"x": x})["return"] == pytest.approx(math.pow(x, factors))
+    e = fn.body[-1].value
+    if factors == 0:
+        assert isinstance(e, Const) and e.value == 1
+    count = 0
+    while isinstance(e, Binary):
+        assert e.op == "*"
+        count += 1
+        e = e.left
+    assert count == max(factors - 1, 0)
+
+
+LAYER = (
+    "typedef struct { int w, h; } size2;\n"
+    "typedef struct layer { int outputs; size2 shape; unsigned long flops; float *output; float **rows; } layer;\n"
+)
+
+REFUSED = {
+    # math functions
+    "pow with a parameter exponent": ("void f(float *x, float a, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], a); }", "'pow' with exponent 'a' is not supported"),
+    "pow with a fractional exponent": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = powf(x[i], 2.5f); }", "'powf' with exponent '2.5f' is not supported"),
+    "pow with a negative exponent": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], -1); }", "'pow' with exponent '-1' is not supported"),
+    "pow with a large exponent": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], 9); }", "'pow' with exponent '9' is not supported"),
+    "fminf with one argument": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = fminf(x[i]); }", "error: too few arguments to function call, expected 2, have 1"),
+    "fmaxf of a pointer": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = fmaxf(x, 1); }", "error: passing 'float *' to parameter of incompatible type 'float'; dereference with *"),
+    # constants the real-number model does not have
+    "INFINITY": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = -INFINITY; }", "INFINITY (__builtin_inff, an infinity) is not supported"),
+    "NAN": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = NAN; }", "NAN (__builtin_nanf, a NaN) is not supported"),
+    "HUGE_VAL": ("void f(double *x, int n) { for (int i = 0; i < n; i++) x[i] = HUGE_VAL; }", "HUGE_VAL (__builtin_huge_val, an infinity) is not supported"),
+    # storage classes other than register
+    "static local": ("void f(float *x, int n) { static float s = 0; for (int i = 0; i < n; i++) x[i] = s; }", "'static' local variables are not supported"),
+    # enums: a parameter of an unsigned enum type, a conversion and arithmetic that wrap
+    "enum parameter": ("typedef enum {A, B} e; void f(float *x, int n, e a) { for (int i = 0; i < n; i++) x[i] = a == A; }", "enum-typed parameter 'a' is not supported"),
+    "int into unsigned enum": ("typedef enum {A, B} e; void f(float *x, int n, int k) { e a = k; for (int i = 0; i < n; i++) x[i] = a == A; }", "conversion from 'int' to 'unsigned int' wraps"),
+    "unsigned enum arithmetic": ("typedef enum {A, B} e; void f(float *x, int n, int k) { e a = k > 0 ? A : B; for (int i = 0; i < n; i++) x[i] = a - 1; }", "unsigned arithmetic '-' in 'unsigned int'"),
+    # file-scope objects other than initialised constants
+    "global variable": ("float g = 1; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is not supported"),
+    "extern constant": ("extern const float g; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is not supported"),
+    "constant without initialiser": ("const float g; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is not supported"),
+    "const pointer to mutable data": ("float *const p = 0; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = p[i]; }", "global variable 'p' is not supported"),
+    "store into a constant array": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) c[0] = x[i]; }", "error: cannot assign to variable 'c' with const-qualified type 'const float[2]'"),
+    "constant array at a variable index": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = c[i]; }", "constant array 'c' read at the non-constant index 'i'"),
+    "constant array out of bounds": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = c[2]; }", "index 2 is outside constant array 'c' of 2 elements"),
+    # 2-D array parameters
+    "VLA row length assigned": ("void f(int n, int m, double A[n][m]) { m = 2; for (int i = 0; i < n; i++) A[i][0] = 0; }", "row length 'm' of 2-D array parameter 'A' reads 'm', which the function assigns"),
+    "row of a 2-D array as a value": ("void f(int n, double A[n][4]) { double *p = A[0]; for (int i = 0; i < n; i++) p[i] = 0; }", "row 'A[0]' of 2-D array 'A' used as a value is not supported"),
+    "2-D array as a pointer": ("void f(int n, double A[n][4]) { for (int i = 0; i < n; i++) *(A + i) = 0; }", "error: array type 'double[4]' is not assignable"),
+    "address of a 2-D element": ("void f(int n, double A[n][4]) { double *p = &A[0][1]; for (int i = 0; i < n; i++) p[i] = 0; }", "pointer to 2-D array element 'A[0][1]' is not supported"),
+    "too many subscripts": ("void f(int n, double A[n][4], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][0][1]; }", "error: subscripted value is not an array, pointer, or vector"),
+    "three dimensions": ("void f(int n, double A[n][4][4]) { }", "array parameter 'A' of more than two dimensions is not supported"),
+    "2-D array updated": ("void f(int n, double A[n][4]) { A++; }", "updating 2-D array parameter 'A' is not supported"),
+    # struct pointer parameters
+    "dot on a struct pointer": (LAYER + "void f(layer *l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "error: member reference type 'layer *' (aka 'struct layer *') is a pointer; did you mean to use '->'?"),
+    "arrow on a struct value": ("typedef struct layer { int outputs; float *output; } layer;\nvoid f(layer l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "error: member reference type 'layer' (aka 'struct layer') is not a pointer; did you mean to use '.'?"),
+    "nested struct field read": (LAYER + "void f(layer *l) { for (int i = 0; i < l->shape.w; i++) l->output[i] = 0; }", "nested struct field 'shape' of struct parameter 'l' is not supported"),
+    "unsigned field read": (LAYER + "void f(layer *l) { for (int i = 0; i < l->flops; i++) l->output[i] = 0; }", "type 'unsigned long' is not supported"),
+    "field assigned": (LAYER + "void f(layer *l) { l->outputs = 0; }", "assignment to struct field 'l->outputs' is not supported"),
+    "array field as a number": (LAYER + "void f(layer *l, float *y) { y[0] = l->output; }", "error: assigning to 'float' from incompatible type 'float *'; dereference with *"),
+    "struct pointer to a helper": (LAYER + "static int g(int x) { return x; }\nvoid f(layer *l, int *y) { y[0] = g(l) + l->outputs; }", "passing struct 'l' to 'g' is not supported"),
+    # helpers called as statements
+    "recursive statement helper": ("void g(float *x, int n) { g(x, n); }\nvoid f(float *x, int n) { g(x, n); }", "recursive call to 'g' is not supported"),
+    "non-void helper as a statement": ("int g(float *x) { return 1; }\nvoid f(float *x) { g(x); }", "call to 'g' as a statement is not supported (only void helpers"),
+    "helper arity": ("void g(float *x, int n) { }\nvoid f(float *x, int n) { g(x); }", "error: too few arguments to function call, expected 2, have 1"),
+    "helper global hidden at the call": ("enum { K = 2 };\nvoid g(float *x) { x[0] = K; }\nvoid f(float *x, int K) { g(x); }", "helper 'g' reads the file-scope 'K', which 'K' of 'f' hides at the call"),
+    "helper with a struct parameter": (LAYER + "void g(layer *l) { l->output[0] = 0; }\nvoid f(layer *l) { g(l); l->output[1] = 1; }", "helper 'g' called as a statement has parameter 'l' of a type that is not supported"),
+    "helper loop under if": ("void g(float *x, int n) { for (int i = 0; i < n; i++) x[i] = 0; }\nvoid f(float *x, int n) { if (n > 2) g(x, n); }", "for loop inside if is not supported"),
+    "helper writing a scalar pointer argument's target": ("void g(float *s) { *s = 1; }\nvoid f(float *x, float s) { g(&s); }", "address-of operator '&' is not supported"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_unsafe_variant_is_refused_by_name(case: str) -> None:
+    body, message = REFUSED[case]
+    with pytest.raises(BadInput) as info:
+        _parse(body)
+    assert message in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("pow_alpha", "'pow' with exponent 'alpha' is not supported"),
+    ("max_inf", "INFINITY (__builtin_inff, an infinity) is not supported"),
+])
+def test_measured_kernel_refused_by_name(name: str, message: str) -> None:
+    with pytest.raises(BadInput, match=re.escape(message)):
+        parse_c_file(KERNELS / f"{name}.c", name)
+
+
+def test_file_constants_values() -> None:
+    fn = _parse(
+        "enum { K = 3, L, M = K * L - 20 };\n"
+        "static const double c[4] = {1.5, -2};\nstatic const float h = 0.1;\n"
+        "double f(void) { return c[0] + c[1] + c[3] + h + K + L + M; }",
+        prelude="",
+    )
+    # 0.1 converted to float (the real model keeps real -> real conversions exact), K=3, L=4, M=-8
+    assert run_function(fn, {})["return"] == pytest.approx(1.5 - 2 + 0 + 0.1 + 3 + 4 - 8)
+
+
+def test_enum_constant_shadowed_by_a_local_is_the_local() -> None:
+    fn = _parse("enum { N = 5 }; int f(int k) { int N = k; return N + 1; }", prelude="")
+    assert run_function(fn, {"k": 10})["return"] == 11
+
+
+def test_2d_array_element_outside_its_row_is_refused_by_the_interpreter() -> None:
+    fn = _parse("void f(int n, int m, double A[n][m], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][m]; }", prelude="")
+    with pytest.raises(IndexError, match="out of range"):
+        run_function(fn, {"n": 1, "m": 2, "A": [1.0, 2.0, 3.0, 4.0], "y": [0.0]})
+    fn = _parse("void f(int n, int m, double A[n][m], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][m - 1]; }", prelude="")
+    assert run_function(fn, {"n": 2, "m": 2, "A": [1.0, 2.0, 3.0, 4.0], "y": [0.0, 0.0]})["y"].tolist() == [2.0, 4.0]
+
+
+def test_struct_pointer_flattens_only_the_fields_read() -> None:
+    fn = _parse(LAYER + "void f(const layer *l, float *y) { for (int i = 0; i < l->outputs; i++) y[i] = l->output[i]; }", prelude="")
+    assert [p.name for p in fn.params] == ["l__outputs", "l__output", "y"]
+    assert fn.structs[0].pointer
+
+
+def test_statement_helper_arguments_are_evaluated_before_the_body() -> None:
+    """A scalar argument reading an array the helper writes is copied into a local first
+    (C evaluates arguments before the call): g(x[0], x) sets every x[i] to the old x[0]."""
+    fn = _parse("void g(float v, float *y, int n) { for (int i = 0; i < n; i++) y[i] = v; }\n"
+                "void f(float *x, int n) { g(x[0], x, n); }", prelude="")
+    assert run_function(fn, {"x": [5.0, 1.0, 2.0], "n": 3})["x"].tolist() == [5.0, 5.0, 5.0]
+
+
+def test_statement_helper_locals_do_not_capture_the_kernel_names() -> None:
+    fn = _parse("void g(float *y, int n) { for (int i = 0; i < n; i++) y[i] += 1; }\n"
+                "void f(float *x, int n) { for (int i = 0; i < n; i++) g(x + i, 1); }", prelude="")
+    assert run_function(fn, {"x": [1.0, 2.0, 3.0], "n": 3})["x"].tolist() == [2.0, 3.0, 4.0]
+
+
+def test_enum_and_constant_initialiser_expressions() -> None:
+    fn = _parse(
+        "enum e { A = 1 << 2, B = A | 1, C = -7 / 2, D = ~0, E = 7 % -3 };\n"
+        "static const double third = 1.0 / 3.0;\n"
+        "double f(void) { return A * 1000 + B * 100 + C * 10 + D + E * 10000 + third; }",
+        prelude="",
+    )
+    # C truncates: -7 / 2 == -3, 7 % -3 == 1
+    assert run_function(fn, {})["return"] == pytest.approx(4000 + 500 - 30 - 1 + 10000 + 1 / 3)
+
