@@ -77,6 +77,9 @@ _TYPES = [
     CType("int8_t", "int", 8),
     CType("int32_t", "int", 32),
     CType("int64_t", "int", 64),
+    CType("int16_t", "int", 16),
+    CType("uint16_t", "int", 16, False),
+    CType("uint64_t", "int", 64, False),
     CType("uint32_t", "int", 32, False),
     CType("size_t", "int", 64, False),
     CType("float", "float", 32),
@@ -144,6 +147,9 @@ class Param:
     #: a small non-negative index (``out[j] = s;`` after a loop), chosen by the oracle in 0..3
     #: and usable in the extents of the arrays
     index: bool = False
+    #: a scalar the oracle draws from these values (a runtime stride, a leading dimension, a
+    #: shift count), before the arrays, so that their extents may name it
+    choices: tuple[int, ...] | None = None
 
 
 #: What a body generator returns: the C text, the parameters, the return type, the shape.
@@ -167,21 +173,30 @@ class KernelSpec:
     #: element is one conversion and at most one float operation, rounded alike in C and in
     #: a correct translation (the ``conversion`` shape)
     exact: bool = False
+    #: some cases pass a negative size (``n = -1``, ``INT_MIN``: a guard ``if (n <= 0) return;``)
+    negative_sizes: bool = False
+    #: the sizes the oracle draws are at least this (``do { ... } while (--n);`` without a
+    #: guard: ``n >= 1`` is the caller's promise)
+    min_size: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "language": self.language, "source": self.source,
             "function": self.function, "ret": self.ret, "constants": self.constants,
             "features": self.features, "shape": self.shape, "exact_return": self.exact_return, "exact": self.exact,
+            "negative_sizes": self.negative_sizes, "min_size": self.min_size,
             "params": [p.__dict__ for p in self.params],
         }
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> KernelSpec:
         return KernelSpec(
-            d["name"], d["language"], d["source"], d["function"], [Param(**p) for p in d["params"]],
+            d["name"], d["language"], d["source"], d["function"],
+            [Param(**{**p, "choices": tuple(p["choices"]) if p.get("choices") is not None else None})
+             for p in d["params"]],
             d["ret"], list(d.get("constants", [])), list(d.get("features", [])), d.get("shape", "1d"),
             bool(d.get("exact_return", False)), bool(d.get("exact", False)),
+            bool(d.get("negative_sizes", False)), int(d.get("min_size", 0)),
         )
 
 
@@ -1680,7 +1695,8 @@ def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 _SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 5
 _SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
 #: shape names that restrict a campaign to kernels of that shape (C and Python)
-FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window", "conversion", "cxxsize", "pyraise")
+FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window", "conversion", "cxxsize", "pyraise",
+                "unsigned", "narrow", "bitwise", "whileloop", "guard", "stride")
 #: the focus shapes of the red team's four classes (drawn only when asked for, never in the default mix)
 RED_TEAM_SHAPES = ("conversion", "cxxsize", "pyraise")
 
@@ -2513,6 +2529,11 @@ def poststore_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 #: ``TENSPILER_FUZZ_SHAPES=window`` draws only those
 _SHAPES_DEFAULT["window"] = _SHAPES_NEW["window"] = 4
 _SHAPES_DEEP["window"] = 0
+#: the idioms of shipped C code (:mod:`tenspiler.fuzz.idioms`: unsigned, narrow, bitwise,
+#: while loops with pointer bumps, guards, runtime strides): 2 percent each of the default mix
+for _idiom in ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride"):
+    _SHAPES_DEFAULT[_idiom] = _SHAPES_NEW[_idiom] = 2
+    _SHAPES_DEEP[_idiom] = 0
 #: near-misses of the window shape: the tool must refuse them or get them right
 _WINDOW_MISSES = ["col-off", "row-off", "ker-stride", "out-gap", "triangular", "carried", "reads-out", "b-from-1"]
 
@@ -3114,6 +3135,13 @@ def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> K
         return guardedprod_kernel(d, python_share, name)
     if r < t3 + ps + gp + win:
         return window_kernel(d, name)
+    from tenspiler.fuzz.idioms import IDIOM_SHAPES, idiom_kernel
+
+    lo = t3 + ps + gp + win
+    for shape in IDIOM_SHAPES:  # the idioms of shipped C code, _SHAPES[shape] percent each
+        if r < lo + _SHAPES.get(shape, 0):
+            return idiom_kernel(d, shape, python_share, name)
+        lo += _SHAPES.get(shape, 0)
     if d.coin(python_share):
         if d.coin(_SHAPES["argmax"]):
             return python_argmax_kernel(d, name)
@@ -3129,7 +3157,9 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
     """A kernel of one of :data:`FOCUS_SHAPES`: ``"product"``, ``"argmax"`` (C or Python),
     ``"tensor3"`` (C++ or Python), ``"poststore"`` (C), ``"guardedprod"`` (C or Python),
     ``"window"`` (C) and the red team's classes ``"conversion"`` (C), ``"cxxsize"`` (C++),
-    ``"pyraise"`` (Python)."""
+    ``"pyraise"`` (Python), and the idioms of shipped C code (:mod:`tenspiler.fuzz.idioms`):
+    ``"unsigned"``, ``"narrow"``, ``"bitwise"``, ``"whileloop"``, ``"stride"`` (C),
+    ``"guard"`` (C or Python)."""
     if shape not in FOCUS_SHAPES:
         raise ValueError(f"unknown shape {shape!r}; one of {', '.join(FOCUS_SHAPES)}")
     if shape == "tensor3":
@@ -3146,6 +3176,10 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
         return cxxsize_kernel(d, name)
     if shape == "pyraise":
         return pyraise_kernel(d, name)
+    from tenspiler.fuzz.idioms import IDIOM_SHAPES, idiom_kernel
+
+    if shape in IDIOM_SHAPES:
+        return idiom_kernel(d, shape, python_share, name)
     if d.coin(python_share):
         return python_argmax_kernel(d, name) if shape == "argmax" else python_product_kernel(d, name)
     return c_kernel(d, name, shape=shape)

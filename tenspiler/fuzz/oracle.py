@@ -212,7 +212,7 @@ def _float_images(v: int, t: CType) -> list[float]:
 def mixes_int_float(spec: KernelSpec) -> bool:
     """A kernel with a 32- or 64-bit integer parameter and a float one (conversions between
     them), or Python integer parameters of 64 bits (``int / int`` true division)."""
-    types = [TYPES[p.ctype] for p in spec.params if not p.size and not p.index]
+    types = [TYPES[p.ctype] for p in spec.params if not p.size and not p.index and not p.choices]
     wide = any(not t.is_float and t.bits >= 32 for t in types)
     if spec.language == "python":
         return any(not t.is_float and t.bits == 64 for t in types)
@@ -305,12 +305,19 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             m, n = 0, 0
         else:
             m, n = 0, (sizes_1d[idx % len(sizes_1d)] if idx < 2 * len(sizes_1d) else rng.randint(0, 12))
+        if spec.negative_sizes and idx % 5 == 4:
+            # a guard's case (``if (n <= 0) return;``): every array of a negative extent is empty
+            n = rng.choice([-1, -1, -2, -7, -(2**31)])
+        if spec.min_size:
+            m, n = max(m, spec.min_size), max(n, spec.min_size)
         vals: dict[str, Any] = {}
-        # small indices first (``out[j] = s;``): the extents of the arrays may name them
+        # small indices and drawn scalars (strides) first: the extents of the arrays may name them
         for p in spec.params:
             if p.index:
                 vals[p.name] = rng.choice([0, 0, 1, 1, 2, 3])
-        scope = {"n": n, "m": m, **{p.name: vals[p.name] for p in spec.params if p.index}}
+            elif p.choices:
+                vals[p.name] = p.choices[idx % len(p.choices)] if idx < len(p.choices) else rng.choice(p.choices)
+        scope = {"n": n, "m": m, **{p.name: vals[p.name] for p in spec.params if p.index or p.choices}}
         first3 = True
 
         def draw(p: Param, mode: str = mode, anchors: list[int] = anchors) -> Any:
@@ -348,7 +355,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             return rng.choice(palettes[p.name])
 
         for p in spec.params:
-            if p.index:
+            if p.index or p.choices:
                 continue
             if p.size:
                 vals[p.name] = m if p.name == "m" else n
@@ -1089,6 +1096,9 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
       length ``n``, size parameters to the scalars named ``n`` and ``m``; ``indices``: small
       index parameters, 0..3, that extents may name; ``exact_return``: the return value is an
       index, compared exactly; ``exact``: every output compared exactly, floats bit for bit;
+      ``choices``: ``{"incx": [1, 2, -1]}``, scalars drawn from those values (strides; the
+      extents may name them); ``negative_sizes``: some cases pass ``n < 0``; ``min_size``:
+      the least size drawn;
       C++ vectors and Python lists of lists of lists are 3-D);
     * ``input: {json}`` -- a counterexample, parameter name -> value (tried first).
     """
@@ -1103,6 +1113,7 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         if m:
             (meta.update if m.group(1) == "fuzz-spec" else inputs.append)(json.loads(m.group(2)))
     extents: dict[str, str] = meta.get("extents", {})
+    choices: dict[str, list[int]] = meta.get("choices", {})
     sizes = set(meta.get("sizes", ["n", "m"]))
     indices = set(meta.get("indices", []))
     params: list[Param] = []
@@ -1142,7 +1153,8 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
             if arr:
                 params.append(Param(pname, ty, True, extents.get(pname, "n")))
             else:
-                params.append(Param(pname, ty, size=pname in sizes, index=pname in indices))
+                params.append(Param(pname, ty, size=pname in sizes, index=pname in indices,
+                                    choices=tuple(choices[pname]) if pname in choices else None))
         ret = None if rtype == "void" else " ".join(rtype.split())
         lang = "c"
     nums: list[float] = []
@@ -1155,7 +1167,8 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"
     spec = KernelSpec(path.stem, lang, text, meta.get("function", name), params, ret,
                       sorted(set(nums), key=repr)[:40], [], meta.get("shape", default_shape),
-                      exact_return=bool(meta.get("exact_return", False)), exact=bool(meta.get("exact", False)))
+                      exact_return=bool(meta.get("exact_return", False)), exact=bool(meta.get("exact", False)),
+                      negative_sizes=bool(meta.get("negative_sizes", False)), min_size=int(meta.get("min_size", 0)))
     return spec, [Case(inp, "given") for inp in inputs]
 
 
