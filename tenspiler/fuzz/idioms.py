@@ -168,7 +168,7 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         outputs.add("out")
         body = [f"  {loop} {{", f"    out[i] = {_suffix(d, e)};", "  }"]
     else:  # counter
-        style = d.pick(["up", "up", "down", "down-gt", "value"])
+        style = d.pick(["up", "up", "down", "down", "down-gt", "down-gt", "value", "value", "wrapstart"])
         feats.add("unsigned-counter-" + style)
         params = [Param("a", T, True, "n"), Param("out", T, True, "n")]
         outputs.add("out")
@@ -181,6 +181,11 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         elif style == "down-gt":
             ct = d.pick(["size_t", "unsigned", "uint32_t"])
             body = [f"  for ({ct} i = n; i > 0; i--) {{", "    out[i - 1] = a[i - 1] - i;", "  }"]
+        elif style == "wrapstart":
+            # ``i >= 0`` is always true for an unsigned counter, only the break ends the walk;
+            # n == 0 starts at SIZE_MAX (out of bounds: undefined, discarded)
+            feats.add("unsigned-miss-wrapping-start")
+            body = ["  for (size_t i = n - 1; i >= 0; i--) {", "    out[i] = a[i] + 1U;", "    if (i == 0) break;", "  }"]
         else:
             body = [f"  {loop} {{", d.pick(["    out[i] = a[i] * (i - 1U);", "    out[i] = a[i] + i * 0x9E3779B9U;",
                                              "    out[i] = (i - n) / 2U;"]), "  }"]
@@ -289,7 +294,8 @@ def bitwise_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     feats: set[str] = {"bitwise"}
     form = d.pick(["logic"] * 3 + ["shiftc"] * 3 + ["shiftv"] * 2 + ["fixed"] * 3 + ["sat"] * 3 + ["reduce"] * 2)
     feats.add("bitwise-" + form)
-    loop = d.pick(["for (int i = 0; i < n; i++)", "for (int i = 0; i < n; ++i)", "for (uint32_t i = 0; i < n; i++)"])
+    loop = d.pick(["for (int i = 0; i < n; i++)", "for (int i = 0; i < n; i++)", "for (int i = 0; i < n; ++i)",
+                   "for (uint32_t i = 0; i < n; i++)"])
     outputs: set[str] = set()
     ret: str | None = None
     params: list[Param] = []
@@ -436,7 +442,7 @@ def whileloop_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     T = d.pick(_WL_TYPES)
     ET = "int32_t" if T == "q31" else T
     form = d.pick(["blk"] * 3 + ["whilei"] * 2 + ["dowhile"] * 2 + ["countdown"] * 2 + ["bump"] * 2 + ["unroll"] * 3
-                  + ["dot"] * 2)
+                  + ["dot"] * 2 + ["first"] * 2 + ["postinc"] * 2)
     feats |= {"whileloop-" + form, "whileloop-type-" + T}
     f, twice = _wl_f(d, ET)
     K = ""
@@ -527,6 +533,36 @@ def whileloop_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         if guard == "none":
             min_size = 1
         body = [*g, *temps, "  do {", *step("    "), "  } while (--n);"]
+    elif form == "first":
+        # CMSIS arm_max / arm_min: the first element before the loop, blockSize - 1U after it
+        # (blockSize == 0 reads out of bounds: undefined, discarded)
+        params = [Param("pSrc", ET, True, "n")]
+        op = d.pick([">", "<", ">=", "<="])
+        ret = ET
+        body = [f"  {ET} m = *pSrc++;", "  uint32_t blkCnt = blockSize - 1U;", "  while (blkCnt > 0U) {",
+                f"    {ET} v = *pSrc++;", f"    if (v {op} m) m = v;", "    blkCnt--;", "  }", "  return m;"]
+        n_name = "blockSize"
+        has_k = False
+    elif form == "postinc":
+        # the counter stepped inside an expression: sequenced (``s += a[i++];``) or, the
+        # near-miss, unsequenced with another use of it (``out[i] = a[i++];``, C11 6.5p2)
+        kind = d.pick(["sum", "sum", "copy", "copy", "unsequenced"])
+        feats.add("whileloop-postinc-" + kind)
+        if kind == "unsequenced":
+            feats.add("whileloop-miss-unsequenced")
+        params = [Param("a", ET, True, "n")]
+        n_t = "int"
+        if kind == "sum":
+            A = {"float": "float", "uint32_t": "uint32_t"}.get(ET, "long")
+            ret = A
+            body = [f"  {A} s = 0;", "  int i = 0;", "  while (i < n) {", "    s += a[i++];", "  }", "  return s;"]
+        else:
+            params.append(Param("out", ET, True, "n"))
+            outputs.add("out")
+            stmt = "out[i] = a[i++];" if kind == "unsequenced" else d.pick(["*out++ = a[i++];", "out[j++] = a[i++];"])
+            body = ["  int i = 0;"] + (["  int j = 0;"] if "j++" in stmt else []) + ["  while (i < n) {", f"    {stmt}",
+                                                                                     "  }"]
+        has_k = False
     else:  # bump
         K = d.pick(["1", "2", "2", "3"])
         out_step = d.pick(["1", "1", "1", "2"])
@@ -551,7 +587,10 @@ def guard_kernel(d: Draw, python_share: int = 30, name: str = "kern") -> KernelS
     (:attr:`KernelSpec.negative_sizes`).
 
     C: ``if (n <= 0) return;`` before a map, ``if (n <= 0) return 0;`` before a sum,
-    ``if (n == 0) return 0; ... return s / n;``, ``if (!k) return -1;`` before a division by
+    ``if (n == 0) return 0; ... return s / n;``, ``if (n < 2) return;`` before a loop from 1
+    (``n < 3``: the near-miss ``guard-miss-bound``), ``if (n > 8) return -1;`` (taken for some
+    sizes), ``if (n <= 0) return 0;`` before a product (whose empty value is 1), a store before
+    the guard, ``if (!k) return -1;`` before a division by
     ``k``, ``if (!a || !out) return;`` (pointers: never taken here), the first element read
     after ``if (n <= 0) return 0;`` (near-miss ``guard-miss-lt``: ``if (n < 0)`` reads
     ``a[0]`` of an empty array: undefined, discarded), and early returns inside the loop
@@ -563,7 +602,8 @@ def guard_kernel(d: Draw, python_share: int = 30, name: str = "kern") -> KernelS
     feats: set[str] = {"guard"}
     T = d.pick(["int", "int", "long", "float", "double", "int32_t"])
     isf = T in ("float", "double")
-    form = d.pick(["void", "sum", "mean", "first", "divk", "null", "find", "all"])
+    form = d.pick(["void", "sum", "mean", "first", "divk", "null", "find", "all", "cap", "prod", "store-before",
+                   "offset", "offset"])
     feats |= {"guard-" + form, "guard-type-" + T}
     loop = d.pick(["for (int i = 0; i < n; i++)", "for (int i = 0; i < n; ++i)"])
     miss = d.coin(20)
@@ -609,6 +649,28 @@ def guard_kernel(d: Draw, python_share: int = 30, name: str = "kern") -> KernelS
         params.append(Param("k", T))
         op = d.pick(["==", ">", "<"])
         body = [f"  {loop} {{", f"    if (a[i] {op} k) return i;", "  }", "  return -1;"]
+    elif form == "cap":
+        # an upper bound (taken for some of the oracle's sizes): the result is a select on it
+        ret = T
+        cap = d.pick([4, 8, 8, 16])
+        body = [f"  if (n > {cap}) return -1;", f"  {T} s = 0;", f"  {loop} {{", "    s += a[i];", "  }", "  return s;"]
+    elif form == "prod":
+        # the guard's value (0) differs from what the rest returns for n <= 0 (1)
+        ret = T
+        body = [f"  if ({le}) return 0;", f"  {T} p = 1;", f"  {loop} {{", "    p *= a[i];", "  }", "  return p;"]
+    elif form == "offset":
+        # ``if (n < G) return;`` before a loop from 1: G <= 2 only skips loops that run zero
+        # times; G == 3 also skips n == 2 (one iteration): the near-miss guard-miss-bound
+        G = d.pick([1, 2, 2, 3])
+        if G == 3:
+            feats.add("guard-miss-bound")
+        params.append(Param("out", T, True, "n"))
+        outputs.add("out")
+        body = [f"  if (n < {G}) return;", "  for (int i = 1; i < n; i++) {", "    out[i] = a[i] - a[i - 1];", "  }"]
+    elif form == "store-before":
+        params.append(Param("out", T, True, "n + 1"))
+        outputs.add("out")
+        body = ["  out[0] = 0;", f"  if ({le}) return;", f"  {loop} {{", "    out[i + 1] = out[i] + a[i];", "  }"]
     else:
         ret = "int"
         body = [f"  if ({le}) return 0;", f"  {loop} {{", "    if (a[i] <= 0) return 0;", "  }", "  return 1;"]
@@ -722,10 +784,15 @@ def stride_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         outputs.add("y")
         ptr = d.coin(55)
         feats.add("stride-rows-" + ("ptr" if ptr else "index"))
+        early = ptr and d.coin(20)
+        if early:  # the bump before the row's use: rows 1..m, not 0..m-1
+            feats.add("stride-miss-bump-first")
+            params[2] = Param("A", T, True, "m * lda + n if m > 0 else 0")
         load = "a_ptr[j]" if ptr else "A[r * lda + j]"
         body = ([f"  const {T} *a_ptr = A;"] if ptr else []) + \
-            ["  for (int r = 0; r < m; r++) {", f"    {T} s = 0;", "    for (int j = 0; j < n; j++)",
-             f"      s += {load} * x[j];", "    y[r] = s;"] + (["    a_ptr += lda;"] if ptr else []) + ["  }"]
+            ["  for (int r = 0; r < m; r++) {"] + (["    a_ptr += lda;"] if early else []) + \
+            [f"    {T} s = 0;", "    for (int j = 0; j < n; j++)", f"      s += {load} * x[j];", "    y[r] = s;"] + \
+            (["    a_ptr += lda;"] if ptr and not early else []) + ["  }"]
         return _spec(d, name, None, params, outputs, body, feats, [0, 1, 2], shape="2d")
     miss_off = form == "index" and d.coin(15)
     if miss_off:
@@ -774,7 +841,15 @@ def stride_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     else:  # ptr
         stmt = {"axpy": "*y += alpha * *x;", "copy": "*y = *x;", "scal": "*x = alpha * *x;", "dot": "s += *x * *y;"}[kind]
         uses_y = kind != "scal"
-        body = ([f"  {T} s = 0;"] if kind == "dot" else []) + [f"  {loop} {{", f"    {stmt}", "    x += incx;"] + \
+        body = [f"  {T} s = 0;"] if kind == "dot" else []
+        if d.coin(40):
+            # negative strides: the pointers start at the far end, as reference BLAS does
+            feats.add("stride-ptr-negative")
+            incx = Param("incx", "int", choices=signed if kind != "scal" else (1, 2, -1, -2))
+            incy = Param("incy", "int", choices=signed)
+            params = [incx if p.name == "incx" else incy if p.name == "incy" else p for p in params]
+            body += ["  if (incx < 0) x += (1 - n) * incx;"] + (["  if (incy < 0) y += (1 - n) * incy;"] if uses_y else [])
+        body += [f"  {loop} {{", f"    {stmt}", "    x += incx;"] + \
             (["    y += incy;"] if uses_y else []) + ["  }"] + (["  return s;"] if kind == "dot" else [])
     params.append(Param("n", "int", size=True))
     return _spec(d, name, ret, params, outputs, body, feats, [0, 1, 2, -1])

@@ -18,7 +18,10 @@ outcome to plain data. :func:`judge` then, for a verified kernel, runs
   their final value); a case on which it raises is discarded.
 
 against the generated NumPy function on adversarial inputs (sizes 0..3 and larger, every
-type's extremes, values straddling each constant of the program, wide random values).
+type's extremes, values straddling each constant of the program, wide random values; for
+kernels with narrow or unsigned integer arrays also ``corner`` inputs, every array at the same
+corner of its type per index; strides and other :attr:`Param.choices` scalars drawn from
+their lists before the arrays are sized; negative sizes for guards).
 Cases that violate the generated code's own precondition checks (``ValueError:
 precondition violated``) are discarded too: the proof assumes them. Integers are compared
 exactly; a kernel touching floating point is compared with a tolerance (the tool verifies
@@ -257,6 +260,25 @@ def _tight(t: CType, constants: list[float]) -> list[Any]:
     return out
 
 
+#: ``corner`` inputs: every integer array takes, at each index, the same corner of its own type
+#: (so ``a[i] * b[i]`` meets ``-32768 * -32768``, ``255 + 255``, ``0 - 1``, ``INT_MIN / -1``)
+_CORNERS = ["lo", "lo", "lo+1", "hi", "hi", "hi-1", "0", "-1", "1", "mid"]
+
+
+def _corner(t: CType, rank: str) -> int:
+    v = {"lo": t.lo, "lo+1": t.lo + 1, "hi": t.hi, "hi-1": t.hi - 1, "0": 0, "-1": -1, "1": 1,
+         "mid": (t.hi + 1) // 2}[rank]
+    return v if t.lo <= v <= t.hi else t.hi
+
+
+def corner_kernel(spec: KernelSpec) -> bool:
+    """A kernel with an integer array narrower than 64 bits or unsigned (products of extremes
+    overflow the type after promotion, narrow stores wrap, unsigned subtraction wraps): it
+    gets the ``corner`` inputs too."""
+    return any(p.array and not TYPES[p.ctype].is_float and (TYPES[p.ctype].bits < 64 or not TYPES[p.ctype].signed)
+               for p in spec.params if p.ctype in TYPES)
+
+
 _SIZES_1D = [0, 1, 2, 3, 1, 2, 3, 4, 5, 8, 17]
 _SIZES_2D = [(0, 0), (0, 3), (3, 0), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (4, 5)]
 #: planes x rows x cols of the 3-D parameters (zero planes, zero rows, zero columns first)
@@ -284,6 +306,8 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
         modes += ["boundary", "boundary"]
         bounds = {p.name: _rounding_ints(TYPES[p.ctype]) for p in spec.params
                   if not p.size and not p.index and not TYPES[p.ctype].is_float}
+    if corner_kernel(spec):
+        modes.append("corner")
     widest = max((TYPES[p.ctype] for p in spec.params if p.name in bounds), key=lambda t: t.bits, default=None)
     hot = _hot_ints(widest) if widest is not None else []
     sizes_1d = _SIZES_1D + _big_sizes(spec)
@@ -334,6 +358,8 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                 if python and rng.random() < 0.7:  # a small divisor of a big int: 2**53 + 1 / 3
                     return rng.choice([1, 2, 3, 3, 7, 10, -3])
                 return rng.choice(bounds.get(p.name) or [x for x in pools[p.name] if x] or [1])
+            if mode == "corner":
+                mode = "extreme"
             if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
                 return _small(t, rng)
             if mode == "straddle" and rng.random() < 0.6:
@@ -343,6 +369,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             return rng.choice(pools[p.name])
 
         palettes: dict[str, list[Any]] = {}
+        ranks: list[str] = []  # ``corner`` mode: element t of every integer array at corner ranks[t]
 
         def element(p: Param, mode: str = mode, palettes: dict[str, list[Any]] = palettes) -> Any:
             """An array element; in ``repeat`` mode one of 1-3 values per array (ties:
@@ -373,6 +400,11 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                     vals[p.name] = [[[element(p) for _ in range(C)] for _ in range(R)] for _ in range(P)]
                     continue
                 length = n if p.extent == "cols" else int(eval(p.extent or "n", dict(scope)))
+                if mode == "corner" and not TYPES[p.ctype].is_float:
+                    while len(ranks) < length:
+                        ranks.append(rng.choice(_CORNERS))
+                    vals[p.name] = [_corner(TYPES[p.ctype], r) for r in ranks[:max(length, 0)]]
+                    continue
                 vals[p.name] = [element(p) for _ in range(max(length, 0))]
             else:
                 vals[p.name] = draw(p)
