@@ -806,7 +806,6 @@ def test_oracle_catches_idiom_mistakes() -> None:
     ``-1 < 0u`` is false (the usual arithmetic conversions), a Q15 product narrowed to
     ``int16_t`` wraps (``-32768 * -32768 >> 15`` is 32768 -> -32768), ``a_ptr += lda`` walks
     rows ``lda`` apart (not ``n``)."""
-    import numpy as np
 
     cmp_spec = KernelSpec("f", "c", _MIXED_CMP, "f", [Param("s", "int", True, "n"), Param("u", "unsigned", True, "n"),
                                                        Param("out", "int", True, "n"), Param("n", "int", size=True)],

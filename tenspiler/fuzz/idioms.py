@@ -24,8 +24,9 @@ Python), ``stride``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from tenspiler.fuzz.generate import Draw, KernelSpec, Param
+from tenspiler.fuzz.spec import Draw, KernelSpec, Param
 
 IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride")
 #: percent of all kernels of the default mix, per idiom shape
@@ -43,7 +44,7 @@ def _decl(p: Param, const: bool) -> str:
 
 
 def _spec(d: Draw, name: str, ret: str | None, params: list[Param], outputs: set[str], body: list[str],
-          feats: set[str], consts: list[int | float], shape: str = "1d", **kw: object) -> KernelSpec:
+          feats: set[str], consts: Sequence[int | float], shape: str = "1d", **kw: object) -> KernelSpec:
     const = d.coin(50)
     sig = ", ".join(_decl(p, const and p.name not in outputs) for p in params)
     src = _INCLUDES + f"{ret or 'void'} {name}({sig}) {{\n" + "\n".join(body) + "\n}\n"
@@ -107,9 +108,9 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         has_k = re.search(r"\bk\b", e) is not None
         params = [Param("a", T, True, "n"), Param("b", T, True, "n")]
         if form == "map":
-            O = d.pick([T, T, "uint32_t", "uint8_t", "uint16_t", "int", "uint64_t", "long"])
-            feats.add("unsigned-out-" + O.replace(" ", "-"))
-            params.append(Param("out", O, True, "n"))
+            out_t = d.pick([T, T, "uint32_t", "uint8_t", "uint16_t", "int", "uint64_t", "long"])
+            feats.add("unsigned-out-" + out_t.replace(" ", "-"))
+            params.append(Param("out", out_t, True, "n"))
             outputs.add("out")
             body = [f"  {loop} {{", f"    out[i] = {_suffix(d, e)};", "  }"]
         else:
@@ -149,8 +150,8 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
             ret = "int"
             body = ["  int c = 0;", f"  {loop} {{", f"    if (s[i] {op} u[i]) c++;", "  }", "  return c;"]
         else:
-            O = d.pick(["int", "int", "uint8_t", S])
-            params.append(Param("out", O, True, "n"))
+            out_t = d.pick(["int", "int", "uint8_t", S])
+            params.append(Param("out", out_t, True, "n"))
             outputs.add("out")
             rhs = e if d.coin(60) else f"({e}) ? s[i] : ({S}) u[i]"
             body = [f"  {loop} {{", f"    out[i] = {rhs};", "  }"]
@@ -163,8 +164,8 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
             feats.add("unsigned-miss-signed-div" if "U" in C else "unsigned-signed-div")
         e = d.pick([f"a[i] {op} {C}", f"(a[i] + 1U) {op} {C}", f"a[i] {op} {C} + a[i]", f"(unsigned) a[i] {op} {C}"])
         params = [Param("a", src_t, True, "n")]
-        O = d.pick([src_t, "uint32_t", "long", "int"])
-        params.append(Param("out", O, True, "n"))
+        out_t = d.pick([src_t, "uint32_t", "long", "int"])
+        params.append(Param("out", out_t, True, "n"))
         outputs.add("out")
         body = [f"  {loop} {{", f"    out[i] = {_suffix(d, e)};", "  }"]
     else:  # counter
@@ -227,15 +228,15 @@ def narrow_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     ret: str | None = None
     body: list[str]
     if form == "store":
-        O = d.pick([T, T, "short", "int8_t", "int16_t", "char", "uint8_t"])
+        out_t = d.pick([T, T, "short", "int8_t", "int16_t", "char", "uint8_t"])
         e = d.pick(["a[i] * b[i]", "a[i] + b[i]", "a[i] - b[i]", "-a[i]", "a[i] * k", "a[i] + b[i] + k",
                     "(a[i] + b[i]) / 2", "a[i] * 3 - b[i]"])
         cast = d.coin(55)
         feats.add("narrow-store-" + ("cast" if cast else "implicit"))
-        rhs = f"({O})({e})" if cast else e
+        rhs = f"({out_t})({e})" if cast else e
         if "k" in e:
             params.append(Param("k", d.pick(["int", "int", "short", T])))
-        params.append(Param("y", O, True, "n"))
+        params.append(Param("y", out_t, True, "n"))
         outputs.add("y")
         body = [f"  {loop} {{", f"    y[i] = {rhs};", "  }"]
     elif form == "dot":
@@ -252,12 +253,12 @@ def narrow_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     elif form == "promote":
         kind = d.pick(["square", "avg", "abs", "diff", "widen"])
         feats.add("narrow-promote-" + kind)
-        O = "int" if kind != "abs" else d.pick([T, "int"])
+        out_t = "int" if kind != "abs" else d.pick([T, "int"])
         e = {"square": "a[i] * a[i]", "avg": "(a[i] + b[i]) / 2", "abs": "a[i] < 0 ? -a[i] : a[i]",
              "diff": "a[i] - b[i]", "widen": "a[i] * 256 + b[i]"}[kind]
         if kind == "square" and T in ("uint16_t", "unsigned short"):
             feats.add("narrow-miss-int-overflow")
-        params.append(Param("out", O, True, "n"))
+        params.append(Param("out", out_t, True, "n"))
         outputs.add("out")
         body = [f"  {loop} {{", f"    out[i] = {e};", "  }"]
     else:
@@ -333,8 +334,8 @@ def bitwise_kernel(d: Draw, name: str = "kern") -> KernelSpec:
                 body.append("  if (s < 0 || s > 31) return;")
         if "b[i]" in e:
             params.append(Param("b", d.pick([T, T, "int", "uint8_t"]), True, "n"))
-        O = d.pick([T, T, T, "uint8_t", "int", "uint32_t", "int64_t"])
-        params.append(Param("out", O, True, "n"))
+        out_t = d.pick([T, T, T, "uint8_t", "int", "uint32_t", "int64_t"])
+        params.append(Param("out", out_t, True, "n"))
         outputs.add("out")
         body += [f"  {loop} {{", f"    out[i] = {e};", "  }"]
     elif form == "fixed":
@@ -345,17 +346,17 @@ def bitwise_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         if q == "q15":
             e = d.pick(["(a[i] * b[i]) >> 15", "(int16_t)((a[i] * b[i]) >> 15)", "(short)(((int) a[i] * b[i]) >> 15)",
                         "(a[i] * b[i] + 0x4000) >> 15", "(a[i] * b[i]) >> 16", "(int16_t)((a[i] * b[i] + (1 << 14)) >> 15)"])
-            O = d.pick(["int16_t", "int", "int32_t"])
+            out_t = d.pick(["int16_t", "int", "int32_t"])
         elif q == "q7":
             e = d.pick(["(a[i] * b[i]) >> 7", "(int8_t)((a[i] * b[i]) >> 7)", "(a[i] * b[i] + 64) >> 7"])
-            O = d.pick(["int8_t", "int", "int16_t"])
+            out_t = d.pick(["int8_t", "int", "int16_t"])
         else:
             e = d.pick(["(int32_t)(((int64_t) a[i] * b[i]) >> 31)", "(int32_t)(((int64_t) a[i] * b[i]) >> 32)",
                         "(a[i] * b[i]) >> 31"])
             if e == "(a[i] * b[i]) >> 31":
                 feats.add("bitwise-miss-q31-no-widen")
-            O = "int32_t"
-        params.append(Param("out", O, True, "n"))
+            out_t = "int32_t"
+        params.append(Param("out", out_t, True, "n"))
         outputs.add("out")
         body = [f"  {loop} {{", f"    out[i] = {e};", "  }"]
     elif form == "sat":
@@ -774,8 +775,8 @@ def stride_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     outputs: set[str] = set()
     ret: str | None = None
     body: list[str]
-    nonneg = (1, 1, 2, 3, 0)
-    signed = (1, 1, 2, -1, -2, 3, 0, -3)
+    nonneg: tuple[int, ...] = (1, 1, 2, 3, 0)
+    signed: tuple[int, ...] = (1, 1, 2, -1, -2, 3, 0, -3)
     if form == "rows":
         lda = Param("lda", d.pick(["int", "int", "long", "size_t"]), choices=(1, 2, 3, 4, 5, 6, 0))
         a_ext = "max(m - 1, 0) * lda + n if m > 0 else 0"
@@ -799,7 +800,7 @@ def stride_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         feats.add("stride-miss-offset")
     kind = d.pick(["axpy", "copy", "scal", "dot"])
     feats.add("stride-" + kind)
-    choices_x = signed if form == "blas" else nonneg
+    choices_x: tuple[int, ...] = signed if form == "blas" else nonneg
     choices_y = choices_x
     if kind == "scal":
         choices_x = tuple(c for c in choices_x if c != 0) or (1,)

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.budget import SAFETY_NET_S
-from tenspiler.fuzz.generate import TYPES, CType, KernelSpec, Param
+from tenspiler.fuzz.spec import TYPES, CType, KernelSpec, Param
 from tenspiler.runner import run_command
 
 GCC = os.environ.get("TENSPILER_FUZZ_CC", "gcc")
