@@ -62,13 +62,15 @@ def _suffix(d: Draw, text: str) -> str:
 
 # --------------------------------------------------------------------------- unsigned
 
-_UNSIGNED = ["uint32_t", "uint32_t", "unsigned", "unsigned int", "uint16_t", "uint8_t", "size_t", "unsigned long",
-             "uint64_t"]
+#: 32-bit and narrower unsigned types mostly (64-bit ones: a few)
+_UNSIGNED = ["uint32_t", "uint32_t", "uint32_t", "unsigned", "unsigned", "unsigned int", "uint16_t", "uint8_t", "uint8_t",
+             "size_t", "unsigned long", "uint64_t"]
 _UNS_EXPRS = ["a[i] + b[i]", "a[i] - b[i]", "a[i] * b[i]", "a[i] * 3U + b[i]", "a[i] - 1U", "0U - a[i]",
               "a[i] + 0xFFFFFFFFU", "a[i] * 2654435761U", "(a[i] + b[i]) / 3U", "a[i] % 10U", "a[i] / 2U + b[i] % 7U",
               "a[i] - b[i] * k", "a[i] + k", "(a[i] - k) / 5U", "a[i] * 40503UL", "a[i] + 1UL", "b[i] - a[i] - 1U"]
 _LOOPS_U = ["for (size_t i = 0; i < n; i++)", "for (uint32_t i = 0; i < n; i++)", "for (unsigned i = 0; i < n; ++i)",
-            "for (int i = 0; i < n; i++)", "for (unsigned long i = 0; i < n; i++)"]
+            "for (int i = 0; i < n; i++)", "for (int i = 0; i < n; i++)", "for (int i = 0; i < n; i++)",
+            "for (unsigned long i = 0; i < n; i++)"]
 
 
 def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
@@ -90,7 +92,7 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
       counter as an unsigned value (``a[i] * (i - 1U)`` wraps at ``i == 0``)."""
     feats: set[str] = {"unsigned"}
     T = d.pick(_UNSIGNED)
-    n_t = d.pick(["int", "size_t", "uint32_t", "unsigned"])
+    n_t = d.pick(["int", "int", "int", "size_t", "uint32_t", "unsigned"])
     form = d.pick(["map"] * 4 + ["sum"] * 3 + ["cmp"] * 3 + ["divmod"] * 2 + ["counter"] * 2)
     feats |= {"unsigned-" + form, "unsigned-type-" + T.replace(" ", "-")}
     loop = d.pick(_LOOPS_U)
