@@ -30,7 +30,9 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
-XFAIL: dict[str, str] = {}
+_EMPTY_ROWS = ("the generated code returns a value where len(x[0]) of an empty list raises IndexError in Python "
+               "(the tool at c89689b / main 7ee1024; reported by the i34-fuzz red team)")
+XFAIL: dict[str, str] = {"python_tensor3_empty_planes.py": _EMPTY_ROWS, "python_rows_empty_matrix.py": _EMPTY_ROWS}
 
 
 def _params() -> list[Any]:
@@ -61,6 +63,19 @@ SMOKE_EXAMPLES = 300
 SMOKE_KNOWN: str | None = None  # clean since 9072396 / 36d4958 (it found the nest crashes before)
 
 
+def known_smoke_bug(rec: dict[str, Any]) -> str:
+    """The known bug a smoke record shows ('' for none): a Python kernel reading
+    ``len(x[0])`` of an empty list ``x`` (IndexError in Python, a value from the generated
+    code: tests/kernels/fuzz_regressions/python_*_empty_*.py, in XFAIL until fixed)."""
+    if rec.get("cls") != "VERIFIED-BUT-WRONG" or not str(rec.get("detail", "")).startswith("Python raises IndexError"):
+        return ""
+    ce = rec.get("counterexample") or {}
+    src = rec.get("source", "")
+    if any(v == [] and f"len({k}[0])" in src for k, v in ce.items()):
+        return _EMPTY_ROWS
+    return ""
+
+
 def _smoke_marks() -> list[Any]:
     return [pytest.mark.xfail(strict=False, reason=SMOKE_KNOWN)] if SMOKE_KNOWN else []
 
@@ -79,7 +94,7 @@ def test_smoke_campaign(_run: int) -> None:
 
     one()
     assert len(records) >= SMOKE_EXAMPLES
-    bugs = [r for r in records if r["cls"] in BUGS or r["cls"] == "oracle-error"]
+    bugs = [r for r in records if (r["cls"] in BUGS or r["cls"] == "oracle-error") and not known_smoke_bug(r)]
     verified = sum(r["status"] == "verified" for r in records)
     assert verified >= 20, f"only {verified} of {len(records)} generated kernels were verified"
     from collections import Counter
@@ -601,3 +616,224 @@ def test_oracle_catches_a_missing_raise(exc: str) -> None:
                             f"            raise ValueError('precondition violated: something')\n        return {expr}")
         w = judge(spec, _fake(pre, "out[0:xs__size] = ..."))
         assert w.cls == "VERIFIED-BUT-WRONG" and "ValueError" in str(w.numpy_output), w
+
+
+# --------------------------------------------------------------------------- idioms of shipped C code
+
+IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride")
+
+
+def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> None:
+    """unsigned / narrow / bitwise / whileloop / guard / stride: a modest share each of the
+    default mix, only those with TENSPILER_FUZZ_SHAPES=<shape>, every form and near-miss drawn."""
+    default = _shape_specs(1000, 41, monkeypatch, None)
+    for shape in IDIOMS:
+        n = sum(shape in s.features for s in default)
+        assert 5 <= n <= 45, (shape, n)
+    want = {
+        "unsigned": ["unsigned-map", "unsigned-sum", "unsigned-cmp", "unsigned-divmod", "unsigned-counter",
+                     "unsigned-cmp-zero", "unsigned-cmp-minus1", "unsigned-counter-down", "unsigned-miss-int-acc",
+                     "unsigned-miss-signed-div", "unsigned-miss-wrapping-start", "unsigned-type-size_t", "unsigned-type-uint8_t", "unsigned-n-size_t"],
+        "narrow": ["narrow-store-cast", "narrow-store-implicit", "narrow-dot", "narrow-promote-square",
+                   "narrow-promote-abs", "narrow-compare", "narrow-miss-narrow-acc", "narrow-miss-int-overflow",
+                   "narrow-type-char", "narrow-type-int8_t", "narrow-type-uint16_t"],
+        "bitwise": ["bitwise-logic", "bitwise-shiftc", "bitwise-shiftv-scalar", "bitwise-shiftv-array-masked",
+                    "bitwise-fixed-q15", "bitwise-fixed-q31", "bitwise-sat-if", "bitwise-sat-ternary", "bitwise-sat-acc",
+                    "bitwise-reduce-xor", "bitwise-miss-shift-width", "bitwise-miss-sat-off-by-one"],
+        "whileloop": ["whileloop-blk", "whileloop-whilei", "whileloop-dowhile-eq", "whileloop-dowhile-none",
+                      "whileloop-countdown-postdec", "whileloop-bump-2x-1out", "whileloop-unroll",
+                      "whileloop-dot-unrolled", "whileloop-miss-tail-mask", "whileloop-miss-three-copies",
+                      "whileloop-miss-guard", "whileloop-first", "whileloop-postinc-sum", "whileloop-miss-unsequenced"],
+        "guard": ["guard-void", "guard-sum", "guard-mean", "guard-first", "guard-divk", "guard-null", "guard-find",
+                  "guard-miss-lt", "guard-cap", "guard-prod", "guard-offset", "guard-miss-bound",
+                  "guard-store-before", "py-guard-raise-empty", "py-guard-raise-len", "py-guard-ret-empty",
+                  "py-guard-miss-lt"],
+        "stride": ["stride-index", "stride-blas", "stride-ptr", "stride-rows-ptr", "stride-rows-index", "stride-axpy",
+                   "stride-dot", "stride-scal", "stride-copy", "stride-miss-offset", "stride-miss-start-sign",
+                   "stride-ptr-negative", "stride-miss-bump-first"],
+    }
+    for shape, feats in want.items():
+        specs = _shape_specs(300, 42, monkeypatch, shape)
+        assert all(shape in s.features for s in specs), shape
+        seen = {f for s in specs for f in s.features}
+        missing = [f for f in feats if f not in seen]
+        assert not missing, (shape, missing)
+    assert {s.language for s in _shape_specs(60, 43, monkeypatch, "guard")} == {"c", "python"}
+
+
+def test_idiom_kernels_compile_and_run_in_the_oracle(tmp_path: Path) -> None:
+    """A few hypothesis-drawn kernels per idiom shape: gcc -fsyntax-only accepts the C (and
+    the oracle's harness around it), the oracle's inputs keep every array within the extent
+    the kernel needs (the sanitizer build runs them: some cases stay valid, none dies for an
+    out-of-bounds access unless the kernel is a deliberate near-miss), Python kernels run."""
+    import random
+    import subprocess
+
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from tenspiler.fuzz.generate import focus_kernels
+    from tenspiler.fuzz.oracle import build_c, harness, make_cases, run_c, run_python
+
+    seen: dict[str, int] = {}
+
+    def campaign(shape: str) -> None:
+        @settings(max_examples=4, derandomize=True, deadline=None, database=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(focus_kernels(shape, python_share=40))
+        def one(spec: KernelSpec) -> None:
+            assert shape in spec.features
+            cases = make_cases(spec, random.Random(0), 24)
+            if spec.language == "python":
+                compile(spec.source, spec.name, "exec")
+                refs, _notes = run_python(spec, cases)
+                assert any(r is not None for r in refs), spec.source
+                seen[shape] = seen.get(shape, 0) + 1
+                return
+            k = len(seen) * 10 + seen.get(shape, 0)
+            src = tmp_path / f"{shape}{k}.c"
+            src.write_text(spec.source, encoding="utf-8")
+            h = tmp_path / f"{shape}{k}_harness.c"
+            h.write_text(harness(spec), encoding="utf-8")
+            for f in (src, h):
+                r = subprocess.run(["gcc", "-fsyntax-only", "-w", str(f)], capture_output=True, text=True)
+                assert r.returncode == 0, f"{r.stderr}\n{spec.source}"
+            work = tmp_path / f"b{shape}{k}"
+            work.mkdir()
+            build = build_c(spec, work)
+            assert not build.error, build.error
+            refs, notes = run_c(spec, build, cases)
+            assert any(r is not None for r in refs), (notes, spec.source)
+            near_miss = any("-miss-" in f for f in spec.features)
+            oob = [n for n in notes if "overflow" in n and "integer" not in n and "AddressSanitizer" in n]
+            assert near_miss or not oob, (oob, spec.source)
+            seen[shape] = seen.get(shape, 0) + 1
+
+        one()
+
+    for shape in IDIOMS:
+        campaign(shape)
+    assert all(seen.get(s, 0) >= 3 for s in IDIOMS), seen
+
+
+def test_idiom_shapes_end_to_end() -> None:
+    """A handful of hypothesis-drawn kernels per idiom shape through lift + the oracle: no
+    verified-but-wrong kernel, no crash (most are refused by name today)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from tenspiler.fuzz.generate import focus_kernels
+
+    records: list[dict[str, Any]] = []
+
+    def campaign(shape: str) -> None:
+        @settings(max_examples=4, derandomize=True, deadline=None, database=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(focus_kernels(shape, python_share=30))
+        def one(spec: KernelSpec) -> None:
+            records.append({**run_kernel(spec, None, seed=0, cases=16, timeout=10.0), "source": spec.source})
+
+        one()
+
+    for shape in IDIOMS:
+        campaign(shape)
+    bugs = [r for r in records if r["cls"] in BUGS or r["cls"] == "oracle-error"]
+    assert not bugs, "\n\n".join(f"{r['cls']}: {r.get('detail') or r.get('message')}\ninput: {r.get('counterexample')}\n"
+                                 f"{r['source']}" for r in bugs[:5])
+    assert len(records) >= 4 * len(IDIOMS)
+
+
+def test_oracle_strides_extents_and_values() -> None:
+    """Runtime strides: the oracle draws every listed stride (0, 1, 2 and negative ones), sizes
+    each array to the span the walk touches, and the reference BLAS walk (``(1 - n) * incx``
+    start for a negative stride) stays in bounds on every case (the sanitizer build keeps
+    them all)."""
+    import random
+
+    from tenspiler.fuzz.oracle import build_c, make_cases, run_c
+
+    src = ("float f(const float *x, int incx, const float *y, int incy, int n) {\n  int ix = 0, iy = 0;\n"
+           "  float s = 0;\n  if (incx < 0) ix = (1 - n) * incx;\n  if (incy < 0) iy = (1 - n) * incy;\n"
+           "  for (int i = 0; i < n; i++) {\n    s += x[ix] * y[iy];\n    ix += incx;\n    iy += incy;\n  }\n"
+           "  return s;\n}\n")
+    span = "max(n - 1, 0) * abs({0}) + 1 if n > 0 else 0"
+    spec = KernelSpec("f", "c", src, "f", [Param("x", "float", True, span.format("incx")),
+                                            Param("incx", "int", choices=(1, 2, -1, -3, 0)),
+                                            Param("y", "float", True, span.format("incy")),
+                                            Param("incy", "int", choices=(-2, 1, 0)), Param("n", "int", size=True)],
+                      "float", [0, 1], ["stride"], "1d")
+    assert KernelSpec.from_json(spec.to_json()) == spec
+    cases = make_cases(spec, random.Random(3), 40)
+    assert {c.values["incx"] for c in cases} == {1, 2, -1, -3, 0}
+    assert {c.values["incy"] for c in cases} == {-2, 1, 0}
+    for c in cases:
+        n = c.values["n"]
+        assert len(c.values["x"]) == (max(n - 1, 0) * abs(c.values["incx"]) + 1 if n > 0 else 0), c.values
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        build = build_c(spec, Path(tmp))
+        assert not build.error, build.error
+        refs, notes = run_c(spec, build, cases)
+    assert all(r is not None for r in refs), [n for n in notes if n]
+
+
+def test_oracle_guards_negative_and_least_sizes() -> None:
+    """``negative_sizes``: some cases pass n < 0 (every array empty); ``min_size``: none
+    below it."""
+    import random
+
+    from tenspiler.fuzz.oracle import make_cases
+
+    params = [Param("a", "int", True, "n"), Param("n", "int", size=True)]
+    neg = KernelSpec("f", "c", "", "f", params, "int", [0], ["guard"], "1d", negative_sizes=True)
+    cases = make_cases(neg, random.Random(0), 40)
+    assert any(c.values["n"] < 0 for c in cases) and any(c.values["n"] > 0 for c in cases)
+    assert all(c.values["a"] == [] for c in cases if c.values["n"] <= 0)
+    least = KernelSpec("f", "c", "", "f", params, "int", [0], ["whileloop"], "1d", min_size=1)
+    assert min(c.values["n"] for c in make_cases(least, random.Random(0), 40)) == 1
+    assert KernelSpec.from_json(neg.to_json()).negative_sizes and KernelSpec.from_json(least.to_json()).min_size == 1
+
+
+_MIXED_CMP = "void f(const int *s, const unsigned *u, int *out, int n) {\n  for (int i = 0; i < n; i++) out[i] = s[i] < u[i];\n}\n"
+_Q15 = ("#include <stdint.h>\nvoid f(const int16_t *a, const int16_t *b, int16_t *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = (int16_t)((a[i] * b[i]) >> 15);\n}\n")
+_ROWS = ("void f(int m, int n, const long *A, int lda, const long *x, long *y) {\n  const long *a_ptr = A;\n"
+         "  for (int r = 0; r < m; r++) {\n    long s = 0;\n    for (int j = 0; j < n; j++) s += a_ptr[j] * x[j];\n"
+         "    y[r] = s;\n    a_ptr += lda;\n  }\n}\n")
+
+
+def test_oracle_catches_idiom_mistakes() -> None:
+    """Translations that get one C rule of the idioms wrong are caught, the right ones agree:
+    ``-1 < 0u`` is false (the usual arithmetic conversions), a Q15 product narrowed to
+    ``int16_t`` wraps (``-32768 * -32768 >> 15`` is 32768 -> -32768), ``a_ptr += lda`` walks
+    rows ``lda`` apart (not ``n``)."""
+
+    cmp_spec = KernelSpec("f", "c", _MIXED_CMP, "f", [Param("s", "int", True, "n"), Param("u", "unsigned", True, "n"),
+                                                       Param("out", "int", True, "n"), Param("n", "int", size=True)],
+                          None, [0, 1], ["unsigned"], "1d")
+    head = "import numpy as np\n\n\ndef f(s, u, out, n):\n    s = np.asarray(s[:n], dtype=np.int64)\n" \
+           "    u = np.asarray(u[:n], dtype=np.int64)\n"
+    wrong = judge(cmp_spec, _fake(head + "    return (s < u).astype(np.int64)\n", "out[0:n] = ..."))
+    assert wrong.cls == "VERIFIED-BUT-WRONG" and any(x < 0 for x in wrong.counterexample["s"]), wrong
+    right = judge(cmp_spec, _fake(head + "    return ((s % 2**32) < u).astype(np.int64)\n", "out[0:n] = ..."))
+    assert right.cls == "agrees" and right.tested >= 40, right
+
+    q_spec = KernelSpec("f", "c", _Q15, "f", [Param("a", "int16_t", True, "n"), Param("b", "int16_t", True, "n"),
+                                              Param("out", "int16_t", True, "n"), Param("n", "int", size=True)],
+                        None, [0, 15], ["bitwise"], "1d")
+    qhead = "import numpy as np\n\n\ndef f(a, b, out, n):\n    p = (np.asarray(a[:n], dtype=np.int64) * np.asarray(b[:n], dtype=np.int64)) >> 15\n"
+    wrong = judge(q_spec, _fake(qhead + "    return np.clip(p, -32768, 32767)\n", "out[0:n] = ..."))
+    assert wrong.cls == "VERIFIED-BUT-WRONG", wrong
+    right = judge(q_spec, _fake(qhead + "    return (p + 32768) % 65536 - 32768\n", "out[0:n] = ..."))
+    assert right.cls == "agrees" and right.tested >= 40, right
+
+    rows = KernelSpec("f", "c", _ROWS, "f", [Param("m", "int", size=True), Param("n", "int", size=True),
+                                             Param("A", "long", True, "max(m - 1, 0) * lda + n if m > 0 else 0"),
+                                             Param("lda", "int", choices=(1, 2, 3, 5, 0)), Param("x", "long", True, "n"),
+                                             Param("y", "long", True, "m")], None, [0, 1], ["stride"], "2d")
+    rhead = "import numpy as np\n\n\ndef f(m, n, A, lda, x, y):\n    A = np.asarray(A, dtype=object)\n"
+    body = "    return np.array([sum(int(A[r * {0} + j]) * int(x[j]) for j in range(n)) for r in range(m)], dtype=object)\n"
+    wrong = judge(rows, _fake(rhead + "    if m and n and len(A) < (m - 1) * n + n:\n        return np.zeros(m)\n"
+                              + body.format("n"), "y[0:m] = ..."))
+    assert wrong.cls == "VERIFIED-BUT-WRONG" and wrong.counterexample["lda"] != wrong.counterexample["n"], wrong
+    right = judge(rows, _fake(rhead + body.format("lda"), "y[0:m] = ..."))
+    assert right.cls == "agrees" and right.tested >= 10, right

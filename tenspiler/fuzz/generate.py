@@ -29,60 +29,19 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
-T = TypeVar("T")
+# re-exported: the fuzzer's users import them from here
+from tenspiler.fuzz.spec import TYPES as TYPES
+from tenspiler.fuzz.spec import CType as CType
+from tenspiler.fuzz.spec import Draw as Draw
+from tenspiler.fuzz.spec import KernelSpec as KernelSpec
+from tenspiler.fuzz.spec import Param as Param
+from tenspiler.fuzz.spec import ctype as ctype
 
-
-# --------------------------------------------------------------------------- types
-
-
-@dataclass(frozen=True)
-class CType:
-    """A C scalar type: its spelling and machine meaning (LP64, x86-64 gcc)."""
-
-    spelling: str
-    kind: str  # "int" or "float"
-    bits: int
-    signed: bool = True
-
-    @property
-    def is_float(self) -> bool:
-        return self.kind == "float"
-
-    @property
-    def lo(self) -> int:
-        return -(1 << (self.bits - 1)) if self.signed else 0
-
-    @property
-    def hi(self) -> int:
-        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
-
-
-_TYPES = [
-    CType("int", "int", 32),
-    CType("long", "int", 64),
-    CType("long long", "int", 64),
-    CType("short", "int", 16),
-    CType("char", "int", 8),
-    CType("signed char", "int", 8),
-    CType("unsigned char", "int", 8, False),
-    CType("unsigned", "int", 32, False),
-    CType("unsigned int", "int", 32, False),
-    CType("unsigned long", "int", 64, False),
-    CType("unsigned short", "int", 16, False),
-    CType("uint8_t", "int", 8, False),
-    CType("int8_t", "int", 8),
-    CType("int32_t", "int", 32),
-    CType("int64_t", "int", 64),
-    CType("uint32_t", "int", 32, False),
-    CType("size_t", "int", 64, False),
-    CType("float", "float", 32),
-    CType("double", "float", 64),
-]
-TYPES: dict[str, CType] = {t.spelling: t for t in _TYPES}
+# --------------------------------------------------------------------------- types, draws, specs
+# (CType, TYPES, Draw, Param, KernelSpec: tenspiler.fuzz.spec, shared with the idioms and the oracle)
 
 #: types the C frontend documents as accepted (drawn more often, so that much gets lifted)
 _ACCEPTED = ["int", "int", "int", "long", "int64_t", "int32_t", "unsigned char", "uint8_t", "float", "double"]
@@ -90,99 +49,8 @@ _OTHER = ["long long", "short", "char", "signed char", "unsigned", "unsigned int
           "unsigned short", "int8_t", "uint32_t", "size_t"]
 
 
-def ctype(spelling: str) -> CType:
-    return TYPES[spelling]
-
-
-# --------------------------------------------------------------------------- draws
-
-
-class Draw:
-    """The three primitive choices every generator is written with."""
-
-    def __init__(self, choose: Callable[[Sequence[Any]], Any], integer: Callable[[int, int], int]) -> None:
-        self._choose = choose
-        self._integer = integer
-
-    def pick(self, options: Sequence[T]) -> T:
-        return self._choose(list(options))
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self._integer(lo, hi)
-
-    def coin(self, percent: int = 50) -> bool:
-        return self._integer(0, 99) < percent
-
-    @staticmethod
-    def from_random(rng: random.Random) -> Draw:
-        return Draw(rng.choice, rng.randint)
-
-    @staticmethod
-    def from_hypothesis(draw: Callable[[Any], Any]) -> Draw:
-        from hypothesis import strategies as st
-
-        return Draw(lambda xs: draw(st.sampled_from(xs)), lambda lo, hi: draw(st.integers(lo, hi)))
-
-
-# --------------------------------------------------------------------------- specs
-
-
-@dataclass(frozen=True)
-class Param:
-    """A parameter of the kernel: ``extent`` is the array length as a Python expression over
-    the size parameters (``"n + 1"``, ``"m * n"``); ``None`` for a scalar; ``"2d"`` (Python
-    list of lists, ``"cols"`` a list as long as its rows) and ``"3d"`` (C++
-    ``vector<vector<vector<T>>>`` / Python ``list[list[list[T]]]``: planes x rows x cols, the
-    oracle gives every 3-D parameter of a kernel the same rectangular shape). ``size`` marks
-    a loop-bound parameter (``n``, ``m``), chosen by the oracle, not drawn as data."""
-
-    name: str
-    ctype: str
-    array: bool = False
-    extent: str | None = None
-    size: bool = False
-    #: a small non-negative index (``out[j] = s;`` after a loop), chosen by the oracle in 0..3
-    #: and usable in the extents of the arrays
-    index: bool = False
-
-
 #: What a body generator returns: the C text, the parameters, the return type, the shape.
 _Body = tuple[str, list[Param], str | None, str]
-
-
-@dataclass
-class KernelSpec:
-    name: str
-    language: str  # "c", "cxx" (the std::vector subset) or "python"
-    source: str
-    function: str
-    params: list[Param]
-    ret: str | None  # C type of the return value (python: "int"/"float"/"list"; cxx: the C++ type, "vector<float>")
-    constants: list[float] = field(default_factory=list)
-    features: list[str] = field(default_factory=list)
-    shape: str = "1d"
-    #: the return value is an index (argmax): compared exactly even in a float kernel
-    exact_return: bool = False
-    #: every output is compared exactly, floats bit for bit (up to the sign of zero): each
-    #: element is one conversion and at most one float operation, rounded alike in C and in
-    #: a correct translation (the ``conversion`` shape)
-    exact: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "language": self.language, "source": self.source,
-            "function": self.function, "ret": self.ret, "constants": self.constants,
-            "features": self.features, "shape": self.shape, "exact_return": self.exact_return, "exact": self.exact,
-            "params": [p.__dict__ for p in self.params],
-        }
-
-    @staticmethod
-    def from_json(d: dict[str, Any]) -> KernelSpec:
-        return KernelSpec(
-            d["name"], d["language"], d["source"], d["function"], [Param(**p) for p in d["params"]],
-            d["ret"], list(d.get("constants", [])), list(d.get("features", [])), d.get("shape", "1d"),
-            bool(d.get("exact_return", False)), bool(d.get("exact", False)),
-        )
 
 
 # --------------------------------------------------------------------------- C kernels
@@ -1680,7 +1548,8 @@ def python_deep_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 _SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 5
 _SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
 #: shape names that restrict a campaign to kernels of that shape (C and Python)
-FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window", "conversion", "cxxsize", "pyraise")
+FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window", "conversion", "cxxsize", "pyraise",
+                "unsigned", "narrow", "bitwise", "whileloop", "guard", "stride")
 #: the focus shapes of the red team's four classes (drawn only when asked for, never in the default mix)
 RED_TEAM_SHAPES = ("conversion", "cxxsize", "pyraise")
 
@@ -2513,6 +2382,11 @@ def poststore_kernel(d: Draw, name: str = "kern") -> KernelSpec:
 #: ``TENSPILER_FUZZ_SHAPES=window`` draws only those
 _SHAPES_DEFAULT["window"] = _SHAPES_NEW["window"] = 4
 _SHAPES_DEEP["window"] = 0
+#: the idioms of shipped C code (:mod:`tenspiler.fuzz.idioms`: unsigned, narrow, bitwise,
+#: while loops with pointer bumps, guards, runtime strides): 2 percent each of the default mix
+for _idiom in ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride"):
+    _SHAPES_DEFAULT[_idiom] = _SHAPES_NEW[_idiom] = 2
+    _SHAPES_DEEP[_idiom] = 0
 #: near-misses of the window shape: the tool must refuse them or get them right
 _WINDOW_MISSES = ["col-off", "row-off", "ker-stride", "out-gap", "triangular", "carried", "reads-out", "b-from-1"]
 
@@ -3114,6 +2988,13 @@ def random_kernel_from(d: Draw, python_share: int = 25, name: str = "kern") -> K
         return guardedprod_kernel(d, python_share, name)
     if r < t3 + ps + gp + win:
         return window_kernel(d, name)
+    from tenspiler.fuzz.idioms import IDIOM_SHAPES, idiom_kernel
+
+    lo = t3 + ps + gp + win
+    for shape in IDIOM_SHAPES:  # the idioms of shipped C code, _SHAPES[shape] percent each
+        if r < lo + _SHAPES.get(shape, 0):
+            return idiom_kernel(d, shape, python_share, name)
+        lo += _SHAPES.get(shape, 0)
     if d.coin(python_share):
         if d.coin(_SHAPES["argmax"]):
             return python_argmax_kernel(d, name)
@@ -3129,7 +3010,9 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
     """A kernel of one of :data:`FOCUS_SHAPES`: ``"product"``, ``"argmax"`` (C or Python),
     ``"tensor3"`` (C++ or Python), ``"poststore"`` (C), ``"guardedprod"`` (C or Python),
     ``"window"`` (C) and the red team's classes ``"conversion"`` (C), ``"cxxsize"`` (C++),
-    ``"pyraise"`` (Python)."""
+    ``"pyraise"`` (Python), and the idioms of shipped C code (:mod:`tenspiler.fuzz.idioms`):
+    ``"unsigned"``, ``"narrow"``, ``"bitwise"``, ``"whileloop"``, ``"stride"`` (C),
+    ``"guard"`` (C or Python)."""
     if shape not in FOCUS_SHAPES:
         raise ValueError(f"unknown shape {shape!r}; one of {', '.join(FOCUS_SHAPES)}")
     if shape == "tensor3":
@@ -3146,6 +3029,10 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
         return cxxsize_kernel(d, name)
     if shape == "pyraise":
         return pyraise_kernel(d, name)
+    from tenspiler.fuzz.idioms import IDIOM_SHAPES, idiom_kernel
+
+    if shape in IDIOM_SHAPES:
+        return idiom_kernel(d, shape, python_share, name)
     if d.coin(python_share):
         return python_argmax_kernel(d, name) if shape == "argmax" else python_product_kernel(d, name)
     return c_kernel(d, name, shape=shape)

@@ -18,7 +18,10 @@ outcome to plain data. :func:`judge` then, for a verified kernel, runs
   their final value); a case on which it raises is discarded.
 
 against the generated NumPy function on adversarial inputs (sizes 0..3 and larger, every
-type's extremes, values straddling each constant of the program, wide random values).
+type's extremes, values straddling each constant of the program, wide random values; for
+kernels with narrow or unsigned integer arrays also ``corner`` inputs, every array at the same
+corner of its type per index; strides and other :attr:`Param.choices` scalars drawn from
+their lists before the arrays are sized; negative sizes for guards).
 Cases that violate the generated code's own precondition checks (``ValueError:
 precondition violated``) are discarded too: the proof assumes them. Integers are compared
 exactly; a kernel touching floating point is compared with a tolerance (the tool verifies
@@ -49,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from tenspiler.budget import SAFETY_NET_S
-from tenspiler.fuzz.generate import TYPES, CType, KernelSpec, Param
+from tenspiler.fuzz.spec import TYPES, CType, KernelSpec, Param
 from tenspiler.runner import run_command
 
 GCC = os.environ.get("TENSPILER_FUZZ_CC", "gcc")
@@ -212,7 +215,7 @@ def _float_images(v: int, t: CType) -> list[float]:
 def mixes_int_float(spec: KernelSpec) -> bool:
     """A kernel with a 32- or 64-bit integer parameter and a float one (conversions between
     them), or Python integer parameters of 64 bits (``int / int`` true division)."""
-    types = [TYPES[p.ctype] for p in spec.params if not p.size and not p.index]
+    types = [TYPES[p.ctype] for p in spec.params if not p.size and not p.index and not p.choices]
     wide = any(not t.is_float and t.bits >= 32 for t in types)
     if spec.language == "python":
         return any(not t.is_float and t.bits == 64 for t in types)
@@ -257,6 +260,25 @@ def _tight(t: CType, constants: list[float]) -> list[Any]:
     return out
 
 
+#: ``corner`` inputs: every integer array takes, at each index, the same corner of its own type
+#: (so ``a[i] * b[i]`` meets ``-32768 * -32768``, ``255 + 255``, ``0 - 1``, ``INT_MIN / -1``)
+_CORNERS = ["lo", "lo", "lo+1", "hi", "hi", "hi-1", "0", "-1", "1", "mid"]
+
+
+def _corner(t: CType, rank: str) -> int:
+    v = {"lo": t.lo, "lo+1": t.lo + 1, "hi": t.hi, "hi-1": t.hi - 1, "0": 0, "-1": -1, "1": 1,
+         "mid": (t.hi + 1) // 2}[rank]
+    return v if t.lo <= v <= t.hi else t.hi
+
+
+def corner_kernel(spec: KernelSpec) -> bool:
+    """A kernel with an integer array narrower than 64 bits or unsigned (products of extremes
+    overflow the type after promotion, narrow stores wrap, unsigned subtraction wraps): it
+    gets the ``corner`` inputs too."""
+    return any(p.array and not TYPES[p.ctype].is_float and (TYPES[p.ctype].bits < 64 or not TYPES[p.ctype].signed)
+               for p in spec.params if p.ctype in TYPES)
+
+
 _SIZES_1D = [0, 1, 2, 3, 1, 2, 3, 4, 5, 8, 17]
 _SIZES_2D = [(0, 0), (0, 3), (3, 0), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (4, 5)]
 #: planes x rows x cols of the 3-D parameters (zero planes, zero rows, zero columns first)
@@ -284,6 +306,8 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
         modes += ["boundary", "boundary"]
         bounds = {p.name: _rounding_ints(TYPES[p.ctype]) for p in spec.params
                   if not p.size and not p.index and not TYPES[p.ctype].is_float}
+    if corner_kernel(spec):
+        modes.append("corner")
     widest = max((TYPES[p.ctype] for p in spec.params if p.name in bounds), key=lambda t: t.bits, default=None)
     hot = _hot_ints(widest) if widest is not None else []
     sizes_1d = _SIZES_1D + _big_sizes(spec)
@@ -305,12 +329,19 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             m, n = 0, 0
         else:
             m, n = 0, (sizes_1d[idx % len(sizes_1d)] if idx < 2 * len(sizes_1d) else rng.randint(0, 12))
+        if spec.negative_sizes and idx % 5 == 4:
+            # a guard's case (``if (n <= 0) return;``): every array of a negative extent is empty
+            n = rng.choice([-1, -1, -2, -7, -(2**31)])
+        if spec.min_size:
+            m, n = max(m, spec.min_size), max(n, spec.min_size)
         vals: dict[str, Any] = {}
-        # small indices first (``out[j] = s;``): the extents of the arrays may name them
+        # small indices and drawn scalars (strides) first: the extents of the arrays may name them
         for p in spec.params:
             if p.index:
                 vals[p.name] = rng.choice([0, 0, 1, 1, 2, 3])
-        scope = {"n": n, "m": m, **{p.name: vals[p.name] for p in spec.params if p.index}}
+            elif p.choices:
+                vals[p.name] = p.choices[idx % len(p.choices)] if idx < len(p.choices) else rng.choice(p.choices)
+        scope = {"n": n, "m": m, **{p.name: vals[p.name] for p in spec.params if p.index or p.choices}}
         first3 = True
 
         def draw(p: Param, mode: str = mode, anchors: list[int] = anchors) -> Any:
@@ -327,6 +358,8 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                 if python and rng.random() < 0.7:  # a small divisor of a big int: 2**53 + 1 / 3
                     return rng.choice([1, 2, 3, 3, 7, 10, -3])
                 return rng.choice(bounds.get(p.name) or [x for x in pools[p.name] if x] or [1])
+            if mode == "corner":
+                mode = "extreme"
             if mode == "small" or (mode == "mixed" and rng.random() < 0.6):
                 return _small(t, rng)
             if mode == "straddle" and rng.random() < 0.6:
@@ -336,6 +369,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             return rng.choice(pools[p.name])
 
         palettes: dict[str, list[Any]] = {}
+        ranks: list[str] = []  # ``corner`` mode: element t of every integer array at corner ranks[t]
 
         def element(p: Param, mode: str = mode, palettes: dict[str, list[Any]] = palettes) -> Any:
             """An array element; in ``repeat`` mode one of 1-3 values per array (ties:
@@ -348,7 +382,7 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
             return rng.choice(palettes[p.name])
 
         for p in spec.params:
-            if p.index:
+            if p.index or p.choices:
                 continue
             if p.size:
                 vals[p.name] = m if p.name == "m" else n
@@ -366,6 +400,11 @@ def make_cases(spec: KernelSpec, rng: random.Random, count: int = 48) -> list[Ca
                     vals[p.name] = [[[element(p) for _ in range(C)] for _ in range(R)] for _ in range(P)]
                     continue
                 length = n if p.extent == "cols" else int(eval(p.extent or "n", dict(scope)))
+                if mode == "corner" and not TYPES[p.ctype].is_float:
+                    while len(ranks) < length:
+                        ranks.append(rng.choice(_CORNERS))
+                    vals[p.name] = [_corner(TYPES[p.ctype], r) for r in ranks[:max(length, 0)]]
+                    continue
                 vals[p.name] = [element(p) for _ in range(max(length, 0))]
             else:
                 vals[p.name] = draw(p)
@@ -1089,6 +1128,9 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
       length ``n``, size parameters to the scalars named ``n`` and ``m``; ``indices``: small
       index parameters, 0..3, that extents may name; ``exact_return``: the return value is an
       index, compared exactly; ``exact``: every output compared exactly, floats bit for bit;
+      ``choices``: ``{"incx": [1, 2, -1]}``, scalars drawn from those values (strides; the
+      extents may name them); ``negative_sizes``: some cases pass ``n < 0``; ``min_size``:
+      the least size drawn;
       C++ vectors and Python lists of lists of lists are 3-D);
     * ``input: {json}`` -- a counterexample, parameter name -> value (tried first).
     """
@@ -1103,6 +1145,7 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         if m:
             (meta.update if m.group(1) == "fuzz-spec" else inputs.append)(json.loads(m.group(2)))
     extents: dict[str, str] = meta.get("extents", {})
+    choices: dict[str, list[int]] = meta.get("choices", {})
     sizes = set(meta.get("sizes", ["n", "m"]))
     indices = set(meta.get("indices", []))
     params: list[Param] = []
@@ -1142,7 +1185,8 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
             if arr:
                 params.append(Param(pname, ty, True, extents.get(pname, "n")))
             else:
-                params.append(Param(pname, ty, size=pname in sizes, index=pname in indices))
+                params.append(Param(pname, ty, size=pname in sizes, index=pname in indices,
+                                    choices=tuple(choices[pname]) if pname in choices else None))
         ret = None if rtype == "void" else " ".join(rtype.split())
         lang = "c"
     nums: list[float] = []
@@ -1155,7 +1199,8 @@ def spec_from_file(path: Path) -> tuple[KernelSpec, list[Case]]:
         "2d" if "m" in {p.name for p in params} or any(p.extent == "2d" for p in params) else "1d"
     spec = KernelSpec(path.stem, lang, text, meta.get("function", name), params, ret,
                       sorted(set(nums), key=repr)[:40], [], meta.get("shape", default_shape),
-                      exact_return=bool(meta.get("exact_return", False)), exact=bool(meta.get("exact", False)))
+                      exact_return=bool(meta.get("exact_return", False)), exact=bool(meta.get("exact", False)),
+                      negative_sizes=bool(meta.get("negative_sizes", False)), min_size=int(meta.get("min_size", 0)))
     return spec, [Case(inp, "given") for inp in inputs]
 
 
