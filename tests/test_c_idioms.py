@@ -128,9 +128,10 @@ REFUSED = {
     "int into unsigned enum": ("typedef enum {A, B} e; void f(float *x, int n, int k) { e a = k; for (int i = 0; i < n; i++) x[i] = a == A; }", "conversion from 'int' to 'unsigned int' wraps"),
     "unsigned enum arithmetic": ("typedef enum {A, B} e; void f(float *x, int n, int k) { e a = k > 0 ? A : B; for (int i = 0; i < n; i++) x[i] = a - 1; }", "unsigned arithmetic '-' in 'unsigned int'"),
     # file-scope objects other than initialised constants
-    "global variable": ("float g = 1; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is not supported"),
-    "extern constant": ("extern const float g; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is not supported"),
-    "constant without initialiser": ("const float g; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is not supported"),
+    "global array": ("float g[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g[1]; }", "global variable 'g' is not supported"),
+    "extern constant array": ("extern const float g[4]; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g[1]; }", "global variable 'g' is not supported"),
+    "global written by the kernel": ("float g = 1; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g; g = 2; }", "global variable 'g' is written by the function"),
+    "global written by a helper": ("float g = 1; static void h(void) { g = 0; }\nvoid f(float *x, int n) { h(); for (int i = 0; i < n; i++) x[i] = g; }", "global variable 'g' is written by 'h'"),
     "const pointer to mutable data": ("float *const p = 0; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = p[i]; }", "global variable 'p' is not supported"),
     "store into a constant array": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) c[0] = x[i]; }", "error: cannot assign to variable 'c' with const-qualified type 'const float[2]'"),
     "constant array at a variable index": ("static const float c[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = c[i]; }", "constant array 'c' read at the non-constant index 'i'"),

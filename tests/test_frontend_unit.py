@@ -117,11 +117,11 @@ def test_nothing_outside_the_kernel_blocks_it(tmp_path: Path) -> None:
         "static struct node *head;\n"
         "static __inline__ int twice(int v) { return v << 1; }\n"
         "void walk(void) { for (struct node *p = head; p; p = p->next) p->visit(p); }\n"
-        "int g;\n"
+        "int g[2];\n"
         "void axpy(float a, const float *x, float *y, int n) {\n"
         "  for (int i = 0; i < n; i++) y[i] += a * x[i];\n"
         "}\n"
-        "int uses_global(int x) { return x + g; }\n"
+        "int uses_global(int x) { return x + g[1]; }\n"
     )
     fn = parse_c_file(src, "axpy")
     assert fn.name == "axpy" and len(fn.check_source) == len(src.read_text()) - 0  # bodies cut, lines kept
@@ -256,3 +256,24 @@ def test_the_default_kernel_is_the_files_last_non_static_function(tmp_path: Path
     src.write_text(src.read_text().replace("float scale(float v) {", "static float scale(float v) {")
                    .replace("float scale(float v);", "static float scale(float v);"))
     assert parse_c_file(src).name == "k"
+
+
+def test_a_global_the_kernel_reads_is_a_parameter(tmp_path: Path) -> None:
+    """Its value at the call: the lifted function takes it after its own parameters, and the
+    check's wrapper assigns the global before calling the compiled C. Another function of
+    the file may write it (between calls); the kernel or a helper writing it is refused."""
+    src = tmp_path / "g.c"
+    src.write_text(
+        "int GS = 0;\nstatic float bias;\nvoid set_gs(int g) { GS = g; bias = 0.5f * g; }\n"
+        "void scale(const float *q, float *x, int n) {\n"
+        "  for (int i = 0; i < n; i++) x[i] = q[i] * GS + bias;\n}\n"
+    )
+    res = lift_file(src, ["numpy"], function="scale", check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and res.check["numpy"]["ok"]
+    fn = parse_c_file(src, "scale")
+    assert [(p.name, p.global_var) for p in fn.params][-2:] == [("GS", True), ("bias", True)]
+    assert "def scale(q, x, n, GS, bias)" in res.code["numpy"]
+    src.write_text(src.read_text().replace("x[i] = q[i] * GS + bias;", "x[i] = q[i] * GS + bias; GS++;"))
+    with pytest.raises(BadInput, match="global variable 'GS' is written by the function: not supported"):
+        parse_c_file(src, "scale")

@@ -136,6 +136,10 @@ def _wrapper_source(fn: Function) -> str:
     args = [f"(void *)p{i}" if p.c_rows else f"p{i}" for i, p in enumerate(fn.params)]
     setup: list[str] = []
     cleanup: list[str] = []
+    for i, p in enumerate(fn.params):
+        if p.global_var:  # a global the function reads: set before the call
+            setup.append(f"{p.name} = p{i};")
+            args[i] = ""
     n_rows = 0
     for k, sp in enumerate(fn.structs):
         var = f"tenspiler_s{k}"

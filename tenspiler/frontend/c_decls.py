@@ -54,6 +54,9 @@ class Declarations:
         #: File-scope ``const`` objects with an initialiser (``static const float s = 0.5f;``,
         #: ``static const float c[3] = {...};``): their declarations by name.
         self.file_consts: dict[str, c_ast.Decl] = {}
+        #: Other file-scope scalar variables the kernel reads (``int GS;``): each is a
+        #: parameter of the lifted function, its value when the function is called.
+        self.file_vars: dict[str, c_ast.Decl] = {}
 
     # ----------------------------------------------------------- errors and locations
 
@@ -194,14 +197,25 @@ class Declarations:
     def note_file_const(self, node: c_ast.Decl) -> None:
         """A file-scope object declaration: a ``const`` scalar or array of the scalar types
         with an initialiser (its value can only be the initialiser's: modifying a const
-        object is undefined behaviour, C11 §6.7.3p6) is recorded as a constant; any other
-        global variable is refused."""
+        object is undefined behaviour, C11 §6.7.3p6) is recorded as a constant; another
+        scalar variable as a global the kernel reads (:attr:`file_vars`); any other global
+        variable (arrays, pointers, structs that are not constant) is refused."""
         ty = self.resolve_typedefs(node.type)
         elem = ty.type if isinstance(ty, c_ast.ArrayDecl) else ty
         elem = self.resolve_typedefs(elem)
         const = isinstance(elem, c_ast.TypeDecl) and "const" in elem.quals
         if "extern" in node.storage or "_Thread_local" in node.storage:
             const = False
+        if (not const or node.init is None) and node.name is not None and isinstance(ty, c_ast.TypeDecl) and isinstance(
+            ty.type, c_ast.IdentifierType
+        ):
+            # a global scalar the kernel reads (the file holds only what the kernel needs),
+            # also an extern constant defined elsewhere: its value at the call, a parameter
+            # (c_stmts.Kernel.lower refuses writes to it)
+            if node.name in self.file_vars:
+                self.fail(f"global variable '{node.name}' is declared twice", node)
+            self.file_vars[node.name] = node
+            return
         if not const or node.init is None or node.name is None:
             what = f"global variable '{node.name}'" if node.name else "global variable"
             self.fail(

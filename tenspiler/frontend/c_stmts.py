@@ -135,6 +135,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type))
             else:
                 scope[decl.name] = Scalar(ty.dtype)
+        self.global_params(params, scope, assigned)
         self.result_type = u.vector_type(self.fdef.decl.type.type)
         if self.result_type is not None and self.result_type.rank == 3:
             u.fail(f"returning a {self.result_type.spelled} is not supported yet (return a vector<T> or "
@@ -177,6 +178,27 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             cxx=cxx,
             structs=tuple(structs),
         )
+
+    def global_params(self, params: list[Param], scope: dict[str, Binding], assigned: set[str]) -> None:
+        """The file-scope scalar variables the kernel reads (``Unit.file_vars``; the file
+        holds only what the kernel reaches) as parameters after the function's own: the
+        function computes with their values at the call. A global that the kernel or a
+        function of the file writes, or whose name a parameter hides, is refused by name."""
+        u = self.unit
+        writers = {name: f for f, fdef in u.funcdefs.items() for name in updated_names(fdef.body)}
+        for name, decl in u.file_vars.items():
+            if name in writers:
+                where = "the function" if writers[name] == self.name else f"'{writers[name]}'"
+                u.fail(f"global variable '{name}' is written by {where}: not supported (a global "
+                       "the function only reads is a parameter of the lifted function)", decl)
+            if name in scope:
+                u.fail(f"global variable '{name}' hidden by a parameter is not supported", decl)
+            dtype = u.scalar_dtype(decl.type, f"global variable '{name}'", decl)
+            if dtype is None:
+                u.fail(f"void global variable '{name}' is not supported", decl)
+            params.append(Param(name, ScalarType(dtype), u.loc(decl), c_width(decl.type), global_var=True))
+            scope[name] = Scalar(dtype)
+            assigned.add(name)
 
     def rows_param(
         self, decl: c_ast.Decl, ty: RowsType, params: list[Param], scope: dict[str, Binding],

@@ -291,6 +291,9 @@ class Param:
     #: A C 2-D array parameter (``T A[N][M]``): the compiled C takes a pointer to rows of
     #: ``M`` elements, which the check's wrapper passes the flat buffer as.
     c_rows: bool = field(default=False, compare=False)
+    #: A C file-scope variable the function reads (its value at the call): the check's
+    #: wrapper assigns it before the call instead of passing it.
+    global_var: bool = field(default=False, compare=False)
 
     @property
     def elem(self) -> DType:
