@@ -277,3 +277,19 @@ def test_a_global_the_kernel_reads_is_a_parameter(tmp_path: Path) -> None:
     src.write_text(src.read_text().replace("x[i] = q[i] * GS + bias;", "x[i] = q[i] * GS + bias; GS++;"))
     with pytest.raises(BadInput, match="global variable 'GS' is written by the function: not supported"):
         parse_c_file(src, "scale")
+
+
+def test_chained_assignments(tmp_path: Path) -> None:
+    """a = b = E is b = E then a = b, with C's conversions at each step (C11 §6.5.16p3):
+    the int in the middle truncates; checked against the compiled C."""
+    src = tmp_path / "k.c"
+    src.write_text(
+        "void k(float *y, float *z, const float *w, int n) {\n  int t;\n"
+        "  for (int i = 0; i < n; i++) { y[i] = z[i] = t = w[i] * 2.5f; }\n}\n"
+    )
+    res = lift_file(src, ["numpy"], check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and res.check["numpy"]["ok"]
+    src.write_text("void k(int *a, int b, int n) {\n  for (int i = 0; i < n; i++) a[b] = b = i;\n}\n")
+    with pytest.raises(BadInput, match=r"'a\[b\]' reads 'b', which the same expression assigns"):
+        parse_c_file(src)

@@ -64,6 +64,29 @@ from tenspiler.loops.ir import (
 __all__ = ["Kernel"]
 
 
+def _lvalue_base(node: c_ast.Node) -> str | None:
+    """The variable or array an lvalue ``x`` / ``a[i]`` / ``a[i][j]`` designates."""
+    while isinstance(node, c_ast.ArrayRef):
+        node = node.name
+    return node.name if isinstance(node, c_ast.ID) else None
+
+
+def _plain_lvalue(node: c_ast.Node) -> bool:
+    """A variable or an array element whose indices have no side effect (no assignment,
+    ``++``/``--`` or call): reading it again after a store gives the stored value."""
+    if _lvalue_base(node) is None:
+        return False
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.Assignment | c_ast.FuncCall) or (
+            isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
+        ):
+            return False
+        stack.extend(child for _, child in n.children())
+    return True
+
+
 class Kernel(ForLoops, IfConversion, ResultLists):
     """Lowering of the chosen function's body to loop-IR statements."""
 
@@ -548,6 +571,16 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                         out.append(Assign(name, value, loc))
                         env.assigned.add(name)
                 return out
+            case c_ast.Assignment(op="=", rvalue=c_ast.Assignment(op="=") as rhs) if _plain_lvalue(rhs.lvalue):
+                # a = b = E: b = E, then a = b (the value of an assignment is its left operand's
+                # after the assignment, C11 §6.5.16p3); a must not name the object b updates
+                # (unsequenced with the update, C11 §6.5p2)
+                target = _lvalue_base(rhs.lvalue)
+                if target in set(identifiers(node.lvalue)):
+                    u.fail(f"'{render(node.lvalue)}' reads '{target}', which the same expression assigns "
+                           "(unsequenced, C11 §6.5p2)", node)
+                then = c_ast.Assignment("=", node.lvalue, rhs.lvalue, coord=node.coord)
+                return [*self.simple_stmt(rhs, env), *self.simple_stmt(then, env)]
             case c_ast.Assignment() | c_ast.UnaryOp(op="++" | "--" | "p++" | "p--"):
                 return [self.update(node, env)]
             case c_ast.Return():
