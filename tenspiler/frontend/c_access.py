@@ -67,6 +67,11 @@ class Access(Declarations):
             case Scalar(dtype=dtype):
                 if name not in env.assigned:
                     self.fail(f"'{name}' may be used uninitialised", node)
+                fx = env.effects
+                if fx is not None:
+                    if name in fx.modified:
+                        self.fail(f"unsequenced modification and access of '{name}' (C11 §6.5p2)", node)
+                    fx.read.add(name)
                 return Var(name, dtype, self.loc(node))
             case Value(expr=expr):
                 if expr is None:
@@ -222,6 +227,28 @@ class Access(Declarations):
         op: BinOpName = "+" if "++" in step.op else "-"
         assign = Assign(b.offset, Binary(op, var, Const(1, DType.INT, loc), DType.INT, loc), loc)
         (fx.post if step.op.startswith("p") else fx.pre).append(assign)
+        return var
+
+    def step_scalar(self, step: c_ast.UnaryOp, name: str, env: Env) -> Var:
+        """``i++`` / ``i--`` / ``++i`` / ``--i`` of an integer scalar inside an expression:
+        C11 §6.5.2.4 / §6.5.3.1 — the value is ``i`` (postfix) or ``i ± 1`` (prefix) and the
+        update is sequenced before the next statement. Records ``i = i ± 1`` to run after
+        (postfix) or before (prefix) the statement and returns the variable (which is then
+        the value in both cases). Another access of ``i`` in the same statement is
+        unsequenced (undefined behaviour, C11 §6.5p2): refused."""
+        loc = self.loc(step)
+        if name not in env.assigned:
+            self.fail(f"'{name}' may be used uninitialised", step)
+        fx = env.effects
+        assert fx is not None
+        if name in fx.modified or name in fx.read:
+            self.fail(f"unsequenced modification and access of '{name}' (C11 §6.5p2)", step)
+        fx.modified.add(name)
+        var = Var(name, DType.INT, loc)
+        op: BinOpName = "+" if "++" in step.op else "-"
+        assign = Assign(name, Binary(op, var, Const(1, DType.INT, loc), DType.INT, loc), loc)
+        (fx.post if step.op.startswith("p") else fx.pre).append(assign)
+        env.assigned.add(name)
         return var
 
     def element(self, node: c_ast.Node, env: Env) -> tuple[str, DType, Expr]:

@@ -195,6 +195,10 @@ class Expressions(Access):
                     "not supported (only *p++, *p--, *++p, *--p and pointer updates as statements)",
                     node,
                 )
+            if isinstance(operand, c_ast.ID) and env.effects is not None:
+                b = env.lookup(operand.name)
+                if isinstance(b, Scalar) and b.dtype == DType.INT:
+                    return self.step_scalar(node, operand.name, env)
             self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
         if op == "!":
             return self.cond_value(node, env)

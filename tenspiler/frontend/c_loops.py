@@ -10,10 +10,11 @@ from pycparser import c_ast
 
 from tenspiler.errors import BadInput
 from tenspiler.frontend.c_bindings import Binding, Env, int_literal, render
+from tenspiler.frontend.c_induction import Induction, analyze
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.common import Scalar, names_read, names_written, vars_read, writes
 from tenspiler.frontend.counted import CountedLoops, plus_one
-from tenspiler.loops.ir import Assign, Binary, Const, DType, Expr, For, Stmt, Var
+from tenspiler.loops.ir import Assign, Binary, Compare, Const, DType, Expr, For, Select, Stmt, Var
 
 __all__ = ["ForLoops"]
 
@@ -81,6 +82,179 @@ class ForLoops(CountedLoops):
             if name in written:
                 raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
         return For(var, start, stop, body, u.loc(node), descending)
+
+    # ----------------------------------------------------------- while / do-while
+
+    def counted_loop(self, node: c_ast.While | c_ast.DoWhile | c_ast.For, env: Env) -> list[Stmt]:
+        """A ``while`` / ``do``-``while`` loop, or a ``for`` loop without an initialiser,
+        whose counter the induction analysis finds (:mod:`tenspiler.frontend.c_induction`),
+        as a loop-IR ``For``.
+
+        With counter ``c`` stepped by ``s = ±1`` and tested against bound ``B`` (``c < B``,
+        ``c <= B``, ``c != B`` ascending; ``c > B``, ``c >= B``, ``c != B`` descending), the
+        tests see ``t0, t0 + s, ...`` from the value ``t0`` the counter has at the first
+        test, and the loop runs while the test holds. The body sees ``t_j`` (the step is
+        the last statement, or ``--c`` in the condition) or ``t_j + s`` (the step is the
+        first statement, or ``c--`` in the condition): the counter itself is the loop-IR
+        counter over those values, ascending or descending, and the step statement is
+        dropped. ``!=`` reads as ``<`` / ``>``: where they differ the C loop never ends
+        (a signed counter overflows: undefined behaviour; an unsigned one is refused by the
+        type gate unless the bound is 0). After the loop the counter holds C's value (a
+        step before the body is one past the IR counter's, ``c--`` in the condition
+        steps once more and wraps an unsigned counter: fixed up after the loop). A
+        ``do``-``while`` is the same loop when its condition is ``!=`` (the first
+        iteration's test, skipped, holds wherever C is defined); others are refused.
+        A step inside an expression of the body (``s += a[i++]``) keeps the counter as an
+        induction variable of a fresh loop counter over the same number of iterations."""
+        u = self.unit
+        loc = u.loc(node)
+        kind = "do-while loop" if isinstance(node, c_ast.DoWhile) else "while loop" if isinstance(node, c_ast.While) \
+            else "for loop without an initialiser"
+        ind = analyze(node)
+        if not isinstance(ind, Induction):
+            u.fail(f"{kind} is not supported: {ind} (a counted loop steps one integer variable by 1 once per "
+                   "iteration and compares it with a bound the loop does not change)", node)
+        c = ind.counter
+        b = env.lookup(c)
+        if not isinstance(b, Scalar):
+            u.fail(f"loop counter '{c}' of this {kind} must be an integer variable", node)
+        if b.dtype != DType.INT:
+            u.fail(f"loop counter '{c}' of this {kind} must have an integer type of at least int's rank", node)
+        if c not in env.assigned:
+            u.fail(f"'{c}' may be used uninitialised", node)
+        if c in self.loop_vars:
+            u.fail(f"'{c}' is already the counter of an enclosing loop", node)
+        ascending = ind.step > 0
+        if ascending and ind.op not in ("<", "<=", "!="):
+            u.fail(f"the condition of this {kind} does not bound its ascending counter '{c}' "
+                   f"(only {c} < E, {c} <= E, {c} != E)", node.cond)
+        if not ascending and ind.op not in (">", ">=", "!="):
+            u.fail(f"the condition of this {kind} does not bound its descending counter '{c}' "
+                   f"(only {c} > E, {c} >= E, {c} != E)", node.cond)
+        if isinstance(node, c_ast.DoWhile) and (ind.op != "!=" or ind.where in ("first", "inside", "cond-post")):
+            u.fail(f"do-while loop: only a condition '{c} != E' tested after the step at the end of the body "
+                   f"or as '--{c}' / '++{c}' is supported (its first iteration runs before the test)", node.cond)
+        tloc = u.loc(ind.step_node)
+        bound = Const(0, DType.INT, tloc) if ind.bound is None else u.integer(
+            ind.bound, env, "loop bound must be an integer expression")
+        one = Const(1, DType.INT, tloc)
+        t0: Expr = Var(c, DType.INT, tloc)
+        if ind.where == "cond-pre":
+            # the step before the first test: t0 = c + s
+            t0 = Binary("+" if ascending else "-", t0, one, DType.INT, tloc)
+        seen_after_step = ind.where in ("first", "cond-post")
+        start: Expr
+        stop: Expr
+        if ascending:
+            hi = bound if ind.op in ("<", "!=") else plus_one(bound, tloc)  # exclusive, of the tests
+            start, stop = t0, hi
+            if seen_after_step:
+                start, stop = plus_one(start, tloc), plus_one(stop, tloc)
+        else:
+            lo = plus_one(bound, tloc) if ind.op in (">", "!=") else bound  # inclusive, of the tests
+            start, stop = lo, plus_one(t0, tloc)
+            if seen_after_step:
+                start = bound if ind.op in (">", "!=") else Binary("-", bound, one, DType.INT, tloc)
+                stop = t0
+        ctype = getattr(u, "gate_counter_types", {}).get(id(node))
+        items = list(node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        fresh_counter = ind.where == "inside"
+        if fresh_counter:
+            var = self.fresh_local(f"{c}__k", env)
+            if not ascending:
+                # the iterations over a fresh counter need not run in the counter's order
+                start, stop = Const(0, DType.INT, tloc), Binary("-", stop, start, DType.INT, tloc)
+            header: tuple[str, Expr, Expr] = (var, start, stop)
+            pre: list[Stmt] = []
+            if c in names_read(start) | names_read(stop):
+                entry = self.fresh_local(f"{c}__entry", env)
+                pre.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
+                env.assigned.add(entry)
+                sub = {c: Var(entry, DType.INT, tloc)}
+                start, stop = _subst(start, sub), _subst(stop, sub)
+                header = (var, start, stop)
+            env.scopes.append({})
+            try:
+                with self.loop_body(header, env):
+                    body = self.block(items, env)  # type: ignore[attr-defined]
+            finally:
+                env.scopes.pop()
+            loop = For(var, start, stop, tuple(body), loc)
+            out = [*pre, loop]
+        else:
+            if ind.update is not None:
+                items = [it for it in items if it is not ind.update]
+            header = (c, start, stop)
+            env.scopes.append({})
+            try:
+                with self.loop_body(header, env):
+                    body = self.block(items, env)  # type: ignore[attr-defined]
+            finally:
+                env.scopes.pop()
+            for name, wloc in writes(body):
+                if name == c:
+                    raise BadInput(f"loop counter '{c}' is assigned in the loop body", wloc)
+            written = names_written(body)
+            for name, rloc in vars_read(start if not ascending else stop):
+                if name in written:
+                    raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
+            if _mentions_counter(start if not ascending else stop, c):
+                u.fail(f"the bound of this {kind} reads its counter '{c}'", node.cond)
+            out = [For(c, start, stop, tuple(body), loc, descending=not ascending)]
+            live = self.live_after(node, c)
+            if not ascending and not any(c in names_read(e) for e in _body_exprs(body)):
+                # the body does not read the counter: its iterations are the same statements,
+                # so they run in ascending order over a fresh counter; the counter gets the
+                # value the descending loop leaves, min(start, stop) - 1
+                k = self.fresh_local(f"{c}__k", env)
+                pre: list[Stmt] = []
+                if c in names_read(start) | names_read(stop):
+                    entry = self.fresh_local(f"{c}__entry", env)
+                    pre.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
+                    env.assigned.add(entry)
+                    sub = {c: Var(entry, DType.INT, tloc)}
+                    start, stop = _subst(start, sub), _subst(stop, sub)
+                low = Select(Compare("<", stop, start, tloc), stop, start, DType.INT, tloc)
+                out = [*pre, For(k, start, stop, tuple(body), loc)]
+                if live:
+                    out.append(Assign(c, Binary("-", low, one, DType.INT, tloc), tloc))
+            if ind.where == "first" and live:
+                # the IR counter ends one step past C's (C tested the value before its step)
+                out.append(Assign(c, Binary("-" if ascending else "+", Var(c, DType.INT, tloc), one, DType.INT, tloc),
+                                  tloc))
+        env.assigned.add(c)
+        if ind.where == "cond-post" and ctype is not None and not ctype.signed and self.live_after(node, c):
+            # the last test's step wraps an unsigned counter (modulo 2^bits, C11 §6.2.5p9)
+            cv = Var(c, DType.INT, tloc)
+            m = Const(1 << ctype.bits, DType.INT, tloc)
+            zero = Const(0, DType.INT, tloc)
+            out.append(Assign(c, Select(Compare("<", cv, zero, tloc), Binary("+", cv, m, DType.INT, tloc),
+                                        Select(Compare(">=", cv, m, tloc), Binary("-", cv, m, DType.INT, tloc), cv,
+                                               DType.INT, tloc), DType.INT, tloc), tloc))
+        return out
+
+    def live_after(self, node: c_ast.Node, name: str) -> bool:
+        """Whether the value ``name`` has after loop ``node`` may be read (conservatively:
+        ``name`` appears in a statement after the one holding ``node`` in an enclosing
+        block, or, inside another loop, anywhere else in the blocks around ``node``)."""
+        lists = [getattr(self, "function_items", []), *getattr(self, "blocks", [])]
+        inside_loop = bool(self.loops)
+        for items in lists:
+            pos = next((i for i, it in enumerate(items) if _contains(it, node)), None)
+            if pos is None:
+                continue
+            others = items[pos + 1:] if not inside_loop else items[:pos] + items[pos + 1:]
+            if any(_mentions(it, name) for it in others):
+                return True
+        return False
+
+    def fresh_local(self, base: str, env: Env) -> str:
+        """A new INT local named ``base`` (or ``base1``, ...) that nothing uses."""
+        name, n = base, 1
+        while name in self.locals or env.lookup(name) is not None or name in self.taken:  # type: ignore[attr-defined]
+            name, n = f"{base}{n}", n + 1
+        self.locals[name] = DType.INT
+        return name
 
     def for_init(self, node: c_ast.For, env: Env) -> tuple[str, Expr]:
         u = self.unit
@@ -224,3 +398,36 @@ class ForLoops(CountedLoops):
             f"{var} -= 1, {var} = {var} - 1)",
             step,
         )
+
+
+def _subst(e: Expr, sub: dict[str, Expr]) -> Expr:
+    from tenspiler.loops.ir import map_expr
+
+    return map_expr(e, lambda x: sub.get(x.name, x) if isinstance(x, Var) else x)
+
+
+def _mentions_counter(e: Expr, c: str) -> bool:
+    return c in names_read(e)
+
+
+def _body_exprs(body: tuple[Stmt, ...] | list[Stmt]) -> list[Expr]:
+    """Every expression of ``body`` (loop bounds included), for what it reads."""
+    from tenspiler.loops.ir import map_stmt_exprs
+
+    out: list[Expr] = []
+
+    def see(e: Expr) -> Expr:
+        out.append(e)
+        return e
+
+    for st in body:
+        map_stmt_exprs(st, see)
+    return out
+
+
+def _contains(tree: c_ast.Node, node: c_ast.Node) -> bool:
+    return tree is node or any(_contains(c, node) for _, c in tree.children())
+
+
+def _mentions(tree: c_ast.Node, name: str) -> bool:
+    return (isinstance(tree, c_ast.ID) and tree.name == name) or any(_mentions(c, name) for _, c in tree.children())

@@ -137,6 +137,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         items = list(self.fdef.body.block_items or [])
         while items and isinstance(items[-1], c_ast.EmptyStatement):
             items.pop()
+        self.function_items = items
         for k, item in enumerate(items):
             if isinstance(item, c_ast.Return) and k == len(items) - 1:
                 fx = Effects()
@@ -341,8 +342,12 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 return self.if_stmt(node, env)
             case _ if self.guard is not None and isinstance(node, NOT_IN_IF):
                 self.unit.fail(f"{describe(node)} inside if is not supported", node)
+            case c_ast.For(init=None):
+                return self.counted_loop(node, env)
             case c_ast.For():
                 return [self.for_loop(node, env)]
+            case c_ast.While() | c_ast.DoWhile():
+                return self.counted_loop(node, env)
             case _:
                 return self.guarded_lowering(env, lambda: self.with_effects(node, env))
 
@@ -458,6 +463,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             value = rhs if op is None else u.binary(op, old, rhs, node)
             return Store(array, idx, convert(value, elem), u.loc(node))
         target, value = u.scalar_update(node, env)
+        if env.effects is not None and target in env.effects.modified:
+            u.fail(f"unsequenced modification of '{target}' (C11 §6.5p2)", node)
         env.assigned.add(target)
         return Assign(target, value, u.loc(node))
 
