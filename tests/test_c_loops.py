@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+import numpy as np
+
+from tenspiler.check.c import compile_c, run_c_all
 from tenspiler.errors import BadInput
 from tenspiler.frontend.c import parse_c_source
 from tenspiler.loops.interp import run_function
@@ -20,7 +23,8 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "cloops"
 
 LIFTED = [
     "add_blk.c", "scale_blk.c", "dot_blk.c", "mean_blk.c", "offset_blk.c", "while_up.c", "for_noinit.c",
-    "while_postdec.c", "countdown_idx.c", "sum_postinc.c",
+    "while_postdec.c", "countdown_idx.c", "sum_postinc.c", "do_while.c", "guard_ret.c", "guard_void.c",
+    "guard_select.c", "guard_null.c", "mean_guard.c",
 ]
 
 
@@ -113,3 +117,113 @@ def test_unsafe_loop_idioms_are_refused_by_name(body: str, message: str) -> None
 def test_unsequenced_index_kernel_is_refused() -> None:
     with pytest.raises(BadInput, match="unsequenced modification and access of 'i'"):
         parse_c_source((KERNELS / "refuse" / "idx_postinc.c").read_text(), "idx_postinc.c")
+
+
+#: Loop forms, each recording the counter values its body sees (``*p++ = c``) and returning
+#: the counter after the loop: (signature and set-up, loop, the smallest n where C is
+#: defined). ``T`` is the counter's type.
+FORMS: list[tuple[str, int]] = [
+    ("T c = n; while (c > 0) { *p++ = c; c--; }", -2),
+    ("T c = n; while (c > 0) { c--; *p++ = c; }", -2),
+    ("T c = n; while (c >= 1) { *p++ = c; --c; }", -2),
+    ("T c = n; while (c != 0) { *p++ = c; c -= 1; }", 0),
+    ("T c = n; while (c) { *p++ = c; c = c - 1; }", 0),
+    ("T c = n; while (c--) { *p++ = c; }", 0),
+    ("T c = n; while (c-- > 0) { *p++ = c; }", -2),
+    ("T c = n; while (c > 2) { *p++ = c; c--; }", -2),
+    ("T c = n; while (c > 0) { c--; y[c] = c; }", 0),
+    ("T c = n; while (c > 0) { *p++ = 7; c--; }", -2),
+    ("T c = n; while (c-- > 0) { *p++ = 7; }", -2),
+    ("T i = 0; while (i < n) { *p++ = i; i++; }", -2),
+    ("T i = 1; for (; i < n; i++) *p++ = i;", -2),
+    ("T i = 0; while (i < n) *p++ = i++;", -2),
+    ("T i = 0; while (i < n) { *p++ = 7; i = 1 + i; }", -2),
+    ("T i = 2; while (i < n) { *p++ = y[++i]; }", -2),
+]
+SIGNED_ONLY: list[tuple[str, int]] = [
+    ("T i = 0; while (i <= n) { ++i; *p++ = i; }", -2),
+    ("T i = 0; while (i != n) { *p++ = i; i += 1; }", 0),
+    ("T i = 0; while (i++ < n) *p++ = i;", -2),
+    ("T i = 0; while (i < n) *p++ = 10 + i++;", -2),
+    ("T c = n; do { *p++ = c; c--; } while (c != 0);", 1),
+    ("T c = n; do { *p++ = c; } while (--c);", 1),
+    ("T i = 0; do { *p++ = i; i++; } while (i != n);", 1),
+    ("T c = n; while (--c > 0) { *p++ = c; }", -2),
+    ("T i = -1; while (++i < n) { *p++ = i; }", -2),
+]
+
+
+def _variants() -> list[tuple[str, str, int]]:
+    out = []
+    for loop, least in FORMS + SIGNED_ONLY:
+        for t in ("int", "unsigned", "size_t") if (loop, least) in FORMS else ("int",):
+            c = "c" if "T c" in loop else "i"
+            e = "double" if t == "size_t" else "long"  # size_t to long may change the value: refused
+            src = f"#include <stddef.h>\n{e} f({e} *y, {t} n) {{ {e} *p = y; {loop.replace('T ', t + ' ')} return {c}; }}"
+            out.append((src, t, least if t == "int" else max(least, 0)))
+    return out
+
+
+@pytest.mark.parametrize(("src", "ty", "least"), _variants())
+def test_loop_forms_run_as_the_compiled_c(src: str, ty: str, least: int, tmp_path: Path) -> None:
+    """The loop IR the frontend produces (the proof's model) against the source compiled
+    with ``cc -O2`` and UBSan, on every n where C is defined: the counter values each
+    iteration sees, in order, and the counter after the loop."""
+    fn = parse_c_source(src, "k.c")
+    kernel = compile_c(fn, tmp_path, sanitize=True)
+    inputs = [{"y": np.arange(100, 124), "n": n} for n in range(least, 7)]
+    for inp, c_state in zip(inputs, run_c_all(kernel, fn, inputs), strict=True):
+        assert not isinstance(c_state, str), (inp["n"], c_state)
+        model = run_function(fn, inp)
+        assert model["return"] == c_state["return"], (inp["n"], model["return"], c_state["return"])
+        assert list(np.asarray(model["y"], dtype=np.float64)) == list(np.asarray(c_state["y"], dtype=np.float64)), \
+            inp["n"]
+
+
+#: Early-return guards at the top of a function: (source, n values where C is defined).
+GUARDS = [
+    "int f(int *y, int n) { if (n <= 0) return 0; int s = 0; for (int i = 0; i < n; i++) s += y[i]; return s; }",
+    "int f(int *y, int n) { if (n < 0) return -1; int s = 0; for (int i = 0; i < n; i++) s += y[i]; return s; }",
+    "int f(int *y, int n) { if (n < 1) return n * 7; int s = 0; for (int i = 0; i < n; i++) s += y[i]; return s; }",
+    "int f(int *y, int n) { if (!n) return 5; n = n + 1; int s = 0; for (int i = 0; i < n - 1; i++) s += y[i]; "
+    "return s; }",
+    "int f(int *y, int n) { if (n <= 0) return 0; int i; for (i = 0; i < n; i++) y[i] = 0; return i; }",
+    "int f(int *y, int n) { if (!y || n < 0) return -1; if (n == 0) return -2; int s = 0; "
+    "for (int i = 0; i < n; i++) s += y[i]; return s; }",
+    "void f(int *y, int n) { if (n <= 0) return; int c = n; do { y[c] = 1; } while (--c); }",
+    "void f(int *y, int n) { if (y == 0) return; for (int i = 0; i < n; i++) y[i] = 2 * y[i]; }",
+]
+
+
+@pytest.mark.parametrize("src", GUARDS)
+def test_guards_run_as_the_compiled_c(src: str, tmp_path: Path) -> None:
+    """The guard dropped (proved redundant) or turned into a select on the returned value:
+    the loop IR against the compiled source on every n, the guard taken or not."""
+    fn = parse_c_source(src, "k.c")
+    kernel = compile_c(fn, tmp_path, sanitize=True)
+    inputs = [{"y": np.arange(1, 25), "n": n} for n in range(-3, 8)]
+    for inp, c_state in zip(inputs, run_c_all(kernel, fn, inputs), strict=True):
+        assert not isinstance(c_state, str), (inp["n"], c_state)
+        model = run_function(fn, inp)
+        assert model.get("return") == c_state["return"], (inp["n"], model.get("return"), c_state["return"])
+        assert list(np.asarray(model["y"])) == list(c_state["y"]), inp["n"]
+
+
+GUARD_REFUSALS = [
+    ("void f(int *a, int n) { if (n <= 0) return; a[0] = 1; }", "a store after it would run where its condition holds"),
+    ("void f(int *a, int n, int m) { if (m <= 0) return; for (int i = 0; i < n; i++) a[i] = 0; }",
+     "where its condition holds, a loop after it is not proved to run zero times"),
+    ("void f(int *a, int n) { if (a[0] > 0) return; for (int i = 0; i < n; i++) a[i] = 0; }",
+     "its condition is not an integer or real comparison of scalars"),
+    ("int f(int *a, int n) { if (n < 0) return a[0]; return n; }", "its value is not an integer or real expression"),
+    ("void f(int *a, int n) { int *p = a; if (!p) return; a[0] = 1; }", "pointer 'p' used as a condition"),
+    ("void f(int *a, int n) { for (int i = 0; i < n; i++) { if (a[i]) return; a[i] = 1; } }",
+     "return statement inside if is not supported"),
+]
+
+
+@pytest.mark.parametrize(("src", "message"), GUARD_REFUSALS)
+def test_unsafe_guards_are_refused_by_name(src: str, message: str) -> None:
+    with pytest.raises(BadInput) as err:
+        parse_c_source(src, "k.c")
+    assert message in str(err.value)

@@ -97,6 +97,32 @@ def writes_of(node: c_ast.Node | None) -> list[tuple[str, c_ast.Node]]:
     return out
 
 
+def _path(root: c_ast.Node, target: c_ast.Node) -> list[c_ast.Node] | None:
+    """The nodes from ``root`` down to ``target`` (both included), or ``None``."""
+    if root is target:
+        return [root]
+    for _, c in root.children():
+        p = _path(c, target)
+        if p is not None:
+            return [root, *p]
+    return None
+
+
+def _always_runs(stmt: c_ast.Node, node: c_ast.Node) -> bool:
+    """Whether ``node`` is evaluated every time statement ``stmt`` runs: no ``if``, loop,
+    ``switch``, ``?:``, ``&&`` or ``||`` lies between them."""
+    path = _path(stmt, node)
+    if path is None:
+        return False
+    for n in path[:-1]:
+        if isinstance(n, c_ast.If | c_ast.For | c_ast.While | c_ast.DoWhile | c_ast.Switch | c_ast.TernaryOp
+                      | c_ast.Case | c_ast.Default | c_ast.Label):
+            return False
+        if isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||"):
+            return False
+    return True
+
+
 def _mentions(n: c_ast.Node | None, name: str) -> bool:
     if n is None:
         return False
@@ -180,8 +206,7 @@ def analyze(loop: c_ast.While | c_ast.DoWhile | c_ast.For) -> Induction | str:
                 found = Induction(name, st[1], op, bound, where, w, w)
             else:
                 holder = next((it for it in items if any(n is w for _, n in writes_of(it))), None)
-                if (holder is None or not isinstance(w, c_ast.UnaryOp)
-                        or isinstance(holder, c_ast.If | c_ast.For | c_ast.While | c_ast.DoWhile | c_ast.Switch)):
+                if holder is None or not isinstance(w, c_ast.UnaryOp) or not _always_runs(holder, w):
                     reasons.append(f"'{name}' is not stepped on every path of the loop body")
                     continue
                 found = Induction(name, 1 if "++" in w.op else -1, op, bound, "inside", holder, w)

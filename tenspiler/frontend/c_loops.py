@@ -139,8 +139,9 @@ class ForLoops(CountedLoops):
             ind.bound, env, "loop bound must be an integer expression")
         one = Const(1, DType.INT, tloc)
         t0: Expr = Var(c, DType.INT, tloc)
-        if ind.where == "cond-pre":
-            # the step before the first test: t0 = c + s
+        if ind.where == "cond-pre" and not isinstance(node, c_ast.DoWhile):
+            # the step before the first test: t0 = c + s (a do-while's body runs first, with
+            # c: it is the pre-test loop whose first test, at c, holds where C is defined)
             t0 = Binary("+" if ascending else "-", t0, one, DType.INT, tloc)
         seen_after_step = ind.where in ("first", "cond-post")
         start: Expr
@@ -179,6 +180,10 @@ class ForLoops(CountedLoops):
                     body = self.block(items, env)  # type: ignore[attr-defined]
             finally:
                 env.scopes.pop()
+            written = names_written(body)
+            for name, rloc in vars_read(bound):
+                if name in written:
+                    raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
             loop = For(var, start, stop, tuple(body), loc)
             out = [*pre, loop]
         else:

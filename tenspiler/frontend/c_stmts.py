@@ -41,6 +41,7 @@ from tenspiler.loops.ir import (
     Assign,
     Binary,
     BinOpName,
+    Compare,
     Cond,
     Const,
     CxxInterface,
@@ -52,10 +53,12 @@ from tenspiler.loops.ir import (
     PointerType,
     Return,
     ScalarType,
+    Select,
     Stmt,
     Store,
     StructField,
     StructParam,
+    Var,
     VectorParam,
 )
 
@@ -138,7 +141,14 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         while items and isinstance(items[-1], c_ast.EmptyStatement):
             items.pop()
         self.function_items = items
+        guards: list[tuple[c_ast.If, Cond, Expr | None, int]] = []
         for k, item in enumerate(items):
+            early = self.early_return(item, k, items, env)
+            if early == "never":
+                continue
+            if early is not None:
+                guards.append((item, *early, len(body)))
+                continue
             if isinstance(item, c_ast.Return) and k == len(items) - 1:
                 fx = Effects()
                 env.effects = fx
@@ -151,6 +161,25 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             body and isinstance(body[-1], Return)
         ):
             u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
+        from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
+
+        for node, cond, value, at in reversed(guards):
+            reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals))
+            if reason == RETURNS_OTHER and value is not None and isinstance(body[-1], Return) \
+                    and body[-1].value is not None:
+                # only the returned value differs where the guard holds: it is a select on the
+                # guard, evaluated where C tests it (its value too)
+                loc = u.loc(node)
+                flag = self.fresh_if_local()
+                kept = self.fresh_if_local()
+                self.locals[kept] = value.dtype
+                last = body[-1]
+                assert isinstance(last, Return) and last.value is not None
+                body[-1] = Return(Select(Compare("!=", Var(flag, DType.INT, loc), Const(0, DType.INT, loc), loc),
+                                         Var(kept, value.dtype, loc), last.value, value.dtype, loc), last.loc)
+                body[at:at] = [self.flag_assignment(flag, cond, loc, loc), Assign(kept, value, loc)]
+            elif reason is not None:
+                u.fail(f"early return is not supported: {reason}", node)
         cxx = None
         if u.cxx:
             result = None
@@ -171,6 +200,67 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             cxx=cxx,
             structs=tuple(structs),
         )
+
+    def early_return(self, item: c_ast.Node, k: int, items: list[c_ast.Node], env: Env
+                     ) -> tuple[Cond, Expr | None] | str | None:
+        """``if (G) return;`` / ``if (G) return R;`` before the last statement of the
+        function body: ``(G, R)`` (``R`` converted to the return type), else ``None``.
+        The rest of the function is lowered as if the guard were absent; the guard is
+        accepted only if the rest, run where ``G`` holds, runs no loop iteration, stores
+        nothing and returns ``R`` (``tenspiler.frontend.c_guards``)."""
+        if not isinstance(item, c_ast.If) or item.iffalse is not None or k == len(items) - 1:
+            return None
+        then = item.iftrue
+        if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+            then = then.block_items[0]
+        if not isinstance(then, c_ast.Return) or self.loops or self.result_type is not None:
+            return None
+        u = self.unit
+        test = self.without_null_tests(item.cond, env)
+        if test is None:
+            return "never"
+        cond = u.cond(test, env)
+        value: Expr | None = None
+        if then.expr is not None:
+            if self.return_dtype is None:
+                u.fail(f"returning a value from void function '{self.name}'", then)
+            value = convert(u.expr(then.expr, env), self.return_dtype)
+        elif self.return_dtype is not None:
+            u.fail(f"'return;' in function '{self.name}' returning a value", then)
+        return cond, value
+
+    def without_null_tests(self, cond: c_ast.Node, env: Env) -> c_ast.Node | None:
+        """The guard condition without its null tests of array parameters (``!x``,
+        ``x == NULL``, ``x == 0``, ``NULL == x``, as terms of a ``||`` chain): the model's
+        arrays are never null (every caller of the lifted code passes an array), so those
+        terms are false. ``None``: nothing is left (the guard is never taken)."""
+        def is_array(n: c_ast.Node) -> bool:
+            if not isinstance(n, c_ast.ID):
+                return False
+            b = env.lookup(n.name)
+            return isinstance(b, Array) or (isinstance(b, Pointer) and b.base == b.name)  # a parameter
+
+        def is_null(n: c_ast.Node) -> bool:
+            return (isinstance(n, c_ast.ID) and n.name == "NULL" and env.lookup("NULL") is None) or (
+                isinstance(n, c_ast.Constant) and n.type == "int" and n.value == "0")
+
+        def null_test(n: c_ast.Node) -> bool:
+            match n:
+                case c_ast.UnaryOp(op="!", expr=x):
+                    return is_array(x)
+                case c_ast.BinaryOp(op="==", left=a, right=b):
+                    return (is_array(a) and is_null(b)) or (is_null(a) and is_array(b))
+            return False
+
+        if null_test(cond):
+            return None
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "||":
+            left = self.without_null_tests(cond.left, env)
+            right = self.without_null_tests(cond.right, env)
+            if left is None or right is None:
+                return left if right is None else right
+            return c_ast.BinaryOp("||", left, right, cond.coord)
+        return cond
 
     def struct_param(
         self, decl: c_ast.Decl, ty: StructType
