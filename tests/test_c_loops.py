@@ -24,7 +24,7 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "cloops"
 LIFTED = [
     "add_blk.c", "scale_blk.c", "dot_blk.c", "mean_blk.c", "offset_blk.c", "while_up.c", "for_noinit.c",
     "while_postdec.c", "countdown_idx.c", "sum_postinc.c", "do_while.c", "guard_ret.c", "guard_void.c",
-    "guard_select.c", "guard_null.c", "mean_guard.c",
+    "guard_select.c", "guard_null.c", "mean_guard.c", "row_stride.c",
 ]
 
 
@@ -227,3 +227,27 @@ def test_unsafe_guards_are_refused_by_name(src: str, message: str) -> None:
     with pytest.raises(BadInput) as err:
         parse_c_source(src, "k.c")
     assert message in str(err.value)
+
+
+#: Induction variables with a run-time step (``a_ptr += lda``): closed forms ``v0 + k*e``.
+RUNTIME_STEPS = [
+    "long f(long *y, int n, int s) { int k = 2; for (int i = 0; i < n; i++) { y[k] = i; k += s; } return k; }",
+    "long f(long *y, int n, int s) { int k = 20; for (int i = 0; i < n; i++) { k = k - s; y[k] = i; } return k; }",
+    "long f(long *y, int n, int s) { long *p = y; for (int i = 0; i < n; i++) { p[1] = i; p += s; } return 0; }",
+    "long f(long *y, int n, int s) { int k = 1; int i = 0; while (i < n) { y[k] += 5; k = s + k; i++; } return k; }",
+    "long f(long *y, int n, int s) { int k = n; for (int i = 1; i < n; i++) { y[k] = i; k += s * 2 + 1; } return k; }",
+    "long f(long *y, int n, int s) { long *p = y + 1; for (int i = 0; i < n; i++) { for (int j = 0; j < 2; j++) "
+    "p[j] += i; p += s; } return 0; }",
+]
+
+
+@pytest.mark.parametrize("src", RUNTIME_STEPS)
+def test_runtime_step_inductions_run_as_the_compiled_c(src: str, tmp_path: Path) -> None:
+    fn = parse_c_source(src, "k.c")
+    kernel = compile_c(fn, tmp_path, sanitize=True)
+    inputs = [{"y": np.arange(1, 49), "n": n, "s": s} for n in range(-1, 6) for s in range(0, 4)]
+    for inp, c_state in zip(inputs, run_c_all(kernel, fn, inputs), strict=True):
+        assert not isinstance(c_state, str), (inp, c_state)
+        model = run_function(fn, inp)
+        assert model["return"] == c_state["return"], (inp, model["return"], c_state["return"])
+        assert list(np.asarray(model["y"])) == list(c_state["y"]), inp

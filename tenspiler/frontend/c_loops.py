@@ -13,7 +13,8 @@ from tenspiler.frontend.c_bindings import Binding, Env, int_literal, render
 from tenspiler.frontend.c_induction import Induction, analyze
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.common import Scalar, names_read, names_written, vars_read, writes
-from tenspiler.frontend.counted import CountedLoops, plus_one
+from tenspiler.frontend.c_access import offset_plus
+from tenspiler.frontend.counted import CountedLoops, plus_one, trip_count
 from tenspiler.loops.ir import Assign, Binary, Compare, Const, DType, Expr, For, Select, Stmt, Var
 
 __all__ = ["ForLoops"]
@@ -35,7 +36,7 @@ class ForLoops(CountedLoops):
 
     # ----------------------------------------------------------- for loops
 
-    def for_loop(self, node: c_ast.For, env: Env) -> For:
+    def for_loop(self, node: c_ast.For, env: Env) -> list[Stmt]:
         u = self.unit
         env.scopes.append({})
         try:
@@ -75,13 +76,14 @@ class ForLoops(CountedLoops):
         if prologue:
             for name in sorted(first_reads & written):
                 raise BadInput(f"the start of this strided loop reads '{name}', which the loop body writes", u.loc(node))
-            return For(k, start, stop, body, u.loc(node))
+            return [For(k, start, stop, body, u.loc(node))]
         for name, rloc in vars_read(start if descending else stop):
             if name == var:
                 raise BadInput(f"loop bound reads the loop counter '{var}'", rloc)
             if name in written:
                 raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
-        return For(var, start, stop, body, u.loc(node), descending)
+        loop = For(var, start, stop, body, u.loc(node), descending)
+        return self.substitute_inductions(loop, node, env)
 
     # ----------------------------------------------------------- while / do-while
 
@@ -205,7 +207,8 @@ class ForLoops(CountedLoops):
                     raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
             if _mentions_counter(start if not ascending else stop, c):
                 u.fail(f"the bound of this {kind} reads its counter '{c}'", node.cond)
-            out = [For(c, start, stop, tuple(body), loc, descending=not ascending)]
+            out = (self.substitute_inductions(For(c, start, stop, tuple(body), loc), node, env) if ascending
+                   else [For(c, start, stop, tuple(body), loc, descending=True)])
             live = self.live_after(node, c)
             if not ascending and not any(c in names_read(e) for e in _body_exprs(body)):
                 # the body does not read the counter: its iterations are the same statements,
@@ -237,6 +240,86 @@ class ForLoops(CountedLoops):
                                         Select(Compare(">=", cv, m, tloc), Binary("-", cv, m, DType.INT, tloc), cv,
                                                DType.INT, tloc), DType.INT, tloc), tloc))
         return out
+
+    def substitute_inductions(self, loop: For, node: c_ast.Node, env: Env) -> list[Stmt]:
+        """Induction variables with a loop-invariant step that is not a constant
+        (``a_ptr += lda``, ``k = k + n``): a scalar ``v`` written once per iteration, by the
+        top-level statement ``v = v ± e`` where ``e`` (a sum, difference or product of
+        scalars and constants) reads nothing the loop writes, holds ``v0 + k*e`` before
+        that statement and ``v0 + (k+1)*e`` after it in iteration ``k = i - start``; its
+        reads are replaced by those closed forms, the statement is dropped, and ``v`` gets
+        ``v0 + trips*e`` after the loop where it is read later. Exact on the model's integers
+        (C's values agree wherever C is defined: signed and pointer overflow are undefined,
+        unsigned arithmetic that may wrap was refused by the type gate). ``v0`` is the value
+        the block assigned to ``v`` just before, or a copy of ``v`` taken before the loop.
+        Constant steps are left to the kernel analysis (inductions ``x = x + c``)."""
+        if loop.descending:
+            return [loop]
+        body = list(loop.body)
+        written = names_written(body)
+        counts: dict[str, int] = {}
+        for name, _ in writes(body):
+            counts[name] = counts.get(name, 0) + 1
+        pre: list[Stmt] = []
+        post: list[Stmt] = []
+        for pos, st in enumerate(list(body)):
+            if not isinstance(st, Assign) or counts.get(st.target, 0) != 1 or self.locals.get(st.target) != DType.INT:
+                continue
+            v = st.target
+            step = _invariant_step(st.value, v)
+            if step is None:
+                continue
+            sign, e = step
+            if names_read(e) & (written | {loop.var}):
+                continue
+            if not any(v in names_read(x) for x in _body_exprs([b for i, b in enumerate(body) if i != pos])):
+                continue  # never read in the loop: a reduction, the kernel analysis's
+            loc = st.loc
+            start = loop.start
+            if names_read(start) & (written | {loop.var}):
+                # the start as the loop begins (a while loop's counter starts from itself)
+                first = self.fresh_local(f"{loop.var}__start", env)
+                pre.append(Assign(first, start, loc))
+                env.assigned.add(first)
+                start = Var(first, DType.INT, loc)
+            k: Expr = Var(loop.var, DType.INT, loc) if start == Const(0, DType.INT) else \
+                Binary("-", Var(loop.var, DType.INT, loc), start, DType.INT, loc)
+            v0 = self.entry_value(v, written | {loop.var}, pre, env, loc)
+
+            def at(steps: Expr, v0: Expr = v0, e: Expr = e, sign: str = sign, loc: object = loc) -> Expr:
+                delta = Binary("*", steps, e, DType.INT, loc)  # type: ignore[arg-type]
+                return offset_plus(v0, delta, "+" if sign == "+" else "-", loc)  # type: ignore[arg-type]
+
+            one = Const(1, DType.INT, loc)
+            before, after = at(k), at(offset_plus(k, one, "+", loc))  # type: ignore[arg-type]
+            body = [_replace_var(b, v, before if i < pos else after) for i, b in enumerate(body)]
+            body[pos] = None  # type: ignore[call-overload]
+            body = [b for b in body if b is not None]
+            if self.live_after(node, v):
+                post.append(Assign(v, at(trip_count(start, loop.stop, loc)), loc))
+            rest = self.substitute_inductions(For(loop.var, loop.start, loop.stop, tuple(body), loop.loc), node, env)
+            return [*pre, *rest, *post]
+        return [loop]
+
+    def entry_value(self, v: str, written: set[str], pre: list[Stmt], env: Env, loc: object) -> Expr:
+        """The value ``v`` has when the loop starts: the expression of its last
+        assignment among the statements just lowered in this block when nothing after it
+        changes what it reads; else a fresh copy of ``v`` assigned before the loop."""
+        emitted = self.emitted[-1] if getattr(self, "emitted", None) else []
+        later: set[str] = set()
+        for st in reversed(emitted):
+            if isinstance(st, Assign) and st.target == v:
+                reads = names_read(st.value)
+                if not (reads & (later | written)) and v not in reads and not _has_load_or_call(st.value):
+                    return st.value
+                break
+            later |= names_written([st])
+            if v in later:
+                break
+        copy = self.fresh_local(f"{v}__0", env)
+        pre.append(Assign(copy, Var(v, DType.INT, loc), loc))  # type: ignore[arg-type]
+        env.assigned.add(copy)
+        return Var(copy, DType.INT, loc)  # type: ignore[arg-type]
 
     def live_after(self, node: c_ast.Node, name: str) -> bool:
         """Whether the value ``name`` has after loop ``node`` may be read (conservatively:
@@ -436,3 +519,52 @@ def _contains(tree: c_ast.Node, node: c_ast.Node) -> bool:
 
 def _mentions(tree: c_ast.Node, name: str) -> bool:
     return (isinstance(tree, c_ast.ID) and tree.name == name) or any(_mentions(c, name) for _, c in tree.children())
+
+
+def _invariant_step(value: Expr, v: str) -> tuple[str, Expr] | None:
+    """``("+", e)`` / ``("-", e)`` when ``value`` is ``v + e``, ``e + v`` or ``v - e`` with ``e``
+    a non-constant sum, difference or product of scalar variables and constants."""
+    def simple(e: Expr) -> bool:
+        match e:
+            case Var() | Const():
+                return e.dtype == DType.INT
+            case Binary("+" | "-" | "*", a, b, DType.INT):
+                return simple(a) and simple(b)
+        return False
+
+    match value:
+        case Binary("+", Var(name), e, DType.INT) if name == v:
+            pass
+        case Binary("+", e, Var(name), DType.INT) if name == v:
+            pass
+        case Binary("-", Var(name), e, DType.INT) if name == v:
+            if simple(e) and not isinstance(e, Const) and v not in names_read(e):
+                return "-", e
+            return None
+        case _:
+            return None
+    if simple(e) and not isinstance(e, Const) and v not in names_read(e):
+        return "+", e
+    return None
+
+
+def _has_load_or_call(e: Expr) -> bool:
+    from tenspiler.loops.ir import Call, Load
+
+    found = [False]
+
+    def see(x: Expr) -> Expr:
+        if isinstance(x, Load | Call):
+            found[0] = True
+        return x
+
+    from tenspiler.loops.ir import map_expr
+
+    map_expr(e, see)
+    return found[0]
+
+
+def _replace_var(st: Stmt, v: str, by: Expr) -> Stmt:
+    from tenspiler.loops.ir import map_stmt_exprs
+
+    return map_stmt_exprs(st, lambda x: by if isinstance(x, Var) and x.name == v else x)

@@ -84,6 +84,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.loops = []
         #: Items of the blocks being lowered, innermost last.
         self.blocks: list[list[c_ast.Node]] = []
+        #: The statements lowered so far in each block being lowered (the function body
+        #: first), innermost last.
+        self.emitted: list[list[Stmt]] = []
         #: C++: the returned vector's type; its binding and pushes (:class:`ResultLists`).
         self.result_type: VectorType | None = None
         self.init_result_lists()
@@ -141,6 +144,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         while items and isinstance(items[-1], c_ast.EmptyStatement):
             items.pop()
         self.function_items = items
+        self.emitted.append(body)
         guards: list[tuple[c_ast.If, Cond, Expr | None, int]] = []
         for k, item in enumerate(items):
             early = self.early_return(item, k, items, env)
@@ -161,6 +165,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             body and isinstance(body[-1], Return)
         ):
             u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
+        self.emitted.pop()
         from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
 
         for node, cond, value, at in reversed(guards):
@@ -416,11 +421,16 @@ class Kernel(ForLoops, IfConversion, ResultLists):
     def block(self, items: list[c_ast.Node], env: Env) -> list[Stmt]:
         env.scopes.append({})
         self.blocks.append(items)
+        out: list[Stmt] = []
+        self.emitted.append(out)
         try:
-            return [s for item in items for s in self.stmt(item, env)]
+            for item in items:
+                out.extend(self.stmt(item, env))
+            return out
         finally:
             env.scopes.pop()
             self.blocks.pop()
+            self.emitted.pop()
 
     def stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
         match node:
@@ -435,7 +445,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             case c_ast.For(init=None):
                 return self.counted_loop(node, env)
             case c_ast.For():
-                return [self.for_loop(node, env)]
+                return self.for_loop(node, env)
             case c_ast.While() | c_ast.DoWhile():
                 return self.counted_loop(node, env)
             case _:
