@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import numpy as np
+import pytest
 
 from tenspiler.check.c import compile_c, run_c_all
 from tenspiler.errors import BadInput
@@ -37,10 +36,7 @@ def _c_while(n: int, form: str, bits: int | None) -> int:
     """The counter after the loop, as C computes it (``bits``: an unsigned counter)."""
     c = n
     wrap = (lambda v: v % (1 << bits)) if bits else (lambda v: v)
-    if form == "last":  # while (c > 0) { c--; }
-        while c > 0:
-            c -= 1
-    elif form == "first":  # while (c > 0) { c--; x; }
+    if form in ("last", "first"):  # while (c > 0) { c--; } / while (c > 0) { c--; x; }
         while c > 0:
             c -= 1
     elif form == "post":  # while (c--) ;

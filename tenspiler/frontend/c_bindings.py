@@ -20,7 +20,6 @@ from tenspiler.loops.ir import DType, Expr, Stmt
 __all__ = [
     "NOT_IN_IF",
     "UNSIGNED_SCALARS",
-    "unsigned_spelling",
     "Array",
     "Binding",
     "CxxResult",
@@ -43,6 +42,7 @@ __all__ = [
     "is_update",
     "pushes",
     "render",
+    "unsigned_spelling",
     "updated_names",
 ]
 

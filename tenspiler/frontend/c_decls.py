@@ -11,7 +11,14 @@ from typing import NoReturn
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput, SourceLoc
-from tenspiler.frontend.c_bindings import Env, FieldType, StructType, c_width, describe, unsigned_spelling
+from tenspiler.frontend.c_bindings import (
+    Env,
+    FieldType,
+    StructType,
+    c_width,
+    describe,
+    unsigned_spelling,
+)
 from tenspiler.frontend.c_parse import BUILTIN_TYPEDEFS, PRELUDE_TYPEDEFS
 from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.cxx import VectorType

@@ -14,8 +14,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from tenspiler.loops.ir import (
-    Assign, Binary, Call, Cast, Compare, Cond, Const, DType, Expr, For, Load, Logical, Not, PointerType, Return,
-    Select, Stmt, Store, Type, Unary, Var,
+    Assign,
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    For,
+    Load,
+    Logical,
+    Not,
+    PointerType,
+    Return,
+    Select,
+    Stmt,
+    Store,
+    Type,
+    Unary,
+    Var,
 )
 
 __all__ = ["RETURNS_OTHER", "redundant_guard"]

@@ -6,14 +6,16 @@ iterations), as loop-IR :class:`~tenspiler.loops.ir.For` (shared logic:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput
+from tenspiler.frontend.c_access import offset_plus
 from tenspiler.frontend.c_bindings import Binding, Env, int_literal, render
 from tenspiler.frontend.c_induction import Induction, analyze
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.common import Scalar, names_read, names_written, vars_read, writes
-from tenspiler.frontend.c_access import offset_plus
 from tenspiler.frontend.counted import CountedLoops, plus_one, trip_count
 from tenspiler.loops.ir import Assign, Binary, Compare, Const, DType, Expr, For, Select, Stmt, Var
 
@@ -25,6 +27,7 @@ class ForLoops(CountedLoops):
 
     unit: Unit
     locals: dict[str, DType]
+    emitted: list[list[Stmt]]
 
     def stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
         """Lower a statement (:meth:`tenspiler.frontend.c_stmts.Kernel.stmt`)."""
@@ -173,8 +176,8 @@ class ForLoops(CountedLoops):
                 entry = self.fresh_local(f"{c}__entry", env)
                 pre.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
                 env.assigned.add(entry)
-                sub = {c: Var(entry, DType.INT, tloc)}
-                start, stop = _subst(start, sub), _subst(stop, sub)
+                start = _subst(start, {c: Var(entry, DType.INT, tloc)})
+                stop = _subst(stop, {c: Var(entry, DType.INT, tloc)})
                 header = (var, start, stop)
             env.scopes.append({})
             try:
@@ -215,15 +218,14 @@ class ForLoops(CountedLoops):
                 # so they run in ascending order over a fresh counter; the counter gets the
                 # value the descending loop leaves, min(start, stop) - 1
                 k = self.fresh_local(f"{c}__k", env)
-                pre: list[Stmt] = []
+                entry_copy: list[Stmt] = []
                 if c in names_read(start) | names_read(stop):
                     entry = self.fresh_local(f"{c}__entry", env)
-                    pre.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
+                    entry_copy.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
                     env.assigned.add(entry)
-                    sub = {c: Var(entry, DType.INT, tloc)}
-                    start, stop = _subst(start, sub), _subst(stop, sub)
+                    start, stop = _subst(start, {c: Var(entry, DType.INT, tloc)}), _subst(stop, {c: Var(entry, DType.INT, tloc)})
                 low = Select(Compare("<", stop, start, tloc), stop, start, DType.INT, tloc)
-                out = [*pre, For(k, start, stop, tuple(body), loc)]
+                out = [*entry_copy, For(k, start, stop, tuple(body), loc)]
                 if live:
                     out.append(Assign(c, Binary("-", low, one, DType.INT, tloc), tloc))
             if ind.where == "first" and live:
@@ -291,7 +293,7 @@ class ForLoops(CountedLoops):
                 return offset_plus(v0, delta, "+" if sign == "+" else "-", loc)  # type: ignore[arg-type]
 
             one = Const(1, DType.INT, loc)
-            before, after = at(k), at(offset_plus(k, one, "+", loc))  # type: ignore[arg-type]
+            before, after = at(k), at(offset_plus(k, one, "+", loc))
             body = [_replace_var(b, v, before if i < pos else after) for i, b in enumerate(body)]
             body[pos] = None  # type: ignore[call-overload]
             body = [b for b in body if b is not None]
@@ -305,7 +307,7 @@ class ForLoops(CountedLoops):
         """The value ``v`` has when the loop starts: the expression of its last
         assignment among the statements just lowered in this block when nothing after it
         changes what it reads; else a fresh copy of ``v`` assigned before the loop."""
-        emitted = self.emitted[-1] if getattr(self, "emitted", None) else []
+        emitted = self.emitted[-1] if self.emitted else []
         later: set[str] = set()
         for st in reversed(emitted):
             if isinstance(st, Assign) and st.target == v:
@@ -488,7 +490,7 @@ class ForLoops(CountedLoops):
         )
 
 
-def _subst(e: Expr, sub: dict[str, Expr]) -> Expr:
+def _subst(e: Expr, sub: Mapping[str, Expr]) -> Expr:
     from tenspiler.loops.ir import map_expr
 
     return map_expr(e, lambda x: sub.get(x.name, x) if isinstance(x, Var) else x)

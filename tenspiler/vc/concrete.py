@@ -117,9 +117,10 @@ C_INT_RANGES: dict[str, tuple[int, int]] = {
 def in_c_range(p: Any, v: int | float) -> int | float:
     """Scalar input ``v`` of parameter ``p`` moved into its C type's range (an unsigned
     count or size is never negative: ``-1`` becomes ``0``)."""
-    lo, hi = C_INT_RANGES.get(getattr(p, "c_type", "") or "", (None, None))
-    if lo is None or isinstance(v, float) or not str(getattr(p, "c_type", "")).startswith("unsigned"):
+    c_type = str(getattr(p, "c_type", "") or "")
+    if isinstance(v, float) or not c_type.startswith("unsigned") or c_type not in C_INT_RANGES:
         return v
+    lo, hi = C_INT_RANGES[c_type]
     return min(max(int(v), lo), hi)
 
 
