@@ -1,8 +1,9 @@
 """Early-return argument guards (``if (n <= 0) return;``, ``if (n <= 0) return 0;`` at the
 top of a C function): the guard is *redundant* in the loop-IR model when, wherever its
 condition ``G`` holds, the rest of the function runs no loop iteration, stores nothing and
-returns the guard's value. That is proved with z3 over the model's exact integers (reals
-for floats, as every proof here) by symbolic execution of the rest's top-level statements:
+returns the guard's value. That is proved with cvc5 (its z3-compatible ``cvc5.pythonic``
+API, a deterministic resource limit per query: ``unknown`` is not a proof) over the model's
+exact integers (reals for floats, as every proof here) by symbolic execution of the rest's top-level statements:
 scalar assignments are substituted, each loop's trip count must be ``<= 0`` under ``G``
 (so the scalars it writes keep their values), a store is refused, and the returned value
 must equal the guard's. The function is then lowered without the guard: on every input it
@@ -51,22 +52,27 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
                     locals_: dict[str, DType]) -> str | None:
     """``None`` when the guard ``if (cond) return value;`` is proved redundant in front of
     ``rest`` (the lowered statements after it), else the reason."""
-    import z3
+    from fractions import Fraction
+
+    import cvc5.pythonic as smt
 
     state: dict[str, Any] = {}
     for name, ty in params:
         if not isinstance(ty, PointerType):
-            state[name] = z3.Real(name) if ty.dtype.is_float else z3.Int(name)
+            state[name] = smt.Real(name) if ty.dtype.is_float else smt.Int(name)
     count = [0]
 
     def fresh(d: DType) -> Any:
         count[0] += 1
-        return z3.Real(f"__v{count[0]}") if d.is_float else z3.Int(f"__v{count[0]}")
+        return smt.Real(f"__v{count[0]}") if d.is_float else smt.Int(f"__v{count[0]}")
 
     def ex(e: Expr) -> Any:
         match e:
             case Const(v, d):
-                return z3.RealVal(v) if d.is_float else z3.IntVal(int(v))
+                if d.is_float:
+                    q = Fraction(v)  # the constant's exact value
+                    return smt.Q(q.numerator, q.denominator)
+                return smt.IntVal(int(v))
             case Var(name, d):
                 if name not in state:
                     state[name] = fresh(d)
@@ -79,11 +85,11 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
             case Cast(a, d) if d.is_float and a.dtype.is_float:
                 return ex(a)
             case Cast(a, d) if d.is_float and a.dtype == DType.INT:
-                return z3.ToReal(ex(a))
+                return smt.ToReal(ex(a))
             case Cast(a, DType.INT) if a.dtype == DType.INT:
                 return ex(a)
             case Select(c, a, b):
-                return z3.If(cd(c), ex(a), ex(b))
+                return smt.If(cd(c), ex(a), ex(b))
             case Load() | Call() | _:
                 raise _Unknown(type(e).__name__)
 
@@ -93,18 +99,18 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
                 x, y = ex(a), ex(b)
                 return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
             case Logical("&&", a, b):
-                return z3.And(cd(a), cd(b))
+                return smt.And(cd(a), cd(b))
             case Logical("||", a, b):
-                return z3.Or(cd(a), cd(b))
+                return smt.Or(cd(a), cd(b))
             case Not(a):
-                return z3.Not(cd(a))
+                return smt.Not(cd(a))
         raise _Unknown("condition")
 
     def proved(claim: Any) -> bool:
-        s = z3.Solver()
-        s.set("timeout", 5000)
-        s.add(guard, z3.Not(claim))
-        return s.check() == z3.unsat
+        s = smt.Solver()
+        s.set("rlimit-per", 2_000_000)
+        s.add(guard, smt.Not(claim))
+        return s.check() == smt.unsat
 
     try:
         guard = cd(cond)

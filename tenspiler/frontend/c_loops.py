@@ -336,6 +336,8 @@ class ForLoops(CountedLoops):
             others = items[pos + 1:] if not inside_loop else items[:pos] + items[pos + 1:]
             if any(_mentions(it, name) for it in others):
                 return True
+            if inside_loop and _mentions_outside(items[pos], node, name):
+                return True  # e.g. the header of an enclosing loop, run after its body
         return False
 
     def fresh_local(self, base: str, env: Env) -> str:
@@ -570,3 +572,11 @@ def _replace_var(st: Stmt, v: str, by: Expr) -> Stmt:
     from tenspiler.loops.ir import map_stmt_exprs
 
     return map_stmt_exprs(st, lambda x: by if isinstance(x, Var) and x.name == v else x)
+
+
+def _mentions_outside(tree: c_ast.Node, node: c_ast.Node, name: str) -> bool:
+    """Whether ``name`` appears in ``tree`` outside the subtree ``node``."""
+    if tree is node:
+        return False
+    return (isinstance(tree, c_ast.ID) and tree.name == name) or any(
+        _mentions_outside(c, node, name) for _, c in tree.children())
