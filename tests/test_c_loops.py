@@ -23,13 +23,15 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "cloops"
 LIFTED = [
     "add_blk.c", "scale_blk.c", "dot_blk.c", "mean_blk.c", "offset_blk.c", "while_up.c", "for_noinit.c",
     "while_postdec.c", "countdown_idx.c", "sum_postinc.c", "do_while.c", "guard_ret.c", "guard_void.c",
-    "guard_select.c", "guard_null.c", "mean_guard.c", "row_stride.c",
+    "guard_select.c", "guard_null.c", "mean_guard.c", "row_stride.c", "opt_blend.c", "opt_grad.c",
 ]
 
 
 @pytest.mark.parametrize("name", LIFTED)
 def test_c_loop_idioms_lift_check_and_recheck(name: str, tmp_path: Path) -> None:
-    assert_lifts(KERNELS / name, tmp_path)
+    res = assert_lifts(KERNELS / name, tmp_path)
+    null_tested = name in ("guard_null.c", "opt_blend.c", "opt_grad.c")
+    assert any("are not NULL" in a for a in res.assumptions) == null_tested, res.assumptions
 
 
 def _c_while(n: int, form: str, bits: int | None) -> int:
@@ -213,6 +215,8 @@ GUARD_REFUSALS = [
      "its condition is not an integer or real comparison of scalars"),
     ("int f(int *a, int n) { if (n < 0) return a[0]; return n; }", "its value is not an integer or real expression"),
     ("void f(int *a, int n) { int *p = a; if (!p) return; a[0] = 1; }", "pointer 'p' used as a condition"),
+    ("void f(int *a, int n) { float *p = 0; a[0] = p ? 1 : 2; }", "pointer 'p' may only point into an array"),
+    ("void f(int *a, int n) { if (a) return; a[0] = 1; }", "a store after it would run where its condition holds"),
     ("void f(int *a, int n) { for (int i = 0; i < n; i++) { if (a[i]) return; a[i] = 1; } }",
      "return statement inside if is not supported"),
 ]

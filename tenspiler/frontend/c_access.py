@@ -42,6 +42,8 @@ class Access(Declarations):
     """Reads and element accesses of a translation unit's kernel and helpers (the middle of
     :class:`tenspiler.frontend.c_inline.Unit`)."""
 
+    null_tested: set[str]
+
     def expr(self, node: c_ast.Node, env: Env) -> Expr:
         """Lower a side-effect-free C expression
         (:meth:`tenspiler.frontend.c_exprs.Expressions.expr`)."""
@@ -129,6 +131,35 @@ class Access(Declarations):
                 return self.rows_field(ref, env) is not None  # a row m.g[r]
             case _:
                 return False
+
+    def null_truth(self, node: c_ast.Node, env: Env) -> bool | None:
+        """The value of a null test of an array parameter (``X``, ``X != NULL``, ``X != 0``:
+        true; ``!X``, ``X == NULL``, ``X == 0``: false), else ``None``. The model's array
+        parameters are arrays, never null: every caller of the lifted code passes one (and
+        the compiled source is checked with real buffers)."""
+        def is_array(n: c_ast.Node) -> bool:
+            if not isinstance(n, c_ast.ID):
+                return False
+            b = env.lookup(n.name)
+            return isinstance(b, Array) or (isinstance(b, Pointer) and b.base == b.name)  # a parameter
+
+        def is_null(n: c_ast.Node) -> bool:
+            return (isinstance(n, c_ast.ID) and n.name == "NULL" and env.lookup("NULL") is None) or (
+                isinstance(n, c_ast.Constant) and n.type == "int" and n.value == "0")
+
+        match node:
+            case c_ast.ID(name=name) if is_array(node):
+                self.null_tested.add(name)
+                return True
+            case c_ast.UnaryOp(op="!", expr=x):
+                t = self.null_truth(x, env)
+                return None if t is None else not t
+            case c_ast.BinaryOp(op="==" | "!=" as op, left=a, right=b) if (is_array(a) and is_null(b)) or (
+                is_null(a) and is_array(b)
+            ):
+                self.null_tested.add(a.name if is_array(a) else b.name)
+                return op == "!="
+        return None
 
     def pointer_value(self, node: c_ast.Node, env: Env) -> PtrValue:
         """Lower a pointer-typed expression (``A``, ``p``, ``&X[E]``, ``&*P``, ``P ± E``)."""

@@ -51,6 +51,8 @@ class Declarations:
         self.typedefs: dict[str, c_ast.Node] = {}
         #: Struct definitions (with their fields) by tag.
         self.structs: dict[str, c_ast.Struct] = {}
+        #: Array parameters whose null tests were read as false (``Access.null_truth``).
+        self.null_tested: set[str] = set()
 
     # ----------------------------------------------------------- errors and locations
 

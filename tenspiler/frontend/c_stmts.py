@@ -204,6 +204,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             loc=u.loc(self.fdef),
             cxx=cxx,
             structs=tuple(structs),
+            non_null=tuple(p.name for p in params if p.name in u.null_tested),
         )
 
     def early_return(self, item: c_ast.Node, k: int, items: list[c_ast.Node], env: Env
@@ -239,23 +240,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         ``x == NULL``, ``x == 0``, ``NULL == x``, as terms of a ``||`` chain): the model's
         arrays are never null (every caller of the lifted code passes an array), so those
         terms are false. ``None``: nothing is left (the guard is never taken)."""
-        def is_array(n: c_ast.Node) -> bool:
-            if not isinstance(n, c_ast.ID):
-                return False
-            b = env.lookup(n.name)
-            return isinstance(b, Array) or (isinstance(b, Pointer) and b.base == b.name)  # a parameter
-
-        def is_null(n: c_ast.Node) -> bool:
-            return (isinstance(n, c_ast.ID) and n.name == "NULL" and env.lookup("NULL") is None) or (
-                isinstance(n, c_ast.Constant) and n.type == "int" and n.value == "0")
-
         def null_test(n: c_ast.Node) -> bool:
-            match n:
-                case c_ast.UnaryOp(op="!", expr=x):
-                    return is_array(x)
-                case c_ast.BinaryOp(op="==", left=a, right=b):
-                    return (is_array(a) and is_null(b)) or (is_null(a) and is_array(b))
-            return False
+            return self.unit.null_truth(n, env) is False
 
         if null_test(cond):
             return None
@@ -476,6 +462,10 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         """
         u = self.unit
         loc, cloc = u.loc(node), u.loc(node.cond)
+        known = u.null_truth(node.cond, env)
+        if known is not None:  # a null test of an array parameter: the branch it takes
+            taken = node.iftrue if known else node.iffalse
+            return [] if taken is None else self.stmt(taken, env)
 
         def head(flag: str) -> list[Stmt]:
             return self.effects_around(lambda: [self.flag_assignment(flag, u.cond(node.cond, env), loc, cloc)], env)
