@@ -102,6 +102,8 @@ REFUSALS = [
     ("while (u != m) { a[0] = 1; u--; }", "does not keep unsigned 'u' above 0 before it is decremented"),
     ("unsigned i = 0; while (i != u) { a[0] = 1; i++; }", "does not keep unsigned 'i' below its maximum"),
     ("unsigned c = 3; c++; a[0] = 1;", "'++' on 'unsigned int' (unsigned arithmetic wraps modulo 2^32"),
+    ("for (unsigned i = u; i >= 0; i--) a[0] = 1;", "does not keep unsigned 'i' above 0 before it is decremented"),
+    ("for (unsigned i = 0; i <= u; i++) a[0] = 1;", "does not keep unsigned 'i' below its maximum"),
 ]
 
 
@@ -137,6 +139,9 @@ FORMS: list[tuple[str, int]] = [
     ("T i = 0; while (i < n) *p++ = i++;", -2),
     ("T i = 0; while (i < n) { *p++ = 7; i = 1 + i; }", -2),
     ("T i = 2; while (i < n) { *p++ = y[++i]; }", -2),
+    ("T i = 5; for (i = 0; i < n; ++i) *p++ = i;", -2),
+    ("T c = 7; for (c = n; c > 0; c--) *p++ = c;", -2),
+    ("T c = 7; for (c = n; c >= 2; --c) *p++ = c;", -2),
 ]
 SIGNED_ONLY: list[tuple[str, int]] = [
     ("T i = 0; while (i <= n) { ++i; *p++ = i; }", -2),
