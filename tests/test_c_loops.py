@@ -24,13 +24,14 @@ LIFTED = [
     "add_blk.c", "scale_blk.c", "dot_blk.c", "mean_blk.c", "offset_blk.c", "while_up.c", "for_noinit.c",
     "while_postdec.c", "countdown_idx.c", "sum_postinc.c", "do_while.c", "guard_ret.c", "guard_void.c",
     "guard_select.c", "guard_null.c", "mean_guard.c", "row_stride.c", "opt_blend.c", "opt_grad.c",
+    "guard_null_cast.c",
 ]
 
 
 @pytest.mark.parametrize("name", LIFTED)
 def test_c_loop_idioms_lift_check_and_recheck(name: str, tmp_path: Path) -> None:
     res = assert_lifts(KERNELS / name, tmp_path)
-    null_tested = name in ("guard_null.c", "opt_blend.c", "opt_grad.c")
+    null_tested = name in ("guard_null.c", "guard_null_cast.c", "opt_blend.c", "opt_grad.c")
     assert any("are not NULL" in a for a in res.assumptions) == null_tested, res.assumptions
 
 

@@ -144,8 +144,13 @@ class Access(Declarations):
             return isinstance(b, Array) or (isinstance(b, Pointer) and b.base == b.name)  # a parameter
 
         def is_null(n: c_ast.Node) -> bool:
+            """``NULL`` (undefined, or as <stddef.h> defines it, ``((void *) 0)``) or ``0``."""
+            if isinstance(n, c_ast.Cast) and isinstance(n.to_type.type, c_ast.PtrDecl):
+                pointee = n.to_type.type.type
+                if isinstance(pointee, c_ast.TypeDecl) and getattr(pointee.type, "names", None) == ["void"]:
+                    return is_null(n.expr)
             return (isinstance(n, c_ast.ID) and n.name == "NULL" and env.lookup("NULL") is None) or (
-                isinstance(n, c_ast.Constant) and n.type == "int" and n.value == "0")
+                isinstance(n, c_ast.Constant) and n.type == "int" and n.value in ("0", "0L", "0l", "0u", "0U"))
 
         match node:
             case c_ast.ID(name=name) if is_array(node):
