@@ -286,7 +286,7 @@ class ForLoops(CountedLoops):
                 start = Var(first, DType.INT, loc)
             k: Expr = Var(loop.var, DType.INT, loc) if start == Const(0, DType.INT) else \
                 Binary("-", Var(loop.var, DType.INT, loc), start, DType.INT, loc)
-            v0 = self.entry_value(v, written | {loop.var}, pre, env, loc)
+            v0 = self.entry_value(v, written | {loop.var}, pre, env, loc, node)
 
             def at(steps: Expr, v0: Expr = v0, e: Expr = e, sign: str = sign, loc: object = loc) -> Expr:
                 delta = Binary("*", steps, e, DType.INT, loc)  # type: ignore[arg-type]
@@ -303,11 +303,15 @@ class ForLoops(CountedLoops):
             return [*pre, *rest, *post]
         return [loop]
 
-    def entry_value(self, v: str, written: set[str], pre: list[Stmt], env: Env, loc: object) -> Expr:
-        """The value ``v`` has when the loop starts: the expression of its last
-        assignment among the statements just lowered in this block when nothing after it
-        changes what it reads; else a fresh copy of ``v`` assigned before the loop."""
-        emitted = self.emitted[-1] if self.emitted else []
+    def entry_value(self, v: str, written: set[str], pre: list[Stmt], env: Env, loc: object,
+                    node: c_ast.Node) -> Expr:
+        """The value ``v`` has when loop ``node`` starts: the expression of its last
+        assignment among the statements just lowered in the block that holds ``node`` as
+        an item (not a loop around it: ``for (...) for (...)``) when nothing after it changes
+        what it reads; else a fresh copy of ``v`` assigned before the loop."""
+        items = self.blocks[-1] if self.blocks else getattr(self, "function_items", [])
+        direct = any(it is node for it in items)
+        emitted = self.emitted[-1] if self.emitted and direct else []
         later: set[str] = set()
         for st in reversed(emitted):
             if isinstance(st, Assign) and st.target == v:
