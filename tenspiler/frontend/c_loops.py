@@ -28,6 +28,7 @@ class ForLoops(CountedLoops):
     unit: Unit
     locals: dict[str, DType]
     emitted: list[list[Stmt]]
+    blocks: list[list[c_ast.Node]]
 
     def stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
         """Lower a statement (:meth:`tenspiler.frontend.c_stmts.Kernel.stmt`)."""
@@ -331,7 +332,7 @@ class ForLoops(CountedLoops):
         """Whether the value ``name`` has after loop ``node`` may be read (conservatively:
         ``name`` appears in a statement after the one holding ``node`` in an enclosing
         block, or, inside another loop, anywhere else in the blocks around ``node``)."""
-        lists = [getattr(self, "function_items", []), *getattr(self, "blocks", [])]
+        lists = [getattr(self, "function_items", []), *self.blocks]
         inside_loop = bool(self.loops)
         for items in lists:
             pos = next((i for i, it in enumerate(items) if _contains(it, node)), None)
