@@ -113,7 +113,13 @@ def _wide(c_type: str, dtype: DType) -> bool:
     return bool(c_type) and dtype == DType.INT
 
 
+#: Unsigned scalar parameters (loop counts and sizes; ``Param.c_type``): ctypes type, range.
+_UNSIGNED: dict[str, tuple[Any, int]] = {"unsigned int": (ctypes.c_uint32, 32), "unsigned long": (ctypes.c_uint64, 64)}
+
+
 def _ctype(dtype: DType, c_type: str = "") -> Any:
+    if dtype == DType.INT and c_type in _UNSIGNED:
+        return _UNSIGNED[c_type][0]
     return ctypes.c_int64 if _wide(c_type, dtype) else CTYPES[dtype]
 
 
@@ -337,6 +343,8 @@ def _to_scalar(name: str, value: object, dtype: DType, c_type: str = "") -> int 
         return float(value)  # type: ignore[arg-type]
     v = int(value)  # type: ignore[call-overload]
     lo, hi = (-(2**63), 2**63 - 1) if _wide(c_type, dtype) else _INT_RANGE[dtype]
+    if dtype == DType.INT and c_type in _UNSIGNED:
+        lo, hi = 0, (1 << _UNSIGNED[c_type][1]) - 1
     if not lo <= v <= hi:
         raise ValueError(f"input {name!r}: {v} is outside the range of C {dtype.c_name}")
     return v

@@ -42,6 +42,8 @@ class Access(Declarations):
     """Reads and element accesses of a translation unit's kernel and helpers (the middle of
     :class:`tenspiler.frontend.c_inline.Unit`)."""
 
+    null_tested: set[str]
+
     def expr(self, node: c_ast.Node, env: Env) -> Expr:
         """Lower a side-effect-free C expression
         (:meth:`tenspiler.frontend.c_exprs.Expressions.expr`)."""
@@ -67,6 +69,11 @@ class Access(Declarations):
             case Scalar(dtype=dtype):
                 if name not in env.assigned:
                     self.fail(f"'{name}' may be used uninitialised", node)
+                fx = env.effects
+                if fx is not None:
+                    if name in fx.modified:
+                        self.fail(f"unsequenced modification and access of '{name}' (C11 §6.5p2)", node)
+                    fx.read.add(name)
                 return Var(name, dtype, self.loc(node))
             case Value(expr=expr):
                 if expr is None:
@@ -192,6 +199,40 @@ class Access(Declarations):
             case _:
                 return False
 
+    def null_truth(self, node: c_ast.Node, env: Env) -> bool | None:
+        """The value of a null test of an array parameter (``X``, ``X != NULL``, ``X != 0``:
+        true; ``!X``, ``X == NULL``, ``X == 0``: false), else ``None``. The model's array
+        parameters are arrays, never null: every caller of the lifted code passes one (and
+        the compiled source is checked with real buffers)."""
+        def is_array(n: c_ast.Node) -> bool:
+            if not isinstance(n, c_ast.ID):
+                return False
+            b = env.lookup(n.name)
+            return isinstance(b, Array) or (isinstance(b, Pointer) and b.base == b.name)  # a parameter
+
+        def is_null(n: c_ast.Node) -> bool:
+            """``NULL`` (undefined, or as <stddef.h> defines it, ``((void *) 0)``) or ``0``."""
+            if isinstance(n, c_ast.Cast) and isinstance(n.to_type.type, c_ast.PtrDecl):
+                pointee = n.to_type.type.type
+                if isinstance(pointee, c_ast.TypeDecl) and getattr(pointee.type, "names", None) == ["void"]:
+                    return is_null(n.expr)
+            return (isinstance(n, c_ast.ID) and n.name == "NULL" and env.lookup("NULL") is None) or (
+                isinstance(n, c_ast.Constant) and n.type == "int" and n.value in ("0", "0L", "0l", "0u", "0U"))
+
+        match node:
+            case c_ast.ID(name=name) if is_array(node):
+                self.null_tested.add(name)
+                return True
+            case c_ast.UnaryOp(op="!", expr=x):
+                t = self.null_truth(x, env)
+                return None if t is None else not t
+            case c_ast.BinaryOp(op="==" | "!=" as op, left=a, right=b) if (is_array(a) and is_null(b)) or (
+                is_null(a) and is_array(b)
+            ):
+                self.null_tested.add(a.name if is_array(a) else b.name)
+                return op == "!="
+        return None
+
     def pointer_value(self, node: c_ast.Node, env: Env) -> PtrValue:
         """Lower a pointer-typed expression (``A``, ``p``, ``&X[E]``, ``&*P``, ``P ± E``)."""
         loc = self.loc(node)
@@ -304,6 +345,28 @@ class Access(Declarations):
         op: BinOpName = "+" if "++" in step.op else "-"
         assign = Assign(b.offset, Binary(op, var, Const(1, DType.INT, loc), DType.INT, loc), loc)
         (fx.post if step.op.startswith("p") else fx.pre).append(assign)
+        return var
+
+    def step_scalar(self, step: c_ast.UnaryOp, name: str, env: Env) -> Var:
+        """``i++`` / ``i--`` / ``++i`` / ``--i`` of an integer scalar inside an expression:
+        C11 §6.5.2.4 / §6.5.3.1 — the value is ``i`` (postfix) or ``i ± 1`` (prefix) and the
+        update is sequenced before the next statement. Records ``i = i ± 1`` to run after
+        (postfix) or before (prefix) the statement and returns the variable (which is then
+        the value in both cases). Another access of ``i`` in the same statement is
+        unsequenced (undefined behaviour, C11 §6.5p2): refused."""
+        loc = self.loc(step)
+        if name not in env.assigned:
+            self.fail(f"'{name}' may be used uninitialised", step)
+        fx = env.effects
+        assert fx is not None
+        if name in fx.modified or name in fx.read:
+            self.fail(f"unsequenced modification and access of '{name}' (C11 §6.5p2)", step)
+        fx.modified.add(name)
+        var = Var(name, DType.INT, loc)
+        op: BinOpName = "+" if "++" in step.op else "-"
+        assign = Assign(name, Binary(op, var, Const(1, DType.INT, loc), DType.INT, loc), loc)
+        (fx.post if step.op.startswith("p") else fx.pre).append(assign)
+        env.assigned.add(name)
         return var
 
     def element(self, node: c_ast.Node, env: Env) -> tuple[str, DType, Expr]:

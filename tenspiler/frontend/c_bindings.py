@@ -19,6 +19,7 @@ from tenspiler.loops.ir import DType, Expr, Stmt
 
 __all__ = [
     "NOT_IN_IF",
+    "UNSIGNED_SCALARS",
     "Array",
     "Binding",
     "CxxResult",
@@ -42,6 +43,7 @@ __all__ = [
     "is_update",
     "pushes",
     "render",
+    "unsigned_spelling",
     "updated_names",
 ]
 
@@ -238,6 +240,26 @@ class Env:
 # ---------------------------------------------------------------- pycparser nodes
 
 
+#: The unsigned scalar types of counters and sizes (``Param.c_type`` spellings).
+UNSIGNED_SCALARS = {"unsigned int": 32, "unsigned long": 64}
+
+
+def unsigned_spelling(words: list[str]) -> str | None:
+    """``"unsigned int"`` / ``"unsigned long"`` when type specifiers ``words`` (after
+    typedef expansion, or the standard names ``uint32_t``, ``uint64_t``, ``size_t``) name
+    that LP64 type, else ``None`` (``unsigned char`` / ``short`` are not counters)."""
+    ws = [w for w in words if w not in ("const", "volatile", "restrict")]
+    if ws == ["uint32_t"]:
+        return "unsigned int"
+    if ws in (["uint64_t"], ["size_t"]):
+        return "unsigned long"
+    if "unsigned" not in ws or "char" in ws or "short" in ws:
+        return None
+    if not set(ws) <= {"unsigned", "int", "long"}:
+        return None
+    return "unsigned long" if "long" in ws else "unsigned int"
+
+
 def c_width(node: c_ast.Node) -> str:
     """``"long"`` when the (element) type is a 64-bit integer (``long``, ``long long``,
     ``int64_t``), else ``""`` — the loop IR models both as mathematical integers, but the
@@ -246,6 +268,9 @@ def c_width(node: c_ast.Node) -> str:
         node = node.type
     if isinstance(node, c_ast.IdentifierType):
         names = [n for n in node.names if n not in ("const", "volatile", "restrict")]
+        unsigned = unsigned_spelling(names)
+        if unsigned is not None:
+            return unsigned
         if "long" in names or "int64_t" in names:
             return " ".join(names)  # the exact spelling: long and long long differ in C
     return ""

@@ -11,7 +11,15 @@ from typing import NoReturn
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput, SourceLoc
-from tenspiler.frontend.c_bindings import Env, FieldType, RowsType, StructType, c_width, describe
+from tenspiler.frontend.c_bindings import (
+    Env,
+    FieldType,
+    RowsType,
+    StructType,
+    c_width,
+    describe,
+    unsigned_spelling,
+)
 from tenspiler.frontend.c_parse import BUILTIN_TYPEDEFS, PRELUDE_TYPEDEFS
 from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.cxx import VectorType
@@ -57,6 +65,8 @@ class Declarations:
         #: Other file-scope scalar variables the kernel reads (``int GS;``): each is a
         #: parameter of the lifted function, its value when the function is called.
         self.file_vars: dict[str, c_ast.Decl] = {}
+        #: Array parameters whose null tests were read as false (``Access.null_truth``).
+        self.null_tested: set[str] = set()
 
     # ----------------------------------------------------------- errors and locations
 
@@ -116,7 +126,10 @@ class Declarations:
             if not public:
                 raise BadInput(f"no non-static function is defined in {self.filename}", first_line)
             chosen = self.funcdefs[public[-1]]
-        self.type_gate().check_function(chosen)
+        gate = self.type_gate()
+        gate.check_function(chosen)
+        #: the C type of each counted loop's counter (by ``id`` of the loop node)
+        self.gate_counter_types = gate.counter_types
         return chosen
 
     def note_enums(self, ty: c_ast.Node) -> None:
@@ -372,8 +385,16 @@ class Declarations:
             return self.vectors.get(ty.type.names[0])
         return None
 
-    def scalar_dtype(self, ty: c_ast.Node, what: str, at: c_ast.Node | None = None) -> DType | None:
+    def scalar_dtype(self, ty: c_ast.Node, what: str, at: c_ast.Node | None = None,
+                     unsigned_scalar: bool = False) -> DType | None:
         """DType of a scalar type node; ``None`` for ``void``.
+
+        ``unsigned_scalar``: the type of a scalar parameter or local, where ``unsigned int``
+        / ``unsigned long`` (``uint32_t``, ``uint64_t``, ``size_t``) are INT: the type gate
+        (:mod:`tenspiler.frontend.c_types`) has refused every operation whose C value in
+        the unsigned type differs from the mathematical one (loop counters' steps are
+        accepted only where they cannot wrap), and a parameter's inputs lie in ``[0,
+        2^n)``. Arrays of them (data) are not modelled.
 
         ``what`` names the use in messages; errors are located at ``at`` (default: the
         type as written, before typedef expansion).
@@ -386,7 +407,7 @@ class Declarations:
         match ty:
             case c_ast.TypeDecl(type=inner, quals=quals):
                 self.check_quals(quals, at)
-                return self._base_dtype(inner, what, at if at is not ty else inner)
+                return self._base_dtype(inner, what, at if at is not ty else inner, unsigned_scalar)
             case c_ast.PtrDecl() | c_ast.ArrayDecl():
                 self.fail(f"pointer type for {what} is not supported", at)
             case c_ast.FuncDecl():
@@ -400,7 +421,7 @@ class Declarations:
             if q not in ("const", "restrict"):
                 self.fail(f"'{q}' qualifier is not supported", at)
 
-    def _base_dtype(self, inner: c_ast.Node, what: str, at: c_ast.Node) -> DType | None:
+    def _base_dtype(self, inner: c_ast.Node, what: str, at: c_ast.Node, unsigned_scalar: bool = False) -> DType | None:
         match inner:
             case c_ast.IdentifierType(names=names):
                 words = list(names)
@@ -418,6 +439,8 @@ class Declarations:
             case _:
                 self.fail(f"{describe(inner)} for {what} is not supported", at)
         spelled = " ".join(words)
+        if unsigned_scalar and unsigned_spelling(words) is not None:
+            return DType.INT
         if len(words) == 1 and words[0] in BUILTIN_TYPEDEFS:
             dtype = BUILTIN_TYPEDEFS[words[0]]
             if dtype is None:
@@ -476,7 +499,7 @@ class Declarations:
             if elem is None:
                 self.fail(f"void pointer {what} is not supported", decl)
             return PointerType(elem)
-        dtype = self.scalar_dtype(decl.type, what, decl)
+        dtype = self.scalar_dtype(decl.type, what, decl, unsigned_scalar=True)
         if dtype is None:
             self.fail(f"void {what} is not supported", decl)
         return ScalarType(dtype)
@@ -569,7 +592,7 @@ class Declarations:
             self.fail(f"{describe(ty)} declaration is not supported", node)
         if self.struct_of(ty) is not None:
             self.fail(f"struct local '{node.name}' is not supported", node)
-        dtype = self.scalar_dtype(node.type, f"local '{node.name}'", node)
+        dtype = self.scalar_dtype(node.type, f"local '{node.name}'", node, unsigned_scalar=True)
         if dtype is None:
             self.fail(f"void local '{node.name}' is not supported", node)
         if isinstance(node.init, c_ast.InitList):

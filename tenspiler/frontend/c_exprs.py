@@ -156,10 +156,13 @@ class Expressions(Access):
             case c_ast.FuncCall():
                 return self.call(node, env)
             case c_ast.TernaryOp(cond=cond, iftrue=iftrue, iffalse=iffalse):
-                c = self.cond(cond, env)
+                known = self.null_truth(cond, env)
+                c = self.cond(cond, env) if known is None else None
                 then = self.conditionally(iftrue, env, self.expr)
                 else_ = self.conditionally(iffalse, env, self.expr)
                 dtype = _common_dtype(then.dtype, else_.dtype)
+                if c is None:  # a null test of an array parameter: the branch it takes
+                    return convert(then if known else else_, dtype)
                 return Select(c, convert(then, dtype), convert(else_, dtype), dtype, loc)
             case c_ast.Assignment():
                 self.fail("assignment inside an expression is not supported", node)
@@ -198,6 +201,10 @@ class Expressions(Access):
                     "not supported (only *p++, *p--, *++p, *--p and pointer updates as statements)",
                     node,
                 )
+            if isinstance(operand, c_ast.ID) and env.effects is not None:
+                b = env.lookup(operand.name)
+                if isinstance(b, Scalar) and b.dtype == DType.INT:
+                    return self.step_scalar(node, operand.name, env)
             self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
         if op == "!":
             return self.cond_value(node, env)
@@ -216,6 +223,10 @@ class Expressions(Access):
         dtype; any other scalar ``e`` is ``e != 0``.
         """
         loc = self.loc(node)
+        known = self.null_truth(node, env)
+        if known is not None:  # a null test of an array parameter: arrays are never null
+            zero = Const(0, DType.INT, loc)
+            return Compare("==" if known else "!=", zero, zero, loc)
         match node:
             case c_ast.BinaryOp(op=op, left=left, right=right) if op in _COMPARISONS:
                 if self.is_pointer(left, env) or self.is_pointer(right, env):

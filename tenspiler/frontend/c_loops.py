@@ -6,14 +6,18 @@ iterations), as loop-IR :class:`~tenspiler.loops.ir.For` (shared logic:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput
+from tenspiler.frontend.c_access import offset_plus
 from tenspiler.frontend.c_bindings import Binding, Env, int_literal, render
+from tenspiler.frontend.c_induction import Induction, analyze
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.common import Scalar, names_read, names_written, vars_read, writes
-from tenspiler.frontend.counted import CountedLoops, plus_one
-from tenspiler.loops.ir import Assign, Binary, Const, DType, Expr, For, Stmt, Var
+from tenspiler.frontend.counted import CountedLoops, plus_one, trip_count
+from tenspiler.loops.ir import Assign, Binary, Compare, Const, DType, Expr, For, Select, Stmt, Var
 
 __all__ = ["ForLoops"]
 
@@ -23,6 +27,8 @@ class ForLoops(CountedLoops):
 
     unit: Unit
     locals: dict[str, DType]
+    emitted: list[list[Stmt]]
+    blocks: list[list[c_ast.Node]]
 
     def stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
         """Lower a statement (:meth:`tenspiler.frontend.c_stmts.Kernel.stmt`)."""
@@ -34,7 +40,7 @@ class ForLoops(CountedLoops):
 
     # ----------------------------------------------------------- for loops
 
-    def for_loop(self, node: c_ast.For, env: Env) -> For:
+    def for_loop(self, node: c_ast.For, env: Env) -> list[Stmt]:
         u = self.unit
         env.scopes.append({})
         try:
@@ -74,13 +80,278 @@ class ForLoops(CountedLoops):
         if prologue:
             for name in sorted(first_reads & written):
                 raise BadInput(f"the start of this strided loop reads '{name}', which the loop body writes", u.loc(node))
-            return For(k, start, stop, body, u.loc(node))
+            return [For(k, start, stop, body, u.loc(node))]
         for name, rloc in vars_read(start if descending else stop):
             if name == var:
                 raise BadInput(f"loop bound reads the loop counter '{var}'", rloc)
             if name in written:
                 raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
-        return For(var, start, stop, body, u.loc(node), descending)
+        loop = For(var, start, stop, body, u.loc(node), descending)
+        return self.substitute_inductions(loop, node, env)
+
+    # ----------------------------------------------------------- while / do-while
+
+    def counted_loop(self, node: c_ast.While | c_ast.DoWhile | c_ast.For, env: Env) -> list[Stmt]:
+        """A ``while`` / ``do``-``while`` loop, or a ``for`` loop without an initialiser,
+        whose counter the induction analysis finds (:mod:`tenspiler.frontend.c_induction`),
+        as a loop-IR ``For``.
+
+        With counter ``c`` stepped by ``s = ±1`` and tested against bound ``B`` (``c < B``,
+        ``c <= B``, ``c != B`` ascending; ``c > B``, ``c >= B``, ``c != B`` descending), the
+        tests see ``t0, t0 + s, ...`` from the value ``t0`` the counter has at the first
+        test, and the loop runs while the test holds. The body sees ``t_j`` (the step is
+        the last statement, or ``--c`` in the condition) or ``t_j + s`` (the step is the
+        first statement, or ``c--`` in the condition): the counter itself is the loop-IR
+        counter over those values, ascending or descending, and the step statement is
+        dropped. ``!=`` reads as ``<`` / ``>``: where they differ the C loop never ends
+        (a signed counter overflows: undefined behaviour; an unsigned one is refused by the
+        type gate unless the bound is 0). After the loop the counter holds C's value (a
+        step before the body is one past the IR counter's, ``c--`` in the condition
+        steps once more and wraps an unsigned counter: fixed up after the loop). A
+        ``do``-``while`` is the same loop when its condition is ``!=`` (the first
+        iteration's test, skipped, holds wherever C is defined); others are refused.
+        A step inside an expression of the body (``s += a[i++]``) keeps the counter as an
+        induction variable of a fresh loop counter over the same number of iterations."""
+        u = self.unit
+        loc = u.loc(node)
+        kind = "do-while loop" if isinstance(node, c_ast.DoWhile) else "while loop" if isinstance(node, c_ast.While) \
+            else "for loop without an initialiser"
+        ind = analyze(node)
+        if not isinstance(ind, Induction):
+            u.fail(f"{kind} is not supported: {ind} (a counted loop steps one integer variable by 1 once per "
+                   "iteration and compares it with a bound the loop does not change)", node)
+        c = ind.counter
+        b = env.lookup(c)
+        if not isinstance(b, Scalar):
+            u.fail(f"loop counter '{c}' of this {kind} must be an integer variable", node)
+        if b.dtype != DType.INT:
+            u.fail(f"loop counter '{c}' of this {kind} must have an integer type of at least int's rank", node)
+        if c not in env.assigned:
+            u.fail(f"'{c}' may be used uninitialised", node)
+        if c in self.loop_vars:
+            u.fail(f"'{c}' is already the counter of an enclosing loop", node)
+        ascending = ind.step > 0
+        if ascending and ind.op not in ("<", "<=", "!="):
+            u.fail(f"the condition of this {kind} does not bound its ascending counter '{c}' "
+                   f"(only {c} < E, {c} <= E, {c} != E)", node.cond)
+        if not ascending and ind.op not in (">", ">=", "!="):
+            u.fail(f"the condition of this {kind} does not bound its descending counter '{c}' "
+                   f"(only {c} > E, {c} >= E, {c} != E)", node.cond)
+        if isinstance(node, c_ast.DoWhile) and (ind.op != "!=" or ind.where in ("first", "inside", "cond-post")):
+            u.fail(f"do-while loop: only a condition '{c} != E' tested after the step at the end of the body "
+                   f"or as '--{c}' / '++{c}' is supported (its first iteration runs before the test)", node.cond)
+        tloc = u.loc(ind.step_node)
+        bound = Const(0, DType.INT, tloc) if ind.bound is None else u.integer(
+            ind.bound, env, "loop bound must be an integer expression")
+        one = Const(1, DType.INT, tloc)
+        t0: Expr = Var(c, DType.INT, tloc)
+        if ind.where == "cond-pre" and not isinstance(node, c_ast.DoWhile):
+            # the step before the first test: t0 = c + s (a do-while's body runs first, with
+            # c: it is the pre-test loop whose first test, at c, holds where C is defined)
+            t0 = Binary("+" if ascending else "-", t0, one, DType.INT, tloc)
+        seen_after_step = ind.where in ("first", "cond-post")
+        start: Expr
+        stop: Expr
+        if ascending:
+            hi = bound if ind.op in ("<", "!=") else plus_one(bound, tloc)  # exclusive, of the tests
+            start, stop = t0, hi
+            if seen_after_step:
+                start, stop = plus_one(start, tloc), plus_one(stop, tloc)
+        else:
+            lo = plus_one(bound, tloc) if ind.op in (">", "!=") else bound  # inclusive, of the tests
+            start, stop = lo, plus_one(t0, tloc)
+            if seen_after_step:
+                start = bound if ind.op in (">", "!=") else Binary("-", bound, one, DType.INT, tloc)
+                stop = t0
+        ctype = getattr(u, "gate_counter_types", {}).get(id(node))
+        items = list(node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        fresh_counter = ind.where == "inside"
+        if fresh_counter:
+            var = self.fresh_local(f"{c}__k", env)
+            if not ascending:
+                # the iterations over a fresh counter need not run in the counter's order
+                start, stop = Const(0, DType.INT, tloc), Binary("-", stop, start, DType.INT, tloc)
+            header: tuple[str, Expr, Expr] = (var, start, stop)
+            pre: list[Stmt] = []
+            if c in names_read(start) | names_read(stop):
+                entry = self.fresh_local(f"{c}__entry", env)
+                pre.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
+                env.assigned.add(entry)
+                start = _subst(start, {c: Var(entry, DType.INT, tloc)})
+                stop = _subst(stop, {c: Var(entry, DType.INT, tloc)})
+                header = (var, start, stop)
+            env.scopes.append({})
+            try:
+                with self.loop_body(header, env):
+                    body = self.block(items, env)  # type: ignore[attr-defined]
+            finally:
+                env.scopes.pop()
+            written = names_written(body)
+            for name, rloc in vars_read(bound):
+                if name in written:
+                    raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
+            loop = For(var, start, stop, tuple(body), loc)
+            out = [*pre, loop]
+        else:
+            if ind.update is not None:
+                items = [it for it in items if it is not ind.update]
+            header = (c, start, stop)
+            env.scopes.append({})
+            try:
+                with self.loop_body(header, env):
+                    body = self.block(items, env)  # type: ignore[attr-defined]
+            finally:
+                env.scopes.pop()
+            for name, wloc in writes(body):
+                if name == c:
+                    raise BadInput(f"loop counter '{c}' is assigned in the loop body", wloc)
+            written = names_written(body)
+            for name, rloc in vars_read(start if not ascending else stop):
+                if name in written:
+                    raise BadInput(f"loop bound reads '{name}', which the loop body writes", rloc)
+            if _mentions_counter(start if not ascending else stop, c):
+                u.fail(f"the bound of this {kind} reads its counter '{c}'", node.cond)
+            out = (self.substitute_inductions(For(c, start, stop, tuple(body), loc), node, env) if ascending
+                   else [For(c, start, stop, tuple(body), loc, descending=True)])
+            live = self.live_after(node, c)
+            if not ascending and not any(c in names_read(e) for e in _body_exprs(body)):
+                # the body does not read the counter: its iterations are the same statements,
+                # so they run in ascending order over a fresh counter; the counter gets the
+                # value the descending loop leaves, min(start, stop) - 1
+                k = self.fresh_local(f"{c}__k", env)
+                entry_copy: list[Stmt] = []
+                if c in names_read(start) | names_read(stop):
+                    entry = self.fresh_local(f"{c}__entry", env)
+                    entry_copy.append(Assign(entry, Var(c, DType.INT, tloc), tloc))
+                    env.assigned.add(entry)
+                    start, stop = _subst(start, {c: Var(entry, DType.INT, tloc)}), _subst(stop, {c: Var(entry, DType.INT, tloc)})
+                low = Select(Compare("<", stop, start, tloc), stop, start, DType.INT, tloc)
+                out = [*entry_copy, For(k, start, stop, tuple(body), loc)]
+                if live:
+                    out.append(Assign(c, Binary("-", low, one, DType.INT, tloc), tloc))
+            if ind.where == "first" and live:
+                # the IR counter ends one step past C's (C tested the value before its step)
+                out.append(Assign(c, Binary("-" if ascending else "+", Var(c, DType.INT, tloc), one, DType.INT, tloc),
+                                  tloc))
+        env.assigned.add(c)
+        if ind.where == "cond-post" and ctype is not None and not ctype.signed and self.live_after(node, c):
+            # the last test's step wraps an unsigned counter (modulo 2^bits, C11 §6.2.5p9)
+            cv = Var(c, DType.INT, tloc)
+            m = Const(1 << ctype.bits, DType.INT, tloc)
+            zero = Const(0, DType.INT, tloc)
+            out.append(Assign(c, Select(Compare("<", cv, zero, tloc), Binary("+", cv, m, DType.INT, tloc),
+                                        Select(Compare(">=", cv, m, tloc), Binary("-", cv, m, DType.INT, tloc), cv,
+                                               DType.INT, tloc), DType.INT, tloc), tloc))
+        return out
+
+    def substitute_inductions(self, loop: For, node: c_ast.Node, env: Env) -> list[Stmt]:
+        """Induction variables with a loop-invariant step that is not a constant
+        (``a_ptr += lda``, ``k = k + n``): a scalar ``v`` written once per iteration, by the
+        top-level statement ``v = v ± e`` where ``e`` (a sum, difference or product of
+        scalars and constants) reads nothing the loop writes, holds ``v0 + k*e`` before
+        that statement and ``v0 + (k+1)*e`` after it in iteration ``k = i - start``; its
+        reads are replaced by those closed forms, the statement is dropped, and ``v`` gets
+        ``v0 + trips*e`` after the loop where it is read later. Exact on the model's integers
+        (C's values agree wherever C is defined: signed and pointer overflow are undefined,
+        unsigned arithmetic that may wrap was refused by the type gate). ``v0`` is the value
+        the block assigned to ``v`` just before, or a copy of ``v`` taken before the loop.
+        Constant steps are left to the kernel analysis (inductions ``x = x + c``)."""
+        if loop.descending:
+            return [loop]
+        body = list(loop.body)
+        written = names_written(body)
+        counts: dict[str, int] = {}
+        for name, _ in writes(body):
+            counts[name] = counts.get(name, 0) + 1
+        pre: list[Stmt] = []
+        post: list[Stmt] = []
+        for pos, st in enumerate(list(body)):
+            if not isinstance(st, Assign) or counts.get(st.target, 0) != 1 or self.locals.get(st.target) != DType.INT:
+                continue
+            v = st.target
+            step = _invariant_step(st.value, v)
+            if step is None:
+                continue
+            sign, e = step
+            if names_read(e) & (written | {loop.var}):
+                continue
+            if not any(v in names_read(x) for x in _body_exprs([b for i, b in enumerate(body) if i != pos])):
+                continue  # never read in the loop: a reduction, the kernel analysis's
+            loc = st.loc
+            start = loop.start
+            if names_read(start) & (written | {loop.var}):
+                # the start as the loop begins (a while loop's counter starts from itself)
+                first = self.fresh_local(f"{loop.var}__start", env)
+                pre.append(Assign(first, start, loc))
+                env.assigned.add(first)
+                start = Var(first, DType.INT, loc)
+            k: Expr = Var(loop.var, DType.INT, loc) if start == Const(0, DType.INT) else \
+                Binary("-", Var(loop.var, DType.INT, loc), start, DType.INT, loc)
+            v0 = self.entry_value(v, written | {loop.var}, pre, env, loc, node)
+
+            def at(steps: Expr, v0: Expr = v0, e: Expr = e, sign: str = sign, loc: object = loc) -> Expr:
+                delta = Binary("*", steps, e, DType.INT, loc)  # type: ignore[arg-type]
+                return offset_plus(v0, delta, "+" if sign == "+" else "-", loc)  # type: ignore[arg-type]
+
+            one = Const(1, DType.INT, loc)
+            before, after = at(k), at(offset_plus(k, one, "+", loc))
+            body = [_replace_var(b, v, before if i < pos else after) for i, b in enumerate(body)]
+            body[pos] = None  # type: ignore[call-overload]
+            body = [b for b in body if b is not None]
+            if self.live_after(node, v):
+                post.append(Assign(v, at(trip_count(start, loop.stop, loc)), loc))
+            rest = self.substitute_inductions(For(loop.var, loop.start, loop.stop, tuple(body), loop.loc), node, env)
+            return [*pre, *rest, *post]
+        return [loop]
+
+    def entry_value(self, v: str, written: set[str], pre: list[Stmt], env: Env, loc: object,
+                    node: c_ast.Node) -> Expr:
+        """The value ``v`` has when loop ``node`` starts: the expression of its last
+        assignment among the statements just lowered in the block that holds ``node`` as
+        an item (not a loop around it: ``for (...) for (...)``) when nothing after it changes
+        what it reads; else a fresh copy of ``v`` assigned before the loop."""
+        items = self.blocks[-1] if self.blocks else getattr(self, "function_items", [])
+        direct = any(it is node for it in items)
+        emitted = self.emitted[-1] if self.emitted and direct else []
+        later: set[str] = set()
+        for st in reversed(emitted):
+            if isinstance(st, Assign) and st.target == v:
+                reads = names_read(st.value)
+                if not (reads & (later | written)) and v not in reads and not _has_load_or_call(st.value):
+                    return st.value
+                break
+            later |= names_written([st])
+            if v in later:
+                break
+        copy = self.fresh_local(f"{v}__0", env)
+        pre.append(Assign(copy, Var(v, DType.INT, loc), loc))  # type: ignore[arg-type]
+        env.assigned.add(copy)
+        return Var(copy, DType.INT, loc)  # type: ignore[arg-type]
+
+    def live_after(self, node: c_ast.Node, name: str) -> bool:
+        """Whether the value ``name`` has after loop ``node`` may be read (conservatively:
+        ``name`` appears in a statement after the one holding ``node`` in an enclosing
+        block, or, inside another loop, anywhere else in the blocks around ``node``)."""
+        lists = [getattr(self, "function_items", []), *self.blocks]
+        inside_loop = bool(self.loops)
+        for items in lists:
+            pos = next((i for i, it in enumerate(items) if _contains(it, node)), None)
+            if pos is None:
+                continue
+            others = items[pos + 1:] if not inside_loop else items[:pos] + items[pos + 1:]
+            if any(_mentions(it, name) for it in others):
+                return True
+            if inside_loop and _mentions_outside(items[pos], node, name):
+                return True  # e.g. the header of an enclosing loop, run after its body
+        return False
+
+    def fresh_local(self, base: str, env: Env) -> str:
+        """A new INT local named ``base`` (or ``base1``, ...) that nothing uses."""
+        name, n = base, 1
+        while name in self.locals or env.lookup(name) is not None or name in self.taken:  # type: ignore[attr-defined]
+            name, n = f"{base}{n}", n + 1
+        self.locals[name] = DType.INT
+        return name
 
     def for_init(self, node: c_ast.For, env: Env) -> tuple[str, Expr]:
         u = self.unit
@@ -230,3 +501,93 @@ class ForLoops(CountedLoops):
             f"{var} -= 1, {var} = {var} - 1)",
             step,
         )
+
+
+def _subst(e: Expr, sub: Mapping[str, Expr]) -> Expr:
+    from tenspiler.loops.ir import map_expr
+
+    return map_expr(e, lambda x: sub.get(x.name, x) if isinstance(x, Var) else x)
+
+
+def _mentions_counter(e: Expr, c: str) -> bool:
+    return c in names_read(e)
+
+
+def _body_exprs(body: tuple[Stmt, ...] | list[Stmt]) -> list[Expr]:
+    """Every expression of ``body`` (loop bounds included), for what it reads."""
+    from tenspiler.loops.ir import map_stmt_exprs
+
+    out: list[Expr] = []
+
+    def see(e: Expr) -> Expr:
+        out.append(e)
+        return e
+
+    for st in body:
+        map_stmt_exprs(st, see)
+    return out
+
+
+def _contains(tree: c_ast.Node, node: c_ast.Node) -> bool:
+    return tree is node or any(_contains(c, node) for _, c in tree.children())
+
+
+def _mentions(tree: c_ast.Node, name: str) -> bool:
+    return (isinstance(tree, c_ast.ID) and tree.name == name) or any(_mentions(c, name) for _, c in tree.children())
+
+
+def _invariant_step(value: Expr, v: str) -> tuple[str, Expr] | None:
+    """``("+", e)`` / ``("-", e)`` when ``value`` is ``v + e``, ``e + v`` or ``v - e`` with ``e``
+    a non-constant sum, difference or product of scalar variables and constants."""
+    def simple(e: Expr) -> bool:
+        match e:
+            case Var() | Const():
+                return e.dtype == DType.INT
+            case Binary("+" | "-" | "*", a, b, DType.INT):
+                return simple(a) and simple(b)
+        return False
+
+    match value:
+        case Binary("+", Var(name), e, DType.INT) if name == v:
+            pass
+        case Binary("+", e, Var(name), DType.INT) if name == v:
+            pass
+        case Binary("-", Var(name), e, DType.INT) if name == v:
+            if simple(e) and not isinstance(e, Const) and v not in names_read(e):
+                return "-", e
+            return None
+        case _:
+            return None
+    if simple(e) and not isinstance(e, Const) and v not in names_read(e):
+        return "+", e
+    return None
+
+
+def _has_load_or_call(e: Expr) -> bool:
+    from tenspiler.loops.ir import Call, Load
+
+    found = [False]
+
+    def see(x: Expr) -> Expr:
+        if isinstance(x, Load | Call):
+            found[0] = True
+        return x
+
+    from tenspiler.loops.ir import map_expr
+
+    map_expr(e, see)
+    return found[0]
+
+
+def _replace_var(st: Stmt, v: str, by: Expr) -> Stmt:
+    from tenspiler.loops.ir import map_stmt_exprs
+
+    return map_stmt_exprs(st, lambda x: by if isinstance(x, Var) and x.name == v else x)
+
+
+def _mentions_outside(tree: c_ast.Node, node: c_ast.Node, name: str) -> bool:
+    """Whether ``name`` appears in ``tree`` outside the subtree ``node``."""
+    if tree is node:
+        return False
+    return (isinstance(tree, c_ast.ID) and tree.name == name) or any(
+        _mentions_outside(c, node, name) for _, c in tree.children())

@@ -43,6 +43,7 @@ from tenspiler.loops.ir import (
     Assign,
     Binary,
     BinOpName,
+    Compare,
     Cond,
     Const,
     CxxInterface,
@@ -54,10 +55,12 @@ from tenspiler.loops.ir import (
     PointerType,
     Return,
     ScalarType,
+    Select,
     Stmt,
     Store,
     StructField,
     StructParam,
+    Var,
     VectorParam,
 )
 
@@ -108,6 +111,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.blocks: list[list[c_ast.Node]] = []
         #: Helpers whose call statements are being lowered (:meth:`inlined_call`).
         self.inlining_stack: list[str] = []
+        #: The statements lowered so far in each block being lowered (the function body
+        #: first), innermost last.
+        self.emitted: list[list[Stmt]] = []
         #: C++: the returned vector's type; its binding and pushes (:class:`ResultLists`).
         self.result_type: VectorType | None = None
         self.init_result_lists()
@@ -168,7 +174,16 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         items = list(self.fdef.body.block_items or [])
         while items and isinstance(items[-1], c_ast.EmptyStatement):
             items.pop()
+        self.function_items = items
+        self.emitted.append(body)
+        guards: list[tuple[c_ast.If, Cond, Expr | None, int]] = []
         for k, item in enumerate(items):
+            early = self.early_return(item, k, items, env)
+            if early == "never":
+                continue
+            if early is not None:
+                guards.append((item, *early, len(body)))
+                continue
             if isinstance(item, c_ast.Return) and k == len(items) - 1:
                 fx = Effects()
                 env.effects = fx
@@ -181,6 +196,26 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             body and isinstance(body[-1], Return)
         ):
             u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
+        self.emitted.pop()
+        from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
+
+        for node, cond, value, at in reversed(guards):
+            reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals))
+            if reason == RETURNS_OTHER and value is not None and isinstance(body[-1], Return) \
+                    and body[-1].value is not None:
+                # only the returned value differs where the guard holds: it is a select on the
+                # guard, evaluated where C tests it (its value too)
+                loc = u.loc(node)
+                flag = self.fresh_if_local()
+                kept = self.fresh_if_local()
+                self.locals[kept] = value.dtype
+                last = body[-1]
+                assert isinstance(last, Return) and last.value is not None
+                body[-1] = Return(Select(Compare("!=", Var(flag, DType.INT, loc), Const(0, DType.INT, loc), loc),
+                                         Var(kept, value.dtype, loc), last.value, value.dtype, loc), last.loc)
+                body[at:at] = [self.flag_assignment(flag, cond, loc, loc), Assign(kept, value, loc)]
+            elif reason is not None:
+                u.fail(f"early return is not supported: {reason}", node)
         cxx = None
         if u.cxx:
             result = None
@@ -200,6 +235,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             loc=u.loc(self.fdef),
             cxx=cxx,
             structs=tuple(structs),
+            non_null=tuple(p.name for p in params if p.name in u.null_tested),
         )
 
     def global_params(self, params: list[Param], scope: dict[str, Binding], assigned: set[str]) -> None:
@@ -247,6 +283,52 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         params.append(Param(decl.name, PointerType(ty.elem), loc, c_width(decl.type), c_rows=True))
         scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
         assigned.add(decl.name)
+
+    def early_return(self, item: c_ast.Node, k: int, items: list[c_ast.Node], env: Env
+                     ) -> tuple[Cond, Expr | None] | str | None:
+        """``if (G) return;`` / ``if (G) return R;`` before the last statement of the
+        function body: ``(G, R)`` (``R`` converted to the return type), else ``None``.
+        The rest of the function is lowered as if the guard were absent; the guard is
+        accepted only if the rest, run where ``G`` holds, runs no loop iteration, stores
+        nothing and returns ``R`` (``tenspiler.frontend.c_guards``)."""
+        if not isinstance(item, c_ast.If) or item.iffalse is not None or k == len(items) - 1:
+            return None
+        then = item.iftrue
+        if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+            then = then.block_items[0]
+        if not isinstance(then, c_ast.Return) or self.loops or self.result_type is not None:
+            return None
+        u = self.unit
+        test = self.without_null_tests(item.cond, env)
+        if test is None:
+            return "never"
+        cond = u.cond(test, env)
+        value: Expr | None = None
+        if then.expr is not None:
+            if self.return_dtype is None:
+                u.fail(f"returning a value from void function '{self.name}'", then)
+            value = convert(u.expr(then.expr, env), self.return_dtype)
+        elif self.return_dtype is not None:
+            u.fail(f"'return;' in function '{self.name}' returning a value", then)
+        return cond, value
+
+    def without_null_tests(self, cond: c_ast.Node, env: Env) -> c_ast.Node | None:
+        """The guard condition without its null tests of array parameters (``!x``,
+        ``x == NULL``, ``x == 0``, ``NULL == x``, as terms of a ``||`` chain): the model's
+        arrays are never null (every caller of the lifted code passes an array), so those
+        terms are false. ``None``: nothing is left (the guard is never taken)."""
+        def null_test(n: c_ast.Node) -> bool:
+            return self.unit.null_truth(n, env) is False
+
+        if null_test(cond):
+            return None
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "||":
+            left = self.without_null_tests(cond.left, env)
+            right = self.without_null_tests(cond.right, env)
+            if left is None or right is None:
+                return left if right is None else right
+            return c_ast.BinaryOp("||", left, right, cond.coord)
+        return cond
 
     def struct_param(
         self, decl: c_ast.Decl, ty: StructType
@@ -420,11 +502,16 @@ class Kernel(ForLoops, IfConversion, ResultLists):
     def block(self, items: list[c_ast.Node], env: Env) -> list[Stmt]:
         env.scopes.append({})
         self.blocks.append(items)
+        out: list[Stmt] = []
+        self.emitted.append(out)
         try:
-            return [s for item in items for s in self.stmt(item, env)]
+            for item in items:
+                out.extend(self.stmt(item, env))
+            return out
         finally:
             env.scopes.pop()
             self.blocks.pop()
+            self.emitted.pop()
 
     def stmt(self, node: c_ast.Node, env: Env) -> list[Stmt]:
         match node:
@@ -436,8 +523,12 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 return self.if_stmt(node, env)
             case _ if self.guard is not None and isinstance(node, NOT_IN_IF):
                 self.unit.fail(f"{describe(node)} inside if is not supported", node)
+            case c_ast.For(init=None):
+                return self.counted_loop(node, env)
             case c_ast.For():
-                return [self.for_loop(node, env)]
+                return self.for_loop(node, env)
+            case c_ast.While() | c_ast.DoWhile():
+                return self.counted_loop(node, env)
             case c_ast.FuncCall(name=c_ast.ID(name=callee)) if (
                 callee in self.unit.funcdefs and env.lookup(callee) is None
             ):
@@ -542,6 +633,10 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         """
         u = self.unit
         loc, cloc = u.loc(node), u.loc(node.cond)
+        known = u.null_truth(node.cond, env)
+        if known is not None:  # a null test of an array parameter: the branch it takes
+            taken = node.iftrue if known else node.iffalse
+            return [] if taken is None else self.stmt(taken, env)
 
         def head(flag: str) -> list[Stmt]:
             return self.effects_around(lambda: [self.flag_assignment(flag, u.cond(node.cond, env), loc, cloc)], env)
@@ -639,6 +734,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             value = rhs if op is None else u.binary(op, old, rhs, node)
             return Store(array, idx, convert(value, elem), u.loc(node))
         target, value = u.scalar_update(node, env)
+        if env.effects is not None and target in env.effects.modified:
+            u.fail(f"unsequenced modification of '{target}' (C11 §6.5p2)", node)
         env.assigned.add(target)
         return Assign(target, value, u.loc(node))
 

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from tenspiler.errors import BadInput, SourceLoc
+from tenspiler.frontend.c_induction import Induction, analyze
 
 __all__ = [
     "MAX_VECTOR_SIZE", "CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion",
@@ -328,6 +329,11 @@ class TypeGate:
         self.local_ranges: dict[int, Range] = {}
         #: the names the function being checked assigns anywhere
         self.assigned: set[str] = set()
+        #: the step nodes (``c--``, ``c -= 1``, the ``c - 1`` of ``c = c - 1``) of loop
+        #: counters proved not to wrap (:meth:`counted_loop`), and the C type of each
+        #: counted loop's counter (by ``id`` of the loop node), for the lowering
+        self.exact_steps: set[int] = set()
+        self.counter_types: dict[int, CInt] = {}
 
     # ------------------------------------------------------------------ errors
 
@@ -406,6 +412,7 @@ class TypeGate:
                 self.stmt(init)
                 self.flush()
                 self.counter_range(node)
+                self.counted_loop(node)
                 if cond is not None:
                     self.expr(cond)
                     self.flush()
@@ -436,6 +443,7 @@ class TypeGate:
                 self.stmt(t)
                 self.stmt(f)
             case c_ast.While(cond=cond, stmt=body) | c_ast.DoWhile(cond=cond, stmt=body):
+                self.counted_loop(node)
                 self.expr(cond)
                 self.flush()
                 self.stmt(body)
@@ -504,6 +512,58 @@ class TypeGate:
         start = self.rng(d.init)
         if start is not None and start[0] >= 0:
             self.local_ranges[id(d.type)] = (start[0], t.hi)
+
+    def counted_loop(self, loop: c_ast.For | c_ast.While | c_ast.DoWhile) -> None:
+        """The step of an *unsigned* loop counter (:mod:`tenspiler.frontend.c_induction`)
+        is exact when it cannot wrap: a decrement only runs while the counter is above a
+        bound ``>= 0`` (``c > L``, ``c != 0``, ``c >= L`` with ``L >= 1``), an increment
+        only while it is below a bound (``c < B``, ``c <= B`` with ``B`` below the
+        type's maximum). The decrement of ``while (c--)`` wraps once, in the test that
+        ends the loop: the lowering gives the counter its wrapped value after the loop.
+        Refused by name: a step in the condition before the test (``--c``), the first
+        iteration of a ``do``-``while`` (it runs before any test), ``!=`` with another
+        bound."""
+        ind = analyze(loop)
+        if not isinstance(ind, Induction):
+            return
+        ty = self.lookup(ind.counter)
+        t = self.decl_type(ty) if ty is not None else None
+        if not isinstance(t, CInt):
+            return
+        self.counter_types[id(loop)] = t
+        if t.signed or t.rank < INT.rank:
+            return  # computed in int: exact (its overflow is undefined); narrow stores are the gate's
+        name = ind.counter
+
+        def why() -> str | None:
+            if isinstance(loop, c_ast.DoWhile):
+                return ("the first iteration of a do-while loop runs before its condition is tested, so the "
+                        f"step of unsigned '{name}' may wrap")
+            if ind.where == "cond-pre":
+                return f"'{render_step(ind)}' in the loop condition wraps when '{name}' is at its limit"
+            lo = self.rng(ind.bound) if ind.bound is not None else (0, 0)
+            if lo is None:
+                return "the loop bound is not an integer"
+            if ind.step < 0:
+                if ind.op == ">" or (ind.op == "!=" and lo == (0, 0)):
+                    return None
+                if ind.op == ">=" and lo[0] >= 1:
+                    return None
+                return f"the loop condition does not keep unsigned '{name}' above 0 before it is decremented"
+            if ind.op == "<" and ind.where != "cond-post":
+                return None
+            if ind.op in ("<", "<=") and lo[1] < t.hi - 1:
+                return None
+            return f"the loop condition does not keep unsigned '{name}' below its maximum before it is incremented"
+
+        reason = why()
+        if reason is not None:
+            self.fail(f"unsigned loop counter '{name}' may wrap modulo 2^{t.bits} (C11 §6.2.5p9): {reason}",
+                      ind.step_node)
+        step = ind.step_node
+        self.exact_steps.add(id(step))
+        if isinstance(step, c_ast.Assignment) and step.op == "=":
+            self.exact_steps.add(id(step.rvalue))
 
     def rng(self, node: c_ast.Node) -> Range | None:
         """A range of the mathematical value (the model's) of integer expression ``node``,
@@ -653,7 +713,7 @@ class TypeGate:
         if op == "&":
             return CPtr(t)
         if op in ("++", "--", "p++", "p--"):
-            if isinstance(t, CInt):
+            if isinstance(t, CInt) and id(node) not in self.exact_steps:
                 one = INT
                 common = usual_conversion(t, one)
                 if isinstance(common, CInt) and not common.signed:
@@ -694,6 +754,8 @@ class TypeGate:
         left: c_ast.Node, right: c_ast.Node, node: c_ast.Node,
     ) -> CType | None:
         common = usual_conversion(lt, rt)
+        if id(node) in self.exact_steps:
+            return common  # a loop counter's step that cannot wrap (counted_loop)
         message = (f"unsigned arithmetic '{op}' in '{common}' (wraps modulo 2^{common.bits}, "
                    "C11 §6.2.5p9) is not supported") if isinstance(common, CInt) else ""
         if not (isinstance(common, CInt) and not common.signed):
@@ -847,6 +909,14 @@ class TypeGate:
 
 #: The type ``int`` of an enumeration constant (C11 §6.7.2.2p3), as a declarator.
 _INT_NODE = c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["int"]))
+
+
+def render_step(ind: Induction) -> str:
+    """The spelling of an induction's step in a message (``--n``, ``n++``)."""
+    n = ind.step_node
+    if isinstance(n, c_ast.UnaryOp):
+        return f"{ind.counter}{n.op[1:]}" if n.op.startswith("p") else f"{n.op}{ind.counter}"
+    return ind.counter
 
 
 def _is_expr(node: c_ast.Node) -> bool:

@@ -475,6 +475,9 @@ class Function:
     python: PythonInterface | None = field(default=None, compare=False)
     check_source: str = field(default="", compare=False, repr=False)
     compile_flags: tuple[str, ...] = field(default=(), compare=False)
+    #: Array parameters whose null tests (``if (x)``, ``x ? ... : ...``, ``if (!x) return``)
+    #: the frontend read as false: the model's arrays are never null (an assumption).
+    non_null: tuple[str, ...] = field(default=(), compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -109,7 +109,19 @@ C_INT_RANGES: dict[str, tuple[int, int]] = {
     "long long": (-(2**63), 2**63 - 1),
     "long int": (-(2**63), 2**63 - 1),
     "unsigned char": (0, 255),
+    "unsigned int": (0, 2**32 - 1),
+    "unsigned long": (0, 2**63 - 1),  # drawn below 2^63 (int64 inputs)
 }
+
+
+def in_c_range(p: Any, v: int | float) -> int | float:
+    """Scalar input ``v`` of parameter ``p`` moved into its C type's range (an unsigned
+    count or size is never negative: ``-1`` becomes ``0``)."""
+    c_type = str(getattr(p, "c_type", "") or "")
+    if isinstance(v, float) or not c_type.startswith("unsigned") or c_type not in C_INT_RANGES:
+        return v
+    lo, hi = C_INT_RANGES[c_type]
+    return min(max(int(v), lo), hi)
 
 
 def rounding_boundaries(lo: int, hi: int) -> list[int]:
@@ -322,7 +334,7 @@ def _examples(
             if isinstance(p.type, PointerType):
                 inputs[p.name] = elements(p.type.elem, length, p.c_type)
             else:
-                inputs[p.name] = scalar(p)
+                inputs[p.name] = in_c_range(p, scalar(p))
         if fn.cxx is not None:
             _vector_shapes(fn, inputs, rng, max_trips + 2, length)
         if fn.structs:

@@ -664,6 +664,9 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
         out.append(
             (f"the pointer parameters {', '.join(names)} point to distinct, non-overlapping arrays", "true")
         )
+    if fn.non_null:
+        out.append((f"the pointer parameters {', '.join(fn.non_null)} are not NULL (the source's null tests of "
+                    "them are read as false)", "true"))
     for sp in fn.structs:
         for f in sp.fields:
             if f.cols is not None:

@@ -1,0 +1,152 @@
+"""Early-return argument guards (``if (n <= 0) return;``, ``if (n <= 0) return 0;`` at the
+top of a C function): the guard is *redundant* in the loop-IR model when, wherever its
+condition ``G`` holds, the rest of the function runs no loop iteration, stores nothing and
+returns the guard's value. That is proved with cvc5 (its z3-compatible ``cvc5.pythonic``
+API, a deterministic resource limit per query: ``unknown`` is not a proof) over the model's
+exact integers (reals for floats, as every proof here) by symbolic execution of the rest's top-level statements:
+scalar assignments are substituted, each loop's trip count must be ``<= 0`` under ``G``
+(so the scalars it writes keep their values), a store is refused, and the returned value
+must equal the guard's. The function is then lowered without the guard: on every input it
+computes what the C function computes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tenspiler.loops.ir import (
+    Assign,
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Cond,
+    Const,
+    DType,
+    Expr,
+    For,
+    Load,
+    Logical,
+    Not,
+    PointerType,
+    Return,
+    Select,
+    Stmt,
+    Store,
+    Type,
+    Unary,
+    Var,
+)
+
+__all__ = ["RETURNS_OTHER", "redundant_guard"]
+
+#: The reason given when only the returned value differs (the caller may then select it).
+RETURNS_OTHER = "where its condition holds, the rest of the function does not return its value"
+
+
+class _Unknown(Exception):
+    pass
+
+
+def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params: list[tuple[str, Type]],
+                    locals_: dict[str, DType]) -> str | None:
+    """``None`` when the guard ``if (cond) return value;`` is proved redundant in front of
+    ``rest`` (the lowered statements after it), else the reason."""
+    from fractions import Fraction
+
+    import cvc5.pythonic as smt
+
+    state: dict[str, Any] = {}
+    for name, ty in params:
+        if not isinstance(ty, PointerType):
+            state[name] = smt.Real(name) if ty.dtype.is_float else smt.Int(name)
+    count = [0]
+
+    def fresh(d: DType) -> Any:
+        count[0] += 1
+        return smt.Real(f"__v{count[0]}") if d.is_float else smt.Int(f"__v{count[0]}")
+
+    def ex(e: Expr) -> Any:
+        match e:
+            case Const(v, d):
+                if d.is_float:
+                    q = Fraction(v)  # the constant's exact value
+                    return smt.Q(q.numerator, q.denominator)
+                return smt.IntVal(int(v))
+            case Var(name, d):
+                if name not in state:
+                    state[name] = fresh(d)
+                return state[name]
+            case Binary("+" | "-" | "*" as op, a, b):
+                x, y = ex(a), ex(b)
+                return x + y if op == "+" else x - y if op == "-" else x * y
+            case Unary("-", a):
+                return -ex(a)
+            case Cast(a, d) if d.is_float and a.dtype.is_float:
+                return ex(a)
+            case Cast(a, d) if d.is_float and a.dtype == DType.INT:
+                return smt.ToReal(ex(a))
+            case Cast(a, DType.INT) if a.dtype == DType.INT:
+                return ex(a)
+            case Select(c, a, b):
+                return smt.If(cd(c), ex(a), ex(b))
+            case Load() | Call() | _:
+                raise _Unknown(type(e).__name__)
+
+    def cd(c: Cond) -> Any:
+        match c:
+            case Compare(op, a, b):
+                x, y = ex(a), ex(b)
+                return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
+            case Logical("&&", a, b):
+                return smt.And(cd(a), cd(b))
+            case Logical("||", a, b):
+                return smt.Or(cd(a), cd(b))
+            case Not(a):
+                return smt.Not(cd(a))
+        raise _Unknown("condition")
+
+    def proved(claim: Any) -> bool:
+        s = smt.Solver()
+        s.set("rlimit-per", 2_000_000)
+        s.add(guard, smt.Not(claim))
+        return s.check() == smt.unsat
+
+    try:
+        guard = cd(cond)
+    except _Unknown:
+        return "its condition is not an integer or real comparison of scalars"
+    try:  # the guard's value, in the state where the guard is tested
+        returned = None if value is None else ex(value)
+    except _Unknown:
+        return "its value is not an integer or real expression of scalars"
+    for st in rest:
+        match st:
+            case Assign(target, e):
+                try:
+                    state[target] = ex(e)
+                except _Unknown:
+                    state[target] = fresh(locals_.get(target, DType.INT))
+            case For(var, start, stop, _, _, descending):
+                try:
+                    lo, hi = ex(start), ex(stop)
+                    skipped = proved(hi <= lo)
+                except _Unknown:
+                    skipped = False
+                if not skipped:
+                    return "where its condition holds, a loop after it is not proved to run zero times"
+                # a loop that runs no iteration leaves its counter at start (or stop - 1)
+                state[var] = hi - 1 if descending else lo
+            case Store():
+                return "a store after it would run where its condition holds"
+            case Return(e):
+                if (e is None) != (value is None):
+                    return "the function's return does not match it"
+                if e is None:
+                    return None
+                try:
+                    same = proved(ex(e) == returned)
+                except _Unknown:
+                    same = False
+                return None if same else RETURNS_OTHER
+    return None if value is None else "the function's return does not match it"
