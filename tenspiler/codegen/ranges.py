@@ -68,6 +68,7 @@ __all__ = [
     "c_type_ranges",
     "is_static",
     "min_max",
+    "needs_wrap",
     "param_ranges",
     "small_division",
     "term_range",
@@ -129,6 +130,25 @@ def _fits(iv: Interval, dtype: str) -> bool:
     return iv.lo is not None and iv.hi is not None and r.lo <= iv.lo and iv.hi <= r.hi
 
 
+def within(iv: Interval, outer: Interval) -> bool:
+    """Every value of ``iv`` lies in the bounded ``outer``."""
+    return iv.bounded and outer.lo <= iv.lo and iv.hi <= outer.hi  # type: ignore[operator]
+
+
+def needs_wrap(t: Term, plan: DtypePlan | None) -> bool:
+    """Whether the cast ``t`` to a ranged integer type can change a value (its operand's
+    interval is not inside the type's range; without a plan: whenever the types differ)."""
+    if not isinstance(t, ScalarCast | TensorCast):
+        return False
+    x = t.scalar if isinstance(t, ScalarCast) else t.tensor
+    rng = t.dtype.int_range
+    if rng is None or x.dtype == t.dtype:
+        return False
+    if plan is None or x.dtype.is_float:
+        return True
+    return not within(plan.range(x), Interval(*rng))
+
+
 def _corners(f: Callable[[int, int], int], x: Interval, y: Interval) -> Interval:
     if x.lo is None or x.hi is None or y.lo is None or y.hi is None:
         return UNBOUNDED
@@ -181,7 +201,7 @@ def param_ranges(fn: Function) -> dict[str, Interval]:
     256 for a scalar, as the C call does); ``int`` is left unbounded, so that nothing rests
     on a caller passing only 32-bit values (int arrays are int64 arrays, and arithmetic
     on them stays int64)."""
-    return {p.name: UINT8_RANGE for p in fn.params if fn.dtype_of(p.name) == DType.UINT8}
+    return {p.name: Interval(*r) for p in fn.params if (r := fn.dtype_of(p.name).int_range) is not None}
 
 
 def min_max(t: TensorSelect | ScalarSelect) -> str | None:
@@ -228,9 +248,9 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 else:
                     out = r(then).hull(r(else_))
             case ScalarCast(x) | TensorCast(x):
-                if t.dtype == DType.UINT8:
-                    inner = r(x)
-                    out = inner if _fits(inner, "uint8") else UINT8_RANGE
+                if (rng := t.dtype.int_range) is not None:  # wraps into the type's range
+                    inner, whole = r(x), Interval(*rng)
+                    out = inner if within(inner, whole) else whole
                 elif x.dtype.is_float:
                     out = UNBOUNDED
                 else:
@@ -264,8 +284,8 @@ def c_type_ranges(fn: Function) -> dict[str, Interval]:
     out: dict[str, Interval] = {}
     for p in fn.params:
         d = fn.dtype_of(p.name)
-        if d == DType.UINT8:
-            out[p.name] = UINT8_RANGE
+        if (rng := d.int_range) is not None:
+            out[p.name] = Interval(*rng)
         elif d == DType.INT:
             # Param.c_type spells a 64-bit integer as written: long, long long, int64_t
             out[p.name] = INT_DTYPES["int64" if ("long" in p.c_type or "int64" in p.c_type) else "int32"]
@@ -307,6 +327,8 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
             case ScalarOp() | TensorTensor() | TensorScalar() if t.op in ("/", "%", "//", "mod"):
                 for u in operands(t):
                     hazard(u)
+            case ScalarCast(x) | TensorCast(x) if t.dtype.int_range is not None and not x.dtype.is_float:
+                pass  # reduced modulo 2^n (n <= 32), which divides 2^64: exact on a wrapped value
             case ScalarCast(x) | TensorCast(x):
                 hazard(x)
             case ReduceMax(x):
@@ -464,6 +486,8 @@ class DtypePlan:
                         out = "int64"  # truncated in int64, then wrapped when UINT8
                     elif dtype == DType.UINT8 and "uint8" in self.candidates:
                         out = "uint8"  # astype wraps modulo 256
+                    elif dtype.int_range is not None and needs_wrap(t, self):
+                        out = "int64"  # wrapped by the backend's rule, in int64
                     else:
                         out = self.rep(x) if self.candidates else "int64"
                 case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x) | Transpose(x) | Flatten(x) | ReduceMax(x):

@@ -44,6 +44,9 @@ class Declarations:
         self.typedefs: dict[str, c_ast.Node] = {}
         #: Struct definitions (with their fields) by tag.
         self.structs: dict[str, c_ast.Struct] = {}
+        #: The C11 typing of the chosen kernel (and its helpers): the lowering reads the C
+        #: type of an arithmetic node from it (``unsigned int`` arithmetic wraps).
+        self.gate: TypeGate | None = None
 
     # ----------------------------------------------------------- errors and locations
 
@@ -100,7 +103,8 @@ class Declarations:
             if not public:
                 raise BadInput(f"no non-static function is defined in {self.filename}", first_line)
             chosen = self.funcdefs[public[-1]]
-        self.type_gate().check_function(chosen)
+        self.gate = self.type_gate()
+        self.gate.check_function(chosen)
         return chosen
 
     def type_gate(self) -> TypeGate:
@@ -278,10 +282,20 @@ class Declarations:
             return DType.DOUBLE
         if sorted(words) == ["char", "unsigned"]:
             return DType.UINT8
-        if "unsigned" in words or "short" in words:
-            # unsigned arithmetic wraps and stores into short are implementation-defined:
-            # modelling either as mathematical integers would be unsound.
-            self.fail(f"type '{spelled}' is not supported (only signed int/long, whose overflow is undefined behaviour, are modelled as integers)", at)
+        if "char" in words:
+            if sorted(words) == ["char", "signed"]:
+                return DType.INT8
+            if words == ["char"]:
+                return DType.INT8 if char_is_signed() else DType.UINT8  # the target's plain char
+            self.fail(f"type '{spelled}' is not supported", at)
+        key = tuple(sorted(w for w in words if w not in ("int", "signed")))
+        if key in (("short",), ("short", "unsigned")):
+            return DType.UINT16 if "unsigned" in key else DType.INT16
+        if key == ("unsigned",):
+            return DType.UINT32
+        if "unsigned" in words:
+            # unsigned long arithmetic wraps modulo 2^64, beyond the int64 the generated code computes in
+            self.fail(f"type '{spelled}' is not supported (unsigned types wider than 32 bits are not modelled)", at)
         if words and set(words) <= _INT_WORDS:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)

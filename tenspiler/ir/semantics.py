@@ -91,9 +91,18 @@ def py_cast(x: Any, dtype: DType) -> Any:
             return float(np.float32(np.int64(x))) if -(2**63) <= x < 2**63 else _int_to_float32(int(x))
         return float(x)
     v = int(x) if not isinstance(x, float) else math.trunc(x)
-    if dtype == DType.UINT8:
-        return v % 256
-    return v
+    return py_wrap_to(v, dtype)
+
+
+def py_wrap_to(v: int, dtype: DType) -> int:
+    """The integer ``v`` converted to the integer type ``dtype``: reduced modulo 2ⁿ into a
+    ranged type's range (C11 §6.3.1.3p2 for unsigned types; for signed ones GCC's
+    implementation-defined two's complement reduction, §6.3.1.3p3); ``INT`` unchanged."""
+    r = dtype.int_range
+    if r is None:
+        return v
+    lo, hi = r
+    return (v - lo) % (hi - lo + 1) + lo
 
 
 # ---------------------------------------------------------------- NumPy arrays
@@ -170,9 +179,18 @@ def np_cast(x: Any, dtype: DType) -> Any:
     if np.issubdtype(np.asarray(x).dtype, np.floating):
         x = np.trunc(x)
     v = np.asarray(x).astype(np.int64)
-    if dtype == DType.UINT8:
-        return np.mod(v, 256)
-    return v
+    return np_wrap_to(v, dtype)
+
+
+def np_wrap_to(v: Any, dtype: DType) -> Any:
+    """:func:`py_wrap_to` on int64 NumPy values. Exact also for int64 values that wrapped
+    modulo 2⁶⁴ on the way: ranges of at most 32 bits divide 2⁶⁴."""
+    r = dtype.int_range
+    if r is None:
+        return v
+    lo, hi = r
+    mask = np.int64(hi - lo)
+    return np.bitwise_and(np.subtract(v, np.int64(lo)), mask) + np.int64(lo)
 
 
 # ---------------------------------------------------------------- unary math functions
@@ -253,15 +271,28 @@ def smt_neg(x: str) -> str:
     return f"(- {x})"
 
 
+def smt_wrap_to(x: str, dtype: DType) -> str:
+    """:func:`py_wrap_to` as SMT-LIB (``mod`` is Euclidean: the result is in range)."""
+    r = dtype.int_range
+    if r is None:
+        return x
+    lo, hi = r
+    if lo == 0:
+        return f"(mod {x} {hi + 1})"
+    return f"(- (mod (+ {x} {-lo}) {hi - lo + 1}) {-lo})"
+
+
 def smt_cast(x: str, src: DType, dst: DType) -> str:
     if src.is_float == dst.is_float:
-        if dst == DType.UINT8 and src != DType.UINT8:
-            return f"(mod {x} 256)"
+        if dst.int_range is not None and dst != src:
+            s, d = src.int_range, dst.int_range
+            if s is not None and d[0] <= s[0] and s[1] <= d[1]:
+                return x  # every value of src is one of dst
+            return smt_wrap_to(x, dst)
         return x
     if dst.is_float:
         return f"(to_real {x})"
-    v = f"(c_trunc {x})"
-    return f"(mod {v} 256)" if dst == DType.UINT8 else v
+    return smt_wrap_to(f"(c_trunc {x})", dst)
 
 
 def smt_const(value: int | float, dtype: DType) -> str:

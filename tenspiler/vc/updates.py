@@ -203,7 +203,7 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
 
 def _c_name(d: DType) -> str:
     """A dtype as C spells it (for messages)."""
-    return "unsigned char" if d == DType.UINT8 else d.value
+    return d.c_name if d.int_range is not None else d.value
 
 
 def stores_counter(s: ScalarTarget, counter: str) -> bool:
