@@ -300,12 +300,17 @@ class Expressions(Access):
             common = t if i == 0 else usual_conversion(common, t)
         return common == C_UINT
 
-    def in_uint(self, node: c_ast.Node | None) -> bool:
+    def in_uint(self, node: c_ast.Node | None, mathematical: bool = False) -> bool:
         """Whether the gate knows the C value of ``node`` lies in ``[0, 2^32)`` (so that
-        its conversion to ``unsigned int`` keeps it)."""
-        if node is None or self.gate is None:
+        its conversion to ``unsigned int`` keeps it); ``mathematical``: the value of the
+        operator ``node`` applied to its operands' C values, before any reduction modulo
+        2^32 (so that the reduction changes nothing)."""
+        gate = self.gate
+        if node is None or gate is None or id(node) not in gate.types:
             return False
-        r = self.gate.rng(node) if id(node) in self.gate.types else None
+        r = gate.rng(node)
+        if mathematical:
+            r = gate.math_ranges.get(id(node))
         return r is not None and r[0] >= 0 and r[1] < 2**32
 
     def operand_nodes(self, node: c_ast.Node) -> tuple[c_ast.Node | None, ...]:
@@ -383,7 +388,8 @@ class Expressions(Access):
             lhs, rhs = (convert(e, DType.INT) if self.in_uint(n) else _wrapped(e, DType.UINT32)
                     for e, n in zip((left, right), (*nodes, None)[:2], strict=True))
             b = Binary(op, lhs, rhs, DType.INT, self.loc(node))
-            return convert(b, DType.UINT32) if not isinstance(node, c_ast.BinaryOp) or not self.in_uint(node) else b
+            exact = isinstance(node, c_ast.BinaryOp) and self.in_uint(node, mathematical=True)
+            return b if exact else convert(b, DType.UINT32)
         dtype = _common_dtype(left.dtype, right.dtype)
         if op == "%" and dtype.is_float:
             self.fail("operator '%' on floating-point operands is not supported", node)
