@@ -135,3 +135,76 @@ def test_int_kernel(path: Path) -> None:
 
     rec = check_file(path)
     assert rec["cls"] == "agrees", rec
+
+
+# ---------------------------------------------------------------- signed values the source computes
+
+_OVERLAY = """
+void f(int *base, int *active, int *out, int n) {
+    for (int i = 0; i < n; i++)
+        out[i] = base[i] < 128 ? 2 * base[i] * active[i] / 255
+                               : 255 - 2 * (255 - base[i]) * (255 - active[i]) / 255;
+}
+"""
+
+
+def _overlay_terms() -> dict[str, object]:
+    from tenspiler.ir.terms import (
+        Cmp,
+        Lit,
+        ScalarVar,
+        Take,
+        TensorScalar,
+        TensorSelect,
+        TensorTensor,
+        TensorVar,
+    )
+
+    n = ScalarVar("n", DType.INT)
+    b, a = Take(TensorVar("base", DType.INT), n), Take(TensorVar("active", DType.INT), n)
+    i = DType.INT
+    two_b_a = TensorTensor("*", TensorScalar("*", b, Lit(2, i), True, i), a, i)
+    screen = TensorTensor("*", TensorScalar("*", TensorScalar("-", b, Lit(255, i), True, i), Lit(2, i), True, i),
+                          TensorScalar("-", a, Lit(255, i), True, i), i)
+    other = TensorScalar("-", TensorScalar("/", screen, Lit(255, i), False, i), Lit(255, i), True, i)
+    div = TensorScalar("/", two_b_a, Lit(255, i), False, i)
+    lt, ge = Cmp("<", b, Lit(128, i)), Cmp(">=", b, Lit(128, i))
+    return {
+        "product": two_b_a,
+        "mirrors": TensorSelect(lt, div, other, i),
+        # the same product divided where the source does not compute it (b >= 128)
+        "other_branch": TensorSelect(ge, div, other, i),
+        # a product of three int values the source never computes
+        "not_computed": TensorScalar("/", TensorTensor("*", two_b_a, b, i), Lit(255, i), False, i),
+    }
+
+
+def test_signed_values_the_source_computes_are_no_hazard() -> None:
+    """``2*b*a`` on int data could exceed int64 for arbitrary int inputs, but C computes it
+    in int (overflow is undefined), so where the summary uses it as the source does it fits."""
+    from tenspiler.codegen.ranges import wrap_hazards
+    from tenspiler.frontend.c import parse_c_source
+
+    fn = parse_c_source(_OVERLAY, "k.c")
+    t = _overlay_terms()
+    assert wrap_hazards(fn, [t["mirrors"]]) == []
+    # refused: used under another condition than the source's, or not computed by the source
+    assert t["product"] in wrap_hazards(fn, [t["other_branch"]])
+    assert wrap_hazards(fn, [t["not_computed"]]) != []
+
+
+def test_unsigned_products_are_not_bounded_by_the_source() -> None:
+    """``unsigned int`` arithmetic wraps instead of being undefined: its mathematical value
+    is no bounded source value (the rule skips everything under a conversion to uint32)."""
+    from tenspiler.codegen.ranges import wrap_hazards
+    from tenspiler.frontend.c import parse_c_source
+    from tenspiler.ir.terms import Lit, ScalarVar, Take, TensorScalar, TensorTensor, TensorVar
+
+    src = ("void f(unsigned *a, unsigned *b, unsigned *c, unsigned *out, int n) {\n"
+           "  for (int i = 0; i < n; i++) out[i] = a[i] * b[i] * c[i] / 3u;\n}\n")
+    fn = parse_c_source(src, "k.c")
+    u, i = DType.UINT32, DType.INT
+    n = ScalarVar("n", i)
+    a, b, c = (Take(TensorVar(x, u), n) for x in "abc")
+    prod = TensorTensor("*", TensorTensor("*", a, b, i), c, i)
+    assert wrap_hazards(fn, [TensorScalar("/", prod, Lit(3, i), False, i)]) == [prod]
