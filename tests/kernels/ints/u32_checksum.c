@@ -1,5 +1,5 @@
 // uint32 checksum s += x[i]: the sum wraps modulo 2^32 at every step.
-// expect: sound
+// expect: verified "uint32"
 #include <stdint.h>
 uint32_t u32_checksum(const uint32_t *x, int n) {
     uint32_t s = 0;
