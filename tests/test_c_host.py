@@ -693,9 +693,11 @@ def test_reserved_names_and_aliasing_rejected() -> None:
 
 def test_prelude_helpers_and_types() -> None:
     text = prelude()
-    for needed in ("#include <stdint.h>", "#include <math.h>", "tsp_floordiv", "tsp_floormod", "tsp_wrap_u8"):
+    for needed in ("#include <stdint.h>", "#include <math.h>", "tsp_floordiv", "tsp_floormod", "tsp_wrap_u8", "tsp_wrap"):
         assert needed in text
-    assert {d: ctype(d) for d in DType} == {INT: "int64_t", U8: "int64_t", FLOAT: "double", DOUBLE: "double"}
+    ranged = {d: "int64_t" for d in DType if d.int_range is not None}  # every integer computed in int64_t
+    assert {d: ctype(d) for d in DType} == {INT: "int64_t", **ranged, FLOAT: "double", DOUBLE: "double"}
+    assert U8 in ranged
 
 
 def test_hoisting_computes_loop_invariants_once() -> None:

@@ -208,3 +208,27 @@ def test_unsigned_products_are_not_bounded_by_the_source() -> None:
     a, b, c = (Take(TensorVar(x, u), n) for x in "abc")
     prod = TensorTensor("*", TensorTensor("*", a, b, i), c, i)
     assert wrap_hazards(fn, [TensorScalar("/", prod, Lit(3, i), False, i)]) == [prod]
+
+
+# ---------------------------------------------------------------- bitwise operators
+
+_int64s = st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-300, 300), st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["&", "|", "^"]), _int64s, _int64s), min_size=1, max_size=20))
+@example([("&", -5, 3), ("|", -(2**63), 1), ("^", -1, 2**63 - 1), ("&", 2**32 - 1, -(2**31))])
+def test_bitwise_operators_agree(batch: list[tuple[str, int, int]]) -> None:
+    """``& | ^`` on Python ints, int64 NumPy arrays and SMT-LIB (64-bit two's complement)."""
+    from tenspiler.ir.semantics import np_binop, py_binop, smt_binop
+
+    xs = np.array([x for _, x, _ in batch], dtype=np.int64)
+    ys = np.array([y for _, _, y in batch], dtype=np.int64)
+    checks = []
+    for k, (op, x, y) in enumerate(batch):
+        pv = py_binop(op, x, y, DType.INT)  # type: ignore[arg-type]
+        assert pv == {"&": x & y, "|": x | y, "^": x ^ y}[op]
+        assert int(np_binop(op, xs[k : k + 1], ys[k : k + 1], DType.INT)[0]) == pv  # type: ignore[arg-type]
+        checks.append((smt_binop(op, smt_const(x, DType.INT), smt_const(y, DType.INT), DType.INT),  # type: ignore[arg-type]
+                       smt_const(pv, DType.INT)))
+    assert_smt_computes(checks)

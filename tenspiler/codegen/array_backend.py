@@ -391,6 +391,8 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     if b.kind(t, ctx) == STATIC:  # NumPy's rule: Python ints (guarded in both-branch selects)
         return nb.BINOP_RULES[t.op](t, args, ctx)
     x, y = args
+    if t.op in ("&", "|", "^"):
+        return None  # declined: bitwise operators are computed by the NumPy host code
     if t.op in ("+", "-", "*") or (t.op == "/" and t.dtype.is_float):
         return f"({x} {t.op} {y})"
     if t.op == "%" and t.dtype.is_float:

@@ -294,8 +294,8 @@ def _literal(value: int | float, d: DType) -> str:
 def _binop(op: str, a: str, b: str, d: DType) -> str:
     """``a op b`` on two values already in ``d``'s computation type (NumPy's ``np_binop``)."""
     if not d.is_float:
-        if op in ("+", "-", "*", "/", "%"):
-            return f"({a} {op} {b})"
+        if op in ("+", "-", "*", "/", "%", "&", "|", "^"):
+            return f"({a} {op} {b})"  # (& | ^ on int64_t: two's complement, as np_binop)
         if op == "//":
             return f"tsp_floordiv({a}, {b})"
         if op == "mod":

@@ -564,6 +564,17 @@ def pymod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"({args[0]} % {_guard_divisor(t, args[1], ctx)})"
 
 
+def bitwise_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``& | ^`` on integers: NumPy's bitwise ufuncs (two's complement, as
+    ``semantics.np_binop``) on arrays, Python's operators on ints (exact)."""
+    assert isinstance(t, ScalarOp | TensorTensor | TensorScalar)
+    op = t.op
+    if isinstance(t, TensorTensor | TensorScalar):
+        ufunc = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor"}[op]
+        return f"np.{ufunc}({bare(args[0])}, {bare(args[1])})"
+    return f"({args[0]} {op} {args[1]})"
+
+
 BINOP_RULES: dict[str, Rule] = {
     "+": add_rule,
     "-": sub_rule,
@@ -572,6 +583,9 @@ BINOP_RULES: dict[str, Rule] = {
     "%": mod_rule,
     "//": floordiv_rule,
     "mod": pymod_rule,
+    "&": bitwise_rule,
+    "|": bitwise_rule,
+    "^": bitwise_rule,
 }
 
 #: The rule table: one entry per TensIR node type, and per operator for arithmetic nodes.
@@ -961,7 +975,7 @@ class NumpyBackend(PythonHostBackend):
         ops = operands(t)
         division = t.op in ("/", "%", "//", "mod")
         fast = division and small_division(t, plan) and not plan.static(ops[1])
-        if not (fast or t.op in ("+", "-", "*") or plan.plain_division(t)):
+        if not (fast or t.op in ("+", "-", "*") or (division and plan.plain_division(t))):
             return rule(t, [self._operand(c, t, ctx) for c in ops], ctx)
         texts = [self.render(c, ctx) for c in ops]
         reps = [None if plan.static(c) else ctx.rep(c) for c in ops]

@@ -208,6 +208,16 @@ def binop_range(op: str, x: Interval, y: Interval) -> Interval:
             assert x.lo is not None and x.hi is not None
             limit = max(abs(y.lo), abs(y.hi)) - 1  # type: ignore[arg-type]
             return Interval(max(min(x.lo, 0), -limit), min(max(x.hi, 0), limit))
+        case "&" | "|" | "^":  # two's complement: within the operands' bit widths
+            if not (x.bounded and y.bounded):
+                return UNBOUNDED
+            assert x.lo is not None and x.hi is not None and y.lo is not None and y.hi is not None
+            if op == "&" and (x.lo >= 0 or y.lo >= 0):  # a non-negative operand bounds it
+                return Interval(0, min(v.hi for v in (x, y) if v.lo is not None and v.lo >= 0))  # type: ignore[type-var]
+            bits = max(max(abs(v) for v in (x.lo, x.hi, y.lo, y.hi)).bit_length(), 1)
+            if x.lo >= 0 and y.lo >= 0:
+                return Interval(0, 2**bits - 1)
+            return Interval(-(2**bits), 2**bits - 1)
         case "mod":  # sign of the divisor, |r| < |y|
             if not y.bounded:
                 return UNBOUNDED

@@ -337,10 +337,12 @@ class Expressions(Access):
           int`` (C11 §6.5.7p4; for a signed ``x`` a negative value or an overflow is
           undefined behaviour, excluded as for ``*``);
         * ``x & m`` (either side) for a constant mask ``m = 2^k - 1``: ``x`` modulo 2^k
-          (the non-negative remainder, exactly the low ``k`` bits in two's complement).
+          (the non-negative remainder, exactly the low ``k`` bits in two's complement);
+        * other ``x & y``, ``x | y``, ``x ^ y``: the loop IR's bitwise operators (on the two's
+          complement representation, ``semantics.py_binop``).
 
-        Everything else is refused by name: a shift count that is not a constant or not in
-        ``[0, width)`` (undefined behaviour, C11 §6.5.7p3), other masks, ``|`` and ``^``."""
+        A shift count that is not a constant or not in ``[0, width)`` (undefined behaviour,
+        C11 §6.5.7p3) is refused by name."""
         if left.dtype.is_float or right.dtype.is_float:
             self.fail(f"operator '{op}' on a floating-point operand is not supported", node)
         loc = self.loc(node)
@@ -360,14 +362,18 @@ class Expressions(Access):
                 return Binary("//", x, p, DType.INT, loc)
             b = Binary("*", x, p, DType.INT, loc)
             return Cast(b, DType.UINT32, loc) if unsigned else b
+        unsigned = self.unsigned_int(*nodes) if nodes else False
         if op == "&":
-            unsigned = self.unsigned_int(*nodes) if nodes else False
             for x, m in ((left, right), (right, left)):
                 if isinstance(m, Const) and int(m.value) > 0 and (int(m.value) + 1) & int(m.value) == 0:
                     v = _wrapped(x, DType.UINT32) if unsigned else convert(x, DType.INT)
-                    b = Binary("mod", v, Const(int(m.value) + 1, DType.INT, loc), DType.INT, loc)
-                    return Cast(b, DType.UINT32, loc) if unsigned else b
-            self.fail("operator '&' is supported only with a constant mask 2^k - 1 (x & 0xFF: the low k bits)", node)
+                    return Binary("mod", v, Const(int(m.value) + 1, DType.INT, loc), DType.INT, loc)
+        if op in ("&", "|", "^"):
+            # on the operands' values (an unsigned int operand reduced modulo 2^32 first): the
+            # result of two values in [0, 2^32) stays there, of two signed ones in their type
+            bop: BinOpName = "&" if op == "&" else "|" if op == "|" else "^"
+            lhs, rhs = ((_wrapped(e, DType.UINT32) if unsigned else convert(e, DType.INT)) for e in (left, right))
+            return Binary(bop, lhs, rhs, DType.INT, loc)
         self.fail(f"bitwise operator '{op}' is not supported", node)
 
     def _promoted_bits(self, nodes: tuple[c_ast.Node | None, ...]) -> int:

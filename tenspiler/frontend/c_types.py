@@ -40,7 +40,8 @@ place where the model would differ from C:
   is one of the :data:`MODELLED` types (exact, modulo 2ⁿ).
 
 Shifts and bitwise operators are typed here (C11 §6.5.7p3: the promoted left operand's type;
-``& | ^``: the usual arithmetic conversions) and lowered or refused by ``c_exprs``.
+``& | ^``: the usual arithmetic conversions) and lowered by ``c_exprs`` (which refuses shift
+counts that are not constants in ``[0, width)``).
 
 C++ ``v.size()`` is a ``size_t`` (``unsigned long``). Its range is ``[0,
 MAX_VECTOR_SIZE]``: the model's size parameters are mathematical integers, and a kernel

@@ -8,7 +8,10 @@ checks the three against each other (the SMT side with cvc5) on random inputs.
 C semantics (C11 §6.5.5, §6.3.1): integer ``/`` truncates toward zero and ``a % b`` has
 the sign of ``a`` with ``(a/b)*b + a%b == a``; division by zero is undefined behaviour
 (callers add a non-zero-divisor assumption). Conversion of a real to an integer truncates
-toward zero; conversion to ``unsigned char`` wraps modulo 256. Floats are modelled as reals.
+toward zero; conversion to a ranged integer type (``unsigned char``, ``short``, ``unsigned
+int`` …) wraps modulo 2ⁿ into its range (:func:`py_wrap_to`). ``& | ^`` act on the two's
+complement representation (Python's own ints; 64-bit bit-vectors in SMT-LIB, exact for the
+values of every C integer type). Floats are modelled as reals.
 
 Python semantics (the Python frontend's ``//`` and ``mod``, integers only): ``a // b`` is
 ``floor(a / b)`` and ``a mod b`` is Python's ``a % b == a - b * (a // b)``, which has the
@@ -60,6 +63,8 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return x - y
     if op == "*":
         return x * y
+    if op in ("&", "|", "^"):
+        return x & y if op == "&" else x | y if op == "|" else x ^ y  # Python ints: two's complement
     if y == 0:
         if dtype.is_float:
             raise OutsideModel(f"float {op} by zero")
@@ -117,6 +122,9 @@ def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return np.subtract(x, y)
     if op == "*":
         return np.multiply(x, y)
+    if op in ("&", "|", "^"):
+        f = np.bitwise_and if op == "&" else np.bitwise_or if op == "|" else np.bitwise_xor
+        return f(np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64))
     if op == "//":
         return np.floor_divide(x, y)  # Python floor division
     if op == "mod":
@@ -250,6 +258,13 @@ def smt_sort(dtype: DType) -> str:
 def smt_binop(op: BinOpName, x: str, y: str, dtype: DType) -> str:
     if op in ("+", "-", "*"):
         return f"({op} {x} {y})"
+    if op in ("&", "|", "^"):
+        # on the 64-bit two's complement representation (exact for the values of every C
+        # integer type of at most 64 bits), read back as a signed value; written inline so
+        # that scripts without bitwise operators do not change
+        bv = {"&": "bvand", "|": "bvor", "^": "bvxor"}[op]
+        r = f"(bv2nat ({bv} ((_ int2bv 64) {x}) ((_ int2bv 64) {y})))"
+        return f"(let ((c.bits {r})) (ite (>= c.bits {2**63}) (- c.bits {2**64}) c.bits))"
     if op in ("//", "mod"):
         if dtype.is_float:
             raise NotImplementedError(f"Python {op} on reals has no SMT encoding here")

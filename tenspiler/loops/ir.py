@@ -74,22 +74,25 @@ _INT_RANGES = {
 RANGED_INTS: tuple[DType, ...] = (DType.UINT8, DType.INT8, DType.INT16, DType.UINT16, DType.UINT32)
 
 
-BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod"]
+BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod", "&", "|", "^"]
 #: The C operators (``/`` and ``%`` truncate on integers).
 BIN_OPS: tuple[BinOpName, ...] = ("+", "-", "*", "/", "%")
 #: Python's integer floor division ``//`` (quotient rounded toward -infinity) and modulo
 #: ``mod`` (Python's ``%``: the sign of the divisor), on ``INT`` only; produced by the
 #: Python frontend, never by the C one.
 FLOOR_OPS: tuple[BinOpName, ...] = ("//", "mod")
+#: C's bitwise ``& | ^`` on ``INT`` operands: on the two's complement representation of the
+#: (mathematical) values, which for values of a C type of at most 64 bits is C's result.
+BITWISE_OPS: tuple[BinOpName, ...] = ("&", "|", "^")
 
 
 def binop(op: str) -> BinOpName:
     """``op`` as a binary operator name.
 
     Raises:
-        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS`.
+        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS` + :data:`BITWISE_OPS`.
     """
-    for name in (*BIN_OPS, *FLOOR_OPS):
+    for name in (*BIN_OPS, *FLOOR_OPS, *BITWISE_OPS):
         if op == name:
             return name
     raise ValueError(f"not a binary operator: {op!r}")
