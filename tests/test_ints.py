@@ -148,7 +148,7 @@ void f(int *base, int *active, int *out, int n) {
 """
 
 
-def _overlay_terms() -> dict[str, object]:
+def _overlay_terms(length: object = None) -> dict[str, object]:
     from tenspiler.ir.terms import (
         Cmp,
         Lit,
@@ -160,8 +160,8 @@ def _overlay_terms() -> dict[str, object]:
         TensorVar,
     )
 
-    n = ScalarVar("n", DType.INT)
-    b, a = Take(TensorVar("base", DType.INT), n), Take(TensorVar("active", DType.INT), n)
+    n = ScalarVar("n", DType.INT) if length is None else length
+    b, a = Take(TensorVar("base", DType.INT), n), Take(TensorVar("active", DType.INT), n)  # type: ignore[arg-type]
     i = DType.INT
     two_b_a = TensorTensor("*", TensorScalar("*", b, Lit(2, i), True, i), a, i)
     screen = TensorTensor("*", TensorScalar("*", TensorScalar("-", b, Lit(255, i), True, i), Lit(2, i), True, i),
@@ -191,6 +191,10 @@ def test_signed_values_the_source_computes_are_no_hazard() -> None:
     # refused: used under another condition than the source's, or not computed by the source
     assert t["product"] in wrap_hazards(fn, [t["other_branch"]])
     assert wrap_hazards(fn, [t["not_computed"]]) != []
+    # views longer or shorter than the loop's trip count: not the values of its iterations
+    from tenspiler.ir.terms import Lit
+
+    assert wrap_hazards(fn, [_overlay_terms(Lit(5, DType.INT))["mirrors"]]) != []
 
 
 def test_unsigned_products_are_not_bounded_by_the_source() -> None:

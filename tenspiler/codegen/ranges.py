@@ -331,7 +331,8 @@ Path = tuple[tuple[object, bool], ...]
 def source_values(fn: Function) -> tuple[str, list[tuple[Binary, Path]]] | None:
     """The signed integer values a C kernel's one loop computes in every iteration, with
     the path of select conditions under which C evaluates each (the branch of a ``?:`` or
-    an if-converted ``if``): ``(counter, [(value, path)])``. C has no signed overflow
+    an if-converted ``if``): ``("counter:stop", [(value, path)])`` (``stop`` a parameter
+    name or a literal). C has no signed overflow
     (undefined behaviour, C11 §6.5p5), so on every input where the source is defined each
     such value lies in its C type — ``int`` or ``long`` —, inside int64. ``None`` unless
     the body is one ascending loop from 0 with a straight-line body (locals substituted).
@@ -399,7 +400,14 @@ def source_values(fn: Function) -> tuple[str, list[tuple[Binary, Path]]] | None:
                 collect(sub(value), ())
             case _:
                 return None
-    return loop.var, out
+    stop = loop.stop
+    if not isinstance(stop, Var | Const) or isinstance(stop.value if isinstance(stop, Const) else 0, float):
+        return None
+    return f"{loop.var}:{stop.name if isinstance(stop, Var) else int(stop.value)}", out
+
+
+def _text(t: ScalarVar | Lit) -> str:
+    return t.name if isinstance(t, ScalarVar) else str(int(t.value))
 
 
 def _same(t: Term, e: Expr, counter: str, assigned: set[str]) -> bool:
@@ -418,8 +426,12 @@ def _same(t: Term, e: Expr, counter: str, assigned: set[str]) -> bool:
             return d == d2 and not d.is_float and int(v) == int(w)
         case ScalarVar(name, d), Var(name2, d2):
             return name == name2 and d == d2 and name not in assigned
-        case Take(TensorVar(name)), Load(array, Var(i)):
-            return name == array and i == counter
+        case Take(TensorVar(name), m), Load(array, Var(i)):
+            # element k < m of the view is a[k], read by iteration k: m must be the loop's
+            # trip count (so that every such iteration runs)
+            var, _, stop = counter.partition(":")
+            return (name == array and i == var and isinstance(m, ScalarVar | Lit) and _text(m) == stop
+                    and stop not in assigned)
         case (ScalarCast(x, d) | TensorCast(x, d)), Cast(y, d2):
             return d == d2 and _same(x, y, counter, assigned)
         case (ScalarSelect(c, a, b, d) | TensorSelect(c, a, b, d)), Select(c2, x, y, d2):
