@@ -655,7 +655,7 @@ E = SCHEMA.emitter
         ("fill", Take(a, s), "take"),
         ("fill", ReduceRows(Matrix(a, r, s), INT), "matrix"),
         ("fill", TensorSelect(cmp(">", n, L(0)), L(1), L(2), INT), "tensor_select"),
-        ("scalar", sop("^", n, k), r"\^"),
+        ("scalar", sop("^", s, s, DOUBLE), r"\^"),  # (bitwise operators on integers only)
     ],
 )
 def test_unsupported_terms_raise(what: str, term: Any, message: str) -> None:
