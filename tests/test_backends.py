@@ -92,6 +92,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.loops.ir import (
     BIN_OPS,
+    BITWISE_OPS,
     FLOOR_OPS,
     DType,
     Function,
@@ -214,7 +215,7 @@ def positive(t: Any, dtype: DType) -> TensorScalar:
 #: name → (term, output array or None for ``return``, the output's length for arrays)
 Case = tuple[Term, str | None, Term | None]
 OP_CASES: dict[str, Case] = {}
-for _op in BIN_OPS + FLOOR_OPS:
+for _op in BIN_OPS + FLOOR_OPS + BITWISE_OPS:
     # b and t are never 0: they are the divisors; a and s may be 0 and negative
     OP_CASES[f"tensor_tensor({_op}) int"] = (TensorTensor(_op, tk("a"), tk("b"), INT), "oi", N)
     OP_CASES[f"tensor_scalar({_op}) int"] = (TensorScalar(_op, tk("a"), T, False, INT), "oi", N)

@@ -660,7 +660,7 @@ E = SCHEMA.emitter
         ("fill", Take(a, s), "take"),
         ("fill", ReduceRows(Matrix(a, r, s), INT), "matrix"),
         ("fill", TensorSelect(cmp(">", n, L(0)), L(1), L(2), INT), "tensor_select"),
-        ("scalar", sop("^", n, k), r"\^"),
+        ("scalar", sop("^", s, s, DOUBLE), r"\^"),  # (bitwise operators on integers only)
     ],
 )
 def test_unsupported_terms_raise(what: str, term: Any, message: str) -> None:
@@ -698,9 +698,11 @@ def test_reserved_names_and_aliasing_rejected() -> None:
 
 def test_prelude_helpers_and_types() -> None:
     text = prelude()
-    for needed in ("#include <stdint.h>", "#include <math.h>", "tsp_floordiv", "tsp_floormod", "tsp_wrap_u8"):
+    for needed in ("#include <stdint.h>", "#include <math.h>", "tsp_floordiv", "tsp_floormod", "tsp_wrap_u8", "tsp_wrap"):
         assert needed in text
-    assert {d: ctype(d) for d in DType} == {INT: "int64_t", U8: "int64_t", FLOAT: "double", DOUBLE: "double"}
+    ranged = {d: "int64_t" for d in DType if d.int_range is not None}  # every integer computed in int64_t
+    assert {d: ctype(d) for d in DType} == {INT: "int64_t", **ranged, FLOAT: "double", DOUBLE: "double"}
+    assert U8 in ranged
 
 
 def test_hoisting_computes_loop_invariants_once() -> None:

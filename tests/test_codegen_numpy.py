@@ -48,6 +48,7 @@ from tenspiler.ir.terms import (
 )
 from tenspiler.loops.ir import (
     BIN_OPS,
+    BITWISE_OPS,
     FLOOR_OPS,
     DType,
     Function,
@@ -548,7 +549,7 @@ def test_every_op_key_has_a_numpy_rule() -> None:
     keys |= {
         f"{node}({op})"
         for node in ("scalar_op", "tensor_tensor", "tensor_scalar", "scalar_tensor")
-        for op in BIN_OPS + FLOOR_OPS
+        for op in BIN_OPS + FLOOR_OPS + BITWISE_OPS
     }
     assert set(nb.RULES) == keys
     assert all(callable(r) and r.__name__ != "<lambda>" for r in nb.RULES.values())
@@ -692,9 +693,9 @@ PROPERTY_CASES = {
     **{
         f"{kind}({op})": _elementwise(kind, op)
         for kind in ("tensor_tensor", "tensor_scalar", "scalar_tensor")
-        for op in BIN_OPS + FLOOR_OPS
+        for op in BIN_OPS + FLOOR_OPS + BITWISE_OPS
     },
-    **{f"scalar_op({op})": _scalar_op(op) for op in BIN_OPS + FLOOR_OPS},
+    **{f"scalar_op({op})": _scalar_op(op) for op in BIN_OPS + FLOOR_OPS + BITWISE_OPS},
     **STRUCTURAL,
 }
 

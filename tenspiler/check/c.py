@@ -50,16 +50,27 @@ CTYPES: dict[DType, type[Any]] = {
     DType.UINT8: ctypes.c_ubyte,
     DType.FLOAT: ctypes.c_float,
     DType.DOUBLE: ctypes.c_double,
+    DType.INT8: ctypes.c_byte,
+    DType.INT16: ctypes.c_short,
+    DType.UINT16: ctypes.c_ushort,
+    DType.UINT32: ctypes.c_uint,
 }
 _BUFFER: dict[DType, type[np.generic]] = {
     DType.INT: np.int32,
     DType.UINT8: np.uint8,
     DType.FLOAT: np.float32,
     DType.DOUBLE: np.float64,
+    DType.INT8: np.int8,
+    DType.INT16: np.int16,
+    DType.UINT16: np.uint16,
+    DType.UINT32: np.uint32,
 }
 
 #: Value range of the integer C types (``int`` is 32 bits on every supported platform).
-_INT_RANGE: dict[DType, tuple[int, int]] = {DType.INT: (-(2**31), 2**31 - 1), DType.UINT8: (0, 255)}
+_INT_RANGE: dict[DType, tuple[int, int]] = {
+    DType.INT: (-(2**31), 2**31 - 1),
+    **{d: r for d in DType if (r := d.int_range) is not None},
+}
 
 _ENTRY_PREFIX = "tenspiler_check_"
 

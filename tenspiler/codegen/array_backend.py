@@ -78,7 +78,7 @@ from tenspiler.codegen.python_host import (
     min_max,
     param_dtype,
 )
-from tenspiler.codegen.ranges import is_static, small_division
+from tenspiler.codegen.ranges import is_static, needs_wrap, small_division
 from tenspiler.codegen.spelling import HOST_PREFIX, Spelling, fill, helper_texts
 from tenspiler.errors import CodegenError
 from tenspiler.ir.printer import show, show_output
@@ -213,6 +213,10 @@ def cast_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str:
     v = b.convert(args[0], x.dtype, kind, t.dtype, ctx.rep(x), ctx.rep(t))
     if t.dtype == DType.UINT8 and x.dtype != DType.UINT8:
         return f"(({v}) % 256)"
+    if needs_wrap(t, ctx.plan) and (rng := t.dtype.int_range) is not None:
+        # reduced into the type's range modulo 2^n (``%`` floors: exact on wrapped int64 values)
+        lo, hi = rng
+        return f"(({v}) % {hi + 1})" if lo == 0 else f"((({v}) + {-lo}) % {hi - lo + 1} - {-lo})"
     return v
 
 
@@ -387,6 +391,8 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     if b.kind(t, ctx) == STATIC:  # NumPy's rule: Python ints (guarded in both-branch selects)
         return nb.BINOP_RULES[t.op](t, args, ctx)
     x, y = args
+    if t.op in ("&", "|", "^"):
+        return None  # declined: bitwise operators are computed by the NumPy host code
     if t.op in ("+", "-", "*") or (t.op == "/" and t.dtype.is_float):
         return f"({x} {t.op} {y})"
     if t.op == "%" and t.dtype.is_float:
@@ -778,7 +784,8 @@ class ArrayBackend(PythonHostBackend):
                 for axis in range(len(bt.order) + r - 1, len(bt.order) - 1, -1):
                     v = fill(sp.sum_axis, x=v, axis=str(axis))
                 return v, 0
-            case ScalarCast(x, dtype) | TensorCast(x, dtype) if dtype != DType.UINT8 and ctx.rep(t) != "uint8":
+            case ScalarCast(x, dtype) | TensorCast(x, dtype) if (dtype != DType.UINT8 and ctx.rep(t) != "uint8"
+                                                                 and not needs_wrap(t, ctx.plan)):
                 inner = self._batched(x, bt, ctx)
                 if inner is None:
                     return None
@@ -893,8 +900,9 @@ class ArrayBackend(PythonHostBackend):
                 assert ret is not None
                 out = fresh_name("result", taken)
                 v = self.convert(self.render(value, ctx), value.dtype, self.kind(value, ctx), ret, ctx.rep(value))
-                if ret == DType.UINT8:
-                    v = f"(({v}) % 256)"
+                if (rng := ret.int_range) is not None:
+                    rlo, rhi = rng
+                    v = f"(({v}) % {rhi + 1})" if rlo == 0 else f"((({v}) + {-rlo}) % {rhi - rlo + 1} - {-rlo})"
                 doc = f"return value: a 0-d {self._array_doc(ret)} (C {ret.c_name})"
                 return [comment, f"{out} = {self.asarray(v, STORED[ret])}"], out, doc
             case _:

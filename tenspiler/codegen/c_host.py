@@ -203,6 +203,11 @@ static inline int64_t tsp_floormod(int64_t x, int64_t y) {
 static inline int64_t tsp_wrap_u8(int64_t x) {
     return (int64_t)((uint64_t)x & UINT64_C(255));
 }
+/* Conversion to a ranged integer type [lo, lo + mask]: x modulo mask + 1 into that range
+   (two's complement: exact on any int64 x, the range's width dividing 2^64). */
+static inline int64_t tsp_wrap(int64_t x, int64_t lo, uint64_t mask) {
+    return (int64_t)(((uint64_t)x - (uint64_t)lo) & mask) + lo;
+}
 /* Length of two broadcast 1-D operands (NumPy: a length-1 operand stretches). */
 static inline int64_t tsp_bcast(int64_t a, int64_t b) {
     return a == 1 ? b : a;
@@ -253,7 +258,16 @@ def _cast(expr: str, src_real: bool, d: DType) -> str:
     """C conversion to ``d`` (``scalar_cast`` / ``tensor_cast``): as :func:`_conv`, and a
     conversion to ``UINT8`` wraps modulo 256."""
     v = _conv(expr, src_real, d)
-    return f"tsp_wrap_u8({v})" if d == DType.UINT8 else v
+    return _wrap(v, d)
+
+
+def _wrap(v: str, d: DType) -> str:
+    """``v`` converted to the ranged integer type ``d`` (``semantics.py_wrap_to``)."""
+    if d == DType.UINT8:
+        return f"tsp_wrap_u8({v})"
+    if (r := d.int_range) is not None:
+        return f"tsp_wrap({v}, {_int_literal(r[0])}, UINT64_C({r[1] - r[0]}))"
+    return v
 
 
 def _int_literal(v: int) -> str:
@@ -281,8 +295,8 @@ def _literal(value: int | float, d: DType) -> str:
 def _binop(op: str, a: str, b: str, d: DType) -> str:
     """``a op b`` on two values already in ``d``'s computation type (NumPy's ``np_binop``)."""
     if not d.is_float:
-        if op in ("+", "-", "*", "/", "%"):
-            return f"({a} {op} {b})"
+        if op in ("+", "-", "*", "/", "%", "&", "|", "^"):
+            return f"({a} {op} {b})"  # (& | ^ on int64_t: two's complement, as np_binop)
         if op == "//":
             return f"tsp_floordiv({a}, {b})"
         if op == "mod":
@@ -634,7 +648,7 @@ class CHostEmitter:
         """C conversion to ``d`` (``scalar_cast`` / ``tensor_cast``): as :meth:`_conv`, and a
         conversion to ``UINT8`` wraps modulo 256."""
         v = self._conv(expr, src, d)
-        return f"tsp_wrap_u8({v})" if d == DType.UINT8 else v
+        return _wrap(v, d)
 
     def _apply(self, fn: str, arg: str, src: DType, d: DType, t: Term) -> str:
         """A math function of ``arg`` (of ``src``) with a result of ``d``: the C library's

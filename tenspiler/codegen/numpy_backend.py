@@ -58,7 +58,7 @@ from tenspiler.codegen.python_host import (
     param_dtype,
 )
 from tenspiler.codegen.python_host import cxx_adapter as host_cxx_adapter
-from tenspiler.codegen.ranges import INT_DTYPES, Interval, small_division
+from tenspiler.codegen.ranges import INT_DTYPES, Interval, needs_wrap, small_division
 from tenspiler.codegen.registry import register_backend
 from tenspiler.codegen.runtime import numpy_runtime
 from tenspiler.errors import CodegenError
@@ -202,6 +202,8 @@ def return_value(expr: str, src: DType, ret: DType) -> str:
             return f"int({e})"
         case DType.UINT8:
             return f"int({e}) % 256"
+        case DType.INT8 | DType.INT16 | DType.UINT16 | DType.UINT32:
+            return wrap_text(f"int({e})", ret, tensor=False)
         case DType.FLOAT:
             return f"float({e})" if src == DType.FLOAT else f"float(np.float32({int_to_real_operand(e, src, 'float32')}))"
         case DType.DOUBLE:
@@ -270,7 +272,24 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     if t.dtype == DType.UINT8 and src != DType.UINT8:
         # (two's complement: x & 255 is x modulo 256 for every integer x, and no division)
         return f"np.bitwise_and({bare(v)}, 255)" if tensor else f"(({bare(v)}) % 256)"
+    if needs_wrap(t, ctx.plan):
+        return wrap_text(v, t.dtype, tensor=tensor)
     return v
+
+
+def wrap_text(v: str, dtype: DType, *, tensor: bool) -> str:
+    """``v`` (int64 values, or a Python int) reduced modulo 2ⁿ into the range of the ranged
+    integer type ``dtype`` (``semantics.np_wrap_to``): the low n bits, minus 2ⁿ when the
+    type is signed and bit n-1 is set (exact for int64 values that wrapped on the way)."""
+    rng = dtype.int_range
+    assert rng is not None
+    lo, hi = rng
+    m = hi - lo
+    if lo == 0:
+        return f"np.bitwise_and({bare(v)}, {m})" if tensor else f"(({bare(v)}) & {m})"
+    if tensor:
+        return f"(np.bitwise_and(np.add({bare(v)}, {-lo}), {m}) - {-lo})"
+    return f"(((({bare(v)}) + {-lo}) & {m}) - {-lo})"
 
 
 # ---------------------------------------------------------------- rules: access ops
@@ -546,6 +565,17 @@ def pymod_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"({args[0]} % {_guard_divisor(t, args[1], ctx)})"
 
 
+def bitwise_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``& | ^`` on integers: NumPy's bitwise ufuncs (two's complement, as
+    ``semantics.np_binop``) on arrays, Python's operators on ints (exact)."""
+    assert isinstance(t, ScalarOp | TensorTensor | TensorScalar)
+    op = t.op
+    if isinstance(t, TensorTensor | TensorScalar):
+        ufunc = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor"}[op]
+        return f"np.{ufunc}({bare(args[0])}, {bare(args[1])})"
+    return f"({args[0]} {op} {args[1]})"
+
+
 BINOP_RULES: dict[str, Rule] = {
     "+": add_rule,
     "-": sub_rule,
@@ -554,6 +584,9 @@ BINOP_RULES: dict[str, Rule] = {
     "%": mod_rule,
     "//": floordiv_rule,
     "mod": pymod_rule,
+    "&": bitwise_rule,
+    "|": bitwise_rule,
+    "^": bitwise_rule,
 }
 
 #: The rule table: one entry per TensIR node type, and per operator for arithmetic nodes.
@@ -943,7 +976,7 @@ class NumpyBackend(PythonHostBackend):
         ops = operands(t)
         division = t.op in ("/", "%", "//", "mod")
         fast = division and small_division(t, plan) and not plan.static(ops[1])
-        if not (fast or t.op in ("+", "-", "*") or plan.plain_division(t)):
+        if not (fast or t.op in ("+", "-", "*") or (division and plan.plain_division(t))):
             return rule(t, [self._operand(c, t, ctx) for c in ops], ctx)
         texts = [self.render(c, ctx) for c in ops]
         reps = [None if plan.static(c) else ctx.rep(c) for c in ops]

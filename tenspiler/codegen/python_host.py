@@ -104,6 +104,10 @@ REPR: dict[DType, str] = {
     DType.UINT8: "int64",
     DType.FLOAT: "float32",
     DType.DOUBLE: "float64",
+    DType.INT8: "int64",
+    DType.INT16: "int64",
+    DType.UINT16: "int64",
+    DType.UINT32: "int64",
 }
 
 #: NumPy dtype name of a returned array whose C element type is the key.
@@ -112,6 +116,10 @@ STORED: dict[DType, str] = {
     DType.UINT8: "uint8",
     DType.FLOAT: "float32",
     DType.DOUBLE: "float64",
+    DType.INT8: "int8",
+    DType.INT16: "int16",
+    DType.UINT16: "uint16",
+    DType.UINT32: "uint32",
 }
 
 
@@ -412,6 +420,8 @@ class PythonHostBackend:
         256 (C's conversion at the call) when the range analysis relies on [0, 255]."""
         if dtype == DType.UINT8 and self.int_dtypes:
             return f"int({py}) % 256"
+        if (r := dtype.int_range) is not None and dtype != DType.UINT8:
+            return f"(((int({py}) - {r[0]}) & {r[1] - r[0]}) + {r[0]})"  # C's conversion at the call
         return f"int({py})"
 
     def supports(self, term: Term) -> bool:

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from tenspiler.codegen.base import operands
 from tenspiler.ir.semantics import py_binop
 from tenspiler.ir.terms import (
+    BoolOp,
     Cmp,
     Flatten,
     Full,
@@ -33,6 +35,7 @@ from tenspiler.ir.terms import (
     Lit,
     MatMul,
     Matrix,
+    NotCond,
     ReduceMax,
     ReduceProd,
     ReduceRows,
@@ -59,7 +62,26 @@ from tenspiler.ir.terms import (
     cmp_pairs,
     is_tensor,
 )
-from tenspiler.loops.ir import DType, Function
+from tenspiler.loops.ir import (
+    Assign,
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Const,
+    DType,
+    Expr,
+    For,
+    Function,
+    Load,
+    Logical,
+    Not,
+    Select,
+    Store,
+    Unary,
+    Var,
+)
+from tenspiler.loops.ir import Cond as LoopCond
 
 __all__ = [
     "INT_DTYPES",
@@ -68,6 +90,7 @@ __all__ = [
     "c_type_ranges",
     "is_static",
     "min_max",
+    "needs_wrap",
     "param_ranges",
     "small_division",
     "term_range",
@@ -129,6 +152,25 @@ def _fits(iv: Interval, dtype: str) -> bool:
     return iv.lo is not None and iv.hi is not None and r.lo <= iv.lo and iv.hi <= r.hi
 
 
+def within(iv: Interval, outer: Interval) -> bool:
+    """Every value of ``iv`` lies in the bounded ``outer``."""
+    return iv.bounded and outer.lo <= iv.lo and iv.hi <= outer.hi  # type: ignore[operator]
+
+
+def needs_wrap(t: Term, plan: DtypePlan | None) -> bool:
+    """Whether the cast ``t`` to a ranged integer type can change a value (its operand's
+    interval is not inside the type's range; without a plan: whenever the types differ)."""
+    if not isinstance(t, ScalarCast | TensorCast):
+        return False
+    x = t.scalar if isinstance(t, ScalarCast) else t.tensor
+    rng = t.dtype.int_range
+    if rng is None or x.dtype == t.dtype:
+        return False
+    if plan is None or x.dtype.is_float:
+        return True
+    return not within(plan.range(x), Interval(*rng))
+
+
 def _corners(f: Callable[[int, int], int], x: Interval, y: Interval) -> Interval:
     if x.lo is None or x.hi is None or y.lo is None or y.hi is None:
         return UNBOUNDED
@@ -166,6 +208,16 @@ def binop_range(op: str, x: Interval, y: Interval) -> Interval:
             assert x.lo is not None and x.hi is not None
             limit = max(abs(y.lo), abs(y.hi)) - 1  # type: ignore[arg-type]
             return Interval(max(min(x.lo, 0), -limit), min(max(x.hi, 0), limit))
+        case "&" | "|" | "^":  # two's complement: within the operands' bit widths
+            if not (x.bounded and y.bounded):
+                return UNBOUNDED
+            assert x.lo is not None and x.hi is not None and y.lo is not None and y.hi is not None
+            if op == "&" and (x.lo >= 0 or y.lo >= 0):  # a non-negative operand bounds it
+                return Interval(0, min(v.hi for v in (x, y) if v.lo is not None and v.lo >= 0))  # type: ignore[type-var]
+            bits = max(max(abs(v) for v in (x.lo, x.hi, y.lo, y.hi)).bit_length(), 1)
+            if x.lo >= 0 and y.lo >= 0:
+                return Interval(0, 2**bits - 1)
+            return Interval(-(2**bits), 2**bits - 1)
         case "mod":  # sign of the divisor, |r| < |y|
             if not y.bounded:
                 return UNBOUNDED
@@ -181,7 +233,7 @@ def param_ranges(fn: Function) -> dict[str, Interval]:
     256 for a scalar, as the C call does); ``int`` is left unbounded, so that nothing rests
     on a caller passing only 32-bit values (int arrays are int64 arrays, and arithmetic
     on them stays int64)."""
-    return {p.name: UINT8_RANGE for p in fn.params if fn.dtype_of(p.name) == DType.UINT8}
+    return {p.name: Interval(*r) for p in fn.params if (r := fn.dtype_of(p.name).int_range) is not None}
 
 
 def min_max(t: TensorSelect | ScalarSelect) -> str | None:
@@ -228,9 +280,9 @@ def term_range(t: Term, params: Mapping[str, Interval], memo: dict[Term, Interva
                 else:
                     out = r(then).hull(r(else_))
             case ScalarCast(x) | TensorCast(x):
-                if t.dtype == DType.UINT8:
-                    inner = r(x)
-                    out = inner if _fits(inner, "uint8") else UINT8_RANGE
+                if (rng := t.dtype.int_range) is not None:  # wraps into the type's range
+                    inner, whole = r(x), Interval(*rng)
+                    out = inner if within(inner, whole) else whole
                 elif x.dtype.is_float:
                     out = UNBOUNDED
                 else:
@@ -264,11 +316,150 @@ def c_type_ranges(fn: Function) -> dict[str, Interval]:
     out: dict[str, Interval] = {}
     for p in fn.params:
         d = fn.dtype_of(p.name)
-        if d == DType.UINT8:
-            out[p.name] = UINT8_RANGE
+        if (rng := d.int_range) is not None:
+            out[p.name] = Interval(*rng)
         elif d == DType.INT:
             # Param.c_type spells a 64-bit integer as written: long, long long, int64_t
             out[p.name] = INT_DTYPES["int64" if ("long" in p.c_type or "int64" in p.c_type) else "int32"]
+    return out
+
+
+#: A path of select conditions with the branch taken (True: ``then``).
+Path = tuple[tuple[object, bool], ...]
+
+
+def source_values(fn: Function) -> tuple[str, list[tuple[Binary, Path]]] | None:
+    """The signed integer values a C kernel's one loop computes in every iteration, with
+    the path of select conditions under which C evaluates each (the branch of a ``?:`` or
+    an if-converted ``if``): ``("counter:stop", [(value, path)])`` (``stop`` a parameter
+    name or a literal). C has no signed overflow
+    (undefined behaviour, C11 §6.5p5), so on every input where the source is defined each
+    such value lies in its C type — ``int`` or ``long`` —, inside int64. ``None`` unless
+    the body is one ascending loop from 0 with a straight-line body (locals substituted).
+    Arithmetic under a conversion to ``unsigned int`` (``unsigned int`` arithmetic, which
+    wraps instead) is left out."""
+    if fn.python is not None:
+        return None
+    loops = [s for s in fn.body if isinstance(s, For)]
+    if len(loops) != 1 or loops[0].descending or loops[0].start != Const(0, DType.INT):
+        return None
+    loop = loops[0]
+    env: dict[str, Expr] = {}
+    out: list[tuple[Binary, Path]] = []
+
+    def sub(e: Expr) -> Expr:
+        match e:
+            case Var(name) if name in env:
+                return env[name]
+            case Load(array, index, dtype):
+                return Load(array, sub(index), dtype)
+            case Unary(op, x, dtype):
+                return Unary(op, sub(x), dtype)
+            case Binary(op, a, b, dtype):
+                return Binary(op, sub(a), sub(b), dtype)
+            case Cast(x, dtype):
+                return Cast(sub(x), dtype)
+            case Select(c, a, b, dtype):
+                return Select(sub_cond(c), sub(a), sub(b), dtype)
+            case Call(func, x, dtype):
+                return Call(func, sub(x), dtype)
+        return e
+
+    def sub_cond(c: LoopCond) -> LoopCond:
+        match c:
+            case Compare(op, a, b):
+                return Compare(op, sub(a), sub(b))
+            case Logical(op, a, b):
+                return Logical(op, sub_cond(a), sub_cond(b))
+            case Not(x):
+                return Not(sub_cond(x))
+            case _:
+                assert_never(c)
+
+    def collect(e: Expr, path: Path) -> None:
+        match e:
+            case Binary(_, a, b, DType.INT):
+                out.append((e, path))
+                collect(a, path)
+                collect(b, path)
+            case Cast(_, DType.UINT32):
+                return  # unsigned int arithmetic wraps: no bound
+            case Cast(x) | Unary(_, x):
+                collect(x, path)
+            case Select(c, a, b):
+                collect(a, (*path, (c, True)))
+                collect(b, (*path, (c, False)))
+
+    for st in loop.body:
+        match st:
+            case Assign(target, value):
+                v = sub(value)
+                collect(v, ())
+                env[target] = v
+            case Store(_, _, value):
+                collect(sub(value), ())
+            case _:
+                return None
+    stop = loop.stop
+    if not isinstance(stop, Var | Const) or isinstance(stop.value if isinstance(stop, Const) else 0, float):
+        return None
+    return f"{loop.var}:{stop.name if isinstance(stop, Var) else int(stop.value)}", out
+
+
+def _text(t: ScalarVar | Lit) -> str:
+    return t.name if isinstance(t, ScalarVar) else str(int(t.value))
+
+
+def _same(t: Term, e: Expr, counter: str, assigned: set[str]) -> bool:
+    """``t`` computes, at element ``k``, what ``e`` computes at iteration ``counter = k``:
+    the same operators on the same loads ``a[counter]`` (``take(a, _)``), parameters and
+    literals (conversions that keep every value, as TensIR drops them, skipped)."""
+    if isinstance(e, Cast) and e.dtype == DType.INT and e.operand.dtype.int_range is not None:
+        return _same(t, e.operand, counter, assigned)
+    match t, e:
+        case (ScalarOp(op, a, b, d) | TensorTensor(op, a, b, d)), Binary(op2, x, y, d2):
+            return op == op2 and d == d2 and _same(a, x, counter, assigned) and _same(b, y, counter, assigned)
+        case TensorScalar(op, _, _, _, d), Binary(op2, x, y, d2):
+            a, b = operands(t)
+            return op == op2 and d == d2 and _same(a, x, counter, assigned) and _same(b, y, counter, assigned)
+        case Lit(v, d), Const(w, d2):
+            return d == d2 and not d.is_float and int(v) == int(w)
+        case ScalarVar(name, d), Var(name2, d2):
+            return name == name2 and d == d2 and name not in assigned
+        case Take(TensorVar(name), m), Load(array, Var(i)):
+            # element k < m of the view is a[k], read by iteration k: m must be the loop's
+            # trip count (so that every such iteration runs)
+            var, _, stop = counter.partition(":")
+            return (name == array and i == var and isinstance(m, ScalarVar | Lit) and _text(m) == stop
+                    and stop not in assigned)
+        case (ScalarCast(x, d) | TensorCast(x, d)), Cast(y, d2):
+            return d == d2 and _same(x, y, counter, assigned)
+        case (ScalarSelect(c, a, b, d) | TensorSelect(c, a, b, d)), Select(c2, x, y, d2):
+            return (d == d2 and _same_cond(c, c2, counter, assigned) and _same(a, x, counter, assigned)
+                    and _same(b, y, counter, assigned))
+    return False
+
+
+def _same_cond(c: object, c2: LoopCond, counter: str, assigned: set[str]) -> bool:
+    match c, c2:
+        case Cmp(op, a, b), Compare(op2, x, y):
+            return op == op2 and _same(a, x, counter, assigned) and _same(b, y, counter, assigned)
+        case BoolOp(op, a, b), Logical(op2, x, y):
+            return ({"and": "&&", "or": "||"}[op] == op2 and _same_cond(a, x, counter, assigned)
+                    and _same_cond(b, y, counter, assigned))
+        case NotCond(a), Not(x):
+            return _same_cond(a, x, counter, assigned)
+    return False
+
+
+def _assigned_in_loop(fn: Function) -> set[str]:
+    out: set[str] = set()
+    for st in fn.body:
+        if isinstance(st, For):
+            out.add(st.var)
+            out |= {s.target for s in st.body if isinstance(s, Assign)}
+        elif isinstance(st, Assign):
+            out.add(st.target)
     return out
 
 
@@ -280,7 +471,13 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
     summary is proved over the mathematical integers; a synthesised term such as ``A * A``
     on ``long`` data can exceed 64 bits where the source (``A / A``) cannot. A term whose
     range is unbounded (a sum over the input's length) is not listed: the source computes
-    such sums itself, in a C type whose overflow is undefined behaviour.
+    such sums itself, in a C type whose overflow is undefined behaviour. Nor is a subterm
+    that is, where the summary uses it (under the same select conditions), a signed value the
+    C source's loop computes itself (:func:`source_values`): C has no signed overflow, so on
+    every input where the source is defined it lies in ``int`` or ``long`` — ``2*b*a`` of the
+    int overlay blend, where the generated code's other lanes are discarded by the select.
+    A conversion into a ranged integer type (at most 32 bits) is no hazard either: it is
+    exact on a value that wrapped modulo 2⁶⁴.
 
     Python kernels: generated code is equivalent to the Python function while every integer
     value fits in int64, the inputs included, so the values the function computes itself
@@ -291,37 +488,62 @@ def wrap_hazards(fn: Function, terms: Iterable[Term]) -> list[Term]:
         p.name: INT_DTYPES["int64"] for p in fn.params if fn.dtype_of(p.name) == DType.INT}
     memo: dict[Term, Interval] = {}
     found: list[Term] = []
+    source = source_values(fn)
+    assigned = _assigned_in_loop(fn)
 
-    def hazard(u: Term) -> None:
+    def computed_by_source(u: Term, path: Path) -> bool:
+        """``u`` is, wherever ``path`` holds, a signed value the C source computes there
+        (so it lies in int64 on every input where the source is defined; in the lanes a
+        select discards its wrapped value does not matter)."""
+        if source is None:
+            return False
+        counter, values = source
+        for e, need in values:
+            if _same(u, e, counter, assigned) and all(
+                any(pol == pol2 and _same_cond(c, c2, counter, assigned) for c, pol in path)  # type: ignore[arg-type]
+                for c2, pol2 in need
+            ):
+                return True
+        return False
+
+    def hazard(u: Term, path: Path) -> None:
         if getattr(u, "dtype", DType.INT).is_float:
             return
         if python and not (isinstance(u, ScalarOp | TensorScalar) and u.op == "-"
                            and any(isinstance(c, Lit) and c.value == 0 for c in operands(u))):
             return
         iv = term_range(u, params, memo)
-        if iv.bounded and not _fits(iv, "int64") and u not in found:
+        if iv.bounded and not _fits(iv, "int64") and u not in found and not computed_by_source(u, path):
             found.append(u)
 
-    def walk(t: Term) -> None:
+    def walk(t: Term, path: Path) -> None:
         match t:
             case ScalarOp() | TensorTensor() | TensorScalar() if t.op in ("/", "%", "//", "mod"):
                 for u in operands(t):
-                    hazard(u)
+                    hazard(u, path)
+            case ScalarCast(x) | TensorCast(x) if t.dtype.int_range is not None and not x.dtype.is_float:
+                pass  # reduced modulo 2^n (n <= 32), which divides 2^64: exact on a wrapped value
             case ScalarCast(x) | TensorCast(x):
-                hazard(x)
+                hazard(x, path)
             case ReduceMax(x):
-                hazard(x)
+                hazard(x, path)
             case ReduceRows(m, _, kind) if kind == "max":
-                hazard(m)
-            case ScalarSelect(c, _, _) | TensorSelect(c, _, _):
+                hazard(m, path)
+            case ScalarSelect(c, a, b) | TensorSelect(c, a, b):
                 for pair in cmp_pairs(c):
                     for u in pair:
-                        hazard(u)
+                        hazard(u, path)
+                walk(a, (*path, (c, True)))
+                walk(b, (*path, (c, False)))
+                for u in children(t):
+                    if u is not a and u is not b:
+                        walk(u, path)
+                return
         for u in children(t):
-            walk(u)
+            walk(u, path)
 
     for t in terms:
-        walk(t)
+        walk(t, ())
     return found
 
 
@@ -464,6 +686,8 @@ class DtypePlan:
                         out = "int64"  # truncated in int64, then wrapped when UINT8
                     elif dtype == DType.UINT8 and "uint8" in self.candidates:
                         out = "uint8"  # astype wraps modulo 256
+                    elif dtype.int_range is not None and needs_wrap(t, self):
+                        out = "int64"  # wrapped by the backend's rule, in int64
                     else:
                         out = self.rep(x) if self.candidates else "int64"
                 case Take(x) | Tail(x) | Slice(x) | Matrix(x) | Strided(x) | Transpose(x) | Flatten(x) | ReduceMax(x):

@@ -67,6 +67,9 @@ class Declarations:
         self.file_vars: dict[str, c_ast.Decl] = {}
         #: Array parameters whose null tests were read as false (``Access.null_truth``).
         self.null_tested: set[str] = set()
+        #: The C11 typing of the chosen kernel (and its helpers): the lowering reads the C
+        #: type of an arithmetic node from it (``unsigned int`` arithmetic wraps).
+        self.gate: TypeGate | None = None
 
     # ----------------------------------------------------------- errors and locations
 
@@ -126,10 +129,10 @@ class Declarations:
             if not public:
                 raise BadInput(f"no non-static function is defined in {self.filename}", first_line)
             chosen = self.funcdefs[public[-1]]
-        gate = self.type_gate()
-        gate.check_function(chosen)
+        self.gate = self.type_gate()
+        self.gate.check_function(chosen)
         #: the C type of each counted loop's counter (by ``id`` of the loop node)
-        self.gate_counter_types = gate.counter_types
+        self.gate_counter_types = self.gate.counter_types
         return chosen
 
     def note_enums(self, ty: c_ast.Node) -> None:
@@ -454,10 +457,20 @@ class Declarations:
             return DType.DOUBLE
         if sorted(words) == ["char", "unsigned"]:
             return DType.UINT8
-        if "unsigned" in words or "short" in words:
-            # unsigned arithmetic wraps and stores into short are implementation-defined:
-            # modelling either as mathematical integers would be unsound.
-            self.fail(f"type '{spelled}' is not supported (only signed int/long, whose overflow is undefined behaviour, are modelled as integers)", at)
+        if "char" in words:
+            if sorted(words) == ["char", "signed"]:
+                return DType.INT8
+            if words == ["char"]:
+                return DType.INT8 if char_is_signed() else DType.UINT8  # the target's plain char
+            self.fail(f"type '{spelled}' is not supported", at)
+        key = tuple(sorted(w for w in words if w not in ("int", "signed")))
+        if key in (("short",), ("short", "unsigned")):
+            return DType.UINT16 if "unsigned" in key else DType.INT16
+        if key == ("unsigned",):
+            return DType.UINT32
+        if "unsigned" in words:
+            # unsigned long arithmetic wraps modulo 2^64, beyond the int64 the generated code computes in
+            self.fail(f"type '{spelled}' is not supported (unsigned types wider than 32 bits are not modelled)", at)
         if words and set(words) <= _INT_WORDS:
             return DType.INT
         self.fail(f"type '{spelled}' is not supported", at)

@@ -25,6 +25,9 @@ from tenspiler.frontend.c_bindings import (
     int_literal,
     render,
 )
+from tenspiler.frontend.c_types import INT as C_INT
+from tenspiler.frontend.c_types import UINT as C_UINT
+from tenspiler.frontend.c_types import CType, TypeGate, usual_conversion
 from tenspiler.frontend.common import Scalar, convert, rounds_twice
 from tenspiler.frontend.lists import ResultRow
 from tenspiler.ir.semantics import py_cast
@@ -63,21 +66,30 @@ _COMPOUND_OPS: dict[str, BinOpName] = {"+=": "+", "-=": "-", "*=": "*", "/=": "/
 
 
 def _common_dtype(a: DType, b: DType) -> DType:
-    """C's usual arithmetic conversions (C11 §6.3.1.8) in our type model."""
+    """C's usual arithmetic conversions (C11 §6.3.1.8) in our type model, for operands whose
+    C common type is not ``unsigned int`` (:meth:`Expressions.unsigned_int`)."""
     if DType.DOUBLE in (a, b):
         return DType.DOUBLE
     if DType.FLOAT in (a, b):
         return DType.FLOAT
-    return DType.INT  # integer promotion: uint8 → int
+    return DType.INT  # integer promotion (C11 §6.3.1.1p2): the ranged types → int
 
 
 def _promote(d: DType) -> DType:
-    return DType.INT if d == DType.UINT8 else d
+    return DType.INT if d.int_range is not None else d
+
+
+def _wrapped(e: Expr, dtype: DType) -> Expr:
+    """``e`` converted to the ranged type ``dtype`` (wraps modulo 2ⁿ) and then to the
+    mathematical ``INT`` the arithmetic happens in (a value-preserving conversion)."""
+    return convert(convert(e, dtype), DType.INT)
 
 
 class Expressions(Access):
     """Expressions, conditions and updates of a translation unit's kernel and helpers (the
     top of :class:`tenspiler.frontend.c_inline.Unit` but for helper calls)."""
+
+    gate: TypeGate | None
 
     def call(self, node: c_ast.FuncCall, env: Env) -> Expr:
         """Inline a call to a helper function, or a ``<math.h>`` call
@@ -136,7 +148,7 @@ class Expressions(Access):
                 if op in _COMPARISONS or op in ("&&", "||"):
                     return self.cond_value(node, env)
                 if op in _BITWISE:
-                    self.fail(f"bitwise operator '{op}' is not supported", node)
+                    return self.bitwise(op, self.expr(left, env), self.expr(right, env), node)
                 self.fail(f"operator '{op}' is not supported", node)
             case c_ast.Cast(to_type=to_type, expr=operand):
                 dtype = self.scalar_dtype(to_type.type, "a cast")
@@ -160,7 +172,10 @@ class Expressions(Access):
                 c = self.cond(cond, env) if known is None else None
                 then = self.conditionally(iftrue, env, self.expr)
                 else_ = self.conditionally(iffalse, env, self.expr)
-                dtype = _common_dtype(then.dtype, else_.dtype)
+                if self.unsigned_int(iftrue, iffalse):
+                    dtype = DType.UINT32
+                else:
+                    dtype = _common_dtype(_promote(then.dtype), _promote(else_.dtype))
                 if c is None:  # a null test of an array parameter: the branch it takes
                     return convert(then if known else else_, dtype)
                 return Select(c, convert(then, dtype), convert(else_, dtype), dtype, loc)
@@ -176,6 +191,10 @@ class Expressions(Access):
     def _unary(self, op: str, operand: c_ast.Node, node: c_ast.Node, env: Env) -> Expr:
         if op in ("-", "+"):
             x = self.expr(operand, env)
+            if self.unsigned_int(operand):
+                # -x of an unsigned int: 2^32 - x modulo 2^32
+                neg = Unary("-", _wrapped(x, DType.UINT32), DType.INT, self.loc(node))
+                return Cast(neg, DType.UINT32, self.loc(node)) if op == "-" else convert(x, DType.UINT32)
             dtype = _promote(x.dtype)
             x = convert(x, dtype)
             if op == "-" and isinstance(x, Const):
@@ -208,8 +227,17 @@ class Expressions(Access):
             self.fail(f"'{op.lstrip('p')}' inside an expression is not supported", node)
         if op == "!":
             return self.cond_value(node, env)
-        if op in _BITWISE:
-            self.fail(f"bitwise operator '{op}' is not supported", node)
+        if op == "~":
+            # ~x is -1 - x in two's complement (C11 §6.5.3.3p4: the bits complemented; for
+            # an unsigned int, 2^32 - 1 - x)
+            x = self.expr(operand, env)
+            if self.unsigned_int(operand):
+                bits = Binary("-", Const(-1, DType.INT, self.loc(node)), _wrapped(x, DType.UINT32), DType.INT,
+                              self.loc(node))
+                return Cast(bits, DType.UINT32, self.loc(node))
+            if x.dtype.is_float:
+                self.fail("operator '~' on a floating-point operand is not supported", node)
+            return Binary("-", Const(-1, DType.INT, self.loc(node)), convert(x, DType.INT), DType.INT, self.loc(node))
         if op == "sizeof":
             self.fail("sizeof is not supported", node)
         self.fail(f"operator '{op}' is not supported", node)
@@ -244,6 +272,9 @@ class Expressions(Access):
         return self.compare("!=", self.expr(node, env), Const(0, DType.INT, loc), node)
 
     def compare(self, op: CmpOpName, left: Expr, right: Expr, node: c_ast.Node) -> Compare:
+        if isinstance(node, c_ast.BinaryOp) and self.unsigned_int(node.left, node.right):
+            # both operands converted to unsigned int (a negative int wraps, C11 §6.3.1.8)
+            return Compare(op, _wrapped(left, DType.UINT32), _wrapped(right, DType.UINT32), self.loc(node))
         dtype = _common_dtype(left.dtype, right.dtype)
         return Compare(op, convert(left, dtype), convert(right, dtype), self.loc(node))
 
@@ -271,7 +302,115 @@ class Expressions(Access):
             )
         return out
 
-    def binary(self, op: BinOpName, left: Expr, right: Expr, node: c_ast.Node) -> Binary:
+    def unsigned_int(self, *nodes: c_ast.Node | None) -> bool:
+        """Whether the usual arithmetic conversions of the C operands ``nodes`` (typed by
+        the unit's :class:`~tenspiler.frontend.c_types.TypeGate`; ``None``: an ``int``
+        one) give ``unsigned int``, whose arithmetic wraps modulo 2³² (C11 §6.2.5p9)."""
+        gate = self.gate
+        if gate is None:
+            return False
+        common: CType | None = None
+        for i, n in enumerate(nodes):
+            t = C_INT if n is None else gate.types.get(id(n))
+            common = t if i == 0 else usual_conversion(common, t)
+        return common == C_UINT
+
+    def in_uint(self, node: c_ast.Node | None, mathematical: bool = False) -> bool:
+        """Whether the gate knows the C value of ``node`` lies in ``[0, 2^32)`` (so that
+        its conversion to ``unsigned int`` keeps it); ``mathematical``: the value of the
+        operator ``node`` applied to its operands' C values, before any reduction modulo
+        2^32 (so that the reduction changes nothing)."""
+        gate = self.gate
+        if node is None or gate is None or id(node) not in gate.types:
+            return False
+        r = gate.rng(node)
+        if mathematical:
+            r = gate.math_ranges.get(id(node))
+        return r is not None and r[0] >= 0 and r[1] < 2**32
+
+    def operand_nodes(self, node: c_ast.Node) -> tuple[c_ast.Node | None, ...]:
+        """The C operands of the arithmetic ``node`` (``x op y``, ``x op= y``, ``x++``)."""
+        match node:
+            case c_ast.BinaryOp(left=a, right=b):
+                return a, b
+            case c_ast.Assignment(lvalue=a, rvalue=b):
+                return a, b
+            case c_ast.UnaryOp(expr=a) if node.op in ("++", "--", "p++", "p--"):
+                return a, None
+            case c_ast.UnaryOp(expr=a):
+                return (a,)
+        return ()
+
+    def bitwise(self, op: str, left: Expr, right: Expr, node: c_ast.Node) -> Expr:
+        """``left op right`` for the bitwise operators the model states exactly, on
+        integers (two's complement, as GCC):
+
+        * ``x >> k`` for a constant ``0 <= k <`` the width of ``x``'s promoted type: ``x``
+          floor-divided by 2^k (C11 §6.5.7p5; for a negative ``x`` implementation-defined,
+          GCC shifts arithmetically, which floors);
+        * ``x << k`` for such a ``k``: ``x * 2^k``, reduced modulo 2^32 for an ``unsigned
+          int`` (C11 §6.5.7p4; for a signed ``x`` a negative value or an overflow is
+          undefined behaviour, excluded as for ``*``);
+        * ``x & m`` (either side) for a constant mask ``m = 2^k - 1``: ``x`` modulo 2^k
+          (the non-negative remainder, exactly the low ``k`` bits in two's complement);
+        * other ``x & y``, ``x | y``, ``x ^ y``: the loop IR's bitwise operators (on the two's
+          complement representation, ``semantics.py_binop``).
+
+        A shift count that is not a constant or not in ``[0, width)`` (undefined behaviour,
+        C11 §6.5.7p3) is refused by name."""
+        if left.dtype.is_float or right.dtype.is_float:
+            self.fail(f"operator '{op}' on a floating-point operand is not supported", node)
+        loc = self.loc(node)
+        nodes = self.operand_nodes(node)
+        if op in ("<<", ">>"):
+            unsigned = self.unsigned_int(nodes[0]) if nodes else left.dtype == DType.UINT32
+            if not isinstance(right, Const):
+                self.fail(f"shift '{op}' by a count that is not a constant is not supported "
+                          "(a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)", node)
+            width = 32 if left.dtype != DType.INT or self._promoted_bits(nodes) == 32 else 64
+            k = int(right.value)
+            if not 0 <= k < width:
+                self.fail(f"shift count {k} outside [0, {width}) is undefined behaviour (C11 §6.5.7p3)", node)
+            x = _wrapped(left, DType.UINT32) if unsigned else convert(left, DType.INT)
+            p = Const(2**k, DType.INT, loc)
+            if op == ">>":
+                return Binary("//", x, p, DType.INT, loc)
+            b = Binary("*", x, p, DType.INT, loc)
+            return Cast(b, DType.UINT32, loc) if unsigned else b
+        unsigned = self.unsigned_int(*nodes) if nodes else False
+        if op == "&":
+            for x, m in ((left, right), (right, left)):
+                if isinstance(m, Const) and int(m.value) > 0 and (int(m.value) + 1) & int(m.value) == 0:
+                    v = _wrapped(x, DType.UINT32) if unsigned else convert(x, DType.INT)
+                    return Binary("mod", v, Const(int(m.value) + 1, DType.INT, loc), DType.INT, loc)
+        if op in ("&", "|", "^"):
+            # on the operands' values (an unsigned int operand reduced modulo 2^32 first): the
+            # result of two values in [0, 2^32) stays there, of two signed ones in their type
+            bop: BinOpName = "&" if op == "&" else "|" if op == "|" else "^"
+            lhs, rhs = ((_wrapped(e, DType.UINT32) if unsigned else convert(e, DType.INT)) for e in (left, right))
+            return Binary(bop, lhs, rhs, DType.INT, loc)
+        self.fail(f"bitwise operator '{op}' is not supported", node)
+
+    def _promoted_bits(self, nodes: tuple[c_ast.Node | None, ...]) -> int:
+        """The width of the promoted type of a shift's left operand (C11 §6.5.7p3)."""
+        gate = self.gate
+        t = gate.types.get(id(nodes[0])) if gate is not None and nodes and nodes[0] is not None else None
+        bits = getattr(t, "bits", 32)
+        return max(bits, 32)
+
+    def binary(self, op: BinOpName, left: Expr, right: Expr, node: c_ast.Node) -> Expr:
+        if op in _BITWISE:
+            return self.bitwise(op, left, right, node)
+        nodes = self.operand_nodes(node)
+        if self.unsigned_int(*nodes):
+            # unsigned int: the mathematical result of the operands' unsigned values, reduced
+            # modulo 2^32 (exact for + - *; / and % of values in [0, 2^32) stay in range).
+            # An operand or result the gate's ranges put in [0, 2^32) needs no reduction.
+            lhs, rhs = (convert(e, DType.INT) if self.in_uint(n) else _wrapped(e, DType.UINT32)
+                    for e, n in zip((left, right), (*nodes, None)[:2], strict=True))
+            b = Binary(op, lhs, rhs, DType.INT, self.loc(node))
+            exact = isinstance(node, c_ast.BinaryOp) and self.in_uint(node, mathematical=True)
+            return b if exact else convert(b, DType.UINT32)
         dtype = _common_dtype(left.dtype, right.dtype)
         if op == "%" and dtype.is_float:
             self.fail("operator '%' on floating-point operands is not supported", node)
@@ -336,5 +475,5 @@ class Expressions(Access):
         if node.op in _COMPOUND_OPS:
             return _COMPOUND_OPS[node.op], self.expr(node.rvalue, env)
         if node.op[:-1] in _BITWISE:
-            self.fail(f"bitwise operator '{node.op}' is not supported", node)
+            return node.op[:-1], self.expr(node.rvalue, env)
         self.fail(f"operator '{node.op}' is not supported", node)

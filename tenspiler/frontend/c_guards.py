@@ -86,8 +86,11 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
                 return ex(a)
             case Cast(a, d) if d.is_float and a.dtype == DType.INT:
                 return smt.ToReal(ex(a))
-            case Cast(a, DType.INT) if a.dtype == DType.INT:
+            case Cast(a, DType.INT) if a.dtype == DType.INT or a.dtype.int_range is not None:
                 return ex(a)
+            case Cast(a, d) if d.int_range is not None and (a.dtype == DType.INT or a.dtype.int_range is not None):
+                lo, hi = d.int_range  # the conversion into a ranged integer type wraps (py_wrap_to)
+                return (ex(a) - lo) % (hi - lo + 1) + lo
             case Select(c, a, b):
                 return smt.If(cd(c), ex(a), ex(b))
             case Load() | Call() | _:

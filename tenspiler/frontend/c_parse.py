@@ -67,13 +67,13 @@ def parse_translation_unit(
 #: What the prelude typedef names mean (``None``: refused when used).
 BUILTIN_TYPEDEFS: dict[str, DType | None] = {
     "uint8_t": DType.UINT8,
-    "int8_t": None,
+    "int8_t": DType.INT8,
     "int32_t": DType.INT,
     "int64_t": DType.INT,
     "size_t": None,  # unsigned: wraps modulo 2^64, not modelled
-    "int16_t": None,  # stores into short narrow
-    "uint16_t": None,
-    "uint32_t": None,  # unsigned arithmetic wraps
+    "int16_t": DType.INT16,
+    "uint16_t": DType.UINT16,
+    "uint32_t": DType.UINT32,
     "uint64_t": None,
     "ptrdiff_t": None,  # (a long; not needed by kernels)
 }

@@ -1,11 +1,15 @@
 """C11 §6.3 typing of a kernel: the gate that keeps the loop IR's integer model exact.
 
 The loop IR models ``int`` and ``long`` as mathematical integers (their overflow is
-undefined behaviour, C11 §6.5p5, so on every input where C is defined the two agree) and
-``unsigned char`` as ``[0, 255]`` with conversions into it reducing modulo 256 (C11
-§6.3.1.3p2). That model is exact only if no value is computed in an *unsigned* type of rank
-≥ ``int`` (which wraps modulo 2ⁿ, C11 §6.2.5p9) and no conversion narrows a value into a
-signed type that cannot hold it (implementation-defined, C11 §6.3.1.3p3). This module types
+undefined behaviour, C11 §6.5p5, so on every input where C is defined the two agree) and the
+:data:`MODELLED` types — ``signed char``, ``unsigned char``, ``short``, ``unsigned short``,
+``unsigned int`` — as ranged types with conversions into them reducing modulo 2ⁿ (C11
+§6.3.1.3p2; for the signed ones GCC's implementation-defined two's complement reduction,
+§6.3.1.3p3), and ``unsigned int`` arithmetic as the mathematical result so reduced (C11
+§6.2.5p9: the lowering, ``c_exprs.Expressions.binary``, reads each arithmetic node's type
+from this gate). That model is exact only if no value is computed in an unsigned type wider
+than 32 bits (which wraps modulo 2⁶⁴) and no conversion narrows a value into ``int`` or
+``long`` that cannot hold it (implementation-defined, C11 §6.3.1.3p3). This module types
 every expression of the kernel and of the helpers it calls by the standard — integer
 promotions (§6.3.1.1), usual arithmetic conversions (§6.3.1.8), the type of each integer
 literal by its base and suffix (§6.4.4.1), conversion as if by assignment on ``=``, ``op=``,
@@ -14,9 +18,9 @@ initialisation, ``return`` and argument passing (§6.5.16.1, §6.8.6.4, §6.5.2.
 place where the model would differ from C:
 
 * arithmetic (``+ - * / %``, unary ``-``, ``op=``) whose type after the usual arithmetic
-  conversions is unsigned, e.g. ``a[i] - 1u`` or ``x + 0xFFFFFFFF`` (``unsigned int``) or
-  ``i - v.size()`` (``size_t``), where the unsigned result can differ from the mathematical
-  one: refused. The gate knows a *range* of every integer expression's mathematical value
+  conversions is ``unsigned long``, e.g. ``i - v.size()`` (``size_t``), where the unsigned
+  result can differ from the mathematical one: refused (``unsigned int`` arithmetic, e.g.
+  ``a[i] - 1u``, is modelled). The gate knows a *range* of every integer expression's mathematical value
   (constants, the types, ``v.size()`` in ``[0, MAX_VECTOR_SIZE]``, a local initialised once
   and never assigned again, the counter of an ascending loop from a non-negative start that
   nothing but the step assigns, interval arithmetic). An unsigned ``+ - *`` whose range
@@ -33,7 +37,11 @@ place where the model would differ from C:
 * a conversion between integer types that does not preserve every value of the source
   type, e.g. a ``long`` stored into an ``int`` array — unless the range of the converted
   value fits (an integer constant expression, ``int n = v.size();``), or the destination
-  is ``unsigned char`` (modelled exactly, modulo 256).
+  is one of the :data:`MODELLED` types (exact, modulo 2ⁿ).
+
+Shifts and bitwise operators are typed here (C11 §6.5.7p3: the promoted left operand's type;
+``& | ^``: the usual arithmetic conversions) and lowered by ``c_exprs`` (which refuses shift
+counts that are not constants in ``[0, width)``).
 
 C++ ``v.size()`` is a ``size_t`` (``unsigned long``). Its range is ``[0,
 MAX_VECTOR_SIZE]``: the model's size parameters are mathematical integers, and a kernel
@@ -59,7 +67,7 @@ from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.c_induction import Induction, analyze
 
 __all__ = [
-    "MAX_VECTOR_SIZE", "CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion",
+    "MAX_VECTOR_SIZE", "MODELLED", "CFloat", "CInt", "CPtr", "CType", "TypeGate", "literal_type", "usual_conversion",
 ]
 
 
@@ -117,6 +125,11 @@ LONG = CInt("long", 64, True, 4)
 ULONG = CInt("unsigned long", 64, False, 4)
 LLONG = CInt("long long", 64, True, 5)
 ULLONG = CInt("unsigned long long", 64, False, 5)
+#: The integer types the loop IR models exactly as ranged types (``loops.ir.RANGED_INTS``): a
+#: conversion to one reduces modulo 2ⁿ into its range (C11 §6.3.1.3p2; for the signed ones GCC's
+#: implementation-defined two's complement reduction, §6.3.1.3p3), and ``unsigned int``
+#: arithmetic is the mathematical result so reduced (C11 §6.2.5p9).
+MODELLED = frozenset({SCHAR, UCHAR, SHORT, USHORT, UINT})
 FLOAT = CFloat("float")
 DOUBLE = CFloat("double")
 LDOUBLE = CFloat("long double")
@@ -577,7 +590,9 @@ class TypeGate:
         r = self.math_ranges.get(key)
         if r is None:
             r = self.math_ranges[key] = self._math_range(node, t)
-        if key not in self.wrapping:
+        if key not in self.wrapping and t in MODELLED and not (t.lo <= r[0] and r[1] <= t.hi):
+            r = (t.lo, t.hi)  # an unsigned int result reduced modulo 2^32 (never undefined)
+        elif key not in self.wrapping:
             r = (max(r[0], t.lo), min(r[1], t.hi))
             if r[0] > r[1]:  # no defined execution computes it
                 r = (t.lo, t.hi)
@@ -602,6 +617,14 @@ class TypeGate:
                 ra, rb = self.rng(a), self.rng(b)
                 if ra is not None and rb is not None:
                     found = _combine(op, ra, rb)
+            case c_ast.BinaryOp(op="&", left=a, right=b):
+                masks = [v for v in (self.constant_value(a), self.constant_value(b)) if v is not None and v >= 0]
+                if masks:
+                    found = (0, min(masks))  # x & m lies in [0, m] for m >= 0
+            case c_ast.BinaryOp(op=">>", left=a, right=b):
+                ra, k = self.rng(a), self.constant_value(b)
+                if ra is not None and k is not None and 0 <= k < 64:
+                    found = (ra[0] >> k, ra[1] >> k)
             case c_ast.Cast(expr=e):
                 r = self.rng(e)
                 if r is not None and t.lo <= r[0] and r[1] <= t.hi:
@@ -703,11 +726,18 @@ class TypeGate:
         t = self.expr(operand)
         if op in ("-", "+"):
             p = promote(t)
+            self.require_exact(operand)
+            if op == "-" and p in MODELLED:
+                return p  # modelled: the lowering reduces -x modulo 2^32
             if op == "-" and isinstance(p, CInt) and not p.signed:
                 self.fail(f"unary '-' on '{p}' (unsigned arithmetic wraps modulo 2^{p.bits}, C11 §6.2.5p9) is not supported", node)
             return p
         if op == "!":
             return INT
+        if op == "~":
+            self.require_exact(operand)
+            p = promote(t)
+            return p if isinstance(p, CInt) else None
         if op == "*":
             return t.elem if isinstance(t, CPtr) else None
         if op == "&":
@@ -716,7 +746,7 @@ class TypeGate:
             if isinstance(t, CInt) and id(node) not in self.exact_steps:
                 one = INT
                 common = usual_conversion(t, one)
-                if isinstance(common, CInt) and not common.signed:
+                if isinstance(common, CInt) and not common.signed and common not in MODELLED:
                     self.fail(f"'{op.lstrip('p')}' on '{t}' (unsigned arithmetic wraps modulo 2^{common.bits}, C11 §6.2.5p9) is not supported", node)
             return t
         return None
@@ -736,7 +766,7 @@ class TypeGate:
             if isinstance(common, CInt) and not common.signed:
                 self.require_exact(left)
                 self.require_exact(right)
-            if isinstance(common, CInt) and not common.signed and not (
+            if isinstance(common, CInt) and not common.signed and common not in MODELLED and not (
                 self.nonnegative(left, lt) and self.nonnegative(right, rt)
             ):
                 self.fail(
@@ -747,7 +777,16 @@ class TypeGate:
             return INT
         if op in _ARITH:
             return self.arith(op, lt, rt, left, right, node)
-        return None  # bitwise operators and shifts: refused by the lowering
+        if op in ("<<", ">>", "&", "|", "^"):
+            # (the lowering models shifts by constants and masks 2^k - 1, refuses the rest)
+            self.require_exact(left)
+            self.require_exact(right)
+            if op in ("<<", ">>"):  # C11 §6.5.7p3: the promoted left operand's type
+                p = promote(lt)
+                return p if isinstance(p, CInt) else None
+            common = usual_conversion(lt, rt)
+            return common if isinstance(common, CInt) else None
+        return None
 
     def arith(
         self, op: str, lt: CType | None, rt: CType | None,
@@ -758,8 +797,9 @@ class TypeGate:
             return common  # a loop counter's step that cannot wrap (counted_loop)
         message = (f"unsigned arithmetic '{op}' in '{common}' (wraps modulo 2^{common.bits}, "
                    "C11 §6.2.5p9) is not supported") if isinstance(common, CInt) else ""
-        if not (isinstance(common, CInt) and not common.signed):
-            # a value congruent to its mathematical one is exact only in its own type
+        if not (isinstance(common, CInt) and not common.signed) or common in MODELLED:
+            # a value congruent to its mathematical one is exact only in its own type;
+            # unsigned int arithmetic is modelled (the lowering reduces it modulo 2^32)
             self.require_exact(left)
             self.require_exact(right)
             return common
@@ -854,15 +894,15 @@ class TypeGate:
         found = self.pending.get(id(node))
         if found is not None:
             if constant and isinstance(src, CInt) and isinstance(dst, CInt) and dst.bits <= src.bits and (
-                dst == UCHAR or self.fits(node, dst)
+                dst in MODELLED or self.fits(node, dst)
             ):
                 del self.pending[id(node)]
                 return
             self.fail(*found)
         if not (isinstance(src, CInt) and isinstance(dst, CInt)):
             return
-        if dst.holds(src) or dst == UCHAR:
-            return
+        if dst.holds(src) or dst in MODELLED:
+            return  # (a conversion to a modelled type wraps modulo 2^n in the model, as in GCC)
         if constant and self.fits(node, dst):
             return
         self.fail(

@@ -8,7 +8,10 @@ checks the three against each other (the SMT side with cvc5) on random inputs.
 C semantics (C11 §6.5.5, §6.3.1): integer ``/`` truncates toward zero and ``a % b`` has
 the sign of ``a`` with ``(a/b)*b + a%b == a``; division by zero is undefined behaviour
 (callers add a non-zero-divisor assumption). Conversion of a real to an integer truncates
-toward zero; conversion to ``unsigned char`` wraps modulo 256. Floats are modelled as reals.
+toward zero; conversion to a ranged integer type (``unsigned char``, ``short``, ``unsigned
+int`` …) wraps modulo 2ⁿ into its range (:func:`py_wrap_to`). ``& | ^`` act on the two's
+complement representation (Python's own ints; 64-bit bit-vectors in SMT-LIB, exact for the
+values of every C integer type). Floats are modelled as reals.
 
 Python semantics (the Python frontend's ``//`` and ``mod``, integers only): ``a // b`` is
 ``floor(a / b)`` and ``a mod b`` is Python's ``a % b == a - b * (a // b)``, which has the
@@ -60,6 +63,8 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return x - y
     if op == "*":
         return x * y
+    if op in ("&", "|", "^"):
+        return x & y if op == "&" else x | y if op == "|" else x ^ y  # Python ints: two's complement
     if y == 0:
         if dtype.is_float:
             raise OutsideModel(f"float {op} by zero")
@@ -91,9 +96,18 @@ def py_cast(x: Any, dtype: DType) -> Any:
             return float(np.float32(np.int64(x))) if -(2**63) <= x < 2**63 else _int_to_float32(int(x))
         return float(x)
     v = int(x) if not isinstance(x, float) else math.trunc(x)
-    if dtype == DType.UINT8:
-        return v % 256
-    return v
+    return py_wrap_to(v, dtype)
+
+
+def py_wrap_to(v: int, dtype: DType) -> int:
+    """The integer ``v`` converted to the integer type ``dtype``: reduced modulo 2ⁿ into a
+    ranged type's range (C11 §6.3.1.3p2 for unsigned types; for signed ones GCC's
+    implementation-defined two's complement reduction, §6.3.1.3p3); ``INT`` unchanged."""
+    r = dtype.int_range
+    if r is None:
+        return v
+    lo, hi = r
+    return (v - lo) % (hi - lo + 1) + lo
 
 
 # ---------------------------------------------------------------- NumPy arrays
@@ -108,6 +122,9 @@ def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return np.subtract(x, y)
     if op == "*":
         return np.multiply(x, y)
+    if op in ("&", "|", "^"):
+        f = np.bitwise_and if op == "&" else np.bitwise_or if op == "|" else np.bitwise_xor
+        return f(np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64))
     if op == "//":
         return np.floor_divide(x, y)  # Python floor division
     if op == "mod":
@@ -170,9 +187,18 @@ def np_cast(x: Any, dtype: DType) -> Any:
     if np.issubdtype(np.asarray(x).dtype, np.floating):
         x = np.trunc(x)
     v = np.asarray(x).astype(np.int64)
-    if dtype == DType.UINT8:
-        return np.mod(v, 256)
-    return v
+    return np_wrap_to(v, dtype)
+
+
+def np_wrap_to(v: Any, dtype: DType) -> Any:
+    """:func:`py_wrap_to` on int64 NumPy values. Exact also for int64 values that wrapped
+    modulo 2⁶⁴ on the way: ranges of at most 32 bits divide 2⁶⁴."""
+    r = dtype.int_range
+    if r is None:
+        return v
+    lo, hi = r
+    mask = np.int64(hi - lo)
+    return np.bitwise_and(np.subtract(v, np.int64(lo)), mask) + np.int64(lo)
 
 
 # ---------------------------------------------------------------- unary math functions
@@ -239,6 +265,13 @@ def smt_sort(dtype: DType) -> str:
 def smt_binop(op: BinOpName, x: str, y: str, dtype: DType) -> str:
     if op in ("+", "-", "*"):
         return f"({op} {x} {y})"
+    if op in ("&", "|", "^"):
+        # on the 64-bit two's complement representation (exact for the values of every C
+        # integer type of at most 64 bits), read back as a signed value; written inline so
+        # that scripts without bitwise operators do not change
+        bv = {"&": "bvand", "|": "bvor", "^": "bvxor"}[op]
+        r = f"(bv2nat ({bv} ((_ int2bv 64) {x}) ((_ int2bv 64) {y})))"
+        return f"(let ((c.bits {r})) (ite (>= c.bits {2**63}) (- c.bits {2**64}) c.bits))"
     if op in ("//", "mod"):
         if dtype.is_float:
             raise NotImplementedError(f"Python {op} on reals has no SMT encoding here")
@@ -260,15 +293,28 @@ def smt_neg(x: str) -> str:
     return f"(- {x})"
 
 
+def smt_wrap_to(x: str, dtype: DType) -> str:
+    """:func:`py_wrap_to` as SMT-LIB (``mod`` is Euclidean: the result is in range)."""
+    r = dtype.int_range
+    if r is None:
+        return x
+    lo, hi = r
+    if lo == 0:
+        return f"(mod {x} {hi + 1})"
+    return f"(- (mod (+ {x} {-lo}) {hi - lo + 1}) {-lo})"
+
+
 def smt_cast(x: str, src: DType, dst: DType) -> str:
     if src.is_float == dst.is_float:
-        if dst == DType.UINT8 and src != DType.UINT8:
-            return f"(mod {x} 256)"
+        if dst.int_range is not None and dst != src:
+            s, d = src.int_range, dst.int_range
+            if s is not None and d[0] <= s[0] and s[1] <= d[1]:
+                return x  # every value of src is one of dst
+            return smt_wrap_to(x, dst)
         return x
     if dst.is_float:
         return f"(to_real {x})"
-    v = f"(c_trunc {x})"
-    return f"(mod {v} 256)" if dst == DType.UINT8 else v
+    return smt_wrap_to(f"(c_trunc {x})", dst)
 
 
 def smt_const(value: int | float, dtype: DType) -> str:

@@ -324,8 +324,9 @@ def _integral(name: str, value: object, dtype: DType) -> int:
     if isinstance(value, float | np.floating) and not float(value).is_integer():
         raise ValueError(f"input '{name}' must be integral for dtype {dtype.value}, got {value}")
     v = int(value)  # type: ignore[call-overload]
-    if dtype == DType.UINT8 and not 0 <= v <= 255:
-        raise ValueError(f"input '{name}' must be in [0, 255] for dtype uint8, got {v}")
+    r = dtype.int_range
+    if r is not None and not r[0] <= v <= r[1]:
+        raise ValueError(f"input '{name}' must be in [{r[0]}, {r[1]}] for dtype {dtype.value}, got {v}")
     return v
 
 
@@ -335,7 +336,8 @@ def _array_input(name: str, value: object, elem: DType) -> list[Number]:
         raise ValueError(f"input '{name}' must be a 1-D array, got shape {arr.shape}")
     # the common cases checked on the whole array at once (the device check's inputs hold
     # ~10^5 elements); anything else, and every error message, element by element below
-    if arr.dtype.kind in "iu" and (elem != DType.UINT8 or arr.size == 0 or (arr.min() >= 0 and arr.max() <= 255)):
+    r = elem.int_range
+    if arr.dtype.kind in "iu" and (r is None or arr.size == 0 or (arr.min() >= r[0] and arr.max() <= r[1])):
         ints = arr.tolist()  # Python ints
         return [float(x) for x in ints] if elem.is_float else ints
     if arr.dtype.kind == "f" and elem.is_float:

@@ -8,8 +8,13 @@ conversions and integer promotion, inserting explicit :class:`Cast` nodes, so ev
 * ``INT`` is a mathematical integer (signed overflow is undefined behaviour in C, so this is
   sound w.r.t. the C standard); ``/`` and ``%`` truncate toward zero. The Python
   frontend's ``//`` and ``mod`` (:data:`FLOOR_OPS`) are Python's floor division and modulo.
-* ``UINT8`` values are in ``[0, 255]``; arithmetic on them happens after promotion to
-  ``INT``; a ``Cast`` to ``UINT8`` wraps modulo 256 (C conversion to an unsigned type).
+* The *ranged* integer types — ``UINT8`` (``unsigned char``), ``INT8`` (``signed char``),
+  ``INT16`` (``short``), ``UINT16`` (``unsigned short``), ``UINT32`` (``unsigned int``) —
+  hold values in their C range (:attr:`DType.int_range`); arithmetic happens on mathematical
+  integers (``INT``) after integer promotion, and a ``Cast`` to a ranged type wraps into
+  its range modulo 2ⁿ: C11 §6.3.1.3p2 for the unsigned types, GCC's two's complement
+  reduction (implementation-defined, §6.3.1.3p3) for the signed ones. ``unsigned int``
+  arithmetic (C11 §6.2.5p9) is the mathematical result cast to ``UINT32``.
 * ``FLOAT``/``DOUBLE`` are verified over the reals (stated as an assumption in every
   certificate).
 """
@@ -31,6 +36,10 @@ class DType(enum.Enum):
     UINT8 = "uint8"
     FLOAT = "float"
     DOUBLE = "double"
+    INT8 = "int8"
+    INT16 = "int16"
+    UINT16 = "uint16"
+    UINT32 = "uint32"
 
     @property
     def is_float(self) -> bool:
@@ -38,27 +47,52 @@ class DType(enum.Enum):
 
     @property
     def c_name(self) -> str:
-        return {"int": "int", "uint8": "unsigned char", "float": "float", "double": "double"}[
-            self.value
-        ]
+        return _C_NAMES[self.value]
+
+    @property
+    def int_range(self) -> tuple[int, int] | None:
+        """``(lo, hi)`` of a ranged integer type (a cast to it wraps modulo 2ⁿ into this
+        range); ``None`` for ``INT`` (mathematical) and the real types."""
+        return _INT_RANGES.get(self.value)
+
+    @property
+    def bits(self) -> int:
+        """The width of a ranged integer type."""
+        r = _INT_RANGES[self.value]
+        return (r[1] - r[0]).bit_length()
 
 
-BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod"]
+_C_NAMES = {
+    "int": "int", "uint8": "unsigned char", "float": "float", "double": "double",
+    "int8": "signed char", "int16": "short", "uint16": "unsigned short", "uint32": "unsigned int",
+}
+_INT_RANGES = {
+    "uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1),
+}
+#: The ranged integer types (see the module docstring).
+RANGED_INTS: tuple[DType, ...] = (DType.UINT8, DType.INT8, DType.INT16, DType.UINT16, DType.UINT32)
+
+
+BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod", "&", "|", "^"]
 #: The C operators (``/`` and ``%`` truncate on integers).
 BIN_OPS: tuple[BinOpName, ...] = ("+", "-", "*", "/", "%")
 #: Python's integer floor division ``//`` (quotient rounded toward -infinity) and modulo
 #: ``mod`` (Python's ``%``: the sign of the divisor), on ``INT`` only; produced by the
 #: Python frontend, never by the C one.
 FLOOR_OPS: tuple[BinOpName, ...] = ("//", "mod")
+#: C's bitwise ``& | ^`` on ``INT`` operands: on the two's complement representation of the
+#: (mathematical) values, which for values of a C type of at most 64 bits is C's result.
+BITWISE_OPS: tuple[BinOpName, ...] = ("&", "|", "^")
 
 
 def binop(op: str) -> BinOpName:
     """``op`` as a binary operator name.
 
     Raises:
-        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS`.
+        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS` + :data:`BITWISE_OPS`.
     """
-    for name in (*BIN_OPS, *FLOOR_OPS):
+    for name in (*BIN_OPS, *FLOOR_OPS, *BITWISE_OPS):
         if op == name:
             return name
     raise ValueError(f"not a binary operator: {op!r}")

@@ -23,8 +23,8 @@ import numpy as np
 from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S, check_deadline
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.ir.printer import show, show_summary
-from tenspiler.ir.terms import Lit, ProgramSummary, ScalarOutput
-from tenspiler.loops.ir import For, Var
+from tenspiler.ir.terms import Lit, ProgramSummary, ScalarCast, ScalarOutput
+from tenspiler.loops.ir import DType, For, Var
 from tenspiler.synth.nest_search import nest_space
 from tenspiler.synth.trees import (
     Pools,
@@ -48,6 +48,7 @@ from tenspiler.vc.kernel import LoopKernel
 from tenspiler.vc.nest import NestKernel
 from tenspiler.vc.phases import PhasedKernel
 from tenspiler.vc.updates import (
+    accumulation_wrap,
     arg_extremum_part,
     maximum_part,
     minimum_part,
@@ -152,9 +153,15 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
                 f"'{s.name}' accumulates a value that does not depend on the loop counter", s.update.loc
             )
         init = lift_entry_scalar(s.init, k)
-        holes.append(
-            _Hole(s.name, tree, lambda t, init=init, sign=sign, d=s.dtype: accumulate(init, sign, t, d))  # type: ignore[misc]
-        )
+        wrap = accumulation_wrap(s)
+        if wrap is not None:
+            # (T)(init ± Σ F): the sum in int, reduced modulo 2^n once
+            holes.append(_Hole(s.name, tree, lambda t, init=init, sign=sign, w=wrap: ScalarCast(  # type: ignore[misc]
+                accumulate(init, sign, t, DType.INT), w)))
+        else:
+            holes.append(
+                _Hole(s.name, tree, lambda t, init=init, sign=sign, d=s.dtype: accumulate(init, sign, t, d))  # type: ignore[misc]
+            )
         values.append(f)
     return holes, leaf_pools(k, values)
 

@@ -42,6 +42,7 @@ from typing import Any
 
 from tenspiler.errors import NotLiftable, SourceLoc
 from tenspiler.ir.printer import show
+from tenspiler.ir.semantics import smt_const
 from tenspiler.ir.smt import SmtEncoder, array_sort
 from tenspiler.ir.terms import (
     ArrayOutput,
@@ -766,12 +767,12 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             parts.append(
                 f"(forall ((x Int)) (=> (or (< x 0) (>= x (* {ivar} {s}))) "
                 f"(= (select {arrs[v.array]} x) (select {entry_arrays[v.array]} x))))")
-            if uint8(v):  # its elements stay unsigned char values (the row kernel assumes it)
-                parts.append(f"(forall ((x Int)) (<= 0 (select {arrs[v.array]} x) 255))")
+            if (r := ranged(v)) is not None:  # its elements stay in their C type's range (the row kernel assumes it)
+                parts.append(f"(forall ((x Int)) (<= {smt_const(r[0], DType.INT)} (select {arrs[v.array]} x) {r[1]}))")
         return "(and " + " ".join(parts) + ")"
 
-    def uint8(v: RowView) -> bool:
-        return fn.param(v.array).elem == DType.UINT8
+    def ranged(v: RowView) -> tuple[int, int] | None:
+        return fn.param(v.array).elem.int_range
 
     # the row kernel's assumptions: those over the shared parameters hold for the whole
     # function; those about the row (its counter or a row array) are proved per iteration
@@ -861,16 +862,16 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             Clause(f"step: rest of {v.array}", (*step_hyps, f"(or (< x.s 0) (>= x.s (* {nxt} {s})))"),
                    f"(= (select {arr} x.s) (select {entry_arrays[v.array]} x.s))"),
         ]
-        if uint8(v):
-            # every element stays in [0, 255]: row i's from the row's (stored) values, the
+        if (r := ranged(v)) is not None:
+            # every element stays in its C type's range: row i's from the row's (stored) values, the
             # rest unchanged; the row's fact at x - i*S as an explicit instance (implied by
             # the transition: E-matching cannot find cc = x - i*S)
             in_row = f"(and (<= (* {iv} {s}) x.s) (< x.s (+ (* {iv} {s}) {s})))"
             row_value = row_values[v.array](f"(- x.s (* {iv} {s}))")
             clauses.append(Clause(
-                f"step: {v.array} holds unsigned char values",
+                f"step: {v.array} holds {fn.param(v.array).elem.c_name} values",
                 (*step_hyps, f"(=> {in_row} (= (select {arr} x.s) {row_value}))"),
-                f"(<= 0 (select {arr} x.s) 255)"))
+                f"(<= {smt_const(r[0], DType.INT)} (select {arr} x.s) {r[1]})"))
     if per_row:
         # the row function's entry state at iteration i: its counter, and each row array
         # equal to the current array shifted by i*S

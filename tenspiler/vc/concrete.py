@@ -88,8 +88,8 @@ def random_examples(
         d = p.type.dtype
         if d.is_float:
             return float(np.round(rng.uniform(-magnitude, magnitude), 2))
-        if d == DType.UINT8:
-            return int(rng.integers(0, 256))
+        if (r := d.int_range) is not None:
+            return int(rng.integers(r[0], r[1] + 1))
         return int(rng.integers(-2, max_trips + 2))
 
     def elements(d: DType, n: int, c_type: str = "") -> np.ndarray:
@@ -109,6 +109,10 @@ C_INT_RANGES: dict[str, tuple[int, int]] = {
     "long long": (-(2**63), 2**63 - 1),
     "long int": (-(2**63), 2**63 - 1),
     "unsigned char": (0, 255),
+    # the ranged integer types, by DType.c_name
+    "signed char": (-128, 127),
+    "short": (-(2**15), 2**15 - 1),
+    "unsigned short": (0, 2**16 - 1),
     "unsigned int": (0, 2**32 - 1),
     "unsigned long": (0, 2**63 - 1),  # drawn below 2^63 (int64 inputs)
 }
@@ -283,12 +287,12 @@ def adversarial_examples(
             if rng.random() < 0.15:  # a zero (of either sign) for a scalar divisor, in any mode
                 return float(rng.choice([0.0, -0.0]))
             return float(floats(d, 1)[0])
-        return int(ints("unsigned char" if d == DType.UINT8 else p.c_type, 1)[0])
+        return int(ints(d.c_name if d.int_range is not None else p.c_type, 1)[0])
 
     def elements(d: DType, n: int, c_type: str = "") -> np.ndarray:
         if d.is_float:
             return floats(d, n)
-        return ints("unsigned char" if d == DType.UINT8 else c_type, n)
+        return ints(d.c_name if d.int_range is not None else c_type, n)
 
     return _examples(k, rng, count, max_trips, scalar, elements, outside_model=outside_model, begin=begin)
 
@@ -402,13 +406,14 @@ def _struct_shapes(fn: Any, inputs: dict[str, Any], rng: np.random.Generator, mo
 
 def _elements(rng: np.random.Generator, d: DType, length: int, magnitude: int,
               special: list[int | float]) -> np.ndarray:
+    r = d.int_range
     if d.is_float:
         values = np.round(rng.uniform(-magnitude, magnitude, length), 2)
-    elif d == DType.UINT8:
-        values = rng.integers(0, 256, length).astype(np.int64)
+    elif r is not None:
+        values = rng.integers(r[0], r[1] + 1, length).astype(np.int64)
     else:
         values = rng.integers(-magnitude, magnitude + 1, length).astype(np.int64)
-    lo, hi = (0, 255) if d == DType.UINT8 else (-max(magnitude, 255), max(magnitude, 255))
+    lo, hi = r if r is not None else (-max(magnitude, 255), max(magnitude, 255))
     pool = [v for v in special if lo <= v <= hi]
     pick = rng.random(length) < 0.25
     if pool and pick.any():

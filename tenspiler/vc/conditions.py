@@ -219,7 +219,7 @@ def lift_cond(c: Cond, env: Mapping[str, Scalar] | None = None) -> TCond:
 def value_preserving(src: DType, dst: DType) -> bool:
     """A conversion that never changes the modelled value: same dtype, uint8 → int, or
     between the two real types (floats are modelled as reals)."""
-    return src == dst or (src == DType.UINT8 and dst == DType.INT) or (src.is_float and dst.is_float)
+    return src == dst or (src.int_range is not None and dst == DType.INT) or (src.is_float and dst.is_float)
 
 
 def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
@@ -652,13 +652,14 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
     aliasing between pointer parameters, floats as reals."""
     out: list[tuple[str, str]] = []
     for p in fn.params:
-        if isinstance(p.type, PointerType) and p.type.elem == DType.UINT8:
+        if isinstance(p.type, PointerType) and (r := p.type.elem.int_range) is not None:
+            lo = sem.smt_const(r[0], DType.INT)
             out.append(
-                (f"elements of {p.name} are unsigned char values in [0, 255]",
-                 f"(forall ((k Int)) (<= 0 (select {entry_name(p.name)} k) 255))")
+                (f"elements of {p.name} are {p.type.elem.c_name} values in [{r[0]}, {r[1]}]",
+                 f"(forall ((k Int)) (<= {lo} (select {entry_name(p.name)} k) {r[1]}))")
             )
-        elif isinstance(p.type, ScalarType) and p.type.dtype == DType.UINT8:
-            out.append((f"{p.name} is in [0, 255]", f"(<= 0 {entry_name(p.name)} 255)"))
+        elif isinstance(p.type, ScalarType) and (r := p.type.dtype.int_range) is not None:
+            out.append((f"{p.name} is in [{r[0]}, {r[1]}]", f"(<= {sem.smt_const(r[0], DType.INT)} {entry_name(p.name)} {r[1]})"))
     names = [p.name for p in fn.arrays]
     if len(names) > 1:
         out.append(

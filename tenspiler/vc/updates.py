@@ -174,10 +174,25 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
             case _:
                 terms.append((sign, e))
 
-    flatten(simplify(s.update), 1)
-    own = [i for i, (_, t) in enumerate(terms) if isinstance(t, Var) and t.name == s.name]
+    wrap = accumulation_wrap(s)
+    update = simplify(s.update)
+    if wrap is not None:
+        assert isinstance(update, Cast)
+        update = update.operand
+
+    def own_var(t: Expr) -> bool:
+        if isinstance(t, Cast) and t.dtype == DType.INT and t.operand.dtype.int_range is not None:
+            t = t.operand  # the promotion of a ranged accumulator (value-preserving)
+        return isinstance(t, Var) and t.name == s.name
+
+    flatten(update, 1)
+    own = [i for i, (_, t) in enumerate(terms) if own_var(t)]
     if len(own) != 1 or terms[own[0]][0] != 1:
         u = simplify(s.update)
+        if wrap is not None:
+            raise NotLiftable(
+                f"the update of '{s.name}' is not an accumulation '{s.name} += …' (a reduction, here reduced "
+                f"modulo 2^{wrap.bits} to {_c_name(wrap)} at every step)", s.update.loc)
         if isinstance(u, Cast) and u.dtype == s.dtype and s.name in reads(u.operand):
             # `unsigned char s += a[i]`, `float s += exp(..)`: C computes s + F in a wider type
             # and converts the sum back to s's type at every step (a wrap or a rounding)
@@ -197,13 +212,25 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
     sign0 = rest[0][0]
     f = rest[0][1]
     for sg, t in rest[1:]:
-        f = Binary("+" if sg == sign0 else "-", f, t, s.dtype, s.update.loc)
+        f = Binary("+" if sg == sign0 else "-", f, t, DType.INT if wrap is not None else s.dtype, s.update.loc)
     return ("+" if sign0 == 1 else "-"), f
+
+
+def accumulation_wrap(s: ScalarTarget) -> DType | None:
+    """The ranged integer type of an accumulator whose update ``s = (T)(s ± F)`` reduces
+    the integer sum modulo 2ⁿ at every step (``unsigned int s; s += x[i]``: C computes
+    ``s + x[i]`` and converts it back, C11 §6.3.1.3). Reduction modulo 2ⁿ commutes with
+    ``+`` and ``-``, so the final value is the whole sum reduced once: ``(T)(s0 ± ΣF)``."""
+    u = simplify(s.update)
+    if (isinstance(u, Cast) and u.dtype == s.dtype and s.dtype.int_range is not None
+            and u.operand.dtype == DType.INT and isinstance(u.operand, Binary) and u.operand.op in ("+", "-")):
+        return s.dtype
+    return None
 
 
 def _c_name(d: DType) -> str:
     """A dtype as C spells it (for messages)."""
-    return "unsigned char" if d == DType.UINT8 else d.value
+    return d.c_name if d.int_range is not None else d.value
 
 
 def stores_counter(s: ScalarTarget, counter: str) -> bool:

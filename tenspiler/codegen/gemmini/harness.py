@@ -66,6 +66,10 @@ C_TYPES: dict[str, tuple[Any, Any]] = {
     "long": (np.int64, ctypes.c_long),
     "long long": (np.int64, ctypes.c_longlong),
     "unsigned char": (np.uint8, ctypes.c_ubyte),
+    "signed char": (np.int8, ctypes.c_byte),
+    "short": (np.int16, ctypes.c_short),
+    "unsigned short": (np.uint16, ctypes.c_ushort),
+    "unsigned int": (np.uint32, ctypes.c_uint),
     "float": (np.float32, ctypes.c_float),
     "double": (np.float64, ctypes.c_double),
 }

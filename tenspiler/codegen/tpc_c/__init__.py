@@ -114,6 +114,15 @@ def _validate(fn: Function, ps: ProgramSummary) -> None:
     if ps.function != fn.name:
         raise CodegenError(f"summary of {ps.function!r} given for function {fn.name!r}")
     params = {p.name: p for p in fn.params}
+    for param in fn.params:
+        d = fn.dtype_of(param.name)
+        if d.int_range is not None and d != DType.UINT8:
+            raise CodegenError(f"tpc_c: no rule for {d.c_name} data ('{param.name}')")
+    if fn.return_dtype is not None and fn.return_dtype.int_range is not None and fn.return_dtype != DType.UINT8:
+        raise CodegenError(f"tpc_c: no rule for a {fn.return_dtype.c_name} result")
+    ranged = {d for o in returned_outputs(ps) for d in _dtypes(output_term(o))} - {DType.UINT8}
+    if bad := sorted(d.c_name for d in ranged if d.int_range is not None):
+        raise CodegenError(f"tpc_c: no rule for conversions to {', '.join(bad)}")
     seen: set[str] = set()
     for o in returned_outputs(ps):
         if isinstance(o, ArrayOutput):
@@ -128,6 +137,14 @@ def _validate(fn: Function, ps: ProgramSummary) -> None:
         for name in sorted(free_vars(output_term(o))):
             if name not in params:
                 raise CodegenError(f"output {show_output(o)}: {name!r} is not a parameter of {fn.name}")
+
+
+def _dtypes(t: Term) -> set[DType]:
+    """The dtypes of ``t``'s nodes."""
+    out = {t.dtype} if hasattr(t, "dtype") else set()
+    for c in children(t):
+        out |= _dtypes(c)
+    return out
 
 
 def _function_for(term: Term) -> Function:
