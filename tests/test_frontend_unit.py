@@ -293,3 +293,18 @@ def test_chained_assignments(tmp_path: Path) -> None:
     src.write_text("void k(int *a, int b, int n) {\n  for (int i = 0; i < n; i++) a[b] = b = i;\n}\n")
     with pytest.raises(BadInput, match=r"'a\[b\]' reads 'b', which the same expression assigns"):
         parse_c_file(src)
+
+
+def test_the_check_calls_the_kernel_with_its_typedefs_widths(tmp_path: Path) -> None:
+    """A 64-bit integer parameter spelled through typedefs (``q63_t`` → ``int64_t``): the
+    check's wrapper and buffers use ``long``, as the compiled kernel expects."""
+    src = tmp_path / "k.c"
+    src.write_text(
+        "#include <stdint.h>\ntypedef int64_t q63_t;\ntypedef q63_t acc_t;\n"
+        "void k(const int *a, acc_t *out, int n) {\n  for (int i = 0; i < n; i++) out[i] = (acc_t)a[i] * 3;\n}\n"
+    )
+    fn = parse_c_file(src, "k")
+    assert fn.param("out").c_type == "int64_t"
+    res = lift_file(src, ["numpy"], function="k", check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and res.check["numpy"]["ok"]

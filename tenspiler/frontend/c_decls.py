@@ -243,6 +243,27 @@ class Declarations:
             self.fail(f"file-scope constant '{node.name}' is defined twice", node)
         self.file_consts[node.name] = node
 
+    def c_width(self, node: c_ast.Node) -> str:
+        """:func:`~tenspiler.frontend.c_bindings.c_width` of ``node`` with the file's typedefs
+        resolved (``q63_t`` → ``int64_t`` → ``long``): the C type the compiled code is called
+        with."""
+        inner = node
+        while isinstance(inner, c_ast.PtrDecl | c_ast.ArrayDecl | c_ast.TypeDecl):
+            inner = inner.type
+        seen = 0
+        while (isinstance(inner, c_ast.IdentifierType) and len(inner.names) == 1
+               and inner.names[0] in self.typedefs and seen < 32):
+            found = c_width(inner)
+            if found:
+                return found
+            target = self.typedefs[inner.names[0]]
+            while isinstance(target, c_ast.PtrDecl | c_ast.ArrayDecl | c_ast.TypeDecl):
+                if not isinstance(target, c_ast.TypeDecl):
+                    return ""  # a typedef of a pointer or array: its element is not this width
+                target = target.type
+            inner, seen = target, seen + 1
+        return c_width(inner)
+
     def type_gate(self) -> TypeGate:
         """The C11 typing of this unit (:mod:`tenspiler.frontend.c_types`)."""
 
@@ -356,13 +377,13 @@ class Declarations:
             if elem is None:
                 self.fail(f"void pointer {fwhat} is not supported", f)
             ctype = "" if rows else self.elem_ctype(fty)
-            return FieldType(f.name, elem, rows, c_width(f.type), array=not rows, ctype=ctype)
+            return FieldType(f.name, elem, rows, self.c_width(f.type), array=not rows, ctype=ctype)
         if self.enum_of(fty) is not None:
             self.fail(f"enum-typed {fwhat} is not supported", f)
         dtype = self.scalar_dtype(f.type, fwhat, f)
         if dtype is None:
             self.fail(f"void {fwhat} is not supported", f)
-        return FieldType(f.name, dtype, False, c_width(f.type))
+        return FieldType(f.name, dtype, False, self.c_width(f.type))
 
     def resolve_typedefs(self, ty: c_ast.Node) -> c_ast.Node:
         """Expand a user typedef name (``typedef float real;``) to its type node."""

@@ -95,7 +95,7 @@ GNU_KEYWORDS: dict[str, str] = {
 #: needs (``vector_size``, ``mode``, ``packed``, ``cleanup``, ...) is refused by name.
 HARMLESS_ATTRIBUTES = frozenset({
     "always_inline", "noinline", "inline", "unused", "used", "hot", "cold", "const", "pure",
-    "nonnull", "nothrow", "leaf", "warn_unused_result", "aligned", "visibility", "section",
+    "nonnull", "nothrow", "leaf", "gnu_inline", "warn_unused_result", "aligned", "visibility", "section",
     "weak", "deprecated", "format", "malloc", "optimize", "target", "noreturn", "artificial",
     "flatten", "returns_nonnull", "access", "alloc_size", "nodiscard", "maybe_unused",
     "fallthrough", "no_instrument_function", "no_sanitize", "no_sanitize_undefined",

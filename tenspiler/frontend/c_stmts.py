@@ -27,7 +27,6 @@ from tenspiler.frontend.c_bindings import (
     RowsType,
     StructType,
     Vector,
-    c_width,
     describe,
     identifiers,
     pushes,
@@ -147,7 +146,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             if isinstance(ty, RowsType):
                 self.rows_param(decl, ty, params, scope, assigned, walked)
                 continue
-            params.append(Param(decl.name, ty, u.loc(decl), c_width(decl.type)))
+            params.append(Param(decl.name, ty, u.loc(decl), u.c_width(decl.type)))
             assigned.add(decl.name)
             if isinstance(ty, PointerType) and decl.name in walked:
                 # A walked array parameter: its position is a fresh offset local, from 0.
@@ -228,7 +227,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             name=self.name,
             params=tuple(params),
             return_dtype=self.return_dtype,
-            return_c_type=c_width(self.fdef.decl.type.type),
+            return_c_type=u.c_width(self.fdef.decl.type.type),
             locals=tuple(self.locals.items()),
             body=tuple(body),
             source=u.text,
@@ -255,7 +254,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             dtype = u.scalar_dtype(decl.type, f"global variable '{name}'", decl)
             if dtype is None:
                 u.fail(f"void global variable '{name}' is not supported", decl)
-            params.append(Param(name, ScalarType(dtype), u.loc(decl), c_width(decl.type), global_var=True))
+            params.append(Param(name, ScalarType(dtype), u.loc(decl), u.c_width(decl.type), global_var=True))
             scope[name] = Scalar(dtype)
             assigned.add(name)
 
@@ -280,7 +279,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                     f"'{name}', which the function assigns (the length is its value on entry)",
                     ty.cols,
                 )
-        params.append(Param(decl.name, PointerType(ty.elem), loc, c_width(decl.type), c_rows=True))
+        params.append(Param(decl.name, PointerType(ty.elem), loc, u.c_width(decl.type), c_rows=True))
         scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
         assigned.add(decl.name)
 
