@@ -91,6 +91,15 @@ class ForLoops(CountedLoops):
 
     # ----------------------------------------------------------- while / do-while
 
+    def scoped_body(self, header: tuple[str, Expr, Expr], items: list[c_ast.Node], env: Env) -> list[Stmt]:
+        """The loop body ``items`` lowered in a scope of its own under the loop ``header``."""
+        env.scopes.append({})
+        try:
+            with self.loop_body(header, env):
+                return self.block(items, env)  # type: ignore[attr-defined]
+        finally:
+            env.scopes.pop()
+
     def counted_loop(self, node: c_ast.While | c_ast.DoWhile | c_ast.For, env: Env) -> list[Stmt]:
         """A ``while`` / ``do``-``while`` loop, or a ``for`` loop without an initialiser,
         whose counter the induction analysis finds (:mod:`tenspiler.frontend.c_induction`),
@@ -180,12 +189,7 @@ class ForLoops(CountedLoops):
                 start = _subst(start, {c: Var(entry, DType.INT, tloc)})
                 stop = _subst(stop, {c: Var(entry, DType.INT, tloc)})
                 header = (var, start, stop)
-            env.scopes.append({})
-            try:
-                with self.loop_body(header, env):
-                    body = self.block(items, env)  # type: ignore[attr-defined]
-            finally:
-                env.scopes.pop()
+            body = self.scoped_body(header, items, env)
             written = names_written(body)
             for name, rloc in vars_read(bound):
                 if name in written:
@@ -196,12 +200,7 @@ class ForLoops(CountedLoops):
             if ind.update is not None:
                 items = [it for it in items if it is not ind.update]
             header = (c, start, stop)
-            env.scopes.append({})
-            try:
-                with self.loop_body(header, env):
-                    body = self.block(items, env)  # type: ignore[attr-defined]
-            finally:
-                env.scopes.pop()
+            body = self.scoped_body(header, items, env)
             for name, wloc in writes(body):
                 if name == c:
                     raise BadInput(f"loop counter '{c}' is assigned in the loop body", wloc)
