@@ -77,7 +77,7 @@ class Declarations:
         coord = getattr(node, "coord", None)
         if coord is None:
             return None
-        return SourceLoc(self.filename, coord.line, coord.column or 1)
+        return SourceLoc(coord.file or self.filename, coord.line, coord.column or 1)  # a header helper: its header
 
     def fail(self, message: str, node: c_ast.Node | None) -> NoReturn:
         raise BadInput(message, self.loc(node) or SourceLoc(self.filename, 1, 1))

@@ -52,8 +52,9 @@ def parse_translation_unit(
         head, n_head = f"{head} {decls}", n_head + n
     helpers = ""  # the header functions the kernel calls, each at its header's line and column
     for h in reading.header_functions if reading is not None else ():
-        chunk = preprocess(_blank_comments(h.text, h.file), h.file, cxx, reading.macros if reading else None, flags)
-        helpers += f'\n# {h.line} "{h.file}"\n' + iso_spellings(chunk, h.file)
+        at_its_line = "\n" * (h.line - 1) + h.text  # the preprocessor numbers the header's lines
+        chunk = preprocess(_blank_comments(at_its_line, h.file), h.file, cxx, reading.macros if reading else None, flags)
+        helpers += f'\n# 1 "{h.file}"\n' + _collapse_blank_runs(iso_spellings(chunk, h.file), h.file)
     if helpers:
         helpers += f'\n# 1 "{filename}"'
     parser = c_parser.CParser()

@@ -352,7 +352,7 @@ class TypeGate:
 
     def fail(self, message: str, node: c_ast.Node) -> None:
         coord = getattr(node, "coord", None)
-        loc = SourceLoc(self.filename, coord.line, coord.column or 1) if coord else SourceLoc(self.filename, 1, 1)
+        loc = SourceLoc(coord.file or self.filename, coord.line, coord.column or 1) if coord else SourceLoc(self.filename, 1, 1)
         raise BadInput(message, loc)
 
     # ------------------------------------------------------------------ types of declarations
