@@ -64,6 +64,11 @@ static inline int64_t tsp_floormod(int64_t x, int64_t y) {
 static inline int64_t tsp_wrap_u8(int64_t x) {
     return (int64_t)((uint64_t)x & UINT64_C(255));
 }
+/* Conversion to a ranged integer type [lo, lo + mask]: x modulo mask + 1 into that range
+   (two's complement: exact on any int64 x, the range's width dividing 2^64). */
+static inline int64_t tsp_wrap(int64_t x, int64_t lo, uint64_t mask) {
+    return (int64_t)(((uint64_t)x - (uint64_t)lo) & mask) + lo;
+}
 /* Length of two broadcast 1-D operands (NumPy: a length-1 operand stretches). */
 static inline int64_t tsp_bcast(int64_t a, int64_t b) {
     return a == 1 ? b : a;

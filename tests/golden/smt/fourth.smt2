@@ -14,8 +14,11 @@
   (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
 ; C conversion of a real to an integer truncates toward zero.
 (define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
-; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+; math functions: exp, sqrt, log, tanh, expm1, cos, sin are uninterpreted (any function in their place); fabs is exact
 (declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.expm1 (Real) Real)
+(declare-fun tenspiler.cos (Real) Real)
+(declare-fun tenspiler.sin (Real) Real)
 (declare-fun tenspiler.sqrt (Real) Real)
 (declare-fun tenspiler.log (Real) Real)
 (declare-fun tenspiler.tanh (Real) Real)
@@ -47,8 +50,11 @@
   (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
 ; C conversion of a real to an integer truncates toward zero.
 (define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
-; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+; math functions: exp, sqrt, log, tanh, expm1, cos, sin are uninterpreted (any function in their place); fabs is exact
 (declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.expm1 (Real) Real)
+(declare-fun tenspiler.cos (Real) Real)
+(declare-fun tenspiler.sin (Real) Real)
 (declare-fun tenspiler.sqrt (Real) Real)
 (declare-fun tenspiler.log (Real) Real)
 (declare-fun tenspiler.tanh (Real) Real)
@@ -82,8 +88,11 @@
   (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
 ; C conversion of a real to an integer truncates toward zero.
 (define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
-; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+; math functions: exp, sqrt, log, tanh, expm1, cos, sin are uninterpreted (any function in their place); fabs is exact
 (declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.expm1 (Real) Real)
+(declare-fun tenspiler.cos (Real) Real)
+(declare-fun tenspiler.sin (Real) Real)
 (declare-fun tenspiler.sqrt (Real) Real)
 (declare-fun tenspiler.log (Real) Real)
 (declare-fun tenspiler.tanh (Real) Real)
@@ -117,8 +126,11 @@
   (let ((r (mod (abs x) (abs y)))) (ite (>= x 0) r (- r))))
 ; C conversion of a real to an integer truncates toward zero.
 (define-fun c_trunc ((x Real)) Int (ite (>= x 0.0) (to_int x) (- (to_int (- x)))))
-; math functions: exp, sqrt, log, tanh are uninterpreted (any function in their place); fabs is exact
+; math functions: exp, sqrt, log, tanh, expm1, cos, sin are uninterpreted (any function in their place); fabs is exact
 (declare-fun tenspiler.exp (Real) Real)
+(declare-fun tenspiler.expm1 (Real) Real)
+(declare-fun tenspiler.cos (Real) Real)
+(declare-fun tenspiler.sin (Real) Real)
 (declare-fun tenspiler.sqrt (Real) Real)
 (declare-fun tenspiler.log (Real) Real)
 (declare-fun tenspiler.tanh (Real) Real)
