@@ -236,7 +236,7 @@ def test_the_projects_example_lifts_with_a_header_helper() -> None:
     root = Path(__file__).resolve().parents[1] / "examples" / "project"
     src = root / "src" / "dsp.c"
     for flags in (CompileFlags.parse(["-I", str(root / "include")]),
-                  from_compile_commands(root / "build" / "compile_commands.json", src)):
+                  from_compile_commands(root / "compile_commands.json", src)):
         res = lift_file(src, ["numpy"], function="dsp_gain_clip", check=True, flags=flags)
         assert res.status == "verified", res.message
         assert res.check is not None and res.check["numpy"]["ok"]
