@@ -265,22 +265,30 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         """A 2-D array parameter ``T A[N][M]`` (or the C99 variable length array parameter
         ``T A[n][m]``): the pointer parameter ``A`` holding its rows row-major, bound with
         its row length ``M`` — a constant, or the value of earlier parameters on entry (C11
-        §6.9.1p10), so those must keep it: a parameter the body assigns is refused."""
+        §6.9.1p10), so those must keep it: a parameter the body assigns is refused. A 3-D
+        array parameter ``T A[P][R][C]`` likewise, bound with ``C`` and ``R``."""
         u = self.unit
         loc = u.loc(decl)
+        shape = "2-D" if ty.rows is None else "3-D"
         if decl.name in walked:
-            u.fail(f"updating 2-D array parameter '{decl.name}' is not supported", decl)
-        cols = u.integer(ty.cols, Env([scope], assigned=set(assigned)),
-                         f"row length of 2-D array parameter '{decl.name}' must be an integer")
-        for name, _ in vars_read(cols):
-            if name in walked:
-                u.fail(
-                    f"row length '{render(ty.cols)}' of 2-D array parameter '{decl.name}' reads "
-                    f"'{name}', which the function assigns (the length is its value on entry)",
-                    ty.cols,
-                )
+            u.fail(f"updating {shape} array parameter '{decl.name}' is not supported", decl)
+
+        def length(node: c_ast.Node, what: str) -> Expr:
+            value = u.integer(node, Env([scope], assigned=set(assigned)),
+                              f"{what} of {shape} array parameter '{decl.name}' must be an integer")
+            for name, _ in vars_read(value):
+                if name in walked:
+                    u.fail(
+                        f"{what} '{render(node)}' of {shape} array parameter '{decl.name}' reads "
+                        f"'{name}', which the function assigns (the length is its value on entry)",
+                        node,
+                    )
+            return value
+
+        cols = length(ty.cols, "row length")
+        rows = None if ty.rows is None else length(ty.rows, "row count")
         params.append(Param(decl.name, PointerType(ty.elem), loc, u.c_width(decl.type), c_rows=True))
-        scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
+        scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols, rows)
         assigned.add(decl.name)
 
     def early_return(self, item: c_ast.Node, k: int, items: list[c_ast.Node], env: Env
