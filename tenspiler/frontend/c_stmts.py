@@ -197,9 +197,11 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
         self.emitted.pop()
         from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
+        from tenspiler.vc.concrete import C_INT_RANGES
 
         for node, cond, value, at in reversed(guards):
-            reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals))
+            reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals),
+                                     {p.name: C_INT_RANGES[p.c_type] for p in params if p.c_type in C_INT_RANGES})
             if reason == RETURNS_OTHER and value is not None and isinstance(body[-1], Return) \
                     and body[-1].value is not None:
                 # only the returned value differs where the guard holds: it is a select on the
