@@ -620,11 +620,11 @@ def test_oracle_catches_a_missing_raise(exc: str) -> None:
 
 # --------------------------------------------------------------------------- idioms of shipped C code
 
-IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride")
+IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading")
 
 
 def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> None:
-    """unsigned / narrow / bitwise / whileloop / guard / stride: a modest share each of the
+    """unsigned / narrow / bitwise / whileloop / guard / stride / reading: a modest share each of the
     default mix, only those with TENSPILER_FUZZ_SHAPES=<shape>, every form and near-miss drawn."""
     default = _shape_specs(1000, 41, monkeypatch, None)
     for shape in IDIOMS:
@@ -651,6 +651,10 @@ def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> Non
         "stride": ["stride-index", "stride-blas", "stride-ptr", "stride-rows-ptr", "stride-rows-index", "stride-axpy",
                    "stride-dot", "stride-scal", "stride-copy", "stride-miss-offset", "stride-miss-start-sign",
                    "stride-ptr-negative", "stride-miss-bump-first"],
+        "reading": ["reading-vla2", "reading-vla2-rows", "reading-vla3", "reading-chained-store", "reading-chained-init",
+                    "reading-helper", "reading-enum", "reading-miss-row", "reading-noise-union", "reading-noise-goto",
+                    "reading-noise-global-array", "reading-noise-attribute", "reading-noise-funcptr",
+                    "reading-noise-varargs", "reading-noise-pragma", "reading-noise-bom"],
     }
     for shape, feats in want.items():
         specs = _shape_specs(300, 42, monkeypatch, shape)

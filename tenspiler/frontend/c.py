@@ -185,7 +185,8 @@ def parse_c_source(
     ``check_source`` is the part of ``text`` that ``--check`` compiles
     (:func:`tenspiler.frontend.c_unit.read_unit`).
     """
-    text = text.replace("\r\n", "\n")
+    # a leading byte-order mark is not part of the program's text (as in read_utf8)
+    text = text.replace("\r\n", "\n").removeprefix("\ufeff")
     if cxx:  # the C++ subset is read whole, with the macros of the C++ build for its flags
         reading = Reading(text, macros=build_macros(text, filename, flags, cxx=True)) if flags else None
     else:

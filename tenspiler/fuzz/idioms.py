@@ -18,7 +18,9 @@ guard: ``n >= 1`` is the caller's promise).
 
 The shapes, each drawn only by ``--focus NAME`` or with :data:`IDIOM_SHARE` percent each of
 the default mix: ``unsigned``, ``narrow``, ``bitwise``, ``whileloop``, ``guard`` (C and
-Python), ``stride``.
+Python), ``stride``, ``reading`` (what a real file wraps a kernel in: VLA 2-D / 3-D array
+parameters, chained assignments, inline helpers, enums and constant tables, with unrelated
+file-scope text the tool must read past).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 
 from tenspiler.fuzz.spec import Draw, KernelSpec, Param
 
-IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride")
+IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading")
 #: percent of all kernels of the default mix, per idiom shape
 IDIOM_SHARE = 2
 
@@ -863,4 +865,112 @@ def idiom_kernel(d: Draw, shape: str, python_share: int = 30, name: str = "kern"
     if shape == "guard":
         return guard_kernel(d, python_share, name)
     return {"unsigned": unsigned_kernel, "narrow": narrow_kernel, "bitwise": bitwise_kernel,
-            "whileloop": whileloop_kernel, "stride": stride_kernel}[shape](d, name)
+            "whileloop": whileloop_kernel, "stride": stride_kernel, "reading": reading_kernel}[shape](d, name)
+
+
+# --------------------------------------------------------------------------- reading
+
+#: file-scope text a real file has around the kernel, outside the subset the tool lowers: the
+#: tool must read past it (only the kernel and what it reaches are lowered)
+_NOISE = {
+    "union": "union fz_bits { float f; unsigned int u; };",
+    "goto": "static int fz_other(int *p, int n) {\n  int i = 0;\nagain:\n  if (i < n) { p[i] = 0; i++; goto again; }\n  return i;\n}",
+    "global-array": "static double fz_table[4] = {1.0, 2.0, 3.0, 4.0};",
+    "attribute": "__attribute__((unused)) static int fz_unused(int x) { return x * 2; }",
+    "funcptr": "typedef void (*fz_cb)(float *, int);",
+    "varargs": "#include <stdarg.h>\nstatic int fz_count(int n, ...) { va_list a; va_start(a, n); va_end(a); return n; }",
+}
+
+
+def reading_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """What real files wrap a kernel in (issue 34's reading of files as the compiler reads
+    them), C:
+
+    * ``vla2``: a C99 variable length 2-D array parameter ``T A[m][n]`` read by rows (row
+      sums into ``y[m]``) or mapped into ``B[m][n]``;
+    * ``vla3``: a 3-D one ``T A[m][r][n]`` (``r`` drawn by the oracle) mapped into ``B``;
+    * ``chained``: chained assignments ``out[i] = t = E;`` / ``s = t = 0;``;
+    * ``helper``: a ``static inline`` helper with a ``register`` local, called per element;
+    * ``enum``: an enumeration constant and a ``static const`` table read at constant indices;
+    * noise around it (``reading-noise-<what>``): a union, a function with ``goto``, a global
+      array, a GNU attribute, a function-pointer typedef, a variadic function, an OpenMP
+      ``#pragma`` before the loop, a UTF-8 byte-order mark;
+    * ``reading-miss-row``: ``A[i][j + 1]`` reads past its row at ``j = n - 1`` (undefined in
+      C, C11 J.2: such cases are discarded; the tool must not depend on them)."""
+    feats: set[str] = {"reading"}
+    T = d.pick(["float", "double", "int", "long", "double"])
+    form = d.pick(["vla2"] * 3 + ["vla3"] * 2 + ["chained"] * 2 + ["helper"] * 2 + ["enum"] * 2)
+    feats |= {"reading-" + form, "reading-type-" + T}
+    k = d.pick([2, 3, -1, 5])
+    pre: list[str] = []
+    params: list[Param]
+    outputs: set[str] = set()
+    ret: str | None = None
+    shape = "1d"
+    pragma = "  #pragma omp parallel for\n" if d.coin(20) else ""
+    if pragma:
+        feats.add("reading-noise-pragma")
+    f = d.pick(["{x} * K + 1", "{x} > 0 ? {x} : -{x}", "{x} - K", "{x} * {x}"])
+    if form in ("vla2", "vla3"):
+        shape = "2d"
+        miss = form == "vla2" and d.coin(15)
+        three = form == "vla3"
+        dims = "[m][r][n]" if three else "[m][n]"
+        idx = "[i][q][j]" if three else "[i][j]"
+        params = [Param("m", "int", size=True)] + ([Param("r", "int", choices=(0, 1, 2, 3))] if three else []) + \
+            [Param("n", "int", size=True)]
+        ext = "m * r * n" if three else "m * n"
+        sig = ", ".join(f"int {p.name}" for p in params)
+        const = "const " if d.coin(50) else ""
+        rows = not three and d.coin(50)
+        if rows:
+            feats.add("reading-vla2-rows")
+            read = "A[i][j + 1]" if miss else "A[i][j]"
+            if miss:
+                feats.add("reading-miss-row")
+            sig += f", {const}{T} A[m][n], {T} y[m]"
+            params += [Param("A", T, True, ext), Param("y", T, True, "m")]
+            outputs.add("y")
+            body = [f"  for (int i = 0; i < m; i++) {{", f"    {T} s = 0;", pragma + "    for (int j = 0; j < n; j++)",
+                    f"      s += {f.format(x=read).replace('K', str(k))};", "    y[i] = s;", "  }"]
+        else:
+            sig += f", {const}{T} A{dims}, {T} B{dims}"
+            params += [Param("A", T, True, ext), Param("B", T, True, ext)]
+            outputs.add("B")
+            inner = f"B{idx} = {f.format(x='A' + idx).replace('K', str(k))};"
+            loops = ["  for (int i = 0; i < m; i++)"] + (["    for (int q = 0; q < r; q++)"] if three else []) + \
+                [("      " if three else "    ") + "for (int j = 0; j < n; j++)"]
+            body = loops + [("        " if three else "      ") + inner]
+            body[0] = pragma + body[0]
+        src_sig = sig
+    else:
+        params = [Param("a", T, True, "n"), Param("out", T, True, "n"), Param("n", "int", size=True)]
+        outputs.add("out")
+        src_sig = f"const {T} *a, {T} *out, int n"
+        e = f.format(x="a[i]").replace("K", "K_" if form == "enum" else str(k))
+        if form == "chained":
+            if d.coin(50):
+                body = [f"  {T} t;", pragma + "  for (int i = 0; i < n; i++)", f"    out[i] = t = {e};"]
+                feats.add("reading-chained-store")
+            else:
+                body = [f"  {T} s, t;", "  s = t = 0;", pragma + "  for (int i = 0; i < n; i++) {",
+                        f"    s += {e};", "    t += a[i];", "  }", "  return s - t;"]
+                feats.add("reading-chained-init")
+                params = [Param("a", T, True, "n"), Param("n", "int", size=True)]
+                outputs.discard("out")
+                src_sig, ret = f"const {T} *a, int n", T
+        elif form == "helper":
+            pre.append(f"static inline {T} fz_h({T} x) {{\n  register {T} v = {f.format(x='x').replace('K', str(k))};\n  return v;\n}}")
+            body = [pragma + "  for (int i = 0; i < n; i++)", "    out[i] = fz_h(a[i]);"]
+        else:
+            pre.append(f"enum {{ K_ = {k}, FZ_OTHER = K_ * 2 }};")
+            pre.append(f"static const {T} fz_c[3] = {{1, {k}, 4}};")
+            body = [pragma + "  for (int i = 0; i < n; i++)", f"    out[i] = {e} + fz_c[1] * FZ_OTHER;"]
+    noise = [w for w in _NOISE if d.coin(25)]
+    feats |= {"reading-noise-" + w for w in noise}
+    bom = d.coin(15)
+    if bom:
+        feats.add("reading-noise-bom")
+    src = ("\ufeff" if bom else "") + _INCLUDES + "\n".join(_NOISE[w] for w in noise) + ("\n\n" if noise else "") + \
+        "\n".join(pre) + ("\n\n" if pre else "") + f"{ret or 'void'} {name}({src_sig}) {{\n" + "\n".join(body) + "\n}\n"
+    return KernelSpec(name, "c", src, name, params, ret, sorted({0, 1, k, -k}), sorted(feats), shape)

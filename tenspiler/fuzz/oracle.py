@@ -446,7 +446,8 @@ def harness(spec: KernelSpec) -> str:
                       f"    for (long long fz__t = 0; fz__t < fz__len_{p.name}; fz__t++) fz_{p.name}[fz__t] = ({p.ctype}){_rd(t)};"]
         else:
             lines.append(f"    {p.ctype} fz_{p.name} = ({p.ctype}){_rd(t)};")
-    args = ", ".join(f"fz_{p.name}" for p in spec.params)
+    # an array through ``void *``: a 2-D / 3-D array parameter (``T A[m][n]``) takes the flat buffer
+    args = ", ".join(f"(void *)fz_{p.name}" if p.array else f"fz_{p.name}" for p in spec.params)
     if spec.ret:
         lines.append(f"    {spec.ret} fz__r = {spec.function}({args});")
     else:
