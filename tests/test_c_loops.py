@@ -24,7 +24,7 @@ LIFTED = [
     "add_blk.c", "scale_blk.c", "dot_blk.c", "mean_blk.c", "offset_blk.c", "while_up.c", "for_noinit.c",
     "while_postdec.c", "countdown_idx.c", "sum_postinc.c", "do_while.c", "guard_ret.c", "guard_void.c",
     "guard_select.c", "guard_null.c", "mean_guard.c", "row_stride.c", "opt_blend.c", "opt_grad.c",
-    "guard_null_cast.c",
+    "guard_null_cast.c", "comma_for.c",
 ]
 
 
@@ -111,6 +111,12 @@ REFUSALS = [
     ("unsigned i = 0; while (i != u) { a[0] = 1; i++; }", "does not keep unsigned 'i' below its maximum"),
     ("for (unsigned i = u; i >= 0; i--) a[0] = 1;", "does not keep unsigned 'i' above 0 before it is decremented"),
     ("for (unsigned i = 0; i <= u; i++) a[0] = 1;", "does not keep unsigned 'i' below its maximum"),
+    # comma operators in a for loop's clauses: a continue would skip the moved operands; a step
+    # whose operands do not commute leaves no counter stepped last
+    ("int i, k; for (i = 0, k = 0; i < n; i++, k++) { if (a[i]) continue; a[k] = 1; }",
+     "'continue' in a for loop whose step has several operands is not supported"),
+    ("int i, k; for (i = 0, k = 0; i < n; i++, k = i) a[k] = 1;",
+     "the step of 'i' is neither the first nor the last statement of the body"),
 ]
 
 

@@ -532,6 +532,10 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 return self.if_stmt(node, env)
             case _ if self.guard is not None and isinstance(node, NOT_IN_IF):
                 self.unit.fail(f"{describe(node)} inside if is not supported", node)
+            case c_ast.For() if isinstance(node.init, c_ast.ExprList) or isinstance(node.next, c_ast.ExprList) or (
+                isinstance(node.init, c_ast.DeclList) and len(node.init.decls) > 1
+            ):
+                return self.stmt(self.comma_for(node), env)
             case c_ast.For(init=None):
                 return self.counted_loop(node, env)
             case c_ast.For():
@@ -549,6 +553,44 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                     self.inlining_stack.pop()
             case _:
                 return self.guarded_lowering(env, lambda: self.with_effects(node, env))
+
+    def comma_for(self, node: c_ast.For) -> c_ast.Compound:
+        """``for (A, B; C; D, E) S`` (or ``for (int i = 0, j = 0; ...)``) as the block C's
+        loop means (C11 §6.8.5.3p1, §6.5.17): ``{ A; B; while (C) { S; D; E; } }`` — the
+        comma operator evaluates its operands in order, and the declarations of the clause
+        are scoped to the loop as to a block. The induction analysis then finds the counter
+        (:meth:`counted_loop`). When exactly one operand of the step assigns a variable the
+        condition reads and no other operand mentions it (nor it the others'), it stays the
+        loop's step, after the others: those operands commute. A ``continue`` of the loop
+        (which would skip the step) is refused."""
+        items: list[c_ast.Node] = []
+        init = node.init
+        if isinstance(init, c_ast.ExprList):
+            items += init.exprs
+        elif isinstance(init, c_ast.DeclList):
+            items += init.decls
+        elif init is not None:
+            items.append(init)
+        body, step = node.stmt, node.next
+        if isinstance(step, c_ast.ExprList):
+            if _continues(body):
+                self.unit.fail("'continue' in a for loop whose step has several operands is not supported", node)
+            exprs = list(step.exprs)
+            tested = set(identifiers(node.cond)) if node.cond is not None else set()
+            steppers = [e for e in exprs if _assigned_name(e) in tested]
+            step = None
+            if len(steppers) == 1:
+                counter = _assigned_name(steppers[0])
+                others = [e for e in exprs if e is not steppers[0]]
+                if all(counter not in identifiers(e) for e in others) and not any(
+                        _assigned_name(e) in identifiers(steppers[0]) for e in others):
+                    step, exprs = steppers[0], others
+            body = c_ast.Compound([body, *exprs], body.coord)
+            if step is None:
+                items.append(c_ast.While(node.cond, body, node.coord))
+                return c_ast.Compound(items, node.coord)
+        items.append(c_ast.For(None, node.cond, step, body, node.coord))
+        return c_ast.Compound(items, node.coord)
 
     def inlined_call(self, node: c_ast.FuncCall, callee: str, env: Env) -> c_ast.Compound:
         """A call statement ``h(a1, ..., an);`` of a ``void`` helper ``h`` of the file, as
@@ -945,3 +987,22 @@ def _anonymous(ty: c_ast.Node) -> c_ast.Node:
     if isinstance(t, c_ast.TypeDecl):
         t.declname = None
     return ty
+
+
+def _assigned_name(e: c_ast.Node) -> str | None:
+    """The variable an expression statement ``v++`` / ``--v`` / ``v op= E`` / ``v = E`` assigns."""
+    match e:
+        case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--", expr=c_ast.ID(name=name)):
+            return name
+        case c_ast.Assignment(lvalue=c_ast.ID(name=name)):
+            return name
+    return None
+
+
+def _continues(body: c_ast.Node) -> bool:
+    """Whether ``body`` holds a ``continue`` of the loop around it (not of a nested loop)."""
+    if isinstance(body, c_ast.Continue):
+        return True
+    if isinstance(body, c_ast.For | c_ast.While | c_ast.DoWhile):
+        return False
+    return any(_continues(child) for _, child in body.children())
