@@ -131,3 +131,51 @@ def test_unsafe_variants_are_refused_by_name(src: str, message: str) -> None:
     with pytest.raises(BadInput) as err:
         parse_c_source(src, "k.c")
     assert message in str(err.value)
+
+
+# ------------------------------------------------------------------ count-down argmax
+
+
+@pytest.mark.parametrize("name", ["argmax_blk.c", "argmax_blk_i8.c"])
+def test_count_down_argmax_lifts_check_and_recheck(name: str, tmp_path: Path) -> None:
+    assert_lifts(KERNELS / name, tmp_path)
+
+
+ARGMAX_INPUTS = [
+    [3, 1, 4, 1, 5, 9, 2, 6],
+    [5, 5, 5, 5, 5, 5, 5, 5],  # all ties: the first index (strict <) stays 0
+    [1, 7, 7, 2, 7, 0, 0, 0],  # ties after the first maximum: C keeps index 1
+    [-3, -1, -1, -8, -1, -2, -100, 127],
+    [9, 8, 7, 6, 5, 4, 3, 2],
+]
+
+
+@pytest.mark.parametrize("name", ["argmax_blk.c", "argmax_blk_i8.c"])
+def test_count_down_loop_run_by_the_canonical_counter_is_the_source(name: str, tmp_path: Path) -> None:
+    """The kernel analysis runs a descending loop that walks a pointer by an ascending
+    counter, the original counter an affine function of it (``vc.kernel._ascending``): that
+    rewritten function, the source's loop IR and the compiled C agree on every input, ties
+    included (the first index of the maximum for ``<``)."""
+    from tenspiler.vc.kernel import analyze
+
+    fn = parse_c_source((KERNELS / name).read_text(), name)
+    up = analyze(fn).fn
+    assert all(not s.descending for s in up.body if hasattr(s, "descending"))
+    inputs = [{"x": xs[:n], "n": n, "best": [0], "where": [0]} for xs in ARGMAX_INPUTS for n in range(1, 9)]
+    kernel = compile_c(fn, tmp_path, sanitize=True)
+    for inp, c_state in zip(inputs, run_c_all(kernel, fn, inputs), strict=True):
+        assert not isinstance(c_state, str), (inp, c_state)
+        for model in (run_function(fn, inp), run_function(up, inp)):
+            assert [int(v) for v in model["where"]] == [int(v) for v in c_state["where"]], inp
+            assert [float(v) for v in model["best"]] == [float(v) for v in c_state["best"]], inp
+
+
+def test_count_down_argmax_generated_code_keeps_the_first_index(tmp_path: Path) -> None:
+    import numpy as np
+
+    from tenspiler.api import lift
+
+    f = lift(KERNELS / "argmax_blk.c", to="numpy", check=False, cache=False).compile("numpy")
+    for xs, first in (([5.0, 5.0, 5.0], 0), ([1.0, 7.0, 7.0, 2.0], 1), ([0.0, -1.0, 3.0, 3.0], 2)):
+        best, where = f(np.array(xs, np.float32), len(xs), np.zeros(1, np.float32), np.zeros(1, np.uint32))
+        assert int(where[0]) == first and float(best[0]) == max(xs), (xs, where, best)

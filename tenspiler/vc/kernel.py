@@ -10,7 +10,7 @@ summary and loop invariant must fill (paper §4.1). Kernels outside the supporte
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from tenspiler.errors import NotLiftable, SourceLoc
@@ -26,6 +26,7 @@ from tenspiler.loops.ir import (
     Stmt,
     Store,
     Var,
+    map_stmt_exprs,
 )
 from tenspiler.vc import symexec
 
@@ -283,7 +284,10 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
     post_reads: set[str] = symexec.upward_exposed(post_stmts) | set(live_out)
     if loop.descending:
         if inductions:
-            raise NotLiftable("a descending loop stepping a scalar (pointer walking) is not supported yet", loop.loc)
+            up = _ascending(fn, k, pre, assigned | {loop.var})
+            if up is None or loop.var in post_reads:
+                raise NotLiftable("a descending loop stepping a scalar (pointer walking) is not supported yet", loop.loc)
+            return analyze(up, live_out)
         if loop.var in post_reads:
             raise NotLiftable(f"the counter '{loop.var}' of a descending loop is read after it", loop.loc)
     exposed = symexec.upward_exposed(loop.body)
@@ -357,6 +361,35 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
 
 def _is_const(e: Expr, value: int) -> bool:
     return isinstance(e, Const) and e.value == value
+
+
+def _ascending(fn: Function, k: int, pre: SymState, written: set[str]) -> Function | None:
+    """``fn`` with its descending loop ``fn.body[k]`` (iterations ``var = stop - 1, ...,
+    start``) run in the same order by an ascending counter: ``For(var, start, stop)`` whose
+    body reads ``stop - 1 - (var - start)`` where the original read ``var`` — the
+    original counter as an affine function of the canonical one, so that scalars stepped in
+    the body (pointer walking, ``*p++``) are inductions of that counter. ``start`` and
+    ``stop`` are taken over the entry state; ``None`` (not rewritten) when they read a
+    variable the code before the loop or the loop (``written``) assigns, whose value the
+    rewritten body would read at the wrong time. The counter's own value after the loop
+    differs (the caller refuses a read of it)."""
+    loop = fn.body[k]
+    assert isinstance(loop, For) and loop.descending
+    start, stop = symexec.substitute(loop.start, pre), symexec.substitute(loop.stop, pre)
+    if (symexec.reads(start) | symexec.reads(stop)) & (set(pre.scalars) | written):
+        return None
+    int_ = DType.INT
+    var = Var(loop.var, int_, loop.loc)
+    last = Binary("-", stop, Const(1, int_, loop.loc), int_, loop.loc)
+    steps = var if _is_const(start, 0) else Binary("-", var, start, int_, loop.loc)
+    original = Binary("-", last, steps, int_, loop.loc)
+
+    def rewrite(e: Expr) -> Expr:
+        return original if isinstance(e, Var) and e.name == loop.var else e
+
+    body = tuple(map_stmt_exprs(st, rewrite) for st in loop.body)
+    up = For(loop.var, start, stop, body, loop.loc, descending=False)
+    return replace(fn, body=(*fn.body[:k], up, *fn.body[k + 1:]))
 
 
 def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction, ...]:
