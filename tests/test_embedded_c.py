@@ -179,3 +179,52 @@ def test_count_down_argmax_generated_code_keeps_the_first_index(tmp_path: Path) 
     for xs, first in (([5.0, 5.0, 5.0], 0), ([1.0, 7.0, 7.0, 2.0], 1), ([0.0, -1.0, 3.0, 3.0], 2)):
         best, where = f(np.array(xs, np.float32), len(xs), np.zeros(1, np.float32), np.zeros(1, np.uint32))
         assert int(where[0]) == first and float(best[0]) == max(xs), (xs, where, best)
+
+
+# ------------------------------------------------------------------ guards that store
+
+
+@pytest.mark.parametrize("name", ["var_guard.c", "clip_guard.c"])
+def test_guards_that_store_lift_check_and_recheck(name: str, tmp_path: Path) -> None:
+    assert_lifts(KERNELS / name, tmp_path)
+
+
+def test_guard_that_stores_runs_as_the_compiled_c(tmp_path: Path) -> None:
+    """Where the guard holds (n <= 0) and where it does not: the outputs and the returned
+    value of the loop IR are C's."""
+    fn = parse_c_source((KERNELS / "clip_guard.c").read_text(), "clip_guard.c")
+    kernel = compile_c(fn, tmp_path, sanitize=True)
+    xs = [5, -7, 3, 12, 0, -1]
+    inputs = [{"x": xs, "y": [99] * 6, "n": n, "lo": lo, "hi": hi, "status": [42]}
+              for n in (-3, 0, 1, 4, 6) for lo, hi in ((-2, 4), (0, 0), (3, -3))]
+    for inp, c_state in zip(inputs, run_c_all(kernel, fn, inputs), strict=True):
+        assert not isinstance(c_state, str), (inp, c_state)
+        model = run_function(fn, inp)
+        for out in ("return", "y", "status"):
+            got, want = model[out], c_state[out]
+            if out != "return":
+                got, want = [int(v) for v in got], [int(v) for v in want]
+            assert got == want, (inp, out, got, want)
+
+
+GUARD_REFUSALS = [
+    # the loop after the guard stores and may run where the guard holds (hi < lo, n > 0)
+    ("int f(const int *x, int *y, int n, int lo, int hi, int *st) { if (hi < lo || n <= 0) { *st = -1; return 0; } "
+     "for (int i = 0; i < n; i++) y[i] = x[i] < lo ? lo : x[i]; *st = 0; return n; }",
+     "early return is not supported: where its condition holds, a loop after it is not proved to run zero times"),
+    # the rest stores another element where the guard holds
+    ("void f(const float *x, int n, float *o) { if (n <= 0) { o[0] = 0.0f; return; } float s = 0.0f; "
+     "for (int i = 0; i < n; i++) s += x[i]; o[0] = s; o[1] = s * 2.0f; }",
+     "early return is not supported: a store after it would run where its condition holds"),
+    # the guard stores an element the rest never stores at its top level
+    ("void f(const float *x, int n, float *o, float *e) { if (n <= 0) { *e = 1.0f; o[0] = 0.0f; return; } "
+     "float s = 0.0f; for (int i = 0; i < n; i++) s += x[i]; o[0] = s; }",
+     "the guard stores into 'e[0]', which the rest of the function does not store at its top level"),
+]
+
+
+@pytest.mark.parametrize(("src", "message"), GUARD_REFUSALS)
+def test_unsafe_guards_that_store_are_refused_by_name(src: str, message: str) -> None:
+    with pytest.raises(BadInput) as err:
+        parse_c_source(src, "k.c")
+    assert message in str(err.value)

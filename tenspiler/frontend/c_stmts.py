@@ -175,7 +175,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             items.pop()
         self.function_items = items
         self.emitted.append(body)
-        guards: list[tuple[c_ast.If, Cond, Expr | None, int]] = []
+        guards: list[tuple[c_ast.If, Cond, Expr | None, list[Store], int]] = []
         for k, item in enumerate(items):
             early = self.early_return(item, k, items, env)
             if early == "never":
@@ -198,7 +198,10 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.emitted.pop()
         from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
 
-        for node, cond, value, at in reversed(guards):
+        for node, cond, value, stores, at in reversed(guards):
+            if stores:
+                self.guard_with_stores(node, cond, value, stores, body, at, params)
+                continue
             reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals))
             if reason == RETURNS_OTHER and value is not None and isinstance(body[-1], Return) \
                     and body[-1].value is not None:
@@ -283,8 +286,80 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
         assigned.add(decl.name)
 
+    def guard_with_stores(self, node: c_ast.If, cond: Cond, value: Expr | None, stores: list[Store],
+                          body: list[Stmt], at: int, params: list[Param]) -> None:
+        """An argument guard that stores before it returns, ``if (G) { *out = V; return [R]; }``:
+        where ``G`` holds, C stores ``V`` and returns; elsewhere it runs the rest. The rest
+        is lowered as if the guard were absent, then the rest's last top-level store to
+        each element the guard stores becomes ``G ? V : (the rest's value)`` (``G`` and
+        ``V`` evaluated where C tests the guard, kept in fresh locals), and so does a
+        returned value that differs. That is C's result on every input when, where ``G``
+        holds, nothing else the rest does is visible: every loop that stores runs no
+        iteration and every other top-level store is to an element the guard stores (cvc5
+        proves it, ``c_guards.stores_only_where``); the loops that only compute scalars
+        may run in the model (their values are then unused)."""
+        from tenspiler.frontend.c_guards import RETURNS_OTHER, stores_only_where
+
+        u = self.unit
+        loc = u.loc(node)
+        rest = body[at:]
+        targets = {(st.array, st.index.value) for st in stores if isinstance(st.index, Const)}
+        reason = stores_only_where(cond, value, rest, [(p.name, p.type) for p in params], dict(self.locals),
+                                   targets)
+        if reason is not None and reason != RETURNS_OTHER:
+            u.fail(f"early return is not supported: {reason}", node)
+        flag = self.fresh_if_local()
+        taken = Compare("!=", Var(flag, DType.INT, loc), Const(0, DType.INT, loc), loc)
+        inserted: list[Stmt] = [self.flag_assignment(flag, cond, loc, loc)]
+        for st in stores:
+            last = max((i for i, s in enumerate(rest) if isinstance(s, Store) and s.array == st.array
+                        and isinstance(s.index, Const) and s.index.value == st.index.value), default=None)
+            if last is None:
+                u.fail(f"early return is not supported: the guard stores into '{st.array}[{st.index.value}]', "
+                       "which the rest of the function does not store at its top level", node)
+            kept = self.fresh_if_local()
+            self.locals[kept] = st.value.dtype
+            inserted.append(Assign(kept, st.value, loc))
+            old = rest[last]
+            assert isinstance(old, Store)
+            rest[last] = Store(old.array, old.index,
+                               Select(taken, Var(kept, st.value.dtype, loc), old.value, old.value.dtype, loc),
+                               old.loc, old.row)
+        if reason == RETURNS_OTHER:
+            last_ret = rest[-1] if rest else None
+            if value is None or not isinstance(last_ret, Return) or last_ret.value is None:
+                u.fail(f"early return is not supported: {reason}", node)
+            kept = self.fresh_if_local()
+            self.locals[kept] = value.dtype
+            inserted.append(Assign(kept, value, loc))
+            rest[-1] = Return(Select(taken, Var(kept, value.dtype, loc), last_ret.value, value.dtype, loc),
+                              last_ret.loc)
+        body[at:] = [*inserted, *rest]
+
+    def guard_stores(self, items: list[c_ast.Node], env: Env) -> list[Store] | None:
+        """The stores of a guard's block before its ``return``: each statement one store of a
+        scalar through a pointer or at a constant index (``*out = 0;``, ``out[1] = x;``),
+        to distinct elements; ``None`` otherwise."""
+        out: list[Store] = []
+        for it in items:
+            if not isinstance(it, c_ast.Assignment) or it.op != "=" or not isinstance(
+                it.lvalue, c_ast.UnaryOp | c_ast.ArrayRef
+            ) or (isinstance(it.lvalue, c_ast.UnaryOp) and it.lvalue.op != "*"):
+                return None
+            probe = Env([dict(sc) for sc in env.scopes], assigned=set(env.assigned), written=set(env.written),
+                        inlining=env.inlining)
+            lowered = self.stmt(it, probe)
+            if len(lowered) != 1 or not isinstance(lowered[0], Store) or not isinstance(lowered[0].index, Const) \
+                    or lowered[0].row is not None:
+                return None
+            st = lowered[0]
+            if any(o.array == st.array and o.index.value == st.index.value for o in out if isinstance(o.index, Const)):
+                return None
+            out.append(st)
+        return out
+
     def early_return(self, item: c_ast.Node, k: int, items: list[c_ast.Node], env: Env
-                     ) -> tuple[Cond, Expr | None] | str | None:
+                     ) -> tuple[Cond, Expr | None, list[Store]] | str | None:
         """``if (G) return;`` / ``if (G) return R;`` before the last statement of the
         function body: ``(G, R)`` (``R`` converted to the return type), else ``None``.
         The rest of the function is lowered as if the guard were absent; the guard is
@@ -293,9 +368,13 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         if not isinstance(item, c_ast.If) or item.iffalse is not None or k == len(items) - 1:
             return None
         then = item.iftrue
-        if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
-            then = then.block_items[0]
+        stored: list[c_ast.Node] = []
+        if isinstance(then, c_ast.Compound) and (then.block_items or []):
+            *stored, then = then.block_items
         if not isinstance(then, c_ast.Return) or self.loops or self.result_type is not None:
+            return None
+        stores = self.guard_stores(stored, env) if stored else []
+        if stores is None:
             return None
         u = self.unit
         test = self.without_null_tests(item.cond, env)
@@ -309,7 +388,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             value = convert(u.expr(then.expr, env), self.return_dtype)
         elif self.return_dtype is not None:
             u.fail(f"'return;' in function '{self.name}' returning a value", then)
-        return cond, value
+        return cond, value, stores
 
     def without_null_tests(self, cond: c_ast.Node, env: Env) -> c_ast.Node | None:
         """The guard condition without its null tests of array parameters (``!x``,
