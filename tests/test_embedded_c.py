@@ -228,3 +228,56 @@ def test_unsafe_guards_that_store_are_refused_by_name(src: str, message: str) ->
     with pytest.raises(BadInput) as err:
         parse_c_source(src, "k.c")
     assert message in str(err.value)
+
+
+# ------------------------------------------------------------------ helpers whose value is discarded
+
+
+def test_helper_writing_through_a_pointer_with_its_status_discarded_lifts(tmp_path: Path) -> None:
+    assert_lifts(KERNELS / "root_mean.c", tmp_path)
+
+
+def test_helper_writing_through_a_pointer_runs_as_the_compiled_c(tmp_path: Path) -> None:
+    """Both branches of the helper (a negative mean stores 0): the if/else stores to one
+    element after the loop are its last value (``vc.kernel`` merges them)."""
+    import math
+
+    fn = parse_c_source((KERNELS / "root_mean.c").read_text(), "root_mean.c")
+    kernel = compile_c(fn, tmp_path, sanitize=True)
+    inputs = [{"x": xs, "n": len(xs), "res": [7.0]} for xs in ([4.0, 5.0], [-4.0, 1.0], [0.0], [-1e-3, 2e-3, -3e-3])]
+    for inp, c_state in zip(inputs, run_c_all(kernel, fn, inputs), strict=True):
+        assert not isinstance(c_state, str), (inp, c_state)
+        got = float(run_function(fn, inp)["res"][0])
+        assert math.isclose(got, float(c_state["res"][0]), rel_tol=1e-6, abs_tol=1e-7), (inp, got, c_state["res"])
+
+
+DISCARDED_REFUSALS = [
+    # a return that does not end its path: the rest of the helper would run in the block
+    ("static int g(int v, int *o) { if (v > 0) return 1; *o = v; return 0; }\n"
+     "void f(int *x, int *o, int n) { for (int i = 0; i < n; i++) x[i] = 0; g(n, o); }",
+     "call to 'g' as a statement is not supported (its value is discarded, and a 'return' of it does not end a "
+     "path through its body)"),
+    # a returned expression with a side effect is not dropped
+    ("static int g(int v, int *o) { *o = v; return (*o)++; }\n"
+     "void f(int *x, int *o, int n) { for (int i = 0; i < n; i++) x[i] = 0; g(n, o); }",
+     "call to 'g' as a statement is not supported"),
+]
+
+
+@pytest.mark.parametrize(("src", "message"), DISCARDED_REFUSALS)
+def test_discarded_values_that_are_not_path_ends_are_refused_by_name(src: str, message: str) -> None:
+    with pytest.raises(BadInput) as err:
+        parse_c_source(src, "k.c")
+    assert message in str(err.value)
+
+
+def test_one_element_stored_in_one_branch_only_after_the_loop_stays_not_lifted() -> None:
+    """``if (s > 0) *o = s;`` keeps the element's old value elsewhere: a read of the output
+    after the loop, still refused (only an if/else storing in both branches merges)."""
+    from tenspiler.errors import NotLiftable
+    from tenspiler.vc.kernel import analyze
+
+    src = "void f(const float *x, int n, float *o) { float s = 0.0f; for (int i = 0; i < n; i++) s += x[i]; " \
+          "if (s > 0.0f) *o = s; }"
+    with pytest.raises(NotLiftable, match="reading an array after the loop"):
+        analyze(parse_c_source(src, "k.c"))

@@ -632,9 +632,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         if callee in self.inlining_stack:
             u.fail(f"recursive call to '{callee}' is not supported", node)
         fdef = u.funcdefs[callee]
-        if u.return_dtype(fdef) is not None:
-            u.fail(f"call to '{callee}' as a statement is not supported (only void helpers; "
-                   "its value would be discarded)", node)
+        valued = u.return_dtype(fdef) is not None
         params = u.params_of(fdef)
         args = list(node.args.exprs) if node.args is not None else []
         if len(args) != len(params):
@@ -677,6 +675,13 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         body = copy.deepcopy(list(fdef.body.block_items or []))
         while body and isinstance(body[-1], c_ast.EmptyStatement):
             body.pop()
+        if valued:
+            # the value is discarded: a 'return E;' that ends its path through the body only
+            # ends the call (E computed for nothing: it must have no side effect)
+            body = _without_final_returns(body)
+            if any(isinstance(n, c_ast.Return) for n in _walk(c_ast.Compound(body))):
+                u.fail(f"call to '{callee}' as a statement is not supported (its value is discarded, and a "
+                       "'return' of it does not end a path through its body)", node)
         if body and isinstance(body[-1], c_ast.Return) and body[-1].expr is None:
             body.pop()
         locals_ = len(items)
@@ -965,6 +970,47 @@ def _rename(node: c_ast.Node, names: dict[str, str], substitute: dict[str, c_ast
         elif isinstance(value, list):
             setattr(node, attr, [_rename(v, names, substitute) if isinstance(v, c_ast.Node) else v for v in value])
     return node
+
+
+def _walk(node: c_ast.Node) -> list[c_ast.Node]:
+    out = [node]
+    for _, child in node.children():
+        out.extend(_walk(child))
+    return out
+
+
+def _pure(e: c_ast.Node | None) -> bool:
+    """Whether evaluating ``e`` has no side effect (no assignment, ``++``/``--`` or call)."""
+    return e is None or not any(
+        isinstance(n, c_ast.Assignment | c_ast.FuncCall)
+        or (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"))
+        for n in _walk(e)
+    )
+
+
+def _without_final_returns(items: list[c_ast.Node]) -> list[c_ast.Node]:
+    """``items`` (a body whose value is discarded) without the side-effect-free ``return
+    E;`` statements that end a path through it: the last statement, or the last of each
+    branch of a final ``if``/``else`` (recursively)."""
+    items = list(items)
+    while items and isinstance(items[-1], c_ast.EmptyStatement):
+        items.pop()
+    if not items:
+        return items
+    last = items[-1]
+    if isinstance(last, c_ast.Return) and _pure(last.expr):
+        return items[:-1]
+    if isinstance(last, c_ast.Compound):
+        return [*items[:-1], c_ast.Compound(_without_final_returns(list(last.block_items or [])), coord=last.coord)]
+    if isinstance(last, c_ast.If):
+        def branch(b: c_ast.Node | None) -> c_ast.Node | None:
+            if b is None:
+                return None
+            kept = _without_final_returns(list(b.block_items or []) if isinstance(b, c_ast.Compound) else [b])
+            return c_ast.Compound(kept, coord=b.coord)
+
+        return [*items[:-1], c_ast.If(last.cond, branch(last.iftrue), branch(last.iffalse), coord=last.coord)]
+    return items
 
 
 def _changed_names(node: c_ast.Node) -> set[str]:

@@ -17,12 +17,14 @@ from tenspiler.errors import NotLiftable, SourceLoc
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import (
     Binary,
+    Compare,
     Const,
     DType,
     Expr,
     For,
     Function,
     Return,
+    Select,
     Stmt,
     Store,
     Var,
@@ -411,6 +413,24 @@ def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction,
     return tuple(out)
 
 
+_COMPLEMENT = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _complementary_selects(e: Expr) -> Expr:
+    """``c ? a : (c' ? b : e)`` with ``c'`` the negation of ``c`` (the two branches of an
+    if-converted ``if``/``else``, integer comparisons of its flag) is ``c ? a : b``: where
+    ``c`` is false, ``c'`` holds."""
+    if isinstance(e, Select):
+        inner = _complementary_selects(e.else_)
+        c1, c2 = e.cond, inner.cond if isinstance(inner, Select) else None
+        if isinstance(inner, Select) and isinstance(c1, Compare) and isinstance(c2, Compare) \
+                and not c1.left.dtype.is_float and c2.op == _COMPLEMENT[c1.op] and c2.left == c1.left \
+                and c2.right == c1.right:
+            return Select(c1, e.then, inner.then, e.dtype, e.loc)
+        return Select(e.cond, e.then, inner, e.dtype, e.loc)
+    return e
+
+
 def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str], assigned: set[str],
                  what: str) -> list[tuple[str, Expr, Expr]]:
     """``(array, index, value)`` of each store of the code after a loop (``what``: "loop" or
@@ -422,6 +442,10 @@ def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str]
                    post_stmts[0].loc if post_stmts else None)
         if array in written:
             raise NotLiftable(f"'{array}' is written by the {what} and again after it: not supported yet", loc)
+        if len(stores) > 1 and all(isinstance(i, Const) and i == stores[-1][0] for i, _ in stores):
+            # one element written several times (an if/else storing in each branch): its last
+            # value, whose reads of the element resolve to the earlier stores (symexec)
+            stores = [(stores[-1][0], _complementary_selects(stores[-1][1]))]
         if len(stores) > 1:
             raise NotLiftable(f"'{array}' is written more than once after the {what}: not supported yet", loc)
         (idx, val), = stores
