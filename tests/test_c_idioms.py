@@ -47,6 +47,8 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "helpers_nested",  # a helper calling a helper twice, then a call at an offset
         "mvt_2d",  # PolyBench mvt: x1[i] += A[i][j] * y_1[j], A[N][N] read with its row length N
         "gesummv_vla",  # PolyBench gesummv with VLA parameters
+        "scale_3d",  # a C99 VLA 3-D array parameter double A[np][nr][nc]
+        "plane_fill_3d",  # float A[][ROWS][COLS] updated in place
     ],
 )
 def test_idiom_lifts_and_checks(name: str, tmp_path: Path) -> None:
@@ -140,7 +142,11 @@ REFUSED = {
     "2-D array as a pointer": ("void f(int n, double A[n][4]) { for (int i = 0; i < n; i++) *(A + i) = 0; }", "error: array type 'double[4]' is not assignable"),
     "address of a 2-D element": ("void f(int n, double A[n][4]) { double *p = &A[0][1]; for (int i = 0; i < n; i++) p[i] = 0; }", "pointer to 2-D array element 'A[0][1]' is not supported"),
     "too many subscripts": ("void f(int n, double A[n][4], double *y) { for (int i = 0; i < n; i++) y[i] = A[i][0][1]; }", "error: subscripted value is not an array, pointer, or vector"),
-    "three dimensions": ("void f(int n, double A[n][4][4]) { }", "array parameter 'A' of more than two dimensions is not supported"),
+    "four dimensions": ("void f(int n, double A[n][4][4][2]) { }", "array parameter 'A' of more than three dimensions is not supported"),
+    "plane of a 3-D array as a value": ("void f(int n, double A[n][4][4]) { double *p = A[0][1]; for (int i = 0; i < n; i++) p[i] = 0; }", "pointer 'p' may only point into an array parameter (A, &A[E], A + E, another pointer); 'A[0][1]' is not supported"),
+    "address of a 3-D element": ("void f(int n, double A[n][4][4]) { double *p = &A[0][1][2]; for (int i = 0; i < n; i++) p[i] = 0; }", "pointer to 3-D array element 'A[0][1][2]' is not supported"),
+    "3-D array updated": ("void f(int n, double A[n][4][4]) { A++; }", "updating 3-D array parameter 'A' is not supported"),
+    "3-D VLA row count assigned": ("void f(int n, int r, double A[n][r][2]) { r = 2; for (int i = 0; i < n; i++) A[i][0][0] = 0; }", "row count 'r' of 3-D array parameter 'A' reads 'r', which the function assigns"),
     "2-D array updated": ("void f(int n, double A[n][4]) { A++; }", "updating 2-D array parameter 'A' is not supported"),
     # struct pointer parameters
     "dot on a struct pointer": (LAYER + "void f(layer *l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "error: member reference type 'layer *' (aka 'struct layer *') is a pointer; did you mean to use '->'?"),

@@ -1215,8 +1215,8 @@ DECLARATION_REFUSALS: list[tuple[str, str]] = [
     ("union u { int a; };\nint f(union u v) { return 0; }", "union types are not supported"),
     ("int f(int **p) { return 0; }", "pointer-to-pointer parameter 'p' is not supported"),
     (
-        "int f(int m[][3][2]) { return 0; }",
-        "array parameter 'm' of more than two dimensions is not supported",
+        "int f(int m[][3][2][2]) { return 0; }",
+        "array parameter 'm' of more than three dimensions is not supported",
     ),
     ("int f(int x, ...) { return x; }", "variadic function 'f' is not supported"),
     ("int *f(int *a) { return a; }", "pointer type for return type of 'f' is not supported"),

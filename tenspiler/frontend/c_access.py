@@ -240,7 +240,10 @@ class Access(Declarations):
             case c_ast.ID(name=name):
                 b = env.lookup(name)
                 match b:
-                    case Array(cols=cols) if cols is not None:
+                    case Array(cols=cols, rows=rows) if cols is not None:
+                        if rows is not None:
+                            self.fail(f"3-D array parameter '{name}' used as a pointer is not supported "
+                                      f"(only its elements {name}[p][r][c])", node)
                         self.fail(f"2-D array parameter '{name}' used as a pointer is not supported "
                                   f"(only its elements {name}[r][c])", node)
                     case Array(elem=elem, ctype=ctype):
@@ -375,7 +378,11 @@ class Access(Declarations):
         if isinstance(node, c_ast.ArrayRef):
             cell = self.struct_element(node, env)
             if cell is not None and cell[3] is not None:
-                what = "2-D array" if isinstance(node.name, c_ast.ArrayRef) and self.rows_array(node.name.name, env) else "struct field"
+                root: c_ast.Node = node.name
+                while isinstance(root, c_ast.ArrayRef):
+                    root = root.name
+                b = self.rows_array(root, env)
+                what = "struct field" if b is None else "2-D array" if b.rows is None else "3-D array"
                 self.fail(f"pointer to {what} element '{render(node)}' is not supported", node)
             vb = self.vector_root(node, env)
             if vb is not None:
@@ -557,7 +564,7 @@ class Access(Declarations):
         return Var(f.param, f.field.dtype, self.loc(ref))
 
     def rows_array(self, node: c_ast.Node, env: Env) -> Array | None:
-        """The binding of ``node`` if it names a 2-D array parameter, else ``None``."""
+        """The binding of ``node`` if it names a 2-D or 3-D array parameter, else ``None``."""
         if isinstance(node, c_ast.ID):
             b = env.lookup(node.name)
             if isinstance(b, Array) and b.cols is not None:
@@ -573,19 +580,29 @@ class Access(Declarations):
         J.2); ``None`` when ``node`` is not such an access. A row ``m.g[r]`` / ``A[r]`` on
         its own is refused."""
         base = node.name
-        if self.rows_array(base, env) is not None:
-            self.fail(f"row '{render(node)}' of 2-D array '{render(base)}' used as a value is not supported", node)
-        if isinstance(base, c_ast.ArrayRef):
-            if isinstance(base.name, c_ast.ArrayRef) and self.rows_array(base.name.name, env) is not None:
-                self.fail(f"too many subscripts in '{render(node)}' of 2-D array '{render(base.name.name)}'", node)
-            b = self.rows_array(base.name, env)
-            if b is not None:
-                assert isinstance(base.name, c_ast.ID) and b.cols is not None
-                loc = self.loc(node)
-                r = self.index(base.subscript, env)
-                c = self.index(node.subscript, env)
-                flat: Expr = Binary("+", Binary("*", r, b.cols, DType.INT, loc), c, DType.INT, loc)
-                return base.name.name, b.elem, flat, (c, b.cols)
+        subscripts: list[c_ast.Node] = [node.subscript]
+        root: c_ast.Node = base
+        while isinstance(root, c_ast.ArrayRef):
+            subscripts.insert(0, root.subscript)
+            root = root.name
+        b = self.rows_array(root, env)
+        if b is not None:
+            assert isinstance(root, c_ast.ID) and b.cols is not None
+            rank = 2 if b.rows is None else 3
+            if len(subscripts) > rank:
+                self.fail(f"too many subscripts in '{render(node)}' of {rank}-D array '{root.name}'", node)
+            if len(subscripts) < rank:
+                what = "row" if len(subscripts) == rank - 1 else "plane"
+                self.fail(f"{what} '{render(node)}' of {rank}-D array '{root.name}' used as a value is not supported", node)
+            loc = self.loc(node)
+            idx = [self.index(e, env) for e in subscripts]
+            if b.rows is None:
+                r, c = idx
+            else:  # (p * R + r) * C + c: C has no element outside its row or plane (C11 J.2)
+                p, r_, c = idx
+                r = Binary("+", Binary("*", p, b.rows, DType.INT, loc), r_, DType.INT, loc)
+            flat: Expr = Binary("+", Binary("*", r, b.cols, DType.INT, loc), c, DType.INT, loc)
+            return root.name, b.elem, flat, (c, b.cols)
         if isinstance(base, c_ast.StructRef):
             f = self.struct_field(base, env)
             if f.field.array:  # m->a[E] of a T * field: the array m__a

@@ -56,21 +56,26 @@ class Array:
     :meth:`tenspiler.frontend.c_decls.Declarations.elem_ctype`). ``cols`` is set for a 2-D
     array parameter ``T A[N][M]`` / ``T A[n][m]`` (C11 §6.7.6.3p7: a pointer to its rows of
     ``M`` elements, contiguous): the row length, a constant or the entry value of an earlier
-    parameter (C11 §6.9.1p10); the flat parameter holds the rows row-major."""
+    parameter (C11 §6.9.1p10); the flat parameter holds the rows row-major. ``rows`` is also
+    set for a 3-D array parameter ``T A[P][R][C]``: the rows of each plane, ``R`` (the
+    flat parameter holds the planes row-major, ``(p * R + r) * C + c``)."""
 
     elem: DType
     ctype: str
     cols: Expr | None = None
+    rows: Expr | None = None
 
 
 @dataclass(frozen=True)
 class RowsType:
     """The type of a 2-D array parameter ``T A[N][M]`` (or ``T (*A)[M]``): element dtype and
     the row length ``M`` as written (an integer constant expression or, for a C99 variable
-    length array parameter, an expression in earlier parameters)."""
+    length array parameter, an expression in earlier parameters). For a 3-D array parameter
+    ``T A[P][R][C]`` (or ``T (*A)[R][C]``), ``rows`` is ``R`` and ``cols`` is ``C``."""
 
     elem: DType
     cols: c_ast.Node
+    rows: c_ast.Node | None = None
 
 
 @dataclass(frozen=True)

@@ -540,20 +540,29 @@ class Declarations:
 
     def rows_type(self, decl: c_ast.Decl, row: c_ast.ArrayDecl, what: str) -> RowsType:
         """``T A[N][M]`` / ``T A[][M]`` / ``T (*A)[M]`` / ``T A[n][m]``: rows of ``M``
-        scalars (the first dimension is adjusted away, C11 §6.7.6.3p7). Three or more
-        dimensions, and a row without a length, are refused."""
+        scalars (the first dimension is adjusted away, C11 §6.7.6.3p7); ``T A[P][R][C]``
+        likewise: planes of ``R`` rows of ``C`` scalars. Four or more dimensions, and an
+        inner dimension without a length, are refused."""
         self.check_quals(row.dim_quals or [], decl)
         inner = self.resolve_typedefs(row.type)
+        rows: c_ast.Node | None = None
         if isinstance(inner, c_ast.ArrayDecl):
-            self.fail(f"array {what} of more than two dimensions is not supported", decl)
+            if row.dim is None:
+                self.fail(f"array {what} whose planes have no row count is not supported", decl)
+            self.check_quals(inner.dim_quals or [], decl)
+            if isinstance(self.resolve_typedefs(inner.type), c_ast.ArrayDecl):
+                self.fail(f"array {what} of more than three dimensions is not supported", decl)
+            rows, row = row.dim, inner
+            inner = self.resolve_typedefs(row.type)
         if row.dim is None:
             self.fail(f"array {what} whose rows have no length is not supported", decl)
+        shape = "2-D" if rows is None else "3-D"
         if isinstance(inner, c_ast.PtrDecl | c_ast.FuncDecl) or self.struct_of(inner) is not None:
-            self.fail(f"2-D array {what} of non-scalars is not supported", decl)
+            self.fail(f"{shape} array {what} of non-scalars is not supported", decl)
         elem = self.scalar_dtype(row.type, what, decl)
         if elem is None:
             self.fail(f"void array {what} is not supported", decl)
-        return RowsType(elem, row.dim)
+        return RowsType(elem, row.dim, rows)
 
     def params_of(
         self, fdef: c_ast.FuncDef
@@ -595,7 +604,7 @@ class Declarations:
         ptr = self.resolve_typedefs(ty)
         assert isinstance(ptr, c_ast.PtrDecl | c_ast.ArrayDecl)
         inner = self.resolve_typedefs(ptr.type)
-        if isinstance(inner, c_ast.ArrayDecl):  # the rows of a 2-D array parameter
+        while isinstance(inner, c_ast.ArrayDecl):  # the rows (planes) of a 2-D (3-D) array parameter
             inner = self.resolve_typedefs(inner.type)
         assert isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.IdentifierType)
         aliases = dict(PRELUDE_TYPEDEFS)

@@ -49,29 +49,37 @@ class _Unknown(Exception):
 
 
 def stores_only_where(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params: list[tuple[str, Type]],
-                      locals_: dict[str, DType], allowed: set[tuple[str, Any]]) -> str | None:
+                      locals_: dict[str, DType], allowed: set[tuple[str, Any]],
+                      ranges: dict[str, tuple[int, int]] | None = None) -> str | None:
     """For a guard that stores into the elements ``allowed`` (``(array, index)``) before
     ``return value;``: ``None`` when, where ``cond`` holds, ``rest`` stores only into
     those elements at its top level, every loop of it that stores runs no iteration (a loop
     that stores nothing may run: the scalars it writes take unknown values) and it returns
     ``value``; :data:`RETURNS_OTHER` when only the returned value is not proved equal; else
     the reason."""
-    return redundant_guard(cond, value, rest, params, locals_, allowed)
+    return redundant_guard(cond, value, rest, params, locals_, ranges, allowed)
 
 
 def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params: list[tuple[str, Type]],
-                    locals_: dict[str, DType], allowed: set[tuple[str, Any]] | None = None) -> str | None:
+                    locals_: dict[str, DType], ranges: dict[str, tuple[int, int]] | None = None,
+                    allowed: set[tuple[str, Any]] | None = None) -> str | None:
     """``None`` when the guard ``if (cond) return value;`` is proved redundant in front of
-    ``rest`` (the lowered statements after it), else the reason. ``allowed``: see
-    :func:`stores_only_where`."""
+    ``rest`` (the lowered statements after it), else the reason. ``ranges``: the value
+    range of an integer parameter's C type (an ``unsigned int`` parameter, INT in the loop
+    IR, is called with a value in ``[0, 2^32)``, C11 §6.2.5p9), assumed at the guard.
+    ``allowed``: see :func:`stores_only_where`."""
     from fractions import Fraction
 
     import cvc5.pythonic as smt
 
     state: dict[str, Any] = {}
+    facts: list[Any] = []
     for name, ty in params:
         if not isinstance(ty, PointerType):
             state[name] = smt.Real(name) if ty.dtype.is_float else smt.Int(name)
+            if ranges and name in ranges and not ty.dtype.is_float:
+                lo, hi = ranges[name]
+                facts.append(smt.And(state[name] >= lo, state[name] <= hi))
     count = [0]
 
     def fresh(d: DType) -> Any:
@@ -124,7 +132,7 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
     def proved(claim: Any) -> bool:
         s = smt.Solver()
         s.set("rlimit-per", 2_000_000)
-        s.add(guard, smt.Not(claim))
+        s.add(guard, *facts, smt.Not(claim))
         return s.check() == smt.unsat
 
     try:

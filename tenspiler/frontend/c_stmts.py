@@ -197,12 +197,15 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             u.fail(f"function '{self.name}' must end with 'return E;'", self.fdef)
         self.emitted.pop()
         from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
+        from tenspiler.vc.concrete import C_INT_RANGES
 
+        ranges = {p.name: C_INT_RANGES[p.c_type] for p in params if p.c_type in C_INT_RANGES}
         for node, cond, value, stores, at in reversed(guards):
             if stores:
-                self.guard_with_stores(node, cond, value, stores, body, at, params)
+                self.guard_with_stores(node, cond, value, stores, body, at, params, ranges)
                 continue
-            reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals))
+            reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals),
+                                     ranges)
             if reason == RETURNS_OTHER and value is not None and isinstance(body[-1], Return) \
                     and body[-1].value is not None:
                 # only the returned value differs where the guard holds: it is a select on the
@@ -268,26 +271,35 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         """A 2-D array parameter ``T A[N][M]`` (or the C99 variable length array parameter
         ``T A[n][m]``): the pointer parameter ``A`` holding its rows row-major, bound with
         its row length ``M`` — a constant, or the value of earlier parameters on entry (C11
-        §6.9.1p10), so those must keep it: a parameter the body assigns is refused."""
+        §6.9.1p10), so those must keep it: a parameter the body assigns is refused. A 3-D
+        array parameter ``T A[P][R][C]`` likewise, bound with ``C`` and ``R``."""
         u = self.unit
         loc = u.loc(decl)
+        shape = "2-D" if ty.rows is None else "3-D"
         if decl.name in walked:
-            u.fail(f"updating 2-D array parameter '{decl.name}' is not supported", decl)
-        cols = u.integer(ty.cols, Env([scope], assigned=set(assigned)),
-                         f"row length of 2-D array parameter '{decl.name}' must be an integer")
-        for name, _ in vars_read(cols):
-            if name in walked:
-                u.fail(
-                    f"row length '{render(ty.cols)}' of 2-D array parameter '{decl.name}' reads "
-                    f"'{name}', which the function assigns (the length is its value on entry)",
-                    ty.cols,
-                )
+            u.fail(f"updating {shape} array parameter '{decl.name}' is not supported", decl)
+
+        def length(node: c_ast.Node, what: str) -> Expr:
+            value = u.integer(node, Env([scope], assigned=set(assigned)),
+                              f"{what} of {shape} array parameter '{decl.name}' must be an integer")
+            for name, _ in vars_read(value):
+                if name in walked:
+                    u.fail(
+                        f"{what} '{render(node)}' of {shape} array parameter '{decl.name}' reads "
+                        f"'{name}', which the function assigns (the length is its value on entry)",
+                        node,
+                    )
+            return value
+
+        cols = length(ty.cols, "row length")
+        rows = None if ty.rows is None else length(ty.rows, "row count")
         params.append(Param(decl.name, PointerType(ty.elem), loc, u.c_width(decl.type), c_rows=True))
-        scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols)
+        scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols, rows)
         assigned.add(decl.name)
 
     def guard_with_stores(self, node: c_ast.If, cond: Cond, value: Expr | None, stores: list[Store],
-                          body: list[Stmt], at: int, params: list[Param]) -> None:
+                          body: list[Stmt], at: int, params: list[Param],
+                          ranges: dict[str, tuple[int, int]] | None = None) -> None:
         """An argument guard that stores before it returns, ``if (G) { *out = V; return [R]; }``:
         where ``G`` holds, C stores ``V`` and returns; elsewhere it runs the rest. The rest
         is lowered as if the guard were absent, then the rest's last top-level store to
@@ -305,7 +317,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         rest = body[at:]
         targets = {(st.array, st.index.value) for st in stores if isinstance(st.index, Const)}
         reason = stores_only_where(cond, value, rest, [(p.name, p.type) for p in params], dict(self.locals),
-                                   targets)
+                                   targets, ranges)
         if reason is not None and reason != RETURNS_OTHER:
             u.fail(f"early return is not supported: {reason}", node)
         flag = self.fresh_if_local()
