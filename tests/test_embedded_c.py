@@ -281,3 +281,21 @@ def test_one_element_stored_in_one_branch_only_after_the_loop_stays_not_lifted()
           "if (s > 0.0f) *o = s; }"
     with pytest.raises(NotLiftable, match="reading an array after the loop"):
         analyze(parse_c_source(src, "k.c"))
+
+
+def test_constant_folding_follows_the_loop_ir_semantics() -> None:
+    from tenspiler.frontend.common import fold_cond, fold_integer
+    from tenspiler.loops.ir import Binary, Cast, Compare, Const, DType, Logical, Var
+
+    i, u = DType.INT, DType.UINT32
+    # (uint32)(16 - 17) wraps; C's truncating division; a zero divisor is not folded
+    assert fold_integer(Cast(Binary("-", Const(16, i), Const(17, i), i), u)).value == 2**32 - 1
+    assert fold_integer(Binary("/", Const(-7, i), Const(2, i), i)).value == -3
+    assert fold_integer(Binary("%", Const(-7, i), Const(2, i), i)).value == -1
+    assert fold_integer(Binary("/", Const(1, i), Const(0, i), i)) is None
+    assert fold_integer(Binary("+", Var("n", i), Const(1, i), i)) is None
+    # && short-circuits as C: a false left operand decides, whatever the right one reads
+    unknown = Compare("<", Var("n", i), Const(0, i))
+    assert fold_cond(Logical("&&", Compare(">", Const(0, i), Const(1, i)), unknown)) is False
+    assert fold_cond(Logical("&&", Compare("<", Const(0, i), Const(1, i)), unknown)) is None
+    assert fold_cond(Logical("||", Compare("<", Const(0, i), Const(1, i)), unknown)) is True

@@ -106,7 +106,8 @@ def convert(e: Expr, dtype: DType) -> Expr:
 def fold_integer(e: Expr) -> Const | None:
     """The value of integer expression ``e`` when it reads nothing (constants under
     ``+ - * / % // mod & | ^``, casts and selects of such), computed by the one semantics
-    (``ir.semantics``), else ``None`` (also for a zero divisor: C leaves it undefined)."""
+    (``ir.semantics``) as the loop-IR interpreter computes it, else ``None`` (also for a
+    zero divisor: C leaves it undefined)."""
     if e.dtype.is_float:
         return None
     match e:
@@ -117,12 +118,12 @@ def fold_integer(e: Expr) -> Const | None:
             return None if v is None else Const(py_cast(v.value, dtype), dtype, e.loc)
         case Unary(op="-", operand=operand):
             v = fold_integer(operand)
-            return None if v is None else Const(py_cast(-v.value, e.dtype), e.dtype, e.loc)
+            return None if v is None else Const(-v.value, e.dtype, e.loc)  # (as loops.interp)
         case Binary(op=op, left=left, right=right, dtype=dtype):
             a, b = fold_integer(left), fold_integer(right)
             if a is None or b is None or (op in ("/", "%", "//", "mod") and b.value == 0):
                 return None
-            return Const(py_cast(py_binop(op, a.value, b.value, dtype), dtype), dtype, e.loc)
+            return Const(py_binop(op, a.value, b.value, dtype), dtype, e.loc)  # (as loops.interp)
         case Select(cond=cond, then=then, else_=else_):
             c = fold_cond(cond)
             return None if c is None else fold_integer(then if c else else_)
