@@ -299,3 +299,47 @@ def test_constant_folding_follows_the_loop_ir_semantics() -> None:
     assert fold_cond(Logical("&&", Compare(">", Const(0, i), Const(1, i)), unknown)) is False
     assert fold_cond(Logical("&&", Compare("<", Const(0, i), Const(1, i)), unknown)) is None
     assert fold_cond(Logical("||", Compare("<", Const(0, i), Const(1, i)), unknown)) is True
+
+
+# ------------------------------------------------------------------ out-parameters
+
+
+def test_helper_writing_a_local_through_a_pointer_lifts(tmp_path: Path) -> None:
+    assert_lifts(KERNELS / "out_param.c", tmp_path)
+
+
+OUT_PARAMS = [
+    # read and written through the pointer, several times, in a branch
+    "static void acc(int a, int *o) { *o = *o + a; if (a > 3) { o[0] = *o * 2; } *o -= 1; }\n"
+    "long f(int a, int b) { int v = b; acc(a, &v); acc(b, &v); return v; }",
+    # two out-parameters of two different locals
+    "static void divmod(int a, int b, int *q, int *r) { *q = a / b; *r = a % b; }\n"
+    "long f(int a, int b) { int q = 0, r = 0; if (b == 0) b = 1; divmod(a, b, &q, &r); return q * 1000 + r; }",
+]
+
+
+@pytest.mark.parametrize("src", OUT_PARAMS)
+def test_out_parameters_run_as_the_compiled_c(src: str, tmp_path: Path) -> None:
+    _agree(src, [{"a": a, "b": b} for a in (-7, 0, 2, 5) for b in (-3, 0, 4)], tmp_path)
+
+
+OUT_PARAM_REFUSALS = [
+    ("static void acc(int a, int *o) { *o = *o + a; }\nlong f(int a, int b) { int v = b; acc(v, &v); return v; }",
+     "passing '&v' to 'acc' is not supported (another argument reads 'v')"),
+    ("static void g(int *o, int *q) { *o = 1; *q = 2; }\nlong f(int a) { int v = a; g(&v, &v); return v; }",
+     "passing '&v' to 'g' is not supported (another argument reads 'v')"),
+    ("static void g(int *o) { o++; *o = 1; }\nlong f(int a) { int v = a; g(&v); return v; }",
+     "passing '&v' to 'g' is not supported (the helper changes the pointer)"),
+    ("static void g(float *o) { *o = 1; }\nlong f(int a) { int v = a; g(&v); return v; }",
+     "passing '&v' to 'g' is not supported ('v' is not of the pointed-to type)"),
+    # the pointer used other than as *o / o[0] (copied, indexed elsewhere): the address of a scalar
+    ("static void g(int *o) { int *q = o; *q = 1; }\nlong f(int a) { int v = a; g(&v); return v; }",
+     "address-of operator '&' is not supported"),
+]
+
+
+@pytest.mark.parametrize(("src", "message"), OUT_PARAM_REFUSALS)
+def test_unsafe_out_parameters_are_refused_by_name(src: str, message: str) -> None:
+    with pytest.raises(BadInput) as err:
+        parse_c_source(src, "k.c")
+    assert message in str(err.value)

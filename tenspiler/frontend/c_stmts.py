@@ -663,10 +663,25 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         changed = _changed_names(fdef.body)
         items: list[c_ast.Node] = []
         substitute: dict[str, c_ast.Node] = {}
+        through: dict[str, str] = {}  # a kernel scalar passed as '&v' -> the helper's parameter
         for (decl, ty), arg in zip(params, args, strict=True):
             if isinstance(ty, StructType | VectorType | RowsType):
                 u.fail(f"helper '{callee}' called as a statement has parameter '{decl.name}' of a "
                        "type that is not supported (only scalars and pointers)", decl)
+            target = _address_of_scalar(arg, env)
+            if isinstance(ty, PointerType) and target is not None:
+                # an out-parameter: the helper reads and writes the kernel's scalar through it
+                binding = env.lookup(target)
+                assert isinstance(binding, Scalar)
+                others = [a for a in args if a is not arg and target in set(identifiers(a))]
+                if decl.name in changed or binding.dtype != ty.elem or others:
+                    why = ("the helper changes the pointer" if decl.name in changed else
+                           f"'{target}' is not of the pointed-to type" if binding.dtype != ty.elem else
+                           f"another argument reads '{target}'")
+                    u.fail(f"passing '&{target}' to '{callee}' is not supported ({why})", arg)
+                substitute[decl.name] = arg
+                through[target] = decl.name
+                continue
             if decl.name not in changed and _invariant(arg, pointer=isinstance(ty, PointerType)):
                 # the parameter keeps the argument's value: the helper cannot change what the
                 # argument reads (scalars and pointers of the kernel, constants)
@@ -701,6 +716,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         for item in items[:locals_]:
             _rename_decl(item, rename)  # not its initialiser: the argument, in the caller's names
         renamed = [_rename(item, rename, substitute) for item in items[locals_:]]
+        if through:
+            renamed = [_dereferenced(item) for item in renamed]
         return c_ast.Compound([*items[:locals_], *renamed], coord=node.coord)
 
     def with_effects(self, node: c_ast.Node, env: Env) -> list[Stmt]:
@@ -981,6 +998,32 @@ def _rename(node: c_ast.Node, names: dict[str, str], substitute: dict[str, c_ast
             setattr(node, attr, _rename(value, names, substitute))
         elif isinstance(value, list):
             setattr(node, attr, [_rename(v, names, substitute) if isinstance(v, c_ast.Node) else v for v in value])
+    return node
+
+
+def _address_of_scalar(arg: c_ast.Node, env: Env) -> str | None:
+    """``v`` when ``arg`` is ``&v`` of a scalar variable ``v`` of the kernel."""
+    match arg:
+        case c_ast.UnaryOp(op="&", expr=c_ast.ID(name=name)) if isinstance(env.lookup(name), Scalar):
+            return name
+    return None
+
+
+def _dereferenced(node: c_ast.Node) -> c_ast.Node:
+    """``node`` with ``*&v`` and ``(&v)[0]`` (a helper's out-parameter bound to a kernel
+    scalar ``v``) written ``v``, in place; any other use of ``&v`` stays (and is refused by
+    the lowering: the address of a scalar)."""
+    match node:
+        case c_ast.UnaryOp(op="*", expr=c_ast.UnaryOp(op="&", expr=c_ast.ID() as v)):
+            return v
+        case c_ast.ArrayRef(name=c_ast.UnaryOp(op="&", expr=c_ast.ID() as v), subscript=c_ast.Constant(value="0")):
+            return v
+    for attr in node.__slots__:
+        value = getattr(node, attr, None)
+        if isinstance(value, c_ast.Node):
+            setattr(node, attr, _dereferenced(value))
+        elif isinstance(value, list):
+            setattr(node, attr, [_dereferenced(v) if isinstance(v, c_ast.Node) else v for v in value])
     return node
 
 
