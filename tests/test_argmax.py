@@ -77,7 +77,7 @@ def test_argmax_printer_and_empty_tensor() -> None:
     ("if (a[i] < m) { m = a[i]; best = i; }", ("min", False)),
     ("if (a[i] <= m) { m = a[i]; best = i; }", ("min", True)),
     ("if (a[i] <= m) { } else { m = a[i]; best = i; }", ("max", False)),
-    ("if (a[i] > m) { m = a[i]; best = i - 1; }", None),   # not the counter
+    ("if (a[i] > m) { m = a[i]; best = i - 1; }", ("max", False)),  # a function of the counter
     ("if (a[i] > m) { m = a[i]; best = n; }", None),
     ("if (a[i] > m) { m = a[i + 1]; best = i; }", None),   # m is not a running maximum of a[i]
     ("if (a[i] < m) { m = a[i]; } if (a[i] > m) best = i;", None),  # compares with a minimum

@@ -824,9 +824,9 @@ HELPER_REFUSALS: list[tuple[str, str]] = [
         "helper 'g' has array parameter 'p'; only scalar parameters are supported",
     ),
     (
-        "int g(int x) { if (x) x = 1; return x; }\nint f(int x) { return g(x); }\n",
-        "if statement in helper function 'g' is not supported; a helper may only declare "
-        "and assign scalars and end with 'return E;'",
+        "int g(int x) { while (x) x = 1; return x; }\nint f(int x) { return g(x); }\n",
+        "while loop in helper function 'g' is not supported; a helper may only declare "
+        "and assign scalars, branch with if/else and return a value ('return E;')",
     ),
     (
         "int g(int x) { int y; return y; }\nint f(int x) { return g(x); }\n",
@@ -841,8 +841,9 @@ HELPER_REFUSALS: list[tuple[str, str]] = [
         "error: returning 'void' from a function with incompatible result type 'int'",
     ),
     (
-        "int g(int x) { return x; }\nvoid f(int x) { g(x); }\n",
-        "call to 'g' as a statement is not supported (only void helpers; its value would be discarded)",
+        "int g(int x, int *y) { if (x) return x; *y = 1; return 0; }\nvoid f(int x, int *y) { g(x, y); }\n",
+        "call to 'g' as a statement is not supported (its value is discarded, and a 'return' of it does not "
+        "end a path through its body)",
     ),
 ]
 

@@ -311,7 +311,7 @@ def test_the_check_calls_the_kernel_with_its_typedefs_widths(tmp_path: Path) -> 
 
 
 def test_a_refusal_in_a_header_helper_names_the_header_line(tmp_path: Path) -> None:
-    (tmp_path / "h.h").write_text("/* a helper */\n\nstatic inline int twice(int v) {\n  return (int)(2u * v);\n}\n")
+    (tmp_path / "h.h").write_text("/* a helper */\n\nstatic inline int twice(int v) {\n  return (int)(2ul * v);\n}\n")
     src = tmp_path / "k.c"
     src.write_text('#include "h.h"\nvoid k(int *y, int n) {\n  for (int i = 0; i < n; i++) y[i] = twice(y[i]);\n}\n')
     with pytest.raises(BadInput) as e:

@@ -12,6 +12,7 @@ from typing import TypeVar
 import numpy as np
 from pycparser import c_ast
 
+from tenspiler.errors import SourceLoc
 from tenspiler.frontend.c_access import Access
 from tenspiler.frontend.c_bindings import (
     Array,
@@ -28,7 +29,7 @@ from tenspiler.frontend.c_bindings import (
 from tenspiler.frontend.c_types import INT as C_INT
 from tenspiler.frontend.c_types import UINT as C_UINT
 from tenspiler.frontend.c_types import CType, TypeGate, usual_conversion
-from tenspiler.frontend.common import Scalar, convert, rounds_twice
+from tenspiler.frontend.common import Scalar, convert, fold_integer, rounds_twice
 from tenspiler.frontend.lists import ResultRow
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
@@ -83,6 +84,17 @@ def _wrapped(e: Expr, dtype: DType) -> Expr:
     """``e`` converted to the ranged type ``dtype`` (wraps modulo 2ⁿ) and then to the
     mathematical ``INT`` the arithmetic happens in (a value-preserving conversion)."""
     return convert(convert(e, dtype), DType.INT)
+
+
+def _signed_from_uint32(e: Expr, loc: SourceLoc | None) -> Expr:
+    """``(int32_t) e`` for an ``unsigned int`` ``e``: GCC's implementation-defined conversion
+    (C11 §6.3.1.3p3; GCC manual, "Integers implementation": reduced modulo 2^32 into the
+    range of ``int``): ``u >= 2^31 ? u - 2^32 : u`` for ``u`` the value in ``[0, 2^32)``."""
+    u = _wrapped(e, DType.UINT32)
+    return Select(
+        Compare(">=", u, Const(2**31, DType.INT, loc), loc),
+        Binary("-", u, Const(2**32, DType.INT, loc), DType.INT, loc), u, DType.INT, loc,
+    )
 
 
 class Expressions(Access):
@@ -155,6 +167,8 @@ class Expressions(Access):
                 if dtype is None:
                     self.fail("cast to void is not supported", node)
                 inner = self.expr(operand, env)
+                if self.gate is not None and id(operand) in self.gate.wrap_casts:
+                    return _signed_from_uint32(inner, loc)
                 if inner.dtype == dtype:
                     return inner
                 if isinstance(inner, Const):
@@ -364,6 +378,7 @@ class Expressions(Access):
         nodes = self.operand_nodes(node)
         if op in ("<<", ">>"):
             unsigned = self.unsigned_int(nodes[0]) if nodes else left.dtype == DType.UINT32
+            right = fold_integer(right) or right  # (a helper's parameter bound to a constant)
             if not isinstance(right, Const):
                 self.fail(f"shift '{op}' by a count that is not a constant is not supported "
                           "(a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)", node)

@@ -38,7 +38,7 @@ from tenspiler.loops.ir import (
     Var,
 )
 
-__all__ = ["RETURNS_OTHER", "redundant_guard"]
+__all__ = ["RETURNS_OTHER", "redundant_guard", "stores_only_where"]
 
 #: The reason given when only the returned value differs (the caller may then select it).
 RETURNS_OTHER = "where its condition holds, the rest of the function does not return its value"
@@ -48,12 +48,26 @@ class _Unknown(Exception):
     pass
 
 
+def stores_only_where(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params: list[tuple[str, Type]],
+                      locals_: dict[str, DType], allowed: set[tuple[str, Any]],
+                      ranges: dict[str, tuple[int, int]] | None = None) -> str | None:
+    """For a guard that stores into the elements ``allowed`` (``(array, index)``) before
+    ``return value;``: ``None`` when, where ``cond`` holds, ``rest`` stores only into
+    those elements at its top level, every loop of it that stores runs no iteration (a loop
+    that stores nothing may run: the scalars it writes take unknown values) and it returns
+    ``value``; :data:`RETURNS_OTHER` when only the returned value is not proved equal; else
+    the reason."""
+    return redundant_guard(cond, value, rest, params, locals_, ranges, allowed)
+
+
 def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params: list[tuple[str, Type]],
-                    locals_: dict[str, DType], ranges: dict[str, tuple[int, int]] | None = None) -> str | None:
+                    locals_: dict[str, DType], ranges: dict[str, tuple[int, int]] | None = None,
+                    allowed: set[tuple[str, Any]] | None = None) -> str | None:
     """``None`` when the guard ``if (cond) return value;`` is proved redundant in front of
     ``rest`` (the lowered statements after it), else the reason. ``ranges``: the value
     range of an integer parameter's C type (an ``unsigned int`` parameter, INT in the loop
-    IR, is called with a value in ``[0, 2^32)``, C11 §6.2.5p9), assumed at the guard."""
+    IR, is called with a value in ``[0, 2^32)``, C11 §6.2.5p9), assumed at the guard.
+    ``allowed``: see :func:`stores_only_where`."""
     from fractions import Fraction
 
     import cvc5.pythonic as smt
@@ -136,16 +150,23 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
                     state[target] = ex(e)
                 except _Unknown:
                     state[target] = fresh(locals_.get(target, DType.INT))
-            case For(var, start, stop, _, _, descending):
+            case For(var, start, stop, body, _, descending):
                 try:
                     lo, hi = ex(start), ex(stop)
                     skipped = proved(hi <= lo)
                 except _Unknown:
                     skipped = False
+                if not skipped and allowed is not None and not _stores_in(body):
+                    # it may run: what it writes is unknown after it (and stored nowhere)
+                    for name in {var} | _assigned_in(body):
+                        state[name] = fresh(locals_.get(name, DType.INT))
+                    continue
                 if not skipped:
                     return "where its condition holds, a loop after it is not proved to run zero times"
                 # a loop that runs no iteration leaves its counter at start (or stop - 1)
                 state[var] = hi - 1 if descending else lo
+            case Store(array, Const(index)) if allowed is not None and (array, index) in allowed:
+                pass  # (the caller selects the guard's value for it)
             case Store():
                 return "a store after it would run where its condition holds"
             case Return(e):
@@ -159,3 +180,17 @@ def redundant_guard(cond: Cond, value: Expr | None, rest: Sequence[Stmt], params
                     same = False
                 return None if same else RETURNS_OTHER
     return None if value is None else "the function's return does not match it"
+
+
+def _stores_in(body: Sequence[Stmt]) -> bool:
+    return any(isinstance(s, Store) or (isinstance(s, For) and _stores_in(s.body)) for s in body)
+
+
+def _assigned_in(body: Sequence[Stmt]) -> set[str]:
+    out: set[str] = set()
+    for s in body:
+        if isinstance(s, Assign):
+            out.add(s.target)
+        elif isinstance(s, For):
+            out |= {s.var} | _assigned_in(s.body)
+    return out

@@ -1,6 +1,6 @@
 """Calls in C expressions: helper functions of the same file inlined by substitution (their
-body only declares and assigns scalars and ends with ``return E;``; scalar parameters
-only) and the ``<math.h>`` functions (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS` of one
+body only declares and assigns scalars, branches with ``if``/``else`` — lowered path by path
+to selects — and returns ``E`` on every path; scalar parameters only) and the ``<math.h>`` functions (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS` of one
 argument; ``fmin``/``fmax`` as selects and ``pow`` with a small integer exponent as a product:
 :meth:`Unit.math_call`)."""
 
@@ -22,7 +22,7 @@ from tenspiler.frontend.c_bindings import (
     render,
 )
 from tenspiler.frontend.c_exprs import Expressions
-from tenspiler.frontend.common import convert
+from tenspiler.frontend.common import convert, fold_cond, fold_integer
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
@@ -38,11 +38,13 @@ from tenspiler.loops.ir import (
     Select,
 )
 
-__all__ = ["BINARY_MATH", "MAX_POW", "Unit"]
+__all__ = ["BINARY_MATH", "MAX_HELPER_PATHS", "MAX_POW", "Unit"]
 
 #: ``<math.h>`` functions of two arguments, lowered to the loop IR's own operations
 #: (:meth:`Unit.math_call`).
 BINARY_MATH = frozenset({"fmin", "fminf", "fmax", "fmaxf", "pow", "powf"})
+#: The most paths through the ``if`` statements of a helper inlined (:meth:`Unit._helper_body`).
+MAX_HELPER_PATHS = 64
 #: The largest integer exponent of ``pow`` lowered to a product.
 MAX_POW = 8
 #: GCC builtins that ``<math.h>`` macros expand to (glibc), with the macro for messages.
@@ -113,14 +115,57 @@ class Unit(Expressions):
                 )
             scope[decl.name] = Value(ty.dtype, convert(self.expr(arg, env), ty.dtype))
         inner = Env([scope], inlining=(*env.inlining, name))
-        items = list(fdef.body.block_items or [])
-        while items and isinstance(items[-1], c_ast.EmptyStatement):
-            items.pop()
-        if not items or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
-            self.fail(f"helper function '{name}' must end with 'return E;'", fdef)
-        for item in items[:-1]:
-            self._helper_stmt(item, inner, name)
-        return convert(self.expr(items[-1].expr, inner), ret)
+        paths = [0]
+        return self._helper_body(list(fdef.body.block_items or []), inner, fdef, ret, paths)
+
+    def _helper_body(
+        self, items: list[c_ast.Node | None], env: Env, fdef: c_ast.FuncDef, ret: DType, paths: list[int],
+    ) -> Expr:
+        """The value a helper returns when it runs ``items`` (statements; ``None`` closes the
+        innermost block) from ``env``. ``if``/``else`` (with or without ``return`` inside)
+        is lowered path by path: ``if (C) S1 else S2; R`` returns ``C ? (S1; R) : (S2;
+        R)`` — a :class:`Select`, which evaluates only the chosen operand, as C runs only
+        one branch — and a condition that folds to a constant chooses its branch (at most
+        :data:`MAX_HELPER_PATHS` paths). Every path must end in ``return E;``."""
+        name = fdef.decl.name
+        for i, item in enumerate(items):
+            rest = items[i + 1:]
+            match item:
+                case None:
+                    env.scopes.pop()
+                case c_ast.Return(expr=e) if e is not None:
+                    return convert(self.expr(e, env), ret)
+                case c_ast.Compound(block_items=inner):
+                    env.scopes.append({})
+                    return self._helper_body([*(inner or []), None, *rest], env, fdef, ret, paths)
+                case c_ast.If(cond=cond, iftrue=t, iffalse=f):
+                    c = self.cond(cond, env)
+                    known = fold_cond(c)
+
+                    if known is not None:
+                        return self._helper_branch(t if known else f, rest, env, fdef, ret, paths)
+                    paths[0] += 1
+                    if paths[0] >= MAX_HELPER_PATHS:
+                        self.fail(f"helper function '{name}' has more than {MAX_HELPER_PATHS} paths "
+                                  "through its if statements; not supported", item)
+                    then = self._helper_branch(t, rest, env, fdef, ret, paths)
+                    else_ = self._helper_branch(f, rest, env, fdef, ret, paths)
+                    return Select(c, then, else_, ret, self.loc(item))
+                case _:
+                    self._helper_stmt(item, env, name)
+        self.fail(f"helper function '{name}' must end with 'return E;' on every path", fdef)
+
+    def _helper_branch(
+        self, s: c_ast.Node | None, rest: list[c_ast.Node | None], env: Env, fdef: c_ast.FuncDef, ret: DType,
+        paths: list[int],
+    ) -> Expr:
+        """The value a helper returns when it runs branch ``s`` (in a block of its own) and
+        then ``rest``, from a copy of ``env``."""
+        fork = Env([dict(scope) for scope in env.scopes], inlining=env.inlining)
+        if s is None:
+            return self._helper_body(rest, fork, fdef, ret, paths)
+        fork.scopes.append({})
+        return self._helper_body([s, None, *rest], fork, fdef, ret, paths)
 
     def math_call(self, node: c_ast.FuncCall, name: str, env: Env) -> Expr:
         """A ``<math.h>`` function (the ``f`` variants in float, the others in double, as in
@@ -192,6 +237,7 @@ class Unit(Expressions):
                 if env.lookup(name) is not None:
                     self.fail(f"redeclaration of '{name}' is not supported", node)
                 value = None if init is None else convert(self.expr(init, env), dtype)
+                value = value if value is None else fold_integer(value) or value
                 env.scopes[-1][name] = Value(dtype, value)
             return
         if isinstance(node, c_ast.Assignment | c_ast.UnaryOp) and is_update(node):
@@ -200,6 +246,6 @@ class Unit(Expressions):
             return
         self.fail(
             f"{describe(node)} in helper function '{helper}' is not supported; a helper may "
-            "only declare and assign scalars and end with 'return E;'",
+            "only declare and assign scalars, branch with if/else and return a value ('return E;')",
             node,
         )

@@ -175,7 +175,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             items.pop()
         self.function_items = items
         self.emitted.append(body)
-        guards: list[tuple[c_ast.If, Cond, Expr | None, int]] = []
+        guards: list[tuple[c_ast.If, Cond, Expr | None, list[Store], int]] = []
         for k, item in enumerate(items):
             early = self.early_return(item, k, items, env)
             if early == "never":
@@ -199,9 +199,13 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         from tenspiler.frontend.c_guards import RETURNS_OTHER, redundant_guard
         from tenspiler.vc.concrete import C_INT_RANGES
 
-        for node, cond, value, at in reversed(guards):
+        ranges = {p.name: C_INT_RANGES[p.c_type] for p in params if p.c_type in C_INT_RANGES}
+        for node, cond, value, stores, at in reversed(guards):
+            if stores:
+                self.guard_with_stores(node, cond, value, stores, body, at, params, ranges)
+                continue
             reason = redundant_guard(cond, value, body[at:], [(p.name, p.type) for p in params], dict(self.locals),
-                                     {p.name: C_INT_RANGES[p.c_type] for p in params if p.c_type in C_INT_RANGES})
+                                     ranges)
             if reason == RETURNS_OTHER and value is not None and isinstance(body[-1], Return) \
                     and body[-1].value is not None:
                 # only the returned value differs where the guard holds: it is a select on the
@@ -293,8 +297,81 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         scope[decl.name] = Array(ty.elem, u.elem_ctype(decl.type), cols, rows)
         assigned.add(decl.name)
 
+    def guard_with_stores(self, node: c_ast.If, cond: Cond, value: Expr | None, stores: list[Store],
+                          body: list[Stmt], at: int, params: list[Param],
+                          ranges: dict[str, tuple[int, int]] | None = None) -> None:
+        """An argument guard that stores before it returns, ``if (G) { *out = V; return [R]; }``:
+        where ``G`` holds, C stores ``V`` and returns; elsewhere it runs the rest. The rest
+        is lowered as if the guard were absent, then the rest's last top-level store to
+        each element the guard stores becomes ``G ? V : (the rest's value)`` (``G`` and
+        ``V`` evaluated where C tests the guard, kept in fresh locals), and so does a
+        returned value that differs. That is C's result on every input when, where ``G``
+        holds, nothing else the rest does is visible: every loop that stores runs no
+        iteration and every other top-level store is to an element the guard stores (cvc5
+        proves it, ``c_guards.stores_only_where``); the loops that only compute scalars
+        may run in the model (their values are then unused)."""
+        from tenspiler.frontend.c_guards import RETURNS_OTHER, stores_only_where
+
+        u = self.unit
+        loc = u.loc(node)
+        rest = body[at:]
+        targets = {(st.array, st.index.value) for st in stores if isinstance(st.index, Const)}
+        reason = stores_only_where(cond, value, rest, [(p.name, p.type) for p in params], dict(self.locals),
+                                   targets, ranges)
+        if reason is not None and reason != RETURNS_OTHER:
+            u.fail(f"early return is not supported: {reason}", node)
+        flag = self.fresh_if_local()
+        taken = Compare("!=", Var(flag, DType.INT, loc), Const(0, DType.INT, loc), loc)
+        inserted: list[Stmt] = [self.flag_assignment(flag, cond, loc, loc)]
+        for st in stores:
+            last = max((i for i, s in enumerate(rest) if isinstance(s, Store) and s.array == st.array
+                        and isinstance(s.index, Const) and s.index.value == st.index.value), default=None)
+            if last is None:
+                u.fail(f"early return is not supported: the guard stores into '{st.array}[{st.index.value}]', "
+                       "which the rest of the function does not store at its top level", node)
+            kept = self.fresh_if_local()
+            self.locals[kept] = st.value.dtype
+            inserted.append(Assign(kept, st.value, loc))
+            old = rest[last]
+            assert isinstance(old, Store)
+            rest[last] = Store(old.array, old.index,
+                               Select(taken, Var(kept, st.value.dtype, loc), old.value, old.value.dtype, loc),
+                               old.loc, old.row)
+        if reason == RETURNS_OTHER:
+            last_ret = rest[-1] if rest else None
+            if value is None or not isinstance(last_ret, Return) or last_ret.value is None:
+                u.fail(f"early return is not supported: {reason}", node)
+            kept = self.fresh_if_local()
+            self.locals[kept] = value.dtype
+            inserted.append(Assign(kept, value, loc))
+            rest[-1] = Return(Select(taken, Var(kept, value.dtype, loc), last_ret.value, value.dtype, loc),
+                              last_ret.loc)
+        body[at:] = [*inserted, *rest]
+
+    def guard_stores(self, items: list[c_ast.Node], env: Env) -> list[Store] | None:
+        """The stores of a guard's block before its ``return``: each statement one store of a
+        scalar through a pointer or at a constant index (``*out = 0;``, ``out[1] = x;``),
+        to distinct elements; ``None`` otherwise."""
+        out: list[Store] = []
+        for it in items:
+            if not isinstance(it, c_ast.Assignment) or it.op != "=" or not isinstance(
+                it.lvalue, c_ast.UnaryOp | c_ast.ArrayRef
+            ) or (isinstance(it.lvalue, c_ast.UnaryOp) and it.lvalue.op != "*"):
+                return None
+            probe = Env([dict(sc) for sc in env.scopes], assigned=set(env.assigned), written=set(env.written),
+                        inlining=env.inlining)
+            lowered = self.stmt(it, probe)
+            if len(lowered) != 1 or not isinstance(lowered[0], Store) or not isinstance(lowered[0].index, Const) \
+                    or lowered[0].row is not None:
+                return None
+            st = lowered[0]
+            if any(o.array == st.array and o.index.value == st.index.value for o in out if isinstance(o.index, Const)):
+                return None
+            out.append(st)
+        return out
+
     def early_return(self, item: c_ast.Node, k: int, items: list[c_ast.Node], env: Env
-                     ) -> tuple[Cond, Expr | None] | str | None:
+                     ) -> tuple[Cond, Expr | None, list[Store]] | str | None:
         """``if (G) return;`` / ``if (G) return R;`` before the last statement of the
         function body: ``(G, R)`` (``R`` converted to the return type), else ``None``.
         The rest of the function is lowered as if the guard were absent; the guard is
@@ -303,9 +380,13 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         if not isinstance(item, c_ast.If) or item.iffalse is not None or k == len(items) - 1:
             return None
         then = item.iftrue
-        if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
-            then = then.block_items[0]
+        stored: list[c_ast.Node] = []
+        if isinstance(then, c_ast.Compound) and (then.block_items or []):
+            *stored, then = then.block_items
         if not isinstance(then, c_ast.Return) or self.loops or self.result_type is not None:
+            return None
+        stores = self.guard_stores(stored, env) if stored else []
+        if stores is None:
             return None
         u = self.unit
         test = self.without_null_tests(item.cond, env)
@@ -319,7 +400,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             value = convert(u.expr(then.expr, env), self.return_dtype)
         elif self.return_dtype is not None:
             u.fail(f"'return;' in function '{self.name}' returning a value", then)
-        return cond, value
+        return cond, value, stores
 
     def without_null_tests(self, cond: c_ast.Node, env: Env) -> c_ast.Node | None:
         """The guard condition without its null tests of array parameters (``!x``,
@@ -605,9 +686,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         if callee in self.inlining_stack:
             u.fail(f"recursive call to '{callee}' is not supported", node)
         fdef = u.funcdefs[callee]
-        if u.return_dtype(fdef) is not None:
-            u.fail(f"call to '{callee}' as a statement is not supported (only void helpers; "
-                   "its value would be discarded)", node)
+        valued = u.return_dtype(fdef) is not None
         params = u.params_of(fdef)
         args = list(node.args.exprs) if node.args is not None else []
         if len(args) != len(params):
@@ -626,10 +705,25 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         changed = _changed_names(fdef.body)
         items: list[c_ast.Node] = []
         substitute: dict[str, c_ast.Node] = {}
+        through: dict[str, str] = {}  # a kernel scalar passed as '&v' -> the helper's parameter
         for (decl, ty), arg in zip(params, args, strict=True):
             if isinstance(ty, StructType | VectorType | RowsType):
                 u.fail(f"helper '{callee}' called as a statement has parameter '{decl.name}' of a "
                        "type that is not supported (only scalars and pointers)", decl)
+            target = _address_of_scalar(arg, env)
+            if isinstance(ty, PointerType) and target is not None:
+                # an out-parameter: the helper reads and writes the kernel's scalar through it
+                binding = env.lookup(target)
+                assert isinstance(binding, Scalar)
+                others = [a for a in args if a is not arg and target in set(identifiers(a))]
+                if decl.name in changed or binding.dtype != ty.elem or others:
+                    why = ("the helper changes the pointer" if decl.name in changed else
+                           f"'{target}' is not of the pointed-to type" if binding.dtype != ty.elem else
+                           f"another argument reads '{target}'")
+                    u.fail(f"passing '&{target}' to '{callee}' is not supported ({why})", arg)
+                substitute[decl.name] = arg
+                through[target] = decl.name
+                continue
             if decl.name not in changed and _invariant(arg, pointer=isinstance(ty, PointerType)):
                 # the parameter keeps the argument's value: the helper cannot change what the
                 # argument reads (scalars and pointers of the kernel, constants)
@@ -650,6 +744,13 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         body = copy.deepcopy(list(fdef.body.block_items or []))
         while body and isinstance(body[-1], c_ast.EmptyStatement):
             body.pop()
+        if valued:
+            # the value is discarded: a 'return E;' that ends its path through the body only
+            # ends the call (E computed for nothing: it must have no side effect)
+            body = _without_final_returns(body)
+            if any(isinstance(n, c_ast.Return) for n in _walk(c_ast.Compound(body))):
+                u.fail(f"call to '{callee}' as a statement is not supported (its value is discarded, and a "
+                       "'return' of it does not end a path through its body)", node)
         if body and isinstance(body[-1], c_ast.Return) and body[-1].expr is None:
             body.pop()
         locals_ = len(items)
@@ -657,6 +758,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         for item in items[:locals_]:
             _rename_decl(item, rename)  # not its initialiser: the argument, in the caller's names
         renamed = [_rename(item, rename, substitute) for item in items[locals_:]]
+        if through:
+            renamed = [_dereferenced(item) for item in renamed]
         return c_ast.Compound([*items[:locals_], *renamed], coord=node.coord)
 
     def with_effects(self, node: c_ast.Node, env: Env) -> list[Stmt]:
@@ -938,6 +1041,73 @@ def _rename(node: c_ast.Node, names: dict[str, str], substitute: dict[str, c_ast
         elif isinstance(value, list):
             setattr(node, attr, [_rename(v, names, substitute) if isinstance(v, c_ast.Node) else v for v in value])
     return node
+
+
+def _address_of_scalar(arg: c_ast.Node, env: Env) -> str | None:
+    """``v`` when ``arg`` is ``&v`` of a scalar variable ``v`` of the kernel."""
+    match arg:
+        case c_ast.UnaryOp(op="&", expr=c_ast.ID(name=name)) if isinstance(env.lookup(name), Scalar):
+            return name
+    return None
+
+
+def _dereferenced(node: c_ast.Node) -> c_ast.Node:
+    """``node`` with ``*&v`` and ``(&v)[0]`` (a helper's out-parameter bound to a kernel
+    scalar ``v``) written ``v``, in place; any other use of ``&v`` stays (and is refused by
+    the lowering: the address of a scalar)."""
+    match node:
+        case c_ast.UnaryOp(op="*", expr=c_ast.UnaryOp(op="&", expr=c_ast.ID() as v)):
+            return v
+        case c_ast.ArrayRef(name=c_ast.UnaryOp(op="&", expr=c_ast.ID() as v), subscript=c_ast.Constant(value="0")):
+            return v
+    for attr in node.__slots__:
+        value = getattr(node, attr, None)
+        if isinstance(value, c_ast.Node):
+            setattr(node, attr, _dereferenced(value))
+        elif isinstance(value, list):
+            setattr(node, attr, [_dereferenced(v) if isinstance(v, c_ast.Node) else v for v in value])
+    return node
+
+
+def _walk(node: c_ast.Node) -> list[c_ast.Node]:
+    out = [node]
+    for _, child in node.children():
+        out.extend(_walk(child))
+    return out
+
+
+def _pure(e: c_ast.Node | None) -> bool:
+    """Whether evaluating ``e`` has no side effect (no assignment, ``++``/``--`` or call)."""
+    return e is None or not any(
+        isinstance(n, c_ast.Assignment | c_ast.FuncCall)
+        or (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"))
+        for n in _walk(e)
+    )
+
+
+def _without_final_returns(items: list[c_ast.Node]) -> list[c_ast.Node]:
+    """``items`` (a body whose value is discarded) without the side-effect-free ``return
+    E;`` statements that end a path through it: the last statement, or the last of each
+    branch of a final ``if``/``else`` (recursively)."""
+    items = list(items)
+    while items and isinstance(items[-1], c_ast.EmptyStatement):
+        items.pop()
+    if not items:
+        return items
+    last = items[-1]
+    if isinstance(last, c_ast.Return) and _pure(last.expr):
+        return items[:-1]
+    if isinstance(last, c_ast.Compound):
+        return [*items[:-1], c_ast.Compound(_without_final_returns(list(last.block_items or [])), coord=last.coord)]
+    if isinstance(last, c_ast.If):
+        def branch(b: c_ast.Node | None) -> c_ast.Node | None:
+            if b is None:
+                return None
+            kept = _without_final_returns(list(b.block_items or []) if isinstance(b, c_ast.Compound) else [b])
+            return c_ast.Compound(kept, coord=b.coord)
+
+        return [*items[:-1], c_ast.If(last.cond, branch(last.iftrue), branch(last.iffalse), coord=last.coord)]
+    return items
 
 
 def _changed_names(node: c_ast.Node) -> set[str]:

@@ -347,6 +347,12 @@ class TypeGate:
         #: counted loop's counter (by ``id`` of the loop node), for the lowering
         self.exact_steps: set[int] = set()
         self.counter_types: dict[int, CInt] = {}
+        #: ranges the enclosing ``if`` conditions give variables nothing in the function
+        #: assigns (by ``id`` of their declaration's type node), innermost last
+        self.refined: list[dict[int, Range]] = []
+        #: operands (by ``id``) of explicit casts from ``unsigned int`` to a 32-bit signed type
+        #: whose value may not fit: the lowering reduces them modulo 2^32 as GCC does
+        self.wrap_casts: set[int] = set()
 
     # ------------------------------------------------------------------ errors
 
@@ -453,7 +459,11 @@ class TypeGate:
             case c_ast.If(cond=cond, iftrue=t, iffalse=f):
                 self.expr(cond)
                 self.flush()
-                self.stmt(t)
+                self.refined.append(self.condition_ranges(cond))
+                try:
+                    self.stmt(t)
+                finally:
+                    self.refined.pop()
                 self.stmt(f)
             case c_ast.While(cond=cond, stmt=body) | c_ast.DoWhile(cond=cond, stmt=body):
                 self.counted_loop(node)
@@ -578,6 +588,49 @@ class TypeGate:
         if isinstance(step, c_ast.Assignment) and step.op == "=":
             self.exact_steps.add(id(step.rvalue))
 
+    def condition_ranges(self, cond: c_ast.Node) -> dict[int, Range]:
+        """The ranges condition ``cond`` gives the variables it compares with constants
+        where it holds: the conjuncts ``x OP c`` / ``c OP x`` (``OP`` one of ``< <= > >=
+        ==``) of an integer variable ``x`` that nothing in the function assigns, whose value
+        the comparison's common type (C11 §6.3.1.8) holds, as does the constant's. Keyed
+        by ``id`` of ``x``'s declaration's type node (a shadowing declaration is another
+        variable)."""
+        out: dict[int, Range] = {}
+        flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "=="}
+
+        def conjunct(node: c_ast.Node) -> None:
+            match node:
+                case c_ast.BinaryOp(op="&&", left=a, right=b):
+                    conjunct(a)
+                    conjunct(b)
+                case c_ast.BinaryOp(op=op, left=a, right=b) if op in flip:
+                    if not isinstance(a, c_ast.ID):
+                        a, b, op = b, a, flip[op]
+                    if not isinstance(a, c_ast.ID) or a.name in self.assigned:
+                        return
+                    ty = self.lookup(a.name)
+                    xt, v = (self.decl_type(ty) if ty is not None else None), self.constant_value(b)
+                    common = usual_conversion(xt, self.expr(b))
+                    if not (isinstance(xt, CInt) and isinstance(common, CInt) and v is not None
+                            and common.holds(xt) and common.lo <= v <= common.hi):
+                        return
+                    lo, hi = out.get(id(ty), (xt.lo, xt.hi))
+                    match op:
+                        case "<":
+                            hi = min(hi, v - 1)
+                        case "<=":
+                            hi = min(hi, v)
+                        case ">":
+                            lo = max(lo, v + 1)
+                        case ">=":
+                            lo = max(lo, v)
+                        case "==":
+                            lo, hi = max(lo, v), min(hi, v)
+                    out[id(ty)] = (lo, hi)
+
+        conjunct(cond)
+        return out
+
     def rng(self, node: c_ast.Node) -> Range | None:
         """A range of the mathematical value (the model's) of integer expression ``node``,
         or ``None`` if it is not an integer expression. On every execution where C is
@@ -609,6 +662,12 @@ class TypeGate:
             case c_ast.ID(name=name):
                 ty = self.lookup(name)
                 found = self.local_ranges.get(id(ty)) if ty is not None else None
+                for ranges in self.refined if ty is not None else []:
+                    if id(ty) in ranges:
+                        lo, hi = found if found is not None else (t.lo, t.hi)
+                        found = (max(lo, ranges[id(ty)][0]), min(hi, ranges[id(ty)][1]))
+                if found is not None and found[0] > found[1]:
+                    found = None  # no execution reaches it: any range is sound
             case c_ast.UnaryOp(op="-" | "+" as op, expr=e):
                 r = self.rng(e)
                 if r is not None:
@@ -621,6 +680,10 @@ class TypeGate:
                 masks = [v for v in (self.constant_value(a), self.constant_value(b)) if v is not None and v >= 0]
                 if masks:
                     found = (0, min(masks))  # x & m lies in [0, m] for m >= 0
+            case c_ast.BinaryOp(op="<<", left=a, right=b):
+                ra, rk = self.rng(a), self.rng(b)
+                if ra is not None and rk is not None and ra[0] >= 0 and rk[0] >= 0 and rk[1] < t.bits:
+                    found = (ra[0] << rk[0], ra[1] << rk[1])  # (an unsigned result past 2^n: rng)
             case c_ast.BinaryOp(op=">>", left=a, right=b):
                 ra, k = self.rng(a), self.constant_value(b)
                 if ra is not None and k is not None and 0 <= k < 64:
@@ -904,6 +967,12 @@ class TypeGate:
         if dst.holds(src) or dst in MODELLED:
             return  # (a conversion to a modelled type wraps modulo 2^n in the model, as in GCC)
         if constant and self.fits(node, dst):
+            return
+        if what == "cast" and src == UINT and dst.signed and dst.bits == UINT.bits:
+            # GCC's implementation-defined conversion (C11 §6.3.1.3p3; GCC manual,
+            # "Integers implementation"): reduced modulo 2^32 into the signed range, which the
+            # lowering states exactly (c_exprs: Expressions.expr, wrap_casts)
+            self.wrap_casts.add(id(node))
             return
         self.fail(
             f"{what}: conversion from '{src}' to '{dst}' may change the value "

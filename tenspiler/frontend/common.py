@@ -14,7 +14,7 @@ from typing import Protocol
 
 from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend import read_source
-from tenspiler.ir.semantics import py_cast
+from tenspiler.ir.semantics import py_binop, py_cast
 from tenspiler.loops.ir import (
     Assign,
     Binary,
@@ -45,6 +45,8 @@ __all__ = [
     "and_guard",
     "cond_vars_read",
     "convert",
+    "fold_cond",
+    "fold_integer",
     "names_read",
     "names_written",
     "read_source",
@@ -99,6 +101,55 @@ def convert(e: Expr, dtype: DType) -> Expr:
     if why is not None:
         raise BadInput(why, e.loc)
     return Cast(e, dtype, e.loc)
+
+
+def fold_integer(e: Expr) -> Const | None:
+    """The value of integer expression ``e`` when it reads nothing (constants under
+    ``+ - * / % // mod & | ^``, casts and selects of such), computed by the one semantics
+    (``ir.semantics``) as the loop-IR interpreter computes it, else ``None`` (also for a
+    zero divisor: C leaves it undefined)."""
+    if e.dtype.is_float:
+        return None
+    match e:
+        case Const():
+            return e
+        case Cast(operand=operand, dtype=dtype):
+            v = fold_integer(operand)
+            return None if v is None else Const(py_cast(v.value, dtype), dtype, e.loc)
+        case Unary(op="-", operand=operand):
+            v = fold_integer(operand)
+            return None if v is None else Const(-v.value, e.dtype, e.loc)  # (as loops.interp)
+        case Binary(op=op, left=left, right=right, dtype=dtype):
+            a, b = fold_integer(left), fold_integer(right)
+            if a is None or b is None or (op in ("/", "%", "//", "mod") and b.value == 0):
+                return None
+            return Const(py_binop(op, a.value, b.value, dtype), dtype, e.loc)  # (as loops.interp)
+        case Select(cond=cond, then=then, else_=else_):
+            c = fold_cond(cond)
+            return None if c is None else fold_integer(then if c else else_)
+    return None
+
+
+def fold_cond(c: Cond) -> bool | None:
+    """The truth of condition ``c`` when it compares only foldable integer expressions
+    (:func:`fold_integer`), else ``None``."""
+    match c:
+        case Compare(op=op, left=left, right=right):
+            a, b = fold_integer(left), fold_integer(right)
+            if a is None or b is None:
+                return None
+            x, y = a.value, b.value
+            return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
+        case Logical(op=op, left=left, right=right):
+            x = fold_cond(left)
+            if x is not None and x == (op == "||"):
+                return x  # short-circuit, as C
+            y = fold_cond(right)
+            return None if x is None or y is None else y
+        case Not(operand=operand):
+            x = fold_cond(operand)
+            return None if x is None else not x
+    return None
 
 
 def and_guard(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:

@@ -23,8 +23,8 @@ import numpy as np
 from tenspiler.budget import PROOF_RLIMIT, SAFETY_NET_S, SYNTHESIS_SAFETY_NET_S, check_deadline
 from tenspiler.errors import NotLiftable, VerificationError
 from tenspiler.ir.printer import show, show_summary
-from tenspiler.ir.terms import Lit, ProgramSummary, ScalarCast, ScalarOutput
-from tenspiler.loops.ir import DType, For, Var
+from tenspiler.ir.terms import Lit, ProgramSummary, Scalar, ScalarCast, ScalarOutput
+from tenspiler.loops.ir import DType, Expr, For, Var
 from tenspiler.synth.nest_search import nest_space
 from tenspiler.synth.trees import (
     Pools,
@@ -89,6 +89,12 @@ class _Hole:
     make: Callable[[object], object]  # wraps an enumerated term into the hole's term
 
 
+def _stored_index(index: Expr, k: LoopKernel, at: Scalar) -> Scalar:
+    """The value an argmax stores (``index``, a function of the loop counter) where the
+    counter is ``at``."""
+    return lift_entry_scalar(index, k, {k.var: at})
+
+
 def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
     holes: list[_Hole] = []
     values = []
@@ -109,7 +115,8 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
             start = lift_entry_scalar(k.start, k)
             holes.append(_Hole(s.name, tree, functools.partial(
                 running_arg_extremum, lift_entry_scalar(s.init, k), lift_entry_scalar(arg.extremum.init, k),
-                start=start, compare=arg.extremum.dtype, bigger=arg.bigger, last=arg.last)))
+                start=start, compare=arg.extremum.dtype, bigger=arg.bigger, last=arg.last,
+                stored=functools.partial(_stored_index, arg.index, k))))
             values.append(arg.value)
             continue
         extremum = next(((kind, f) for kind, f in (("minimum", minimum_part(s)), ("maximum", maximum_part(s)))

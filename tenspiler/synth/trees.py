@@ -363,11 +363,12 @@ def running_max(init: Scalar, body: Tensor, start: Scalar, dtype: DType) -> Scal
 
 
 def running_arg_extremum(init: Scalar, ext_init: Scalar, body: Tensor, start: Scalar, compare: DType,
-                         bigger: bool, last: bool) -> Scalar:
+                         bigger: bool, last: bool, stored: Callable[[Scalar], Scalar] | None = None) -> Scalar:
     """The value of ``best`` after ``if (F ⋈ m) { m = F; best = i; }`` over ``[start, BOUND)``:
     ``start + argmax(F…)`` when the range is non-empty and its extremum beats ``m``'s
     entry value ``ext_init`` (ties count with ``last``), else ``init``. A minimum is the
-    maximum of the negated values (as :func:`running_min`)."""
+    maximum of the negated values (as :func:`running_min`). ``stored``: what ``best``
+    stores as a function of the counter (``best = g(i)``), the identity when omitted."""
     from tenspiler.ir.terms import ArgMax, ReduceMax, TensorScalar
 
     d = compare if bigger else promote(compare, compare)  # as running_max / running_min
@@ -377,6 +378,8 @@ def running_arg_extremum(init: Scalar, ext_init: Scalar, body: Tensor, start: Sc
     beats = Cmp(">=" if last else ">", ReduceMax(body, d), ext_init)
     arg = ArgMax(body, d, last)
     index = arg if isinstance(start, Lit) and start.value == 0 else ScalarOp("+", start, arg, DType.INT)
+    if stored is not None:
+        index = stored(index)
     moved = ScalarSelect(beats, index, init, DType.INT)
     return ScalarSelect(Cmp(">", ScalarVar(BOUND, DType.INT), start), moved, init, DType.INT)
 

@@ -10,22 +10,25 @@ summary and loop invariant must fill (paper §4.1). Kernels outside the supporte
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from tenspiler.errors import NotLiftable, SourceLoc
 from tenspiler.ir.terms import ProgramSummary
 from tenspiler.loops.ir import (
     Binary,
+    Compare,
     Const,
     DType,
     Expr,
     For,
     Function,
     Return,
+    Select,
     Stmt,
     Store,
     Var,
+    map_stmt_exprs,
 )
 from tenspiler.vc import symexec
 
@@ -283,7 +286,10 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
     post_reads: set[str] = symexec.upward_exposed(post_stmts) | set(live_out)
     if loop.descending:
         if inductions:
-            raise NotLiftable("a descending loop stepping a scalar (pointer walking) is not supported yet", loop.loc)
+            up = _ascending(fn, k, pre, assigned | {loop.var})
+            if up is None or loop.var in post_reads:
+                raise NotLiftable("a descending loop stepping a scalar (pointer walking) is not supported yet", loop.loc)
+            return analyze(up, live_out)
         if loop.var in post_reads:
             raise NotLiftable(f"the counter '{loop.var}' of a descending loop is read after it", loop.loc)
     exposed = symexec.upward_exposed(loop.body)
@@ -359,6 +365,35 @@ def _is_const(e: Expr, value: int) -> bool:
     return isinstance(e, Const) and e.value == value
 
 
+def _ascending(fn: Function, k: int, pre: SymState, written: set[str]) -> Function | None:
+    """``fn`` with its descending loop ``fn.body[k]`` (iterations ``var = stop - 1, ...,
+    start``) run in the same order by an ascending counter: ``For(var, start, stop)`` whose
+    body reads ``stop - 1 - (var - start)`` where the original read ``var`` — the
+    original counter as an affine function of the canonical one, so that scalars stepped in
+    the body (pointer walking, ``*p++``) are inductions of that counter. ``start`` and
+    ``stop`` are taken over the entry state; ``None`` (not rewritten) when they read a
+    variable the code before the loop or the loop (``written``) assigns, whose value the
+    rewritten body would read at the wrong time. The counter's own value after the loop
+    differs (the caller refuses a read of it)."""
+    loop = fn.body[k]
+    assert isinstance(loop, For) and loop.descending
+    start, stop = symexec.substitute(loop.start, pre), symexec.substitute(loop.stop, pre)
+    if (symexec.reads(start) | symexec.reads(stop)) & (set(pre.scalars) | written):
+        return None
+    int_ = DType.INT
+    var = Var(loop.var, int_, loop.loc)
+    last = Binary("-", stop, Const(1, int_, loop.loc), int_, loop.loc)
+    steps = var if _is_const(start, 0) else Binary("-", var, start, int_, loop.loc)
+    original = Binary("-", last, steps, int_, loop.loc)
+
+    def rewrite(e: Expr) -> Expr:
+        return original if isinstance(e, Var) and e.name == loop.var else e
+
+    body = tuple(map_stmt_exprs(st, rewrite) for st in loop.body)
+    up = For(loop.var, start, stop, body, loop.loc, descending=False)
+    return replace(fn, body=(*fn.body[:k], up, *fn.body[k + 1:]))
+
+
 def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction, ...]:
     """Integer scalars whose per-iteration update is ``x + c`` for a constant ``c``."""
     out: list[Induction] = []
@@ -378,6 +413,24 @@ def _inductions(fn: Function, pre: SymState, body: SymState) -> tuple[Induction,
     return tuple(out)
 
 
+_COMPLEMENT = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _complementary_selects(e: Expr) -> Expr:
+    """``c ? a : (c' ? b : e)`` with ``c'`` the negation of ``c`` (the two branches of an
+    if-converted ``if``/``else``, integer comparisons of its flag) is ``c ? a : b``: where
+    ``c`` is false, ``c'`` holds."""
+    if isinstance(e, Select):
+        inner = _complementary_selects(e.else_)
+        c1, c2 = e.cond, inner.cond if isinstance(inner, Select) else None
+        if isinstance(inner, Select) and isinstance(c1, Compare) and isinstance(c2, Compare) \
+                and not c1.left.dtype.is_float and c2.op == _COMPLEMENT[c1.op] and c2.left == c1.left \
+                and c2.right == c1.right:
+            return Select(c1, e.then, inner.then, e.dtype, e.loc)
+        return Select(e.cond, e.then, inner, e.dtype, e.loc)
+    return e
+
+
 def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str], assigned: set[str],
                  what: str) -> list[tuple[str, Expr, Expr]]:
     """``(array, index, value)`` of each store of the code after a loop (``what``: "loop" or
@@ -389,6 +442,10 @@ def stores_after(post_stmts: tuple[Stmt, ...], post: SymState, written: set[str]
                    post_stmts[0].loc if post_stmts else None)
         if array in written:
             raise NotLiftable(f"'{array}' is written by the {what} and again after it: not supported yet", loc)
+        if len(stores) > 1 and all(isinstance(i, Const) and i == stores[-1][0] for i, _ in stores):
+            # one element written several times (an if/else storing in each branch): its last
+            # value, whose reads of the element resolve to the earlier stores (symexec)
+            stores = [(stores[-1][0], _complementary_selects(stores[-1][1]))]
         if len(stores) > 1:
             raise NotLiftable(f"'{array}' is written more than once after the {what}: not supported yet", loc)
         (idx, val), = stores

@@ -29,7 +29,7 @@ from tenspiler.loops.ir import (
 )
 from tenspiler.loops.simplify import simplify
 from tenspiler.vc.kernel import ScalarTarget
-from tenspiler.vc.symexec import cond_exprs, reads
+from tenspiler.vc.symexec import cond_exprs, loads, reads
 
 
 def maximum_part(s: ScalarTarget) -> Expr | None:
@@ -49,10 +49,18 @@ def _comparison(c: Cond) -> tuple[CmpOpName, Expr, Expr] | None:
     ``m < a[i]``: the model's values are the integers and the reals)."""
     match c:
         case Compare(op, left, right):
-            return op, left, right
+            return op, _widened(left), _widened(right)
         case Not(Compare(op, left, right)):
-            return _NEGATED[op], left, right
+            return _NEGATED[op], _widened(left), _widened(right)
     return None
+
+
+def _widened(e: Expr) -> Expr:
+    """``x`` for ``(int) x`` of a narrow integer ``x`` (the integer promotion of a compared
+    ``int8_t`` / ``uint16_t`` value keeps it), else ``e``."""
+    if isinstance(e, Cast) and e.dtype == DType.INT and e.operand.dtype.int_range is not None:
+        return e.operand
+    return e
 
 
 def _extremum_part(s: ScalarTarget, bigger: bool) -> Expr | None:
@@ -87,12 +95,16 @@ class ArgExtremum:
         value: ``F``.
         bigger: ``m`` keeps the maximum (else the minimum).
         last: ties move ``best`` (``>=``/``<=``: the last extremal index), else the first.
+        index: what ``best`` stores: the counter ``i``, or a function of it and of values
+            the loop does not change (``n - c`` for an original count-down counter ``c``
+            the kernel analysis expressed by the canonical one, ``kernel._ascending``).
     """
 
     extremum: ScalarTarget
     value: Expr
     bigger: bool
     last: bool
+    index: Expr
 
 
 _NEGATED: dict[CmpOpName, CmpOpName] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
@@ -114,8 +126,8 @@ def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counte
         idx, op = u.else_, _NEGATED[op]
     else:
         return None
-    if idx != Var(counter, DType.INT):
-        return None
+    if counter not in reads(idx) or reads(idx) & {m.name for m in scalars} or loads(idx):
+        return None  # (an index reading the counter and loop-invariant scalars only)
     for m in scalars:
         if m.name == s.name:
             continue
@@ -131,7 +143,7 @@ def arg_extremum_part(s: ScalarTarget, scalars: tuple[ScalarTarget, ...], counte
                 continue
             strict, tie = (">", ">=") if bigger else ("<", "<=")
             if o in (strict, tie):
-                return ArgExtremum(m, f, bigger, o == tie)
+                return ArgExtremum(m, f, bigger, o == tie, idx)
     return None
 
 
