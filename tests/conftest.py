@@ -106,17 +106,10 @@ HEAVY_LAST = ("test_backends.py",)
 
 #: Node ids of tests whose expectation a merged change altered and that are not yet rewritten
 #: (the file says why); marked xfail(strict=True), so one that passes again fails the run.
-NOT_YET_RECONCILED = Path(__file__).with_name("not_yet_reconciled.txt")
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path.name in HEAVY_LAST)
-    pending = {line.strip() for line in NOT_YET_RECONCILED.read_text(encoding="utf-8").splitlines()
-               if line.strip() and not line.startswith("#")}
-    for item in items:
-        if item.nodeid in pending:
-            item.add_marker(pytest.mark.xfail(reason=f"not yet reconciled: see {NOT_YET_RECONCILED.name}",
-                                              strict=True))
 
 
 @pytest.fixture

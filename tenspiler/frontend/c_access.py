@@ -381,8 +381,8 @@ class Access(Declarations):
                 root: c_ast.Node = node.name
                 while isinstance(root, c_ast.ArrayRef):
                     root = root.name
-                b = self.rows_array(root, env)
-                what = "struct field" if b is None else "2-D array" if b.rows is None else "3-D array"
+                rows_b = self.rows_array(root, env)
+                what = "struct field" if rows_b is None else "2-D array" if rows_b.rows is None else "3-D array"
                 self.fail(f"pointer to {what} element '{render(node)}' is not supported", node)
             vb = self.vector_root(node, env)
             if vb is not None:
@@ -595,11 +595,11 @@ class Access(Declarations):
                 what = "row" if len(subscripts) == rank - 1 else "plane"
                 self.fail(f"{what} '{render(node)}' of {rank}-D array '{root.name}' used as a value is not supported", node)
             loc = self.loc(node)
-            idx = [self.index(e, env) for e in subscripts]
+            subs = [self.index(e, env) for e in subscripts]
             if b.rows is None:
-                r, c = idx
+                r, c = subs
             else:  # (p * R + r) * C + c: C has no element outside its row or plane (C11 J.2)
-                p, r_, c = idx
+                p, r_, c = subs
                 r = Binary("+", Binary("*", p, b.rows, DType.INT, loc), r_, DType.INT, loc)
             flat: Expr = Binary("+", Binary("*", r, b.cols, DType.INT, loc), c, DType.INT, loc)
             return root.name, b.elem, flat, (c, b.cols)

@@ -478,7 +478,20 @@ class Expressions(Access):
             if op is None
             else self.binary(op, self.read_var(lvalue.name, lvalue, env), rhs, node)
         )
+        lt = self.gate.types.get(id(lvalue)) if self.gate is not None else None
+        if lt == C_UINT and b.dtype == DType.INT:
+            src = node.rvalue if isinstance(node, c_ast.Assignment) and op is None else node
+            return lvalue.name, self.into_scalar(value, b.dtype, "unsigned int", src)
         return lvalue.name, convert(value, b.dtype)
+
+    def into_scalar(self, value: Expr, dtype: DType, c_type: str, src: c_ast.Node | None) -> Expr:
+        """``value`` (of the C expression ``src``) converted as by assignment into a scalar of
+        loop-IR ``dtype`` whose C type is ``c_type``. An ``unsigned int`` scalar is INT in the
+        loop IR: a value the gate does not know to lie in ``[0, 2^32)`` is reduced modulo
+        2^32 on the way (C11 §6.3.1.3p2), as C stores it."""
+        if dtype == DType.INT and c_type == "unsigned int" and not self.in_uint(src):
+            return _wrapped(value, DType.UINT32)
+        return convert(value, dtype)
 
     def update_parts(self, node: c_ast.Node, env: Env) -> tuple[BinOpName | None, Expr]:
         """The operator (``None`` for ``=``) and right-hand side of an update statement."""

@@ -236,7 +236,7 @@ class Unit(Expressions):
             for name, dtype, init in self.local_decls(node, env):
                 if env.lookup(name) is not None:
                     self.fail(f"redeclaration of '{name}' is not supported", node)
-                value = None if init is None else convert(self.expr(init, env), dtype)
+                value = None if init is None else self.into_scalar(self.expr(init, env), dtype, self.c_width(node.type), init)
                 value = value if value is None else fold_integer(value) or value
                 env.scopes[-1][name] = Value(dtype, value)
             return

@@ -324,6 +324,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         taken = Compare("!=", Var(flag, DType.INT, loc), Const(0, DType.INT, loc), loc)
         inserted: list[Stmt] = [self.flag_assignment(flag, cond, loc, loc)]
         for st in stores:
+            assert isinstance(st.index, Const)  # the guard's stores are at constant indices
             last = max((i for i, s in enumerate(rest) if isinstance(s, Store) and s.array == st.array
                         and isinstance(s.index, Const) and s.index.value == st.index.value), default=None)
             if last is None:
@@ -365,7 +366,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                     or lowered[0].row is not None:
                 return None
             st = lowered[0]
-            if any(o.array == st.array and o.index.value == st.index.value for o in out if isinstance(o.index, Const)):
+            assert isinstance(st.index, Const)
+            k = st.index.value
+            if any(o.array == st.array and isinstance(o.index, Const) and o.index.value == k for o in out):
                 return None
             out.append(st)
         return out
@@ -663,8 +666,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             if len(steppers) == 1:
                 counter = _assigned_name(steppers[0])
                 others = [e for e in exprs if e is not steppers[0]]
-                if all(counter not in identifiers(e) for e in others) and not any(
-                        _assigned_name(e) in identifiers(steppers[0]) for e in others):
+                stepped = set(identifiers(steppers[0]))
+                if all(counter not in set(identifiers(e)) for e in others) and not any(
+                        _assigned_name(e) in stepped for e in others):
                     step, exprs = steppers[0], others
             body = c_ast.Compound([body, *exprs], body.coord)
             if step is None:
@@ -814,7 +818,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             case c_ast.Decl():
                 out: list[Stmt] = []
                 for name, dtype, init in u.local_decls(node, env):
-                    value = None if init is None else convert(u.expr(init, env), dtype)
+                    value = None if init is None else u.into_scalar(u.expr(init, env), dtype, u.c_width(node.type), init)
                     self.declare(name, dtype, node, env)
                     if value is not None:
                         out.append(Assign(name, value, loc))

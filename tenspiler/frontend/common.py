@@ -138,8 +138,8 @@ def fold_cond(c: Cond) -> bool | None:
             a, b = fold_integer(left), fold_integer(right)
             if a is None or b is None:
                 return None
-            x, y = a.value, b.value
-            return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
+            u, v = a.value, b.value
+            return {"<": u < v, "<=": u <= v, ">": u > v, ">=": u >= v, "==": u == v, "!=": u != v}[op]
         case Logical(op=op, left=left, right=right):
             x = fold_cond(left)
             if x is not None and x == (op == "||"):
@@ -149,7 +149,6 @@ def fold_cond(c: Cond) -> bool | None:
         case Not(operand=operand):
             x = fold_cond(operand)
             return None if x is None else not x
-    return None
 
 
 def and_guard(guard: Cond | None, c: Cond, loc: SourceLoc | None) -> Cond:

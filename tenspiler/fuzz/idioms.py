@@ -931,7 +931,7 @@ def reading_kernel(d: Draw, name: str = "kern") -> KernelSpec:
             sig += f", {const}{T} A[m][n], {T} y[m]"
             params += [Param("A", T, True, ext), Param("y", T, True, "m")]
             outputs.add("y")
-            body = [f"  for (int i = 0; i < m; i++) {{", f"    {T} s = 0;", pragma + "    for (int j = 0; j < n; j++)",
+            body = ["  for (int i = 0; i < m; i++) {", f"    {T} s = 0;", pragma + "    for (int j = 0; j < n; j++)",
                     f"      s += {f.format(x=read).replace('K', str(k))};", "    y[i] = s;", "  }"]
         else:
             sig += f", {const}{T} A{dims}, {T} B{dims}"
@@ -940,7 +940,7 @@ def reading_kernel(d: Draw, name: str = "kern") -> KernelSpec:
             inner = f"B{idx} = {f.format(x='A' + idx).replace('K', str(k))};"
             loops = ["  for (int i = 0; i < m; i++)"] + (["    for (int q = 0; q < r; q++)"] if three else []) + \
                 [("      " if three else "    ") + "for (int j = 0; j < n; j++)"]
-            body = loops + [("        " if three else "      ") + inner]
+            body = [*loops, ("        " if three else "      ") + inner]
             body[0] = pragma + body[0]
         src_sig = sig
     else:

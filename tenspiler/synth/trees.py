@@ -377,7 +377,7 @@ def running_arg_extremum(init: Scalar, ext_init: Scalar, body: Tensor, start: Sc
         ext_init = ScalarOp("-", Lit(0, d), ext_init, d)
     beats = Cmp(">=" if last else ">", ReduceMax(body, d), ext_init)
     arg = ArgMax(body, d, last)
-    index = arg if isinstance(start, Lit) and start.value == 0 else ScalarOp("+", start, arg, DType.INT)
+    index: Scalar = arg if isinstance(start, Lit) and start.value == 0 else ScalarOp("+", start, arg, DType.INT)
     if stored is not None:
         index = stored(index)
     moved = ScalarSelect(beats, index, init, DType.INT)
