@@ -633,7 +633,8 @@ def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> Non
     want = {
         "unsigned": ["unsigned-map", "unsigned-sum", "unsigned-cmp", "unsigned-divmod", "unsigned-counter",
                      "unsigned-cmp-zero", "unsigned-cmp-minus1", "unsigned-counter-down", "unsigned-miss-int-acc",
-                     "unsigned-miss-signed-div", "unsigned-miss-wrapping-start", "unsigned-type-size_t", "unsigned-type-uint8_t", "unsigned-n-size_t"],
+                     "unsigned-miss-signed-div", "unsigned-miss-wrapping-start", "unsigned-type-size_t", "unsigned-type-uint8_t", "unsigned-n-size_t",
+                     "unsigned-local-init", "unsigned-local-assign", "unsigned-local-compound"],
         "narrow": ["narrow-store-cast", "narrow-store-implicit", "narrow-dot", "narrow-promote-square",
                    "narrow-promote-abs", "narrow-compare", "narrow-miss-narrow-acc", "narrow-miss-int-overflow",
                    "narrow-type-char", "narrow-type-int8_t", "narrow-type-uint16_t"],

@@ -481,15 +481,19 @@ class Expressions(Access):
         lt = self.gate.types.get(id(lvalue)) if self.gate is not None else None
         if lt == C_UINT and b.dtype == DType.INT:
             src = node.rvalue if isinstance(node, c_ast.Assignment) and op is None else node
-            return lvalue.name, self.into_scalar(value, b.dtype, "unsigned int", src)
+            return lvalue.name, self.into_scalar(value, b.dtype, "unsigned int", src, mathematical=op is not None)
         return lvalue.name, convert(value, b.dtype)
 
-    def into_scalar(self, value: Expr, dtype: DType, c_type: str, src: c_ast.Node | None) -> Expr:
-        """``value`` (of the C expression ``src``) converted as by assignment into a scalar of
-        loop-IR ``dtype`` whose C type is ``c_type``. An ``unsigned int`` scalar is INT in the
-        loop IR: a value the gate does not know to lie in ``[0, 2^32)`` is reduced modulo
-        2^32 on the way (C11 §6.3.1.3p2), as C stores it."""
-        if dtype == DType.INT and c_type == "unsigned int" and not self.in_uint(src):
+    def into_scalar(self, value: Expr, dtype: DType, c_type: str, src: c_ast.Node | None,
+                    mathematical: bool = False) -> Expr:
+        """``value`` (of the C expression ``src``; ``mathematical``: of the operator ``src``
+        of a compound assignment or ``++``, before its conversion back) converted as by assignment into
+        a scalar of loop-IR ``dtype`` whose C type is ``c_type``. An ``unsigned int`` scalar
+        is INT in the loop IR: a value the gate does not know to lie in ``[0, 2^32)`` is
+        reduced modulo 2^32 on the way (C11 §6.3.1.3p2), as C stores it."""
+        # (a compound assignment's operator is computed in the usual arithmetic conversions'
+        # type, wider than unsigned int for a long operand: its result is always reduced)
+        if dtype == DType.INT and c_type == "unsigned int" and (mathematical or not self.in_uint(src)):
             return _wrapped(value, DType.UINT32)
         return convert(value, dtype)
 

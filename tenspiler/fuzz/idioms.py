@@ -91,11 +91,13 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     * ``divmod``: ``a[i] / C``, ``a[i] % C`` by nonzero constants, ``s[i] / 3U`` of a signed
       ``s`` (converted to unsigned first: ``unsigned-miss-signed-div``);
     * ``counter``: unsigned loop counters, count-down ``for (size_t i = n; i-- > 0; )``, the
-      counter as an unsigned value (``a[i] * (i - 1U)`` wraps at ``i == 0``)."""
+      counter as an unsigned value (``a[i] * (i - 1U)`` wraps at ``i == 0``);
+    * ``local``: an unsigned scalar local given a signed value (``unsigned c = s[i];``, ``c =
+      s[i] * 3;``, ``c += s[i];``), stored modulo 2^32 as C does."""
     feats: set[str] = {"unsigned"}
     T = d.pick(_UNSIGNED)
     n_t = d.pick(["int", "int", "int", "size_t", "uint32_t", "unsigned"])
-    form = d.pick(["map"] * 4 + ["sum"] * 3 + ["cmp"] * 3 + ["divmod"] * 2 + ["counter"] * 2)
+    form = d.pick(["map"] * 4 + ["sum"] * 3 + ["cmp"] * 3 + ["divmod"] * 2 + ["counter"] * 2 + ["local"] * 2)
     feats |= {"unsigned-" + form, "unsigned-type-" + T.replace(" ", "-")}
     loop = d.pick(_LOOPS_U)
     if n_t != "int":
@@ -172,6 +174,21 @@ def unsigned_kernel(d: Draw, name: str = "kern") -> KernelSpec:
         params.append(Param("out", out_t, True, "n"))
         outputs.add("out")
         body = [f"  {loop} {{", f"    out[i] = {_suffix(d, e)};", "  }"]
+    elif form == "local":
+        # an unsigned scalar local given a signed value: C stores it modulo 2^n (a negative
+        # s[i] becomes a large value), then computes with it in the unsigned type
+        S = d.pick(["int", "int", "long", "int16_t"])
+        U = d.pick(["unsigned", "uint32_t", "unsigned int"])
+        style = d.pick(["init", "assign", "compound"])
+        feats.add("unsigned-local-" + style)
+        params = [Param("s", S, True, "n")]
+        out_t = d.pick(["long", "uint32_t", "int64_t", "uint64_t"])
+        params.append(Param("out", out_t, True, "n"))
+        outputs.add("out")
+        use = d.pick(["c", "c % 1000U", "c / 3U", "c >> 4"])
+        step = {"init": [f"    {U} c = s[i];"], "assign": [f"    {U} c;", "    c = s[i] * 3;"],
+                "compound": [f"    {U} c = s[i];", "    c += s[i];"]}[style]
+        body = [f"  {loop} {{", *step, f"    out[i] = {use};", "  }"]
     else:  # counter
         style = d.pick(["up", "up", "down", "down", "down-gt", "down-gt", "value", "value", "wrapstart"])
         feats.add("unsigned-counter-" + style)
