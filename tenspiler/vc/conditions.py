@@ -629,6 +629,14 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
                 f"{c_text(k.loop.stop)}; so {first} >= 0 when the loop runs)",
                 f"(=> (< {start} {stop}) (<= 0 (+ (* {c} {start}) {d})))",
             ))
+        for st, d in sorted(k.runtime_strided_reads.get(p.name, ()), key=repr):
+            se = k.stride_entry(st)
+            s_smt = encode_expr(se, entry_scalars_of(fn), {})
+            out.append((
+                f"{p.name} has an element at every index {c_text(se)}*i + {d} the loop reads ({c_text(k.loop.start)} "
+                f"<= i < {c_text(k.loop.stop)}), and the run-time stride {c_text(se)} is non-negative",
+                f"(and (<= 0 {s_smt}) (=> (< {start} {stop}) (<= 0 (+ (* {s_smt} {start}) {d}))))",
+            ))
         offsets = k.access_offsets.get(p.name)
         if not offsets:
             continue
@@ -645,6 +653,11 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
         out.append((f"{array} has an element at index {c_text(at)}, which the code after the loop writes",
                     "true"))  # the model's arrays are total; generated code checks the index
     return out + input_assumptions(fn)
+
+
+def entry_scalars_of(fn: Function) -> dict[str, str]:
+    """The SMT names of the scalar parameters' entry values (:func:`entry_declarations`)."""
+    return {p.name: entry_name(p.name) for p in fn.scalars}
 
 
 def input_assumptions(fn: Function) -> list[tuple[str, str]]:

@@ -138,6 +138,41 @@ class LoopKernel:
                     out.setdefault(ld.array, set()).add(form)
         return out
 
+    def loop_invariant(self, name: str) -> bool:
+        """Whether scalar ``name`` keeps one value through the loop: not the counter, not
+        assigned in the body (an induction is: its value moves)."""
+        return name != self.var and name not in self.body.scalars and name not in {ind.name for ind in self.inductions}
+
+    @property
+    def runtime_strided_reads(self) -> dict[str, set[tuple[Expr, int]]]:
+        """Array → ``(s, d)`` of every read ``array[s*i + d]`` whose stride ``s`` is a
+        loop-invariant run-time integer expression (``x[i*incx]``), ``s`` over the head
+        state (:meth:`stride_entry` gives it over the entry state): a ``strided`` view with
+        a symbolic step, under the precondition ``s >= 0`` (:meth:`trip_counts`)."""
+        out: dict[str, set[tuple[Expr, int]]] = {}
+        for e in [a.value for a in self.arrays] + [s.update for s in self.scalars]:
+            for ld in symexec.loads(e):
+                if symexec.stride_of(ld.index, self.var) is not None:
+                    continue
+                form = symexec.runtime_stride_of(ld.index, self.var, self.loop_invariant)
+                if form is not None:
+                    out.setdefault(ld.array, set()).add(form)
+        return out
+
+    def stride_entry(self, stride: Expr) -> Expr:
+        """A loop-invariant stride over the function-entry state."""
+        return symexec.substitute(stride, self.pre)
+
+    def runtime_strides(self) -> list[tuple[Expr, str]]:
+        """The distinct run-time strides (over the entry state) and the arrays read at each."""
+        out: dict[Expr, list[str]] = {}
+        for a, forms in sorted(self.runtime_strided_reads.items()):
+            for s, _ in sorted(forms, key=repr):
+                arrays = out.setdefault(self.stride_entry(s), [])
+                if a not in arrays:
+                    arrays.append(a)
+        return [(s, ", ".join(arrays)) for s, arrays in out.items()]
+
     @property
     def access_offsets(self) -> dict[str, set[int]]:
         """Array → the offsets ``d`` of every access ``array[i + d]`` in the loop body."""
@@ -178,6 +213,13 @@ class LoopKernel:
             for a, forms in self.strided_reads.items() for c, d in forms
         ):
             return False
+        for a, rforms in self.runtime_strided_reads.items():
+            for st, d in rforms:
+                s = int(evaluate(lift_entry_scalar(self.stride_entry(st)), inputs))
+                if s < 0:
+                    return False  # the stated precondition: the stride is non-negative
+                if stop > start and not (s * start + d >= 0 and s * (stop - 1) + d < len(inputs[a])):
+                    return False
         for array, idx, _ in self.post_stores:
             at = int(evaluate(lift_entry_scalar(symexec.substitute(idx, self.pre)), inputs))
             if not 0 <= at < len(inputs[array]):
@@ -203,11 +245,17 @@ class LoopKernel:
         return [invariant_text(self, cand)]
 
     def trip_counts(self) -> list[tuple[Any, Any, str]]:
-        """The loop runs a non-negative number of times (over the entry state)."""
-        from tenspiler.vc.conditions import lift_entry_scalar
+        """The loop runs a non-negative number of times, and each run-time stride of a read
+        is non-negative (over the entry state)."""
+        from tenspiler.ir.terms import Lit
+        from tenspiler.vc.conditions import c_text, lift_entry_scalar
 
-        return [(lift_entry_scalar(self.start), lift_entry_scalar(self.stop),
-                 "the loop runs a non-negative number of times")]
+        out = [(lift_entry_scalar(self.start), lift_entry_scalar(self.stop),
+                "the loop runs a non-negative number of times")]
+        for s, arrays in self.runtime_strides():
+            out.append((Lit(0, DType.INT), lift_entry_scalar(s),
+                        f"the run-time stride {c_text(s)} of the reads of {arrays} is non-negative"))
+        return out
 
     @property
     def modified(self) -> set[str]:
@@ -321,6 +369,16 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
         for idx, _ in stores:
             d = symexec.index_difference(idx, loop_var)
             if d is None:
+                moving = set(body.scalars) | {loop.var}
+                runtime = symexec.runtime_stride_of(idx, loop.var, lambda n: n not in moving)
+                if runtime is not None or symexec.stride_of(idx, loop.var) is not None:
+                    from tenspiler.vc.conditions import c_text
+
+                    raise NotLiftable(
+                        f"write to '{array}' at the strided index {c_text(idx)}: strided writes are not supported yet "
+                        "(a summary's outputs are contiguous ranges)",
+                        _loc_of_store(loop, array),
+                    )
                 raise NotLiftable(
                     f"write to '{array}' at an index that is not {loop.var} + constant",
                     _loc_of_store(loop, array),
@@ -417,8 +475,10 @@ def _check_reads(k: LoopKernel) -> None:
         for ld in symexec.loads(e):
             d = symexec.index_difference(ld.index, loop_var)
             form = symexec.stride_of(ld.index, k.var) if d is None else None
+            if form is None and d is None:
+                form = symexec.runtime_stride_of(ld.index, k.var, k.loop_invariant)  # type: ignore[assignment]
             if form is not None and ld.array not in written:
-                continue  # a strided read c*i + d of an array the loop does not write
+                continue  # a strided read c*i + d (c constant or run-time) of an array the loop does not write
             if d is None:
                 carried = sorted(symexec.reads(ld.index) & {s.name for s in k.scalars})
                 why = (" (a strided read of an array the loop writes)" if form is not None else
