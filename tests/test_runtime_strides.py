@@ -2,10 +2,13 @@
 integer (a parameter, or a local fixed before the loop) is the view ``strided(x, ..., incx)``
 with a symbolic step, proved under the stated precondition ``0 <= incx`` (a negative stride
 indexes before the pointer, which the model's arrays do not have) that the generated code
-checks; a stride of 0 is a broadcast, modelled exactly. Strided writes are refused by name."""
+checks; a stride of 0 is a broadcast, modelled exactly. A write ``y[i*incy + c]`` is the
+strided output ``y[lo:hi:incy]``, proved under ``incy >= 1`` (distinct elements written;
+a stride of 0 would sum into one element), stated and checked the same way."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -78,21 +81,87 @@ def test_a_swapped_stride_mutant_does_not_verify() -> None:
     assert_mutant_not_verified(src, ("x[i * incx]", "x[i * incx + 1]"), res.candidate, k.summary(res.candidate))
 
 
+WRITES = ["saxpy.c", "strided_fill.c", "scale_copy.c"]
+
+
+@pytest.mark.parametrize("name", WRITES)
+def test_runtime_strided_writes_verify_check_and_recheck(name: str, tmp_path: Path) -> None:
+    res = assert_lifts(KERNELS / name, tmp_path)
+    assert res.summary is not None and re.search(r"\[[^\]]*:[^\]]*:[a-z]+\] = ", res.summary), res.summary
+    assert any("is positive (the iterations write distinct elements)" in a for a in res.assumptions), res.assumptions
+
+
+def test_strided_writes_on_every_python_backend_or_declined_by_name(tmp_path: Path) -> None:
+    """NumPy, PyTorch and JAX write the strided range (checked against the compiled C);
+    TensorFlow, MLX, TPC-C and Gemmini decline the summary by name."""
+    res = lift_file(KERNELS / "saxpy.c", ("numpy", "torch", "jax", "tensorflow", "mlx", "tpc_c", "gemmini"),
+                    out_dir=tmp_path, check=True)
+    assert res.status == "verified", res.message
+    assert res.check is not None and all(c["ok"] for c in res.check.values()), res.check
+    assert set(res.declined) == {"tensorflow", "mlx", "tpc_c", "gemmini"}, res.declined
+    assert all("has no rule for the strided output" in why for why in res.declined.values()), res.declined
+
+
+def test_write_stride_zero_is_refused_at_run_time_and_inputs_respect_it() -> None:
+    """A write stride of 0 makes every iteration write one element (axpy with incy = 0 sums
+    into y[0]): outside the proof's precondition, so the generated code raises, and the
+    checker's inputs never have it (read strides of 0 they do have)."""
+    from tenspiler import lift
+
+    k = analyze_kernel(parse_c_file(KERNELS / "saxpy.c"))
+    exs = random_examples(k, np.random.default_rng(2), 80)
+    assert min(ex.inputs["incy"] for ex in exs) >= 1 and 0 in {ex.inputs["incx"] for ex in exs}
+    f = lift(KERNELS / "saxpy.c", to="numpy", check=False, cache=False).compile("numpy")
+    fn = parse_c_file(KERNELS / "saxpy.c")
+    x = np.array([1.5, -2.0, 3.0, 4.0, 0.5, 2.0, 1.0], np.float32)
+    y = np.array([2.0, 1.0, -1.0, 0.25, 3.0, 1.0, 5.0], np.float32)
+    for n, incx, incy in [(3, 0, 2), (4, 2, 1), (2, 1, 6), (0, 5, 9)]:
+        want = run_function(fn, {"n": n, "a": 0.5, "x": x.astype(np.float64), "incx": incx,
+                                 "y": y.astype(np.float64), "incy": incy})["y"]
+        assert np.allclose(np.asarray(f(n, 0.5, x, incx, y, incy), np.float64), want)
+    with pytest.raises(ValueError, match="run-time stride incy of the writes of y is positive"):
+        f(3, 0.5, x, 1, y, 0)
+
+
 @pytest.mark.parametrize(
-    ("body", "array"),
+    "mutation",
+    [("x[i * inc] = v", "x[i * inc + 1] = v"), ("x[i * inc] = v", "x[i * 2] = v"), ("i < n", "i < n - 1")],
+)
+def test_strided_write_mutants_do_not_verify(mutation: tuple[str, str]) -> None:
+    src = (KERNELS / "strided_fill.c").read_text()
+    k = analyze_kernel(parse_c_source(src, "strided_fill.c"))
+    res = synthesize(k)
+    assert_mutant_not_verified(src, mutation, res.candidate, k.summary(res.candidate))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
     [
-        ("y[i * incy] += a * x[i * incx];", "y"),  # axpy: INCY = 0 accumulates into y[0]
-        ("y[i * incy] = x[i];", "y"),
-        ("y[2 * i] = x[i * incx];", "y"),
+        ("y[i * incy] = y[i * incy + 1] + x[i];", "'y' is written at a stride and read at another index"),
+        ("y[i * incy] = y[i] + x[i];", "'y' is written at a stride and read at another index"),
+        ("{ y[i * incy] = x[i]; y[i * incy + 1] = a; }", "several offsets per iteration"),
+        ("{ y[i * incy] = x[i]; y[i] = a; }", "several offsets per iteration"),
+        ("y[i * i] = a;", "write to 'y' at an index that is not i + constant or stride*i + constant"),
     ],
 )
-def test_strided_writes_are_refused_by_name(body: str, array: str, tmp_path: Path) -> None:
+def test_unsafe_strided_writes_are_refused_by_name(body: str, message: str, tmp_path: Path) -> None:
     src = f"void f(int n, float a, float *x, int incx, float *y, int incy) {{ for (int i = 0; i < n; i++) {body} }}\n"
     path = tmp_path / "f.c"
     path.write_text(src)
     res = lift_file(path, ("numpy",), out_dir=tmp_path / "out", check=False)
-    assert res.status == "not_lifted"
-    assert f"write to '{array}' at the strided index" in res.message and "not supported yet" in res.message
+    assert res.status == "not_lifted" and message in res.message, res.message
+
+
+def test_strided_writes_in_descending_loops_and_loop_phases_are_refused_by_name(tmp_path: Path) -> None:
+    down = "void f(int n, float *y, int inc) { for (int i = n - 1; i >= 0; i--) y[i * inc] = 1.0f; }\n"
+    phases = ("void g(int n, float *x, float *y, int inc) { float s = 0; for (int i = 0; i < n; i++) s += x[i];\n"
+              "  for (int i = 0; i < n; i++) y[i * inc] = x[i] / s; }\n")
+    for name, src, message in [("f", down, "a descending loop writing 'y' at a stride is not supported yet"),
+                               ("g", phases, "loop 2 writes 'y' at a stride")]:
+        path = tmp_path / f"{name}.c"
+        path.write_text(src)
+        res = lift_file(path, ("numpy",), out_dir=tmp_path / f"out_{name}", check=False)
+        assert res.status == "not_lifted" and message in res.message, res.message
 
 
 def test_a_stride_the_loop_changes_is_not_a_runtime_stride(tmp_path: Path) -> None:
@@ -101,3 +170,59 @@ def test_a_stride_the_loop_changes_is_not_a_runtime_stride(tmp_path: Path) -> No
     path.write_text(src)
     res = lift_file(path, ("numpy",), out_dir=tmp_path / "out", check=False)
     assert res.status != "verified"
+
+
+# ---------------------------------------------------------------- run-time loop steps
+
+STEPS = ["group_sum.c", "step_copy.c"]
+
+
+@pytest.mark.parametrize("name", STEPS)
+def test_runtime_step_loops_verify_check_and_recheck(name: str, tmp_path: Path) -> None:
+    res = assert_lifts(KERNELS / name, tmp_path)
+    assert res.summary is not None and "strided(" in res.summary
+    assert any("of the loop at line" in a and "is positive" in a for a in res.assumptions), res.assumptions
+
+
+@pytest.mark.parametrize(("first", "bound", "step"), [(0, 7, 2), (1, 7, 3), (0, 7, 7), (0, 7, 10), (5, 3, 2), (0, 0, 1),
+                                                      (2, 9, 1), (-3, 4, 4)])
+def test_runtime_step_loop_visits_what_c_visits(first: int, bound: int, step: int) -> None:
+    """The lowered loop (a counter over (b - a + s - 1) / s iterations, i = a + s*k) in the
+    loop-IR interpreter, the proof's model, visits exactly the values C's loop does."""
+    src = "int f(int *a, int lo, int n, int s) { int t = 0; for (int i = lo; i < n; i += s) t = t * 10 + i + 5; return t; }"
+    fn = parse_c_source(src, "f.c")
+    assert fn.requires and "is positive" in fn.requires[0][2]
+    want = 0
+    for v in range(first, bound, step):
+        want = want * 10 + v + 5
+    if first < bound or (bound - first + step - 1) // step >= 0:
+        got = run_function(fn, {"a": np.zeros(1, dtype=np.int64), "lo": first, "n": bound, "s": step})["return"]
+        assert got == want
+
+
+def test_generated_code_refuses_a_step_below_one(tmp_path: Path) -> None:
+    from tenspiler import lift
+
+    f = lift(KERNELS / "group_sum.c", to="numpy", check=False, cache=False).compile("numpy")
+    x = np.arange(9, dtype=np.float32)
+    assert f(x, 9, 4) == pytest.approx(0 + 4 + 8)
+    with pytest.raises(ValueError, match="the step 'gs' of the loop at line 8 is positive"):
+        f(x, 9, 0)
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        ("float f(const float *x, int n, int s) { float t = 0; for (int i = 0; i < n; i += s) { t += x[i]; s = 2; } "
+         "return t; }", "the step of this strided loop reads 's', which the loop body writes"),
+        ("float f(const float *x, int n, int s) { float t = 0; int g = s + 1; for (int i = 0; i < n; i += g) t += x[i]; "
+         "return t; }", "reads 'g', which is not a scalar parameter the function leaves unchanged"),
+        ("float f(const float *x, int n, int s) { float t = 0; s = s * 2; for (int i = 0; i < n; i += s) t += x[i]; "
+         "return t; }", "reads 's', which is not a scalar parameter the function leaves unchanged"),
+    ],
+)
+def test_unsafe_runtime_steps_are_refused_by_name(src: str, message: str) -> None:
+    from tenspiler.errors import LiftError
+
+    with pytest.raises(LiftError, match=re.escape(message)):
+        parse_c_source(src, "f.c")

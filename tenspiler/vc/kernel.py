@@ -37,12 +37,16 @@ from tenspiler.vc.symexec import SymState
 @dataclass(frozen=True)
 class ArrayTarget:
     """An array the loop writes at ``loop_var + offset``; ``value`` is the value stored in
-    one iteration, over the loop-head state."""
+    one iteration, over the loop-head state. With a ``stride`` (a loop-invariant integer
+    expression over the head state, constant or run-time): written at ``stride*loop_var +
+    offset`` (``y[i*incy]``), under the precondition ``stride >= 1`` — the iterations write
+    distinct elements (a stride of 0 writes one element again and again: refused)."""
 
     array: str
     offset: int
     value: Expr
     dtype: DType
+    stride: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -185,8 +189,13 @@ class LoopKernel:
                 if d is not None:
                     out.setdefault(ld.array, set()).add(d)
         for a in self.arrays:
-            out.setdefault(a.array, set()).add(a.offset)
+            if a.stride is None:
+                out.setdefault(a.array, set()).add(a.offset)
         return out
+
+    def strided_writes(self) -> list[tuple[ArrayTarget, Expr]]:
+        """Each array written at a stride, with the stride over the entry state."""
+        return [(a, self.stride_entry(a.stride)) for a in self.arrays if a.stride is not None]
 
     # ------------------------------------------------------------ shape-generic interface
     # (shared with tenspiler.vc.nest.NestKernel; the synthesizer and verifier call these)
@@ -220,6 +229,13 @@ class LoopKernel:
                     return False  # the stated precondition: the stride is non-negative
                 if stop > start and not (s * start + d >= 0 and s * (stop - 1) + d < len(inputs[a])):
                     return False
+        for target, se in self.strided_writes():
+            s = int(evaluate(lift_entry_scalar(se), inputs))
+            if s < 1:
+                return False  # the stated precondition: the iterations write distinct elements
+            if stop > start and not (s * start + target.offset >= 0
+                                     and s * (stop - 1) + target.offset < len(inputs[target.array])):
+                return False
         for array, idx, _ in self.post_stores:
             at = int(evaluate(lift_entry_scalar(symexec.substitute(idx, self.pre)), inputs))
             if not 0 <= at < len(inputs[array]):
@@ -255,6 +271,11 @@ class LoopKernel:
         for s, arrays in self.runtime_strides():
             out.append((Lit(0, DType.INT), lift_entry_scalar(s),
                         f"the run-time stride {c_text(s)} of the reads of {arrays} is non-negative"))
+        for a, se in self.strided_writes():
+            if not isinstance(se, Const):
+                out.append((Lit(1, DType.INT), lift_entry_scalar(se),
+                            f"the run-time stride {c_text(se)} of the writes of {a.array} is positive (distinct "
+                            "elements written)"))
         return out
 
     @property
@@ -364,33 +385,40 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
             )
 
     arrays: list[ArrayTarget] = []
+    moving = set(body.scalars) | {loop.var} | {ind.name for ind in inductions}
     for array, stores in body.stores.items():
         offsets = set()
+        strides: set[Expr] = set()
         for idx, _ in stores:
             d = symexec.index_difference(idx, loop_var)
             if d is None:
-                moving = set(body.scalars) | {loop.var}
                 runtime = symexec.runtime_stride_of(idx, loop.var, lambda n: n not in moving)
-                if runtime is not None or symexec.stride_of(idx, loop.var) is not None:
-                    from tenspiler.vc.conditions import c_text
-
+                const = symexec.stride_of(idx, loop.var)
+                if runtime is None and const is None:
                     raise NotLiftable(
-                        f"write to '{array}' at the strided index {c_text(idx)}: strided writes are not supported yet "
-                        "(a summary's outputs are contiguous ranges)",
+                        f"write to '{array}' at an index that is not {loop.var} + constant or "
+                        f"stride*{loop.var} + constant (a loop-invariant stride)",
                         _loc_of_store(loop, array),
                     )
-                raise NotLiftable(
-                    f"write to '{array}' at an index that is not {loop.var} + constant",
-                    _loc_of_store(loop, array),
-                )
+                if loop.descending:
+                    raise NotLiftable(f"a descending loop writing '{array}' at a stride is not supported yet",
+                                      _loc_of_store(loop, array))
+                if runtime is not None:
+                    stride_e, d = runtime
+                else:
+                    assert const is not None
+                    stride_e, d = Const(const[0], DType.INT), const[1]
+                strides.add(stride_e)
             offsets.add(d)
-        if len(offsets) > 1:
+        mixed = bool(strides) and any(symexec.index_difference(i, loop_var) is not None for i, _ in stores)
+        if len(offsets) > 1 or len(strides) > 1 or mixed:
             raise NotLiftable(
                 f"the loop writes '{array}' at several offsets per iteration",
                 _loc_of_store(loop, array),
             )
         offset = offsets.pop()
-        arrays.append(ArrayTarget(array, offset, stores[-1][1], fn.dtype_of(array)))
+        arrays.append(ArrayTarget(array, offset, stores[-1][1], fn.dtype_of(array),
+                                  strides.pop() if strides else None))
 
     post_stores: list[tuple[str, Expr, Expr]] = []
     if post_stmts:
@@ -469,10 +497,19 @@ def _loc_of_store(loop: For, array: str) -> SourceLoc | None:
 def _check_reads(k: LoopKernel) -> None:
     """Reads of arrays the loop writes must see unwritten elements only (no recurrences)."""
     written = {a.array: a.offset for a in k.arrays}
+    strided = {a.array: a for a in k.arrays if a.stride is not None}
     loop_var = Var(k.var, DType.INT)
     exprs = [a.value for a in k.arrays] + [s.update for s in k.scalars]
     for e in exprs:
         for ld in symexec.loads(e):
+            if ld.array in strided:
+                w = strided[ld.array]
+                at = symexec.index_difference(ld.index, Binary("*", w.stride, loop_var, DType.INT))  # type: ignore[arg-type]
+                if at != w.offset:
+                    raise NotLiftable(
+                        f"'{ld.array}' is written at a stride and read at another index in the loop "
+                        "(a read of an element another iteration writes is not supported)", ld.loc)
+                continue  # the element this iteration writes, read before the write
             d = symexec.index_difference(ld.index, loop_var)
             form = symexec.stride_of(ld.index, k.var) if d is None else None
             if form is None and d is None:

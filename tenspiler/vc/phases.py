@@ -287,6 +287,9 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
                 else:
                     new_scalars[o.name] = value
             else:
+                if o.step is not None:
+                    raise NotLiftable(f"loop {phase.index + 1} writes '{o.array}' at a stride: strided writes are "
+                                      "supported in a function with one loop only (not yet in loop phases)", loop.loc)
                 lo, hi = rw.scalar(o.lo), rw.scalar(o.hi)
                 new_writes[o.array] = ArrayOutput(o.array, lo, hi, as_tensor(rw.term(o.value)))
         for a, b in ps.preconditions:
