@@ -226,3 +226,14 @@ def test_unsafe_runtime_steps_are_refused_by_name(src: str, message: str) -> Non
 
     with pytest.raises(LiftError, match=re.escape(message)):
         parse_c_source(src, "f.c")
+
+
+def test_a_stride_read_from_an_array_is_not_a_runtime_stride(tmp_path: Path) -> None:
+    """Only strides computed from scalar parameters are taken (their value is what the
+    stated precondition is about); one loaded from an array before the loop is refused."""
+    src = ("float f(int n, const float *x, const int *incs) { int s = incs[0]; float t = 0;\n"
+           "  for (int i = 0; i < n; i++) t += x[i * s]; return t; }\n")
+    path = tmp_path / "h.c"
+    path.write_text(src)
+    res = lift_file(path, ("numpy",), out_dir=tmp_path / "out", check=False)
+    assert res.status == "not_lifted" and "read of 'x' at an index that is not i + constant" in res.message

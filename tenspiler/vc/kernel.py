@@ -143,9 +143,11 @@ class LoopKernel:
         return out
 
     def loop_invariant(self, name: str) -> bool:
-        """Whether scalar ``name`` keeps one value through the loop: not the counter, not
-        assigned in the body (an induction is: its value moves)."""
-        return name != self.var and name not in self.body.scalars and name not in {ind.name for ind in self.inductions}
+        """Whether scalar ``name`` keeps one value through the loop, a value computed from
+        scalar parameters: not the counter, not assigned in the body (an induction is: its
+        value moves), not read from an array before the loop."""
+        return name != self.var and name not in self.body.scalars and name not in {ind.name for ind in self.inductions} \
+            and not symexec.loads(self.entry_value(name))
 
     @property
     def runtime_strided_reads(self) -> dict[str, set[tuple[Expr, int]]]:
@@ -385,7 +387,8 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
             )
 
     arrays: list[ArrayTarget] = []
-    moving = set(body.scalars) | {loop.var} | {ind.name for ind in inductions}
+    moving = set(body.scalars) | {loop.var} | {ind.name for ind in inductions} | {
+        name for name, v in pre.scalars.items() if symexec.loads(v)}  # a stride read from an array: not taken
     for array, stores in body.stores.items():
         offsets = set()
         strides: set[Expr] = set()
