@@ -874,7 +874,9 @@ class ArrayBackend(PythonHostBackend):
         comment = f"# {show_output(o)}"
         sp = self.sp
         match o:
-            case ArrayOutput(array, lo, hi, value):
+            case ArrayOutput(array, lo, hi, value, step):
+                if step is not None and sp.strided_update is None:
+                    raise CodegenError(f"{sp.label} has no rule for the strided output {show_output(o)}")
                 elem = param_dtype(fn, array)
                 out = fresh_name(f"{array}_new", taken)
                 r = ctx.rep(value)
@@ -889,11 +891,17 @@ class ArrayBackend(PythonHostBackend):
                     v = self.convert(v, value.dtype, TENSOR, elem, r, STORED[elem])
                 copy = fill(sp.copy, x=ctx.names[array], dtype=self.dtype(STORED[elem]))
                 bounds = {"lo": bare(self.render(lo, ctx)), "hi": bare(self.render(hi, ctx))}
+                where = f"{show(lo)}:{show(hi)}" + ("" if step is None else f":{show(step)}")
                 doc = (
                     f"{array}: a new {self._array_doc(elem)}, a copy of the input `{array}` with "
-                    f"`{array}[{show(lo)}:{show(hi)}]` replaced"
+                    f"`{array}[{where}]` replaced"
                 )
-                stmts = [comment, f"{out} = {copy}", fill(sp.update, out=out, v=v, **bounds)]
+                if step is not None:
+                    assert sp.strided_update is not None
+                    update = fill(sp.strided_update, out=out, v=v, step=bare(self.render(step, ctx)), **bounds)
+                else:
+                    update = fill(sp.update, out=out, v=v, **bounds)
+                stmts = [comment, f"{out} = {copy}", update]
                 return stmts, out, doc
             case ScalarOutput(_, value):
                 ret = fn.return_dtype

@@ -304,3 +304,17 @@ def float_contract(library: str) -> str:
         "assumed finite (not NaN or infinite; not checked): on NaN a max, min or comparison "
         f"follows {library}, not the source's comparisons."
     )
+
+
+def decline_strided_outputs(ps: ProgramSummary, backend: str) -> None:
+    """A backend without a rule for strided outputs (``y[lo:hi:step] = v``, a write at a
+    run-time stride) declines the summary by name instead of writing a contiguous range.
+
+    Raises:
+        CodegenError: ``ps`` has a strided output.
+    """
+    for o in ps.outputs:
+        if isinstance(o, ArrayOutput) and o.step is not None:
+            from tenspiler.ir.printer import show_output
+
+            raise CodegenError(f"{backend} has no rule for the strided output {show_output(o)}")

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tenspiler.act.hlo import MODULE_SEPARATOR, to_hlo
-from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
+from tenspiler.codegen.base import GeneratedCode, Runner, decline_strided_outputs, returned_outputs
 from tenspiler.codegen.gemmini import GemminiBackend
 from tenspiler.codegen.gemmini.act_graphs import (
     Exported,
@@ -145,6 +145,7 @@ class HloBackend:
         return sizes
 
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        decline_strided_outputs(ps, "HLO")
         sizes = self.static_sizes(fn, ps)
         config, plan = self._gemmini.plan(fn, ps)
         ex = export_plan(plan, sizes)

@@ -39,6 +39,7 @@ SPELLING = Spelling(
     c_mod="return jnp.fmod(x, _nz(y))",
     copy="{x}.astype({dtype})",
     update="{out} = {out}.at[{lo}:{hi}].set({v})",
+    strided_update="{out} = {out}.at[{lo}:{hi}:{step}].set({v})",
     jit="jax.jit(f, static_argnames=static)",
     jit_vectors=True,
     decorator="@_x64",

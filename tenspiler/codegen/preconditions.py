@@ -81,6 +81,12 @@ def trip_counts(fn: Function) -> tuple[Precondition, ...]:
         q = _trip(left, right, what)
         if q is not None and q not in out:
             out.append(q)
+    from tenspiler.vc.conditions import lift_entry_scalar
+
+    for left_e, right_e, what in fn.requires:  # the frontend's (a run-time loop step)
+        q = _trip(lift_entry_scalar(left_e), lift_entry_scalar(right_e), what)
+        if q is not None and q not in out:
+            out.append(q)
     return tuple(out)
 
 

@@ -62,6 +62,7 @@ from tenspiler.ir.terms import (
     children,
     free_vars,
     is_tensor,
+    length,
     substitute,
 )
 from tenspiler.ir.terms import cols as term_cols
@@ -324,7 +325,8 @@ def param_dtype(fn: Function, name: str) -> DType:
 def output_vars(o: Output) -> set[str]:
     """The parameters an output reads (its array, its bounds, its value)."""
     if isinstance(o, ArrayOutput):
-        return {o.array} | free_vars(o.lo) | free_vars(o.hi) | free_vars(o.value)
+        return {o.array} | free_vars(o.lo) | free_vars(o.hi) | free_vars(o.value) | (
+            free_vars(o.step) if o.step is not None else set())
     return free_vars(o.value)
 
 
@@ -489,7 +491,7 @@ class PythonHostBackend:
                 if o.array in seen:
                     raise CodegenError(f"two outputs for array {o.array!r} in {ps.function}")
                 seen.add(o.array)
-                terms += [o.lo, o.hi]
+                terms += [o.lo, o.hi] + ([o.step] if o.step is not None else [])
             elif fn.return_dtype is None:
                 raise CodegenError(f"output {show_output(o)}: {fn.name} returns void")
             for t in terms:
@@ -600,7 +602,11 @@ class PythonHostBackend:
 
         if ranges:
             for o in outputs:
-                if isinstance(o, ArrayOutput):
+                if isinstance(o, ArrayOutput) and o.step is not None:
+                    # a strided output: its elements lo + j*step (j < the value's length)
+                    checks.append(self._gather_check(ctx, TensorVar(o.array, output_term(o).dtype), o.lo,
+                                                     length(o.value), Lit(1, DType.INT), o.step))
+                elif isinstance(o, ArrayOutput):
                     checks.append(self._range_check(ctx, o.array, o.lo, o.hi))
                 visit(output_term(o))
         lines: list[str] = []

@@ -87,6 +87,8 @@ class Spelling:
     c_div: str = "y = _nz(y)\nq = x // y\nreturn {where}((x % y != 0) & ((x < 0) != (y < 0)), q + 1, q)"
     c_mod: str = "y = _nz(y)\nreturn x - y * _c_div(x, y)"
     update: str = "{out}[{lo}:{hi}] = {v}"
+    #: a strided output (``step >= 1``, checked first), or None: the backend declines it
+    strided_update: str | None = "{out}[{lo}:{hi}:{step}] = {v}"
     to_numpy: str = "np.asarray({x})"
     weak_scalars: bool = True  # Python ints mix with int64 arrays in where() (not so in TF)
     jit_vectors: bool = False  # <f>_jit compiles the C++-signature glue too (see _vector_entries)

@@ -52,6 +52,7 @@ SPELLING = Spelling(
     c_mod="return tf.truncatemod(x, _nz(y))",
     copy="tf.cast({x}, {dtype})",
     update="{out} = tf.concat([{out}[:{lo}], {v}, {out}[{hi}:]], 0)",
+    strided_update=None,  # no rule for a strided output (TensorFlow tensors have no slice assignment)
     zeros="tf.zeros({n}, {dtype})",
     jit="tf.function(f, autograph=False)",
     weak_scalars=False,

@@ -27,6 +27,9 @@ class ForLoops(CountedLoops):
 
     unit: Unit
     locals: dict[str, DType]
+    #: ``(left, right, what, loc)``: ``left <= right`` the lowering of a loop relies on
+    #: (a run-time step); the function's :attr:`~tenspiler.loops.ir.Function.requires`
+    step_requires: list[tuple[Expr, Expr, str, object]]
     emitted: list[list[Stmt]]
     blocks: list[list[c_ast.Node]]
 
@@ -45,10 +48,34 @@ class ForLoops(CountedLoops):
         env.scopes.append({})
         try:
             var, first = self.for_init(node, env)
-            step = self.for_step(node, var, env)
+            raw_step = self.for_step(node, var, env)
+            runtime_step: Expr | None = None if isinstance(raw_step, int) else raw_step
+            step = raw_step if isinstance(raw_step, int) else 0
             descending = step == -1
             prologue: tuple[Stmt, ...] = ()
-            if descending:  # for (i = hi; i >= lo; i--): the iterations lo..hi in reverse order
+            start: Expr
+            stop: Expr
+            if runtime_step is not None:
+                # for (i = a; i < b; i += s), s a run-time integer the function never writes:
+                # as a constant step, under the precondition 1 <= s (s <= 0 never ends the
+                # loop when it runs: C's undefined behaviour; Function.requires)
+                loc = u.loc(node)
+                bound = self.for_cond(node, var, env)
+                k = f"{var}__k"
+                n = 1
+                while k in self.locals or env.lookup(k) is not None:
+                    k, n = f"{var}__k{n}", n + 1
+                self.locals[k] = DType.INT
+                one = Const(1, DType.INT, loc)
+                span = Binary("+", Binary("-", bound, first, DType.INT, loc), Binary("-", runtime_step, one, DType.INT, loc),
+                              DType.INT, loc)
+                start, stop = Const(0, DType.INT, loc), Binary("/", span, runtime_step, DType.INT, loc)
+                at = Binary("+", first, Binary("*", runtime_step, Var(k, DType.INT, loc), DType.INT, loc), DType.INT, loc)
+                prologue = (Assign(var, at, loc),)
+                first_reads = names_read(first) | names_read(runtime_step)
+                self.step_requires.append((one, runtime_step, f"the step '{render(node.next.rvalue)}' of the loop at line "
+                                           f"{loc.line if loc else '?'} is positive", loc))
+            elif descending:  # for (i = hi; i >= lo; i--): the iterations lo..hi in reverse order
                 start = self.for_cond_down(node, var, env)
                 stop = plus_one(first, u.loc(node), fold_difference=True)
             elif step > 1:
@@ -79,7 +106,8 @@ class ForLoops(CountedLoops):
         written = names_written(body)
         if prologue:
             for name in sorted(first_reads & written):
-                raise BadInput(f"the start of this strided loop reads '{name}', which the loop body writes", u.loc(node))
+                what = "step" if runtime_step is not None and name in names_read(runtime_step) else "start"
+                raise BadInput(f"the {what} of this strided loop reads '{name}', which the loop body writes", u.loc(node))
             return [For(k, start, stop, body, u.loc(node))]
         for name, rloc in vars_read(start if descending else stop):
             if name == var:
@@ -450,10 +478,11 @@ class ForLoops(CountedLoops):
         add_one = (op == ops[1]) if ops[0] == "<" else (op == ops[0])
         return plus_one(b, u.loc(cond), fold_difference=True) if add_one else b
 
-    def for_step(self, node: c_ast.For, var: str, env: Env | None = None) -> int:
+    def for_step(self, node: c_ast.For, var: str, env: Env | None = None) -> int | Expr:
         """The step: ``1`` (``i++``, ``++i``, ``i += 1``, ``i = i + 1``), ``-1`` (their
-        decrements: a descending loop) or a constant ``c >= 2`` (``i += c``, ``i = i + c``: a
-        strided loop)."""
+        decrements: a descending loop), a constant ``c >= 2`` (``i += c``, ``i = i + c``: a
+        strided loop) or a run-time integer expression of scalar parameters (``i += s``:
+        a loop-IR expression; ``step_requires`` gets ``1 <= s``)."""
         u = self.unit
         step = node.next
         if step is None:
@@ -482,6 +511,9 @@ class ForLoops(CountedLoops):
                 return 1
             case c_ast.Assignment(op="+=", lvalue=x, rvalue=c) if is_var(x) and constant(c) is not None:
                 return constant(c)  # type: ignore[return-value]
+            case c_ast.Assignment(op="+=", lvalue=x, rvalue=c) if is_var(x) and env is not None and not (
+                    isinstance(c, c_ast.Constant)) and not _mentions(c, var):
+                return u.integer(c, env, "loop step must be an integer expression")
             case c_ast.Assignment(
                 op="=", lvalue=x, rvalue=c_ast.BinaryOp(op="+", left=a, right=b)
             ) if is_var(x) and ((is_var(a) and constant(b)) or (constant(a) and is_var(b))):

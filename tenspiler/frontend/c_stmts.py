@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from pycparser import c_ast
 
-from tenspiler.errors import SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.c_access import offset_plus
 from tenspiler.frontend.c_bindings import (
     NOT_IN_IF,
@@ -99,6 +99,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.fdef = fdef
         self.name: str = fdef.decl.name
         self.locals: dict[str, DType] = {}
+        self.step_requires = []
         #: Identifiers of the source function (fresh names avoid them).
         self.taken: set[str] = set(identifiers(fdef))
         #: Guard of the statements being lowered (inside an ``if``), else ``None``.
@@ -229,6 +230,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 fallback = u.loc(self.fdef) or SourceLoc(u.filename, 1, 1)
                 result = self.result_interface(params, body, vt.dtype, vt.elem, u.loc(self.fdef), fallback, "vector")
             cxx = CxxInterface(tuple(signature), result)
+        requires = self.checked_requires(params, body)
         return Function(
             name=self.name,
             params=tuple(params),
@@ -241,7 +243,25 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             cxx=cxx,
             structs=tuple(structs),
             non_null=tuple(p.name for p in params if p.name in u.null_tested),
+            requires=requires,
         )
+
+    def checked_requires(self, params: list[Param], body: list[Stmt]) -> tuple[tuple[Expr, Expr, str], ...]:
+        """The preconditions of the loops' lowering (:attr:`step_requires`), which must read
+        only scalar parameters the function never writes (their values at every loop are
+        then the entry values the precondition is stated and checked on)."""
+        from tenspiler.frontend.common import names_read, names_written
+
+        scalars = {p.name for p in params if isinstance(p.type, ScalarType)}
+        written = names_written(body)
+        out: list[tuple[Expr, Expr, str]] = []
+        for left, right, what, loc in self.step_requires:
+            for name in sorted(names_read(left) | names_read(right)):
+                if name not in scalars or name in written:
+                    raise BadInput(f"{what.split(' of the loop')[0]} reads '{name}', which is not a scalar parameter "
+                                   "the function leaves unchanged (a run-time step must be one)", loc)  # type: ignore[arg-type]
+            out.append((left, right, what))
+        return tuple(out)
 
     def global_params(self, params: list[Param], scope: dict[str, Binding], assigned: set[str]) -> None:
         """The file-scope scalar variables the kernel reads (``Unit.file_vars``; the file

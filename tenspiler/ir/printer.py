@@ -133,8 +133,11 @@ def show_cond(c: Cond) -> str:
 
 def show_output(o: Output) -> str:
     match o:
-        case ArrayOutput(array, lo, hi, value):
+        case ArrayOutput(array, lo, hi, value, None):
             return f"{array}[{show(lo)}:{show(hi)}] = {show(value)}"
+        case ArrayOutput(array, lo, hi, value, step):
+            assert step is not None
+            return f"{array}[{show(lo)}:{show(hi)}:{show(step)}] = {show(value)}"
         case ScalarOutput(name, value):
             return f"{name} = {show(value)}"
     raise TypeError(o)

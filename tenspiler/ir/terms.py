@@ -565,12 +565,18 @@ def is_tensor(t: Term) -> TypeGuard[Tensor]:
 
 @dataclass(frozen=True)
 class ArrayOutput:
-    """``array[lo:hi] = value``; every other element of ``array`` keeps its initial value."""
+    """``array[lo:hi] = value``; every other element of ``array`` keeps its initial value.
+
+    With a ``step`` (a strided write, ``y[i*incy] = ...``): ``array[lo + j*step] = value[j]``
+    for ``0 <= j < (hi - lo) / step`` (``hi = lo + count*step``: NumPy's ``array[lo:hi:step]``),
+    under ``step >= 1`` (the positions are distinct); every other element keeps its initial
+    value. A backend that cannot write a strided range declines the summary by name."""
 
     array: str
     lo: Scalar
     hi: Scalar
     value: Tensor
+    step: Scalar | None = None
 
 
 @dataclass(frozen=True)

@@ -512,6 +512,11 @@ class Function:
     #: Array parameters whose null tests (``if (x)``, ``x ? ... : ...``, ``if (!x) return``)
     #: the frontend read as false: the model's arrays are never null (an assumption).
     non_null: tuple[str, ...] = field(default=(), compare=False)
+    #: Preconditions ``left <= right`` over the parameters' entry values that the frontend's
+    #: reading relies on, with what each is for (a loop ``i += s`` stepped by a run-time
+    #: ``s``: ``1 <= s``, where C is defined and the loop runs): stated among the proof's
+    #: assumptions, checked by generated code, respected by the checker's inputs.
+    requires: tuple[tuple[Expr, Expr, str], ...] = field(default=(), compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:

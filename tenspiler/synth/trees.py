@@ -74,6 +74,7 @@ from tenspiler.vc.kernel import LoopKernel
 from tenspiler.vc.symexec import (
     index_difference,
     program_constants,
+    runtime_stride_of,
     stride_of,
     subexpressions,
 )
@@ -238,7 +239,8 @@ class TreeContext:
 def loop_context(k: LoopKernel) -> TreeContext:
     return TreeContext(
         (Var(k.var, DType.INT),), frozenset({k.var}), frozenset(s.name for s in k.scalars),
-        accepts=lambda ld: stride_of(ld.index, k.var) is not None,
+        accepts=lambda ld: stride_of(ld.index, k.var) is not None
+        or runtime_stride_of(ld.index, k.var, k.loop_invariant) is not None,
         iota=frozenset({k.var}),
     )
 
@@ -462,10 +464,16 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
         match e:
             case Load(array, index, dtype):
                 form = stride_of(index, k.var)
-                assert form is not None
-                c, d = form
-                v: Tensor = slice_view(TensorVar(array, dtype), start, bound, d) if c == 1 else _strided(
-                    TensorVar(array, dtype), start, bound, c, d)
+                v: Tensor
+                if form is None:
+                    runtime = runtime_stride_of(index, k.var, k.loop_invariant)
+                    assert runtime is not None
+                    st, d = runtime
+                    v = _strided(TensorVar(array, dtype), start, bound, lift_entry_scalar(k.stride_entry(st), k), d)
+                else:
+                    c, d = form
+                    v = slice_view(TensorVar(array, dtype), start, bound, d) if c == 1 else _strided(
+                        TensorVar(array, dtype), start, bound, c, d)
                 origins.append((e, v))
                 if v not in vectors:
                     vectors.append(v)
@@ -484,7 +492,8 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
             if it not in vectors:
                 vectors.append(it)
         for e in subexpressions(value):
-            if not isinstance(e, Load) or stride_of(e.index, k.var) is not None:
+            if not isinstance(e, Load) or stride_of(e.index, k.var) is not None or runtime_stride_of(
+                    e.index, k.var, k.loop_invariant) is not None:
                 visit(e)
     for c in program_constants(k.fn.body):
         lit = Lit(c.value, c.dtype)
@@ -494,9 +503,16 @@ def leaf_pools(k: LoopKernel, values: list[Expr]) -> Pools:
     return Pools(tuple(vectors), tuple(scalars), tuple(origins))
 
 
-def _strided(a: TensorVar, start: Scalar, bound: Scalar, c: int, d: int) -> Tensor:
+def _strided(a: TensorVar, start: Scalar, bound: Scalar, c: int | Scalar, d: int) -> Tensor:
     """The reads ``a[c*i + d]`` for ``i`` in ``[start, bound)``: ``strided(a, c*start + d,
-    bound - start, c)`` (literals folded)."""
+    bound - start, c)`` (literals folded); ``c`` a constant or a run-time stride (a scalar
+    term over the entry state)."""
+    if not isinstance(c, int):
+        step = c
+        if isinstance(start, Lit) and start.value == 0:
+            return Strided(a, Lit(d, DType.INT), bound, step)
+        return Strided(a, plus_const(ScalarOp("*", step, start, DType.INT), d),
+                       ScalarOp("-", bound, start, DType.INT), step)
     if isinstance(start, Lit) and isinstance(start.value, int):
         first: Scalar = Lit(c * start.value + d, DType.INT)
         count: Scalar = bound if start.value == 0 else ScalarOp("-", bound, start, DType.INT)

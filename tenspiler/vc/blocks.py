@@ -610,7 +610,8 @@ def _replace_term(ps: ProgramSummary, old: Scalar, new: Scalar) -> ProgramSummar
     def rs(t: Scalar) -> Scalar:
         return as_scalar(rep(t))
 
-    outs = tuple(ArrayOutput(o.array, rs(o.lo), rs(o.hi), as_tensor(rep(o.value))) if isinstance(o, ArrayOutput)
+    outs = tuple(ArrayOutput(o.array, rs(o.lo), rs(o.hi), as_tensor(rep(o.value)),
+                             None if o.step is None else rs(o.step)) if isinstance(o, ArrayOutput)
                  else ScalarOutput(o.name, rs(o.value)) for o in ps.outputs)
     return ProgramSummary(ps.function, outs, tuple((rs(a), rs(b)) for a, b in ps.preconditions))
 
@@ -653,6 +654,8 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
             continue  # an induction's offset at the row's end: the outer VC proves it is the step
         if not isinstance(o, ArrayOutput):
             raise NotLiftable("the rows of the nest compute a scalar result: not supported yet", k.outer.loc)
+        if o.step is not None:
+            raise NotLiftable(f"the rows of the nest write '{o.array}' at a stride: not supported yet", k.outer.loc)
         view = k.view(o.array)
         stride = lift_entry_scalar(view.stride)
         if o.lo != Lit(0, INT) or not same_int(o.hi, stride):

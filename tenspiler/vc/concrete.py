@@ -48,7 +48,7 @@ def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True, outside_mo
     index out of range: the generated code must raise the same exception), give an example
     without a final state that says why, instead of ``None``."""
     try:
-        if not k.admits(inputs):
+        if not k.admits(inputs) or not _requires_hold(k.fn, inputs):
             return None
         if not run or not getattr(k, "interpret", True):
             return Example(inputs, {})
@@ -67,6 +67,16 @@ def make_example(k: Any, inputs: Mapping[str, Any], run: bool = True, outside_mo
         return None
     except StepLimitExceeded:
         return None  # (a run too long for the interpreter's budget: another input is drawn)
+
+
+def _requires_hold(fn: Any, inputs: Mapping[str, Any]) -> bool:
+    """The frontend's preconditions (``Function.requires``) hold on ``inputs``."""
+    if not fn.requires:
+        return True
+    from tenspiler.vc.conditions import lift_entry_scalar
+
+    return all(evaluate(lift_entry_scalar(left), inputs) <= evaluate(lift_entry_scalar(right), inputs)
+               for left, right, _ in fn.requires)
 
 
 def random_examples(
@@ -434,6 +444,18 @@ def summary_outputs(ps: ProgramSummary, inputs: Mapping[str, Any]) -> dict[str, 
         match o:
             case ScalarOutput(name, value):
                 out[name] = evaluate(value, inputs)
+            case ArrayOutput(array, lo, hi, value, step) if step is not None:
+                arr = np.array(inputs[array], copy=True)
+                a, b, s = evaluate(lo, inputs), evaluate(hi, inputs), evaluate(step, inputs)
+                v = evaluate(value, inputs)
+                if arr.dtype.kind != "f" and np.asarray(v).dtype.kind == "f":
+                    arr = arr.astype(np.float64)
+                n = (b - a) // s if s >= 1 else -1
+                if s < 1 or b < a or (b - a) % s or np.shape(v) != (n,) or (
+                        n > 0 and not (a >= 0 and a + (n - 1) * s < arr.shape[0])):
+                    raise IndexError(f"{array}[{a}:{b}:{s}] does not fit the value's shape {np.shape(v)}")
+                arr[a + np.arange(n, dtype=np.int64) * s] = v
+                out[array] = arr
             case ArrayOutput(array, lo, hi, value):
                 arr = np.array(inputs[array], copy=True)
                 a, b = evaluate(lo, inputs), evaluate(hi, inputs)

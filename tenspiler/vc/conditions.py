@@ -26,7 +26,7 @@ divisors (C undefined behaviour otherwise), distinct pointer parameters do not a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -231,9 +231,16 @@ def summary(k: LoopKernel, cand: Candidate) -> ProgramSummary:
     if k.result is not None:
         outputs.append(ScalarOutput("return", result_term(k, cand)))
     for a in k.arrays:
+        written = as_tensor(substitute(cand.array(a.array), env))
+        if a.stride is not None:  # y[s*i + c]: y[s*start + c : s*stop + c : s]
+            step = lift_entry_scalar(k.stride_entry(a.stride), k)
+            first = Lit(0, DType.INT) if start == Lit(0, DType.INT) else ScalarOp("*", step, start, DType.INT)
+            outputs.append(ArrayOutput(a.array, plus_const(first, a.offset),
+                                       plus_const(ScalarOp("*", step, stop, DType.INT), a.offset), written, step))
+            continue
         lo = plus_const(start, a.offset)
         hi = plus_const(stop, a.offset)
-        outputs.append(ArrayOutput(a.array, lo, hi, as_tensor(substitute(cand.array(a.array), env))))
+        outputs.append(ArrayOutput(a.array, lo, hi, written))
     for name in k.live_out:
         outputs.append(ScalarOutput(name, exit_term(k, cand, k.final_value(name))))
     for array, idx, value in k.post_stores:  # `*result = s;` after the loop
@@ -248,7 +255,8 @@ def fold_summary(ps: ProgramSummary) -> ProgramSummary:
     for o in ps.outputs:
         if isinstance(o, ArrayOutput):
             out.append(ArrayOutput(o.array, as_scalar(fold_indices(o.lo)), as_scalar(fold_indices(o.hi)),
-                                   as_tensor(fold_indices(o.value))))
+                                   as_tensor(fold_indices(o.value)),
+                                   None if o.step is None else as_scalar(fold_indices(o.step))))
         else:
             out.append(ScalarOutput(o.name, as_scalar(fold_indices(o.value))))
     return ProgramSummary(ps.function, tuple(out), ps.preconditions)
@@ -289,6 +297,13 @@ def invariant_text(k: LoopKernel, cand: Candidate) -> str:
         closed = lift_entry_scalar(k.closed_form(ind, Var(i, DType.INT)), k)
         parts.append(f"{ind.name} == {show(closed)}")
     for a in k.arrays:
+        if a.stride is not None:
+            step = lift_entry_scalar(k.stride_entry(a.stride), k)
+            lo = show(plus_const(ScalarOp("*", step, lift_entry_scalar(k.start, k), DType.INT), a.offset))
+            hi = show(plus_const(ScalarOp("*", step, ScalarVar(i, DType.INT), DType.INT), a.offset))
+            parts.append(f"{a.array}[{lo}:{hi}:{show(step)}] == {show(substitute(cand.array(a.array), env))}")
+            parts.append(f"{a.array}[other] == {a.array}_0[other]")
+            continue
         lo = show(plus_const(lift_entry_scalar(k.start, k), a.offset))
         hi = show(plus_const(ScalarVar(i, DType.INT), a.offset))
         parts.append(f"{a.array}[{lo}:{hi}] == {show(substitute(cand.array(a.array), env))}")
@@ -397,6 +412,8 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     carried = {s.name: s for s in k.scalars}
     written = {a.array: a for a in k.arrays}
     decls.append(f"(declare-const {head_name(k.var)} Int)")
+    if any(a.stride is not None for a in k.arrays):
+        decls += STRIDE_DECLS
     for s in k.scalars:
         decls.append(f"(declare-const {head_name(s.name)} {sem.smt_sort(s.dtype)})")
     for ind in k.inductions:
@@ -434,6 +451,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         scal: Mapping[str, str],
         arrs: Mapping[str, str],
         written: Mapping[str, tuple[str, str]] | None = None,
+        goal: bool = False,
     ) -> str:
         """inv(iv) over the given state. ``written`` (array → (index, value) stored by the
         body) states an array fact as "the written element" ∧ "every other element":
@@ -447,6 +465,17 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
             closed = k.closed_form(ind, Var(k.var, DType.INT))
             parts.append(f"(= {scal[ind.name]} {encode_expr(closed, {**entry_scalars, k.var: iv}, entry_arrays)})")
         for a in k.arrays:
+            if a.stride is not None:
+                step_smt = entry_enc(k.stride_entry(a.stride))
+                written_term = cand.array(a.array)
+
+                def element(j: str, t: Tensor = written_term, e: SmtEncoder = enc) -> str:
+                    return e.at(t, j)
+
+                parts.append(strided_fact(arrs[a.array], entry_arrays[a.array],
+                                          smt_add(f"(* {step_smt} {start})", a.offset), step_smt, f"(- {iv} {start})",
+                                          element, goal))
+                continue
             lo = smt_add(start, a.offset)
             hi = smt_add(iv, a.offset)
             val = enc.at(cand.array(a.array), f"(- k {lo})")
@@ -475,7 +504,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
     init_scal |= {ind.name: entry_enc(ind.init) for ind in k.inductions}
     init_arrs = {a.array: entry_arrays[a.array] for a in k.arrays}
     pre_div = nonzero_divisors(k.pre.scalars.values(), entry_scalars, entry_arrays)
-    clauses = [Clause("initiation", tuple(pre_div), inv(start, init_scal, init_arrs))]
+    clauses = [Clause("initiation", tuple(pre_div), inv(start, init_scal, init_arrs, goal=True))]
 
     # --- preservation
     hv = head_name(k.var)
@@ -492,7 +521,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         for idx, val in body.stores[a.array]:
             term = f"(store {term} {head_enc(idx)} {head_enc(val)})"
         next_arrs[a.array] = term
-    stored = {a.array: (smt_add(hv, a.offset), head_enc(a.value)) for a in k.arrays}
+    stored = {a.array: (smt_add(hv, a.offset), head_enc(a.value)) for a in k.arrays if a.stride is None}
     body_exprs = list(body.scalars.values()) + [v for st in body.stores.values() for ix, v in st] + [
         ix for st in body.stores.values() for ix, _ in st
     ]
@@ -504,7 +533,7 @@ def build_vc(k: LoopKernel, cand: Candidate, ps: ProgramSummary | None = None) -
         Clause(
             "preservation",
             (inv(hv, head_scal, head_arr), f"(< {hv} {stop})", *body_div),
-            inv(f"(+ {hv} 1)", next_scal, next_arrs, stored),
+            inv(f"(+ {hv} 1)", next_scal, next_arrs, stored, goal=True),
         )
     )
 
@@ -629,6 +658,14 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
                 f"{c_text(k.loop.stop)}; so {first} >= 0 when the loop runs)",
                 f"(=> (< {start} {stop}) (<= 0 (+ (* {c} {start}) {d})))",
             ))
+        for st, d in sorted(k.runtime_strided_reads.get(p.name, ()), key=repr):
+            se = k.stride_entry(st)
+            s_smt = encode_expr(se, entry_scalars_of(fn), {})
+            out.append((
+                f"{p.name} has an element at every index {c_text(se)}*i + {d} the loop reads ({c_text(k.loop.start)} "
+                f"<= i < {c_text(k.loop.stop)}), and the run-time stride {c_text(se)} is non-negative",
+                f"(and (<= 0 {s_smt}) (=> (< {start} {stop}) (<= 0 (+ (* {s_smt} {start}) {d}))))",
+            ))
         offsets = k.access_offsets.get(p.name)
         if not offsets:
             continue
@@ -640,6 +677,14 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
             f"summary reads or writes{need}",
             f"(<= 0 {smt_add(start, min(offsets))})",
         ))
+    for a, se in k.strided_writes():
+        s_smt = encode_expr(se, entry_scalars_of(fn), {})
+        out.append((
+            f"{a.array} has an element at every index {c_text(se)}*i + {a.offset} the loop writes ({c_text(k.loop.start)} "
+            f"<= i < {c_text(k.loop.stop)}), and the stride {c_text(se)} is positive (the iterations write distinct "
+            "elements)",
+            f"(and (<= 1 {s_smt}) (=> (< {start} {stop}) (<= 0 (+ (* {s_smt} {start}) {a.offset}))))",
+        ))
     for array, idx, _ in k.post_stores:
         at = symexec.substitute(idx, k.pre)
         out.append((f"{array} has an element at index {c_text(at)}, which the code after the loop writes",
@@ -647,10 +692,20 @@ def _assumptions(k: LoopKernel, start: str, stop: str) -> list[tuple[str, str]]:
     return out + input_assumptions(fn)
 
 
+def entry_scalars_of(fn: Function) -> dict[str, str]:
+    """The SMT names of the scalar parameters' entry values (:func:`entry_declarations`)."""
+    return {p.name: entry_name(p.name) for p in fn.scalars}
+
+
 def input_assumptions(fn: Function) -> list[tuple[str, str]]:
-    """Assumptions about the inputs that hold for every kernel shape: uint8 ranges, no
-    aliasing between pointer parameters, floats as reals."""
+    """Assumptions about the inputs that hold for every kernel shape: the frontend's
+    preconditions (``Function.requires``), uint8 ranges, no aliasing between pointer
+    parameters, floats as reals."""
     out: list[tuple[str, str]] = []
+    entry_names = entry_scalars_of(fn)
+    for left, right, what in fn.requires:
+        out.append((f"{what}: {c_text(left)} <= {c_text(right)}",
+                    f"(<= {encode_expr(left, entry_names, {})} {encode_expr(right, entry_names, {})})"))
     for p in fn.params:
         if isinstance(p.type, PointerType) and (r := p.type.elem.int_range) is not None:
             lo = sem.smt_const(r[0], DType.INT)
@@ -797,6 +852,18 @@ def summary_goal(
             if o.array not in final_arrays:
                 raise NotLiftable(f"the summary writes '{o.array}', which the kernel does not write")
             lo, hi = enc.scalar(o.lo), enc.scalar(o.hi)
+            if o.step is not None:
+                step = enc.scalar(o.step)
+                count = enc.known_length(o.value)
+                if count is None:
+                    raise NotLiftable(f"the strided output of '{o.array}' has a value of unknown length")
+                def element(j: str, t: Tensor = o.value) -> str:
+                    return enc.at(t, j)
+
+                goals.append(strided_fact(final_arrays[o.array], entry_name(o.array), lo, step, count, element,
+                                          goal=True))
+                goals.append(f"(= (* {step} {count}) (- {hi} {lo}))")
+                continue
             if isinstance(o.value, Flatten):
                 goals += flatten_facts(enc, o.value.matrix, lo, hi, final_arrays[o.array], entry_name(o.array))
                 continue
@@ -809,6 +876,38 @@ def summary_goal(
             if length is not None:
                 goals.append(f"(= {length} (- {hi} {lo}))")
     return "(and " + " ".join(goals) + ")" if goals else "true"
+
+
+#: The fresh constants a clause proves a strided array fact at (:func:`strided_fact`).
+STRIDE_J, STRIDE_R = "stride.j", "stride.r"
+STRIDE_DECLS = (f"(declare-const {STRIDE_J} Int)", f"(declare-const {STRIDE_R} Int)")
+
+
+def strided_fact(array: str, entry: str, lo: str, step: str, count: str, value_at: Callable[[str], str],
+                 goal: bool) -> str:
+    """``array[lo + step*j] == value[j]`` for ``0 <= j < count`` and every other element is
+    ``entry``'s, for ``step >= 1`` (an assumption of the clause), stated without a division
+    or a remainder: every integer index is ``lo + step*j + r`` for exactly one pair ``(j, r)``
+    with ``0 <= r < step``, so quantifying over those pairs covers each element once.
+
+    The solver does not instantiate a quantifier whose index is arithmetic (no E-matching
+    trigger), so the instantiation is done here: as a hypothesis (``goal=False``) the fact
+    is the quantified formula and its instance at the fresh constants ``STRIDE_J``,
+    ``STRIDE_R`` (which it implies); as a goal (``goal=True``) it is that instance alone —
+    proving it for constants nothing else constrains proves it for every pair (universal
+    generalisation; the hypotheses mention them only in instances of their own quantified
+    facts, which they imply)."""
+
+    def at(j: str, r: str) -> str:
+        idx = f"(+ {lo} (* {step} {j}) {r})"
+        return (f"(=> (and (<= 0 {r}) (< {r} {step})) "
+                f"(= (select {array} {idx}) (ite (and (= {r} 0) (<= 0 {j}) (< {j} {count})) {value_at(j)} "
+                f"(select {entry} {idx}))))")
+
+    instance = at(STRIDE_J, STRIDE_R)
+    if goal:
+        return instance
+    return f"(and (forall (($sj Int) ($sr Int)) {at('$sj', '$sr')}) {instance})"
 
 
 #: The row variable of a 2-D term's element encoding (:func:`matrix_element`).
@@ -852,6 +951,8 @@ def build_bounded(k: LoopKernel, cand: Candidate, trips: int, ps: ProgramSummary
 
     fn = k.fn
     decls, entry_scalars, entry_arrays = entry_declarations(fn)
+    if any(a.stride is not None for a in k.arrays):
+        decls += STRIDE_DECLS
     start, stop = (encode_expr(e, entry_scalars, entry_arrays) for e in (k.start, k.stop))
     st = k.pre.copy()
     divs: list[Expr] = []  # every expression evaluated, for the UB-freedom hypotheses

@@ -146,7 +146,8 @@ class Generalized:
         def out(o: Output) -> Output:
             if isinstance(o, ArrayOutput):
                 return ArrayOutput(o.array, as_scalar(self.at_sizes(o.lo)), as_scalar(self.at_sizes(o.hi)),
-                                   as_tensor(self.at_sizes(o.value)))
+                                   as_tensor(self.at_sizes(o.value)),
+                                   None if o.step is None else as_scalar(self.at_sizes(o.step)))
             return ScalarOutput(o.name, as_scalar(self.at_sizes(o.value)))
 
         pre = tuple((as_scalar(self.at_sizes(a)), as_scalar(self.at_sizes(b))) for a, b in ps.preconditions)

@@ -40,12 +40,16 @@ from tenspiler.vc.symexec import SymState
 @dataclass(frozen=True)
 class ArrayTarget:
     """An array the loop writes at ``loop_var + offset``; ``value`` is the value stored in
-    one iteration, over the loop-head state."""
+    one iteration, over the loop-head state. With a ``stride`` (a loop-invariant integer
+    expression over the head state, constant or run-time): written at ``stride*loop_var +
+    offset`` (``y[i*incy]``), under the precondition ``stride >= 1`` — the iterations write
+    distinct elements (a stride of 0 writes one element again and again: refused)."""
 
     array: str
     offset: int
     value: Expr
     dtype: DType
+    stride: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,43 @@ class LoopKernel:
                     out.setdefault(ld.array, set()).add(form)
         return out
 
+    def loop_invariant(self, name: str) -> bool:
+        """Whether scalar ``name`` keeps one value through the loop, a value computed from
+        scalar parameters: not the counter, not assigned in the body (an induction is: its
+        value moves), not read from an array before the loop."""
+        return name != self.var and name not in self.body.scalars and name not in {ind.name for ind in self.inductions} \
+            and not symexec.loads(self.entry_value(name))
+
+    @property
+    def runtime_strided_reads(self) -> dict[str, set[tuple[Expr, int]]]:
+        """Array → ``(s, d)`` of every read ``array[s*i + d]`` whose stride ``s`` is a
+        loop-invariant run-time integer expression (``x[i*incx]``), ``s`` over the head
+        state (:meth:`stride_entry` gives it over the entry state): a ``strided`` view with
+        a symbolic step, under the precondition ``s >= 0`` (:meth:`trip_counts`)."""
+        out: dict[str, set[tuple[Expr, int]]] = {}
+        for e in [a.value for a in self.arrays] + [s.update for s in self.scalars]:
+            for ld in symexec.loads(e):
+                if symexec.stride_of(ld.index, self.var) is not None:
+                    continue
+                form = symexec.runtime_stride_of(ld.index, self.var, self.loop_invariant)
+                if form is not None:
+                    out.setdefault(ld.array, set()).add(form)
+        return out
+
+    def stride_entry(self, stride: Expr) -> Expr:
+        """A loop-invariant stride over the function-entry state."""
+        return symexec.substitute(stride, self.pre)
+
+    def runtime_strides(self) -> list[tuple[Expr, str]]:
+        """The distinct run-time strides (over the entry state) and the arrays read at each."""
+        out: dict[Expr, list[str]] = {}
+        for a, forms in sorted(self.runtime_strided_reads.items()):
+            for s, _ in sorted(forms, key=repr):
+                arrays = out.setdefault(self.stride_entry(s), [])
+                if a not in arrays:
+                    arrays.append(a)
+        return [(s, ", ".join(arrays)) for s, arrays in out.items()]
+
     @property
     def access_offsets(self) -> dict[str, set[int]]:
         """Array → the offsets ``d`` of every access ``array[i + d]`` in the loop body."""
@@ -153,8 +194,13 @@ class LoopKernel:
                 if d is not None:
                     out.setdefault(ld.array, set()).add(d)
         for a in self.arrays:
-            out.setdefault(a.array, set()).add(a.offset)
+            if a.stride is None:
+                out.setdefault(a.array, set()).add(a.offset)
         return out
+
+    def strided_writes(self) -> list[tuple[ArrayTarget, Expr]]:
+        """Each array written at a stride, with the stride over the entry state."""
+        return [(a, self.stride_entry(a.stride)) for a in self.arrays if a.stride is not None]
 
     # ------------------------------------------------------------ shape-generic interface
     # (shared with tenspiler.vc.nest.NestKernel; the synthesizer and verifier call these)
@@ -181,6 +227,20 @@ class LoopKernel:
             for a, forms in self.strided_reads.items() for c, d in forms
         ):
             return False
+        for a, rforms in self.runtime_strided_reads.items():
+            for st, d in rforms:
+                s = int(evaluate(lift_entry_scalar(self.stride_entry(st)), inputs))
+                if s < 0:
+                    return False  # the stated precondition: the stride is non-negative
+                if stop > start and not (s * start + d >= 0 and s * (stop - 1) + d < len(inputs[a])):
+                    return False
+        for target, se in self.strided_writes():
+            s = int(evaluate(lift_entry_scalar(se), inputs))
+            if s < 1:
+                return False  # the stated precondition: the iterations write distinct elements
+            if stop > start and not (s * start + target.offset >= 0
+                                     and s * (stop - 1) + target.offset < len(inputs[target.array])):
+                return False
         for array, idx, _ in self.post_stores:
             at = int(evaluate(lift_entry_scalar(symexec.substitute(idx, self.pre)), inputs))
             if not 0 <= at < len(inputs[array]):
@@ -206,11 +266,22 @@ class LoopKernel:
         return [invariant_text(self, cand)]
 
     def trip_counts(self) -> list[tuple[Any, Any, str]]:
-        """The loop runs a non-negative number of times (over the entry state)."""
-        from tenspiler.vc.conditions import lift_entry_scalar
+        """The loop runs a non-negative number of times, and each run-time stride of a read
+        is non-negative (over the entry state)."""
+        from tenspiler.ir.terms import Lit
+        from tenspiler.vc.conditions import c_text, lift_entry_scalar
 
-        return [(lift_entry_scalar(self.start), lift_entry_scalar(self.stop),
-                 "the loop runs a non-negative number of times")]
+        out = [(lift_entry_scalar(self.start), lift_entry_scalar(self.stop),
+                "the loop runs a non-negative number of times")]
+        for s, arrays in self.runtime_strides():
+            out.append((Lit(0, DType.INT), lift_entry_scalar(s),
+                        f"the run-time stride {c_text(s)} of the reads of {arrays} is non-negative"))
+        for a, se in self.strided_writes():
+            if not isinstance(se, Const):
+                out.append((Lit(1, DType.INT), lift_entry_scalar(se),
+                            f"the run-time stride {c_text(se)} of the writes of {a.array} is positive (distinct "
+                            "elements written)"))
+        return out
 
     @property
     def modified(self) -> set[str]:
@@ -322,23 +393,41 @@ def analyze(fn: Function, live_out: tuple[str, ...] = ()) -> LoopKernel:
             )
 
     arrays: list[ArrayTarget] = []
+    moving = set(body.scalars) | {loop.var} | {ind.name for ind in inductions} | {
+        name for name, v in pre.scalars.items() if symexec.loads(v)}  # a stride read from an array: not taken
     for array, stores in body.stores.items():
         offsets = set()
+        strides: set[Expr] = set()
         for idx, _ in stores:
             d = symexec.index_difference(idx, loop_var)
             if d is None:
-                raise NotLiftable(
-                    f"write to '{array}' at an index that is not {loop.var} + constant",
-                    _loc_of_store(loop, array),
-                )
+                runtime = symexec.runtime_stride_of(idx, loop.var, lambda n: n not in moving)
+                const = symexec.stride_of(idx, loop.var)
+                if runtime is None and const is None:
+                    raise NotLiftable(
+                        f"write to '{array}' at an index that is not {loop.var} + constant or "
+                        f"stride*{loop.var} + constant (a loop-invariant stride)",
+                        _loc_of_store(loop, array),
+                    )
+                if loop.descending:
+                    raise NotLiftable(f"a descending loop writing '{array}' at a stride is not supported yet",
+                                      _loc_of_store(loop, array))
+                if runtime is not None:
+                    stride_e, d = runtime
+                else:
+                    assert const is not None
+                    stride_e, d = Const(const[0], DType.INT), const[1]
+                strides.add(stride_e)
             offsets.add(d)
-        if len(offsets) > 1:
+        mixed = bool(strides) and any(symexec.index_difference(i, loop_var) is not None for i, _ in stores)
+        if len(offsets) > 1 or len(strides) > 1 or mixed:
             raise NotLiftable(
                 f"the loop writes '{array}' at several offsets per iteration",
                 _loc_of_store(loop, array),
             )
         offset = offsets.pop()
-        arrays.append(ArrayTarget(array, offset, stores[-1][1], fn.dtype_of(array)))
+        arrays.append(ArrayTarget(array, offset, stores[-1][1], fn.dtype_of(array),
+                                  strides.pop() if strides else None))
 
     post_stores: list[tuple[str, Expr, Expr]] = []
     if post_stmts:
@@ -468,14 +557,25 @@ def _loc_of_store(loop: For, array: str) -> SourceLoc | None:
 def _check_reads(k: LoopKernel) -> None:
     """Reads of arrays the loop writes must see unwritten elements only (no recurrences)."""
     written = {a.array: a.offset for a in k.arrays}
+    strided = {a.array: a for a in k.arrays if a.stride is not None}
     loop_var = Var(k.var, DType.INT)
     exprs = [a.value for a in k.arrays] + [s.update for s in k.scalars]
     for e in exprs:
         for ld in symexec.loads(e):
+            if ld.array in strided:
+                w = strided[ld.array]
+                at = symexec.index_difference(ld.index, Binary("*", w.stride, loop_var, DType.INT))  # type: ignore[arg-type]
+                if at != w.offset:
+                    raise NotLiftable(
+                        f"'{ld.array}' is written at a stride and read at another index in the loop "
+                        "(a read of an element another iteration writes is not supported)", ld.loc)
+                continue  # the element this iteration writes, read before the write
             d = symexec.index_difference(ld.index, loop_var)
             form = symexec.stride_of(ld.index, k.var) if d is None else None
+            if form is None and d is None:
+                form = symexec.runtime_stride_of(ld.index, k.var, k.loop_invariant)  # type: ignore[assignment]
             if form is not None and ld.array not in written:
-                continue  # a strided read c*i + d of an array the loop does not write
+                continue  # a strided read c*i + d (c constant or run-time) of an array the loop does not write
             if d is None:
                 carried = sorted(symexec.reads(ld.index) & {s.name for s in k.scalars})
                 why = (" (a strided read of an array the loop writes)" if form is not None else

@@ -51,6 +51,7 @@ from tenspiler.ir.terms import (
     ScalarOutput,
     ScalarVar,
     Slice,
+    Strided,
     Tail,
     Take,
     TensorVar,
@@ -58,6 +59,7 @@ from tenspiler.ir.terms import (
     as_scalar,
     as_tensor,
     free_vars,
+    length,
     map_children,
     substitute,
 )
@@ -288,12 +290,21 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
                     new_scalars[o.name] = value
             else:
                 lo, hi = rw.scalar(o.lo), rw.scalar(o.hi)
-                new_writes[o.array] = ArrayOutput(o.array, lo, hi, as_tensor(rw.term(o.value)))
+                step = None if o.step is None else rw.scalar(o.step)
+                new_writes[o.array] = ArrayOutput(o.array, lo, hi, as_tensor(rw.term(o.value)), step)
         for a, b in ps.preconditions:
             preconditions.append((rw.scalar(a), rw.scalar(b)))
         scalars.update(new_scalars)
         for array, w in new_writes.items():
             old = writes.get(array)
+            if old is not None and (old.step is None) != (w.step is None):
+                raise NotLiftable(
+                    f"loop {phase.index + 1} writes '{array}' {'at a stride' if w.step is not None else 'contiguously'}, "
+                    f"an earlier loop {'at a stride' if old.step is not None else 'contiguously'}: not supported yet",
+                    loop.loc)
+            if old is not None and old.step is not None and w.step is not None and not same_int(old.step, w.step):
+                raise NotLiftable(f"loop {phase.index + 1} writes '{array}' at another stride than an earlier loop: "
+                                  "not supported yet", loop.loc)
             if old is not None and not (same_int(old.lo, w.lo) and same_int(old.hi, w.hi)):
                 raise NotLiftable(
                     f"loop {phase.index + 1} writes '{array}' over [{show(w.lo)}, {show(w.hi)}), an earlier loop "
@@ -309,7 +320,8 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
     unique = tuple(dict.fromkeys(preconditions))
     params = {p.name for p in k.fn.params}
     for o in outputs:
-        terms = [o.value] if isinstance(o, ScalarOutput) else [o.lo, o.hi, o.value]
+        terms = [o.value] if isinstance(o, ScalarOutput) else [o.lo, o.hi, o.value] + (
+            [o.step] if o.step is not None else [])
         for name in sorted(set().union(*(free_vars(t) for t in terms)) - params):
             raise NotLiftable(f"'{name}' is read before any assignment to it", k.fn.loc)
     return ProgramSummary(k.fn.name, tuple(outputs), unique)
@@ -367,6 +379,14 @@ class _Rewriter:
 
                 return self.view(a, Lit(0, DType.INT), size, mat, t, Matrix(TensorVar(a, t.dtype), r2, c2, s2),
                                  whole=False)
+            case Strided(TensorVar(a), start, count, step) if a in self.writes:
+                # the elements an earlier loop wrote at the same stride, all of them: its value
+                w = self.writes[a]
+                s2, n2, st2 = self.scalar(start), self.scalar(count), self.scalar(step)
+                if w.step is not None and same_int(s2, w.lo) and same_int(st2, w.step) and \
+                        same_int(n2, length(w.value)):
+                    return w.value
+                raise self.refuse(a, t)
             case TensorVar(a) if a in self.writes:
                 raise self.refuse(a, t)
             case Tail(TensorVar(a), _) if a in self.writes:
@@ -380,6 +400,8 @@ class _Rewriter:
         it reads none."""
         w = self.writes[a]
         inside = self.nonneg(_minus(lo, w.lo)) and self.nonneg(_minus(w.hi, hi))
+        if inside and w.step is not None:
+            raise self.refuse(a, t)  # a contiguous view of a strided write: not every element is written
         if inside:
             rel_lo, rel_hi = _minus(lo, w.lo), _minus(hi, w.lo)
             if whole and same_int(rel_lo, Lit(0, DType.INT)) and same_int(rel_hi, _minus(w.hi, w.lo)):

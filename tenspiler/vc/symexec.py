@@ -126,6 +126,23 @@ def stride_of(index: Expr, var: str) -> tuple[int, int] | None:
     return None
 
 
+def runtime_stride_of(index: Expr, var: str, invariant: Callable[[str], bool]) -> tuple[Expr, int] | None:
+    """``(s, d)`` when ``index`` is ``s * var + d`` for an integer constant ``d`` and a
+    coefficient ``s`` that is not a constant and reads only names for which ``invariant``
+    holds (loop-invariant run-time scalars: ``x[i*incx]``, ``x[i*incx + 1]``), else
+    ``None``. Constant coefficients are :func:`stride_of`'s."""
+    form = linear_in(index, (var,))
+    if form is None:
+        return None
+    (coef,), rest = form
+    if isinstance(coef, Const) or not isinstance(rest, Const) or not isinstance(rest.value, int):
+        return None
+    names = reads(coef)
+    if not names or not all(invariant(n) for n in names):
+        return None
+    return coef, rest.value
+
+
 def linear_in(e: Expr, names: tuple[str, ...]) -> tuple[tuple[Expr, ...], Expr] | None:
     """``e = sum(coef_k * names[k]) + rest`` with coefficients and ``rest`` free of
     ``names`` (as loop-IR expressions); ``None`` if ``e`` is not of that form."""

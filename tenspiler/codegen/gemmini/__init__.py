@@ -36,7 +36,7 @@ from typing import Any
 from tenspiler.act.gemm_search import SEARCH_SAFETY_NET_S
 from tenspiler.act.isa.gemmini import CONFIGS, gemmini_isa
 from tenspiler.act.schedule import Proc
-from tenspiler.codegen.base import GeneratedCode, Runner, returned_outputs
+from tenspiler.codegen.base import GeneratedCode, Runner, decline_strided_outputs, returned_outputs
 from tenspiler.codegen.c_host import CHostError
 from tenspiler.codegen.gemmini.cfile import c_file, param_c_type, return_c_type
 from tenspiler.codegen.gemmini.lower import Plan, plan_summary
@@ -131,8 +131,11 @@ class GemminiBackend:
         """The configuration used and the device/host split of ``ps`` (see the class docstring).
 
         Raises:
-            CodegenError: with a chosen configuration, a device value it cannot hold.
+            CodegenError: with a chosen configuration, a device value it cannot hold; a
+                strided output (no rule).
         """
+        decline_strided_outputs(ps, "Gemmini")
+
         def one(config: str) -> Plan:
             device_type = "int" if config == "int8" else "float"
             in_place = {p.name for p in fn.params if isinstance(p.type, PointerType) and param_c_type(fn, p.name) == device_type}

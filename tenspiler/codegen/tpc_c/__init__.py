@@ -26,7 +26,13 @@ kernel can compute exactly, and why the rest runs on the host), and three files 
 
 from __future__ import annotations
 
-from tenspiler.codegen.base import GeneratedCode, Runner, output_term, returned_outputs
+from tenspiler.codegen.base import (
+    GeneratedCode,
+    Runner,
+    decline_strided_outputs,
+    output_term,
+    returned_outputs,
+)
 from tenspiler.codegen.registry import register_backend
 from tenspiler.codegen.split import Split, split_summary
 from tenspiler.codegen.tpc_c.glue import glue_file
@@ -86,6 +92,7 @@ class TpcCBackend:
         return isinstance(p.host_term, ScalarVar) and p.host_term.name in kernels and not s.host_values
 
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
+        decline_strided_outputs(ps, "TPC-C")
         split, kf = lower(fn, ps)
         summary = show_summary(ps)
         glue = glue_file(fn, kf.signatures)
