@@ -71,6 +71,13 @@ class Scope:
     def read(self, name: str, node: ast.AST) -> Expr:
         raise NotImplementedError
 
+    def row_read(self, lp: ListParam, indices: tuple[Expr, ...], node: ast.expr) -> None:
+        """``len(m[i])`` / ``len(x[p][r])`` reads the row ``m[i]``, which raises
+        ``IndexError`` in Python when the list has no such row: the scope makes sure the
+        model raises there too, or refuses."""
+        self.mod.fail(f"len({ast.unparse(node)}) is not supported here (Python raises IndexError when the list "
+                      "has no such row)", node)
+
     def global_value(self, name: str, node: ast.AST) -> Expr:
         """A module constant (a name the function does not bind)."""
         mod = self.mod
@@ -464,14 +471,16 @@ class Expressions(ModuleTypes):
         if isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name):
             b = sc.lookup(arg.value.id)
             if isinstance(b, ListParam) and b.rank >= 2:
-                self.index(arg.slice, sc)  # refuses what it cannot read
+                i = self.index(arg.slice, sc)  # refuses what it cannot read
+                sc.row_read(b, (i,), arg)
                 return Var(b.sizes[1], INT, loc)
         if (isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Subscript)
                 and isinstance(arg.value.value, ast.Name)):
             b = sc.lookup(arg.value.value.id)
             if isinstance(b, ListParam) and b.rank == 3:
-                self.index(arg.value.slice, sc)
-                self.index(arg.slice, sc)
+                p = self.index(arg.value.slice, sc)
+                r = self.index(arg.slice, sc)
+                sc.row_read(b, (p, r), arg)
                 return Var(b.sizes[2], INT, loc)
         self.fail(f"len({ast.unparse(arg)}) is not supported (len of a list parameter, of a row of one, or of the returned list)", arg)
 
