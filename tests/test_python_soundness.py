@@ -74,7 +74,10 @@ REBOUND = {
     "walrus": ("SCALE = 2\nif (SCALE := 5):\n    pass\n", 2, "assignment expression"),
     "with_as": ("SCALE = 2\nwith open(__file__) as SCALE:\n    pass\n", 2, "with ... as"),
     "tuple_target": ("SCALE = 2\nSCALE, other = 1, 2\n", 2, "assignment"),
-    "in_if": ("SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n", 3, "assignment"),
+    "in_if": ("SCALE = 2\nif __name__ != '__main__':\n    SCALE = 7\n", 3, "assignment"),
+    "in_main_else": ("SCALE = 2\nif __name__ == '__main__':\n    pass\nelse:\n    SCALE = 7\n", 5, "assignment"),
+    "in_main_with_name_bound": ("SCALE = 2\n__name__ = '__main__'\nif __name__ == '__main__':\n    SCALE = 7\n", 4,
+                                "assignment"),
     "attribute_of_the_module": ("import sys\nSCALE = 2\nsys.modules[__name__].SCALE = 3\n", 3, ""),
     "setattr": ("import k\nSCALE = 2\nsetattr(k, 'SCALE', 3)\n", 3, "setattr()"),
     "globals_dict": ("SCALE = 2\n\ndef g():\n    globals()['SCALE'] = 3\n", 4, "globals() may bind any global"),
@@ -103,6 +106,9 @@ def test_a_constant_bound_once_is_folded_and_a_parameter_shadows_it() -> None:
         "SCALE = 2\n\ndef g():\n    global SCALE\n    return SCALE\n",  # declared, never bound
         "SCALE = 2\nTABLE = [SCALE for SCALE in range(3)]\n",  # the comprehension's own variable
         "SCALE = 2\ng = lambda: (SCALE := 3)\n",  # binds the lambda's local
+        # the script's main block never runs on import, where the lifted function is called
+        "SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n",
+        "SCALE = 2\nif '__main__' == __name__:\n    exec(input())\n    print(globals())\n",
     ):
         fn = py(before + "\n" + KERNEL)
         assert "2" in repr(fn.body), before
