@@ -391,3 +391,20 @@ def test_cache_hit_and_lifted_wrapper_see_a_rebound_global(tmp_path, monkeypatch
         assert list(fast([1.5])) == [7.5]  # the original function, as Python would
     finally:
         sys.modules.pop("gmod_rebound", None)
+
+
+def test_the_main_block_counts_when_the_module_runs_as_the_script() -> None:
+    """``if __name__ == "__main__":`` runs when the module is the script: a live namespace
+    named ``__main__`` (a function lifted from the running script) reads its body."""
+    from tenspiler.frontend.py_globals import ModuleNames
+
+    import ast
+
+    text = "SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n"
+
+    def lines(live: dict[str, Any]) -> list[int]:
+        names = ModuleNames(text, "k.py", ast.parse(text), live=[live])
+        return [getattr(s.node, "lineno", 0) for s in names.bindings.get("SCALE", [])]
+
+    assert lines({"__name__": "__main__"}) == [1, 3]
+    assert lines({"__name__": "k"}) == [1]
