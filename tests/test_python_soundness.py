@@ -396,9 +396,9 @@ def test_cache_hit_and_lifted_wrapper_see_a_rebound_global(tmp_path, monkeypatch
 def test_the_main_block_counts_when_the_module_runs_as_the_script() -> None:
     """``if __name__ == "__main__":`` runs when the module is the script: a live namespace
     named ``__main__`` (a function lifted from the running script) reads its body."""
-    from tenspiler.frontend.py_globals import ModuleNames
-
     import ast
+
+    from tenspiler.frontend.py_globals import ModuleNames
 
     text = "SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n"
 
