@@ -173,6 +173,18 @@ def _may_raise(e: Expr) -> str:
     return ""
 
 
+def _stmt_may_raise(st: Stmt) -> str:
+    """Why executing ``st`` may raise (``""``: it cannot)."""
+    match st:
+        case Assign(value=value) | Return(value=value) if value is not None:
+            return _may_raise(value)
+        case Store(index=index, value=value):
+            return _may_raise(index) or _may_raise(value)
+        case For(start=start, stop=stop, body=body):
+            return _may_raise(start) or _may_raise(stop) or next((w for b in body if (w := _stmt_may_raise(b))), "")
+    return ""
+
+
 def _may_raise_cond(c: Cond) -> str:
     match c:
         case Compare(left=a, right=b):
@@ -235,6 +247,8 @@ class Kernel(Scope, IfConversion, ResultLists):
         self.arg_guards: list[ArgGuard] = []
         #: the loop-IR statements of the function's top level emitted so far
         self.top_emitted: list[Stmt] = []
+        #: the loop-IR statements emitted so far in each enclosing block, outermost first
+        self.emitted_stack: list[list[Stmt]] = []
         #: the list parameters the function modifies in place
         self.written_lists: set[str] = set()
         self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
@@ -391,11 +405,13 @@ class Kernel(Scope, IfConversion, ResultLists):
         out: list[Stmt] = []
         if len(self.blocks) == 1:
             self.top_emitted = out
+        self.emitted_stack.append(out)
         try:
             for s in stmts:
                 out.extend(self.stmt(s, out))
         finally:
             self.blocks.pop()
+            self.emitted_stack.pop()
         return out
 
     def stmt(self, s: ast.stmt, emitted: list[Stmt]) -> list[Stmt]:
@@ -948,17 +964,47 @@ class Kernel(Scope, IfConversion, ResultLists):
                    "not supported")
             if not (isinstance(idx, Const) and isinstance(idx.value, int) and idx.value >= 0):
                 self.fail(f"{why}: the index is neither a literal nor the counter of a loop over its rows", node)
-            if not self.is_check_position():
-                self.fail(f"{why}: inside a loop or branch that does not run over its rows", node)
-            for st in self.top_emitted:
-                if isinstance(st, For):
-                    self.fail(f"{why}: after a loop (only before the first loop)", node)
-                if isinstance(st, Assign | Store) and _may_raise(st.value):
-                    self.fail(f"{why}: after a statement that may raise ({_may_raise(st.value)})", node)
-            guard = ArgGuard(Compare("<=", Var(size, INT, loc), Const(idx.value, INT, loc), loc), "IndexError",
-                             "list index out of range", None, loc)
+            if self.guard is not None:
+                self.fail(f"{why}: inside a branch", node)
+            cond: Cond = Compare("<=", Var(size, INT, loc), Const(idx.value, INT, loc), loc)
+            if self.loops:
+                # evaluated first in the first iteration of every enclosing loop: it raises
+                # iff each loop runs (bounds over the entry values) and the row is missing
+                cond = self.runs_first(why, node, cond, loc)
+            else:
+                for st in self.top_emitted:
+                    if isinstance(st, For):
+                        self.fail(f"{why}: after a loop (only before the first loop)", node)
+                    if isinstance(st, Assign | Store) and _may_raise(st.value):
+                        self.fail(f"{why}: after a statement that may raise ({_may_raise(st.value)})", node)
+            guard = ArgGuard(cond, "IndexError", "list index out of range", None, loc)
             if guard not in self.arg_guards:
                 self.arg_guards.append(guard)
+
+    def runs_first(self, why: str, node: ast.expr, cond: Cond, loc: SourceLoc | None) -> Cond:
+        """``cond`` conjoined with "every enclosing loop runs", over the entry values: the
+        condition under which Python reaches the statement being lowered in the first
+        iteration of every enclosing loop, before anything that may raise. Refused unless
+        nothing emitted before it (at the top level and in the enclosing loop bodies) may
+        raise, and the loops' bounds are over parameters and list sizes no statement assigns."""
+        values: dict[str, Expr] = {}
+        for depth, emitted in enumerate(self.emitted_stack):
+            for st in emitted:
+                bad = _stmt_may_raise(st)
+                if bad:
+                    self.fail(f"{why}: after a statement that may raise ({bad})", node)
+                if depth == 0 and isinstance(st, Assign):
+                    values[st.target] = _subst(st.value, values)
+        assigned = set().union(*(names_written(e) for e in self.emitted_stack))
+        for _, start, stop in self.loops:
+            runs = Compare("<", _subst(start, values), _subst(stop, values), loc)
+            for name, _ in cond_vars_read(runs):
+                if not (name in self.params or self.is_size(name)) or name in assigned - set(values):
+                    self.fail(f"{why}: inside a loop whose bounds are not parameters or list sizes", node)
+            if _may_raise_cond(runs):
+                self.fail(f"{why}: inside a loop whose bounds may raise", node)
+            cond = Logical("&&", runs, cond, loc)
+        return cond
 
     def row_exists_in_loop(self, size: str, idx: Expr) -> bool:
         """Whether the body of an enclosing loop over ``[s, size)`` (``s >= 0`` a literal;
