@@ -234,7 +234,19 @@ for _op in BIN_OPS:
 for _op in ("+", "-", "*"):
     OP_CASES[f"tensor_tensor({_op}) uint8 -> int"] = (TensorTensor(_op, tk("u"), tk("v"), INT), "oi", N)
     OP_CASES[f"tensor_tensor({_op}) uint8 stored"] = (TensorTensor(_op, tk("u"), tk("v"), INT), "ou", N)
-for _fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin"):
+for _d, _x, _y in ((FLOAT, "f", "g"), (DOUBLE, "d", "e")):
+    # pow of a positive base (the reals: semantics.py_pow), by an array and by a scalar
+    OP_CASES[f"tensor_tensor(pow) {_d.c_name}"] = (
+        TensorTensor("pow", positive(tk(_x), _d), TensorScalar("*", tk(_y), lit(0.25, _d), False, _d), _d),
+        "of" if _d == FLOAT else "od", N)
+    OP_CASES[f"tensor_scalar(pow) {_d.c_name}"] = (
+        TensorScalar("pow", positive(tk(_x), _d), lit(1.5, _d), False, _d), "of" if _d == FLOAT else "od", N)
+OP_CASES["scalar_tensor(pow) double"] = (
+    TensorScalar("pow", TensorScalar("*", tk("e"), lit(0.25, DOUBLE), False, DOUBLE), lit(1.5, DOUBLE), True, DOUBLE), "od", N)
+OP_CASES["scalar_op(pow) double"] = (
+    ScalarOp("pow", ScalarOp("+", ScalarApply("fabs", Y, DOUBLE), lit(0.25, DOUBLE), DOUBLE), lit(-0.5, DOUBLE), DOUBLE),
+    None, None)
+for _fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin", "round"):
     for _d, _x in ((FLOAT, "f"), (DOUBLE, "d")):
         OP_CASES[f"map({_fn}) {_d.c_name}"] = (TensorMap(_fn, positive(tk(_x), _d), _d), "of" if _d == FLOAT else "od", N)
     OP_CASES[f"scalar_apply({_fn}) double"] = (

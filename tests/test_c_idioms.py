@@ -32,6 +32,11 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "gelu_tanhf",  # tanhf and powf(v, 3)
         "rotate_cosf",  # cosf, sinf
         "square_powf",  # powf(x, 2) summed
+        "pow_alpha",  # pow(x[i], alpha): the C library's pow, uninterpreted in the proof
+        "pow_frac",  # powf by 2.5f, pow of two arrays
+        "pow_sum",  # sum of pow(fabs(x[i]), p), then pow(s, 1.0 / p)
+        "round_q",  # (int) round(x[i] * s): C's round, halfway cases away from zero
+        "round_sum",  # round and roundf summed
         "static_const",  # static const scalar and array read at constant indices
         "register_dot",  # register locals
         "enum_act",  # enum constants, an enum-typed local, an enum constant as loop step
@@ -90,6 +95,62 @@ def test_fmin_fmax_are_selects_with_c_value_on_finite_arguments() -> None:
     assert isinstance(inner, Select)
 
 
+@pytest.mark.parametrize("exponent", ["a", "-1", "9", "2.5", "0.5"])
+def test_pow_of_other_exponents_is_the_pow_operator(exponent: str) -> None:
+    fn = _parse(f"double f(double x, double a) {{ return pow(x, {exponent}); }}")
+    e = fn.body[-1].value
+    assert isinstance(e, Binary) and e.op == "pow"
+    for x, a in [(2.0, 3.0), (0.5, -2.0), (9.0, 0.5), (-2.0, 3.0), (1e-3, 2.5)]:
+        y = a if exponent == "a" else float(exponent)
+        if x < 0 and not y.is_integer():
+            continue  # outside the reals (test_pow_outside_the_reals_is_outside_the_model)
+        want = math.pow(x, y)
+        assert run_function(fn, {"x": x, "a": a})["return"] == want
+
+
+def test_round_is_c_round_in_every_definition() -> None:
+    """``round`` is C's (halfway cases away from zero) in the Python and NumPy definitions —
+    compared with the C library's own ``round`` — and in SMT-LIB (exact: cvc5 computes it);
+    NumPy's and Python's ``round`` (half to even) differ on the halfway cases."""
+    import ctypes
+    import ctypes.util
+
+    import numpy as np
+
+    from tenspiler.ir.semantics import (
+        np_round,
+        py_round,
+        smt_call,
+        smt_const,
+        smt_extra_declarations,
+    )
+    from tenspiler.loops.ir import DType
+    from tests.test_semantics import assert_smt_computes
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.round.restype, libm.round.argtypes = ctypes.c_double, [ctypes.c_double]
+    values = [0.5, 1.5, 2.5, -0.5, -2.5, 0.49999999999999994, -0.49999999999999994, 4503599627370497.0, 3.7, -3.7,
+              2.5000000000000004, -1e300, 0.0]
+    got_np = np_round(np.array(values)).tolist()
+    for v, n in zip(values, got_np, strict=True):
+        assert py_round(v) == n == libm.round(v), v
+    assert np.round(2.5) != libm.round(2.5) and round(-0.5) != libm.round(-0.5)
+    checks = [(smt_call("round", smt_const(v, DType.DOUBLE)), smt_const(libm.round(v), DType.DOUBLE))
+              for v in (0.5, -2.5, 3.7, -3.2, 0.25)]
+    assert smt_extra_declarations(checks[0][0])
+    assert_smt_computes(checks)
+
+
+def test_pow_outside_the_reals_is_outside_the_model() -> None:
+    from tenspiler.ir.semantics import OutsideModel, np_pow, py_pow
+
+    for x, y in [(-2.0, 0.5), (0.0, -1.0), (10.0, 400.0)]:
+        with pytest.raises(OutsideModel):
+            py_pow(x, y)
+        assert not math.isfinite(float(np_pow(x, y)))  # C: NaN / inf, as np.power
+    assert py_pow(-2.0, 3.0) == -8.0 and py_pow(0.0, 0.0) == 1.0
+
+
 @pytest.mark.parametrize(("exponent", "factors"), [("0", 0), ("1.0", 1), ("2", 2), ("3.f", 3), ("(float)4", 4), ("8", 8)])
 def test_pow_of_small_integer_constant_is_a_product(exponent: str, factors: int) -> None:
     fn = _parse(f"double f(double x) {{ return pow(x, {exponent}); }}")
@@ -113,10 +174,6 @@ LAYER = (
 
 REFUSED = {
     # math functions
-    "pow with a parameter exponent": ("void f(float *x, float a, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], a); }", "'pow' with exponent 'a' is not supported"),
-    "pow with a fractional exponent": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = powf(x[i], 2.5f); }", "'powf' with exponent '2.5f' is not supported"),
-    "pow with a negative exponent": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], -1); }", "'pow' with exponent '-1' is not supported"),
-    "pow with a large exponent": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = pow(x[i], 9); }", "'pow' with exponent '9' is not supported"),
     "fminf with one argument": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = fminf(x[i]); }", "error: too few arguments to function call, expected 2, have 1"),
     "fmaxf of a pointer": ("void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = fmaxf(x, 1); }", "error: passing 'float *' to parameter of incompatible type 'float'; dereference with *"),
     # constants the real-number model does not have
@@ -176,7 +233,6 @@ def test_unsafe_variant_is_refused_by_name(case: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("pow_alpha", "'pow' with exponent 'alpha' is not supported"),
     ("max_inf", "INFINITY (__builtin_inff, an infinity) is not supported"),
 ])
 def test_measured_kernel_refused_by_name(name: str, message: str) -> None:

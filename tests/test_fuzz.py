@@ -30,9 +30,7 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
-_EMPTY_ROWS = ("the generated code returns a value where len(x[0]) of an empty list raises IndexError in Python "
-               "(the tool at c89689b / main 7ee1024; reported by the i34-fuzz red team)")
-XFAIL: dict[str, str] = {"python_tensor3_empty_planes.py": _EMPTY_ROWS, "python_rows_empty_matrix.py": _EMPTY_ROWS}
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[Any]:
@@ -63,19 +61,6 @@ SMOKE_EXAMPLES = 300
 SMOKE_KNOWN: str | None = None  # clean since 9072396 / 36d4958 (it found the nest crashes before)
 
 
-def known_smoke_bug(rec: dict[str, Any]) -> str:
-    """The known bug a smoke record shows ('' for none): a Python kernel reading
-    ``len(x[0])`` of an empty list ``x`` (IndexError in Python, a value from the generated
-    code: tests/kernels/fuzz_regressions/python_*_empty_*.py, in XFAIL until fixed)."""
-    if rec.get("cls") != "VERIFIED-BUT-WRONG" or not str(rec.get("detail", "")).startswith("Python raises IndexError"):
-        return ""
-    ce = rec.get("counterexample") or {}
-    src = rec.get("source", "")
-    if any(v == [] and f"len({k}[0])" in src for k, v in ce.items()):
-        return _EMPTY_ROWS
-    return ""
-
-
 def _smoke_marks() -> list[Any]:
     return [pytest.mark.xfail(strict=False, reason=SMOKE_KNOWN)] if SMOKE_KNOWN else []
 
@@ -94,7 +79,7 @@ def test_smoke_campaign(_run: int) -> None:
 
     one()
     assert len(records) >= SMOKE_EXAMPLES
-    bugs = [r for r in records if (r["cls"] in BUGS or r["cls"] == "oracle-error") and not known_smoke_bug(r)]
+    bugs = [r for r in records if (r["cls"] in BUGS or r["cls"] == "oracle-error")]
     verified = sum(r["status"] == "verified" for r in records)
     assert verified >= 20, f"only {verified} of {len(records)} generated kernels were verified"
     from collections import Counter

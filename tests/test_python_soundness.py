@@ -74,7 +74,10 @@ REBOUND = {
     "walrus": ("SCALE = 2\nif (SCALE := 5):\n    pass\n", 2, "assignment expression"),
     "with_as": ("SCALE = 2\nwith open(__file__) as SCALE:\n    pass\n", 2, "with ... as"),
     "tuple_target": ("SCALE = 2\nSCALE, other = 1, 2\n", 2, "assignment"),
-    "in_if": ("SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n", 3, "assignment"),
+    "in_if": ("SCALE = 2\nif __name__ != '__main__':\n    SCALE = 7\n", 3, "assignment"),
+    "in_main_else": ("SCALE = 2\nif __name__ == '__main__':\n    pass\nelse:\n    SCALE = 7\n", 5, "assignment"),
+    "in_main_with_name_bound": ("SCALE = 2\n__name__ = '__main__'\nif __name__ == '__main__':\n    SCALE = 7\n", 4,
+                                "assignment"),
     "attribute_of_the_module": ("import sys\nSCALE = 2\nsys.modules[__name__].SCALE = 3\n", 3, ""),
     "setattr": ("import k\nSCALE = 2\nsetattr(k, 'SCALE', 3)\n", 3, "setattr()"),
     "globals_dict": ("SCALE = 2\n\ndef g():\n    globals()['SCALE'] = 3\n", 4, "globals() may bind any global"),
@@ -103,6 +106,9 @@ def test_a_constant_bound_once_is_folded_and_a_parameter_shadows_it() -> None:
         "SCALE = 2\n\ndef g():\n    global SCALE\n    return SCALE\n",  # declared, never bound
         "SCALE = 2\nTABLE = [SCALE for SCALE in range(3)]\n",  # the comprehension's own variable
         "SCALE = 2\ng = lambda: (SCALE := 3)\n",  # binds the lambda's local
+        # the script's main block never runs on import, where the lifted function is called
+        "SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n",
+        "SCALE = 2\nif '__main__' == __name__:\n    exec(input())\n    print(globals())\n",
     ):
         fn = py(before + "\n" + KERNEL)
         assert "2" in repr(fn.body), before
@@ -340,7 +346,7 @@ def test_a_folded_constant_straddled_by_the_inputs(tmp_path: Path) -> None:
         ("(x > 0) + 1", r"'x > 0' is a truth value"),
         ("x // 2.0", r"'//' on floats is not supported"),
         ("x % 2.5", r"'%' on floats is not supported"),
-        ("x ** 0.5", r"'\*\*' is only supported with a literal integer exponent"),
+        ("int(x) ** int(x)", r"'\*\*' of two ints is only supported with a literal integer exponent"),
         ("divmod(x, 2)", r"call to 'divmod' is not supported"),
         ("x and 1", r"is a truth value"),
     ],
@@ -385,3 +391,20 @@ def test_cache_hit_and_lifted_wrapper_see_a_rebound_global(tmp_path, monkeypatch
         assert list(fast([1.5])) == [7.5]  # the original function, as Python would
     finally:
         sys.modules.pop("gmod_rebound", None)
+
+
+def test_the_main_block_counts_when_the_module_runs_as_the_script() -> None:
+    """``if __name__ == "__main__":`` runs when the module is the script: a live namespace
+    named ``__main__`` (a function lifted from the running script) reads its body."""
+    import ast
+
+    from tenspiler.frontend.py_globals import ModuleNames
+
+    text = "SCALE = 2\nif __name__ == '__main__':\n    SCALE = 7\n"
+
+    def lines(live: dict[str, Any]) -> list[int]:
+        names = ModuleNames(text, "k.py", ast.parse(text), live=[live])
+        return [getattr(s.node, "lineno", 0) for s in names.bindings.get("SCALE", [])]
+
+    assert lines({"__name__": "__main__"}) == [1, 3]
+    assert lines({"__name__": "k"}) == [1]

@@ -51,7 +51,10 @@ triples = st.tuples(st.sampled_from(BIN_OPS), ints, ints)
 def smt_refutes_all(checks: list[tuple[str, str]]) -> list[str]:
     """cvc5's answers to ``term ≠ expected`` for each ``(term, expected)``: one script,
     one push/pop block per check. All ``unsat`` ⇔ the SMT side computes every value."""
+    from tenspiler.ir.semantics import smt_extra_declarations
+
     lines = ["(set-logic ALL)", "(set-option :incremental true)", SMT_PRELUDE.rstrip()]
+    lines += smt_extra_declarations("\n".join(t for t, _ in checks))
     for term, expected in checks:
         lines += ["(push 1)", f"(assert (not (= {term} {expected})))", "(check-sat)", "(pop 1)"]
     return recheck_text("\n".join(lines) + "\n", "test_semantics")
@@ -285,6 +288,36 @@ def test_python_floor_ops_differ_from_c(x: int, y: int) -> None:
         py_binop("//", x, 0, INT)
     with pytest.raises(UndefinedBehaviour):
         py_binop("mod", x, 0, INT)
+
+
+# ---------------------------------------------------------------- pow
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(-50.0, 50.0), st.floats(-6.0, 6.0)), min_size=1, max_size=30))
+@example([(2.0, 10.0), (-2.0, 3.0), (0.0, 0.0), (0.0, 2.5), (-1.5, -2.0), (1e-3, 0.5)])
+def test_pow_is_c_pow_where_it_is_real(pairs: list[tuple[float, float]]) -> None:
+    """``pow`` is the C library's ``pow`` (``math.pow``) in both concrete definitions where
+    it is a real; elsewhere the Python one raises ``OutsideModel`` and NumPy gives C's
+    NaN / inf. In SMT-LIB it is the uninterpreted ``tenspiler.pow`` (declared by the scripts
+    that use it)."""
+    from tenspiler.ir.semantics import OutsideModel, smt_extra_declarations
+
+    xs = np.array([x for x, _ in pairs])
+    ys = np.array([y for _, y in pairs])
+    np_out = np.asarray(np_binop("pow", xs, ys, DOUBLE)).tolist()
+    for (x, y), nv in zip(pairs, np_out, strict=True):
+        try:
+            want = math.pow(x, y)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            with pytest.raises(OutsideModel):
+                py_binop("pow", x, y, DOUBLE)
+            assert not math.isfinite(nv)
+            continue
+        assert py_binop("pow", x, y, DOUBLE) == want
+        assert nv == pytest.approx(want, rel=1e-15, abs=0.0)
+    text = smt_binop("pow", "x", "y", DOUBLE)
+    assert text == "(tenspiler.pow x y)" and smt_extra_declarations(text)
 
 
 # ---------------------------------------------------------------- the harness itself

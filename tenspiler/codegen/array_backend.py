@@ -385,7 +385,8 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
     int arithmetic (NumPy's scalar rules: ``_c_idiv``, ``_c_imod``, ``//``, ``%``); otherwise
     ``+ - *`` and real ``/`` are the operators, C's integer ``/`` and ``%`` are ``_c_div`` /
     ``_c_mod`` (truncating), Python's ``//`` and ``mod`` are ``_py_floordiv`` / ``_py_mod``
-    (flooring), and ``%`` of reals is the library's ``fmod`` (declined when it has none)."""
+    (flooring), ``%`` of reals is the library's ``fmod`` and ``pow`` its ``pow`` (each declined
+    when it has none)."""
     assert isinstance(t, ScalarOp | TensorTensor | TensorScalar)
     b = ctx.b
     if b.kind(t, ctx) == STATIC:  # NumPy's rule: Python ints (guarded in both-branch selects)
@@ -397,6 +398,8 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return f"({x} {t.op} {y})"
     if t.op == "%" and t.dtype.is_float:
         return None if b.sp.fmod is None else fill(b.sp.fmod, x=x, y=y)
+    if t.op == "pow":
+        return None if b.sp.pow is None else fill(b.sp.pow, x=x, y=y)
     plan = ctx.plan
     constant = b.kind(operands(t)[1], ctx) == STATIC
     if plan is not None and t.op in ("/", "%") and small_division(t, plan) and (b.float_division or not constant):
@@ -541,7 +544,10 @@ class ArrayBackend(PythonHostBackend):
 
     def math(self, func: str, dtype: DType) -> str | None:
         """The library function computing ``func`` (``exp``, ``sqrt``, ``log``, ``tanh``,
-        ``fabs``) on ``dtype``, or ``None`` to leave it to NumPy host code."""
+        ``fabs``) on ``dtype``, or ``None`` to leave it to NumPy host code (``round``: C's
+        rounds half away from zero, the libraries' ``round`` half to even)."""
+        if func == "round":
+            return None
         return self.sp.math.format("abs" if func == "fabs" else func)
 
     # ------------------------------------------------------------ values

@@ -229,7 +229,7 @@ def prelude() -> str:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = re.compile(r"\btsp_")
 _FUNCTIONS = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs",
-              "expm1": "expm1", "cos": "cos", "sin": "sin"}
+              "expm1": "expm1", "cos": "cos", "sin": "sin", "round": "round"}
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -306,6 +306,8 @@ def _binop(op: str, a: str, b: str, d: DType) -> str:
             return f"({a} {op} {b})"
         if op == "%":
             return f"fmod({a}, {b})"
+        if op == "pow":
+            return f"pow({a}, {b})"  # C's pow on doubles (semantics.np_pow)
         if op in ("//", "mod"):
             raise CHostError(f"Python {op} on reals is not supported")
     raise CHostError(f"unknown arithmetic operator {op!r}")

@@ -35,6 +35,7 @@ SPELLING = Spelling(
     asarray="jnp.asarray({x}, dtype={dtype})",
     const="jnp.asarray({x}, dtype={dtype})",
     fmod="jnp.fmod({x}, {y})",
+    pow="jnp.power({x}, {y})",  # the library's pow of reals (C's pow within the check's tolerance, as its exp)
     argmax="jnp.argmax({x})",  # first occurrence on ties (documented)
     c_mod="return jnp.fmod(x, _nz(y))",
     copy="{x}.astype({dtype})",

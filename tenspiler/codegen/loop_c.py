@@ -101,6 +101,8 @@ class _Printer:
                 return f"(-{self.expr(x)})"
             case Binary(op, left, right, d):
                 a, b = self.expr(left), self.expr(right)
+                if op == "pow":
+                    return f"pow{'f' if d == DType.FLOAT else ''}({a}, {b})"
                 if op in ("+", "-", "*", "/", "%"):
                     return f"({a} {op} {b})" if op != "%" or not d.is_float else f"fmod({a}, {b})"
                 if not d.is_float:

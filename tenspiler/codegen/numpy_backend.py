@@ -371,6 +371,9 @@ def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     """``map(f, t)`` / ``f(s)`` for the math functions → ``np.exp`` … (real arithmetic in
     the proof; NumPy computes in the C type's precision)."""
     assert isinstance(t, ScalarApply | TensorMap)
+    if t.func == "round":  # C's round, half away from zero (semantics.np_round; np.round is half-even)
+        x = bare(args[0])
+        return f"(np.trunc({x}) + np.sign({x}) * (np.abs(({x}) - np.trunc({x})) >= 0.5))"
     fn = {"exp": "np.exp", "sqrt": "np.sqrt", "log": "np.log", "tanh": "np.tanh", "fabs": "np.abs",
           "expm1": "np.expm1", "cos": "np.cos", "sin": "np.sin"}[t.func]
     return f"{fn}({bare(args[0])})"
@@ -576,6 +579,12 @@ def bitwise_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
     return f"({args[0]} {op} {args[1]})"
 
 
+def pow_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
+    """``pow`` of reals: ``np.power`` (the C library's ``pow`` on doubles, as
+    ``semantics.np_pow``), on arrays and on scalars."""
+    return f"np.power({bare(args[0])}, {bare(args[1])})"
+
+
 BINOP_RULES: dict[str, Rule] = {
     "+": add_rule,
     "-": sub_rule,
@@ -587,6 +596,7 @@ BINOP_RULES: dict[str, Rule] = {
     "&": bitwise_rule,
     "|": bitwise_rule,
     "^": bitwise_rule,
+    "pow": pow_rule,
 }
 
 #: The rule table: one entry per TensIR node type, and per operator for arithmetic nodes.

@@ -29,7 +29,7 @@ empty lists, and the generated code must raise what the original function raises
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -58,6 +58,9 @@ from tenspiler.ir.terms import (
     ScalarSelect,
     ScalarVar,
     Size,
+    Slice,
+    Tail,
+    Take,
     Tensor,
     TensorCast,
     TensorMap,
@@ -91,10 +94,11 @@ from tenspiler.loops.ir import (
     Stmt,
     Store,
     Unary,
+    Var,
 )
 from tenspiler.loops.ir import Cond as LCond
 
-__all__ = ["EXP_LIMIT", "RaiseCheck", "raise_checks", "row_read_checks", "source_sites"]
+__all__ = ["DBL_MAX", "EXP_LIMIT", "RaiseCheck", "non_negative", "raise_checks", "row_read_checks", "source_sites"]
 
 #: The largest double whose ``math.exp`` is finite: above it Python raises OverflowError
 #: ("math range error"); ``exp(709.782712893384)`` is 1.7976931348622732e308.
@@ -122,56 +126,230 @@ def _kind(op_or_func: str) -> str:
 
 def source_sites(fn: Function) -> dict[str, set[bool]]:
     """The kinds of raising operations of ``fn``'s loop IR (``"division"`` by anything but a
-    non-zero literal, ``"sqrt"``, ``"log"``, ``"exp"``) → whether they occur inside a loop
-    (``True``), outside every loop (``False``), or both."""
+    non-zero literal, ``"sqrt"``, ``"log"``, ``"exp"``, ``"pow"``) → whether they occur inside a loop
+    (``True``), outside every loop (``False``), or both. ``"pow:invariant"``: the same for the
+    ``pow`` operations whose operands do not change from one iteration of the enclosing loops
+    to the next (the only ones a scalar ``pow`` of a summary can stand for: one whose operands
+    change is an elementwise term of the summary)."""
     found: dict[str, set[bool]] = {}
 
-    def expr(e: Expr, in_loop: bool) -> None:
+    def varies(e: Expr, changing: frozenset[str]) -> bool:
+        match e:
+            case Var(name=name):
+                return name in changing
+            case Binary(left=left, right=right):
+                return varies(left, changing) or varies(right, changing)
+            case Load(array=array, index=index):
+                return array in changing or varies(index, changing)
+            case Unary(operand=operand) | Cast(operand=operand) | Call(arg=operand):
+                return varies(operand, changing)
+            case Select():
+                return True  # (not needed by the sites yet: conservative)
+        return False
+
+    def expr(e: Expr, in_loop: bool, changing: frozenset[str] = frozenset()) -> None:
         match e:
             case Binary(op=op, left=left, right=right):
                 if op in _DIVISIONS and not (isinstance(right, Const) and right.value != 0):
                     found.setdefault("division", set()).add(in_loop)
-                expr(left, in_loop)
-                expr(right, in_loop)
+                if op == "pow":
+                    found.setdefault("pow", set()).add(in_loop)
+                    if not (varies(left, changing) or varies(right, changing)):
+                        found.setdefault("pow:invariant", set()).add(in_loop)
+                expr(left, in_loop, changing)
+                expr(right, in_loop, changing)
             case Call(func=func, arg=arg):
                 if func in ("sqrt", "log", "exp"):
                     found.setdefault(func, set()).add(in_loop)
-                expr(arg, in_loop)
+                expr(arg, in_loop, changing)
             case Select(cond=c, then=then, else_=else_):
-                cond(c, in_loop)
-                expr(then, in_loop)
-                expr(else_, in_loop)
+                cond(c, in_loop, changing)
+                expr(then, in_loop, changing)
+                expr(else_, in_loop, changing)
             case Load(index=index):
-                expr(index, in_loop)
+                expr(index, in_loop, changing)
             case Unary(operand=operand) | Cast(operand=operand):
-                expr(operand, in_loop)
+                expr(operand, in_loop, changing)
 
-    def cond(c: LCond, in_loop: bool) -> None:
+    def cond(c: LCond, in_loop: bool, changing: frozenset[str]) -> None:
         match c:
             case Compare(left=left, right=right):
-                expr(left, in_loop)
-                expr(right, in_loop)
+                expr(left, in_loop, changing)
+                expr(right, in_loop, changing)
             case Logical(left=left, right=right):
-                cond(left, in_loop)
-                cond(right, in_loop)
+                cond(left, in_loop, changing)
+                cond(right, in_loop, changing)
             case Not(operand=operand):
-                cond(operand, in_loop)
+                cond(operand, in_loop, changing)
 
-    def stmts(body: Sequence[Stmt], in_loop: bool) -> None:
+    def written(body: Sequence[Stmt]) -> set[str]:
+        out: set[str] = set()
+        for s in body:
+            match s:
+                case Assign(target=target):
+                    out.add(target)
+                case Store(array=array):
+                    out.add(array)
+                case For(var=var, body=inner):
+                    out |= {var, *written(inner)}
+        return out
+
+    def stmts(body: Sequence[Stmt], in_loop: bool, changing: frozenset[str]) -> None:
         for s in body:
             match s:
                 case Assign(value=value) | Return(value=value) if value is not None:
-                    expr(value, in_loop)
+                    expr(value, in_loop, changing)
                 case Store(index=index, value=value):
-                    expr(index, in_loop)
-                    expr(value, in_loop)
-                case For(start=start, stop=stop, body=inner):
-                    expr(start, in_loop)
-                    expr(stop, in_loop)
-                    stmts(inner, True)
+                    expr(index, in_loop, changing)
+                    expr(value, in_loop, changing)
+                case For(var=var, start=start, stop=stop, body=inner):
+                    expr(start, in_loop, changing)
+                    expr(stop, in_loop, changing)
+                    stmts(inner, True, changing | {var, *written(inner)})
 
-    stmts(fn.body, False)
+    stmts(fn.body, False, frozenset())
     return found
+
+
+def _sites(t: Term, exact_quotient: bool, fn: Function | None = None) -> list[tuple[str, str, str, Cond]]:
+    """``(kind, exception, message, condition)`` of each way a node raises (``[]``: it
+    cannot). ``x ** y`` of floats (``pow``): ZeroDivisionError for ``0.0 ** y``, ``y < 0``
+    finite (not a site when ``y >= 0`` is known: :func:`non_negative`), OverflowError where
+    finite operands give a result beyond the doubles (C's ``pow`` gives ±inf there, and
+    Python raises exactly then; an infinite operand, e.g. a sum that overflowed, Python's
+    ``**`` answers without calling ``pow`` and without raising). A negative base to a non-integer power is a complex number
+    in Python: refused unless the base is known non-negative or the power an integer."""
+    if isinstance(t, ScalarOp | TensorTensor | TensorScalar) and t.op == "pow":
+        base, power = _operands(t)
+        if not (_integral(power) or non_negative(base, fn)):
+            raise CodegenError(
+                f"'{show(t)}': Python's '**' of a base that may be negative to a power that may not be an "
+                "integer is a complex number (not modelled; only a base known to be >= 0, or an int power)"
+            )
+        out: list[tuple[str, str, str, Cond]] = []
+
+        def finite(u: Term) -> Cond:  # Python's float ** answers an infinite operand itself
+            return Cmp("<=", ScalarApply("fabs", u, u.dtype) if not is_tensor(u) else TensorMap("fabs", u, u.dtype),
+                       Lit(DBL_MAX, DType.DOUBLE))
+
+        operands_finite = BoolOp("and", finite(base), finite(power))
+        if not non_negative(power, fn):
+            zero = Lit(0.0, base.dtype)
+            out.append(("pow", "ZeroDivisionError", "0.0 cannot be raised to a negative power",
+                        BoolOp("and", BoolOp("and", Cmp("==", base, zero), Cmp("<", power, zero)), finite(power))))
+        out.append(("pow", "OverflowError", "(34, 'Numerical result out of range')",
+                    BoolOp("and", operands_finite, NotCond(finite(t)))))
+        return out
+    site = _site(t, exact_quotient)
+    if site is not None and site[0] == "division" and _positive(_operands(cast(ScalarOp, t))[1], fn):
+        return []  # a divisor the argument checks leave positive
+    return [] if site is None else [site]
+
+
+def _positive(t: Term, fn: Function | None) -> bool:
+    """Every value of ``t`` is ``> 0``: a positive literal, or (converted) a parameter that
+    an argument check of ``fn`` leaves positive."""
+    match t:
+        case Lit(v):
+            return v > 0
+        case ScalarCast(x):
+            return _positive(x, fn)
+        case ScalarVar(name):
+            low = _guarded_lower_bound(name, fn)
+            return low is not None and low[0] >= 0 and (low[0] > 0 or low[1])
+    return False
+
+
+#: The largest finite double.
+DBL_MAX = 1.7976931348623157e308
+
+
+def _operands(t: ScalarOp | TensorTensor | TensorScalar) -> tuple[Term, Term]:
+    if isinstance(t, TensorScalar):
+        return (t.scalar, t.tensor) if t.scalar_left else (t.tensor, t.scalar)
+    return t.left, t.right
+
+
+def _integral(t: Term) -> bool:
+    """``t``'s values are integers: a conversion of an int, or an integer literal."""
+    match t:
+        case ScalarCast(x) | TensorCast(x):
+            return not x.dtype.is_float
+        case Lit(v):
+            return float(v).is_integer()
+    return not getattr(t, "dtype", DType.DOUBLE).is_float
+
+
+def non_negative(t: Term, fn: Function | None = None) -> bool:
+    """A sufficient syntactic condition for every value of ``t`` being ``>= 0`` — in C's and
+    Python's floating point as in the reals (a sum, a product or a quotient of non-negative
+    doubles is non-negative; a rounding never changes a sign): literals, sizes, |x|, x * x,
+    exp, sqrt, powers of non-negative bases, sums, products and quotients of such, ranges
+    from a non-negative start, and a parameter ``p`` that an argument check of ``fn`` (a
+    Python kernel's ``if p < c: raise ...`` / ``return``, ``c >= 0``) leaves non-negative."""
+
+    def nn(u: Term) -> bool:
+        match u:
+            case Lit(v):
+                return v >= 0
+            case Size():
+                return True
+            case ScalarApply(f, x) | TensorMap(f, x):
+                return f in ("fabs", "exp", "sqrt") or (f == "expm1" and nn(x))
+            case ScalarOp(op, a, b) | TensorTensor(op, a, b):
+                return _nn_op(op, a, b, nn)
+            case TensorScalar(op, x, c, left):
+                return _nn_op(op, c, x, nn) if left else _nn_op(op, x, c, nn)
+            case ScalarCast(x) | TensorCast(x):
+                return nn(x)
+            case ReduceSum(x) | ReduceRows(x) | ReduceProd(x) | ReduceMax(x):
+                return nn(x)
+            case Take(x) | Tail(x) | Slice(x) | Flatten(x) | Matrix(x):
+                return not isinstance(x, TensorVar) and nn(x)
+            case Iota(start):
+                return nn(start)
+            case ScalarSelect(_, a, b) | TensorSelect(_, a, b):
+                return nn(a) and nn(b)
+            case ScalarVar(name):
+                return fn is not None and _guarded_non_negative(name, fn)
+        return False
+
+    return nn(t)
+
+
+def _nn_op(op: str, a: Term, b: Term, nn: Callable[[Term], bool]) -> bool:
+    if op == "*" and a == b:
+        return True
+    if op in ("+", "*", "/", "//"):
+        return nn(a) and nn(b)
+    if op == "pow":  # a non-negative base, or an even integer power
+        return nn(a) or (isinstance(b, Lit) and float(b.value).is_integer() and int(b.value) % 2 == 0)
+    return False
+
+
+def _guarded_non_negative(name: str, fn: Function) -> bool:
+    """An argument check leaves ``name >= 0`` (:func:`_guarded_lower_bound`)."""
+    low = _guarded_lower_bound(name, fn)
+    return low is not None and low[0] >= 0
+
+
+def _guarded_lower_bound(name: str, fn: Function | None) -> tuple[float, bool] | None:
+    """``(c, strict)``: an argument check ``if name < c: raise ...`` / ``return`` of the
+    Python kernel ``fn`` (checked before its body, in order, each raising or returning)
+    leaves ``name >= c`` in the body; ``if name <= c`` leaves ``name > c`` (``name >= c + 1``
+    for an int: ``(c + 1, False)``). The greatest such bound, or ``None``."""
+    guards = fn.python.guards if fn is not None and fn.python is not None else ()
+    best: tuple[float, bool] | None = None
+    for g in guards:
+        bound: tuple[float, bool] | None = None
+        match g.cond:
+            case Compare(op="<", left=Var(name=v), right=Const(value=c)) if v == name:
+                bound = (c, False)
+            case Compare(op="<=", left=Var(name=v, dtype=d), right=Const(value=c)) if v == name:
+                bound = (c + 1, False) if not d.is_float else (c, True)
+        if bound is not None and (best is None or bound > best):
+            best = bound
+    return best
 
 
 def _site(t: Term, exact_quotient: bool) -> tuple[str, str, str, Cond] | None:
@@ -244,7 +422,7 @@ def raise_checks(outputs: Sequence[Output], fn: Function, exact_quotient: bool =
     checks: list[tuple[RaiseCheck, bool]] = []
 
     def has_site(t: Term) -> bool:
-        return _site(t, exact_quotient) is not None or any(has_site(c) for c in children(t))
+        return bool(_sites(t, exact_quotient, fn)) or any(has_site(c) for c in children(t))
 
     def refuse(why: str, t: Term) -> CodegenError:
         return CodegenError(
@@ -254,10 +432,13 @@ def raise_checks(outputs: Sequence[Output], fn: Function, exact_quotient: bool =
 
     def visit(t: Term, path: list[Cond], lanes: Term | None) -> None:
         inside(t, path, lanes)  # operands are evaluated first: their sites come first
-        site = _site(t, exact_quotient)
-        if site is not None and site[0] in kinds:
+        for site in _sites(t, exact_quotient, fn):
+            if site[0] not in kinds:
+                continue
             kind, exc, message, cond = site
             places = kinds[kind]
+            if kind == "pow" and not _tensor_cond(cond):
+                places = kinds.get("pow:invariant", {True})
             site_lanes = t if lanes is None and is_tensor(t) else lanes
             conds = [*path, cond]
             if not _tensor_cond(cond):

@@ -79,6 +79,7 @@ class Spelling:
     transpose: str = "{x}.T"
     gather: str = "{x}[{i}]"
     fmod: str | None = None  # C fmod of reals; None: declined (NumPy host code)
+    pow: str | None = None  # C pow of reals; None: declined (NumPy host code: np.power)
     # reals → uint8 as C converts them (truncated toward zero, then modulo 256), exact for
     # every finite value; None: through int64 (see ArrayBackend.narrow_float_casts)
     real_to_uint8: str | None = None

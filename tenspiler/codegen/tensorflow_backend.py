@@ -48,6 +48,7 @@ SPELLING = Spelling(
     transpose="tf.transpose({x})",
     gather="tf.gather({x}, {i})",
     fmod="tf.truncatemod({x}, {y})",
+    pow="tf.pow({x}, {y})",  # the library's pow of reals (C's pow within the check's tolerance, as its exp)
     c_div="return tf.truncatediv(x, _nz(y))",
     c_mod="return tf.truncatemod(x, _nz(y))",
     copy="tf.cast({x}, {dtype})",

@@ -28,6 +28,7 @@ SPELLING = Spelling(
     argmax="torch.argmax({x})",  # first occurrence on ties (documented)
     full="torch.full(({n},), {x}, dtype={dtype})",
     fmod="torch.fmod({x}, {y})",
+    pow="torch.pow({x}, {y})",  # the library's pow of reals (C's pow within the check's tolerance, as its exp)
     real_to_uint8="_real_to_u8({x})",
     helpers={"_real_to_u8": real_to_u8_helper("torch", "{x}.to({dtype})")},
     c_div='return torch.div(x, _nz(y), rounding_mode="trunc")',

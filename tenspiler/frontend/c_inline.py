@@ -1,7 +1,9 @@
 """Calls in C expressions: helper functions of the same file inlined by substitution (their
 body only declares and assigns scalars, branches with ``if``/``else`` — lowered path by path
-to selects — and returns ``E`` on every path; scalar parameters only) and the ``<math.h>`` functions (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS` of one
-argument; ``fmin``/``fmax`` as selects and ``pow`` with a small integer exponent as a product:
+to selects — and returns ``E`` on every path; scalar parameters only) and the ``<math.h>``
+functions (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS` of one argument; ``fmin``/``fmax`` as
+selects and ``pow`` with a small integer exponent as a product (with any other exponent the
+``pow`` operator):
 :meth:`Unit.math_call`)."""
 
 from __future__ import annotations
@@ -177,8 +179,9 @@ class Unit(Expressions):
           every pair of non-NaN arguments (the model's reals; the sign of a zero aside, which
           C11 F.10.9.2-3 leaves open too);
         * ``pow(x, k)`` for an integer constant ``k`` in ``[0, MAX_POW]`` → ``x * ... * x`` (``1``
-          for ``k = 0``): the real power (C11 F.10.4.4: ``pow(x, ±0)`` is 1 for any ``x``).
-          Any other exponent is refused by name: the proof has no real power function."""
+          for ``k = 0``): the real power (C11 F.10.4.4: ``pow(x, ±0)`` is 1 for any ``x``);
+          any other exponent → :class:`Binary` ``pow`` (the C library's ``pow``, uninterpreted in
+          proofs: ``semantics.py_pow``)."""
         args = node.args.exprs if node.args is not None else []
         arity = 2 if name in BINARY_MATH else 1
         if len(args) != arity:
@@ -194,11 +197,8 @@ class Unit(Expressions):
             if base == "pow":
                 k = self.pow_exponent(args[1], env)
                 if k is None:
-                    self.fail(
-                        f"'{name}' with exponent '{render(args[1])}' is not supported (only an "
-                        f"integer constant in [0, {MAX_POW}]: the proof has no real power function)",
-                        args[1],
-                    )
+                    # the C library's pow: uninterpreted in proofs (semantics.py_pow)
+                    return Binary("pow", x, convert(self.expr(args[1], env), dtype), dtype, loc)
                 out: Expr = Const(1.0, dtype, loc)
                 for n in range(k):
                     out = x if n == 0 else Binary("*", out, x, dtype, loc)

@@ -71,6 +71,13 @@ class Scope:
     def read(self, name: str, node: ast.AST) -> Expr:
         raise NotImplementedError
 
+    def row_read(self, lp: ListParam, indices: tuple[Expr, ...], node: ast.expr) -> None:
+        """``len(m[i])`` / ``len(x[p][r])`` reads the row ``m[i]``, which raises
+        ``IndexError`` in Python when the list has no such row: the scope makes sure the
+        model raises there too, or refuses."""
+        self.mod.fail(f"len({ast.unparse(node)}) is not supported here (Python raises IndexError when the list "
+                      "has no such row)", node)
+
     def global_value(self, name: str, node: ast.AST) -> Expr:
         """A module constant (a name the function does not bind)."""
         mod = self.mod
@@ -197,12 +204,21 @@ class Expressions(ModuleTypes):
         text = _OP_TEXT.get(type(op), type(op).__name__)
         if isinstance(op, ast.Pow):
             k = right_node.value if isinstance(right_node, ast.Constant) else None
-            if type(k) is not int or not 1 <= k <= 8:
-                self.fail(
-                    f"'**' is only supported with a literal integer exponent 1..8 (got "
-                    f"'{ast.unparse(right_node)}'; use math.sqrt / math.exp for others)",
-                    right_node,
-                )
+            if type(k) is not int or not 1 <= k <= 8 or left.dtype.is_float:
+                # (a float to a literal int power too: float ** 2 raises OverflowError where
+                # the product x * x is inf)
+                right = self.expr(right_node, sc)
+                if not left.dtype.is_float and not right.dtype.is_float:
+                    self.fail(
+                        f"'**' of two ints is only supported with a literal integer exponent 1..8 (got "
+                        f"'{ast.unparse(right_node)}': int ** int is exact integer arithmetic, a float for a "
+                        "negative exponent)",
+                        right_node,
+                    )
+                # a float result: float.__pow__ converts both operands to doubles and calls the
+                # C library's pow; where that is not a real (ZeroDivisionError, OverflowError, a
+                # complex number) codegen/raises.py raises as Python does, or refuses
+                return Binary("pow", convert(left, DOUBLE), convert(right, DOUBLE), DOUBLE, loc)
             out = left
             for _ in range(k - 1):
                 out = Binary("*", out, left, left.dtype, loc)
@@ -396,8 +412,8 @@ class Expressions(ModuleTypes):
     def math_call(self, attr: str, node: ast.Call, sc: Scope) -> Expr:
         loc = self.loc(node)
         if attr == "pow":
-            # math.pow(x, k), k a literal integer 1..8: float(x) multiplied k times (math.pow
-            # converts both to float; a non-integer or variable exponent is outside TensIR)
+            # math.pow(x, k), k a literal integer 1..8 (math.pow converts both to float; a
+            # non-integer or variable exponent raises ValueError where ** does not)
             if len(node.args) != 2:
                 self.fail("math.pow takes two arguments", node)
             k_node = node.args[1]
@@ -406,10 +422,9 @@ class Expressions(ModuleTypes):
                 self.fail(f"math.pow is only supported with a literal integer exponent 1..8 (got "
                           f"'{ast.unparse(k_node)}')", k_node)
             x = convert(self.expr(node.args[0], sc), DOUBLE)
-            out = x
-            for _ in range(int(k) - 1):
-                out = Binary("*", out, x, DOUBLE, loc)
-            return out
+            # C's pow, as float ** k (OverflowError where the result leaves the doubles, which
+            # a product x * ... * x would not raise; math.pow's message differs, its class not)
+            return Binary("pow", x, Const(float(k), DOUBLE, loc), DOUBLE, loc)
         if attr in ("floor", "ceil", "trunc"):
             # an int: floor(x) is trunc(x) - 1 where x < trunc(x), ceil(x) trunc(x) + 1 where x > trunc(x)
             if len(node.args) != 1:
@@ -464,14 +479,16 @@ class Expressions(ModuleTypes):
         if isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name):
             b = sc.lookup(arg.value.id)
             if isinstance(b, ListParam) and b.rank >= 2:
-                self.index(arg.slice, sc)  # refuses what it cannot read
+                i = self.index(arg.slice, sc)  # refuses what it cannot read
+                sc.row_read(b, (i,), arg)
                 return Var(b.sizes[1], INT, loc)
         if (isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Subscript)
                 and isinstance(arg.value.value, ast.Name)):
             b = sc.lookup(arg.value.value.id)
             if isinstance(b, ListParam) and b.rank == 3:
-                self.index(arg.value.slice, sc)
-                self.index(arg.slice, sc)
+                p = self.index(arg.value.slice, sc)
+                r = self.index(arg.slice, sc)
+                sc.row_read(b, (p, r), arg)
                 return Var(b.sizes[2], INT, loc)
         self.fail(f"len({ast.unparse(arg)}) is not supported (len of a list parameter, of a row of one, or of the returned list)", arg)
 

@@ -74,7 +74,10 @@ class ModuleNames:
                         self.constants.setdefault(name, lit)
         #: Every place the module source may bind each module-level name (see
         #: :func:`_module_bindings`); ``dynamic``: a construct that may bind any of them.
-        self.bindings, self.dynamic = _module_bindings(tree)
+        # (the module running as a script -- a live namespace named __main__ -- runs the code
+        # under `if __name__ == "__main__":` too)
+        script = any(ns.get("__name__") == "__main__" for ns in live or [])
+        self.bindings, self.dynamic = _module_bindings(tree, script)
         self.globals.update(self.bindings)
         #: Namespaces of the running module(s) (a live function's ``__globals__``).
         self.live = live or []
@@ -215,7 +218,7 @@ _STMT_REASONS: dict[type[ast.AST], str] = {
 }
 
 
-def _module_bindings(tree: ast.Module) -> tuple[dict[str, list[Site]], Site | None]:
+def _module_bindings(tree: ast.Module, script: bool = False) -> tuple[dict[str, list[Site]], Site | None]:
     """Every site of the module source that may bind a module-level name, by name, in
     source order: module-level statements of any kind (assignments, augmented
     assignments, ``for`` / ``with`` targets, ``:=``, ``del``, imports, ``def``, ``class``,
@@ -223,7 +226,9 @@ def _module_bindings(tree: ast.Module) -> tuple[dict[str, list[Site]], Site | No
     bindings of names it declares ``global``; attribute assignments ``obj.NAME = ...`` and
     ``setattr(obj, 'NAME', ...)`` anywhere (``obj`` may be the module). The second result is
     the first construct that may bind *any* global (``globals()``, ``exec``, a star import
-    other than from math, ``sys.modules``, ``setattr`` with a computed name ...), or ``None``."""
+    other than from math, ``sys.modules``, ``setattr`` with a computed name ...), or ``None``.
+    The body of ``if __name__ == "__main__":`` is not read unless ``script`` (the module runs
+    as the main script) or the module may bind ``__name__`` (:func:`_is_main_guard`)."""
     out: dict[str, list[Site]] = {}
     dynamic: list[Site] = []
     literal_targets: set[ast.AST] = set()
@@ -333,9 +338,29 @@ def _module_bindings(tree: ast.Module) -> tuple[dict[str, list[Site]], Site | No
                 case ast.Call(func=ast.Attribute(attr="import_module")):
                     dynamic.append(Site(node, "importlib.import_module() may bind any global", None, False))
 
-    analyse(list(tree.body), True, "")
+    body = [n for s in tree.body for n in (s.orelse if _is_main_guard(s) and not script else [s])]
+    analyse(body, True, "")
+    if "__name__" in out and any(_is_main_guard(s) for s in tree.body):
+        # the module may bind __name__: the guard may be true on import, every statement counts
+        out.clear()
+        dynamic.clear()
+        literal_targets.clear()
+        analyse(list(tree.body), True, "")
     dynamic.sort(key=lambda x: (getattr(x.node, "lineno", 0), getattr(x.node, "col_offset", 0)))
     return out, (dynamic[0] if dynamic else None)
+
+
+def _is_main_guard(s: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` at the top of a module: its body runs only when the file
+    is run as a script, never when the module is imported — which is how the lifted function
+    is called (and how ``--check`` runs it): the bindings in that body (and in the functions
+    it defines) do not change what a name means for the lifted function. Not when the module
+    may bind ``__name__`` itself (:func:`_module_bindings` then reads the body too)."""
+    match s:
+        case ast.If(test=ast.Compare(left=a, ops=[ast.Eq()], comparators=[b])):
+            pair = {ast.unparse(a), ast.unparse(b)}
+            return pair in ({"__name__", "'__main__'"}, {"__name__", '"__main__"'})
+    return False
 
 
 def _number_literal(node: ast.expr) -> int | float | None:

@@ -173,6 +173,18 @@ def _may_raise(e: Expr) -> str:
     return ""
 
 
+def _stmt_may_raise(st: Stmt) -> str:
+    """Why executing ``st`` may raise (``""``: it cannot)."""
+    match st:
+        case Assign(value=value) | Return(value=value) if value is not None:
+            return _may_raise(value)
+        case Store(index=index, value=value):
+            return _may_raise(index) or _may_raise(value)
+        case For(start=start, stop=stop, body=body):
+            return _may_raise(start) or _may_raise(stop) or next((w for b in body if (w := _stmt_may_raise(b))), "")
+    return ""
+
+
 def _may_raise_cond(c: Cond) -> str:
     match c:
         case Compare(left=a, right=b):
@@ -233,6 +245,10 @@ class Kernel(Scope, IfConversion, ResultLists):
         self.blocks: list[list[ast.stmt]] = []
         #: the argument checks before the first loop, in source order
         self.arg_guards: list[ArgGuard] = []
+        #: the loop-IR statements of the function's top level emitted so far
+        self.top_emitted: list[Stmt] = []
+        #: the loop-IR statements emitted so far in each enclosing block, outermost first
+        self.emitted_stack: list[list[Stmt]] = []
         #: the list parameters the function modifies in place
         self.written_lists: set[str] = set()
         self.taken: set[str] = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
@@ -387,11 +403,15 @@ class Kernel(Scope, IfConversion, ResultLists):
     def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
         self.blocks.append(stmts)
         out: list[Stmt] = []
+        if len(self.blocks) == 1:
+            self.top_emitted = out
+        self.emitted_stack.append(out)
         try:
             for s in stmts:
                 out.extend(self.stmt(s, out))
         finally:
             self.blocks.pop()
+            self.emitted_stack.pop()
         return out
 
     def stmt(self, s: ast.stmt, emitted: list[Stmt]) -> list[Stmt]:
@@ -925,6 +945,95 @@ class Kernel(Scope, IfConversion, ResultLists):
                 if isinstance(n, ast.Subscript):
                     self.fail(f"an argument check after, or with, a list subscript '{ast.unparse(n)}' is not "
                               "supported (Python raises IndexError there when the list is empty)", n)
+
+    def row_read(self, lp: ListParam, indices: tuple[Expr, ...], node: ast.expr) -> None:
+        """``len(m[i])`` (``indices`` ``(i,)``) or ``len(x[p][r])`` (``(p, r)``): Python
+        raises ``IndexError`` when a subscript is not below its list's length. Exact in two
+        cases, refused otherwise: (1) each index is a counter ``k`` of an enclosing loop over
+        ``[s, n)`` with ``s >= 0`` a literal and ``n`` that length (a literal index ``c <= s``
+        too), so the row exists whenever the loop body runs; (2) a literal index ``c >= 0``
+        in the top-level straight-line code, after nothing that may raise: an argument check
+        ``length <= c`` raising ``IndexError('list index out of range')`` (the model's row
+        length is otherwise read from a row that does not exist)."""
+        loc = self.mod.loc(node)
+        for level, idx in enumerate(indices):
+            size = lp.sizes[level]
+            if self.row_exists_in_loop(size, idx):
+                continue
+            why = (f"len({ast.unparse(node)}) where '{lp.name}' may have no such row (Python raises IndexError) is "
+                   "not supported")
+            if not (isinstance(idx, Const) and isinstance(idx.value, int) and idx.value >= 0):
+                self.fail(f"{why}: the index is neither a literal nor the counter of a loop over its rows", node)
+            if self.guard is not None:
+                self.fail(f"{why}: inside a branch", node)
+            cond: Cond = Compare("<=", Var(size, INT, loc), Const(idx.value, INT, loc), loc)
+            if self.loops:
+                # evaluated first in the first iteration of every enclosing loop: it raises
+                # iff each loop runs (bounds over the entry values) and the row is missing
+                cond = self.runs_first(why, node, cond, loc)
+            else:
+                for st in self.top_emitted:
+                    if isinstance(st, For):
+                        self.fail(f"{why}: after a loop (only before the first loop)", node)
+                    if isinstance(st, Assign | Store) and _may_raise(st.value):
+                        self.fail(f"{why}: after a statement that may raise ({_may_raise(st.value)})", node)
+            guard = ArgGuard(cond, "IndexError", "list index out of range", None, loc)
+            if guard not in self.arg_guards:
+                self.arg_guards.append(guard)
+
+    def runs_first(self, why: str, node: ast.expr, cond: Cond, loc: SourceLoc | None) -> Cond:
+        """``cond`` conjoined with "every enclosing loop runs", over the entry values: the
+        condition under which Python reaches the statement being lowered in the first
+        iteration of every enclosing loop, before anything that may raise. Refused unless
+        nothing emitted before it (at the top level and in the enclosing loop bodies) may
+        raise, and the loops' bounds are over parameters and list sizes no statement assigns."""
+        values: dict[str, Expr] = {}
+        for depth, emitted in enumerate(self.emitted_stack):
+            for st in emitted:
+                bad = _stmt_may_raise(st)
+                if bad:
+                    self.fail(f"{why}: after a statement that may raise ({bad})", node)
+                if depth == 0 and isinstance(st, Assign):
+                    values[st.target] = _subst(st.value, values)
+        assigned = set().union(*(names_written(e) for e in self.emitted_stack))
+        for _, start, stop in self.loops:
+            runs = Compare("<", _subst(start, values), _subst(stop, values), loc)
+            for name, _ in cond_vars_read(runs):
+                if not (name in self.params or self.is_size(name)) or name in assigned - set(values):
+                    self.fail(f"{why}: inside a loop whose bounds are not parameters or list sizes", node)
+            if _may_raise_cond(runs):
+                self.fail(f"{why}: inside a loop whose bounds may raise", node)
+            cond = Logical("&&", runs, cond, loc)
+        return cond
+
+    def row_exists_in_loop(self, size: str, idx: Expr) -> bool:
+        """Whether the body of an enclosing loop over ``[s, size)`` (``s >= 0`` a literal;
+        ``size`` directly or through a local assigned it once at the top level) is where
+        ``idx`` is read, with ``idx`` that loop's counter or a literal ``<= s``."""
+        for var, start, stop in self.loops:
+            if not (isinstance(start, Const) and isinstance(start.value, int) and start.value >= 0):
+                continue
+            if not self.is_length(stop, size):
+                continue
+            if idx == Var(var, INT) or (isinstance(idx, Const) and isinstance(idx.value, int)
+                                        and 0 <= idx.value <= start.value):
+                return True
+        return False
+
+    def is_length(self, e: Expr, size: str) -> bool:
+        """``e`` is at most the size parameter ``size``: ``size`` itself, a local assigned it
+        once at the top level, or the minimum of two values one of which is (``zip``)."""
+        if isinstance(e, Select) and isinstance(e.cond, Compare) and e.cond.op in ("<", "<=", ">", ">="):
+            lo, hi = (e.cond.left, e.cond.right) if e.cond.op in ("<", "<=") else (e.cond.right, e.cond.left)
+            return (e.then, e.else_) == (lo, hi) and (self.is_length(lo, size) or self.is_length(hi, size))
+        if not isinstance(e, Var):
+            return False
+        if e.name == size:
+            return True
+        stores = [n for s in self.body_stmts for n in ast.walk(s)
+                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == e.name]
+        return len(stores) == 1 and any(isinstance(st, Assign) and st.target == e.name and st.value == Var(size, INT)
+                                        for st in self.top_emitted)
 
     def is_size(self, name: str) -> bool:
         return any(isinstance(b, ListParam) and name in b.sizes for b in self.env.values())

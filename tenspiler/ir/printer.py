@@ -63,6 +63,8 @@ def show(t: Term) -> str:
                 # a float literal holds a float32 value: its shortest float32 spelling
                 return str(np.float32(v))
             return repr(v) if isinstance(v, float) else str(v)
+        case ScalarOp("pow", l, r):
+            return f"pow({show(l)}, {show(r)})"
         case ScalarOp(op, l, r):
             return f"({show(l)} {op} {show(r)})"
         case ReduceSum(x):

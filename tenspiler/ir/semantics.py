@@ -65,6 +65,8 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return x * y
     if op in ("&", "|", "^"):
         return x & y if op == "&" else x | y if op == "|" else x ^ y  # Python ints: two's complement
+    if op == "pow":
+        return py_pow(x, y)
     if y == 0:
         if dtype.is_float:
             raise OutsideModel(f"float {op} by zero")
@@ -122,6 +124,8 @@ def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
         return np.subtract(x, y)
     if op == "*":
         return np.multiply(x, y)
+    if op == "pow":
+        return np_pow(x, y)
     if op in ("&", "|", "^"):
         f = np.bitwise_and if op == "&" else np.bitwise_or if op == "|" else np.bitwise_xor
         return f(np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64))
@@ -134,6 +138,32 @@ def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
     if op == "/":
         return c_div(x, y)
     return np.fmod(x, y)  # integer fmod is C's %: sign of the dividend
+
+
+def py_pow(x: Any, y: Any) -> float:
+    """C's ``pow(x, y)`` on doubles (C11 7.12.7.4), where its result is a real number:
+    ``math.pow`` is the C library's ``pow``. Where it is not — a negative base to a
+    non-integer power (a domain error: NaN; Python's ``**`` gives a complex number), zero to
+    a negative power (a pole error: ±inf; Python's ``**`` raises ZeroDivisionError), a result
+    beyond the doubles (±inf; Python's ``**`` raises OverflowError) — the model has no value:
+    :class:`OutsideModel` (not undefined behaviour in C: the differential check still compares
+    the generated code with the source there)."""
+    x, y = float(x), float(y)
+    if x == 0.0 and y < 0.0:
+        raise OutsideModel(f"pow({x!r}, {y!r}): zero to a negative power")
+    if x < 0.0 and not y.is_integer():
+        raise OutsideModel(f"pow({x!r}, {y!r}): a negative number to a non-integer power")
+    try:
+        return math.pow(x, y)
+    except OverflowError as e:
+        raise OutsideModel(f"pow({x!r}, {y!r}) is beyond the doubles") from e
+
+
+def np_pow(x: Any, y: Any) -> Any:
+    """:func:`py_pow` on float64 NumPy values: ``np.power`` (the C library's ``pow`` on
+    doubles; NaN / ±inf where the model has no value)."""
+    with np.errstate(all="ignore"):
+        return np.power(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
 
 
 def c_div(x: Any, y: Any) -> Any:
@@ -203,6 +233,21 @@ def np_wrap_to(v: Any, dtype: DType) -> Any:
 
 # ---------------------------------------------------------------- unary math functions
 
+def py_round(x: float) -> float:
+    """C's ``round`` (C11 7.12.9.6): the nearest integer, halfway cases away from zero (not
+    Python's ``round``, nor NumPy's, which round half to even). ``x - trunc(x)`` is exact in
+    binary floating point, so the comparison with 0.5 decides exactly (``floor(|x| + 0.5)``
+    would not: 0.49999999999999994 + 0.5 rounds to 1.0)."""
+    t = float(math.trunc(x))
+    return t + math.copysign(1.0, x) if abs(x - t) >= 0.5 else t
+
+
+def np_round(x: Any) -> Any:
+    """:func:`py_round` on NumPy arrays (the same exact formula)."""
+    t = np.trunc(x)
+    return t + np.sign(x) * (np.abs(x - t) >= 0.5)
+
+
 #: name → (Python, NumPy, SMT-LIB). ``exp``, ``sqrt``, ``log``, ``tanh``, ``expm1``, ``cos``,
 #: ``sin`` are *uninterpreted*
 #: functions of the reals in proofs (a proof then holds for every function in their place,
@@ -216,8 +261,9 @@ UNARY_FUNCTIONS: dict[str, tuple[Any, Any, str]] = {
     "expm1": (math.expm1, np.expm1, "tenspiler.expm1"),
     "cos": (math.cos, np.cos, "tenspiler.cos"),
     "sin": (math.sin, np.sin, "tenspiler.sin"),
+    "round": (py_round, np_round, "tenspiler.round"),
 }
-UNINTERPRETED = ("exp", "sqrt", "log", "tanh", "expm1", "cos", "sin")
+UNINTERPRETED = ("exp", "sqrt", "log", "tanh", "expm1", "cos", "sin", "pow")
 
 
 def py_call(func: str, x: Any) -> Any:
@@ -258,11 +304,33 @@ SMT_PRELUDE = """\
 """
 
 
+#: The declaration of the real power, added after :data:`SMT_PRELUDE` by the scripts that
+#: use it (:func:`smt_extra_declarations`): uninterpreted, as the unary math functions.
+SMT_POW = """\
+; pow is uninterpreted too (any function of two reals in its place)
+(declare-fun tenspiler.pow (Real Real) Real)"""
+
+
+#: C's ``round`` on the reals, exactly: ``floor(|x| + 1/2)`` with the sign of ``x``
+#: (``to_int`` is the floor); added by the scripts that use it.
+SMT_ROUND = """\
+; round is exact: the nearest integer, halfway cases away from zero (C11 7.12.9.6)
+(define-fun tenspiler.round ((x Real)) Real
+  (ite (>= x 0.0) (to_real (to_int (+ x 0.5))) (- (to_real (to_int (+ (- x) 0.5))))))"""
+
+
+def smt_extra_declarations(text: str) -> list[str]:
+    """The declarations beyond :data:`SMT_PRELUDE` that the SMT-LIB ``text`` uses."""
+    return [d for key, d in (("(tenspiler.pow ", SMT_POW), ("(tenspiler.round ", SMT_ROUND)) if key in text]
+
+
 def smt_sort(dtype: DType) -> str:
     return "Real" if dtype.is_float else "Int"
 
 
 def smt_binop(op: BinOpName, x: str, y: str, dtype: DType) -> str:
+    if op == "pow":
+        return f"(tenspiler.pow {x} {y})"
     if op in ("+", "-", "*"):
         return f"({op} {x} {y})"
     if op in ("&", "|", "^"):

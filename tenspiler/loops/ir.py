@@ -74,7 +74,7 @@ _INT_RANGES = {
 RANGED_INTS: tuple[DType, ...] = (DType.UINT8, DType.INT8, DType.INT16, DType.UINT16, DType.UINT32)
 
 
-BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod", "&", "|", "^"]
+BinOpName: TypeAlias = Literal["+", "-", "*", "/", "%", "//", "mod", "&", "|", "^", "pow"]
 #: The C operators (``/`` and ``%`` truncate on integers).
 BIN_OPS: tuple[BinOpName, ...] = ("+", "-", "*", "/", "%")
 #: Python's integer floor division ``//`` (quotient rounded toward -infinity) and modulo
@@ -84,15 +84,20 @@ FLOOR_OPS: tuple[BinOpName, ...] = ("//", "mod")
 #: C's bitwise ``& | ^`` on ``INT`` operands: on the two's complement representation of the
 #: (mathematical) values, which for values of a C type of at most 64 bits is C's result.
 BITWISE_OPS: tuple[BinOpName, ...] = ("&", "|", "^")
+#: The real power ``pow(x, y)`` (C's ``pow``/``powf``, Python's ``**`` with a float result),
+#: on reals only: an uninterpreted function of two reals in proofs (``semantics.smt_binop``),
+#: the C library's ``pow`` in the concrete semantics and in generated code.
+POW_OPS: tuple[BinOpName, ...] = ("pow",)
 
 
 def binop(op: str) -> BinOpName:
     """``op`` as a binary operator name.
 
     Raises:
-        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS` + :data:`BITWISE_OPS`.
+        ValueError: ``op`` is not one of :data:`BIN_OPS` + :data:`FLOOR_OPS` + :data:`BITWISE_OPS`
+            + :data:`POW_OPS`.
     """
-    for name in (*BIN_OPS, *FLOOR_OPS, *BITWISE_OPS):
+    for name in (*BIN_OPS, *FLOOR_OPS, *BITWISE_OPS, *POW_OPS):
         if op == name:
             return name
     raise ValueError(f"not a binary operator: {op!r}")
@@ -231,11 +236,12 @@ class Select:
 
 #: Math functions a kernel may call (C ``<math.h>`` / C++ ``<cmath>``; ``f``-suffixed
 #: float variants map to the same name). Verified as uninterpreted functions of the reals
-#: except ``fabs``, which is exact (``tenspiler.ir.semantics.UNARY_FUNCTIONS``).
+#: except ``fabs`` and ``round``, which are exact (``tenspiler.ir.semantics.UNARY_FUNCTIONS``).
 MATH_FUNCTIONS: dict[str, str] = {
     "exp": "exp", "expf": "exp", "sqrt": "sqrt", "sqrtf": "sqrt", "log": "log", "logf": "log",
     "fabs": "fabs", "fabsf": "fabs", "tanh": "tanh", "tanhf": "tanh",
     "expm1": "expm1", "expm1f": "expm1", "cos": "cos", "cosf": "cos", "sin": "sin", "sinf": "sin",
+    "round": "round", "roundf": "round",
 }
 
 

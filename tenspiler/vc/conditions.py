@@ -137,6 +137,9 @@ class VC:
         lines = [f"; {c}" for c in self.comments] if comments else []
         lines += ["(set-logic ALL)", "(set-option :produce-models true)", *self.options]
         lines += ["(set-option :incremental true)", sem.SMT_PRELUDE.rstrip()]
+        body = [*self.declarations, *self.definitions, *(s for _, s in self.assumptions),
+                *(x for c in self.clauses for x in (*c.hypotheses, c.goal))]
+        lines += sem.smt_extra_declarations("\n".join(body))
         lines += list(self.declarations) + list(self.definitions)
         lines.append("; assumptions (preconditions of the proof)")
         for text, _ in self.assumptions:
@@ -763,7 +766,7 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
     if used:
         out.append((
             f"{', '.join(used)} {'is' if len(used) == 1 else 'are'} uninterpreted: the proof holds "
-            "for any function in their place (so for the real one), fabs is exact", "true"))
+            "for any function in their place (so for the real one), fabs and round are exact", "true"))
     return out
 
 
@@ -818,7 +821,8 @@ def _rounded_comparison(fn: Function) -> bool:
 
 def called_functions(fn: Function) -> set[str]:
     """Math functions the kernel calls."""
-    return {e.func for e in statement_expressions(fn.body) if isinstance(e, Call)}
+    return ({e.func for e in statement_expressions(fn.body) if isinstance(e, Call)}
+            | {"pow" for e in statement_expressions(fn.body) if isinstance(e, Binary) and e.op == "pow"})
 
 
 def _shifted(text: str, d: int) -> str:
