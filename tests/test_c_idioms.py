@@ -54,6 +54,7 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "gesummv_vla",  # PolyBench gesummv with VLA parameters
         "scale_3d",  # a C99 VLA 3-D array parameter double A[np][nr][nc]
         "plane_fill_3d",  # float A[][ROWS][COLS] updated in place
+        "assert_pre",  # assert(n <= m && ...) at the top: a stated, checked precondition
     ],
 )
 def test_idiom_lifts_and_checks(name: str, tmp_path: Path) -> None:
@@ -205,6 +206,12 @@ REFUSED = {
     "3-D array updated": ("void f(int n, double A[n][4][4]) { A++; }", "updating 3-D array parameter 'A' is not supported"),
     "3-D VLA row count assigned": ("void f(int n, int r, double A[n][r][2]) { r = 2; for (int i = 0; i < n; i++) A[i][0][0] = 0; }", "row count 'r' of 3-D array parameter 'A' reads 'r', which the function assigns"),
     "2-D array updated": ("void f(int n, double A[n][4]) { A++; }", "updating 2-D array parameter 'A' is not supported"),
+    # assert(E): a precondition only where it runs exactly once, on parameters
+    "assert in a loop": ("#include <assert.h>\nvoid f(float *x, int n) { for (int i = 0; i < n; i++) { assert(i < n); x[i] = 0; } }", "assert(i < n) inside a loop, an if or a helper is not supported"),
+    "assert after a guard": ("#include <assert.h>\nvoid f(float *x, int n) { if (n <= 0) return; assert(n < 9); for (int i = 0; i < n; i++) x[i] = 0; }", "assert(n < 9) after an early return is not supported"),
+    "assert on a local": ("#include <assert.h>\nvoid f(float *x, int n) { int k = 2 * n; assert(k > 0); for (int i = 0; i < n; i++) x[i] = 0; }", "reads 'k', which is not a scalar parameter the function leaves unchanged"),
+    "assert on data": ("#include <assert.h>\nvoid f(float *x, int n) { assert(x[0] > 0); for (int i = 0; i < n; i++) x[i] = 0; }", "only comparisons (<, <=, >, >=, ==) of integer expressions joined by && are supported"),
+    "assert with or": ("#include <assert.h>\nvoid f(float *x, int n, int m) { assert(n < 9 || m < 9); for (int i = 0; i < n; i++) x[i] = 0; }", "only comparisons"),
     # struct pointer parameters
     "dot on a struct pointer": (LAYER + "void f(layer *l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "error: member reference type 'layer *' (aka 'struct layer *') is a pointer; did you mean to use '->'?"),
     "arrow on a struct value": ("typedef struct layer { int outputs; float *output; } layer;\nvoid f(layer l) { for (int i = 0; i < l->outputs; i++) l.output[i] = 0; }", "error: member reference type 'layer' (aka 'struct layer') is not a pointer; did you mean to use '.'?"),
@@ -310,3 +317,16 @@ def test_unsigned_enum_values_wrap_as_unsigned_int(body: str, tmp_path: Path) ->
     res = lift_file(src, ["numpy"], function="f", check=True)
     assert res.status == "verified", res.message
     assert res.check is not None and all(c["ok"] for c in res.check.values())
+
+
+def test_assert_is_a_stated_precondition_and_void_casts_are_no_ops() -> None:
+    fn = parse_c_file(KERNELS / "assert_pre.c")
+    assert [(str(w)) for _, _, w in fn.requires][:2] == [
+        "assert((n <= m) && (m < 100000)) at line 5 holds", "assert((n <= m) && (m < 100000)) at line 5 holds"]
+    assert len(fn.requires) == 4  # n <= m, m + 1 <= 100000, n <= n, n <= n
+    # under NDEBUG assert(E) is ((void) 0): nothing
+    src = "#include <assert.h>\nvoid f(float *x, int n) { assert(n > 99); (void)n; for (int i = 0; i < n; i++) x[i] = 0; }"
+    from tenspiler.frontend.flags import CompileFlags
+
+    fn = parse_c_source(src, "t.c", "f", flags=CompileFlags(("-DNDEBUG",)))
+    assert fn.requires == ()

@@ -301,8 +301,8 @@ def test_loop_forms(cond: str, step: str, stop: object) -> None:
 #: Loop forms outside the subset: (source, message).
 LOOP_REFUSALS: list[tuple[str, str]] = [
     (
-        "void f(int *a, int n) { for (int i = 0; i < n; i += n) a[i] = 0; }",
-        "loop step 'i += n' is not supported (only i++, i += c and i = i + c for a constant c >= 1, and i--, --i, "
+        "void f(int *a, int n) { for (int i = 1; i < n; i *= 2) a[i] = 0; }",
+        "loop step 'i *= 2' is not supported (only i++, i += c and i = i + c for a constant c >= 1, and i--, --i, "
         "i -= 1, i = i - 1)",
     ),
     (

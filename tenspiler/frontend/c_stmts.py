@@ -35,6 +35,7 @@ from tenspiler.frontend.c_bindings import (
 )
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_loops import ForLoops
+from tenspiler.frontend.c_unit import ASSERT_MARKER
 from tenspiler.frontend.common import IfConversion, Scalar, convert, vars_read
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.lists import ResultLists, ResultRow, flat_list_param
@@ -50,6 +51,7 @@ from tenspiler.loops.ir import (
     Expr,
     Function,
     Load,
+    Logical,
     Param,
     PointerType,
     Return,
@@ -258,8 +260,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         for left, right, what, loc in self.step_requires:
             for name in sorted(names_read(left) | names_read(right)):
                 if name not in scalars or name in written:
-                    raise BadInput(f"{what.split(' of the loop')[0]} reads '{name}', which is not a scalar parameter "
-                                   "the function leaves unchanged (a run-time step must be one)", loc)  # type: ignore[arg-type]
+                    raise BadInput(f"{what.split(' of the loop')[0].removesuffix(' holds')} reads '{name}', which is not "
+                                   "a scalar parameter the function leaves unchanged (a precondition — a run-time step, "
+                                   "an assert — must read only those)", loc)  # type: ignore[arg-type]
             out.append((left, right, what))
         return tuple(out)
 
@@ -646,6 +649,11 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 return self.for_loop(node, env)
             case c_ast.While() | c_ast.DoWhile():
                 return self.counted_loop(node, env)
+            case c_ast.FuncCall(name=c_ast.ID(name=marker)) if marker == ASSERT_MARKER:
+                return self.assertion(node, env)
+            case c_ast.Cast(expr=c_ast.Constant() | c_ast.ID()) if self.unit.scalar_dtype(
+                node.to_type.type, "cast") is None:
+                return []  # (void) 0 — assert under NDEBUG — or (void) x: no effect (C11 §6.3.2.2)
             case c_ast.FuncCall(name=c_ast.ID(name=callee)) if (
                 callee in self.unit.funcdefs and env.lookup(callee) is None
             ):
@@ -657,6 +665,50 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                     self.inlining_stack.pop()
             case _:
                 return self.guarded_lowering(env, lambda: self.with_effects(node, env))
+
+    def assertion(self, node: c_ast.FuncCall, env: Env) -> list[Stmt]:
+        """``assert(E);`` (``<assert.h>`` without ``NDEBUG``: C aborts where ``E`` is false,
+        C11 §7.2.1.1) as a precondition of the function (:attr:`step_requires`): stated among
+        the proof's assumptions and checked by the generated code, which raises where C
+        aborts. Only at the top level of the function body, before any early return (run
+        exactly once on every path), with ``E`` comparisons of integer expressions joined by
+        ``&&`` that read only scalar parameters the function leaves unchanged
+        (:meth:`checked_requires`); otherwise refused by name."""
+        u = self.unit
+        loc = u.loc(node)
+        args = node.args.exprs if node.args is not None else []
+        text = f"assert({render(args[0])})" if len(args) == 1 else "assert(...)"
+        items = getattr(self, "function_items", [])
+        at_top = any(it is node for it in items)
+        if not at_top or self.loops or self.guard is not None or self.inlining_stack:
+            u.fail(f"{text} inside a loop, an if or a helper is not supported (only at the top of the function)", node)
+        before = items[: next(i for i, it in enumerate(items) if it is node)]
+        if any(isinstance(n, c_ast.Return) for it in before for n in _walk(it)):
+            u.fail(f"{text} after an early return is not supported (it does not run on every path)", node)
+        assert len(args) == 1  # clang checked the macro's arity
+        cond = u.cond(args[0], env)
+        one = Const(1, DType.INT, loc)
+
+        def pairs(c: Cond) -> list[tuple[Expr, Expr]]:
+            match c:
+                case Logical("&&", a, b):
+                    return pairs(a) + pairs(b)
+                case Compare(op, a, b) if not (a.dtype.is_float or b.dtype.is_float) and op != "!=":
+                    if op == "<=":
+                        return [(a, b)]
+                    if op == ">=":
+                        return [(b, a)]
+                    if op == "<":
+                        return [(Binary("+", a, one, DType.INT, loc), b)]
+                    if op == ">":
+                        return [(Binary("+", b, one, DType.INT, loc), a)]
+                    return [(a, b), (b, a)]  # ==
+            u.fail(f"{text}: only comparisons (<, <=, >, >=, ==) of integer expressions joined by && are "
+                   "supported as preconditions", node)
+
+        for left, right in pairs(cond):
+            self.step_requires.append((left, right, f"{text} at line {loc.line if loc else '?'} holds", loc))
+        return []
 
     def comma_for(self, node: c_ast.For) -> c_ast.Compound:
         """``for (A, B; C; D, E) S`` (or ``for (int i = 0, j = 0; ...)``) as the block C's

@@ -512,6 +512,10 @@ _UNDEF = re.compile(r"#undef (\w+)")
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
+#: the call ``assert(E)`` expands to for the lowering (:func:`build_macros`)
+ASSERT_MARKER = "__tenspiler_assert"
+
+
 def build_macros(
     text: str, filename: str, flags: CompileFlags = NO_FLAGS, cxx: bool = False, reach: str | None = None
 ) -> Macros | None:
@@ -563,6 +567,11 @@ def build_macros(
         for table in (given, builtin):
             if name in table:
                 todo |= set(_IDENT.findall(table[name][1])) - reached
+    if "assert" in given and "__assert_fail" in given["assert"][1]:
+        # <assert.h> without NDEBUG: assert(E) aborts where E is false (C11 §7.2.1.1). The
+        # lowering reads the marker call as a precondition of the function (c_stmts.assertion);
+        # under NDEBUG the header's assert(E) is ((void) 0) and stays so
+        given["assert"] = (given["assert"][0], f"{ASSERT_MARKER}(expr)")
     return Macros(
         {head: body for n, (head, body) in builtin.items()},
         {head: body for n, (head, body) in given.items() if n in reached},
