@@ -1107,9 +1107,7 @@ class NumpyBackend(PythonHostBackend):
         """Statements computing ``o``, the name holding its result, its docstring line."""
         comment = f"# {show_output(o)}"
         match o:
-            case ArrayOutput(array, lo, hi, value, step) if step is not None:
-                # a strided output: NumPy's basic slicing with a step (step >= 1, a
-                # precondition the generated code checks)
+            case ArrayOutput(array, lo, hi, value, step):
                 elem = param_dtype(fn, array)
                 src = ctx.names[array]
                 out = fresh_name(f"{array}_new", taken)
@@ -1122,27 +1120,17 @@ class NumpyBackend(PythonHostBackend):
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
                     value = value.tensor  # the store wraps
                     src_rep = ctx.rep(value)
-                v = store_value(self._render_output(value, ctx, taken, {}), value.dtype, elem, src_rep)
-                bounds = ":".join(bare(self.render(x, ctx)) for x in (lo, hi, step))
-                doc = (
-                    f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
-                    f"`{array}[{show(lo)}:{show(hi)}:{show(step)}]` replaced"
-                )
-                return [comment, f"{out} = {copy}", f"{out}[{bounds}] = {v}"], out, doc
-            case ArrayOutput(array, lo, hi, value):
-                elem = param_dtype(fn, array)
-                src = ctx.names[array]
-                out = fresh_name(f"{array}_new", taken)
-                copy = (
-                    f"{src}.copy()"
-                    if self.param_repr(elem) == STORED[elem]
-                    else f"{src}.astype(np.{STORED[elem]})"
-                )
+                if step is not None:
+                    # a strided output: NumPy's basic slicing with a step (step >= 1, a
+                    # precondition the generated code checks)
+                    v = store_value(self._render_output(value, ctx, taken, {}), value.dtype, elem, src_rep)
+                    bounds = ":".join(bare(self.render(x, ctx)) for x in (lo, hi, step))
+                    doc = (
+                        f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
+                        f"`{array}[{show(lo)}:{show(hi)}:{show(step)}]` replaced"
+                    )
+                    return [comment, f"{out} = {copy}", f"{out}[{bounds}] = {v}"], out, doc
                 bounds = f"{bare(self.render(lo, ctx))}:{bare(self.render(hi, ctx))}"
-                src_rep = ctx.rep(value) if ctx.narrow() else None
-                if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
-                    value = value.tensor  # the store wraps
-                    src_rep = ctx.rep(value)
                 views = block_views(value) if src_rep is not None else None
                 bound = {w: fresh_name(f"_b{k}", taken) for k, w in enumerate(views or ())}
                 v = store_value(self._render_output(value, ctx, taken, bound), value.dtype, elem, src_rep)
