@@ -343,3 +343,11 @@ def test_unsafe_out_parameters_are_refused_by_name(src: str, message: str) -> No
     with pytest.raises(BadInput) as err:
         parse_c_source(src, "k.c")
     assert message in str(err.value)
+
+
+def test_running_minimum_of_promoted_bytes_keeps_lifting(tmp_path: Path) -> None:
+    # looking through the promotions of compared narrow values (the int8_t running maximum)
+    # must not lose the form where the promoted value is what is stored: (int) img[i] < m,
+    # m = (int) img[i] (benchmarks/kernels/reductions/darkest_pixel.c, lost by the change)
+    root = Path(__file__).resolve().parent.parent
+    assert_lifts(root / "benchmarks" / "kernels" / "reductions" / "darkest_pixel.c", tmp_path)

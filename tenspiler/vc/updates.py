@@ -44,14 +44,16 @@ def minimum_part(s: ScalarTarget) -> Expr | None:
     return _extremum_part(s, bigger=False)
 
 
-def _comparison(c: Cond) -> tuple[CmpOpName, Expr, Expr] | None:
+def _comparison(c: Cond, widen: bool = True) -> tuple[CmpOpName, Expr, Expr] | None:
     """``(op, left, right)`` of a comparison or of a negated one (``!(m >= a[i])`` is
-    ``m < a[i]``: the model's values are the integers and the reals)."""
+    ``m < a[i]``: the model's values are the integers and the reals); ``widen``: with the
+    integer promotions of narrow operands looked through (:func:`_widened`)."""
+    w = _widened if widen else (lambda e: e)
     match c:
         case Compare(op, left, right):
-            return op, _widened(left), _widened(right)
+            return op, w(left), w(right)
         case Not(Compare(op, left, right)):
-            return _NEGATED[op], _widened(left), _widened(right)
+            return _NEGATED[op], w(left), w(right)
     return None
 
 
@@ -67,21 +69,27 @@ def _extremum_part(s: ScalarTarget, bigger: bool) -> Expr | None:
     """``F`` of ``x = F ⋈ x ? F : x`` keeping the larger (``bigger``) or the smaller value."""
     u = simplify(s.update)
     x = Var(s.name, s.dtype)
-    if not isinstance(u, Select) or (cmp := _comparison(u.cond)) is None:
+    if not isinstance(u, Select):
         return None
-    op, lhs, rhs = cmp
-    a, b = u.then, u.else_
-    greater = (">", ">=") if bigger else ("<", "<=")
-    less = ("<", "<=") if bigger else (">", ">=")
-    for f, here in ((lhs, rhs), (rhs, lhs)):
-        if here != x or x.name in reads(f):
-            continue
-        f_first = f is lhs  # condition is "F op x"
-        keeps_f = op in greater if f_first else op in less
-        if keeps_f and a == f and b == x:
-            return f
-        if not keeps_f and op in ("<", "<=", ">", ">=") and a == x and b == f:
-            return f
+    # the comparison as written first (``(int) img[i] < m`` stores ``(int) img[i]``), then with
+    # the promotions of narrow operands looked through (``int8_t`` values compared as ``int``)
+    for widen in (False, True):
+        cmp = _comparison(u.cond, widen)
+        if cmp is None:
+            return None
+        op, lhs, rhs = cmp
+        a, b = u.then, u.else_
+        greater = (">", ">=") if bigger else ("<", "<=")
+        less = ("<", "<=") if bigger else (">", ">=")
+        for f, here in ((lhs, rhs), (rhs, lhs)):
+            if here != x or x.name in reads(f):
+                continue
+            f_first = f is lhs  # condition is "F op x"
+            keeps_f = op in greater if f_first else op in less
+            if keeps_f and a == f and b == x:
+                return f
+            if not keeps_f and op in ("<", "<=", ">", ">=") and a == x and b == f:
+                return f
     return None
 
 
