@@ -149,7 +149,7 @@ def test_floor_division_and_modulo_are_pythons() -> None:
         want, got = run_both(src, [-7, -1, 0, 1, 7, 255, -256], d)
         assert got == want, d
     # true division is a float even on ints
-    src2 = "def g(a: int, b: int):\n    q = 0\n    for i in range(1):\n        q = a / b\n    return q\n"
+    src2 = "def g(a: int, b: int):\n    q = 0.0\n    for i in range(1):\n        q += a / b\n    return q\n"
     fn = py(src2)
     assert fn.return_dtype == DType.DOUBLE
     assert run_both(src2, -7, 2) == (-3.5, -3.5)

@@ -30,12 +30,7 @@ REGRESSIONS = Path(__file__).parent / "kernels" / "fuzz_regressions"
 
 #: file name -> why it still fails (strict xfail: an unexpected pass fails the suite, so the
 #: entry must be removed with the fix).
-_DEAD_RAISE = (
-    "a Python statement whose value is never used is not computed by the generated code, so the exception "
-    "computing it raises in Python (ZeroDivisionError) is lost (the tool at 453fe03 and abf8709; the default "
-    "--check catches it: not lifted; found by the smoke campaign)"
-)
-XFAIL: dict[str, str] = {"python_dead_division_raises.py": _DEAD_RAISE}
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[Any]:
@@ -66,27 +61,6 @@ SMOKE_EXAMPLES = 300
 SMOKE_KNOWN: str | None = None  # clean since 9072396 / 36d4958 (it found the nest crashes before)
 
 
-def known_smoke_bug(rec: dict[str, Any]) -> str:
-    """The known bug a smoke record shows ('' for none): a Python kernel that raises while
-    computing a value it never uses (``_DEAD_RAISE``; tests/kernels/fuzz_regressions/
-    python_dead_division_raises.py, in XFAIL until fixed)."""
-    import ast
-
-    if rec.get("cls") != "VERIFIED-BUT-WRONG" or not str(rec.get("detail", "")).startswith("Python raises"):
-        return ""
-    try:
-        tree = ast.parse(rec.get("source", ""))
-    except SyntaxError:
-        return ""
-    for fn in tree.body:
-        if isinstance(fn, ast.FunctionDef):
-            assigned = {t.id for st in fn.body if isinstance(st, ast.Assign) for t in st.targets if isinstance(t, ast.Name)}
-            loaded = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-            if assigned - loaded:
-                return _DEAD_RAISE
-    return ""
-
-
 def _smoke_marks() -> list[Any]:
     return [pytest.mark.xfail(strict=False, reason=SMOKE_KNOWN)] if SMOKE_KNOWN else []
 
@@ -105,7 +79,7 @@ def test_smoke_campaign(_run: int) -> None:
 
     one()
     assert len(records) >= SMOKE_EXAMPLES
-    bugs = [r for r in records if (r["cls"] in BUGS or r["cls"] == "oracle-error") and not known_smoke_bug(r)]
+    bugs = [r for r in records if (r["cls"] in BUGS or r["cls"] == "oracle-error")]
     verified = sum(r["status"] == "verified" for r in records)
     assert verified >= 20, f"only {verified} of {len(records)} generated kernels were verified"
     from collections import Counter
@@ -855,10 +829,3 @@ def test_oracle_catches_idiom_mistakes() -> None:
     assert right.cls == "agrees" and right.tested >= 10, right
 
 
-def test_known_smoke_bug_names_only_a_dead_raising_statement() -> None:
-    src = (REGRESSIONS / "python_dead_division_raises.py").read_text(encoding="utf-8")
-    rec = {"cls": "VERIFIED-BUT-WRONG", "detail": "Python raises ZeroDivisionError (float division by zero)", "source": src}
-    assert known_smoke_bug(rec) == _DEAD_RAISE
-    live = "def kern(xs, ys):\n    s0 = max(x / y for x, y in zip(xs, ys))\n    return [s0 + x for x in xs]\n"
-    assert known_smoke_bug({**rec, "source": live}) == ""
-    assert known_smoke_bug({**rec, "cls": "agrees"}) == ""

@@ -10,7 +10,7 @@ import ast
 import copy
 from typing import NoReturn
 
-from tenspiler.errors import SourceLoc
+from tenspiler.errors import BadInput, SourceLoc
 from tenspiler.frontend.common import (
     IfConversion,
     Scalar,
@@ -69,10 +69,20 @@ from tenspiler.loops.ir import (
     Var,
     VectorParam,
 )
+from tenspiler.loops.observed import unobserved_sites
 
 __all__ = ["Kernel"]
 
 #: The builtin exception classes an argument check may raise.
+#: What Python raises at each kind of raising operation (``tenspiler.loops.observed``).
+_SITE_RAISES = {
+    "division": "ZeroDivisionError where the divisor is 0",
+    "pow": "ZeroDivisionError, OverflowError or ValueError",
+    "sqrt": "ValueError on a negative number",
+    "log": "ValueError on a number that is not positive",
+    "exp": "OverflowError above 709.78",
+}
+
 _EXCEPTIONS = frozenset({
     "ValueError", "TypeError", "IndexError", "ZeroDivisionError", "ArithmeticError", "OverflowError",
     "RuntimeError", "Exception", "KeyError", "LookupError", "NotImplementedError", "AssertionError",
@@ -337,7 +347,7 @@ class Kernel(Scope, IfConversion, ResultLists):
             result = self.result_interface(params, body, elem, elem_cxx, mod.loc(fdef), mod.loc(fdef), "list")
         ret = body[-1]
         assert isinstance(ret, Return)
-        return Function(
+        fn = Function(
             name=self.name,
             params=tuple(params),
             return_dtype=None if ret.value is None else ret.value.dtype,
@@ -349,6 +359,14 @@ class Kernel(Scope, IfConversion, ResultLists):
             python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int, tuple(self.arg_guards),
                                    tuple(sorted(self.written_lists))),
         )
+        for site in unobserved_sites(fn):
+            raise BadInput(
+                f"{'the value' if site.target.startswith('__') else repr(site.target) + ': the value'} computed here "
+                "is never used, or only under a condition or by a later "
+                f"iteration, but computing it can raise ({_SITE_RAISES[site.kind]}), and Python raises whether or not "
+                "the value is used: the summary would not show where (not supported; use the value or remove the "
+                "computation)", site.loc)
+        return fn
 
     def result_shape_rank(self, stmts: list[ast.stmt]) -> int:
         """Rank of the returned list (0: a number is returned): 2 when a list created

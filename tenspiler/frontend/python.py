@@ -139,7 +139,12 @@ truncates toward zero (as a C cast); ``min(a, b)`` is ``b if b < a else a`` and 
 b)`` is ``b if b > a else a`` (Python's choice of the first extremum); mixed int/float
 operands are converted to float. An index is assumed to lie in ``[0, len)`` (a proof
 precondition, printed with every summary): Python's negative indices read from the end,
-so a literal negative index is refused.
+so a literal negative index is refused. Python evaluates every statement when it runs: an
+assignment whose value may raise (a division, ``**``, ``math.sqrt`` / ``log`` / ``exp``)
+must be read eagerly on every path after it (:mod:`~tenspiler.loops.observed`); one whose
+value is never used, used only under a condition or only by a later iteration is refused,
+since the generated code finds where Python raises in the summary, which holds only what
+the result reads.
 
 The lowering is split along these lines: :mod:`~tenspiler.frontend.py_globals` (module
 names resolved soundly), :mod:`~tenspiler.frontend.py_types` (bindings, annotations, types
