@@ -64,7 +64,32 @@ REFUSED = {
     """,
 }
 
+REFUSED["dead_read"] = """
+    t = ys[3]
+    return [x + 1.0 for x in xs]
+"""
+REFUSED["dead_read_in_loop"] = """
+    out = []
+    for i in range(len(xs)):
+        t = ys[i]
+        out.append(xs[i] + 1.0)
+    return out
+"""
+
 KEPT = {
+    "zip_unused": """
+        out = []
+        for x, y in zip(xs, ys):
+            out.append(x + 1.0)
+        return out
+    """,
+    "dead_read_inside_by_construction": """
+        out = []
+        for i in range(len(ys)):
+            t = ys[i]
+            out.append(ys[i] * 2.0)
+        return out
+    """,
     "accumulated": """
         s = 0.0
         for x, y in zip(xs, ys):

@@ -19,8 +19,9 @@ eagerly evaluated position (the condition of a select or both its branches, not 
 operand of ``and`` / ``or``) by a statement whose own effect is observed (a store, a returned value, a loop
 bound, or an assignment to a scalar that is itself eagerly observed). An assignment whose
 value holds a raising operation (a division by anything but a non-zero literal, ``pow``,
-``sqrt``, ``log``, ``exp``: the kinds of :func:`tenspiler.codegen.raises.source_sites`)
-must be eagerly observed. In a loop the paths are the next iteration and the exit; before a
+``sqrt``, ``log``, ``exp``: the kinds of :func:`tenspiler.codegen.raises.source_sites`; a
+list read ``xs[e]`` that the loops around it do not keep inside the list, since the range
+checks of the generated code are also found in the summary) must be eagerly observed. In a loop the paths are the next iteration and the exit; before a
 loop that is not inside another loop, a value read by the body counts as observed even when
 the loop runs no iteration, because the raise checks evaluate a straight-line site once,
 unconditionally (``codegen/raises.py``, "evaluated once").
@@ -32,7 +33,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
+
+import z3
 
 from tenspiler.errors import SourceLoc
 from tenspiler.loops.ir import (
@@ -43,6 +46,7 @@ from tenspiler.loops.ir import (
     Compare,
     Cond,
     Const,
+    DType,
     Expr,
     For,
     Function,
@@ -66,14 +70,15 @@ _RAISING_CALLS = ("sqrt", "log", "exp")
 @dataclass(frozen=True)
 class UnobservedSite:
     """An assignment to ``target`` whose value may raise (``kind``: ``"division"``,
-    ``"pow"``, ``"sqrt"``, ``"log"``, ``"exp"``) but is not eagerly observed."""
+    ``"pow"``, ``"sqrt"``, ``"log"``, ``"exp"``, ``"index"``: a list read not proved inside
+    its list) but is not eagerly observed."""
 
     target: str
     kind: str
     loc: SourceLoc | None
 
 
-def _raising(e: Expr | Cond) -> str | None:
+def _raising(e: Expr | Cond, ctx: _Context) -> str | None:
     """The kind of the first raising operation of ``e`` (any position), or ``None``."""
     match e:
         case Binary(op=op, left=left, right=right):
@@ -81,18 +86,80 @@ def _raising(e: Expr | Cond) -> str | None:
                 return "division"
             if op == "pow":
                 return "pow"
-            return _raising(left) or _raising(right)
+            return _raising(left, ctx) or _raising(right, ctx)
         case Call(func=func, arg=arg):
-            return func if func in _RAISING_CALLS else _raising(arg)
+            return func if func in _RAISING_CALLS else _raising(arg, ctx)
         case Select(cond=c, then=then, else_=else_):
-            return _raising(c) or _raising(then) or _raising(else_)
+            return _raising(c, ctx) or _raising(then, ctx) or _raising(else_, ctx)
         case Load(index=index):
-            return _raising(index)
+            return _raising(index, ctx) or (None if ctx.in_bounds(e) else "index")
         case Unary(operand=operand) | Cast(operand=operand) | Not(operand=operand):
-            return _raising(operand)
+            return _raising(operand, ctx)
         case Compare(left=left, right=right) | Logical(left=left, right=right):
-            return _raising(left) or _raising(right)
+            return _raising(left, ctx) or _raising(right, ctx)
     return None
+
+
+class _Context:
+    """The loops around a statement, and the list lengths of the function: whether a read
+    ``a[e]`` lies in its list by construction (z3 proves ``0 <= e < len`` — and the row and
+    plane of ``m[r][c]`` in range — from the counters' ranges ``start <= v < stop`` and the
+    lengths being non-negative; anything it cannot translate is not proved)."""
+
+    def __init__(self, fn: Function, loops: tuple[For, ...] = ()) -> None:
+        self.fn, self.loops = fn, loops
+        self.sizes = {v.name: v.sizes for v in (fn.cxx.signature if fn.cxx else ()) if not isinstance(v, str)}
+
+    def inside(self, loop: For) -> _Context:
+        return _Context(self.fn, (*self.loops, loop))
+
+    def in_bounds(self, load: Load) -> bool:
+        sizes = self.sizes.get(load.array)
+        if not sizes:
+            return False
+        try:
+            solver = z3.Solver()
+            for n in {n for v in self.sizes.values() for n in v}:
+                solver.add(z3.Int(n) >= 0)
+            for loop in self.loops:
+                v = z3.Int(loop.var)
+                solver.add(_z3(loop.start) <= v, v < _z3(loop.stop))
+            total = z3.IntVal(1)
+            for n in sizes:
+                total = total * z3.Int(n)
+            goal = [_z3(load.index) >= 0, _z3(load.index) < total]
+            for part in (load.row, load.plane):
+                if part is not None:
+                    goal += [_z3(part[0]) >= 0, _z3(part[0]) < _z3(part[1])]
+        except _Untranslatable:
+            return False
+        solver.add(z3.Not(z3.And(*goal)))
+        return bool(solver.check() == z3.unsat)
+
+
+class _Untranslatable(Exception):
+    pass
+
+
+def _z3(e: Expr | Cond) -> Any:
+    match e:
+        case Const(value=value) if isinstance(value, int) and not isinstance(value, bool):
+            return z3.IntVal(value)
+        case Var(name=name, dtype=dtype) if dtype == DType.INT:
+            return z3.Int(name)
+        case Binary(op=op, left=left, right=right) if op in ("+", "-", "*"):
+            a, b = _z3(left), _z3(right)
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        case Select(cond=c, then=then, else_=else_):
+            return z3.If(_z3(c), _z3(then), _z3(else_))
+        case Compare(op=op, left=left, right=right):
+            a, b = _z3(left), _z3(right)
+            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+        case Logical(op=op, left=left, right=right):
+            return (z3.And if op == "&&" else z3.Or)(_z3(left), _z3(right))
+        case Not(operand=operand):
+            return z3.Not(_z3(operand))
+    raise _Untranslatable
 
 
 def _eager_reads(e: Expr | Cond) -> set[str]:
@@ -119,13 +186,13 @@ def unobserved_sites(fn: Function) -> list[UnobservedSite]:
     universe = {name for name, _ in fn.locals} | {p.name for p in fn.params} | _assigned(fn.body)
     found: dict[int, UnobservedSite] = {}
 
-    def block(body: Sequence[Stmt], after: set[str], in_loop: bool, report: bool) -> set[str]:
+    def block(body: Sequence[Stmt], after: set[str], ctx: _Context, report: bool) -> set[str]:
         live = set(after)
         for s in reversed(body):
-            live = stmt(s, live, in_loop, report)
+            live = stmt(s, live, ctx, report)
         return live
 
-    def stmt(s: Stmt, after: set[str], in_loop: bool, report: bool) -> set[str]:
+    def stmt(s: Stmt, after: set[str], ctx: _Context, report: bool) -> set[str]:
         match s:
             case Return(value=value):
                 return set() if value is None else _eager_reads(value)
@@ -134,28 +201,28 @@ def unobserved_sites(fn: Function) -> list[UnobservedSite]:
             case Assign(target=target, value=value):
                 if target in after:
                     return (after - {target}) | _eager_reads(value)
-                kind = _raising(value)
-                if report and kind is not None:
-                    found.setdefault(id(s), UnobservedSite(target, kind, s.loc))
+                if report and id(s) not in found:
+                    kind = _raising(value, ctx)
+                    if kind is not None:
+                        found[id(s)] = UnobservedSite(target, kind, s.loc)
                 return after - {target}
             case For(start=start, stop=stop, body=inner):
                 # greatest fixpoint: the body's end leads to the next iteration or the exit
                 start_of_body = set(universe)
                 while True:
-                    end = after & start_of_body
-                    new = block(inner, end, True, False)
+                    new = block(inner, after & start_of_body, ctx.inside(s), False)
                     if new == start_of_body:
                         break
                     start_of_body = new
-                block(inner, after & start_of_body, True, report)
+                block(inner, after & start_of_body, ctx.inside(s), report)
                 bounds = _eager_reads(start) | _eager_reads(stop)
-                if in_loop:
+                if ctx.loops:
                     return bounds | (after & start_of_body)
                 return bounds | after | start_of_body
             case _:
                 assert_never(s)
 
-    block(fn.body, set(), False, True)
+    block(fn.body, set(), _Context(fn), True)
     return sorted(found.values(), key=lambda u: (u.loc.line, u.loc.col) if u.loc else (0, 0))
 
 
