@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from tenspiler.errors import NotLiftable
 from tenspiler.loops.ir import For, Function
+from tenspiler.loops.scalarize import scalar_replaced
 from tenspiler.vc.blocks import BlockKernel, analyze_block, is_block_loop
 from tenspiler.vc.kernel import LoopKernel, analyze
 from tenspiler.vc.nest import NestKernel, analyze_nest
@@ -35,9 +37,28 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
     another. ``live_out``: scalars a later phase reads (see
     :class:`~tenspiler.vc.kernel.LoopKernel`).
 
+    A function outside every shape as written is analysed once more with the output
+    elements it accumulates into kept in scalars (:mod:`tenspiler.loops.scalarize`).
+
     Raises:
-        NotLiftable: the function is outside every supported shape (located).
+        NotLiftable: the function is outside every supported shape (located; the error of
+            the function as written).
     """
+    try:
+        return _analyze_shape(fn, live_out)
+    except NotLiftable as err:
+        # a nest accumulating into an output element: analysed with the element kept in a
+        # scalar (loops/scalarize.py), when the function as written fits no shape
+        alt = scalar_replaced(fn)
+        if alt is None:
+            raise
+        try:
+            return _analyze_shape(alt, live_out)
+        except NotLiftable:
+            raise err from None
+
+
+def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
     loops = [s for s in fn.body if isinstance(s, For)]
     if len(loops) > 1:
         if live_out:
