@@ -163,14 +163,20 @@ def _holes(k: LoopKernel) -> tuple[list[_Hole], Pools]:
         wrap = accumulation_wrap(s)
         if wrap is not None:
             # (T)(init ± Σ F): the sum in int, reduced modulo 2^n once
-            holes.append(_Hole(s.name, tree, lambda t, init=init, sign=sign, w=wrap: ScalarCast(  # type: ignore[misc]
-                accumulate(init, sign, t, DType.INT), w)))
+            holes.append(_Hole(s.name, tree, lambda t, init=init, sign=sign, w=wrap, d=s.dtype: _as(  # type: ignore[misc]
+                ScalarCast(accumulate(init, sign, t, DType.INT), w), d)))
         else:
             holes.append(
                 _Hole(s.name, tree, lambda t, init=init, sign=sign, d=s.dtype: accumulate(init, sign, t, d))  # type: ignore[misc]
             )
         values.append(f)
     return holes, leaf_pools(k, values)
+
+
+def _as(t: Scalar, dtype: DType) -> Scalar:
+    """``t`` converted to ``dtype`` (an ``unsigned int`` accumulator kept as INT: the
+    wrapped sum, in ``[0, 2^32)``, converted back without change)."""
+    return t if t.dtype == dtype else ScalarCast(t, dtype)
 
 
 def synthesize(

@@ -196,9 +196,9 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
 
     wrap = accumulation_wrap(s)
     update = simplify(s.update)
-    if wrap is not None:
-        assert isinstance(update, Cast)
-        update = update.operand
+    wrapped = _wrapped_sum(s)
+    if wrapped is not None:
+        update = wrapped.operand
 
     def own_var(t: Expr) -> bool:
         if isinstance(t, Cast) and t.dtype == DType.INT and t.operand.dtype.int_range is not None:
@@ -241,10 +241,20 @@ def accumulation_wrap(s: ScalarTarget) -> DType | None:
     the integer sum modulo 2ⁿ at every step (``unsigned int s; s += x[i]``: C computes
     ``s + x[i]`` and converts it back, C11 §6.3.1.3). Reduction modulo 2ⁿ commutes with
     ``+`` and ``-``, so the final value is the whole sum reduced once: ``(T)(s0 ± ΣF)``."""
+    u = _wrapped_sum(s)
+    return None if u is None else u.dtype
+
+
+def _wrapped_sum(s: ScalarTarget) -> Cast | None:
+    """The conversion ``(T)(s ± F)`` of :func:`accumulation_wrap`, also as the frontend
+    writes it for an ``unsigned int`` scalar kept as a (mathematical) INT: ``(int)(T)(s ±
+    F)``, the reduction into ``T``'s range converted back without change."""
     u = simplify(s.update)
-    if (isinstance(u, Cast) and u.dtype == s.dtype and s.dtype.int_range is not None
+    if isinstance(u, Cast) and s.dtype == DType.INT and u.dtype == DType.INT and isinstance(u.operand, Cast):
+        u = u.operand  # (int)(uint32)(s + F): value-preserving outer conversion
+    if (isinstance(u, Cast) and u.dtype.int_range is not None and s.dtype in (u.dtype, DType.INT)
             and u.operand.dtype == DType.INT and isinstance(u.operand, Binary) and u.operand.op in ("+", "-")):
-        return s.dtype
+        return u
     return None
 
 
