@@ -183,8 +183,9 @@ REFUSED = {
     "HUGE_VAL": ("void f(double *x, int n) { for (int i = 0; i < n; i++) x[i] = HUGE_VAL; }", "HUGE_VAL (__builtin_huge_val, an infinity) is not supported"),
     # storage classes other than register
     "static local": ("void f(float *x, int n) { static float s = 0; for (int i = 0; i < n; i++) x[i] = s; }", "'static' local variables are not supported"),
-    # enums: a parameter of an unsigned enum type, a conversion and arithmetic that wrap
-    "enum parameter": ("typedef enum {A, B} e; void f(float *x, int n, e a) { for (int i = 0; i < n; i++) x[i] = a == A; }", "enum-typed parameter 'a' is not supported"),
+    # enums: a struct field of an enum type, a conversion and arithmetic that wrap (enum-typed
+    # parameters: tests/test_c_switch.py)
+    "enum field": ("typedef enum {A, B} e; typedef struct { e k; } s; void f(float *x, int n, s v) { for (int i = 0; i < n; i++) x[i] = v.k == A; }", "enum-typed field 'k' of struct parameter 'v' is not supported"),
     # file-scope objects other than initialised constants
     "global array": ("float g[2] = {1, 2}; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g[1]; }", "global variable 'g' is not supported"),
     "extern constant array": ("extern const float g[4]; void f(float *x, int n) { for (int i = 0; i < n; i++) x[i] = g[1]; }", "global variable 'g' is not supported"),
