@@ -37,6 +37,7 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "mathc"
         "pow_sum",  # sum of pow(fabs(x[i]), p), then pow(s, 1.0 / p)
         "round_q",  # (int) round(x[i] * s): C's round, halfway cases away from zero
         "round_sum",  # round and roundf summed
+        "floor_grad",  # floorf(x[i]) == x[i]: C's floor, exact in the proof
         "static_const",  # static const scalar and array read at constant indices
         "register_dot",  # register locals
         "enum_act",  # enum constants, an enum-typed local, an enum constant as loop step
@@ -138,6 +139,32 @@ def test_round_is_c_round_in_every_definition() -> None:
     assert np.round(2.5) != libm.round(2.5) and round(-0.5) != libm.round(-0.5)
     checks = [(smt_call("round", smt_const(v, DType.DOUBLE)), smt_const(libm.round(v), DType.DOUBLE))
               for v in (0.5, -2.5, 3.7, -3.2, 0.25)]
+    assert smt_extra_declarations(checks[0][0])
+    assert_smt_computes(checks)
+
+
+def test_floor_is_c_floor_in_every_definition() -> None:
+    """``floor`` is C's in the Python and NumPy definitions — compared with the C library's own
+    ``floor`` — and in SMT-LIB (exact: cvc5 computes it), on negatives, halves and values where
+    a float64 has no fractional bits left."""
+    import ctypes
+    import ctypes.util
+
+    import numpy as np
+
+    from tenspiler.ir.semantics import np_call, py_call, smt_call, smt_const, smt_extra_declarations
+    from tenspiler.loops.ir import DType
+    from tests.test_semantics import assert_smt_computes
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.floor.restype, libm.floor.argtypes = ctypes.c_double, [ctypes.c_double]
+    values = [0.5, 1.0, -0.5, -1.0, -2.5, 2.5, 3.7, -3.7, 0.49999999999999994, -1e-300, 4503599627370497.0,
+              -4503599627370497.0, 1e300, 0.0]
+    got_np = np_call("floor", np.array(values)).tolist()
+    for v, n in zip(values, got_np, strict=True):
+        assert py_call("floor", v) == n == libm.floor(v), v
+    checks = [(smt_call("floor", smt_const(v, DType.DOUBLE)), smt_const(libm.floor(v), DType.DOUBLE))
+              for v in (0.5, -2.5, 3.7, -3.2, -1.0, 0.25)]
     assert smt_extra_declarations(checks[0][0])
     assert_smt_computes(checks)
 

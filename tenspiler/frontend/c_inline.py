@@ -195,7 +195,7 @@ class Unit(Expressions):
         ``<math.h>``; the arguments converted to that type as by a prototype):
 
         * ``exp``, ``expm1``, ``sqrt``, ``log``, ``tanh``, ``cos``, ``sin``, ``fabs`` of one
-          argument → :class:`Call` (uninterpreted in proofs except ``fabs``);
+          argument → :class:`Call` (uninterpreted in proofs except ``fabs``, ``round`` and ``floor``);
         * ``fmin(x, y)`` / ``fmax(x, y)`` → ``y < x ? y : x`` / ``x < y ? y : x``: C's value on
           every pair of non-NaN arguments (the model's reals; the sign of a zero aside, which
           C11 F.10.9.2-3 leaves open too);
