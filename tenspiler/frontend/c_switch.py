@@ -111,16 +111,16 @@ def _pure(e: c_ast.Node) -> bool:
 
 
 def _ends(items: list[c_ast.Node]) -> tuple[list[c_ast.Node], bool]:
-    """``items`` cut after its first top-level ``break;`` (removed) or ``return`` (what
-    follows is not reached from here: the next group starts with a label), and whether
-    control leaves the switch there. A ``break;`` ending a block that ends ``items`` counts
+    """``items`` cut after its first top-level ``break;`` (removed), ``return`` or ``continue;``
+    (of an enclosing loop; what follows is not reached from here: the next group starts with a
+    label), and whether control leaves the switch there. A ``break;`` ending a block that ends ``items`` counts
     too (``case 1: { ...; break; }``)."""
     out: list[c_ast.Node] = []
     for it in items:
         if isinstance(it, c_ast.Break):
             return out, True
         out.append(it)
-        if isinstance(it, c_ast.Return):
+        if isinstance(it, c_ast.Return | c_ast.Continue):
             return out, True
     if out and isinstance(out[-1], c_ast.Compound):
         inner, ended = _ends(list(out[-1].block_items or []))
