@@ -216,3 +216,41 @@ def test_enum_parameter_with_a_negative_constant_is_int() -> None:
     fn = parse_c_source(src, "t.c", "f")
     assert {p.name: p.c_type for p in fn.params}["s"] == ""  # int
     assert run_function(fn, {"s": -1})["return"] == 1
+
+
+def _darknet() -> Path | None:
+    import os
+
+    root = Path(os.environ.get("TENSPILER_CORPORA", Path.home() / ".cache" / "tenspiler-corpora"))
+    d = root / "realcode" / "darknet"
+    return d if (d / "src" / "activations.c").exists() else None
+
+
+@needs_cc
+@pytest.mark.skipif(_darknet() is None, reason="the real-code corpus (darknet) is absent")
+def test_darknet_gradient_array_agrees_with_c_for_every_selector(tmp_path: Path) -> None:
+    """darknet's ``gradient_array`` (unedited, with its build's include paths): ``gradient(x,
+    a)`` is a switch over the 14 ``ACTIVATION`` constants and ``return 0`` after it. The verified
+    NumPy agrees with the compiled file for every constant, for selectors beyond the enumeration
+    and for the extremes of ``unsigned int``."""
+    from tenspiler.frontend.flags import CompileFlags
+
+    d = _darknet()
+    assert d is not None
+    src = d / "src" / "activations.c"
+    flags = CompileFlags((f"-I{d / 'include'}", f"-I{d / 'src'}"))
+    res = assert_lifts(src, tmp_path / "out", function="gradient_array", flags=flags)
+    mod = _module(res.outputs["numpy"])
+    lib = tmp_path / "libact.so"
+    subprocess.run([CC, "-O2", "-shared", "-fPIC", f"-I{d / 'include'}", f"-I{d / 'src'}", "-o", str(lib), str(src),
+                    "-lm"], check=True)
+    f = ctypes.CDLL(str(lib)).gradient_array
+    f.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_int, ctypes.c_uint, ctypes.POINTER(ctypes.c_float)]
+    x = np.array([-1e4, -5, -4, -1.5, -1, -0.999, -0.5, -1e-3, 0, 1e-3, 0.5, 0.999, 1, 1.5, 2, 3.25, 4, 4.5, 1e4],
+                 dtype=np.float32)
+    delta = np.linspace(-3, 5, len(x)).astype(np.float32)
+    for a in [*range(16), 100, 2**31 - 1, 2**31, 2**32 - 1]:
+        want = delta.copy()
+        f(x.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(x), a, want.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
+        got = np.asarray(mod.gradient_array(x, len(x), a, delta), dtype=np.float32)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30, err_msg=f"a = {a}")
