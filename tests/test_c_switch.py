@@ -124,6 +124,41 @@ def test_switch_semantics_agree_with_c(tmp_path: Path) -> None:
         assert run_function(fn, {"a": a})["return"] == lib.f(a), a
 
 
+NESTED = """
+int f(int a, int b)
+{
+    int y = 0;
+    switch (a) {
+        case 0:
+            switch (b) {
+                case 0: y = 1; break;
+                case 1: y = 2;
+                default: y += 3; break;
+            }
+            y += 10;
+            break;
+        case 1:
+            y += b;
+            /* falls through */
+        case 2: {
+            y -= 1;
+        }
+    }
+    return y;
+}
+"""
+
+
+@needs_cc
+def test_nested_switch_breaks_are_its_own(tmp_path: Path) -> None:
+    fn = parse_c_source(NESTED, "t.c", "f")
+    lib = _compiled(NESTED, tmp_path)
+    lib.f.argtypes, lib.f.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    for a in range(-1, 4):
+        for b in range(-1, 4):
+            assert run_function(fn, {"a": a, "b": b})["return"] == lib.f(a, b), (a, b)
+
+
 @needs_cc
 def test_switch_on_promoted_and_unsigned_selectors(tmp_path: Path) -> None:
     """Each label is converted to the promoted type of the controlling expression: a label
