@@ -246,7 +246,7 @@ OP_CASES["scalar_tensor(pow) double"] = (
 OP_CASES["scalar_op(pow) double"] = (
     ScalarOp("pow", ScalarOp("+", ScalarApply("fabs", Y, DOUBLE), lit(0.25, DOUBLE), DOUBLE), lit(-0.5, DOUBLE), DOUBLE),
     None, None)
-for _fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin", "round"):
+for _fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin", "round", "floor"):
     for _d, _x in ((FLOAT, "f"), (DOUBLE, "d")):
         OP_CASES[f"map({_fn}) {_d.c_name}"] = (TensorMap(_fn, positive(tk(_x), _d), _d), "of" if _d == FLOAT else "od", N)
     OP_CASES[f"scalar_apply({_fn}) double"] = (

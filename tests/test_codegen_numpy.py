@@ -546,7 +546,7 @@ def test_every_op_key_has_a_numpy_rule() -> None:
     keys |= {"reduce_sum", "reduce_max", "scalar_cast", "tensor_cast", "matrix", "reduce_rows", "scalar_select", "tensor_select"}
     keys |= {"matrix_strided", "transpose", "strided", "full", "iota", "flatten", "matmul", "reduce_prod", "argmax",
              "stack"}
-    keys |= {f"{node}({fn})" for node in ("scalar_apply", "map") for fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin", "round")}
+    keys |= {f"{node}({fn})" for node in ("scalar_apply", "map") for fn in ("exp", "sqrt", "log", "tanh", "fabs", "expm1", "cos", "sin", "round", "floor")}
     keys |= {
         f"{node}({op})"
         for node in ("scalar_op", "tensor_tensor", "tensor_scalar", "scalar_tensor")

@@ -229,7 +229,7 @@ def prelude() -> str:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = re.compile(r"\btsp_")
 _FUNCTIONS = {"exp": "exp", "sqrt": "sqrt", "log": "log", "tanh": "tanh", "fabs": "fabs",
-              "expm1": "expm1", "cos": "cos", "sin": "sin", "round": "round"}
+              "expm1": "expm1", "cos": "cos", "sin": "sin", "round": "round", "floor": "floor"}
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 

@@ -375,7 +375,7 @@ def apply_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         x = bare(args[0])
         return f"(np.trunc({x}) + np.sign({x}) * (np.abs(({x}) - np.trunc({x})) >= 0.5))"
     fn = {"exp": "np.exp", "sqrt": "np.sqrt", "log": "np.log", "tanh": "np.tanh", "fabs": "np.abs",
-          "expm1": "np.expm1", "cos": "np.cos", "sin": "np.sin"}[t.func]
+          "expm1": "np.expm1", "cos": "np.cos", "sin": "np.sin", "floor": "np.floor"}[t.func]
     return f"{fn}({bare(args[0])})"
 
 

@@ -75,7 +75,8 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   arithmetic conversion), comparisons ``< <= > >= == !=``, ``&&``, ``||`` and ``!`` (as
   values they are ``Select(cond, 1, 0)`` of type int, as in C), and calls to helper
   functions of the same file whose body only declares/assigns scalars and ends with
-  ``return E;`` (inlined by substitution; helper parameters must be scalars), e.g.
+  ``return E;`` (inlined by substitution; a pointer parameter is bound to its argument, an
+  array parameter of the caller or a pointer into it, whose elements the helper reads), e.g.
   ``static int max(int a, int b) { return a > b ? a : b; }``. ``<math.h>`` functions
   (:meth:`~tenspiler.frontend.c_inline.Unit.math_call`): ``exp expm1 sqrt log tanh cos sin
   fabs`` and their ``f`` variants (uninterpreted in proofs except ``fabs``), ``fmin``/``fmax``
@@ -85,7 +86,7 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   are not C functions: refused unless defined as helpers.
 * names: ``register`` locals (as any local); enumeration constants of file-scope enums (``int``
   constants) and locals of enum type (typed by the gate as GCC does: ``unsigned int`` when no
-  enumerator is negative, else ``int``; enum-typed parameters refused); file-scope ``const``
+  enumerator is negative, else ``int``; enum-typed parameters too, called with that type); file-scope ``const``
   scalars and arrays with an initialiser read as constants (arrays at constant indices only);
   any other global variable refused.
 * conditions (of ``if``, ``?:``, ``&&``, ``||``, ``!``): a comparison is a
@@ -94,10 +95,15 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   or the right operand of ``&&``/``||`` (evaluated only sometimes) are refused; comparing
   pointers or using a pointer as a condition is refused.
 
+``switch`` statements (in the kernel and in helpers) are the ``if``/``else`` chains they mean
+(:mod:`~tenspiler.frontend.c_switch`: fall-through, ``default``, ``break``; what it does not
+lower is refused by name where the lowering reaches it). A ``void`` helper's ``if (C) return;
+R`` is ``if (C) {} else { R }``.
+
 If-conversion: ``if (C) S1 else S2`` (``else`` optional, ``else if`` chains, nesting), whose
 branches contain only assignments, stores, compound assignments, ``++``/``--``,
 declarations, blocks and nested ``if`` (a loop, ``return``, ``break``, ``continue``,
-``goto``, label or ``switch`` inside is refused: "<construct> inside if is not supported"),
+``goto`` or label inside is refused: "<construct> inside if is not supported"),
 becomes straight-line code. ``C`` is evaluated once, before the branches, into a fresh INT
 local ``__ifK = C ? 1 : 0`` (named to avoid the function's identifiers; listed in
 ``Function.locals``); every then-statement is guarded by ``__ifK != 0`` and every

@@ -81,7 +81,7 @@ class Access(Declarations):
                 return expr
             case Array():
                 self.fail(f"use of array '{name}' without an index is not supported", node)
-            case Pointer():
+            case Pointer() | PtrValue():
                 self.fail(f"use of pointer '{name}' as a number is not supported", node)
             case Vector() | CxxResult() | ResultRow():
                 self.fail(f"use of vector '{name}' as a value is not supported", node)
@@ -174,7 +174,7 @@ class Access(Declarations):
         """Whether C gives ``node`` a pointer type (decided syntactically, without lowering)."""
         match node:
             case c_ast.ID(name=name):
-                return isinstance(env.lookup(name), Array | Pointer)
+                return isinstance(env.lookup(name), Array | Pointer | PtrValue)
             case c_ast.UnaryOp(op="&"):
                 return True
             case c_ast.UnaryOp(op="++" | "--" | "p++" | "p--", expr=operand):
@@ -252,6 +252,8 @@ class Access(Declarations):
                         var = self.read_pointer(b, node, env)
                         assert base is not None  # assigned pointers have a base
                         return PtrValue(base, elem, ctype, var)
+                    case PtrValue():
+                        return b  # a pointer parameter of a helper inlined by substitution
                     case None:
                         self.unknown_name(name, node)
                     case _:

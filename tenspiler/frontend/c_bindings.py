@@ -179,7 +179,6 @@ class FlatStruct:
     refused: dict[str, str] = field(default_factory=dict)
 
 
-Binding: TypeAlias = Scalar | Array | Pointer | Value | VectorBinding | FlatStruct
 
 
 @dataclass(frozen=True)
@@ -190,6 +189,11 @@ class PtrValue:
     elem: DType
     ctype: str
     offset: Expr
+
+
+#: What a name denotes: a pointer parameter of a helper inlined by substitution is bound to
+#: the :class:`PtrValue` of its argument (``tenspiler.frontend.c_inline.Unit.call``).
+Binding: TypeAlias = Scalar | Array | Pointer | Value | VectorBinding | FlatStruct | PtrValue
 
 
 @dataclass

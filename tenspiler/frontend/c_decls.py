@@ -21,6 +21,7 @@ from tenspiler.frontend.c_bindings import (
     unsigned_spelling,
 )
 from tenspiler.frontend.c_parse import BUILTIN_TYPEDEFS, PRELUDE_TYPEDEFS
+from tenspiler.frontend.c_switch import lower_switches
 from tenspiler.frontend.c_types import TypeGate
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.preprocess import char_is_signed
@@ -94,6 +95,7 @@ class Declarations:
                 name = node.decl.name
                 if name in self.funcdefs:
                     self.fail(f"function '{name}' is defined twice", node)
+                node.body = lower_switches(node.body)  # switch statements as if/else chains
                 self.funcdefs[name] = node
                 order.append(name)
             elif isinstance(node, c_ast.Typedef):
@@ -246,7 +248,12 @@ class Declarations:
     def c_width(self, node: c_ast.Node) -> str:
         """:func:`~tenspiler.frontend.c_bindings.c_width` of ``node`` with the file's typedefs
         resolved (``q63_t`` → ``int64_t`` → ``long``): the C type the compiled code is called
-        with."""
+        with. A scalar of an enumeration type without negative constants: ``unsigned int``
+        (GCC's type for it)."""
+        if isinstance(self.resolve_typedefs(node), c_ast.TypeDecl):
+            en = self.enum_of(node)
+            if en is not None:
+                return "unsigned int" if self.enum_unsigned.get(id(en)) else ""
         inner = node
         while isinstance(inner, c_ast.PtrDecl | c_ast.ArrayDecl | c_ast.TypeDecl):
             inner = inner.type
@@ -507,12 +514,17 @@ class Declarations:
         st = self.struct_of(ty)
         if st is not None:
             return self.struct_type(decl, st)
-        if self.enum_of(ty) is not None:
-            self.fail(
-                f"enum-typed {what} is not supported (GCC gives an enumeration without negative "
-                "constants the type 'unsigned int'; pass it as 'int')",
-                decl,
-            )
+        en = self.enum_of(ty)
+        if en is not None:
+            # GCC's type for the enumeration: ``unsigned int`` without negative constants,
+            # else ``int`` (:meth:`note_enums`); an INT parameter like one of that type
+            # (:meth:`scalar_dtype`), called with that C type (:meth:`c_width`), whose
+            # operations the type gate types as that type's
+            if id(en) not in self.enum_unsigned:
+                self.fail(f"enum-typed {what} whose enumerators are not known is not supported", decl)
+            if isinstance(ty, c_ast.TypeDecl):
+                self.check_quals(ty.quals, decl)
+            return ScalarType(DType.INT)
         if isinstance(ty, c_ast.PtrDecl | c_ast.ArrayDecl):
             if isinstance(ty, c_ast.PtrDecl):
                 self.check_quals(ty.quals, ty)

@@ -26,9 +26,10 @@ from tenspiler.frontend.c_bindings import (
     int_literal,
     render,
 )
+from tenspiler.frontend.c_switch import SwitchMatch
 from tenspiler.frontend.c_types import INT as C_INT
 from tenspiler.frontend.c_types import UINT as C_UINT
-from tenspiler.frontend.c_types import CType, TypeGate, usual_conversion
+from tenspiler.frontend.c_types import CInt, CType, TypeGate, promote, usual_conversion
 from tenspiler.frontend.common import Scalar, convert, fold_integer, rounds_twice
 from tenspiler.frontend.lists import ResultRow
 from tenspiler.ir.semantics import py_cast
@@ -271,6 +272,8 @@ class Expressions(Access):
             return Compare("==" if known else "!=", zero, zero, loc)
         match node:
             case c_ast.BinaryOp(op=op, left=left, right=right) if op in _COMPARISONS:
+                if isinstance(node, SwitchMatch):
+                    self.case_label(node)
                 if self.is_pointer(left, env) or self.is_pointer(right, env):
                     self.fail(f"pointer comparison '{render(node)}' is not supported", node)
                 l_e, r_e = self.expr(left, env), self.expr(right, env)
@@ -284,6 +287,26 @@ class Expressions(Access):
         if self.is_pointer(node, env):
             self.fail(f"pointer '{render(node)}' used as a condition is not supported", node)
         return self.compare("!=", self.expr(node, env), Const(0, DType.INT, loc), node)
+
+    def case_label(self, node: SwitchMatch) -> None:
+        """Refuse ``case K:`` of ``switch (E)`` (:mod:`tenspiler.frontend.c_switch`) unless
+        ``K``'s value is known and lies in the promoted type of ``E``: then ``E == K`` is
+        exactly the switch's comparison of the promoted ``E`` with ``K`` converted to that
+        type (C11 §6.8.4.2p5), since every conversion the usual arithmetic conversions apply to
+        the two is injective on that type's values."""
+        gate = self.gate
+        e, k = node.left, node.right
+        t = promote(gate.types.get(id(e))) if gate is not None else None
+        v = gate.constant_value(k) if gate is not None else None
+        if not isinstance(t, CInt):
+            self.fail(f"switch on '{render(e)}' of a type the frontend does not know as an integer type "
+                      "is not supported", e)
+        if v is None:
+            self.fail(f"case label '{render(k)}' is not an integer constant expression the frontend "
+                      "evaluates (literals, enumeration constants, + - * / % and casts)", k)
+        if not t.lo <= v <= t.hi:
+            self.fail(f"case label '{render(k)}' ({v}) is not a value of '{t}', the promoted type of the "
+                      f"switch's '{render(e)}': not supported (C converts it to that type)", k)
 
     def compare(self, op: CmpOpName, left: Expr, right: Expr, node: c_ast.Node) -> Compare:
         if isinstance(node, c_ast.BinaryOp) and self.unsigned_int(node.left, node.right):

@@ -1,6 +1,7 @@
 """Calls in C expressions: helper functions of the same file inlined by substitution (their
 body only declares and assigns scalars, branches with ``if``/``else`` — lowered path by path
-to selects — and returns ``E`` on every path; scalar parameters only) and the ``<math.h>``
+to selects — and returns ``E`` on every path; scalar parameters, and pointer parameters bound
+to their arguments' pointer values, read only) and the ``<math.h>``
 functions (:data:`~tenspiler.loops.ir.MATH_FUNCTIONS` of one argument; ``fmin``/``fmax`` as
 selects and ``pow`` with a small integer exponent as a product (with any other exponent the
 ``pow`` operator):
@@ -22,8 +23,10 @@ from tenspiler.frontend.c_bindings import (
     describe,
     is_update,
     render,
+    updated_names,
 )
 from tenspiler.frontend.c_exprs import Expressions
+from tenspiler.frontend.c_switch import RefusedSwitch
 from tenspiler.frontend.common import convert, fold_cond, fold_integer
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.ir.semantics import py_cast
@@ -94,6 +97,7 @@ class Unit(Expressions):
         if len(args) != len(params):
             self.fail(f"call to '{name}' with {len(args)} arguments; it takes {len(params)}", node)
         scope: dict[str, Binding] = {}
+        changed = set(updated_names(fdef.body))
         for (decl, ty), arg in zip(params, args, strict=True):
             if isinstance(ty, StructType):
                 self.fail(
@@ -103,10 +107,27 @@ class Unit(Expressions):
                 )
             if isinstance(arg, c_ast.ID) and isinstance(env.lookup(arg.name), FlatStruct):
                 self.fail(f"passing struct '{arg.name}' to '{name}' is not supported", arg)
-            if isinstance(ty, PointerType | VectorType | RowsType):
+            if isinstance(ty, PointerType):
+                # bound to the argument's pointer value (an array parameter of the caller, or a
+                # pointer into one): the helper's reads through it are the caller's array's
+                # elements, read when the call's expression is evaluated (a value helper
+                # writes nothing: _helper_stmt assigns scalars only)
+                if decl.name in changed:
+                    self.fail(f"helper '{name}' changes its pointer parameter '{decl.name}'; not supported", decl)
+                if not self.is_pointer(arg, env):
+                    self.fail(f"argument '{render(arg)}' of pointer parameter '{decl.name}' of '{name}' "
+                              "is not a pointer the frontend follows", arg)
+                pv = self.pointer_value(arg, env)
+                want = self.elem_ctype(decl.type)
+                if pv.ctype != want:
+                    self.fail(f"passing '{render(arg)}' (elements '{pv.ctype}') to parameter '{decl.name}' of "
+                              f"'{name}' (elements '{want}') is not supported", arg)
+                scope[decl.name] = pv
+                continue
+            if isinstance(ty, VectorType | RowsType):
                 self.fail(
-                    f"helper '{name}' has array parameter '{decl.name}'; "
-                    "only scalar parameters are supported",
+                    f"helper '{name}' has array parameter '{decl.name}' of a type that is not supported "
+                    "(only scalars and pointers)",
                     decl,
                 )
             if self.is_pointer(arg, env):
@@ -174,7 +195,7 @@ class Unit(Expressions):
         ``<math.h>``; the arguments converted to that type as by a prototype):
 
         * ``exp``, ``expm1``, ``sqrt``, ``log``, ``tanh``, ``cos``, ``sin``, ``fabs`` of one
-          argument → :class:`Call` (uninterpreted in proofs except ``fabs``);
+          argument → :class:`Call` (uninterpreted in proofs except ``fabs``, ``round`` and ``floor``);
         * ``fmin(x, y)`` / ``fmax(x, y)`` → ``y < x ? y : x`` / ``x < y ? y : x``: C's value on
           every pair of non-NaN arguments (the model's reals; the sign of a zero aside, which
           C11 F.10.9.2-3 leaves open too);
@@ -226,6 +247,8 @@ class Unit(Expressions):
     def _helper_stmt(self, node: c_ast.Node, env: Env, helper: str) -> None:
         if isinstance(node, c_ast.EmptyStatement):
             return
+        if isinstance(node, RefusedSwitch):
+            self.fail(node.reason, node.at)
         if isinstance(node, c_ast.Decl):
             if isinstance(self.resolve_typedefs(node.type), c_ast.PtrDecl):
                 self.fail(

@@ -35,6 +35,7 @@ from tenspiler.frontend.c_bindings import (
 )
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_loops import ForLoops
+from tenspiler.frontend.c_switch import RefusedSwitch
 from tenspiler.frontend.c_unit import ASSERT_MARKER
 from tenspiler.frontend.common import IfConversion, Scalar, convert, vars_read
 from tenspiler.frontend.cxx import VectorType
@@ -633,6 +634,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         match node:
             case c_ast.EmptyStatement():
                 return []
+            case RefusedSwitch():
+                self.unit.fail(node.reason, node.at)
             case c_ast.Compound(block_items=items):
                 return self.block(list(items or []), env)
             case c_ast.If():
@@ -829,6 +832,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                        "'return' of it does not end a path through its body)", node)
         if body and isinstance(body[-1], c_ast.Return) and body[-1].expr is None:
             body.pop()
+        if not valued:
+            body = _early_returns_as_guards(body)  # 'if (C) return; R' as 'if (C) {} else { R }'
         locals_ = len(items)
         items.extend(body)
         for item in items[:locals_]:
@@ -1183,6 +1188,31 @@ def _without_final_returns(items: list[c_ast.Node]) -> list[c_ast.Node]:
             return c_ast.Compound(kept, coord=b.coord)
 
         return [*items[:-1], c_ast.If(last.cond, branch(last.iftrue), branch(last.iffalse), coord=last.coord)]
+    return items
+
+
+def _early_returns_as_guards(items: list[c_ast.Node]) -> list[c_ast.Node]:
+    """``items`` (a ``void`` helper's body) with each top-level ``if (C) { S; return; } [else
+    T] R`` — the ``return;`` ending the branch, no other ``return`` in ``S`` or ``T`` — as
+    ``if (C) { S } else { T R }``: what C runs, since the ``return`` skips exactly the rest
+    ``R`` of the body (C11 §6.8.6.4). ``R`` is rewritten first."""
+    items = list(items)
+    for k, it in enumerate(items):
+        if not isinstance(it, c_ast.If):
+            continue
+        then = list(it.iftrue.block_items or []) if isinstance(it.iftrue, c_ast.Compound) else [it.iftrue]
+        while then and isinstance(then[-1], c_ast.EmptyStatement):
+            then.pop()
+        if not (then and isinstance(then[-1], c_ast.Return) and then[-1].expr is None):
+            continue
+        others = [*then[:-1], *([it.iffalse] if it.iffalse is not None else [])]
+        if any(isinstance(n, c_ast.Return) for o in others for n in _walk(o)):
+            continue
+        rest = _early_returns_as_guards(items[k + 1:])
+        otherwise = [*([it.iffalse] if it.iffalse is not None else []), *rest]
+        guarded = c_ast.If(it.cond, c_ast.Compound(then[:-1], coord=it.iftrue.coord),
+                           c_ast.Compound(otherwise, coord=it.coord) if otherwise else None, coord=it.coord)
+        return [*items[:k], guarded]
     return items
 
 

@@ -282,8 +282,8 @@ def _assigned_names(node: c_ast.Node | None) -> set[str]:
 
 _ARITH = frozenset({"+", "-", "*", "/", "%"})
 _CMP = frozenset({"<", ">", "<=", ">=", "==", "!="})
-_MATH_DOUBLE = frozenset({"exp", "sqrt", "log", "fabs", "tanh", "expm1", "cos", "sin", "pow", "fmin", "fmax", "round"})
-_MATH_FLOAT = frozenset({"expf", "sqrtf", "logf", "fabsf", "tanhf", "expm1f", "cosf", "sinf", "powf", "fminf", "fmaxf", "roundf"})
+_MATH_DOUBLE = frozenset({"exp", "sqrt", "log", "fabs", "tanh", "expm1", "cos", "sin", "pow", "fmin", "fmax", "round", "floor"})
+_MATH_FLOAT = frozenset({"expf", "sqrtf", "logf", "fabsf", "tanhf", "expm1f", "cosf", "sinf", "powf", "fminf", "fmaxf", "roundf", "floorf"})
 
 
 class TypeGate:

@@ -262,6 +262,7 @@ UNARY_FUNCTIONS: dict[str, tuple[Any, Any, str]] = {
     "cos": (math.cos, np.cos, "tenspiler.cos"),
     "sin": (math.sin, np.sin, "tenspiler.sin"),
     "round": (py_round, np_round, "tenspiler.round"),
+    "floor": (lambda x: float(math.floor(x)), np.floor, "tenspiler.floor"),
 }
 UNINTERPRETED = ("exp", "sqrt", "log", "tanh", "expm1", "cos", "sin", "pow")
 
@@ -319,9 +320,17 @@ SMT_ROUND = """\
   (ite (>= x 0.0) (to_real (to_int (+ x 0.5))) (- (to_real (to_int (+ (- x) 0.5))))))"""
 
 
+#: C's ``floor`` on the reals, exactly (``to_int`` is the floor); added by the scripts that
+#: use it.
+SMT_FLOOR = """\
+; floor is exact: the largest integer not greater than x (C11 7.12.9.2)
+(define-fun tenspiler.floor ((x Real)) Real (to_real (to_int x)))"""
+
+
 def smt_extra_declarations(text: str) -> list[str]:
     """The declarations beyond :data:`SMT_PRELUDE` that the SMT-LIB ``text`` uses."""
-    return [d for key, d in (("(tenspiler.pow ", SMT_POW), ("(tenspiler.round ", SMT_ROUND)) if key in text]
+    return [d for key, d in (("(tenspiler.pow ", SMT_POW), ("(tenspiler.round ", SMT_ROUND),
+                             ("(tenspiler.floor ", SMT_FLOOR)) if key in text]
 
 
 def smt_sort(dtype: DType) -> str:

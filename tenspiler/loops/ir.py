@@ -236,12 +236,12 @@ class Select:
 
 #: Math functions a kernel may call (C ``<math.h>`` / C++ ``<cmath>``; ``f``-suffixed
 #: float variants map to the same name). Verified as uninterpreted functions of the reals
-#: except ``fabs`` and ``round``, which are exact (``tenspiler.ir.semantics.UNARY_FUNCTIONS``).
+#: except ``fabs``, ``round`` and ``floor``, which are exact (``tenspiler.ir.semantics.UNARY_FUNCTIONS``).
 MATH_FUNCTIONS: dict[str, str] = {
     "exp": "exp", "expf": "exp", "sqrt": "sqrt", "sqrtf": "sqrt", "log": "log", "logf": "log",
     "fabs": "fabs", "fabsf": "fabs", "tanh": "tanh", "tanhf": "tanh",
     "expm1": "expm1", "expm1f": "expm1", "cos": "cos", "cosf": "cos", "sin": "sin", "sinf": "sin",
-    "round": "round", "roundf": "round",
+    "round": "round", "roundf": "round", "floor": "floor", "floorf": "floor",
 }
 
 

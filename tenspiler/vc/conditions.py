@@ -766,7 +766,7 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
     if used:
         out.append((
             f"{', '.join(used)} {'is' if len(used) == 1 else 'are'} uninterpreted: the proof holds "
-            "for any function in their place (so for the real one), fabs and round are exact", "true"))
+            "for any function in their place (so for the real one), fabs, round and floor are exact", "true"))
     return out
 
 
