@@ -386,3 +386,10 @@ def test_floor_stair_model_agrees_with_c(tmp_path: Path) -> None:
     cf(want.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(want))
     got = run_function(fn, {"x": x.astype(np.float64), "n": len(x)})["x"]
     np.testing.assert_allclose(np.asarray(got, dtype=np.float32), want, rtol=1e-6)
+
+
+def test_float_accumulator_of_double_terms_is_a_reduction(tmp_path: Path) -> None:
+    """``float s; s += pow(..)``: the sum converted back to float at every step is, over the
+    reals, the reduction of the terms; the generated code agrees with the compiled C."""
+    res = assert_lifts(KERNELS / "sq_dev_float.c", tmp_path)
+    assert res.summary is not None and "reduce_sum" in res.summary, res.summary

@@ -199,10 +199,21 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
     wrapped = _wrapped_sum(s)
     if wrapped is not None:
         update = wrapped.operand
+    # `float s; s += pow(..)`: C computes s + F in double and rounds the sum back to float
+    # at every step; real-to-real conversions are exact in the real-number model
+    # (semantics.py_cast), so the update is s + (float)F there
+    narrowed = (s.dtype.is_float and isinstance(update, Cast) and update.dtype == s.dtype
+                and update.operand.dtype.is_float and isinstance(update.operand, Binary)
+                and update.operand.op in ("+", "-"))
+    if narrowed:
+        assert isinstance(update, Cast)
+        update = update.operand
 
     def own_var(t: Expr) -> bool:
         if isinstance(t, Cast) and t.dtype == DType.INT and t.operand.dtype.int_range is not None:
             t = t.operand  # the promotion of a ranged accumulator (value-preserving)
+        if narrowed and isinstance(t, Cast) and t.dtype.is_float:
+            t = t.operand  # float promoted to double (exact)
         return isinstance(t, Var) and t.name == s.name
 
     flatten(update, 1)
@@ -232,7 +243,10 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
     sign0 = rest[0][0]
     f = rest[0][1]
     for sg, t in rest[1:]:
-        f = Binary("+" if sg == sign0 else "-", f, t, DType.INT if wrap is not None else s.dtype, s.update.loc)
+        f = Binary("+" if sg == sign0 else "-", f, t, DType.INT if wrap is not None else f.dtype if narrowed else s.dtype,
+                   s.update.loc)
+    if narrowed and f.dtype != s.dtype:
+        f = Cast(f, s.dtype, s.update.loc)
     return ("+" if sign0 == 1 else "-"), f
 
 
