@@ -38,6 +38,8 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
     Raises:
         NotLiftable: the function is outside every supported shape (located).
     """
+    if fn.split is not None:  # (its paths are analysed one by one: pipeline, path_leaves)
+        raise AssertionError(f"'{fn.name}' branches into paths: analyse each path's function")
     loops = [s for s in fn.body if isinstance(s, For)]
     if len(loops) > 1:
         if live_out:
