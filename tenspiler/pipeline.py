@@ -310,20 +310,19 @@ def _lift_paths(
     from dataclasses import replace
 
     from tenspiler.codegen import NoRule
-    from tenspiler.codegen.paths import combine_paths, path_entry, render_path_cond
     from tenspiler.codegen.base import returned_outputs
+    from tenspiler.codegen.paths import combine_paths, path_entry
     from tenspiler.codegen.ranges import wrap_hazards
-    from tenspiler.ir.printer import show, show_summary
+    from tenspiler.ir.printer import show, show_cond, show_summary
     from tenspiler.loops.ir import path_leaves
     from tenspiler.synth.search import synthesize
     from tenspiler.vc.analyze import analyze_kernel
+    from tenspiler.vc.conditions import lift_cond
 
     leaves = path_leaves(fn)
-    names = {p.name: p.name for p in fn.params}
 
     def where(conds: Sequence[tuple[Any, bool]]) -> str:
-        return " and ".join(render_path_cond(fn, c, names) if t else f"not {render_path_cond(fn, c, names)}"
-                            for c, t in conds)
+        return " and ".join(show_cond(lift_cond(c)) if t else f"not ({show_cond(lift_cond(c))})" for c, t in conds)
 
     proved = []
     summaries, invariants, assumptions, solver, certs = [], [], [], [], []

@@ -1359,7 +1359,9 @@ def lower_paths(unit: Unit, fdef: c_ast.FuncDef) -> Function:
         return lower_paths(unit, variant)
 
     then, else_ = path(True), path(False)
-    cond = _last_path_cond(then)
+    outer = sum(1 for it in items[:k] if isinstance(it, c_ast.FuncCall) and isinstance(it.name, c_ast.ID)
+                and it.name.name == PATH_MARKER)  # the conditions of the splits around this one
+    cond = _path_cond(then, outer)
     locals_ = dict(then.locals)
     for name, dtype in else_.locals:
         locals_.setdefault(name, dtype)
@@ -1367,17 +1369,16 @@ def lower_paths(unit: Unit, fdef: c_ast.FuncDef) -> Function:
                    split=PathSplit(cond, then, else_, unit.loc(node)))
 
 
-def _last_path_cond(fn: Function) -> Cond:
-    """The condition of the split :func:`lower_paths` just made (the first path condition of
-    its then-path: the one at the split's ``if``)."""
+def _path_cond(fn: Function, outer: int) -> Cond:
+    """The condition of the split :func:`lower_paths` just made: the path condition after the
+    ``outer`` ones of the splits around it, in the requirements of a then-path's function (in
+    lowering order: the conditions in the order of their ``if`` statements)."""
     leaf = fn
     while leaf.split is not None:
         leaf = leaf.split.then
-    for left, right, what in leaf.requires:
-        if what.startswith("the path condition") and isinstance(right, Select):
-            del left
-            return right.cond
-    raise AssertionError("a path without its condition")
+    conds = [right.cond for _, right, what in leaf.requires
+             if what.startswith("the path condition") and isinstance(right, Select)]
+    return conds[outer]
 
 
 def _subexprs(e: Expr) -> list[Expr]:
