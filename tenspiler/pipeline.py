@@ -183,10 +183,11 @@ def lift_parsed(
         from tenspiler.vc.analyze import analyze_kernel
         from tenspiler.vc.generalize import AtSizes, generalize_sizes
 
+        generated: dict[str, GeneratedCode]
         if fn.split is not None:  # a function of several paths: each lifted on its own
             generated, cert_text = _lift_paths(fn, res, backends, timeout, proof_timeout, check, seed, say,
                                                backend_options, proof_rlimit)
-            if res.status == "not_lifted" or res.status == "timeout":
+            if res.status in {"not_lifted", "timeout"}:
                 return res
         else:
             with _phase(res.timings, "analyze", say):
@@ -212,7 +213,7 @@ def lift_parsed(
                     "division or conversion: the "
                     "generated code (int64) would wrap where the source does not, so it is not emitted"
                 )
-            generated: dict[str, GeneratedCode] = {}
+            generated = {}
             chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
             with _phase(res.timings, "codegen", say):
                 failures: list[CodegenError] = []

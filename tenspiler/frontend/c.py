@@ -195,7 +195,7 @@ def parse_c_source(
     unit = Unit(filename, text, vectors, cxx)
     chosen = function if function is not None or reading is None else reading.kernel  # clang's choice
     fn = lower_paths(unit, unit.kernel_def(ext, chosen))
-    build = {"compile_flags": tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ())}
+    build: dict[str, object] = {"compile_flags": tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ())}
     if not cxx and reading is not None:
         build["check_source"] = reading.check_text
     return _built(fn, build)

@@ -710,7 +710,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         cond = u.cond(arg, env)
         if not taken:
             cond = Not(cond, loc)
-        flag = Select(cond, Const(1, DType.INT, loc), Const(0, DType.INT, loc), DType.INT, loc)
+        flag: Expr = Select(cond, Const(1, DType.INT, loc), Const(0, DType.INT, loc), DType.INT, loc)
         if any(isinstance(e, Load) for e in _subexprs(flag)):
             u.fail(f"the condition '{text}' of an if around loops reads an array element: not supported (a path "
                    "condition must read only scalar parameters and locals computed from them before the if)", arg)
