@@ -24,7 +24,8 @@ from tests.lifting import assert_lifts
 KERNELS = Path(__file__).resolve().parent / "kernels" / "branch_paths"
 
 
-@pytest.mark.parametrize(("name", "paths"), [("sign_branch.c", 2), ("mode_for.c", 3), ("sum_or_max.c", 2)])
+@pytest.mark.parametrize(("name", "paths"), [("sign_branch.c", 2), ("mode_for.c", 3), ("sum_or_max.c", 2),
+                                             ("shift_sign.c", 2)])
 def test_paths_verify_check_every_path_and_recheck(name: str, paths: int, tmp_path: Path) -> None:
     res = assert_lifts(KERNELS / name, tmp_path)
     assert res.check is not None
@@ -111,3 +112,69 @@ def test_a_null_test_around_loops_is_not_a_split() -> None:
     }"""
     fn = parse_c_source(src, "k.c")
     assert fn.split is None
+
+
+# ---------------------------------------------------------------- shifts by a run-time count
+
+
+def _module(tmp_path: Path, name: str) -> dict[str, object]:
+    res = lift_file(KERNELS / f"{name}.c", ("numpy",), out_dir=tmp_path, check=False)
+    assert res.status == "verified", res.message
+    ns: dict[str, object] = {}
+    exec(compile((tmp_path / f"{name}.py").read_text(), f"{name}.py", "exec"), ns)
+    return ns
+
+
+def test_runtime_shift_counts_at_the_edges_and_outside(tmp_path: Path) -> None:
+    """Counts 0 and 31 (width - 1) compute as C does (the loop-IR interpreter, itself checked
+    against the compiled C); 32 and more, on either path, raise the stated precondition."""
+    fn = parse_c_file(KERNELS / "shift_sign.c")
+    entry = _module(tmp_path, "shift_sign")["shift_sign"]
+    src = np.array([-32768, -3, -1, 0, 1, 7, 32767], dtype=np.int64)
+    for bits in (0, 1, 15, 16, 17, 31, -1, -15, -16, -31):
+        inputs = {"src": src, "bits": bits, "dst": np.zeros(7, dtype=np.int64), "count": 7}
+        want = run_function(fn, inputs)["dst"]
+        got = entry(src, bits, np.zeros(7, dtype=np.int64), 7)  # type: ignore[operator]
+        assert np.array_equal(np.asarray(got), want), (bits, got, want)
+    for bits in (32, 100, 127, -32, -128):
+        with pytest.raises(ValueError, match="shift count"):
+            entry(src, bits, np.zeros(7, dtype=np.int64), 7)  # type: ignore[operator]
+
+
+def test_runtime_shift_count_is_a_stated_precondition() -> None:
+    fn = parse_c_file(KERNELS / "shift_sign.c")
+    for _, leaf in path_leaves(fn):
+        whats = [w for _, _, w in leaf.requires if "shift count" in w]
+        assert len(whats) == 2 and all("[0, 32)" in w for w in whats), leaf.requires
+
+
+def test_the_integer_pow_has_one_semantics() -> None:
+    """pow(2, k) of a shift: Python, NumPy and the SMT definition agree on every count in
+    [0, 32); outside it the model has no value (C: undefined behaviour)."""
+    import z3
+
+    from tenspiler.ir import semantics as sem
+    from tenspiler.loops.ir import DType
+
+    ks = np.arange(32)
+    assert [sem.py_binop("pow", 2, int(k), DType.INT) for k in ks] == list(sem.np_binop("pow", 2, ks, DType.INT))
+    for bad in (-1, 32, 64):
+        with pytest.raises(sem.UndefinedBehaviour):
+            sem.py_binop("pow", 2, bad, DType.INT)
+    for v in (0, 1, 13, 31):
+        s = z3.Solver()
+        s.from_string(sem.SMT_IPOW2 + f"\n(assert (not (= (tenspiler.pow2 {v}) {2**v})))")
+        assert s.check() == z3.unsat
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("for (int i = 0; i < n; i++) { int k = a[i]; out[i] = a[i] << k; }", "changes in the statement around it"),
+    ("for (int i = 0; i < n; i++) out[i] = a[i] << a[0];", "reads an array element"),
+    ("int k = 0; for (int i = 0; i < n; i++) k += a[i]; for (int i = 0; i < n; i++) out[i] = a[i] >> k;",
+     "which the loop at line 1 writes"),
+    ("for (int i = 0; i < n; i++) lo[i] = b[i] << n;", "a run-time count only for 32-bit operands"),
+])
+def test_unsafe_runtime_shift_counts_are_refused(body: str, message: str) -> None:
+    src = f"void f(const int *a, const long *b, int *out, long *lo, int n) {{ {body} }}"
+    with pytest.raises(BadInput, match=message):
+        parse_c_source(src, "k.c")

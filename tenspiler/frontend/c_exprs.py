@@ -379,10 +379,21 @@ class Expressions(Access):
         if op in ("<<", ">>"):
             unsigned = self.unsigned_int(nodes[0]) if nodes else left.dtype == DType.UINT32
             right = fold_integer(right) or right  # (a helper's parameter bound to a constant)
-            if not isinstance(right, Const):
-                self.fail(f"shift '{op}' by a count that is not a constant is not supported "
-                          "(a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)", node)
             width = 32 if left.dtype != DType.INT or self._promoted_bits(nodes) == 32 else 64
+            if not isinstance(right, Const):
+                hook = getattr(self, "shift_hook", None)
+                if hook is None or width != 32:
+                    self.fail(f"shift '{op}' by a count that is not a constant is not supported "
+                              "(a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)"
+                              + ("" if width == 32 else "; a run-time count only for 32-bit operands"), node)
+                count = convert(right, DType.INT)
+                hook(count, width, node)  # the count must be fixed before its loop: 0 <= count < 32 required
+                x = _wrapped(left, DType.UINT32) if unsigned else convert(left, DType.INT)
+                p2 = Binary("pow", Const(2, DType.INT, loc), count, DType.INT, loc)
+                if op == ">>":
+                    return Binary("//", x, p2, DType.INT, loc)
+                b = Binary("*", x, p2, DType.INT, loc)
+                return Cast(b, DType.UINT32, loc) if unsigned else b
             k = int(right.value)
             if not 0 <= k < width:
                 self.fail(f"shift count {k} outside [0, {width}) is undefined behaviour (C11 §6.5.7p3)", node)

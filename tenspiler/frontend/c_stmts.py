@@ -108,6 +108,9 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.step_requires = []
         #: The path conditions (:meth:`path_condition`) of this path, over the entry values.
         self.path_conds: list[Cond] = []
+        #: Shifts by a run-time count (:meth:`record_shift`): ``(count, width, node, at)``.
+        self.shifts: list[tuple[Expr, int, c_ast.Node, int]] = []
+        unit.shift_hook = self.record_shift  # type: ignore[attr-defined]
         #: Identifiers of the source function (fresh names avoid them).
         self.taken: set[str] = set(identifiers(fdef))
         #: Guard of the statements being lowered (inside an ``if``), else ``None``.
@@ -238,6 +241,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 fallback = u.loc(self.fdef) or SourceLoc(u.filename, 1, 1)
                 result = self.result_interface(params, body, vt.dtype, vt.elem, u.loc(self.fdef), fallback, "vector")
             cxx = CxxInterface(tuple(signature), result)
+        self.shift_requires(body)
         requires = self.checked_requires(params, body)
         return Function(
             name=self.name,
@@ -689,6 +693,48 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         if not any(isinstance(n, c_ast.For | c_ast.While | c_ast.DoWhile) for b in branches for n in _walk(b)):
             return False
         return self.unit.null_truth(node.cond, env) is None
+
+    def record_shift(self, count: Expr, width: int, node: c_ast.Node) -> None:
+        """A shift ``x << k`` / ``x >> k`` by a run-time count ``k`` (C11 §6.5.7p3: undefined
+        unless ``0 <= k <`` the width of the promoted ``x``): remembered with the top-level
+        statement it is in, for :meth:`shift_requires`."""
+        self.shifts.append((count, width, node, len(self.emitted[0]) if self.emitted else 0))
+
+    def shift_requires(self, body: list[Stmt]) -> None:
+        """Each run-time shift count as a precondition of the function, ``0 <= k`` and
+        ``k + 1 <= width`` over the parameters' entry values (stated among the proof's
+        assumptions, checked by the generated code): the count must be fixed before the
+        top-level statement holding the shift — read only scalar parameters and locals the
+        straight-line code before it computes from them, none of which that statement (its
+        loop) writes."""
+        u = self.unit
+        for count, width, node, at in self.shifts:
+            loc = u.loc(node)
+            text = render(node)
+            if at < len(body):
+                written = {w for w, _ in writes([body[at]])}
+                moved = sorted(names_read(count) & written)
+                if moved:
+                    u.fail(f"the shift count of '{text}' reads '{moved[0]}', which changes in the statement around "
+                           "it: not supported (a run-time shift count must be fixed before its loop)", node)
+            entry: Expr = count
+            for st in reversed(body[:at]):
+                match st:
+                    case Assign(target, value):
+                        entry = _substitute(entry, {target: value})
+                    case For():
+                        moved = sorted(names_read(entry) & {w for w, _ in writes([st])})
+                        if moved:
+                            u.fail(f"the shift count of '{text}' reads '{moved[0]}', which the loop at line "
+                                   f"{st.loc.line if st.loc else '?'} writes: not supported (a run-time shift count "
+                                   "must be fixed before its loop)", node)
+            if any(isinstance(e, Load) for e in _subexprs(entry)):
+                u.fail(f"the shift count of '{text}' reads an array element: not supported (a run-time shift count "
+                       "must read only scalar parameters and locals computed from them before its loop)", node)
+            what = f"the shift count of '{text}' at line {loc.line if loc else '?'} is in [0, {width}) (C11 §6.5.7p3)"
+            one = Const(1, DType.INT, loc)
+            self.step_requires.append((Const(0, DType.INT, loc), entry, what, loc))
+            self.step_requires.append((Binary("+", entry, one, DType.INT, loc), Const(width, DType.INT, loc), what, loc))
 
     def path_condition(self, node: c_ast.FuncCall, env: Env) -> list[Stmt]:
         """The marker :func:`lower_paths` puts where a path's ``if`` stood: the path's
