@@ -25,7 +25,7 @@ KERNELS = Path(__file__).resolve().parent / "kernels" / "branch_paths"
 
 
 @pytest.mark.parametrize(("name", "paths"), [("sign_branch.c", 2), ("mode_for.c", 3), ("sum_or_max.c", 2),
-                                             ("shift_sign.c", 2)])
+                                             ("shift_sign.c", 2), ("rare_path.c", 2)])
 def test_paths_verify_check_every_path_and_recheck(name: str, paths: int, tmp_path: Path) -> None:
     res = assert_lifts(KERNELS / name, tmp_path)
     assert res.check is not None
