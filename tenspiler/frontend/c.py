@@ -98,7 +98,10 @@ If-conversion: ``if (C) S1 else S2`` (``else`` optional, ``else if`` chains, nes
 branches contain only assignments, stores, compound assignments, ``++``/``--``,
 declarations, blocks and nested ``if`` (a loop, ``return``, ``break``, ``continue``,
 ``goto``, label or ``switch`` inside is refused: "<construct> inside if is not supported"),
-becomes straight-line code. ``C`` is evaluated once, before the branches, into a fresh INT
+becomes straight-line code (an ``if`` at the function's top level whose branches hold loops and
+whose condition reads only scalar parameters and the locals the code before it computes from
+them instead splits the function into one function per path,
+:func:`~tenspiler.frontend.c_stmts.lower_paths` / :class:`~tenspiler.loops.ir.PathSplit`). ``C`` is evaluated once, before the branches, into a fresh INT
 local ``__ifK = C ? 1 : 0`` (named to avoid the function's identifiers; listed in
 ``Function.locals``); every then-statement is guarded by ``__ifK != 0`` and every
 else-statement by ``__ifK == 0``, conjoined (``&&``) with the guards of enclosing ``if``

@@ -370,8 +370,10 @@ class Expressions(Access):
         * other ``x & y``, ``x | y``, ``x ^ y``: the loop IR's bitwise operators (on the two's
           complement representation, ``semantics.py_binop``).
 
-        A shift count that is not a constant or not in ``[0, width)`` (undefined behaviour,
-        C11 §6.5.7p3) is refused by name."""
+        A constant shift count not in ``[0, width)`` (undefined behaviour, C11 §6.5.7p3) is
+        refused by name. A run-time count ``k`` (the kernel's ``shift_hook``: fixed before its
+        loop, ``0 <= k < 32`` a stated and checked precondition) is taken for 32-bit promoted
+        operands only: ``x << k`` is ``x * pow(2, k)``, ``x >> k`` is ``x // pow(2, k)``."""
         if left.dtype.is_float or right.dtype.is_float:
             self.fail(f"operator '{op}' on a floating-point operand is not supported", node)
         loc = self.loc(node)
