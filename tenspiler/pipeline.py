@@ -183,68 +183,75 @@ def lift_parsed(
         from tenspiler.vc.analyze import analyze_kernel
         from tenspiler.vc.generalize import AtSizes, generalize_sizes
 
-        with _phase(res.timings, "analyze", say):
-            # literal sizes too large to run the source on test inputs become parameters
-            gen = generalize_sizes(fn)
-            if gen is not None:
-                say(f"literal loop sizes generalised to parameters: {', '.join(f'{n} = {v}' for n, v in gen.sizes.items())}")
-            kernel = _generalized(gen, lambda: analyze_kernel(fn if gen is None else gen.fn))
-        with _phase(res.timings, "synthesis", say):
-            syn = _generalized(gen, lambda: synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
-                                                       proof_rlimit=proof_rlimit,
-                                                       progress=say))
-        res.timings["verification"] = round(syn.proof.seconds, 4)
-        summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
-        _record_proof(res, kernel, syn, summary)
-        if gen is not None:
-            res.assumptions.append(gen.assumption())
-        hazards = wrap_hazards(fn, [o.value for o in summary.outputs])
-        if hazards:
-            raise NotLiftable(
-                f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
-                f"inputs of the {'C types' if fn.python is None else 'int64 range'} and feeds a comparison, "
-                "division or conversion: the "
-                "generated code (int64) would wrap where the source does not, so it is not emitted"
-            )
-        files: dict[Path, str] = {}
-        generated: dict[str, GeneratedCode] = {}
-        chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
-        with _phase(res.timings, "codegen", say):
-            failures: list[CodegenError] = []
-            for b in backends:
-                try:
-                    code = chosen[b].generate(fn, summary)
-                except CodegenError as err:  # this backend declines alone (README, "Backends")
-                    failures.append(err)
-                    res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
-                    continue
-                generated[b] = code
-                res.code[b] = code.text
-                for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
-                    res.code[f"{b}:{fn.name}{suffix}"] = text
-                if code.placement is not None:
-                    res.placement[b] = code.placement
-            if not generated:  # no backend can emit the summary: not lifted
-                raise CodegenError("; ".join(str(e) for e in failures))
-        if check:
-            with _phase(res.timings, "check", say):
-                try:
-                    res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary,
-                                              generated, seed, chosen)
-                except CodegenError as err:  # the source does not compile: the proof stands, the check cannot run
-                    raise CodegenError(
-                        f"the proof succeeded (every VC clause unsat), but --check could not run: {err}; "
-                        "give the file's compile flags (-I, -D, --compile-commands), or --no-check to emit "
-                        "the code without translation validation"
-                    ) from err
-            if not all(c["ok"] for c in res.check.values()):
-                mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
-                # an original program that did not return within the check's safety net: no verdict
-                stalled = any(WALL_CLOCK in m for m in mismatches)
-                res.status = "timeout" if stalled else "not_lifted"
-                res.message = "differential check failed: " + "; ".join(mismatches)
+        generated: dict[str, GeneratedCode]
+        if fn.split is not None:  # a function of several paths: each lifted on its own
+            generated, cert_text = _lift_paths(fn, res, backends, timeout, proof_timeout, check, seed, say,
+                                               backend_options, proof_rlimit)
+            if res.status in {"not_lifted", "timeout"}:
                 return res
-        cert_text = syn.proof.certificate()
+        else:
+            with _phase(res.timings, "analyze", say):
+                # literal sizes too large to run the source on test inputs become parameters
+                gen = generalize_sizes(fn)
+                if gen is not None:
+                    say(f"literal loop sizes generalised to parameters: {', '.join(f'{n} = {v}' for n, v in gen.sizes.items())}")
+                kernel = _generalized(gen, lambda: analyze_kernel(fn if gen is None else gen.fn))
+            with _phase(res.timings, "synthesis", say):
+                syn = _generalized(gen, lambda: synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
+                                                           proof_rlimit=proof_rlimit,
+                                                           progress=say))
+            res.timings["verification"] = round(syn.proof.seconds, 4)
+            summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
+            _record_proof(res, kernel, syn, summary)
+            if gen is not None:
+                res.assumptions.append(gen.assumption())
+            hazards = wrap_hazards(fn, [o.value for o in summary.outputs])
+            if hazards:
+                raise NotLiftable(
+                    f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
+                    f"inputs of the {'C types' if fn.python is None else 'int64 range'} and feeds a comparison, "
+                    "division or conversion: the "
+                    "generated code (int64) would wrap where the source does not, so it is not emitted"
+                )
+            generated = {}
+            chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
+            with _phase(res.timings, "codegen", say):
+                failures: list[CodegenError] = []
+                for b in backends:
+                    try:
+                        code = chosen[b].generate(fn, summary)
+                    except CodegenError as err:  # this backend declines alone (README, "Backends")
+                        failures.append(err)
+                        res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
+                        continue
+                    generated[b] = code
+                    res.code[b] = code.text
+                    for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
+                        res.code[f"{b}:{fn.name}{suffix}"] = text
+                    if code.placement is not None:
+                        res.placement[b] = code.placement
+                if not generated:  # no backend can emit the summary: not lifted
+                    raise CodegenError("; ".join(str(e) for e in failures))
+            if check:
+                with _phase(res.timings, "check", say):
+                    try:
+                        res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary,
+                                                  generated, seed, chosen)
+                    except CodegenError as err:  # the source does not compile: the proof stands, the check cannot run
+                        raise CodegenError(
+                            f"the proof succeeded (every VC clause unsat), but --check could not run: {err}; "
+                            "give the file's compile flags (-I, -D, --compile-commands), or --no-check to emit "
+                            "the code without translation validation"
+                        ) from err
+                if not all(c["ok"] for c in res.check.values()):
+                    mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
+                    # an original program that did not return within the check's safety net: no verdict
+                    stalled = any(WALL_CLOCK in m for m in mismatches)
+                    res.status = "timeout" if stalled else "not_lifted"
+                    res.message = "differential check failed: " + "; ".join(mismatches)
+                    return res
+            cert_text = syn.proof.certificate()
+        files: dict[Path, str] = {}
         if out_dir is not None:
             out = Path(out_dir)
             for b, code in generated.items():
@@ -287,6 +294,123 @@ def lift_parsed(
 
 
 _T = TypeVar("_T")
+
+
+def _lift_paths(
+    fn: Function, res: LiftResult, backends: Sequence[str], timeout: float, proof_timeout: float, check: bool,
+    seed: int, say: Progress, backend_options: Mapping[str, Mapping[str, Any]] | None, proof_rlimit: int,
+) -> tuple[dict[str, GeneratedCode], str]:
+    """Lift a function of several paths (:class:`~tenspiler.loops.ir.PathSplit`): each path's
+    function is analysed, proved (under its path condition, one of its preconditions) and
+    generated on its own; the code is the paths' code joined by an entry that branches on the
+    path conditions (:func:`tenspiler.codegen.paths.combine_paths`); ``--check`` runs that code
+    on inputs of each path against the compiled source. Every path must verify, else nothing is
+    emitted. Returns the generated code per backend and the certificate (the paths'
+    certificates, each after a comment naming its path, separated by ``(reset)``); a failed
+    check sets ``res.status`` instead."""
+    from dataclasses import replace
+
+    from tenspiler.codegen import NoRule
+    from tenspiler.codegen.base import returned_outputs
+    from tenspiler.codegen.paths import combine_paths, path_entry
+    from tenspiler.codegen.ranges import wrap_hazards
+    from tenspiler.ir.printer import show, show_cond, show_summary
+    from tenspiler.loops.ir import path_leaves
+    from tenspiler.synth.search import synthesize
+    from tenspiler.vc.analyze import analyze_kernel
+    from tenspiler.vc.conditions import lift_cond
+
+    leaves = path_leaves(fn)
+
+    def where(conds: Sequence[tuple[Any, bool]]) -> str:
+        return " and ".join(show_cond(lift_cond(c)) if t else f"not ({show_cond(lift_cond(c))})" for c, t in conds)
+
+    proved = []
+    summaries, invariants, assumptions, solver, certs = [], [], [], [], []
+    stats: dict[str, Any] = {"expression_trees": {}, "candidates_enumerated": 0, "concrete_survivors": 0, "proofs_attempted": 0,
+             "counterexamples": 0, "rounds": 0}
+    for k, (conds, leaf) in enumerate(leaves, start=1):
+        label = f"path {k} ({where(conds)})"
+        say(f"{label}:")
+        with _phase(res.timings, f"analyze path {k}", say):
+            kernel = analyze_kernel(leaf)
+        with _phase(res.timings, f"synthesis path {k}", say):
+            syn = synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
+                             proof_rlimit=proof_rlimit, progress=say)
+        summary = syn.summary
+        hazards = wrap_hazards(leaf, [o.value for o in summary.outputs])
+        if hazards:
+            raise NotLiftable(
+                f"{label}: the verified summary computes {show(hazards[0])}, which can exceed 64 bits for inputs "
+                "of the C types and feeds a comparison, division or conversion: the generated code (int64) would "
+                "wrap where the source does not, so it is not emitted")
+        proved.append((conds, leaf, kernel, summary))
+        summaries.append(f"if {where(conds)}:\n" + "\n".join("    " + line for line in show_summary(summary).splitlines()))
+        invariants += [f"{label}: {inv}" for inv in kernel.invariants(syn.candidate)]  # type: ignore[arg-type]
+        assumptions += [f"{label}: {t}" for t, _ in syn.proof.vc.assumptions]
+        solver += [{"clause": f"{label}: {name}", "answer": r.answer, "seconds": round(r.seconds, 4),
+                    "resources": r.resources} for name, r in syn.proof.results]
+        st = syn.stats
+        stats["expression_trees"].update({f"path {k}: {h}": t for h, t in st.trees.items()})
+        for key, v in (("candidates_enumerated", st.enumerated),
+                       ("concrete_survivors", st.survivors), ("proofs_attempted", st.proofs_attempted),
+                       ("counterexamples", st.counterexamples), ("rounds", st.rounds)):
+            stats[key] += v
+        res.timings["verification"] = round(res.timings.get("verification", 0.0) + syn.proof.seconds, 4)
+        certs.append(f"; {label}\n{syn.proof.certificate()}")
+    res.summary = "\n".join(summaries)
+    res.invariants, res.assumptions, res.solver, res.synthesis = invariants, assumptions, solver, stats
+    outs = [tuple((type(o).__name__, getattr(o, "array", getattr(o, "name", ""))) for o in returned_outputs(ps))
+            for _, _, _, ps in proved]
+    if any(o != outs[0] for o in outs):
+        raise NotLiftable("the paths' verified summaries return different outputs (a path that writes an array "
+                          "another path leaves unchanged is not supported yet)", fn.split.loc if fn.split else None)
+    generated: dict[str, GeneratedCode] = {}
+    chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
+    with _phase(res.timings, "codegen", say):
+        failures: list[CodegenError] = []
+        for b in backends:
+            try:
+                parts = [(conds, chosen[b].generate(replace(leaf, name=path_entry(fn.name, k)),
+                                                            replace(ps, function=path_entry(fn.name, k))))
+                         for k, (conds, leaf, _, ps) in enumerate(proved, start=1)]
+                code = combine_paths(fn, parts, b)
+            except CodegenError as err:
+                failures.append(err)
+                res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
+                continue
+            generated[b] = code
+            res.code[b] = code.text
+        if not generated:
+            raise CodegenError("; ".join(str(e) for e in failures))
+    if check:
+        with _phase(res.timings, "check", say):
+            merged: dict[str, Any] = {}
+            for k, (conds, leaf, kernel, ps) in enumerate(proved, start=1):
+                try:
+                    got = _differential(leaf, kernel, ps, generated, seed + k, chosen)
+                except CodegenError as err:
+                    raise CodegenError(
+                        f"the proof succeeded (every VC clause unsat), but --check could not run: {err}; "
+                        "give the file's compile flags (-I, -D, --compile-commands), or --no-check to emit "
+                        "the code without translation validation") from err
+                for b, c in got.items():
+                    m = merged.setdefault(b, {**c, "inputs": 0, "passed": 0, "adversarial": 0,
+                                              "dropped_undefined": 0, "first_failure": None, "ok": True,
+                                              "paths": []})
+                    for key in ("inputs", "passed", "adversarial", "dropped_undefined"):
+                        m[key] += c.get(key, 0)
+                    m["ok"] = m["ok"] and c["ok"]
+                    if m["first_failure"] is None and c.get("first_failure"):
+                        m["first_failure"] = f"path {k} ({where(conds)}): {c['first_failure']}"
+                    m["paths"].append({"path": k, "inputs": c.get("inputs", 0), "passed": c.get("passed", 0)})
+            res.check = merged
+        if not all(c["ok"] for c in res.check.values()):
+            mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
+            stalled = any(WALL_CLOCK in m for m in mismatches)
+            res.status = "timeout" if stalled else "not_lifted"
+            res.message = "differential check failed: " + "; ".join(mismatches)
+    return generated, "\n(reset)\n".join(certs)
 
 
 def _generalized(gen: Generalized | None, phase: Callable[[], _T]) -> _T:

@@ -1132,9 +1132,16 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
      "loop steps one integer variable by 1 once per iteration and compares it with a bound the loop does not "
      "change)", 25),
     ("if (n) return;", "return statement inside if is not supported", 32),
-    ("if (n) for (;;) ;", "for loop inside if is not supported", 32),
-    ("if (n) { while (n) n--; }", "while loop inside if is not supported", 34),
-    ("if (n) ; else do n--; while (n);", "do-while loop inside if is not supported", 39),
+    # a top-level if around loops splits the function into paths (tests/test_branch_paths.py):
+    # each path's loop is then read as any loop, and the condition must be a path condition
+    ("if (n) for (;;) ;", "for loop without an initialiser is not supported: a loop without a condition (a counted "
+     "loop steps one integer variable by 1 once per iteration and compares it with a bound the loop does not change)",
+     32),
+    ("if (a[0] > 0) { while (n) n--; }", "the condition 'a[0] > 0' of an if around loops reads an array element: not "
+     "supported (a path condition must read only scalar parameters and locals computed from them before the if)", 29),
+    ("for (int j = 0; j < n; j++) if (n) for (;;) ;", "for loop inside if is not supported", 60),
+    ("for (int j = 0; j < n; j++) if (n) { while (n) n--; }", "while loop inside if is not supported", 62),
+    ("for (int j = 0; j < n; j++) if (n) ; else do n--; while (n);", "do-while loop inside if is not supported", 67),
     ("if (n) break;", "error: 'break' statement not in loop or switch statement", 32),
     ("if (n) { if (a[0]) continue; }", "error: 'continue' statement not in loop statement", 44),
     ("if (n) a[0] = 1; else goto e; e: ;", "goto statement inside if is not supported", 47),

@@ -62,6 +62,7 @@ from tenspiler.codegen.base import (
     no_rule_error,
     op_key,
     operands,
+    output_term,
     returned_outputs,
 )
 from tenspiler.codegen.python_host import (
@@ -398,8 +399,8 @@ def arith_rule(t: Term, args: Sequence[str], ctx: ArrayContext) -> str | None:
         return f"({x} {t.op} {y})"
     if t.op == "%" and t.dtype.is_float:
         return None if b.sp.fmod is None else fill(b.sp.fmod, x=x, y=y)
-    if t.op == "pow":
-        return None if b.sp.pow is None else fill(b.sp.pow, x=x, y=y)
+    if t.op == "pow":  # (the integer pow(2, k) of a shift: declined, computed by the NumPy host code)
+        return None if b.sp.pow is None or not t.dtype.is_float else fill(b.sp.pow, x=x, y=y)
     plan = ctx.plan
     constant = b.kind(operands(t)[1], ctx) == STATIC
     if plan is not None and t.op in ("/", "%") and small_division(t, plan) and (b.float_division or not constant):
@@ -938,6 +939,14 @@ class ArrayBackend(PythonHostBackend):
     def generate(self, fn: Function, ps: ProgramSummary) -> GeneratedCode:
         sp = self.sp
         outputs = returned_outputs(ps)
+        stack: list[Term] = [output_term(o) for o in outputs]
+        while stack:
+            t = stack.pop()
+            stack.extend(children(t))
+            if isinstance(t, ScalarOp | TensorScalar | TensorTensor) and t.op == "pow" and not t.dtype.is_float:
+                    raise CodegenError(f"{self.name}: a shift by a run-time count (pow(2, k), up to 2^31) is not "
+                                       "emitted for the array libraries (their default integers may be 32-bit): "
+                                       "use the numpy backend")
         self._validate(fn, ps, outputs)
         taken = self._reserved(fn)
         names = {p.name: fresh_name(p.name, taken) for p in fn.params}

@@ -297,6 +297,8 @@ def _binop(op: str, a: str, b: str, d: DType) -> str:
     if not d.is_float:
         if op in ("+", "-", "*", "/", "%", "&", "|", "^"):
             return f"({a} {op} {b})"  # (& | ^ on int64_t: two's complement, as np_binop)
+        if op == "pow":  # pow(2, k), k in [0, 32) (semantics.py_ipow2; the count's range is checked first)
+            return f"((int64_t) 1 << ({b}))"
         if op == "//":
             return f"tsp_floordiv({a}, {b})"
         if op == "mod":

@@ -101,6 +101,8 @@ class _Printer:
                 return f"(-{self.expr(x)})"
             case Binary(op, left, right, d):
                 a, b = self.expr(left), self.expr(right)
+                if op == "pow" and not d.is_float:  # pow(2, k) of a run-time shift count
+                    return f"((long long) 1 << ({b}))"
                 if op == "pow":
                     return f"pow{'f' if d == DType.FLOAT else ''}({a}, {b})"
                 if op in ("+", "-", "*", "/", "%"):

@@ -218,6 +218,10 @@ def binop_range(op: str, x: Interval, y: Interval) -> Interval:
             if x.lo >= 0 and y.lo >= 0:
                 return Interval(0, 2**bits - 1)
             return Interval(-(2**bits), 2**bits - 1)
+        case "pow":  # pow(2, k) of a run-time shift count: k in [0, 32) (semantics.IPOW2_EXPONENTS, checked first)
+            lo = 0 if y.lo is None else min(max(y.lo, 0), 31)
+            hi = 31 if y.hi is None else min(max(y.hi, 0), 31)
+            return Interval(2**lo, 2**hi)
         case "mod":  # sign of the divisor, |r| < |y|
             if not y.bounded:
                 return UNBOUNDED

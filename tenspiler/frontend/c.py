@@ -104,7 +104,10 @@ If-conversion: ``if (C) S1 else S2`` (``else`` optional, ``else if`` chains, nes
 branches contain only assignments, stores, compound assignments, ``++``/``--``,
 declarations, blocks and nested ``if`` (a loop, ``return``, ``break``, ``continue``,
 ``goto`` or label inside is refused: "<construct> inside if is not supported"),
-becomes straight-line code. ``C`` is evaluated once, before the branches, into a fresh INT
+becomes straight-line code (an ``if`` at the function's top level whose branches hold loops and
+whose condition reads only scalar parameters and the locals the code before it computes from
+them instead splits the function into one function per path,
+:func:`~tenspiler.frontend.c_stmts.lower_paths` / :class:`~tenspiler.loops.ir.PathSplit`). ``C`` is evaluated once, before the branches, into a fresh INT
 local ``__ifK = C ? 1 : 0`` (named to avoid the function's identifiers; listed in
 ``Function.locals``); every then-statement is guarded by ``__ifK != 0`` and every
 else-statement by ``__ifK == 0``, conjoined (``&&``) with the guards of enclosing ``if``
@@ -147,7 +150,7 @@ from pathlib import Path
 from tenspiler.frontend import CXX_SUFFIXES, read_source
 from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_parse import parse_translation_unit
-from tenspiler.frontend.c_stmts import Kernel
+from tenspiler.frontend.c_stmts import lower_paths
 from tenspiler.frontend.c_unit import Reading, build_macros, read_unit
 from tenspiler.frontend.flags import NO_FLAGS, CompileFlags
 from tenspiler.loops.ir import Function
@@ -200,8 +203,17 @@ def parse_c_source(
     ext, vectors = parse_translation_unit(text, filename, cxx, reading, flags)
     unit = Unit(filename, text, vectors, cxx)
     chosen = function if function is not None or reading is None else reading.kernel  # clang's choice
-    fn = Kernel(unit, unit.kernel_def(ext, chosen)).lower()
-    fn = replace(fn, compile_flags=tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ()))
-    if cxx:
-        return fn
-    return replace(fn, check_source=reading.check_text) if not cxx and reading is not None else fn
+    fn = lower_paths(unit, unit.kernel_def(ext, chosen))
+    build: dict[str, object] = {"compile_flags": tuple(flags.command_line()) + ((f"-std={flags.std}",) if flags.std else ())}
+    if not cxx and reading is not None:
+        build["check_source"] = reading.check_text
+    return _built(fn, build)
+
+
+def _built(fn: Function, build: dict[str, object]) -> Function:
+    """``fn`` (and each of its paths, :class:`~tenspiler.loops.ir.PathSplit`) with the fields
+    of ``build``."""
+    split = fn.split
+    if split is not None:
+        split = replace(split, then=_built(split.then, build), else_=_built(split.else_, build))
+    return replace(fn, split=split, **build)  # type: ignore[arg-type]

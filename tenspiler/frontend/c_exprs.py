@@ -393,8 +393,10 @@ class Expressions(Access):
         * other ``x & y``, ``x | y``, ``x ^ y``: the loop IR's bitwise operators (on the two's
           complement representation, ``semantics.py_binop``).
 
-        A shift count that is not a constant or not in ``[0, width)`` (undefined behaviour,
-        C11 §6.5.7p3) is refused by name."""
+        A constant shift count not in ``[0, width)`` (undefined behaviour, C11 §6.5.7p3) is
+        refused by name. A run-time count ``k`` (the kernel's ``shift_hook``: fixed before its
+        loop, ``0 <= k < 32`` a stated and checked precondition) is taken for 32-bit promoted
+        operands only: ``x << k`` is ``x * pow(2, k)``, ``x >> k`` is ``x // pow(2, k)``."""
         if left.dtype.is_float or right.dtype.is_float:
             self.fail(f"operator '{op}' on a floating-point operand is not supported", node)
         loc = self.loc(node)
@@ -402,10 +404,21 @@ class Expressions(Access):
         if op in ("<<", ">>"):
             unsigned = self.unsigned_int(nodes[0]) if nodes else left.dtype == DType.UINT32
             right = fold_integer(right) or right  # (a helper's parameter bound to a constant)
-            if not isinstance(right, Const):
-                self.fail(f"shift '{op}' by a count that is not a constant is not supported "
-                          "(a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)", node)
             width = 32 if left.dtype != DType.INT or self._promoted_bits(nodes) == 32 else 64
+            if not isinstance(right, Const):
+                hook = getattr(self, "shift_hook", None)
+                if hook is None or width != 32:
+                    self.fail(f"shift '{op}' by a count that is not a constant is not supported "
+                              "(a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)"
+                              + ("" if width == 32 else "; a run-time count only for 32-bit operands"), node)
+                count = convert(right, DType.INT)
+                hook(count, width, node)  # the count must be fixed before its loop: 0 <= count < 32 required
+                x = _wrapped(left, DType.UINT32) if unsigned else convert(left, DType.INT)
+                p2 = Binary("pow", Const(2, DType.INT, loc), count, DType.INT, loc)
+                if op == ">>":
+                    return Binary("//", x, p2, DType.INT, loc)
+                b = Binary("*", x, p2, DType.INT, loc)
+                return Cast(b, DType.UINT32, loc) if unsigned else b
             k = int(right.value)
             if not 0 <= k < width:
                 self.fail(f"shift count {k} outside [0, {width}) is undefined behaviour (C11 §6.5.7p3)", node)

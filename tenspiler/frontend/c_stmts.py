@@ -37,7 +37,7 @@ from tenspiler.frontend.c_inline import Unit
 from tenspiler.frontend.c_loops import ForLoops
 from tenspiler.frontend.c_switch import RefusedSwitch
 from tenspiler.frontend.c_unit import ASSERT_MARKER
-from tenspiler.frontend.common import IfConversion, Scalar, convert, vars_read
+from tenspiler.frontend.common import IfConversion, Scalar, convert, names_read, vars_read, writes
 from tenspiler.frontend.cxx import VectorType
 from tenspiler.frontend.lists import ResultLists, ResultRow, flat_list_param
 from tenspiler.loops.ir import (
@@ -50,10 +50,13 @@ from tenspiler.loops.ir import (
     CxxInterface,
     DType,
     Expr,
+    For,
     Function,
     Load,
     Logical,
+    Not,
     Param,
+    PathSplit,
     PointerType,
     Return,
     ScalarType,
@@ -64,9 +67,10 @@ from tenspiler.loops.ir import (
     StructParam,
     Var,
     VectorParam,
+    map_expr,
 )
 
-__all__ = ["Kernel"]
+__all__ = ["Kernel", "lower_paths"]
 
 
 def _lvalue_base(node: c_ast.Node) -> str | None:
@@ -103,6 +107,11 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         self.name: str = fdef.decl.name
         self.locals: dict[str, DType] = {}
         self.step_requires = []
+        #: The path conditions (:meth:`path_condition`) of this path, over the entry values.
+        self.path_conds: list[Cond] = []
+        #: Shifts by a run-time count (:meth:`record_shift`): ``(count, width, node, at)``.
+        self.shifts: list[tuple[Expr, int, c_ast.Node, int]] = []
+        unit.shift_hook = self.record_shift  # type: ignore[attr-defined]
         #: Identifiers of the source function (fresh names avoid them).
         self.taken: set[str] = set(identifiers(fdef))
         #: Guard of the statements being lowered (inside an ``if``), else ``None``.
@@ -233,6 +242,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 fallback = u.loc(self.fdef) or SourceLoc(u.filename, 1, 1)
                 result = self.result_interface(params, body, vt.dtype, vt.elem, u.loc(self.fdef), fallback, "vector")
             cxx = CxxInterface(tuple(signature), result)
+        self.shift_requires(body)
         requires = self.checked_requires(params, body)
         return Function(
             name=self.name,
@@ -638,8 +648,12 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 self.unit.fail(node.reason, node.at)
             case c_ast.Compound(block_items=items):
                 return self.block(list(items or []), env)
+            case c_ast.If() if self.splits_here(node, env):
+                raise _SplitAt(node)
             case c_ast.If():
                 return self.if_stmt(node, env)
+            case c_ast.FuncCall(name=c_ast.ID(name=marker)) if marker == PATH_MARKER:
+                return self.path_condition(node, env)
             case _ if self.guard is not None and isinstance(node, NOT_IN_IF):
                 self.unit.fail(f"{describe(node)} inside if is not supported", node)
             case c_ast.For() if isinstance(node.init, c_ast.ExprList) or isinstance(node.next, c_ast.ExprList) or (
@@ -668,6 +682,104 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                     self.inlining_stack.pop()
             case _:
                 return self.guarded_lowering(env, lambda: self.with_effects(node, env))
+
+    def splits_here(self, node: c_ast.If, env: Env) -> bool:
+        """Whether the ``if`` is lowered as a split of the function into two paths
+        (:func:`lower_paths`): a statement of the function's top level (run once, outside any
+        loop, ``if`` or helper) whose branches hold a loop and whose condition is not a null
+        test of an array parameter (which the model reads as a constant)."""
+        items = getattr(self, "function_items", [])
+        if self.unit.cxx or self.loops or self.guard is not None or self.inlining_stack \
+                or not any(it is node for it in items):
+            return False
+        branches = [b for b in (node.iftrue, node.iffalse) if b is not None]
+        if not any(isinstance(n, c_ast.For | c_ast.While | c_ast.DoWhile) for b in branches for n in _walk(b)):
+            return False
+        return self.unit.null_truth(node.cond, env) is None
+
+    def record_shift(self, count: Expr, width: int, node: c_ast.Node) -> None:
+        """A shift ``x << k`` / ``x >> k`` by a run-time count ``k`` (C11 §6.5.7p3: undefined
+        unless ``0 <= k <`` the width of the promoted ``x``): remembered with the top-level
+        statement it is in, for :meth:`shift_requires`."""
+        self.shifts.append((count, width, node, len(self.emitted[0]) if self.emitted else 0))
+
+    def shift_requires(self, body: list[Stmt]) -> None:
+        """Each run-time shift count as a precondition of the function, ``0 <= k`` and
+        ``k + 1 <= width`` over the parameters' entry values (stated among the proof's
+        assumptions, checked by the generated code): the count must be fixed before the
+        top-level statement holding the shift — read only scalar parameters and locals the
+        straight-line code before it computes from them, none of which that statement (its
+        loop) writes."""
+        u = self.unit
+        for count, width, node, at in self.shifts:
+            loc = u.loc(node)
+            text = render(node)
+            if at < len(body):
+                written = {w for w, _ in writes([body[at]])}
+                moved = sorted(names_read(count) & written)
+                if moved:
+                    u.fail(f"the shift count of '{text}' reads '{moved[0]}', which changes in the statement around "
+                           "it: not supported (a run-time shift count must be fixed before its loop)", node)
+            entry: Expr = count
+            for st in reversed(body[:at]):
+                match st:
+                    case Assign(target, value):
+                        entry = _substitute(entry, {target: value})
+                    case For():
+                        moved = sorted(names_read(entry) & {w for w, _ in writes([st])})
+                        if moved:
+                            u.fail(f"the shift count of '{text}' reads '{moved[0]}', which the loop at line "
+                                   f"{st.loc.line if st.loc else '?'} writes: not supported (a run-time shift count "
+                                   "must be fixed before its loop)", node)
+            if any(isinstance(e, Load) for e in _subexprs(entry)):
+                u.fail(f"the shift count of '{text}' reads an array element: not supported (a run-time shift count "
+                       "must read only scalar parameters and locals computed from them before its loop)", node)
+            what = f"the shift count of '{text}' at line {loc.line if loc else '?'} is in [0, {width}) (C11 §6.5.7p3)"
+            one = Const(1, DType.INT, loc)
+            self.step_requires.append((Const(0, DType.INT, loc), entry, what, loc))
+            self.step_requires.append((Binary("+", entry, one, DType.INT, loc), Const(width, DType.INT, loc), what, loc))
+
+    def path_condition(self, node: c_ast.FuncCall, env: Env) -> list[Stmt]:
+        """The marker :func:`lower_paths` puts where a path's ``if`` stood: the path's
+        condition (C's condition, or its negation), as C evaluates it there, stated over the
+        parameters' entry values as a precondition of this path's function
+        (:attr:`step_requires`: assumed by its proof, checked by its generated code, respected
+        by the checker's inputs). The condition may read scalar parameters and locals the
+        straight-line code before it computes from them; it may not read an array, a pointer
+        or a variable a loop before it writes, nor have side effects."""
+        u = self.unit
+        assert node.args is not None
+        arg, sense = node.args.exprs
+        taken = isinstance(sense, c_ast.Constant) and sense.value == "1"
+        loc = u.loc(arg)
+        text = render(arg)
+        for n in _walk(arg):
+            if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")):
+                u.fail(f"the condition '{text}' of an if around loops has a side effect: not supported", n)
+        cond = u.cond(arg, env)
+        if not taken:
+            cond = Not(cond, loc)
+        flag: Expr = Select(cond, Const(1, DType.INT, loc), Const(0, DType.INT, loc), DType.INT, loc)
+        if any(isinstance(e, Load) for e in _subexprs(flag)):
+            u.fail(f"the condition '{text}' of an if around loops reads an array element: not supported (a path "
+                   "condition must read only scalar parameters and locals computed from them before the if)", arg)
+        prefix = self.emitted[0] if self.emitted else []
+        for st in reversed(prefix):
+            match st:
+                case Assign(target, value):
+                    flag = _substitute(flag, {target: value})
+                case For():
+                    written = {w for w, _ in writes([st])}
+                    read = sorted(names_read(flag) & written)
+                    if read:
+                        u.fail(f"the condition '{text}' of an if around loops reads '{read[0]}', which the loop at "
+                               f"line {st.loc.line if st.loc else '?'} writes: not supported (a path condition must "
+                               "be fixed before the loops)", arg)
+        self.path_conds.append(cond_of(flag))
+        self.step_requires.append((Const(1, DType.INT, loc), flag,
+                                   f"the path condition '{'' if taken else '!'}({text})' of the if at line "
+                                   f"{loc.line if loc else '?'} holds", loc))
+        return []
 
     def assertion(self, node: c_ast.FuncCall, env: Env) -> list[Stmt]:
         """``assert(E);`` (``<assert.h>`` without ``NDEBUG``: C aborts where ``E`` is false,
@@ -1282,3 +1394,86 @@ def _continues(body: c_ast.Node) -> bool:
     if isinstance(body, c_ast.For | c_ast.While | c_ast.DoWhile):
         return False
     return any(_continues(child) for _, child in body.children())
+
+
+#: The marker call :func:`lower_paths` puts in place of an ``if`` it splits on:
+#: ``__tenspiler_path(C, 1)`` on the then-path, ``__tenspiler_path(C, 0)`` on the else-path.
+PATH_MARKER = "__tenspiler_path"
+
+
+class _SplitAt(Exception):
+    """Raised by :meth:`Kernel.stmt` at an ``if`` the function splits on (:meth:`Kernel.splits_here`)."""
+
+    def __init__(self, node: c_ast.If) -> None:
+        super().__init__("split")
+        self.node = node
+
+
+def lower_paths(unit: Unit, fdef: c_ast.FuncDef) -> Function:
+    """The chosen function as loop IR. An ``if`` at its top level whose branches hold loops
+    and whose condition reads only scalar parameters and locals computed from them before it
+    (:meth:`Kernel.splits_here`) splits the function into two paths
+    (:class:`~tenspiler.loops.ir.PathSplit`): the function with the ``if`` replaced by its
+    then-branch, and with it replaced by its else-branch (or nothing), each lowered on its own
+    with its path condition as a precondition (:meth:`Kernel.path_condition`); a later such
+    ``if`` splits each path again."""
+    try:
+        return Kernel(unit, fdef).lower()
+    except _SplitAt as at:
+        node = at.node
+    items = list(fdef.body.block_items or [])
+    k = next(i for i, it in enumerate(items) if it is node)
+
+    def path(taken: bool) -> Function:
+        sense = c_ast.Constant("int", "1" if taken else "0", node.coord)
+        marker = c_ast.FuncCall(c_ast.ID(PATH_MARKER, node.coord), c_ast.ExprList([node.cond, sense], node.coord),
+                                node.coord)
+        branch = node.iftrue if taken else node.iffalse
+        body = c_ast.Compound([*items[:k], marker, *([branch] if branch is not None else []), *items[k + 1:]],
+                              fdef.body.coord)
+        variant = c_ast.FuncDef(fdef.decl, fdef.param_decls, body, fdef.coord)
+        return lower_paths(unit, variant)
+
+    then, else_ = path(True), path(False)
+    outer = sum(1 for it in items[:k] if isinstance(it, c_ast.FuncCall) and isinstance(it.name, c_ast.ID)
+                and it.name.name == PATH_MARKER)  # the conditions of the splits around this one
+    cond = _path_cond(then, outer)
+    locals_ = dict(then.locals)
+    for name, dtype in else_.locals:
+        locals_.setdefault(name, dtype)
+    return replace(then, body=(), locals=tuple(locals_.items()), requires=(),
+                   split=PathSplit(cond, then, else_, unit.loc(node)))
+
+
+def _path_cond(fn: Function, outer: int) -> Cond:
+    """The condition of the split :func:`lower_paths` just made: the path condition after the
+    ``outer`` ones of the splits around it, in the requirements of a then-path's function (in
+    lowering order: the conditions in the order of their ``if`` statements)."""
+    leaf = fn
+    while leaf.split is not None:
+        leaf = leaf.split.then
+    conds = [right.cond for _, right, what in leaf.requires
+             if what.startswith("the path condition") and isinstance(right, Select)]
+    return conds[outer]
+
+
+def _subexprs(e: Expr) -> list[Expr]:
+    out: list[Expr] = []
+
+    def see(x: Expr) -> Expr:
+        out.append(x)
+        return x
+
+    map_expr(e, see)
+    return out
+
+
+def _substitute(e: Expr, values: dict[str, Expr]) -> Expr:
+    """``e`` with every read of a variable of ``values`` replaced by its value there."""
+    return map_expr(e, lambda x: values[x.name] if isinstance(x, Var) and x.name in values else x)
+
+
+def cond_of(flag: Expr) -> Cond:
+    """The condition of a ``Select(c, 1, 0)`` flag."""
+    assert isinstance(flag, Select)
+    return flag.cond

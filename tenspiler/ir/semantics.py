@@ -66,7 +66,7 @@ def py_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
     if op in ("&", "|", "^"):
         return x & y if op == "&" else x | y if op == "|" else x ^ y  # Python ints: two's complement
     if op == "pow":
-        return py_pow(x, y)
+        return py_pow(x, y) if dtype.is_float else py_ipow2(x, y)
     if y == 0:
         if dtype.is_float:
             raise OutsideModel(f"float {op} by zero")
@@ -125,7 +125,7 @@ def np_binop(op: BinOpName, x: Any, y: Any, dtype: DType) -> Any:
     if op == "*":
         return np.multiply(x, y)
     if op == "pow":
-        return np_pow(x, y)
+        return np_pow(x, y) if dtype.is_float else np_ipow2(x, y)
     if op in ("&", "|", "^"):
         f = np.bitwise_and if op == "&" else np.bitwise_or if op == "|" else np.bitwise_xor
         return f(np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64))
@@ -157,6 +157,35 @@ def py_pow(x: Any, y: Any) -> float:
         return math.pow(x, y)
     except OverflowError as e:
         raise OutsideModel(f"pow({x!r}, {y!r}) is beyond the doubles") from e
+
+
+#: The exponents of the integer power ``pow(2, k)`` (a shift by a run-time count, C11 §6.5.7:
+#: ``x << k`` is ``x * 2**k``, ``x >> k`` floors ``x / 2**k``): the frontend takes run-time
+#: counts only for operands of 32-bit type and states ``0 <= k < 32`` as a checked precondition.
+IPOW2_EXPONENTS = range(32)
+
+
+def py_ipow2(x: Any, y: Any) -> int:
+    """The integer power ``pow(2, y)`` for ``y`` in :data:`IPOW2_EXPONENTS` (the only integer
+    ``pow`` the frontend writes); elsewhere a shift count C leaves undefined.
+
+    Raises:
+        UndefinedBehaviour: ``y`` outside ``[0, 32)``.
+    """
+    if int(x) != 2:
+        raise ValueError(f"the integer pow is pow(2, k), not pow({x}, k)")
+    if int(y) not in IPOW2_EXPONENTS:
+        raise UndefinedBehaviour(f"shift count {y} outside [0, 32)")
+    return 2 ** int(y)
+
+
+def np_ipow2(x: Any, y: Any) -> Any:
+    """:func:`py_ipow2` elementwise on int64 values (0 where the count is outside ``[0, 32)``:
+    lanes a precondition excludes)."""
+    del x
+    y = np.asarray(y, dtype=np.int64)
+    ok = (y >= 0) & (y < 32)
+    return np.where(ok, np.left_shift(np.int64(1), np.where(ok, y, 0)), 0)
 
 
 def np_pow(x: Any, y: Any) -> Any:
@@ -326,11 +355,17 @@ SMT_FLOOR = """\
 ; floor is exact: the largest integer not greater than x (C11 7.12.9.2)
 (define-fun tenspiler.floor ((x Real)) Real (to_real (to_int x)))"""
 
+#: The integer power ``pow(2, k)`` exactly for ``k`` in ``[0, 32)`` (0 elsewhere, where the
+#: stated precondition of the shift excludes it); added by the scripts that use it.
+SMT_IPOW2 = "; the integer power of a run-time shift count: 2^k for k in [0, 32)\n" \
+    "(define-fun tenspiler.pow2 ((k Int)) Int\n  " + \
+    "".join(f"(ite (= k {k}) {2**k} " for k in range(32)) + "0" + ")" * 32 + ")"
+
 
 def smt_extra_declarations(text: str) -> list[str]:
     """The declarations beyond :data:`SMT_PRELUDE` that the SMT-LIB ``text`` uses."""
     return [d for key, d in (("(tenspiler.pow ", SMT_POW), ("(tenspiler.round ", SMT_ROUND),
-                             ("(tenspiler.floor ", SMT_FLOOR)) if key in text]
+                             ("(tenspiler.floor ", SMT_FLOOR), ("(tenspiler.pow2 ", SMT_IPOW2)) if key in text]
 
 
 def smt_sort(dtype: DType) -> str:
@@ -339,6 +374,10 @@ def smt_sort(dtype: DType) -> str:
 
 def smt_binop(op: BinOpName, x: str, y: str, dtype: DType) -> str:
     if op == "pow":
+        if not dtype.is_float:
+            if x.strip() != "2":
+                raise NotImplementedError(f"the integer pow is pow(2, k), not pow({x}, k)")
+            return f"(tenspiler.pow2 {y})"
         return f"(tenspiler.pow {x} {y})"
     if op in ("+", "-", "*"):
         return f"({op} {x} {y})"

@@ -90,6 +90,8 @@ def run_function(
         RuntimeError: a read of an unassigned local.
         OverflowError: a final ``INT`` array value does not fit in ``np.int64``.
     """
+    while fn.split is not None:  # a function of two paths: the one whose condition holds
+        fn = fn.split.then if _Machine(fn.split.then, inputs, max_steps).cond(fn.split.cond) else fn.split.else_
     m = _Machine(fn, inputs, max_steps)
     out = m.run()
     for name in observe:

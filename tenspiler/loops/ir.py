@@ -479,6 +479,22 @@ class StructParam:
 
 
 @dataclass(frozen=True)
+class PathSplit:
+    """A function whose body branches, at its top level, on a condition that reads only the
+    entry values of scalar parameters (``if (C) { ... loops ... } else { ... }``): it is lowered
+    as two functions, one per path, each the whole function as C runs it on that path and each
+    stating the path condition among its :attr:`Function.requires` (so each is proved, and
+    checked, under it). ``cond`` is the path condition over the parameters' entry values; the
+    function means ``then`` where it holds and ``else_`` elsewhere (either may split again).
+    """
+
+    cond: Cond
+    then: Function
+    else_: Function
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Function:
     """One kernel.
 
@@ -523,6 +539,10 @@ class Function:
     #: ``s``: ``1 <= s``, where C is defined and the loop runs): stated among the proof's
     #: assumptions, checked by generated code, respected by the checker's inputs.
     requires: tuple[tuple[Expr, Expr, str], ...] = field(default=(), compare=False)
+    #: Set when the body branches on a condition of the parameters around loops
+    #: (:class:`PathSplit`): the function is its two paths' functions, ``body`` is empty
+    #: and only the paths are analysed, proved and run.
+    split: PathSplit | None = field(default=None, compare=False)
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -545,6 +565,19 @@ class Function:
                 return d
         p = self.param(name)
         return p.type.elem if isinstance(p.type, PointerType) else p.type.dtype
+
+
+def path_leaves(fn: Function) -> list[tuple[tuple[tuple[Cond, bool], ...], Function]]:
+    """The paths of ``fn`` (:attr:`Function.split`, recursively): ``(conditions, function)``
+    pairs, each condition with the truth value the path takes; ``[((), fn)]`` without a
+    split. On every input exactly one path's conditions hold."""
+    if fn.split is None:
+        return [((), fn)]
+    out: list[tuple[tuple[tuple[Cond, bool], ...], Function]] = []
+    for taken, arm in ((True, fn.split.then), (False, fn.split.else_)):
+        for conds, leaf in path_leaves(arm):
+            out.append((((fn.split.cond, taken), *conds), leaf))
+    return out
 
 
 def map_expr(e: Expr, f: Callable[[Expr], Expr]) -> Expr:

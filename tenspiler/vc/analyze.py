@@ -44,6 +44,8 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
         NotLiftable: the function is outside every supported shape (located; the error of
             the function as written).
     """
+    if fn.split is not None:  # (its paths are analysed one by one: pipeline, path_leaves)
+        raise AssertionError(f"'{fn.name}' branches into paths: analyse each path's function")
     try:
         return _analyze_shape(fn, live_out)
     except NotLiftable as err:

@@ -93,9 +93,21 @@ def random_examples(
     state; inputs on which it has undefined behaviour are not dropped). ``outside_model``:
     as :func:`make_example`."""
     special = _special_values(k.fn)
+    # a path of a split function (loops/ir PathSplit) holds where its conditions do: integer
+    # scalars are drawn from their constants and neighbours a quarter of the time, so that a
+    # path taken only at a constant (k == 1000) has inputs
+    path_values = sorted({int(e.value) + d for left, right, what in k.fn.requires
+                          if what.startswith("the path condition")
+                          for x in (left, right) for e in subexpressions(x)
+                          if isinstance(e, Const) and not isinstance(e.value, float) for d in (-1, 0, 1)})
 
     def scalar(p: Any) -> int | float:
         d = p.type.dtype
+        if path_values and not d.is_float and rng.random() < 0.25:
+            v = path_values[int(rng.integers(0, len(path_values)))]
+            r = d.int_range
+            if r is None or r[0] <= v <= r[1]:
+                return v
         if d.is_float:
             return float(np.round(rng.uniform(-magnitude, magnitude), 2))
         if (r := d.int_range) is not None:

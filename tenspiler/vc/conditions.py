@@ -762,6 +762,10 @@ def input_assumptions(fn: Function) -> list[tuple[str, str]]:
             "conversion) is decided on the real values: where the two sides are within rounding "
             "of each other the source's rounded comparison, and so an integer or selected result "
             "that depends on it, may differ", "true"))
+    if any(isinstance(e, Binary) and e.op == "pow" and not e.dtype.is_float for e in statement_expressions(fn.body)):
+        out.append(("a shift by a run-time count k is x * 2^k (<<) or x / 2^k rounded down (>>, arithmetic as GCC "
+                    "shifts a negative value), 2^k exactly for k in [0, 32) (tenspiler.pow2), the count's range "
+                    "being a stated precondition", "true"))
     used = sorted({f for f in called_functions(fn) if f in sem.UNINTERPRETED})
     if used:
         out.append((
@@ -822,7 +826,8 @@ def _rounded_comparison(fn: Function) -> bool:
 def called_functions(fn: Function) -> set[str]:
     """Math functions the kernel calls."""
     return ({e.func for e in statement_expressions(fn.body) if isinstance(e, Call)}
-            | {"pow" for e in statement_expressions(fn.body) if isinstance(e, Binary) and e.op == "pow"})
+            | {"pow" for e in statement_expressions(fn.body)
+               if isinstance(e, Binary) and e.op == "pow" and e.dtype.is_float})  # (the integer pow2 is exact)
 
 
 def _shifted(text: str, d: int) -> str:
