@@ -1165,7 +1165,7 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
     ),
     ("int x; if (n) { int y = 1; x = y; } else x = y;", "error: use of undeclared identifier 'y'", 70),
     ("int x; if (n) n = x;", "'x' may be used uninitialised", 43),
-    ("n = n < 3 ? n : n << n;", "shift '<<' by a count that is not a constant is not supported (a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)", 41),
+    ("n = n < 3 ? n : n << n;", "the shift count of 'n << n' reads 'n', which changes in the statement around it: not supported (a run-time shift count must be fixed before its loop)", 41),
     ("switch (n) { n = 1; default: ; }", "statement before the first case label of a switch is not supported", 38),
     (
         "int *p = malloc(n);",
@@ -1179,7 +1179,7 @@ STATEMENT_REFUSALS: list[tuple[str, str, int]] = [
     ("a = 0;", "pointer 'a' may only point into an array parameter (A, &A[E], A + E, another pointer); '0' is not supported", 29),
     ("n = &n;", "address-of operator '&' is not supported", 30),
     ("n = n >> -1;", "shift count -1 outside [0, 32) is undefined behaviour (C11 §6.5.7p3)", 29),
-    ("n <<= n;", "shift '<<' by a count that is not a constant is not supported (a count outside [0, width) is undefined behaviour, C11 §6.5.7p3)", 25),
+    ("n <<= n;", "the shift count of 'n <<= n' reads 'n', which changes in the statement around it: not supported (a run-time shift count must be fixed before its loop)", 25),
     ("n = n << 40;", "shift count 40 outside [0, 32) is undefined behaviour (C11 §6.5.7p3)", 29),
     ("n = n & 2.0;", "error: invalid operands to binary expression ('int' and 'double')", 31),
     ("n = (n = 2);", "'n' reads 'n', which the same expression assigns (unsequenced, C11 §6.5p2)", 25),
