@@ -74,6 +74,37 @@ def test_annotated_kernels_lift(function: str, tmp_path: Path) -> None:
     lift_and_compare("annotations.py", function, cases, tmp_path)
 
 
+def test_module_type_aliases_name_their_types() -> None:
+    fn = parse_python_file(KERNELS / "aliases.py", "dist2")
+    assert {p.name: p.type for p in fn.params}["a"] == PointerType(DType.DOUBLE)
+    fn = parse_python_file(KERNELS / "aliases.py", "scaled_total")
+    assert {p.name: p.type for p in fn.params}["k"] == ScalarType(DType.DOUBLE)
+
+
+@pytest.mark.parametrize("function", ["dist2", "scaled_total"])
+def test_aliased_kernels_lift(function: str, tmp_path: Path) -> None:
+    cases = {"dist2": [([0.0, 0.0], [3.0, 4.0]), ([], []), ([1.0, 2.0, 3.0], [1.5])],
+             "scaled_total": [([1.0, -2.5], 2.0), ([], 3.0)]}[function]
+    lift_and_compare("aliases.py", function, cases, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "V = typing.Union[list[int], np.ndarray]",  # int64 arrays wrap where Python ints do not
+        "V = typing.Union[list[list[float]], np.ndarray]",  # rank 2
+        "V = np.ndarray",  # an array alone
+        "V = typing.Union[list[float], int]",  # mixed ranks
+        "V = list[float]\nV = list[int]",  # bound twice: not an alias
+    ],
+)
+def test_unsupported_aliases_are_refused(alias: str, tmp_path: Path) -> None:
+    src = tmp_path / "k.py"
+    src.write_text(f"import typing\nimport numpy as np\n{alias}\n\ndef f(xs: V) -> float:\n    return 1.0\n")
+    with pytest.raises(LiftError, match=r"annotation 'V' .* is not supported"):
+        parse_python_file(src)
+
+
 @pytest.mark.parametrize("annotation", ["dict[str, int]", "list[int | str]", "int | list[int]", "Iterator[float]"])
 def test_unsupported_annotations_are_refused(annotation: str, tmp_path: Path) -> None:
     src = tmp_path / "k.py"
@@ -438,3 +469,4 @@ def test_slice_bounds_are_pythons_on_the_loop_ir() -> None:
 def test_unsupported_slices_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "slices_refused.py", function)
+
