@@ -178,20 +178,21 @@ class ModuleTypes(ModuleNames):
                 # list arms; a float64 array computes the same IEEE doubles, so the array
                 # arm is read as them only when they are 1-D lists of floats (an int
                 # array's int64 arithmetic wraps where Python ints do not)
-                kinds = [self._annotated(a) for a in arms]
-                if not kinds or any(not isinstance(k, ParamType) for k in kinds):
+                read = [self._annotated(a) for a in arms]
+                kinds = [k for k in read if isinstance(k, ParamType)]
+                if not kinds or len(kinds) != len(read):
                     return False
                 joined = ParamType(kinds[0].rank, DOUBLE if any(k.dtype == DOUBLE for k in kinds) else INT)
                 if any(k.rank != 1 for k in kinds) or joined.dtype != DOUBLE:
                     return False
                 return joined
-            kinds = [self._annotated(a) for a in arms]
-            if not kinds or any(k is False or k is None or k is True for k in kinds):
+            arm_types = [self._annotated(a) for a in arms]
+            if not arm_types or any(k is False or k is None or k is True for k in arm_types):
                 return False
-            ranks = {k.rank for k in kinds if isinstance(k, ParamType)}
+            ranks = {k.rank for k in arm_types if isinstance(k, ParamType)}
             if len(ranks) != 1:
                 return False
-            dtypes = {k.dtype for k in kinds if isinstance(k, ParamType)}
+            dtypes = {k.dtype for k in arm_types if isinstance(k, ParamType)}
             return ParamType(ranks.pop(), DOUBLE if DOUBLE in dtypes else INT)
         name = _type_name(node)
         if name in ("int", "bool", "float"):
@@ -216,13 +217,13 @@ class ModuleTypes(ModuleNames):
         ``Vector: TypeAlias = ...``; ``None`` when ``node`` names no such alias."""
         if not isinstance(node, ast.Name) or node.id in ("int", "float", "bool", *_LIST_NAMES):
             return None
-        values = [
+        values: list[ast.expr] = [
             s.value
             for s in self.tree.body
             if (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
                 and s.targets[0].id == node.id)
-            or (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == node.id
-                and s.value is not None)
+            or (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == node.id)
+            if s.value is not None
         ]
         sites = self.bindings.get(node.id, [])
         if len(values) != 1 or len(sites) != 1 or self.dynamic is not None:

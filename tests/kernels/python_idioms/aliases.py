@@ -1,4 +1,4 @@
-# ruff: noqa: UP007  (the alias forms people write are the input under test)
+# ruff: noqa: UP007, B905  (the alias forms people write are the input under test)
 # Module-level type aliases used as annotations; a union with np.ndarray whose list arms
 # are 1-D lists of floats.
 import typing
