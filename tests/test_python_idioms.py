@@ -485,6 +485,11 @@ PROLOGUE_CASES: dict[str, list[tuple[Any, ...]]] = {
     ],
     "col_totals": [([],), ([[]],), ([[], []],), ([[1.0, 2.0], [3.0, -4.0]],), ([[0.0]],)],
     "col_heights": [([],), ([[]],), ([[1, 2], [3, 4], [5, 6]],)],
+    # zip truncates to the shorter list; rows of different lengths (also a list without rows
+    # beside one with rows of 2) are outside the proof's shape precondition, 'a__cols ==
+    # min(a__cols, b__cols)', which the generated code checks (ValueError): only equal row
+    # lengths here
+    "pair_diff": [([], []), ([[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.5]]), ([[]], [[]]), ([[1.0]], [[2.0], [3.0]])],
 }
 
 

@@ -40,3 +40,7 @@ def col_totals(m: list[list[float]]) -> list[float]:
 
 def col_heights(m: list[list[int]]) -> list[int]:
     return [len(col) for col in zip(*m)]
+
+
+def pair_diff(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    return [[x - y for x, y in zip(*m)] for m in zip(a, b)]
