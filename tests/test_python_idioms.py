@@ -74,6 +74,37 @@ def test_annotated_kernels_lift(function: str, tmp_path: Path) -> None:
     lift_and_compare("annotations.py", function, cases, tmp_path)
 
 
+def test_module_type_aliases_name_their_types() -> None:
+    fn = parse_python_file(KERNELS / "aliases.py", "dist2")
+    assert {p.name: p.type for p in fn.params}["a"] == PointerType(DType.DOUBLE)
+    fn = parse_python_file(KERNELS / "aliases.py", "scaled_total")
+    assert {p.name: p.type for p in fn.params}["k"] == ScalarType(DType.DOUBLE)
+
+
+@pytest.mark.parametrize("function", ["dist2", "scaled_total"])
+def test_aliased_kernels_lift(function: str, tmp_path: Path) -> None:
+    cases = {"dist2": [([0.0, 0.0], [3.0, 4.0]), ([], []), ([1.0, 2.0, 3.0], [1.5])],
+             "scaled_total": [([1.0, -2.5], 2.0), ([], 3.0)]}[function]
+    lift_and_compare("aliases.py", function, cases, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "V = typing.Union[list[int], np.ndarray]",  # int64 arrays wrap where Python ints do not
+        "V = typing.Union[list[list[float]], np.ndarray]",  # rank 2
+        "V = np.ndarray",  # an array alone
+        "V = typing.Union[list[float], int]",  # mixed ranks
+        "V = list[float]\nV = list[int]",  # bound twice: not an alias
+    ],
+)
+def test_unsupported_aliases_are_refused(alias: str, tmp_path: Path) -> None:
+    src = tmp_path / "k.py"
+    src.write_text(f"import typing\nimport numpy as np\n{alias}\n\ndef f(xs: V) -> float:\n    return 1.0\n")
+    with pytest.raises(LiftError, match=r"annotation 'V' .* is not supported"):
+        parse_python_file(src)
+
+
 @pytest.mark.parametrize("annotation", ["dict[str, int]", "list[int | str]", "int | list[int]", "Iterator[float]"])
 def test_unsupported_annotations_are_refused(annotation: str, tmp_path: Path) -> None:
     src = tmp_path / "k.py"
@@ -438,3 +469,57 @@ def test_slice_bounds_are_pythons_on_the_loop_ir() -> None:
 def test_unsupported_slices_are_refused(function: str, message: str) -> None:
     with pytest.raises(LiftError, match=message):
         parse_python_file(KERNELS / "slices_refused.py", function)
+
+
+# ---------------------------------------------------------------- checks calling helpers with lists, zip(*m)
+
+PROLOGUE_CASES: dict[str, list[tuple[Any, ...]]] = {
+    "grid_diff": [([[1.0, 2.0]], [[0.5, -0.25]]), ([], []), ([[1.0]], []), ([[0.0], [3.0]], [[1.0], [-2.0]])],
+    "product": [
+        ([[1.0, 2.0], [3.0, 4.0]], [[5.0], [6.0]]),
+        ([], []),  # IndexError from the helper reading g[0]
+        ([[1.0]], [[1.0, 2.0], [3.0, 4.0]]),  # ValueError from _conformable
+        ([[1.0]], [[]]),  # zip(*[[]]) yields nothing: one empty row
+        ([[]], [[]]),  # 0 != 1: ValueError
+        ([[0.0, -1.5]], [[2.0, 0.0], [0.0, 0.0]]),
+    ],
+    "col_totals": [([],), ([[]],), ([[], []],), ([[1.0, 2.0], [3.0, -4.0]],), ([[0.0]],)],
+    "col_heights": [([],), ([[]],), ([[1, 2], [3, 4], [5, 6]],)],
+    # zip truncates to the shorter list; rows of different lengths (also a list without rows
+    # beside one with rows of 2) are outside the proof's shape precondition, 'a__cols ==
+    # min(a__cols, b__cols)', which the generated code checks (ValueError): only equal row
+    # lengths here
+    "pair_diff": [([], []), ([[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.5]]), ([[]], [[]]), ([[1.0]], [[2.0], [3.0]])],
+}
+
+
+@pytest.mark.parametrize("function", sorted(PROLOGUE_CASES))
+def test_checks_with_list_helpers_and_star_zip_lift(function: str, tmp_path: Path) -> None:
+    code = lift_and_compare("checks_prologue.py", function, PROLOGUE_CASES[function], tmp_path)
+    if function in ("grid_diff", "product"):
+        entry = code[code.index(f"def {function}("):]
+        assert entry.index("_validate_checks(") < entry.index("np.asarray(")  # the checks run first
+
+
+def test_final_raise_becomes_a_check() -> None:
+    import ast
+
+    from tenspiler.frontend.py_stmts import final_raise_as_check
+
+    body = ast.parse("x = 1\nif ok(a):\n    y = 2\n    return y\nraise TypeError('no')\n").body
+    out = final_raise_as_check(body)
+    assert [ast.unparse(s) for s in out] == ["x = 1", "if not ok(a):\n    raise TypeError('no')", "y = 2", "return y"]
+    kept = ast.parse("if ok(a):\n    y = 2\nraise TypeError('no')\n").body  # the if does not return
+    assert final_raise_as_check(kept) == kept
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    ("dims_used_later", "'rows' is assigned by the argument checks at the top .* used after them"),
+    ("sorts_first", "expression statement in the validation helper '_sorts' is not supported"),
+    ("prints_first", "expression statement in the validation helper '_prints' is not supported"),
+    ("column_element", r"subscript of .*zip\(\*"),
+    ("star_of_local", r"zip\(\*\[xs, xs\]\) is only supported of a list of lists parameter"),
+])
+def test_unsafe_list_checks_and_star_zips_are_refused(function: str, message: str) -> None:
+    with pytest.raises(LiftError, match=message):
+        parse_python_file(KERNELS / "checks_prologue_refused.py", function)

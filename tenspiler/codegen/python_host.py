@@ -39,6 +39,7 @@ from tenspiler.frontend.c_types import MAX_VECTOR_SIZE
 from tenspiler.ir.printer import show, show_output
 from tenspiler.ir.terms import (
     ArrayOutput,
+    Cmp,
     Full,
     Iota,
     Lit,
@@ -48,6 +49,7 @@ from tenspiler.ir.terms import (
     ProgramSummary,
     ScalarCast,
     ScalarOp,
+    ScalarSelect,
     ScalarVar,
     Slice,
     Stack,
@@ -908,6 +910,9 @@ def _render_cxx_scalar(t: Term, names: Mapping[str, str]) -> str:
             return repr(value)
         case ScalarOp(op, a, b) if op in ("+", "-", "*"):
             return f"({_render_cxx_scalar(a, names)} {op} {_render_cxx_scalar(b, names)})"
+        case ScalarSelect(Cmp(op, a, b), x, y):  # e.g. min(len(a[0]), len(b)), zip's length
+            return (f"({_render_cxx_scalar(x, names)} if {_render_cxx_scalar(a, names)} {op} "
+                    f"{_render_cxx_scalar(b, names)} else {_render_cxx_scalar(y, names)})")
     raise CodegenError(f"cannot check the precondition term {show(t)} in the C++ entry")
 
 
@@ -1074,6 +1079,8 @@ def render_loop_expr(e: LExpr, names: Mapping[str, str]) -> str:
             smaller = (op in ("<", "<=")) == ((x, y) == (a, b))
             fn = "min" if smaller else "max"
             return f"{fn}({render_loop_expr(a, names)}, {render_loop_expr(b, names)})"
+        case LSelect(c, x, y):  # e.g. the number of columns zip(*m) yields: cols if rows > 0 else 0
+            return f"({render_loop_expr(x, names)} if {render_loop_cond(c, names)} else {render_loop_expr(y, names)})"
     raise CodegenError(f"cannot render the result length {e!r} of the entry")
 
 

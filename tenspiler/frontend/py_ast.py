@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 
 __all__ = [
+    "ZIP_COLUMN",
+    "ZIP_COLUMNS",
     "appended_name",
     "appends",
     "assigned_names",
@@ -14,6 +16,14 @@ __all__ = [
     "is_int_literal",
     "is_name",
 ]
+
+#: The names of the calls :class:`~tenspiler.frontend.py_comprehensions.Desugar` writes for
+#: ``for col in zip(*m)`` (not identifiers: no source binds them): ``ZIP_COLUMNS(m)`` is the
+#: number of tuples ``zip(*m)`` yields (``len(m[0])`` when ``m`` has rows, else 0: the rows
+#: of the model have one length), ``ZIP_COLUMN(m, c)`` the tuple ``(m[0][c], m[1][c], ...)``
+#: (read only by ``zip``: ``len`` is ``len(m)``, element ``k`` is ``m[k][c]``).
+ZIP_COLUMNS = "<columns of zip(*...)>"
+ZIP_COLUMN = "<column of zip(*...)>"
 
 _NODE_NAMES: dict[type[ast.AST], str] = {
     ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",

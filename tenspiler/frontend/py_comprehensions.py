@@ -10,7 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn, TypeAlias, TypeVar
 
-from tenspiler.frontend.py_ast import assigned_names, describe, is_int_literal
+from tenspiler.frontend.py_ast import (
+    ZIP_COLUMN,
+    ZIP_COLUMNS,
+    assigned_names,
+    describe,
+    is_int_literal,
+)
 from tenspiler.frontend.py_globals import ModuleNames
 
 __all__ = ["Desugar"]
@@ -300,7 +306,47 @@ class Desugar:
         return [*(_assign(tmp, v, v) for tmp, v in zip(temps, values, strict=True)),
                 *(_at(ast.Assign(targets=[t], value=_name(tmp, t)), t) for t, tmp in zip(names, temps, strict=True))]
 
+    def star_zip(self, s: ast.For) -> None:
+        """``zip(*...)`` in a loop, rewritten in place to the loops it means: ``for m in
+        zip(a, b)`` whose body reads ``m`` only as ``zip(*m)`` unpacks ``m`` into fresh names
+        (``zip(*m)`` is ``zip(m0, m1)``); ``for col in zip(*xs)`` of a list of lists ``xs``
+        walks its columns (:data:`~tenspiler.frontend.py_ast.ZIP_COLUMNS`; ``col`` is read
+        only by ``zip``). Any other starred argument is refused."""
+        it = s.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip"
+                and "zip" not in self.shadowed and "zip" not in self.mod.defs):
+            return
+        if (isinstance(s.target, ast.Name) and it.args and not any(isinstance(a, ast.Starred) for a in it.args)):
+            m = s.target.id
+            uses = [n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Name) and n.id == m]
+            stars = [c for b in s.body for c in ast.walk(b)
+                     if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "zip"
+                     and len(c.args) == 1 and isinstance(c.args[0], ast.Starred)
+                     and isinstance(c.args[0].value, ast.Name) and c.args[0].value.id == m]
+            if uses and len(stars) == len(uses) and m not in assigned_names(s.body):
+                names = [self.fresh(f"{m}__{k}") for k in range(len(it.args))]
+                s.target = _at(ast.Tuple(elts=[_name(n, s.target, store=True) for n in names], ctx=ast.Store()),
+                               s.target)
+                for c in stars:
+                    c.args = [_name(n, c) for n in names]
+                return
+        if len(it.args) == 1 and isinstance(it.args[0], ast.Starred) and isinstance(s.target, ast.Name):
+            xs = it.args[0].value
+            if not (isinstance(xs, ast.Name) and xs.id in self.params):
+                self.fail(f"zip(*{ast.unparse(xs)}) is only supported of a list of lists parameter", it.args[0])
+            if s.target.id in assigned_names(s.body) or _stores_into(xs.id, s.body):
+                self.fail(f"iterating over the columns of '{xs.id}' while assigning '{s.target.id}' or the list "
+                          "is not supported", s.target)
+            self.mod.stable_builtin("zip", it.func)
+            col = self.fresh(f"{s.target.id}__c")
+            column = _call(ZIP_COLUMN, [copy.deepcopy(xs), _name(col, xs)], xs)
+            s.body = [_substitute_stmt(b, {s.target.id: column}) for b in s.body]
+            s.target = _name(col, s.target, store=True)
+            s.iter = _call("range", [_call(ZIP_COLUMNS, [copy.deepcopy(xs)], xs)], it)
+            self.require_builtins(("range",), f"iterating over zip(*{xs.id})", it)
+
     def for_stmt(self, s: ast.For) -> list[ast.stmt]:
+        self.star_zip(s)
         if self.builtin(s.iter, {"list"}) is not None:
             # list(range(...)) / list(xs): a copy, iterated as the original
             assert isinstance(s.iter, ast.Call)
@@ -420,6 +466,8 @@ class Desugar:
             if not lists:
                 self.fail("zip() of no lists is not supported", it)
             for a in lists:
+                if isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == ZIP_COLUMN:
+                    continue  # a column of zip(*m): element k is m[k][c]
                 if not (isinstance(a, ast.Name) or (isinstance(a, ast.Subscript) and not isinstance(a.slice, ast.Slice))):
                     self.fail(f"zip() over '{ast.unparse(a)}' is not supported (only list parameters and their rows)", a)
             if not (isinstance(target, ast.Tuple) and len(target.elts) == len(lists)):
@@ -435,10 +483,15 @@ class Desugar:
             for a in lists[1:]:
                 stop = _call("min", [stop, _call("len", [copy.deepcopy(a)], it)], it)
             lists_ = [copy.deepcopy(a) for a in lists]
-            return _Walk(stop, lambda k: [
-                (n, _at(ast.Subscript(value=copy.deepcopy(a), slice=copy.deepcopy(k), ctx=ast.Load()), a))
-                for n, a in zip(names, lists_, strict=True)
-            ])
+
+            def element(a: ast.expr, k: ast.expr) -> ast.expr:
+                if isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == ZIP_COLUMN:
+                    m, c = a.args
+                    row = _at(ast.Subscript(value=copy.deepcopy(m), slice=copy.deepcopy(k), ctx=ast.Load()), a)
+                    return _at(ast.Subscript(value=row, slice=copy.deepcopy(c), ctx=ast.Load()), a)
+                return _at(ast.Subscript(value=copy.deepcopy(a), slice=copy.deepcopy(k), ctx=ast.Load()), a)
+
+            return _Walk(stop, lambda k: [(n, element(a, k)) for n, a in zip(names, lists_, strict=True)])
         if self.builtin(it, {"reversed"}) is not None:
             assert isinstance(it, ast.Call)
             if len(it.args) != 1:
@@ -457,6 +510,17 @@ class Desugar:
             assert inner is not None
             self.require_builtins(("reversed",), "reversed()", it)
             return _Walk(inner.stop, inner.elements, descending=True)
+        if isinstance(target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Name) \
+                and it.func.id == ZIP_COLUMN:
+            # the elements of a column of zip(*m): m[0][c], m[1][c], ...
+            self.require_builtins(("len", "range"), "iterating over a column of zip(*...)", it)
+            name, (m, c) = target.id, it.args
+            return _Walk(
+                _call("len", [copy.deepcopy(it)], it),
+                lambda k: [(name, _at(ast.Subscript(value=_at(ast.Subscript(
+                    value=copy.deepcopy(m), slice=copy.deepcopy(k), ctx=ast.Load()), it), slice=copy.deepcopy(c),
+                    ctx=ast.Load()), it))],
+            )
         if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
             return self.slice_walk(target, it)
         if isinstance(target, ast.Name) and isinstance(it, ast.Subscript) and not isinstance(it.slice, ast.Slice):

@@ -11,7 +11,13 @@ import math
 
 from tenspiler.frontend.common import convert
 from tenspiler.frontend.lists import ResultList, ResultRow, plane_index, row_index
-from tenspiler.frontend.py_ast import assigned_names, describe, is_docstring
+from tenspiler.frontend.py_ast import (
+    ZIP_COLUMN,
+    ZIP_COLUMNS,
+    assigned_names,
+    describe,
+    is_docstring,
+)
 from tenspiler.frontend.py_types import Binding, ListParam, ModuleTypes, join
 from tenspiler.ir.semantics import py_cast
 from tenspiler.loops.ir import (
@@ -78,6 +84,11 @@ class Scope:
         self.mod.fail(f"len({ast.unparse(node)}) is not supported here (Python raises IndexError when the list "
                       "has no such row)", node)
 
+    def require(self, left: Expr, right: Expr, what: str, node: ast.AST) -> None:
+        """State the precondition ``left <= right`` over the parameters
+        (``Function.requires``: assumed by the proof, checked by the generated code)."""
+        self.mod.fail(f"'{ast.unparse(node)}' is not supported here", node)
+
     def global_value(self, name: str, node: ast.AST) -> Expr:
         """A module constant (a name the function does not bind)."""
         mod = self.mod
@@ -141,6 +152,18 @@ class Expressions(ModuleTypes):
         """Lower an expression (no side effects in the subset)."""
         loc = self.loc(node)
         match node:
+            case ast.Call(func=ast.Name(id=marker), args=[ast.Name(id=m), *_]) if marker in (ZIP_COLUMNS, ZIP_COLUMN):
+                lp = sc.lookup(m)
+                if marker == ZIP_COLUMN or not (isinstance(lp, ListParam) and lp.rank == 2):
+                    self.fail(f"a column of zip(*{m}) is only supported as an argument of zip()", node)
+                rows, cols = Var(lp.sizes[0], INT, loc), Var(lp.sizes[1], INT, loc)
+                # zip(*m) yields len(m[0]) tuples when m has rows, none when it has none: the
+                # model's row length of a list with no row is 0 (the entry reads [] as 0 x 0),
+                # stated as 'cols > 0 implies rows >= 1'
+                one, zero = Const(1, INT, loc), Const(0, INT, loc)
+                sc.require(Select(Compare(">", cols, zero, loc), one, zero, INT, loc), rows,
+                           f"a list of lists '{m}' without rows has no columns (zip(*{m}) yields nothing)", node)
+                return cols
             case ast.Constant(value=bool() as v):
                 self.fail(f"boolean value '{v}' is not supported (only comparisons in conditions)", node)
             case ast.Constant(value=int() as v):
@@ -468,6 +491,11 @@ class Expressions(ModuleTypes):
             n = bounds[0] if len(bounds) == 1 else Binary("-", bounds[1], bounds[0], INT, loc)
             zero = Const(0, INT, loc)
             return Select(Compare("<", n, zero, loc), zero, n, INT, loc)
+        if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == ZIP_COLUMN
+                and isinstance(arg.args[0], ast.Name)):
+            match sc.lookup(arg.args[0].id):
+                case ListParam(rank=2, sizes=sizes):  # a column of zip(*m): one element per row
+                    return Var(sizes[0], INT, loc)
         if isinstance(arg, ast.Name):
             match sc.lookup(arg.id):
                 case ListParam(sizes=sizes):

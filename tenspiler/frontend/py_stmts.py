@@ -109,13 +109,18 @@ def _is_message_assign(s: ast.stmt) -> bool:
     return False
 
 
-def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
+def validation_source(mod: Expressions, fdef: ast.FunctionDef, values: bool = False) -> str:
     """The text of the validation helper ``fdef`` (no docstring, annotations or decorators)
     after checking that running it on the arguments only inspects them and may raise: it
     has ``if`` / ``for`` / ``raise`` / local assignments / ``pass`` / ``return`` only,
     reads its parameters, its locals, the builtins of :data:`_INSPECTING` and builtin
     exception classes (none of them rebound by the module), calls nothing else and reads
-    no attribute but ``__name__``."""
+    no attribute but ``__name__``.
+
+    ``values``: a helper whose value a validation prologue reads (:func:`validation_prologue`)
+    may also return values, read elements (``m[0]``: Python raises ``IndexError`` as it
+    does, the text running on the objects given) and call other such helpers (passed as
+    its callers: their texts are checked by the caller of this function)."""
     if fdef.decorator_list:
         mod.fail(f"decorated validation helper '{fdef.name}' is not supported", fdef.decorator_list[0])
     params = {a.arg for a in mod.plain_params(fdef)}
@@ -128,9 +133,13 @@ def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
         match node:
             case ast.Expr(value=v) if not (isinstance(v, ast.Constant) and isinstance(v.value, str)):
                 mod.fail(f"expression statement in the validation helper '{fdef.name}' is not supported", node)
-            case ast.Return(value=v) if v is not None and not (isinstance(v, ast.Constant) and v.value is None):
+            case ast.Return(value=v) if not values and v is not None and not (
+                    isinstance(v, ast.Constant) and v.value is None):
                 mod.fail(f"the validation helper '{fdef.name}' returns a value", node)
-            case ast.Assign(targets=targets) if not all(isinstance(t, ast.Name) for t in targets):
+            case ast.Assign(targets=targets) if not all(
+                    isinstance(t, ast.Name) or (values and isinstance(t, ast.Tuple)
+                                                and all(isinstance(e, ast.Name) for e in t.elts))
+                    for t in targets):
                 mod.fail(f"assignment '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
             case ast.For(target=t) if not isinstance(t, ast.Name) or node.orelse:
                 mod.fail(f"for loop '{ast.unparse(t)}' in the validation helper '{fdef.name}' is not supported", node)
@@ -139,13 +148,20 @@ def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
                 if cause is not None or not (isinstance(f, ast.Name) and f.id in _EXCEPTIONS):
                     mod.fail(f"the validation helper '{fdef.name}' raises something else than a builtin exception",
                              node)
-            case ast.Call(func=f) if not (isinstance(f, ast.Name) and (f.id in _INSPECTING or f.id in _EXCEPTIONS)):
+            case ast.Call(func=f) if not (isinstance(f, ast.Name) and (
+                    f.id in _INSPECTING or f.id in _EXCEPTIONS or (values and f.id in mod.defs and f.id not in local
+                                                                   and f.id not in params))):
                 mod.fail(f"call '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
             case ast.Attribute(attr=attr) if attr != "__name__":
                 mod.fail(f"attribute '{ast.unparse(node)}' in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Subscript(ctx=ast.Load()) if values:
+                pass
             case ast.Subscript() | ast.Lambda() | ast.ListComp() | ast.SetComp() | ast.DictComp() | ast.GeneratorExp() \
                     | ast.NamedExpr() | ast.Await() | ast.Yield() | ast.YieldFrom() | ast.Starred():
                 mod.fail(f"{describe(node)} in the validation helper '{fdef.name}' is not supported", node)
+            case ast.Name(id=name, ctx=ast.Load()) if values and name in mod.defs and name not in params \
+                    and name not in local:
+                mod.stable_helper(name, node)
             case ast.Name(id=name, ctx=ast.Load()) if name not in params and name not in local:
                 if name not in _INSPECTING and name not in _EXCEPTIONS:
                     mod.fail(f"the validation helper '{fdef.name}' reads '{name}' (only its parameters, its "
@@ -163,6 +179,139 @@ def validation_source(mod: Expressions, fdef: ast.FunctionDef) -> str:
     clean.args.defaults = []
     clean.args.kw_defaults = []
     return ast.unparse(ast.fix_missing_locations(clean))
+
+
+def final_raise_as_check(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``if C: ...; return X`` followed by a final ``raise E(...)``, the last two top-level
+    statements, as ``if not C: raise E(...)`` followed by the ``if``'s body: Python evaluates
+    ``C`` once either way, raises where it is false and runs the body (which returns)
+    where it is true."""
+    if len(body) < 2:
+        return body
+    last, before = body[-1], body[-2]
+    if not (isinstance(last, ast.Raise) and isinstance(before, ast.If) and not before.orelse
+            and _always_returns(before.body)):
+        return body
+    test = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=before.test), before.test)
+    check = ast.copy_location(ast.If(test=test, body=[last], orelse=[]), before)
+    return [*body[:-2], check, *before.body]
+
+
+def _always_returns(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` ends every path with ``return``: its last statement is a
+    ``return``, or an ``if`` / ``else`` whose branches both do."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+def _reads_names(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names for n in ast.walk(node))
+
+
+def validation_prologue(mod: Expressions, fdef: ast.FunctionDef, body: list[ast.stmt],
+                        list_params: set[str]) -> tuple[ArgGuard | None, list[ast.stmt]]:
+    """The leading top-level statements of ``body`` that call a module helper with a list
+    parameter (``if _check(m) and _sizes(a, b): ...``, ``rows, cols = _sizes(a, b)``), or
+    read a local such a statement assigned, kept as Python text: one
+    :class:`~tenspiler.loops.ir.ArgGuard` ``call`` whose text (the statements in a
+    ``def`` of the parameters they read, the helpers they call, transitively, as nested
+    ``def`` s) the generated entry runs first on the objects given, as Python runs them.
+    They may only inspect (``if``, assignments of names, ``raise`` of builtin exceptions,
+    helper calls, the builtins of :data:`_INSPECTING`; the helpers as
+    :func:`validation_source` with ``values``) and their locals may not be read after them.
+    Returns ``(None, body)`` when the function does not start with such a statement (a
+    call statement ``helper(xs)`` alone is the stricter validation call of
+    :meth:`Kernel.validation_call`)."""
+    params = {a.arg for a in mod.plain_params(fdef)}
+
+    def calls_with_list(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in mod.defs
+                   and any(isinstance(a, ast.Name) and a.id in list_params for a in n.args)
+                   for n in ast.walk(node))
+
+    k = 0
+    local: set[str] = set()
+    while k < len(body):
+        st = body[k]
+        if not isinstance(st, ast.If | ast.Assign | ast.Expr) or (isinstance(st, ast.Expr) and is_docstring(st)):
+            break
+        # (a call statement alone is a validation call, :meth:`Kernel.validation_call`)
+        if not ((calls_with_list(st) and not isinstance(st, ast.Expr)) or _reads_names(st, local)):
+            break
+        local |= assigned_names([st])
+        k += 1
+    if k == 0:
+        return None, body
+    prologue, rest = body[:k], body[k:]
+    helpers: list[str] = []
+    read: list[str] = []
+
+    def need(name: str, node: ast.AST) -> None:
+        if name in helpers:
+            return
+        mod.stable_helper(name, node)
+        helpers.append(name)
+        helper = mod.defs[name]
+        text = validation_source(mod, helper, values=True)
+        for n in ast.walk(ast.parse(text)):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in mod.defs \
+                    and n.func.id not in {a.arg for a in ast.walk(helper.args) if isinstance(a, ast.arg)}:
+                need(n.func.id, n)
+
+    for node in (n for st in prologue for n in ast.walk(st)):
+        if isinstance(node, ast.stmt) and not isinstance(node, ast.If | ast.Assign | ast.Raise | ast.Pass | ast.Expr):
+            mod.fail(f"{describe(node)} in the argument checks kept as Python text (they call a helper with a list) "
+                     "is not supported", node)
+        match node:
+            case ast.Expr(value=ast.Call()):
+                pass
+            case ast.Expr():
+                mod.fail("expression statement in the argument checks is not supported", node)
+            case ast.Assign(targets=targets) if not all(
+                    isinstance(t, ast.Name) or (isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts))
+                    for t in targets):
+                mod.fail(f"assignment '{ast.unparse(node)}' in the argument checks is not supported", node)
+            case ast.Raise(exc=exc, cause=cause):
+                f = exc.func if isinstance(exc, ast.Call) else exc
+                if cause is not None or not (isinstance(f, ast.Name) and f.id in _EXCEPTIONS):
+                    mod.fail("an argument check raising something else than a builtin exception is not supported", node)
+            case ast.Call(func=ast.Name(id=name)) if name in mod.defs and name not in local and name not in params:
+                need(name, node)
+            case ast.Call(func=f) if not (isinstance(f, ast.Name) and (f.id in _INSPECTING or f.id in _EXCEPTIONS)):
+                mod.fail(f"call '{ast.unparse(node)}' in the argument checks is not supported", node)
+            case ast.Attribute(attr=attr) if attr != "__name__":
+                mod.fail(f"attribute '{ast.unparse(node)}' in the argument checks is not supported", node)
+            case ast.Subscript(ctx=ast.Load()):
+                pass
+            case ast.Subscript() | ast.Lambda() | ast.ListComp() | ast.SetComp() | ast.DictComp() | ast.GeneratorExp() \
+                    | ast.NamedExpr() | ast.Await() | ast.Yield() | ast.YieldFrom() | ast.Starred():
+                mod.fail(f"{describe(node)} in the argument checks is not supported", node)
+            case ast.Name(id=name, ctx=ast.Load()) if name in params:
+                if name not in read:
+                    read.append(name)
+            case ast.Name(id=name, ctx=ast.Load()) if name not in local and name not in mod.defs:
+                if name not in _INSPECTING and name not in _EXCEPTIONS:
+                    mod.fail(f"the argument checks read '{name}' (only parameters, their locals, helpers and "
+                             "inspecting builtins)", node)
+                mod.stable_builtin(name, node)
+            case ast.Name(id=name, ctx=ast.Store()) if name in params:
+                mod.fail(f"the argument checks assign parameter '{name}'", node)
+    for st in rest:
+        for n in ast.walk(st):
+            if isinstance(n, ast.Name) and n.id in local:
+                mod.fail(f"'{n.id}' is assigned by the argument checks at the top (kept as Python text, they call a "
+                         "helper with a list) and used after them: not supported", n)
+    order = [p for p in (a.arg for a in mod.plain_params(fdef)) if p in read]
+    lines = [f"def checks({', '.join(order)}):"]
+    for name in helpers:
+        lines += ["    " + line for line in validation_source(mod, mod.defs[name], values=True).split("\n")]
+    for st in prologue:
+        lines += ["    " + line for line in ast.unparse(st).split("\n")]
+    return ArgGuard(None, None, "", None, mod.loc(prologue[0]), ("\n".join(lines), "checks", tuple(order))), rest
 
 
 def _may_raise(e: Expr) -> str:
@@ -256,6 +405,8 @@ class Kernel(Scope, IfConversion, ResultLists):
         self.blocks: list[list[ast.stmt]] = []
         #: the argument checks before the first loop, in source order
         self.arg_guards: list[ArgGuard] = []
+        #: preconditions ``left <= right`` (``Function.requires``)
+        self.requires: list[tuple[Expr, Expr, str]] = []
         #: the loop-IR statements of the function's top level emitted so far
         self.top_emitted: list[Stmt] = []
         #: the loop-IR statements emitted so far in each enclosing block, outermost first
@@ -266,6 +417,10 @@ class Kernel(Scope, IfConversion, ResultLists):
         arg_names = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
         self.taken |= arg_names
         body = [s for k, s in enumerate(fdef.body) if not (k == 0 and is_docstring(s))]
+        body = final_raise_as_check(body)
+        guard, body = validation_prologue(mod, fdef, body, self.list_params(body))
+        if guard is not None:
+            self.arg_guards.append(guard)
         # comprehensions, sum / max / min of sequences, zip / enumerate: explicit loops
         self.body_stmts = Desugar(mod, self.fresh, arg_names).function_body(body)
         self.local_names = assigned_names(self.body_stmts)
@@ -275,6 +430,21 @@ class Kernel(Scope, IfConversion, ResultLists):
 
     def fail(self, message: str, node: ast.AST | None) -> NoReturn:
         self.mod.fail(message, node)
+
+    def require(self, left: Expr, right: Expr, what: str, node: ast.AST) -> None:
+        if not any(r[0] == left and r[1] == right for r in self.requires):
+            self.requires.append((left, right, what))
+
+    def list_params(self, body: list[ast.stmt]) -> set[str]:
+        """The parameters that are lists (annotated so, or used so by ``body``, as
+        :meth:`lower` types them)."""
+        uses = Uses.of(body)
+        out: set[str] = set()
+        for a in self.mod.plain_params(self.fdef):
+            t = self.mod.annotation(a.annotation, f"parameter '{a.arg}'") if a.annotation is not None else None
+            if (t is not None and t.rank > 0) or (t is None and (a.annotation is not None or uses.lists.get(a.arg, 0))):
+                out.add(a.arg)
+        return out
 
     # ----------------------------------------------------------- scope
 
@@ -359,6 +529,7 @@ class Kernel(Scope, IfConversion, ResultLists):
             cxx=CxxInterface(tuple(signature), result),
             python=PythonInterface(mod.filename, mod.int_true_division, mod.float_of_int, tuple(self.arg_guards),
                                    tuple(sorted(self.written_lists))),
+            requires=tuple(self.requires),
         )
         for site in unobserved_sites(fn):
             raise BadInput(

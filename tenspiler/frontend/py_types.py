@@ -26,7 +26,10 @@ __all__ = [
 
 INT, DOUBLE = DType.INT, DType.DOUBLE
 
-_LIST_NAMES = frozenset({"list", "List", "Sequence", "MutableSequence"})
+_LIST_NAMES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable"})
+
+#: The NumPy array class as an annotation names it (``np.ndarray``, ``numpy.ndarray``).
+_ARRAY_NAMES = frozenset({"ndarray"})
 
 
 # ---------------------------------------------------------------- bindings
@@ -162,15 +165,34 @@ class ModuleTypes(ModuleNames):
                 node = ast.parse(node.value, mode="eval").body
             except SyntaxError:
                 return False
+        alias = self._type_alias(node)
+        if alias is not None:
+            return self._annotated(alias)
         arms = _union_arms(node)
         if arms is not None:
-            kinds = [self._annotated(a) for a in arms if not _is_none(a)]
-            if not kinds or any(k is False or k is None or k is True for k in kinds):
+            arms = [a for a in arms if not _is_none(a)]
+            arrays = [a for a in arms if _type_name(a) in _ARRAY_NAMES]
+            arms = [a for a in arms if a not in arrays]
+            if arrays:
+                # ``Union[Sequence[float], np.ndarray]``: the lifted function takes the
+                # list arms; a float64 array computes the same IEEE doubles, so the array
+                # arm is read as them only when they are 1-D lists of floats (an int
+                # array's int64 arithmetic wraps where Python ints do not)
+                read = [self._annotated(a) for a in arms]
+                kinds = [k for k in read if isinstance(k, ParamType)]
+                if not kinds or len(kinds) != len(read):
+                    return False
+                joined = ParamType(kinds[0].rank, DOUBLE if any(k.dtype == DOUBLE for k in kinds) else INT)
+                if any(k.rank != 1 for k in kinds) or joined.dtype != DOUBLE:
+                    return False
+                return joined
+            arm_types = [self._annotated(a) for a in arms]
+            if not arm_types or any(k is False or k is None or k is True for k in arm_types):
                 return False
-            ranks = {k.rank for k in kinds if isinstance(k, ParamType)}
+            ranks = {k.rank for k in arm_types if isinstance(k, ParamType)}
             if len(ranks) != 1:
                 return False
-            dtypes = {k.dtype for k in kinds if isinstance(k, ParamType)}
+            dtypes = {k.dtype for k in arm_types if isinstance(k, ParamType)}
             return ParamType(ranks.pop(), DOUBLE if DOUBLE in dtypes else INT)
         name = _type_name(node)
         if name in ("int", "bool", "float"):
@@ -187,6 +209,29 @@ class ModuleTypes(ModuleNames):
                 return False
             return ParamType(inner.rank + 1, inner.dtype)
         return False
+
+
+    def _type_alias(self, node: ast.expr) -> ast.expr | None:
+        """What a module-level type alias names: ``Vector = Union[...]`` (one plain
+        assignment at the top level of the module, the only binding of the name), or
+        ``Vector: TypeAlias = ...``; ``None`` when ``node`` names no such alias."""
+        if not isinstance(node, ast.Name) or node.id in ("int", "float", "bool", *_LIST_NAMES):
+            return None
+        values: list[ast.expr] = [
+            s.value
+            for s in self.tree.body
+            if (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and s.targets[0].id == node.id)
+            or (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == node.id)
+            if s.value is not None
+        ]
+        sites = self.bindings.get(node.id, [])
+        if len(values) != 1 or len(sites) != 1 or self.dynamic is not None:
+            return None
+        value = values[0]
+        if any(isinstance(n, ast.Name) and n.id == node.id for n in ast.walk(value)):
+            return None  # a recursive alias
+        return value
 
 
 def _union_arms(node: ast.expr) -> list[ast.expr] | None:

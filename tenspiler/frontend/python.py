@@ -53,7 +53,14 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   helper* -- a module function that only inspects its arguments with ``if`` / ``for`` /
   local assignments, the builtins ``isinstance len type str ...``, ``.__name__``, and
   raises builtin exceptions (``validation_source``) -- is kept as its text, which the entry
-  runs on the objects given before converting anything.
+  runs on the objects given before converting anything. Likewise the leading statements
+  (``if`` / assignments) that call a module helper with a list parameter (``if _is_matrix(a)
+  and _sizes(a, b): ...``, ``rows, cols = _sizes(a, b)``), and those reading the locals
+  they assign, are kept as Python text with the helpers they call (which may then also
+  return values and read elements: the text raises what Python raises, on the same
+  objects); their locals may not be read after them (``validation_prologue``). ``if C:
+  ...; return X`` followed by a final ``raise E(...)`` is read as ``if not C: raise
+  E(...)`` followed by the body (``final_raise_as_check``).
 * statements: ``x = E``, ``x: T = E``, ``x op= E`` for ``+ - * / // % **``, ``a = b = E``
   (``E`` once), ``a, b = E1, E2`` (every ``E`` evaluated before any name is assigned),
   ``for v in range(stop)`` / ``range(start, stop)`` / ``range(start, stop, 1)`` (other
@@ -89,7 +96,12 @@ Accepted (everything else raises a located :class:`~tenspiler.errors.BadInput`):
   refused under ``if``, in a lazily evaluated operand or a ``while`` condition);
   ``for x, y in zip(a, b)`` (the trip count is Python's ``min(len(a), len(b))``) and
   ``for i, x in enumerate(a)`` (also ``enumerate(zip(...))``), in statements and
-  comprehensions. A comprehension variable used elsewhere in the function is renamed (it
+  comprehensions; ``for m in zip(a, b)`` whose body reads ``m`` only as ``zip(*m)`` (that
+  is ``zip(a[k], b[k])``); ``for col in zip(*m)`` of a list of lists ``m`` walks its
+  columns (``len(m[0])`` of them when ``m`` has rows, none when it has none: the
+  precondition "a list of lists without rows has no columns", ``Function.requires``, true
+  of every list; ``col`` is read only by ``zip``, ``sum``/``for`` and ``len``, its element
+  ``k`` being ``m[k][c]``). A comprehension variable used elsewhere in the function is renamed (it
   is local to the comprehension). ``for row in m`` whose body subscripts ``row``, iterates
   over it or takes its ``len`` walks the rows: ``row`` is read as ``m[k]`` (the list
   itself, not a copy; refused when the body assigns ``row`` or an element of ``m``), and
@@ -118,6 +130,10 @@ Types (Python values are untyped; the rule is syntactic and documented here):
   annotation) is used as written; ``bool`` is an ``int``; ``Optional[T]`` and ``T | None``
   are ``T`` (the lifted function takes no ``None``); a union of number types
   (``int | float``, ``Union[int, float]``) is ``float``, as an unannotated list's elements.
+  ``Iterable[T]`` is a list (the lifted function takes lists). A module-level alias
+  ``Vector = Union[...]`` (the name's only binding) is read as what it names; an
+  ``np.ndarray`` arm of a union is read as the other arms only when they are 1-D lists of
+  floats (a float64 array computes the same doubles; an int64 one wraps).
 * Without an annotation, a parameter is a list if the function calls ``len`` on it,
   subscripts it or iterates over it (2-D if ``p[i][j]`` or ``len(p[i])`` occurs); list
   elements are ``float``. A scalar parameter is ``int`` if it occurs in a ``range(...)``

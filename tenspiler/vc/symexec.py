@@ -62,8 +62,66 @@ class SymState:
         )
 
 
+#: Integer selects seen by :func:`to_sympy`, each an uninterpreted function of the
+#: variables it reads (``min(len(a[0]), len(b[0]))`` as a row length): name -> (select,
+#: the symbols it was applied to).
+_SELECTS: dict[str, tuple[Select, tuple[sympy.Symbol, ...]]] = {}
+_SELECT_NAMES: dict[Select, str] = {}
+
+
+def _vars_of(e: Expr | Cond) -> set[str]:
+    match e:
+        case Var(name):
+            return {name}
+        case Const():
+            return set()
+        case Load(_, index):
+            return _vars_of(index)
+        case Unary(_, x) | Cast(x) | Call(_, x):
+            return _vars_of(x)
+        case Binary(_, l, r) | Compare(_, l, r) | Logical(_, l, r):
+            return _vars_of(l) | _vars_of(r)
+        case Not(x):
+            return _vars_of(x)
+        case Select(c, a, b):
+            return _vars_of(c) | _vars_of(a) | _vars_of(b)
+    raise AssertionError(e)
+
+
+def _select_atom(e: Select) -> sympy.Expr | None:
+    """An integer select (no array read) as an uninterpreted function applied to the
+    variables it reads: an opaque value in polynomial identities, whose ``has(x)`` is
+    true when it reads ``x`` (so :func:`linear_in` never takes it for free of a counter);
+    :func:`from_sympy` gives the select back only applied to the same symbols."""
+    if e.dtype.is_float or _has_load(e):
+        return None
+    name = _SELECT_NAMES.get(e)
+    if name is None:
+        name = f"select__{len(_SELECT_NAMES)}"
+        _SELECT_NAMES[e] = name
+    args = tuple(sympy.Symbol(v, integer=True) for v in sorted(_vars_of(e)))
+    _SELECTS[name] = (e, args)
+    return sympy.Function(name, integer=True)(*args) if args else sympy.Symbol(name, integer=True)
+
+
+def _has_load(e: Expr | Cond) -> bool:
+    match e:
+        case Load():
+            return True
+        case Var() | Const():
+            return False
+        case Unary(_, x) | Cast(x) | Call(_, x) | Not(x):
+            return _has_load(x)
+        case Binary(_, l, r) | Compare(_, l, r) | Logical(_, l, r):
+            return _has_load(l) or _has_load(r)
+        case Select(c, a, b):
+            return _has_load(c) or _has_load(a) or _has_load(b)
+    raise AssertionError(e)
+
+
 def to_sympy(e: Expr) -> sympy.Expr | None:
-    """Integer index expression as a sympy expression, ``None`` if not polynomial."""
+    """Integer index expression as a sympy expression, ``None`` if not polynomial (an
+    integer select of variables is an opaque atom, :func:`_select_atom`)."""
     match e:
         case Const(v):
             return sympy.Integer(int(v)) if isinstance(v, int) else None
@@ -79,6 +137,8 @@ def to_sympy(e: Expr) -> sympy.Expr | None:
             return None if a is None else -a
         case Cast(x):
             return to_sympy(x)
+        case Select():
+            return _select_atom(e)
         case _:
             return None
 
@@ -88,8 +148,13 @@ def from_sympy(e: sympy.Expr) -> Expr | None:
     ``None`` for anything else."""
     if e.is_Integer:
         return Const(int(e), DType.INT)
+    if e.is_Symbol and e.name in _SELECTS and not _SELECTS[e.name][1]:
+        return _SELECTS[e.name][0]
     if e.is_Symbol:
         return Var(e.name, DType.INT)
+    if isinstance(e, sympy.core.function.AppliedUndef):
+        known = _SELECTS.get(type(e).__name__)
+        return known[0] if known is not None and tuple(e.args) == known[1] else None
     if e.is_Add or e.is_Mul:
         op: Literal["+", "*"] = "+" if e.is_Add else "*"
         parts = [from_sympy(a) for a in sorted(e.args, key=sympy.default_sort_key)]
