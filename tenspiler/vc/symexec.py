@@ -12,6 +12,9 @@ This is the single transition relation used both for expression-tree extraction
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -96,12 +99,21 @@ def _select_atom(e: Select) -> sympy.Expr | None:
     if e.dtype.is_float or _has_load(e):
         return None
     name = _SELECT_NAMES.get(e)
-    if name is None:
-        name = f"select__{len(_SELECT_NAMES)}"
+    if name is None:  # named by its structure: the same in every process, whatever came before
+        name = "select__" + hashlib.sha256(repr(_structure(e)).encode()).hexdigest()[:12]
         _SELECT_NAMES[e] = name
     args = tuple(sympy.Symbol(v, integer=True) for v in sorted(_vars_of(e)))
     _SELECTS[name] = (e, args)
     return sympy.Function(name, integer=True)(*args) if args else sympy.Symbol(name, integer=True)
+
+
+def _structure(e: object) -> object:
+    """``e`` as nested tuples of its compared fields (locations left out)."""
+    if dataclasses.is_dataclass(e) and not isinstance(e, type):
+        return (type(e).__name__, *(_structure(getattr(e, f.name)) for f in dataclasses.fields(e) if f.compare))
+    if isinstance(e, tuple):
+        return tuple(_structure(x) for x in e)
+    return e.value if isinstance(e, enum.Enum) else e
 
 
 def _has_load(e: Expr | Cond) -> bool:
