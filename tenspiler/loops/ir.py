@@ -22,9 +22,9 @@ conversions and integer promotion, inserting explicit :class:`Cast` nodes, so ev
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, assert_never
 
 from tenspiler.errors import SourceLoc
 
@@ -627,6 +627,33 @@ def map_stmt_exprs(s: Stmt, f: Callable[[Expr], Expr]) -> Stmt:
                        descending)
         case Return(value, loc):
             return Return(None if value is None else map_expr(value, f), loc)
+
+
+def all_stmts(body: Sequence[Stmt]) -> list[Stmt]:
+    """The statements of ``body`` and of every loop in it, in source order (pre-order)."""
+    out: list[Stmt] = []
+    for st in body:
+        out.append(st)
+        if isinstance(st, For):
+            out.extend(all_stmts(st.body))
+    return out
+
+
+def assigned_scalars(stmts: Iterable[Stmt]) -> set[str]:
+    """The scalars ``stmts`` assign (loop counters included)."""
+    out: set[str] = set()
+    for s in stmts:
+        match s:
+            case Assign(target):
+                out.add(target)
+            case For(var, _, _, body):
+                out.add(var)
+                out |= assigned_scalars(body)
+            case Store() | Return():
+                pass
+            case _:
+                assert_never(s)
+    return out
 
 
 def uses_floats(fn: Function) -> bool:

@@ -59,6 +59,7 @@ from tenspiler.loops.ir import (
     Store,
     Unary,
     Var,
+    assigned_scalars,
 )
 
 __all__ = ["UnobservedSite", "unobserved_sites"]
@@ -183,7 +184,7 @@ def _eager_reads(e: Expr | Cond) -> set[str]:
 def unobserved_sites(fn: Function) -> list[UnobservedSite]:
     """The assignments of ``fn`` whose value may raise but whose evaluation the summary
     cannot show (see the module docstring), in source order."""
-    universe = {name for name, _ in fn.locals} | {p.name for p in fn.params} | _assigned(fn.body)
+    universe = {name for name, _ in fn.locals} | {p.name for p in fn.params} | assigned_scalars(fn.body)
     found: dict[int, UnobservedSite] = {}
 
     def block(body: Sequence[Stmt], after: set[str], ctx: _Context, report: bool) -> set[str]:
@@ -224,14 +225,3 @@ def unobserved_sites(fn: Function) -> list[UnobservedSite]:
 
     block(fn.body, set(), _Context(fn), True)
     return sorted(found.values(), key=lambda u: (u.loc.line, u.loc.col) if u.loc else (0, 0))
-
-
-def _assigned(body: Sequence[Stmt]) -> set[str]:
-    out: set[str] = set()
-    for s in body:
-        match s:
-            case Assign(target=target):
-                out.add(target)
-            case For(var=var, body=inner):
-                out |= {var, *_assigned(inner)}
-    return out

@@ -55,6 +55,8 @@ from tenspiler.loops.ir import (
     Store,
     Unary,
     Var,
+    all_stmts,
+    assigned_scalars,
     map_expr,
     map_stmt_exprs,
 )
@@ -114,9 +116,9 @@ def _replace_at(
     rest = stmts[p + 1:end]
     if not any(isinstance(s, For) for s in rest) or _loads(index):
         return None
-    if _reads(index) & _assigned(rest):
+    if _reads(index) & assigned_scalars(rest):
         return None
-    if any(isinstance(s, Return) for s in _walk(rest)):
+    if any(isinstance(s, Return) for s in all_stmts(rest)):
         return None
     tail = stmts[end:]
     if any(_touches(s, array) for s in tail):
@@ -142,25 +144,6 @@ def _replace_at(
     new = [*stmts[:p], Assign(t, first.value, first.loc), *(rewrite(s) for s in rest),
            Store(array, index, elem, first.loc), *tail]
     return new, (t, dtype)
-
-
-def _walk(stmts: Sequence[Stmt]) -> list[Stmt]:
-    out: list[Stmt] = []
-    for s in stmts:
-        out.append(s)
-        if isinstance(s, For):
-            out.extend(_walk(s.body))
-    return out
-
-
-def _assigned(stmts: Sequence[Stmt]) -> set[str]:
-    out: set[str] = set()
-    for s in _walk(stmts):
-        if isinstance(s, Assign):
-            out.add(s.target)
-        elif isinstance(s, For):
-            out.add(s.var)
-    return out
 
 
 def _sub(e: Expr | Cond) -> list[Expr | Cond]:
@@ -209,13 +192,13 @@ def _touches(s: Stmt, array: str) -> bool:
     return any(
         (isinstance(x, Store) and x.array == array)
         or any(isinstance(n, Load) and n.array == array for e in _exprs(x) for n in _nodes(e))
-        for x in _walk([s])
+        for x in all_stmts([s])
     )
 
 
 def _only_at(s: Stmt, array: str, index: Expr) -> bool:
     """Every access to ``array`` in ``s`` is a plain ``array[index]``."""
-    for x in _walk([s]):
+    for x in all_stmts([s]):
         if isinstance(x, Store) and x.array == array and (x.index != index or x.row is not None):
             return False
         for e in _exprs(x):

@@ -63,6 +63,7 @@ from tenspiler.loops.ir import (
     Store,
     Unary,
     Var,
+    all_stmts,
     map_stmt_exprs,
 )
 from tenspiler.vc import symexec
@@ -329,7 +330,7 @@ def analyze_nest(fn: Function, live_out: tuple[str, ...] = ()) -> NestKernel:
             raise NotLiftable("return inside a loop is not supported", s.loc)
     pre_stmts, post_stmts = fn.body[: loops[0]], fn.body[loops[0] + 1 :]
     pre = symexec.execute(pre_stmts)
-    nest_writes = {st.target for st in _all_stmts(outer.body) if isinstance(st, Assign)}
+    nest_writes = {st.target for st in all_stmts(outer.body) if isinstance(st, Assign)}
     nest_writes |= {outer.var, inner.var}
     # locals fixed before the nest (``int n = cols;``) read as their values inside it
     fixed = {x: v for x, v in pre.scalars.items()
@@ -637,15 +638,6 @@ def unify_row_strides(
         return inner, ()
     body = tuple(fix_store(map_stmt_exprs(st, fix)) for st in inner.body)
     return replace(inner, body=body), tuple(found.values())
-
-
-def _all_stmts(body: Sequence[Stmt]) -> list[Stmt]:
-    out: list[Stmt] = []
-    for st in body:
-        out.append(st)
-        if isinstance(st, For):
-            out.extend(_all_stmts(st.body))
-    return out
 
 
 def promote_cells(

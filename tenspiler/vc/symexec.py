@@ -45,6 +45,9 @@ from tenspiler.loops.ir import (
     Unary,
     Var,
 )
+from tenspiler.loops.ir import (
+    assigned_scalars as assigned_scalars,  # (re-exported: the analyses' helper)
+)
 
 
 @dataclass
@@ -453,22 +456,6 @@ def upward_exposed(stmts: Iterable[Stmt]) -> set[str]:
             case _:
                 assert_never(s)
     return exposed
-
-
-def assigned_scalars(stmts: Iterable[Stmt]) -> set[str]:
-    out: set[str] = set()
-    for s in stmts:
-        match s:
-            case Assign(target):
-                out.add(target)
-            case For(var, _, _, body):
-                out.add(var)
-                out |= assigned_scalars(body)
-            case Store() | Return():
-                pass
-            case _:
-                assert_never(s)
-    return out
 
 
 def stored_arrays(stmts: Iterable[Stmt]) -> set[str]:
