@@ -24,12 +24,13 @@ Python), ``window`` only 2-D window kernels (convolutions, boxes, with near-miss
 integer <-> float conversions (C, compared bit for bit, inputs at float rounding boundaries),
 C++ ``v.size()`` arithmetic in ``size_t``, and Python kernels that raise (the generated code
 must raise the same exception class) or divide ints beyond 2**53;
-``--focus unsigned,narrow,bitwise,whileloop,guard,stride`` the idioms of shipped C code
+``--focus unsigned,narrow,bitwise,whileloop,guard,stride,reading,control`` the idioms of shipped C code
 (:mod:`tenspiler.fuzz.idioms`: unsigned arithmetic modulo 2**n and mixed signed/unsigned
 comparisons, narrow types with promotion and wrapping stores, bitwise operations, Q15
 products and written-out saturation, ``while`` loops with pointer bumps and CMSIS's
-LOOPUNROLL, early-return guards in C and Python, runtime strides and ``a_ptr += lda``; 2
-percent each of the default mix);
+LOOPUNROLL, early-return guards in C and Python, runtime strides and ``a_ptr += lda``, what
+a real file wraps a kernel in, ``switch``, an ``if`` around loops, shifts by a run-time count,
+nests accumulating into an output element; 2 percent each of the default mix);
 ``--shapes new`` / ``deep`` bias the mix. Progress goes to stderr, one line per kernel. Exit code:
 0 when no bug was found, 1 otherwise.
 """
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shapes", "--focus", dest="shapes", default="",
                     help="comma-separated: 'product', 'argmax', 'tensor3', 'poststore', 'guardedprod', 'window', "
                          "'conversion', 'cxxsize', 'pyraise', 'unsigned', 'narrow', 'bitwise', 'whileloop', 'guard', "
-                         "'stride' draw only kernels of those shapes (each equally often); "
+                         "'stride', 'reading', 'control' draw only kernels of those shapes (each equally often); "
                          "'new' / 'deep' bias the mix (sets TENSPILER_FUZZ_SHAPES); default: the usual mix")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)

@@ -605,11 +605,11 @@ def test_oracle_catches_a_missing_raise(exc: str) -> None:
 
 # --------------------------------------------------------------------------- idioms of shipped C code
 
-IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading")
+IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control")
 
 
 def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> None:
-    """unsigned / narrow / bitwise / whileloop / guard / stride / reading: a modest share each of the
+    """unsigned / narrow / bitwise / whileloop / guard / stride / reading / control: a modest share each of the
     default mix, only those with TENSPILER_FUZZ_SHAPES=<shape>, every form and near-miss drawn."""
     default = _shape_specs(1000, 41, monkeypatch, None)
     for shape in IDIOMS:
@@ -641,6 +641,10 @@ def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> Non
                     "reading-helper", "reading-enum", "reading-miss-row", "reading-noise-union", "reading-noise-goto",
                     "reading-noise-global-array", "reading-noise-attribute", "reading-noise-funcptr",
                     "reading-noise-varargs", "reading-noise-pragma", "reading-noise-bom"],
+        "control": ["control-switch", "control-paths", "control-shift", "control-accnest", "control-uacc", "control-fdbl",
+                    "control-switch-fall", "control-switch-default-first", "control-switch-default-middle",
+                    "control-switch-default-none", "control-paths-chain", "control-shift-local",
+                    "control-miss-other-elem"],
     }
     for shape, feats in want.items():
         specs = _shape_specs(300, 42, monkeypatch, shape)

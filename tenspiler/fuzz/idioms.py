@@ -20,7 +20,9 @@ The shapes, each drawn only by ``--focus NAME`` or with :data:`IDIOM_SHARE` perc
 the default mix: ``unsigned``, ``narrow``, ``bitwise``, ``whileloop``, ``guard`` (C and
 Python), ``stride``, ``reading`` (what a real file wraps a kernel in: VLA 2-D / 3-D array
 parameters, chained assignments, inline helpers, enums and constant tables, with unrelated
-file-scope text the tool must read past).
+file-scope text the tool must read past), ``control`` (``switch``, an ``if`` around loops on
+a parameter, shifts by a run-time count, nests accumulating into an output element,
+``uint32_t`` and float-of-double accumulators).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections.abc import Sequence
 
 from tenspiler.fuzz.spec import Draw, KernelSpec, Param
 
-IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading")
+IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control")
 #: percent of all kernels of the default mix, per idiom shape
 IDIOM_SHARE = 2
 
@@ -882,7 +884,8 @@ def idiom_kernel(d: Draw, shape: str, python_share: int = 30, name: str = "kern"
     if shape == "guard":
         return guard_kernel(d, python_share, name)
     return {"unsigned": unsigned_kernel, "narrow": narrow_kernel, "bitwise": bitwise_kernel,
-            "whileloop": whileloop_kernel, "stride": stride_kernel, "reading": reading_kernel}[shape](d, name)
+            "whileloop": whileloop_kernel, "stride": stride_kernel, "reading": reading_kernel,
+            "control": control_kernel}[shape](d, name)
 
 
 # --------------------------------------------------------------------------- reading
@@ -991,3 +994,119 @@ def reading_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     src = ("\ufeff" if bom else "") + _INCLUDES + "\n".join(_NOISE[w] for w in noise) + ("\n\n" if noise else "") + \
         "\n".join(pre) + ("\n\n" if pre else "") + f"{ret or 'void'} {name}({src_sig}) {{\n" + "\n".join(body) + "\n}\n"
     return KernelSpec(name, "c", src, name, params, ret, sorted({0, 1, k, -k}), sorted(feats), shape)
+
+
+# --------------------------------------------------------------------------- control
+
+_CTL_TYPES = ["int", "int", "int32_t", "unsigned", "uint32_t", "int16_t", "uint8_t", "short", "float", "double"]
+
+
+def control_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """The control flow and accumulations of shipped C that the frontend rewrites, C:
+
+    * ``switch``: a selector parameter (``int``, ``unsigned``, ``unsigned char``, ``short``)
+      switched on per element in an inline helper (``case K: return E;``, fall-through,
+      ``default`` first, in the middle or missing with ``return 0;`` after) or in the loop
+      body (``break``), labels near the selector type's limits; the oracle draws the
+      selector among the labels, their neighbours and the type's extremes;
+    * ``paths``: ``if (C) { loop } else if (C2) { loop } else { loop }`` on a condition of a
+      scalar parameter (``k > c``, ``k % 3 == 1``, ``(unsigned) k < c``, ``(k & 4) != 0``)
+      and a local computed from it before;
+    * ``shift``: ``a[i] << k`` / ``a[i] >> k`` by a parameter count (a count of 32 or -1 is
+      undefined: discarded), on promoted narrow data, stored narrow;
+    * ``accnest``: ``out[i] = c; for (j) out[i] += x[i*n + j] ...; out[i] *= s;`` (scalar
+      replacement; ``control-miss-other-elem`` reads ``out`` at another index);
+    * ``uacc``: a ``uint32_t`` accumulator from a constant, ``+=`` / ``-=`` of int, long,
+      unsigned char or unsigned terms, returned;
+    * ``fdbl``: a ``float`` accumulator of ``double`` terms (``pow``, double literals)."""
+    feats: set[str] = {"control"}
+    form = d.pick(["switch"] * 3 + ["paths"] * 3 + ["shift"] * 2 + ["accnest"] * 2 + ["uacc"] * 2 + ["fdbl"])
+    feats.add("control-" + form)
+    loop = "for (int i = 0; i < n; i++)"
+    if form == "switch":
+        T = d.pick(["int", "int", "float", "double", "int16_t", "uint8_t"])
+        S = d.pick(["int", "unsigned", "unsigned char", "short", "int"])
+        lim = {"int": 2**31 - 1, "unsigned": 2**32 - 1, "unsigned char": 255, "short": 32767}[S]
+        labels = sorted(set(d.pick([[0, 1, 2], [1, 3, 5], [0, 2, lim], [lim - 1, lim, 7]])))
+        exprs = ["x + 1", "x * 2", "x - 3", "-x", "x * x", "x / 2" if T in ("float", "double") else "x >> 1"]
+        cases: list[str] = []
+        where_default = d.pick(["first", "middle", "none", "last"])
+        fall = d.coin(40)
+        for k, lab in enumerate(labels):
+            if (where_default, k) in (("first", 0), ("middle", 1)):
+                cases.append(f"    default: return ({T})({d.pick(exprs)});")
+            if fall and k == 0:
+                cases.append(f"    case {lab}:")  # falls through to the next label
+                feats.add("control-switch-fall")
+                continue
+            cases.append(f"    case {lab}{'U' if S == 'unsigned' else ''}: return ({T})({d.pick(exprs)});")
+        if where_default == "last":
+            cases.append(f"    default: return ({T})({d.pick(exprs)});")
+        feats.add("control-switch-default-" + where_default)
+        helper = ([f"static inline {T} pick({T} x, {S} sel)", "{", "  switch (sel) {", *cases, "  }",
+                   "  return 0;" if where_default == "none" else "  return x;", "}", ""])
+        params = [Param("a", T, True, "n"), Param("out", T, True, "n"),
+                  Param("sel", S, choices=tuple(sorted(v for v in {*labels, *(x + 1 for x in labels), 0, lim} if v <= lim)))]
+        params.append(Param("n", "int", size=True))
+        spec = _spec(d, name, None, params, {"out"}, [f"  {loop}", "    out[i] = pick(a[i], sel);"], feats, labels)
+        spec.source = spec.source.replace(f"void {name}(", "\n".join(helper) + f"void {name}(", 1)
+        return spec
+    if form == "paths":
+        T = d.pick(["int", "int", "float", "double", "int16_t"])
+        c = d.pick([0, 1, 3, 10, 100])
+        conds = [f"k > {c}", "k % 3 == 1", f"(unsigned) k < {c}U", "(k & 4) != 0", f"m == {2 * c + 1}"]
+        first, second = d.pick(conds), d.pick(conds)
+        exprs = ["a[i] + 1", "a[i] * 2", "a[i] - b[i]", "a[i] * b[i]", "b[i]", "0"]
+        arms = [d.pick(exprs), d.pick(exprs), d.pick(exprs)]
+        chain = d.coin(50)
+        body = ["  int m = 2 * k + 1;", f"  if ({first}) {{", f"    {loop} out[i] = ({T})({arms[0]});"]
+        if chain:
+            feats.add("control-paths-chain")
+            body += [f"  }} else if ({second}) {{", f"    {loop} out[i] = ({T})({arms[1]});"]
+        body += ["  } else {", f"    {loop} out[i] = ({T})({arms[2]});", "  }"]
+        params = [Param("a", T, True, "n"), Param("b", T, True, "n"), Param("out", T, True, "n"),
+                  Param("k", "int", choices=(c - 1, c, c + 1, 0, 1, 4, 5, -1, -5, 2 * c + 1)), Param("n", "int", size=True)]
+        return _spec(d, name, None, params, {"out"}, body, feats, [c, 2 * c + 1])
+    if form == "shift":
+        T = d.pick(["int", "unsigned", "uint32_t", "int16_t", "uint8_t", "short", "uint16_t"])
+        U = d.pick([T, T, "int", "uint8_t", "int16_t"])
+        e = d.pick(["a[i] << k", "a[i] >> k", "(a[i] << k) >> 1", "a[i] >> k << 1", "(a[i] + b[i]) >> k"])
+        pre = d.pick(["", "  int s = k & 31;", "  int s = -k;"])
+        count = "k" if not pre else "s"
+        if pre:
+            feats.add("control-shift-local")
+            e = e.replace("k", "s")
+        params = [Param("a", T, True, "n"), Param("b", T, True, "n"), Param("out", U, True, "n"),
+                  Param("k", "int", choices=(0, 1, 3, 7, 15, 16, 31, 32, -1, -3) if count == "k" else (0, 1, 3, 31, -1, -3, -16, 33)),
+                  Param("n", "int", size=True)]
+        body = ([pre] if pre else []) + [f"  {loop}", f"    out[i] = ({U})({e});"]
+        return _spec(d, name, None, params, {"out"}, body, feats, [1, 31])
+    if form == "accnest":
+        T = d.pick(["float", "double", "int", "int", "float"])
+        init = d.pick(["0", "1", "b[i]"])
+        op = d.pick(["+=", "+=", "-="])
+        term = d.pick(["x[i * n + j]", "x[i * n + j] * c", "x[j * m + i]", "x[i * n + j] * x[i * n + j]"])
+        miss = d.coin(15)
+        post = d.pick(["    out[i] *= c;", "    out[i] += 1;", ""])
+        body = ["  for (int i = 0; i < m; i++) {", f"    out[i] = {init};", "    for (int j = 0; j < n; j++)",
+                f"      out[i] {op} {term}{' + out[0]' if miss else ''};"] + ([post] if post else []) + ["  }"]
+        if miss:
+            feats.add("control-miss-other-elem")
+        params = [Param("x", T, True, "m * n"), Param("b", T, True, "m"), Param("c", T), Param("out", T, True, "m"),
+                  Param("m", "int", size=True), Param("n", "int", size=True)]
+        return _spec(d, name, None, params, {"out"}, body, feats, [0, 1], shape="2d")
+    if form == "uacc":
+        T = d.pick(["int", "long", "unsigned char", "unsigned", "uint16_t", "int16_t"])
+        k0 = d.pick(["0", "1", "0xFFFFFFFFU", "7U", "2147483648U"])
+        op = d.pick(["+=", "+=", "-="])
+        term = d.pick(["a[i]", "a[i] * 3", "a[i] - 1", "(a[i] + 1U)"])
+        body = [f"  uint32_t s = {k0};", f"  {loop}", f"    s {op} {term};", "  return s;"]
+        params = [Param("a", T, True, "n"), Param("n", "int", size=True)]
+        return _spec(d, name, "uint32_t", params, set(), body, feats, [0, 1, 3])
+    # fdbl
+    term = d.pick(["a[i] * 0.5", "pow(a[i], 2.0)", "a[i] * 0.1 + b[i]", "pow(a[i] - b[i], 2)", "(double) a[i] / 4"])
+    body = ["  float s = 0;", f"  {loop}", f"    s += {term};", "  return s;"]
+    params = [Param("a", "float", True, "n"), Param("b", "float", True, "n"), Param("n", "int", size=True)]
+    spec = _spec(d, name, "float", params, set(), body, feats, [0, 1, 2])
+    spec.source = "#include <math.h>\n" + spec.source
+    return spec
