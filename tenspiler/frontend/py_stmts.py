@@ -81,7 +81,6 @@ _SITE_RAISES = {
     "sqrt": "ValueError on a negative number",
     "log": "ValueError on a number that is not positive",
     "exp": "OverflowError above 709.78",
-    "index": "IndexError where the list is too short",
 }
 
 _EXCEPTIONS = frozenset({

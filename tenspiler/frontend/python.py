@@ -156,8 +156,7 @@ b)`` is ``b if b > a else a`` (Python's choice of the first extremum); mixed int
 operands are converted to float. An index is assumed to lie in ``[0, len)`` (a proof
 precondition, printed with every summary): Python's negative indices read from the end,
 so a literal negative index is refused. Python evaluates every statement when it runs: an
-assignment whose value may raise (a division, ``**``, ``math.sqrt`` / ``log`` / ``exp``, a list read the loops around it
-do not keep inside the list)
+assignment whose value may raise (a division, ``**``, ``math.sqrt`` / ``log`` / ``exp``)
 must be read eagerly on every path after it (:mod:`~tenspiler.loops.observed`); one whose
 value is never used, used only under a condition or only by a later iteration is refused,
 since the generated code finds where Python raises in the summary, which holds only what

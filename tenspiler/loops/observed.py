@@ -19,9 +19,9 @@ eagerly evaluated position (the condition of a select or both its branches, not 
 operand of ``and`` / ``or``) by a statement whose own effect is observed (a store, a returned value, a loop
 bound, or an assignment to a scalar that is itself eagerly observed). An assignment whose
 value holds a raising operation (a division by anything but a non-zero literal, ``pow``,
-``sqrt``, ``log``, ``exp``: the kinds of :func:`tenspiler.codegen.raises.source_sites`; a
-list read ``xs[e]`` that the loops around it do not keep inside the list, since the range
-checks of the generated code are also found in the summary) must be eagerly observed. In a loop the paths are the next iteration and the exit; before a
+``sqrt``, ``log``, ``exp``: the kinds of :func:`tenspiler.codegen.raises.source_sites`)
+must be eagerly observed. Not covered (known): a dead list read ``t = ys[3]`` (Python raises
+``IndexError`` where the list is shorter; the range checks are found in the summary too). In a loop the paths are the next iteration and the exit; before a
 loop that is not inside another loop, a value read by the body counts as observed even when
 the loop runs no iteration, because the raise checks evaluate a straight-line site once,
 unconditionally (``codegen/raises.py``, "evaluated once").
@@ -33,9 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
-
-import z3
+from typing import assert_never
 
 from tenspiler.errors import SourceLoc
 from tenspiler.loops.ir import (
@@ -46,7 +44,6 @@ from tenspiler.loops.ir import (
     Compare,
     Cond,
     Const,
-    DType,
     Expr,
     For,
     Function,
@@ -71,8 +68,7 @@ _RAISING_CALLS = ("sqrt", "log", "exp")
 @dataclass(frozen=True)
 class UnobservedSite:
     """An assignment to ``target`` whose value may raise (``kind``: ``"division"``,
-    ``"pow"``, ``"sqrt"``, ``"log"``, ``"exp"``, ``"index"``: a list read not proved inside
-    its list) but is not eagerly observed."""
+    ``"pow"``, ``"sqrt"``, ``"log"``, ``"exp"``) but is not eagerly observed."""
 
     target: str
     kind: str
@@ -93,7 +89,7 @@ def _raising(e: Expr | Cond, ctx: _Context) -> str | None:
         case Select(cond=c, then=then, else_=else_):
             return _raising(c, ctx) or _raising(then, ctx) or _raising(else_, ctx)
         case Load(index=index):
-            return _raising(index, ctx) or (None if ctx.in_bounds(e) else "index")
+            return _raising(index, ctx)
         case Unary(operand=operand) | Cast(operand=operand) | Not(operand=operand):
             return _raising(operand, ctx)
         case Compare(left=left, right=right) | Logical(left=left, right=right):
@@ -102,65 +98,13 @@ def _raising(e: Expr | Cond, ctx: _Context) -> str | None:
 
 
 class _Context:
-    """The loops around a statement, and the list lengths of the function: whether a read
-    ``a[e]`` lies in its list by construction (z3 proves ``0 <= e < len`` — and the row and
-    plane of ``m[r][c]`` in range — from the counters' ranges ``start <= v < stop`` and the
-    lengths being non-negative; anything it cannot translate is not proved)."""
+    """The loops around a statement."""
 
     def __init__(self, fn: Function, loops: tuple[For, ...] = ()) -> None:
         self.fn, self.loops = fn, loops
-        self.sizes = {v.name: v.sizes for v in (fn.cxx.signature if fn.cxx else ()) if not isinstance(v, str)}
 
     def inside(self, loop: For) -> _Context:
         return _Context(self.fn, (*self.loops, loop))
-
-    def in_bounds(self, load: Load) -> bool:
-        sizes = self.sizes.get(load.array)
-        if not sizes:
-            return False
-        try:
-            solver = z3.Solver()
-            for n in {n for v in self.sizes.values() for n in v}:
-                solver.add(z3.Int(n) >= 0)
-            for loop in self.loops:
-                v = z3.Int(loop.var)
-                solver.add(_z3(loop.start) <= v, v < _z3(loop.stop))
-            total = z3.IntVal(1)
-            for n in sizes:
-                total = total * z3.Int(n)
-            goal = [_z3(load.index) >= 0, _z3(load.index) < total]
-            for part in (load.row, load.plane):
-                if part is not None:
-                    goal += [_z3(part[0]) >= 0, _z3(part[0]) < _z3(part[1])]
-        except _Untranslatable:
-            return False
-        solver.add(z3.Not(z3.And(*goal)))
-        return bool(solver.check() == z3.unsat)
-
-
-class _Untranslatable(Exception):
-    pass
-
-
-def _z3(e: Expr | Cond) -> Any:
-    match e:
-        case Const(value=value) if isinstance(value, int) and not isinstance(value, bool):
-            return z3.IntVal(value)
-        case Var(name=name, dtype=dtype) if dtype == DType.INT:
-            return z3.Int(name)
-        case Binary(op=op, left=left, right=right) if op in ("+", "-", "*"):
-            a, b = _z3(left), _z3(right)
-            return a + b if op == "+" else a - b if op == "-" else a * b
-        case Select(cond=c, then=then, else_=else_):
-            return z3.If(_z3(c), _z3(then), _z3(else_))
-        case Compare(op=op, left=left, right=right):
-            a, b = _z3(left), _z3(right)
-            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
-        case Logical(op=op, left=left, right=right):
-            return (z3.And if op == "&&" else z3.Or)(_z3(left), _z3(right))
-        case Not(operand=operand):
-            return z3.Not(_z3(operand))
-    raise _Untranslatable
 
 
 def _eager_reads(e: Expr | Cond) -> set[str]:
