@@ -75,7 +75,7 @@ class UnobservedSite:
     loc: SourceLoc | None
 
 
-def _raising(e: Expr | Cond, ctx: _Context) -> str | None:
+def _raising(e: Expr | Cond) -> str | None:
     """The kind of the first raising operation of ``e`` (any position), or ``None``."""
     match e:
         case Binary(op=op, left=left, right=right):
@@ -83,28 +83,18 @@ def _raising(e: Expr | Cond, ctx: _Context) -> str | None:
                 return "division"
             if op == "pow":
                 return "pow"
-            return _raising(left, ctx) or _raising(right, ctx)
+            return _raising(left) or _raising(right)
         case Call(func=func, arg=arg):
-            return func if func in _RAISING_CALLS else _raising(arg, ctx)
+            return func if func in _RAISING_CALLS else _raising(arg)
         case Select(cond=c, then=then, else_=else_):
-            return _raising(c, ctx) or _raising(then, ctx) or _raising(else_, ctx)
+            return _raising(c) or _raising(then) or _raising(else_)
         case Load(index=index):
-            return _raising(index, ctx)
+            return _raising(index)
         case Unary(operand=operand) | Cast(operand=operand) | Not(operand=operand):
-            return _raising(operand, ctx)
+            return _raising(operand)
         case Compare(left=left, right=right) | Logical(left=left, right=right):
-            return _raising(left, ctx) or _raising(right, ctx)
+            return _raising(left) or _raising(right)
     return None
-
-
-class _Context:
-    """The loops around a statement."""
-
-    def __init__(self, fn: Function, loops: tuple[For, ...] = ()) -> None:
-        self.fn, self.loops = fn, loops
-
-    def inside(self, loop: For) -> _Context:
-        return _Context(self.fn, (*self.loops, loop))
 
 
 def _eager_reads(e: Expr | Cond) -> set[str]:
@@ -131,13 +121,13 @@ def unobserved_sites(fn: Function) -> list[UnobservedSite]:
     universe = {name for name, _ in fn.locals} | {p.name for p in fn.params} | assigned_scalars(fn.body)
     found: dict[int, UnobservedSite] = {}
 
-    def block(body: Sequence[Stmt], after: set[str], ctx: _Context, report: bool) -> set[str]:
+    def block(body: Sequence[Stmt], after: set[str], in_loop: bool, report: bool) -> set[str]:
         live = set(after)
         for s in reversed(body):
-            live = stmt(s, live, ctx, report)
+            live = stmt(s, live, in_loop, report)
         return live
 
-    def stmt(s: Stmt, after: set[str], ctx: _Context, report: bool) -> set[str]:
+    def stmt(s: Stmt, after: set[str], in_loop: bool, report: bool) -> set[str]:
         match s:
             case Return(value=value):
                 return set() if value is None else _eager_reads(value)
@@ -147,7 +137,7 @@ def unobserved_sites(fn: Function) -> list[UnobservedSite]:
                 if target in after:
                     return (after - {target}) | _eager_reads(value)
                 if report and id(s) not in found:
-                    kind = _raising(value, ctx)
+                    kind = _raising(value)
                     if kind is not None:
                         found[id(s)] = UnobservedSite(target, kind, s.loc)
                 return after - {target}
@@ -155,17 +145,17 @@ def unobserved_sites(fn: Function) -> list[UnobservedSite]:
                 # greatest fixpoint: the body's end leads to the next iteration or the exit
                 start_of_body = set(universe)
                 while True:
-                    new = block(inner, after & start_of_body, ctx.inside(s), False)
+                    new = block(inner, after & start_of_body, True, False)
                     if new == start_of_body:
                         break
                     start_of_body = new
-                block(inner, after & start_of_body, ctx.inside(s), report)
+                block(inner, after & start_of_body, True, report)
                 bounds = _eager_reads(start) | _eager_reads(stop)
-                if ctx.loops:
+                if in_loop:
                     return bounds | (after & start_of_body)
                 return bounds | after | start_of_body
             case _:
                 assert_never(s)
 
-    block(fn.body, set(), _Context(fn), True)
+    block(fn.body, set(), False, True)
     return sorted(found.values(), key=lambda u: (u.loc.line, u.loc.col) if u.loc else (0, 0))
