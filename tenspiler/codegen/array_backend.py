@@ -120,9 +120,12 @@ from tenspiler.ir.terms import (
     Transpose,
     children,
     cmp_pairs,
+    cols,
     free_vars,
     is_tensor,
     promote,
+    rank,
+    rows,
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rank as term_rank
@@ -882,7 +885,8 @@ class ArrayBackend(PythonHostBackend):
         sp = self.sp
         match o:
             case ArrayOutput(array, lo, hi, value, step):
-                if step is not None and sp.strided_update is None:
+                block = step is not None and rank(value) == 2  # rows stored `step` apart
+                if step is not None and (sp.scatter if block else sp.strided_update) is None:
                     raise CodegenError(f"{sp.label} has no rule for the strided output {show_output(o)}")
                 elem = param_dtype(fn, array)
                 out = fresh_name(f"{array}_new", taken)
@@ -903,7 +907,13 @@ class ArrayBackend(PythonHostBackend):
                     f"{array}: a new {self._array_doc(elem)}, a copy of the input `{array}` with "
                     f"`{array}[{where}]` replaced"
                 )
-                if step is not None:
+                if block:
+                    assert sp.scatter is not None and step is not None
+                    rs = lambda u: bare(self.render(u, ctx))  # noqa: E731
+                    at = (f"{rs(lo)} + {fill(sp.arange, n=rs(rows(value)))}[:, None] * ({rs(step)}) + "
+                          f"{fill(sp.arange, n=rs(cols(value)))}[None, :]")
+                    update = fill(sp.scatter, out=out, i=at, v=v)
+                elif step is not None:
                     assert sp.strided_update is not None
                     update = fill(sp.strided_update, out=out, v=v, step=bare(self.render(step, ctx)), **bounds)
                 else:

@@ -41,6 +41,7 @@ SPELLING = Spelling(
     copy="{x}.astype({dtype})",
     update="{out} = {out}.at[{lo}:{hi}].set({v})",
     strided_update="{out} = {out}.at[{lo}:{hi}:{step}].set({v})",
+    scatter="{out} = {out}.at[{i}].set({v})",
     jit="jax.jit(f, static_argnames=static)",
     jit_vectors=True,
     decorator="@_x64",

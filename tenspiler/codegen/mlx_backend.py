@@ -36,6 +36,7 @@ SPELLING = Spelling(
     # MLX slice indices are 32-bit: a run-time step near 2**31 gave a wrong result, a slice
     # end beyond it raised (measured with --check): strided outputs are declined
     strided_update=None,
+    scatter=None,
     package="mlx",
     extra="mlx",
     imports=("import mlx.core as mx",),

@@ -101,10 +101,12 @@ from tenspiler.ir.terms import (
     Transpose,
     children,
     cmp_pairs,
+    cols,
     free_vars,
     is_tensor,
     promote,
     rank,
+    rows,
 )
 from tenspiler.ir.terms import cols as term_cols
 from tenspiler.ir.terms import rows as term_rows
@@ -1120,6 +1122,17 @@ class NumpyBackend(PythonHostBackend):
                 if src_rep is not None and elem == DType.UINT8 and _int_to_uint8(value):
                     value = value.tensor  # the store wraps
                     src_rep = ctx.rep(value)
+                if step is not None and rank(value) == 2:
+                    # a block of rows stored `step` apart (0 <= cols <= step, a precondition
+                    # the generated code checks): a write at an index array
+                    v = store_value(self._render_output(value, ctx, taken, {}), value.dtype, elem, src_rep)
+                    r = lambda u: bare(self.render(u, ctx))  # noqa: E731
+                    at = f"{r(lo)} + np.arange({r(rows(value))})[:, None] * ({r(step)}) + np.arange({r(cols(value))})[None, :]"
+                    doc = (
+                        f"{array}: {STORED[elem]} array, a new copy of the input `{array}` with "
+                        f"`{show_output(o).split(' = ')[0]}` replaced"
+                    )
+                    return [comment, f"{out} = {copy}", f"{out}[{at}] = {v}"], out, doc
                 if step is not None:
                     # a strided output: NumPy's basic slicing with a step (step >= 1, a
                     # precondition the generated code checks)

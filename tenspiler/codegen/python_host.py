@@ -62,9 +62,12 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     children,
+    cols,
     free_vars,
     is_tensor,
     length,
+    rank,
+    rows,
     substitute,
 )
 from tenspiler.ir.terms import cols as term_cols
@@ -604,7 +607,11 @@ class PythonHostBackend:
 
         if ranges:
             for o in outputs:
-                if isinstance(o, ArrayOutput) and o.step is not None:
+                if isinstance(o, ArrayOutput) and o.step is not None and rank(o.value) == 2:
+                    # a block of rows lo + r*step + c (r < rows, c < cols)
+                    checks.append(self._gather_check(ctx, TensorVar(o.array, output_term(o).dtype), o.lo,
+                                                     rows(o.value), cols(o.value), o.step))
+                elif isinstance(o, ArrayOutput) and o.step is not None:
                     # a strided output: its elements lo + j*step (j < the value's length)
                     checks.append(self._gather_check(ctx, TensorVar(o.array, output_term(o).dtype), o.lo,
                                                      length(o.value), Lit(1, DType.INT), o.step))

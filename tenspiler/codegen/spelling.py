@@ -90,6 +90,9 @@ class Spelling:
     update: str = "{out}[{lo}:{hi}] = {v}"
     #: a strided output (``step >= 1``, checked first), or None: the backend declines it
     strided_update: str | None = "{out}[{lo}:{hi}:{step}] = {v}"
+    #: a write at an index array ``{i}`` of the value's shape (a block of rows stored a
+    #: leading dimension apart), or None: the backend declines it
+    scatter: str | None = "{out}[{i}] = {v}"
     to_numpy: str = "np.asarray({x})"
     weak_scalars: bool = True  # Python ints mix with int64 arrays in where() (not so in TF)
     jit_vectors: bool = False  # <f>_jit compiles the C++-signature glue too (see _vector_entries)

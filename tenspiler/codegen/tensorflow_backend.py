@@ -54,6 +54,7 @@ SPELLING = Spelling(
     copy="tf.cast({x}, {dtype})",
     update="{out} = tf.concat([{out}[:{lo}], {v}, {out}[{hi}:]], 0)",
     strided_update=None,  # no rule for a strided output (TensorFlow tensors have no slice assignment)
+    scatter=None,  # no rule for a block output (no slice assignment)
     zeros="tf.zeros({n}, {dtype})",
     jit="tf.function(f, autograph=False)",
     weak_scalars=False,

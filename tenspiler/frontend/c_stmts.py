@@ -68,6 +68,7 @@ from tenspiler.loops.ir import (
     Var,
     VectorParam,
     map_expr,
+    subexpressions,
 )
 
 __all__ = ["Kernel", "lower_paths"]
@@ -731,7 +732,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                             u.fail(f"the shift count of '{text}' reads '{moved[0]}', which the loop at line "
                                    f"{st.loc.line if st.loc else '?'} writes: not supported (a run-time shift count "
                                    "must be fixed before its loop)", node)
-            if any(isinstance(e, Load) for e in _subexprs(entry)):
+            if any(isinstance(e, Load) for e in subexpressions(entry)):
                 u.fail(f"the shift count of '{text}' reads an array element: not supported (a run-time shift count "
                        "must read only scalar parameters and locals computed from them before its loop)", node)
             what = f"the shift count of '{text}' at line {loc.line if loc else '?'} is in [0, {width}) (C11 §6.5.7p3)"
@@ -760,7 +761,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
         if not taken:
             cond = Not(cond, loc)
         flag: Expr = Select(cond, Const(1, DType.INT, loc), Const(0, DType.INT, loc), DType.INT, loc)
-        if any(isinstance(e, Load) for e in _subexprs(flag)):
+        if any(isinstance(e, Load) for e in subexpressions(flag)):
             u.fail(f"the condition '{text}' of an if around loops reads an array element: not supported (a path "
                    "condition must read only scalar parameters and locals computed from them before the if)", arg)
         prefix = self.emitted[0] if self.emitted else []
@@ -1455,17 +1456,6 @@ def _path_cond(fn: Function, outer: int) -> Cond:
     conds = [right.cond for _, right, what in leaf.requires
              if what.startswith("the path condition") and isinstance(right, Select)]
     return conds[outer]
-
-
-def _subexprs(e: Expr) -> list[Expr]:
-    out: list[Expr] = []
-
-    def see(x: Expr) -> Expr:
-        out.append(x)
-        return x
-
-    map_expr(e, see)
-    return out
 
 
 def _substitute(e: Expr, values: dict[str, Expr]) -> Expr:

@@ -44,6 +44,8 @@ from tenspiler.ir.terms import (
     TensorVar,
     Term,
     Transpose,
+    cols,
+    rank,
 )
 from tenspiler.loops.ir import DType
 
@@ -137,6 +139,8 @@ def show_output(o: Output) -> str:
     match o:
         case ArrayOutput(array, lo, hi, value, None):
             return f"{array}[{show(lo)}:{show(hi)}] = {show(value)}"
+        case ArrayOutput(array, lo, hi, value, step) if step is not None and rank(value) == 2:
+            return f"{array}[{show(lo)}:{show(hi)}].rows({show(step)})[:, :{show(cols(value))}] = {show(value)}"
         case ArrayOutput(array, lo, hi, value, step):
             assert step is not None
             return f"{array}[{show(lo)}:{show(hi)}:{show(step)}] = {show(value)}"

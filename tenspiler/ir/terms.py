@@ -570,7 +570,14 @@ class ArrayOutput:
     With a ``step`` (a strided write, ``y[i*incy] = ...``): ``array[lo + j*step] = value[j]``
     for ``0 <= j < (hi - lo) / step`` (``hi = lo + count*step``: NumPy's ``array[lo:hi:step]``),
     under ``step >= 1`` (the positions are distinct); every other element keeps its initial
-    value. A backend that cannot write a strided range declines the summary by name."""
+    value. A backend that cannot write a strided range declines the summary by name.
+
+    With a ``step`` and a 2-D ``value`` of ``rows x cols`` (a block of a matrix stored with a
+    leading dimension, ``C[i*ldc + j] = ...`` for ``j < n <= ldc``: BLAS's ``LDC``):
+    ``array[lo + r*step + c] = value[r, c]`` for ``0 <= r < rows``, ``0 <= c < cols``, with
+    ``hi = lo + rows*step``, under ``0 <= cols <= step`` (the positions are distinct; a
+    precondition of the proof that generated code checks); every other element keeps its
+    initial value."""
 
     array: str
     lo: Scalar

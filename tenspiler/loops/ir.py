@@ -629,6 +629,39 @@ def map_stmt_exprs(s: Stmt, f: Callable[[Expr], Expr]) -> Stmt:
             return Return(None if value is None else map_expr(value, f), loc)
 
 
+def subexpressions(e: Expr) -> list[Expr]:
+    """Every subexpression of ``e``, ``e`` included (operands of conditions and
+    ``Load.row`` too; bottom-up, :func:`map_expr`'s order)."""
+    out: list[Expr] = []
+
+    def see(x: Expr) -> Expr:
+        out.append(x)
+        return x
+
+    map_expr(e, see)
+    return out
+
+
+def expr_reads(e: Expr) -> set[str]:
+    """The scalar variables ``e`` reads (not arrays)."""
+    return {x.name for x in subexpressions(e) if isinstance(x, Var)}
+
+
+def stmt_expressions(s: Stmt) -> list[Expr]:
+    """The expressions of statement ``s`` itself (a loop's bounds, not its body's)."""
+    match s:
+        case Assign(value=value):
+            return [value]
+        case Store(index=index, value=value, row=row):
+            return [index, value, *(row or ())]
+        case For(start=start, stop=stop):
+            return [start, stop]
+        case Return(value=value):
+            return [] if value is None else [value]
+        case _:
+            assert_never(s)
+
+
 def all_stmts(body: Sequence[Stmt]) -> list[Stmt]:
     """The statements of ``body`` and of every loop in it, in source order (pre-order)."""
     out: list[Stmt] = []

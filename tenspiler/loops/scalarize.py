@@ -32,33 +32,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import assert_never
 
 from tenspiler.loops.ir import (
     Assign,
-    Binary,
-    Call,
-    Cast,
-    Compare,
-    Cond,
     DType,
     Expr,
     For,
     Function,
     Load,
-    Logical,
-    Not,
     PointerType,
     Return,
-    Select,
     Stmt,
     Store,
-    Unary,
     Var,
     all_stmts,
     assigned_scalars,
+    expr_reads,
     map_expr,
     map_stmt_exprs,
+    stmt_expressions,
+    subexpressions,
 )
 
 __all__ = ["scalar_replaced"]
@@ -116,7 +109,7 @@ def _replace_at(
     rest = stmts[p + 1:end]
     if not any(isinstance(s, For) for s in rest) or _loads(index):
         return None
-    if _reads(index) & assigned_scalars(rest):
+    if expr_reads(index) & assigned_scalars(rest):
         return None
     if any(isinstance(s, Return) for s in all_stmts(rest)):
         return None
@@ -146,52 +139,14 @@ def _replace_at(
     return new, (t, dtype)
 
 
-def _sub(e: Expr | Cond) -> list[Expr | Cond]:
-    match e:
-        case Binary(left=left, right=right) | Compare(left=left, right=right) | Logical(left=left, right=right):
-            return [left, right]
-        case Select(cond=c, then=then, else_=else_):
-            return [c, then, else_]
-        case Load(index=index, row=row, plane=plane):
-            return [index, *(row or ()), *(plane or ())]
-        case Unary(operand=operand) | Cast(operand=operand) | Not(operand=operand) | Call(arg=operand):
-            return [operand]
-    return []
-
-
-def _nodes(e: Expr | Cond) -> list[Expr | Cond]:
-    out = [e]
-    for c in _sub(e):
-        out.extend(_nodes(c))
-    return out
-
-
-def _reads(e: Expr) -> set[str]:
-    return {n.name for n in _nodes(e) if isinstance(n, Var)}
-
-
 def _loads(e: Expr) -> bool:
-    return any(isinstance(n, Load) for n in _nodes(e))
-
-
-def _exprs(s: Stmt) -> list[Expr]:
-    match s:
-        case Assign(value=value):
-            return [value]
-        case Store(index=index, value=value, row=row):
-            return [index, value, *(row or ())]
-        case For(start=start, stop=stop):
-            return [start, stop]
-        case Return(value=value):
-            return [] if value is None else [value]
-        case _:
-            assert_never(s)
+    return any(isinstance(n, Load) for n in subexpressions(e))
 
 
 def _touches(s: Stmt, array: str) -> bool:
     return any(
         (isinstance(x, Store) and x.array == array)
-        or any(isinstance(n, Load) and n.array == array for e in _exprs(x) for n in _nodes(e))
+        or any(isinstance(n, Load) and n.array == array for e in stmt_expressions(x) for n in subexpressions(e))
         for x in all_stmts([s])
     )
 
@@ -201,8 +156,8 @@ def _only_at(s: Stmt, array: str, index: Expr) -> bool:
     for x in all_stmts([s]):
         if isinstance(x, Store) and x.array == array and (x.index != index or x.row is not None):
             return False
-        for e in _exprs(x):
-            for n in _nodes(e):
+        for e in stmt_expressions(x):
+            for n in subexpressions(e):
                 if isinstance(n, Load) and n.array == array and (
                         n.index != index or n.row is not None or n.plane is not None):
                     return False

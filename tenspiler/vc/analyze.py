@@ -15,6 +15,7 @@ from typing import TypeAlias
 
 from tenspiler.errors import NotLiftable
 from tenspiler.loops.ir import For, Function
+from tenspiler.loops.interchange import interchanged
 from tenspiler.loops.scalarize import scalar_replaced
 from tenspiler.vc.blocks import BlockKernel, analyze_block, is_block_loop
 from tenspiler.vc.kernel import LoopKernel, analyze
@@ -38,7 +39,9 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
     :class:`~tenspiler.vc.kernel.LoopKernel`).
 
     A function outside every shape as written is analysed once more with the output
-    elements it accumulates into kept in scalars (:mod:`tenspiler.loops.scalarize`).
+    elements it accumulates into kept in scalars (:mod:`tenspiler.loops.scalarize`), then
+    with its nests whose inner loop runs over the elements they update interchanged
+    (:mod:`tenspiler.loops.interchange`), and both.
 
     Raises:
         NotLiftable: the function is outside every supported shape (located; the error of
@@ -50,14 +53,19 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
         return _analyze_shape(fn, live_out)
     except NotLiftable as err:
         # a nest accumulating into an output element: analysed with the element kept in a
-        # scalar (loops/scalarize.py), when the function as written fits no shape
-        alt = scalar_replaced(fn)
-        if alt is None:
-            raise
-        try:
-            return _analyze_shape(alt, live_out)
-        except NotLiftable:
-            raise err from None
+        # scalar (loops/scalarize.py); a nest whose inner loop runs over the elements it
+        # updates: interchanged (loops/interchange.py); when the function as written fits
+        # no shape
+        swapped = interchanged(fn)
+        alts = [scalar_replaced(fn), swapped, None if swapped is None else scalar_replaced(swapped)]
+        for alt in alts:
+            if alt is None:
+                continue
+            try:
+                return _analyze_shape(alt, live_out)
+            except NotLiftable:
+                pass
+        raise err from None
 
 
 def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:

@@ -37,7 +37,7 @@ descending, a row value ``lift_rows`` cannot express in 2-D TensIR.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tenspiler.errors import NotLiftable, SourceLoc
@@ -105,8 +105,12 @@ from tenspiler.loops.ir import (
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (
+    STRIDE_DECLS,
+    STRIDE_J,
+    STRIDE_R,
     VC,
     Clause,
+    block_index,
     certificate_title,
     encode_expr,
     entry_declarations,
@@ -134,12 +138,17 @@ class RowView:
         param: the row function's parameter standing for ``array`` shifted by ``i*stride``.
         stride: the row length ``S`` (over the function's entry state).
         written: whether the body writes it.
+        width: for a written array whose rows are written only in part (``C[i*ldc + j]`` for
+            ``0 <= j < n``, a block of a matrix stored with a leading dimension): ``n``, the
+            columns each row writes (over the entry state; :func:`_row_width`), under the
+            precondition ``n <= S``; ``None`` for whole rows.
     """
 
     array: str
     param: str
     stride: Expr
     written: bool
+    width: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +202,8 @@ class BlockKernel:
         for lhs, rhs in _shape_equalities(self):  # stated for every input, rows or not
             if evaluate(lift_entry_scalar(lhs), inputs) != evaluate(lift_entry_scalar(rhs), inputs):
                 return False
-        if any(evaluate(left, inputs) > evaluate(right, inputs) for left, right, _ in block_trip_counts(self)):
+        if any(evaluate(left, inputs) > evaluate(right, inputs)
+               for left, right, _ in (*block_trip_counts(self), *_width_bounds(self))):
             return False  # the proof's trip-count preconditions (generated code checks them)
         for r in range(m):
             row_in = dict(inputs)
@@ -208,7 +218,7 @@ class BlockKernel:
         return block_summary(self, cand)
 
     def trip_counts(self) -> list[tuple[Scalar, Scalar, str]]:
-        return block_trip_counts(self)
+        return block_trip_counts(self) + _width_bounds(self)
 
     def vc(self, cand: Any, ps: ProgramSummary | None = None) -> VC:
         return build_block_vc(self, cand, ps)
@@ -218,6 +228,9 @@ class BlockKernel:
         facts = [f"{o.array}[0:{show(ScalarOp('*', ScalarVar(self.var, INT), lift_entry_scalar(self.view(_param(self, o.array)).stride), INT))}]"
                  f" == flatten(rows 0..{self.var} of {show(o.value.matrix)})"
                  for o in ps.outputs if isinstance(o, ArrayOutput) and isinstance(o.value, Flatten)]
+        facts += [f"{o.array}[0:{show(ScalarOp('*', ScalarVar(self.var, INT), o.step, INT))}].rows({show(o.step)})"
+                  f"[:, :{show(cols(o.value))}] == rows 0..{self.var} of {show(o.value)}"
+                  for o in ps.outputs if isinstance(o, ArrayOutput) and o.step is not None]
         outer = f"outer: 0 <= {self.var} <= {show(lift_entry_scalar(self.outer.stop))}" + "".join(f" and {f}" for f in facts)
         return [outer, *(f"row {self.var}: {x}" for x in self.kernel.invariants(cand))]
 
@@ -365,7 +378,53 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
         fn.source, outer.loc, "",
     )
     kernel = analyze(row_fn, tuple(steps))
+    views = [v if not v.written else replace(v, width=_row_width(body, v, assigned | {i})) for v in views]
     return BlockKernel(fn, outer, row_fn, kernel, tuple(views), tuple(steps.items()), inductions_out)
+
+
+def _row_width(body: Sequence[Stmt], v: RowView, assigned: set[str]) -> Expr | None:
+    """The ``n`` of a row written only at ``0 <= j < n`` (every store to the row is at the
+    counter ``j`` of an ascending loop from 0 to ``n``, ``n`` the same for every store and
+    free of what the nest assigns), when ``n`` is not syntactically the row length ``S``;
+    else ``None`` (whole rows, or a form this does not read: the row kernel's summary then
+    has to write whole rows). Only a proposal: :func:`block_summary` checks that the row
+    kernel's proved summary writes exactly ``0 .. n`` of the row."""
+    widths: list[Expr] = []
+
+    def walk(stmts: Sequence[Stmt], loops: tuple[For, ...]) -> bool:
+        for s in stmts:
+            if isinstance(s, For):
+                if not walk(s.body, (*loops, s)):
+                    return False
+            elif isinstance(s, Store) and s.array == v.param:
+                loop = next((lp for lp in reversed(loops) if isinstance(s.index, Var) and lp.var == s.index.name), None)
+                if loop is None or loop.descending or not (isinstance(loop.start, Const) and loop.start.value == 0):
+                    return False
+                if symexec.reads(loop.stop) & (assigned | {lp.var for lp in loops}):
+                    return False
+                widths.append(loop.stop)
+        return True
+
+    if not walk(body, ()) or not widths:
+        return None
+    if any(symexec.index_difference(widths[0], w) != 0 for w in widths[1:]):
+        return None
+    d = symexec.index_difference(widths[0], v.stride)
+    if d is not None and d >= 0:
+        return None  # whole rows, or rows longer than S (they overlap: refused as not whole)
+    if d is None and symexec.reads(widths[0]) & symexec.reads(v.stride):
+        return None  # (n <= S could hold only for degenerate sizes, e.g. 2*N <= N)
+    return widths[0]
+
+
+def _width_bounds(k: BlockKernel) -> list[tuple[Scalar, Scalar, str]]:
+    """The preconditions of rows written in part (:attr:`RowView.width`): ``n <= S``, the
+    rows' written blocks do not overlap (BLAS's ``LDC >= max(1, N)``, its documented
+    argument requirement) — assumed by the proof, checked by generated code."""
+    return [(lift_entry_scalar(v.width), lift_entry_scalar(v.stride),
+             f"the rows of '{v.array}' do not overlap (each writes {show(lift_entry_scalar(v.width))} of its "
+             f"{show(lift_entry_scalar(v.stride))} elements)")
+            for v in k.views if v.width is not None]
 
 
 def _rebase_inductions(outer: For, pre: Mapping[str, Expr]) -> tuple[For, dict[str, Expr]]:
@@ -531,7 +590,10 @@ def lift_rows(k: BlockKernel, t: Term) -> Tensor:
             case Strided(TensorVar(a, d), ScalarVar(v), count, step) if v == k.var and a not in rowish and not (
                 (free_vars(count) | free_vars(step)) & rowish
             ):
-                return Transpose(Matrix(TensorVar(a, d), count, step)), True
+                # column i of count rows stored step apart: m columns of them (all of each
+                # row only when m is the row length)
+                cols_ = Matrix(TensorVar(a, d), count, step) if same_int(m, step) else Matrix(TensorVar(a, d), count, m, step)
+                return Transpose(cols_), True
             case ReduceRows(TensorTensor("*", a, b, pd), d, "sum"):
                 la, ca = lift(a)
                 lb, cb = lift(b)
@@ -658,6 +720,18 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
             raise NotLiftable(f"the rows of the nest write '{o.array}' at a stride: not supported yet", k.outer.loc)
         view = k.view(o.array)
         stride = lift_entry_scalar(view.stride)
+        if view.width is not None and o.lo == Lit(0, INT) and same_int(o.hi, lift_entry_scalar(view.width)):
+            # a block of each row (a matrix with a leading dimension): rows of n <= S written
+            width = lift_entry_scalar(view.width)
+            value = lift_rows(k, o.value)
+            if rank(value) == 1:
+                value = Matrix(value, m, width, Lit(0, INT))
+            if rows(value) != m or not same_int(cols(value), width):
+                raise NotLiftable(
+                    f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(width)} matrix",
+                    k.outer.loc)
+            outs.append(ArrayOutput(view.array, Lit(0, INT), ScalarOp("*", m, stride, INT), value, stride))
+            continue
         if o.lo != Lit(0, INT) or not same_int(o.hi, stride):
             raise NotLiftable(
                 f"the nest writes {show(o.lo)} .. {show(o.hi)} of each row of '{view.array}' (rows of "
@@ -755,6 +829,11 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
                            entry._rec_names)
         ps = _replace_term(ps, bound, ScalarVar(BOUND_VAR + k.var, INT))
     value_of = {o.array: o.value.matrix for o in ps.outputs if isinstance(o, ArrayOutput) and isinstance(o.value, Flatten)}
+    value_of |= {o.array: o.value for o in ps.outputs if isinstance(o, ArrayOutput) and o.step is not None}
+    # the columns each row writes: the row length, or n <= S for rows written in part
+    width = {v.array: enc(v.stride if v.width is None else v.width) for v in written}
+    if any(v.width is not None for v in written):
+        decls += list(STRIDE_DECLS)  # the post clause's block fact (summary_goal)
     for v in written:
         if v.array not in value_of:
             raise NotLiftable(f"the summary does not define the rows of '{v.array}'", k.outer.loc)
@@ -762,11 +841,15 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     def inv(ivar: str, arrs: Mapping[str, str]) -> str:
         parts = [f"(<= 0 {ivar})", f"(<= {ivar} {m})"]
         for v in written:
-            s = enc(v.stride)
+            s, w = enc(v.stride), width[v.array]
             elem = matrix_element(entry, value_of[v.array], "rr", "cc")
             parts.append(
-                f"(forall ((rr Int) (cc Int)) (=> (and (<= 0 rr) (< rr {ivar}) (<= 0 cc) (< cc {s})) "
+                f"(forall ((rr Int) (cc Int)) (=> (and (<= 0 rr) (< rr {ivar}) (<= 0 cc) (< cc {w})) "
                 f"(= (select {arrs[v.array]} (+ (* rr {s}) cc)) {elem})))")
+            if v.width is not None:  # the rest of each row written so far keeps its entry value
+                parts.append(
+                    f"(forall ((rr Int) (cc Int)) (=> (and (<= 0 rr) (< rr {ivar}) (<= {w} cc) (< cc {s})) "
+                    f"(= (select {arrs[v.array]} (+ (* rr {s}) cc)) (select {entry_arrays[v.array]} (+ (* rr {s}) cc)))))")
             parts.append(
                 f"(forall ((x Int)) (=> (or (< x 0) (>= x (* {ivar} {s}))) "
                 f"(= (select {arrs[v.array]} x) (select {entry_arrays[v.array]} x))))")
@@ -787,6 +870,8 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         (f"the outer loop runs a non-negative number of times: 0 <= {show(lift_entry_scalar(k.outer.stop))}",
          f"(<= 0 {m_entry})"),
         *input_assumptions(fn),
+        *((f"{what}: {show(left)} <= {show(right)}", f"(<= {entry.scalar(left)} {entry.scalar(right)})")
+          for left, right, what in _width_bounds(k)),
     ]
     for a in shared:
         if a not in assumptions:
@@ -809,17 +894,17 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             induction_goals.append(f"(= {enc_cur.scalar(o.value)} {enc(step)})")
             continue
         v = k.view(o.array)
-        s = enc(v.stride)
+        s, w = enc(v.stride), width[v.array]
         value = substitute(o.value, shifted)
         at = enc_cur.at(value, "cc")  # type: ignore[arg-type]
         row_values[v.array] = lambda c, value=value: enc_cur.at(value, c)
         # stated as "the row" and "everything else" (equivalent to one ite over the index;
         # cvc5 then matches the rows before i without arithmetic on x: timeout vs 0.2 s)
         transition.append(
-            f"(forall ((cc Int)) (=> (and (<= 0 cc) (< cc {s})) "
+            f"(forall ((cc Int)) (=> (and (<= 0 cc) (< cc {w})) "
             f"(= (select {nexts[v.array]} (+ (* {iv} {s}) cc)) {at})))")
         transition.append(
-            f"(forall ((x Int)) (=> (or (< x (* {iv} {s})) (>= x (+ (* {iv} {s}) {s}))) "
+            f"(forall ((x Int)) (=> (or (< x (* {iv} {s})) (>= x (+ (* {iv} {s}) {w}))) "
             f"(= (select {nexts[v.array]} x) (select {heads[v.array]} x))))")
     # the step's goal, one clause per conjunct, with the quantified row, column and index
     # of each fact as fresh constants (cvc5 then needs no skolemization under the
@@ -832,13 +917,13 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
         Clause("step: bounds", step_hyps, f"(and (<= 0 {nxt}) (<= {nxt} {m}))"),
     ]
     for v in written:
-        s = enc(v.stride)
+        s, w = enc(v.stride), width[v.array]
         arr = nexts[v.array]
 
         def elem(r: str, c: str, v: RowView = v) -> str:
             return matrix_element(entry, value_of[v.array], r, c)
 
-        before = ("(<= 0 rr.s)", f"(< rr.s {iv})", "(<= 0 cc.s)", f"(< cc.s {s})")
+        before = ("(<= 0 rr.s)", f"(< rr.s {iv})", "(<= 0 cc.s)", f"(< cc.s {w})")
         # element (rr, cc) of an earlier row lies before row i: non-linear (rr*S), proved on
         # its own (pure integer arithmetic, milliseconds) and then assumed by the next clause
         # (cvc5 timed out on the two together for a transposed GEMM)
@@ -855,7 +940,7 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             Clause(f"step: rows before {k.var} of {v.array} lie before row {k.var}", before, order),
             Clause(f"step: rows before {k.var} of {v.array}", (*step_hyps, *before, order, *instances),
                    f"(= (select {arr} (+ (* rr.s {s}) cc.s)) {elem('rr.s', 'cc.s')})"),
-            Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {s})", *(
+            Clause(f"step: row {k.var} of {v.array}", (*step_hyps, "(<= 0 cc.s)", f"(< cc.s {w})", *(
                 # the transition's fact at cc, an instance of a hypothesis, where E-matching
                 # cannot find it: a row value that does not mention cc (one reduction per row;
                 # a timeout vs 0.1 s). Not otherwise: it slows GEMM's clause to a timeout
@@ -865,6 +950,31 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
             Clause(f"step: rest of {v.array}", (*step_hyps, f"(or (< x.s 0) (>= x.s (* {nxt} {s})))"),
                    f"(= (select {arr} x.s) (select {entry_arrays[v.array]} x.s))"),
         ]
+        if v.width is not None:
+            # the unwritten columns w <= cc < S of the rows so far: of an earlier row (before
+            # row i, the order proved on its own as above), and of row i (past its block)
+            gap = ("(<= 0 rr.s)", f"(< rr.s {iv})", f"(<= {w} cc.s)", f"(< cc.s {s})")
+            gap_order = f"(< (+ (* rr.s {s}) cc.s) (* {iv} {s}))"
+            ent = entry_arrays[v.array]
+            at, here = f"(+ (* rr.s {s}) cc.s)", f"(+ (* {iv} {s}) cc.s)"
+            # the invariant's and the transition's facts at the element, as instances of
+            # hypotheses (E-matching finds no trigger for an arithmetic index)
+            gap_instances = (
+                f"(=> (and {' '.join(gap)}) (= (select {heads[v.array]} {at}) (select {ent} {at})))",
+                f"(=> (< {at} (* {iv} {s})) (= (select {arr} {at}) (select {heads[v.array]} {at})))",
+            )
+            row_instances = (
+                f"(=> (>= {here} (+ (* {iv} {s}) {w})) (= (select {arr} {here}) (select {heads[v.array]} {here})))",
+                f"(=> (>= {here} (* {iv} {s})) (= (select {heads[v.array]} {here}) (select {ent} {here})))",
+            )
+            clauses += [
+                Clause(f"step: the rest of the rows before {k.var} of {v.array} lies before row {k.var}", gap, gap_order),
+                Clause(f"step: the rest of the rows before {k.var} of {v.array}",
+                       (*step_hyps, *gap, gap_order, *gap_instances), f"(= (select {arr} {at}) (select {ent} {at}))"),
+                Clause(f"step: the rest of row {k.var} of {v.array}",
+                       (*step_hyps, f"(<= {w} cc.s)", f"(< cc.s {s})", *row_instances),
+                       f"(= (select {arr} {here}) (select {ent} {here}))"),
+            ]
         if (r := ranged(v)) is not None:
             # every element stays in its C type's range: row i's from the row's (stored) values, the
             # rest unchanged; the row's fact at x - i*S as an explicit instance (implied by
@@ -898,7 +1008,30 @@ def build_block_vc(k: BlockKernel, cand: Any, ps: ProgramSummary | None = None) 
     # (the rewrite of _rebase_inductions is exact, by the `induction step` clause)
     finals = {name: enc(Binary("+", v0, Binary("*", k.outer.stop, step, INT), INT)) for name, v0, step in k.inductions_out}
     goal = summary_goal(k, ps, entry, None, heads, finals)
-    clauses.append(Clause("post", (inv(iv, heads), f"(= {iv} {m})"), goal))
+    post_hyps: list[str] = []
+    for v in written:
+        if v.width is None:
+            continue
+        # the block fact's element (summary_goal: block_facts) is in row J of the rows
+        # written, past their columns, or outside them: each case's invariant fact at it as
+        # an instance (an arithmetic index has no E-matching trigger), and where the
+        # element lies, proved on its own (non-linear: S*J)
+        s, w, ent, arr = enc(v.stride), width[v.array], entry_arrays[v.array], heads[v.array]
+        bj, br = STRIDE_J, STRIDE_R
+        idx = block_index("0", s)
+        belem = matrix_element(entry, value_of[v.array], bj, br)
+        inside = f"(and (<= 0 {bj}) (< {bj} {m}) (<= 0 {br}) (< {br} {s}))"
+        outside = f"(and (or (< {bj} 0) (>= {bj} {m})) (<= 0 {br}) (< {br} {s}))"
+        where = f"(or (< {idx} 0) (>= {idx} (* {m} {s})))"
+        clauses.append(Clause(f"post: the rows of {v.array} past row {m} lie past the rows written",
+                              (f"(= {iv} {m})", outside), where))
+        post_hyps += [
+            f"(=> {outside} {where})",
+            f"(=> (and {inside} (< {br} {w})) (= (select {arr} {idx}) {belem}))",
+            f"(=> (and {inside} (<= {w} {br})) (= (select {arr} {idx}) (select {ent} {idx})))",
+            f"(=> {where} (= (select {arr} {idx}) (select {ent} {idx})))",
+        ]
+    clauses.append(Clause("post", (inv(iv, heads), f"(= {iv} {m})", *post_hyps), goal))
     comments = (
         certificate_title(fn, ": the outer loop of a block loop"),
         "(the row kernel's certificate precedes this one; its summary is the transition of one iteration)",

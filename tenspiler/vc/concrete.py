@@ -16,7 +16,7 @@ import numpy as np
 
 from tenspiler.ir.interp import evaluate
 from tenspiler.ir.semantics import OutsideInt64, OutsideModel, UndefinedBehaviour
-from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput
+from tenspiler.ir.terms import ArrayOutput, ProgramSummary, ScalarOutput, rank
 from tenspiler.loops.interp import StepLimitExceeded, run_function
 from tenspiler.loops.ir import Const, DType, PointerType, Var, VectorParam
 from tenspiler.vc.symexec import subexpressions
@@ -456,6 +456,20 @@ def summary_outputs(ps: ProgramSummary, inputs: Mapping[str, Any]) -> dict[str, 
         match o:
             case ScalarOutput(name, value):
                 out[name] = evaluate(value, inputs)
+            case ArrayOutput(array, lo, hi, value, step) if step is not None and rank(value) == 2:
+                arr = np.array(inputs[array], copy=True)
+                a, b, s = evaluate(lo, inputs), evaluate(hi, inputs), evaluate(step, inputs)
+                v = np.asarray(evaluate(value, inputs))
+                if arr.dtype.kind != "f" and v.dtype.kind == "f":
+                    arr = arr.astype(np.float64)
+                if v.ndim != 2:
+                    raise IndexError(f"{array}: a block of rows needs a 2-D value, not shape {v.shape}")
+                nr, nc = v.shape
+                if not (0 <= nc <= s) or b - a != nr * s or (
+                        nr > 0 and nc > 0 and not (a >= 0 and a + (nr - 1) * s + nc <= arr.shape[0])):
+                    raise IndexError(f"{array}[{a}:{b}] in rows of {s} does not fit the value's shape {v.shape}")
+                arr[a + np.arange(nr, dtype=np.int64)[:, None] * s + np.arange(nc, dtype=np.int64)] = v
+                out[array] = arr
             case ArrayOutput(array, lo, hi, value, step) if step is not None:
                 arr = np.array(inputs[array], copy=True)
                 a, b, s = evaluate(lo, inputs), evaluate(hi, inputs), evaluate(step, inputs)

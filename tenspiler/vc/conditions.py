@@ -61,6 +61,7 @@ from tenspiler.ir.terms import (
     map_children,
     negated,
     promote,
+    rank,
     row,
     rows,
     substitute,
@@ -861,6 +862,10 @@ def summary_goal(
             if o.array not in final_arrays:
                 raise NotLiftable(f"the summary writes '{o.array}', which the kernel does not write")
             lo, hi = enc.scalar(o.lo), enc.scalar(o.hi)
+            if o.step is not None and rank(o.value) == 2:
+                goals += block_facts(enc, o.value, lo, hi, enc.scalar(o.step), final_arrays[o.array],
+                                     entry_name(o.array))
+                continue
             if o.step is not None:
                 step = enc.scalar(o.step)
                 count = enc.known_length(o.value)
@@ -885,6 +890,30 @@ def summary_goal(
             if length is not None:
                 goals.append(f"(= {length} (- {hi} {lo}))")
     return "(and " + " ".join(goals) + ")" if goals else "true"
+
+
+def block_index(lo: str, step: str) -> str:
+    """The index :func:`block_facts` states its goal at: ``lo + step*STRIDE_J + STRIDE_R``."""
+    return f"(+ {lo} (* {step} {STRIDE_J}) {STRIDE_R})"
+
+
+def block_facts(enc: SmtEncoder, m: Tensor, lo: str, hi: str, step: str, final: str, entry: str) -> list[str]:
+    """``final[lo + r*step + c] == m[r, c]`` for ``0 <= r < rows``, ``0 <= c < cols`` and every
+    other element is ``entry``'s (a block of rows stored ``step`` apart, :class:`ArrayOutput`),
+    as a goal: the instance at the fresh constants ``STRIDE_J``, ``STRIDE_R`` of the fact over
+    every pair ``(r, c)`` with ``0 <= c < step`` (each index is ``lo + step*r + c`` for exactly
+    one such pair when ``step >= 1``; see :func:`strided_fact`), every element ``entry``'s when
+    ``step`` is 0 (no columns), and ``hi - lo == rows * step``."""
+    nr, nc = enc.scalar(rows(m)), enc.scalar(cols(m))
+    j, r = STRIDE_J, STRIDE_R
+    idx = block_index(lo, step)
+    elem = matrix_element(enc, m, j, r)
+    return [
+        f"(=> (and (<= 0 {r}) (< {r} {step})) (= (select {final} {idx}) "
+        f"(ite (and (<= 0 {j}) (< {j} {nr}) (< {r} {nc})) {elem} (select {entry} {idx}))))",
+        f"(or (>= {step} 1) (forall ((k Int)) (= (select {final} k) (select {entry} k))))",
+        f"(= (- {hi} {lo}) (* {nr} {step}))",
+    ]
 
 
 #: The fresh constants a clause proves a strided array fact at (:func:`strided_fact`).
