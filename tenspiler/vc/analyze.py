@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TypeAlias
 
 from tenspiler.errors import NotLiftable
-from tenspiler.loops.ir import For, Function
 from tenspiler.loops.interchange import interchanged
+from tenspiler.loops.ir import For, Function
 from tenspiler.loops.scalarize import scalar_replaced
 from tenspiler.vc.blocks import BlockKernel, analyze_block, is_block_loop
 from tenspiler.vc.kernel import LoopKernel, analyze
