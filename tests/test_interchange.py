@@ -147,3 +147,18 @@ def test_nests_that_are_not_blocks_of_rows_are_refused(name: str, reason: str, t
     res = lift_file(KERNELS / name, ("numpy",), out_dir=tmp_path)
     assert res.status == "not_lifted"
     assert reason in res.message
+
+
+def test_a_two_deep_nest_over_a_block_lifts_as_rows(tmp_path: Path) -> None:
+    """The nest shape takes whole rows only; the block analysis takes the rest (its rows as
+    one-loop kernels)."""
+    res = assert_lifts(KERNELS / "scale_ld.c", tmp_path)
+    assert res.summary == "C[0:(M * ldc)].rows(ldc)[:, :N] = tensor_scalar(matrix(C, M, N, ldc), beta, *)"
+
+
+def test_a_block_written_twice_and_paths_through_helpers_with_loops(tmp_path: Path) -> None:
+    """A scaling nest, then an ``if`` whose branches call helpers holding loops: the function
+    splits into paths (the helpers' loops count), and each path's second loop reads the
+    block the first wrote (its value, composed)."""
+    res = assert_lifts(KERNELS / "gemm_ld_beta_paths.c", tmp_path)
+    assert res.summary is not None and "tensor_scalar(matrix(C, M, N, ldc), beta, *)" in res.summary

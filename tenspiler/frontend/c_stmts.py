@@ -684,6 +684,18 @@ class Kernel(ForLoops, IfConversion, ResultLists):
             case _:
                 return self.guarded_lowering(env, lambda: self.with_effects(node, env))
 
+    def holds_loop(self, node: c_ast.Node, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether ``node`` holds a loop, directly or in a function of the file it calls
+        (inlined where it is called, :meth:`inlined_call`)."""
+        for n in _walk(node):
+            if isinstance(n, c_ast.For | c_ast.While | c_ast.DoWhile):
+                return True
+            if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name not in seen and (
+                    (callee := self.unit.funcdefs.get(n.name.name)) is not None) and \
+                    self.holds_loop(callee.body, seen | {n.name.name}):
+                return True
+        return False
+
     def splits_here(self, node: c_ast.If, env: Env) -> bool:
         """Whether the ``if`` is lowered as a split of the function into two paths
         (:func:`lower_paths`): a statement of the function's top level (run once, outside any
@@ -694,7 +706,7 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 or not any(it is node for it in items):
             return False
         branches = [b for b in (node.iftrue, node.iffalse) if b is not None]
-        if not any(isinstance(n, c_ast.For | c_ast.While | c_ast.DoWhile) for b in branches for n in _walk(b)):
+        if not any(self.holds_loop(b) for b in branches):
             return False
         return self.unit.null_truth(node.cond, env) is None
 

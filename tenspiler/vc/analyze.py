@@ -34,7 +34,7 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
     """The kernel analysis of ``fn``'s shape: :func:`~tenspiler.vc.kernel.analyze` for one
     loop, :func:`~tenspiler.vc.nest.analyze_nest` for a two-deep nest,
     :func:`~tenspiler.vc.blocks.analyze_block` for a deeper one that writes a row per outer
-    iteration, :func:`~tenspiler.vc.phases.analyze_phases` for several loops one after
+    iteration (and for a two-deep one the nest shape refuses), :func:`~tenspiler.vc.phases.analyze_phases` for several loops one after
     another. ``live_out``: scalars a later phase reads (see
     :class:`~tenspiler.vc.kernel.LoopKernel`).
 
@@ -77,5 +77,14 @@ def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
     if len(loops) == 1 and any(isinstance(s, For) for s in loops[0].body):
         if is_block_loop(fn):
             return analyze_block(fn, analyze_kernel, live_out)
-        return analyze_nest(fn, live_out)
+        try:
+            return analyze_nest(fn, live_out)
+        except NotLiftable as err:
+            # a two-deep nest whose outer loop writes a row per iteration in a form the nest
+            # shape does not take (a block of rows with a leading dimension): its rows as
+            # one-loop kernels
+            try:
+                return analyze_block(fn, analyze_kernel, live_out)
+            except NotLiftable:
+                raise err from None
     return analyze(fn, live_out)

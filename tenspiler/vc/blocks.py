@@ -1,4 +1,5 @@
-"""Loop nests deeper than two whose outer loop writes one row per iteration: *block loops*.
+"""Loop nests whose outer loop writes one row per iteration: *block loops* (every nest deeper
+than two; a two-deep nest the nest shape of :mod:`tenspiler.vc.nest` does not take).
 
 Supported shape (GEMM in all four transpose variants, batched matrix–vector products,
 row-wise nests of any depth)::
@@ -28,6 +29,12 @@ free of ``i``): row ``i`` of ``X`` seen as rows of ``S`` elements. The proof is 
    kernel's own assumptions that mention ``i`` or a row hold at every iteration),
    ``exit``, ``post``. The certificate is the row kernel's certificate and this one,
    separated by ``(reset)``.
+
+Rows written in part (``C[i*ldc + j]`` for ``0 <= j < n``: a block of a matrix stored with a
+leading dimension, BLAS's ``LDC``) are a block output (:class:`~tenspiler.ir.terms.ArrayOutput`
+with a step and a 2-D value) under the precondition ``n <= S`` (the rows' blocks do not
+overlap; stated, checked by generated code): the invariant adds that the rest of each row
+written so far keeps its entry value.
 
 Refused (named reasons): a written array accessed other than as row ``i``, a scalar carried
 from one row to the next, code before or after the nest, an outer loop not starting at 0 or
