@@ -366,13 +366,13 @@ class _Rewriter:
                 lo2, hi2 = self.scalar(lo), self.scalar(hi)
                 return self.view(a, lo2, hi2, _slice, t,
                                  Slice(TensorVar(a, t.dtype), lo2, hi2))
-            case Matrix(TensorVar(a), nr, nc, stride) if a in self.writes and self.writes[a].step is not None:
+            case Matrix(TensorVar(a), nr, nc, stride) if a in self.writes and self.writes[a].step is not None and \
+                    rank(self.writes[a].value) == 2:
                 # the block of rows an earlier loop wrote (rows stored `step` apart), all of it: its value
                 w = self.writes[a]
                 r2, c2 = self.scalar(nr), self.scalar(nc)
                 s2 = None if stride is None else self.scalar(stride)
-                if rank(w.value) == 2 and s2 is not None and same_int(w.lo, Lit(0, DType.INT)) and \
-                        w.step is not None and same_int(s2, w.step) and same_int(r2, t_rows(w.value)) and \
+                if s2 is not None and same_int(w.lo, Lit(0, DType.INT)) and w.step is not None and same_int(s2, w.step) and same_int(r2, t_rows(w.value)) and \
                         same_int(c2, t_cols(w.value)):
                     return w.value
                 raise self.refuse(a, t)
