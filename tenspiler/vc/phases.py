@@ -308,6 +308,12 @@ def compose(k: PhasedKernel, summaries: Sequence[ProgramSummary]) -> ProgramSumm
             if old is not None and old.step is not None and w.step is not None and not same_int(old.step, w.step):
                 raise NotLiftable(f"loop {phase.index + 1} writes '{array}' at another stride than an earlier loop: "
                                   "not supported yet", loop.loc)
+            if old is not None and old.step is not None and w.step is not None and (
+                    rank(old.value) != rank(w.value)
+                    or (rank(w.value) == 2 and not same_int(t_cols(old.value), t_cols(w.value)))):
+                # (a later write replaces the earlier one only where it writes every element it wrote)
+                raise NotLiftable(f"loop {phase.index + 1} writes '{array}' in another shape of rows than an earlier "
+                                  "loop: not supported yet", loop.loc)
             if old is not None and not (same_int(old.lo, w.lo) and same_int(old.hi, w.hi)):
                 raise NotLiftable(
                     f"loop {phase.index + 1} writes '{array}' over [{show(w.lo)}, {show(w.hi)}), an earlier loop "
@@ -396,7 +402,7 @@ class _Rewriter:
                 # the elements an earlier loop wrote at the same stride, all of them: its value
                 w = self.writes[a]
                 s2, n2, st2 = self.scalar(start), self.scalar(count), self.scalar(step)
-                if w.step is not None and same_int(s2, w.lo) and same_int(st2, w.step) and \
+                if w.step is not None and rank(w.value) == 1 and same_int(s2, w.lo) and same_int(st2, w.step) and \
                         same_int(n2, length(w.value)):
                     return w.value
                 raise self.refuse(a, t)
