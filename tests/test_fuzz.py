@@ -605,11 +605,11 @@ def test_oracle_catches_a_missing_raise(exc: str) -> None:
 
 # --------------------------------------------------------------------------- idioms of shipped C code
 
-IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control")
+IDIOMS = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control", "blas")
 
 
 def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> None:
-    """unsigned / narrow / bitwise / whileloop / guard / stride / reading / control: a modest share each of the
+    """unsigned / narrow / bitwise / whileloop / guard / stride / reading / control / blas: a modest share each of the
     default mix, only those with TENSPILER_FUZZ_SHAPES=<shape>, every form and near-miss drawn."""
     default = _shape_specs(1000, 41, monkeypatch, None)
     for shape in IDIOMS:
@@ -645,6 +645,10 @@ def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> Non
                     "control-switch-fall", "control-switch-default-first", "control-switch-default-middle",
                     "control-switch-default-none", "control-paths-chain", "control-shift-local",
                     "control-miss-other-elem"],
+        "blas": ["blas-ikj", "blas-ijk", "blas-scale", "blas-kj", "blas-paths", "blas-hoist-plain", "blas-a-transposed",
+                 "blas-a-plain", "blas-b-transposed", "blas-b-plain", "blas-miss-skew", "blas-miss-hoist-reads-out",
+                 "blas-miss-triangular", "blas-miss-wide", "blas-miss-offset", "blas-type-int", "blas-type-float",
+                 "blas-type-double", "blas-type-long"],
     }
     for shape, feats in want.items():
         specs = _shape_specs(300, 42, monkeypatch, shape)
@@ -833,3 +837,13 @@ def test_oracle_catches_idiom_mistakes() -> None:
     assert right.cls == "agrees" and right.tested >= 10, right
 
 
+
+
+def test_the_oracle_reads_a_block_output_as_an_output() -> None:
+    """``C[0:(m * ldc)].rows(ldc)[:, :n] = ...`` (a block of rows) names C an output: the
+    oracle compares the generated C with the compiled one's, not with the input."""
+    from tenspiler.fuzz.oracle import output_names
+
+    spec = KernelSpec("k", "c", "", "k", [Param("C", "float", True, "n"), Param("n", "int", size=True)], None)
+    assert output_names(spec, "C[0:(m * ldc)].rows(ldc)[:, :n] = tensor_scalar(matrix(C, m, n, ldc), 2, *)") == ["C"]
+    assert output_names(spec, "C[0:n] = take(C, n)") == ["C"]

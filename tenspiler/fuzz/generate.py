@@ -1549,7 +1549,7 @@ _SHAPES_DEFAULT["product"] = _SHAPES_NEW["product"] = _SHAPES_DEEP["product"] = 
 _SHAPES_DEFAULT["argmax"] = _SHAPES_NEW["argmax"] = _SHAPES_DEEP["argmax"] = 6
 #: shape names that restrict a campaign to kernels of that shape (C and Python)
 FOCUS_SHAPES = ("product", "argmax", "tensor3", "poststore", "guardedprod", "window", "conversion", "cxxsize", "pyraise",
-                "unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control")
+                "unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control", "blas")
 #: the focus shapes of the red team's four classes (drawn only when asked for, never in the default mix)
 RED_TEAM_SHAPES = ("conversion", "cxxsize", "pyraise")
 
@@ -2384,7 +2384,7 @@ _SHAPES_DEFAULT["window"] = _SHAPES_NEW["window"] = 4
 _SHAPES_DEEP["window"] = 0
 #: the idioms of shipped C code (:mod:`tenspiler.fuzz.idioms`: unsigned, narrow, bitwise,
 #: while loops with pointer bumps, guards, runtime strides): 2 percent each of the default mix
-for _idiom in ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control"):
+for _idiom in ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control", "blas"):
     _SHAPES_DEFAULT[_idiom] = _SHAPES_NEW[_idiom] = 2
     _SHAPES_DEEP[_idiom] = 0
 #: near-misses of the window shape: the tool must refuse them or get them right
@@ -3011,7 +3011,8 @@ def focus_kernel(d: Draw, shape: str, python_share: int = 25, name: str = "kern"
     ``"tensor3"`` (C++ or Python), ``"poststore"`` (C), ``"guardedprod"`` (C or Python),
     ``"window"`` (C) and the red team's classes ``"conversion"`` (C), ``"cxxsize"`` (C++),
     ``"pyraise"`` (Python), and the idioms of shipped C code (:mod:`tenspiler.fuzz.idioms`):
-    ``"unsigned"``, ``"narrow"``, ``"bitwise"``, ``"whileloop"``, ``"stride"``, ``"reading"``, ``"control"`` (C),
+    ``"unsigned"``, ``"narrow"``, ``"bitwise"``, ``"whileloop"``, ``"stride"``, ``"reading"``, ``"control"``,
+    ``"blas"`` (C),
     ``"guard"`` (C or Python)."""
     if shape not in FOCUS_SHAPES:
         raise ValueError(f"unknown shape {shape!r}; one of {', '.join(FOCUS_SHAPES)}")

@@ -22,7 +22,9 @@ Python), ``stride``, ``reading`` (what a real file wraps a kernel in: VLA 2-D / 
 parameters, chained assignments, inline helpers, enums and constant tables, with unrelated
 file-scope text the tool must read past), ``control`` (``switch``, an ``if`` around loops on
 a parameter, shifts by a run-time count, nests accumulating into an output element,
-``uint32_t`` and float-of-double accumulators).
+``uint32_t`` and float-of-double accumulators), ``blas`` (matrix products and scalings on
+blocks of rows with leading dimensions, in the ``i, k, j`` and ``k, j`` orders, through
+helpers chosen by a flag).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from collections.abc import Sequence
 
 from tenspiler.fuzz.spec import Draw, KernelSpec, Param
 
-IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control")
+IDIOM_SHAPES = ("unsigned", "narrow", "bitwise", "whileloop", "guard", "stride", "reading", "control", "blas")
 #: percent of all kernels of the default mix, per idiom shape
 IDIOM_SHARE = 2
 
@@ -885,7 +887,7 @@ def idiom_kernel(d: Draw, shape: str, python_share: int = 30, name: str = "kern"
         return guard_kernel(d, python_share, name)
     return {"unsigned": unsigned_kernel, "narrow": narrow_kernel, "bitwise": bitwise_kernel,
             "whileloop": whileloop_kernel, "stride": stride_kernel, "reading": reading_kernel,
-            "control": control_kernel}[shape](d, name)
+            "control": control_kernel, "blas": blas_kernel}[shape](d, name)
 
 
 # --------------------------------------------------------------------------- reading
@@ -1109,4 +1111,100 @@ def control_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     params = [Param("a", "float", True, "n"), Param("b", "float", True, "n"), Param("n", "int", size=True)]
     spec = _spec(d, name, "float", params, set(), body, feats, [0, 1, 2])
     spec.source = "#include <math.h>\n" + spec.source
+    return spec
+
+
+# --------------------------------------------------------------------------- blas
+
+_LDS = (1, 2, 3, 4, 5, 7, 8)
+
+
+def blas_kernel(d: Draw, name: str = "kern") -> KernelSpec:
+    """Matrix products and scalings as BLAS-like C writes them (issue 34's darknet GEMMs),
+    on blocks of rows stored with leading dimensions (``lda``, ``ldb``, ``ldc``, drawn by the
+    oracle; ``C`` long enough for ``m`` rows of ``ldc``), C:
+
+    * ``ikj``: ``for i for k { a = alpha * A[i*lda + k]; for j C[i*ldc + j] += a * B[k*ldb + j]; }``
+      (loop interchange; ``blas-hoist-plain`` without ``alpha``);
+    * ``ijk``: ``for i for j { s = 0; for k s += A[..] * B[..]; C[i*ldc + j] (+)= s; }`` with
+      either operand read transposed (``A[i + k*lda]``, ``B[j*ldb + k]``);
+    * ``scale``: a two-deep ``C[i*ldc + j] = beta * C[i*ldc + j]`` (or ``= A[i*lda + j] op C``);
+    * ``kj``: a vector-matrix product in the ``k, j`` order, ``y[j] += x[k] * A[k*n + j]``;
+    * ``paths``: ``scale`` then ``if (t) helper_ikj(...); else helper_ijk(...);``, helpers with loops;
+    * near-misses (the tool must refuse them or get them right): ``blas-miss-skew``
+      (``y[j + k]``: a dependence across ``j``), ``blas-miss-hoist-reads-out`` (the hoisted
+      value reads ``C``), ``blas-miss-triangular`` (``j < k``), ``blas-miss-wide`` (``j <= n``:
+      rows one element wider), ``blas-miss-offset`` (``C[i*ldc + j + 1]``)."""
+    feats: set[str] = {"blas"}
+    T = d.pick(["float", "double", "int", "float", "double", "long"])
+    form = d.pick(["ikj"] * 3 + ["ijk"] * 3 + ["scale"] * 2 + ["kj"] * 2 + ["paths"] * 2)
+    feats |= {"blas-" + form, "blas-type-" + T}
+    misses = {"ikj": ["hoist-reads-out", "triangular", "wide", "offset"], "ijk": ["wide", "offset"],
+              "scale": ["wide", "offset"], "kj": ["skew", "triangular"], "paths": []}[form]
+    miss = d.pick(misses) if misses and d.coin(35) else ""
+    if miss:
+        feats.add("blas-miss-" + miss)
+    lds = {x: Param(x, "int", choices=_LDS) for x in ("lda", "ldb", "ldc")}
+    # (the oracle sizes only m and n: the reduction length is drawn like a leading dimension)
+    sizes = [Param("m", "int", size=True), Param("n", "int", size=True), Param("k", "int", choices=(0, 1, 2, 3, 5))]
+    wide = "<=" if miss == "wide" else "<"
+    off = " + 1" if miss == "offset" else ""
+    jbound = "q" if miss == "triangular" else "n"
+
+    def ikj(fn: str, static: bool) -> list[str]:
+        hoist = "alpha * A[i * lda + q]" if not d.coin(30) else "A[i * lda + q]"
+        if hoist == "A[i * lda + q]":
+            feats.add("blas-hoist-plain")
+        if miss == "hoist-reads-out":
+            hoist += " + C[i * ldc]"
+        return [f"{'static ' if static else ''}void {fn}(int m, int n, int k, {T} alpha, const {T} *A, int lda, "
+                f"const {T} *B, int ldb, {T} *C, int ldc) {{",
+                "  for (int i = 0; i < m; i++)", "    for (int q = 0; q < k; q++) {", f"      {T} a = {hoist};",
+                f"      for (int j = 0; j {wide} {jbound}; j++)", f"        C[i * ldc + j{off}] += a * B[q * ldb + j];",
+                "    }", "}"]
+
+    def ijk(fn: str, static: bool) -> list[str]:
+        a = d.pick(["A[i * lda + q]", "A[i + q * lda]"])
+        b = d.pick(["B[q * ldb + j]", "B[j * ldb + q]"])
+        feats.add("blas-a-transposed" if a == "A[i + q * lda]" else "blas-a-plain")
+        feats.add("blas-b-transposed" if b == "B[j * ldb + q]" else "blas-b-plain")
+        store = d.pick(["+=", "="])
+        return [f"{'static ' if static else ''}void {fn}(int m, int n, int k, {T} alpha, const {T} *A, int lda, "
+                f"const {T} *B, int ldb, {T} *C, int ldc) {{",
+                "  for (int i = 0; i < m; i++)", f"    for (int j = 0; j {wide} n; j++) {{", f"      {T} s = 0;",
+                "      for (int q = 0; q < k; q++)", f"        s += alpha * {a} * {b};",
+                f"      C[i * ldc + j{off}] {store} s;", "    }", "}"]
+
+    # A, B: k x (m or n) either way round: long enough for every order and leading dimension
+    mats = [Param("A", T, True, "(m + k + 1) * lda + m + k"), Param("B", T, True, "(n + k + 1) * ldb + n + k"),
+            Param("C", T, True, "(m + 1) * ldc + n + 1")]
+    if form in ("ikj", "ijk"):
+        src = (ikj if form == "ikj" else ijk)(name, False)
+        params = [*sizes, Param("alpha", T), mats[0], lds["lda"], mats[1], lds["ldb"], mats[2], lds["ldc"]]
+        spec = _spec(d, name, None, params, {"C"}, [], feats, [0, 1], shape="2d")
+        spec.source = _INCLUDES + "\n".join(src) + "\n"
+    elif form == "scale":
+        e = d.pick(["beta * C[i * ldc + j]", "C[i * ldc + j] + A[i * lda + j]", "A[i * lda + j] * beta"])
+        body = ["  for (int i = 0; i < m; i++)", f"    for (int j = 0; j {wide} n; j++)",
+                f"      C[i * ldc + j{off}] = {e};"]
+        params = [sizes[0], sizes[1], Param("beta", T), Param("A", T, True, "(m + 1) * lda + n + 1"), lds["lda"],
+                  mats[2], lds["ldc"]]
+        spec = _spec(d, name, None, params, {"C"}, body, feats, [0, 1], shape="2d")
+    elif form == "kj":
+        idx = "j + q" if miss == "skew" else "j"
+        body = ["  for (int q = 0; q < k; q++) {", f"    {T} xq = x[q];", f"    for (int j = 0; j < {jbound}; j++)",
+                f"      y[{idx}] += xq * A[q * n + j];", "  }"]
+        params = [Param("k", "int", choices=(0, 1, 2, 3, 5)), Param("n", "int", size=True), Param("x", T, True, "k"),
+                  Param("A", T, True, "k * n + 1"), Param("y", T, True, "n + k + 1")]
+        spec = _spec(d, name, None, params, {"y"}, body, feats, [0, 1])
+    else:  # paths
+        helpers = [*ikj("fz_ab_ikj", True), "", *ijk("fz_ab_ijk", True)]
+        body = ["  for (int i = 0; i < m; i++)", "    for (int j = 0; j < n; j++)", "      C[i * ldc + j] *= beta;",
+                "  if (t)", "    fz_ab_ikj(m, n, k, alpha, A, lda, B, ldb, C, ldc);", "  else",
+                "    fz_ab_ijk(m, n, k, alpha, A, lda, B, ldb, C, ldc);"]
+        params = [Param("t", "int", choices=(0, 1, 2, -1)), *sizes, Param("alpha", T), mats[0], lds["lda"], mats[1],
+                  lds["ldb"], Param("beta", T), mats[2], lds["ldc"]]
+        spec = _spec(d, name, None, params, {"C"}, body, feats, [0, 1], shape="2d")
+        spec.source = spec.source.replace(f"void {name}(", "\n".join(helpers) + f"\n\nvoid {name}(", 1)
+    spec.features = sorted(feats)
     return spec

@@ -692,7 +692,8 @@ def output_names(spec: KernelSpec, summary: str) -> list[str]:
     arrays = {p.name for p in spec.params if p.array}
     names: list[str] = []
     for line in summary.splitlines():
-        m = re.match(r"\s*(\w+)\s*(\[[^\]]*\])?\s*=", line)
+        # (a block of rows: ``C[lo:hi].rows(ldc)[:, :n] = ...``)
+        m = re.match(r"\s*(\w+)\s*(\[[^\]]*\])?(?:\.rows\([^)]*\)\[[^\]]*\])?\s*=", line)
         if not m:
             continue
         name = m.group(1)
