@@ -101,7 +101,7 @@ void row_prefix_sum(int *A, int *B, int m, int n) {
       B[i * n + j] = s;
     }
   }
-}""", f"scalar 's' {CARRIED}"),
+}""", "'s' carries a value between iterations here (a scan)"),  # (its rows as one-loop kernels: vc/blocks.py)
     # the last column's value read after the inner loop
     "last_column": ("""
 void last_column(int *A, int *y, int m, int n) {

@@ -651,6 +651,8 @@ class Kernel(ForLoops, IfConversion, ResultLists):
                 return self.block(list(items or []), env)
             case c_ast.If() if self.splits_here(node, env):
                 raise _SplitAt(node)
+            case c_ast.If() if (fused := _fused_if(node)) is not None:
+                return self.stmt(fused, env)
             case c_ast.If():
                 return self.if_stmt(node, env)
             case c_ast.FuncCall(name=c_ast.ID(name=marker)) if marker == PATH_MARKER:
@@ -1280,6 +1282,45 @@ def _walk(node: c_ast.Node) -> list[c_ast.Node]:
     for _, child in node.children():
         out.extend(_walk(child))
     return out
+
+
+def _fused_if(node: c_ast.If) -> c_ast.For | None:
+    """``if (c) for (H) S1 else for (H) S2`` as ``for (H) { if (c) S1 else S2 }`` (loop
+    unswitching undone, Allen & Kennedy 2001, §7.2.2), or ``None``: both branches one ``for``
+    of the same header ``H``, and ``c`` free of side effects, of array, pointer and member
+    reads, and of every name either loop declares or assigns (its header included). Then
+    ``c`` has one value on every iteration, each iteration of the fused loop runs the body of
+    the branch C takes, and the counter ends where that branch's loop leaves it: the two
+    statements run the same steps. (Without an ``else`` the fused loop would run its header
+    where C does not: left alone.)"""
+    def single_for(b: c_ast.Node | None) -> c_ast.For | None:
+        while isinstance(b, c_ast.Compound) and len(b.block_items or []) == 1:
+            b = (b.block_items or [None])[0]
+        return b if isinstance(b, c_ast.For) else None
+
+    first, second = single_for(node.iftrue), single_for(node.iffalse)
+    if first is None or second is None or not _pure(node.cond):
+        return None
+    for a, b in ((first.init, second.init), (first.cond, second.cond), (first.next, second.next)):
+        if (a is None) != (b is None) or (a is not None and b is not None and render(a) != render(b)):
+            return None
+    reads = _walk(node.cond)
+    if any(isinstance(n, c_ast.ArrayRef | c_ast.StructRef) or (isinstance(n, c_ast.UnaryOp) and n.op == "*")
+           for n in reads):
+        return None
+    names = {n.name for n in reads if isinstance(n, c_ast.ID)}
+    touched: set[str] = set()
+    for n in _walk(first) + _walk(second):
+        if isinstance(n, c_ast.Decl) and n.name:
+            touched.add(n.name)
+        elif isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID):
+            touched.add(n.lvalue.name)
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and isinstance(n.expr, c_ast.ID):
+            touched.add(n.expr.name)
+    if names & touched:
+        return None
+    body = c_ast.Compound([c_ast.If(node.cond, first.stmt, second.stmt, node.coord)], first.coord)
+    return c_ast.For(first.init, first.cond, first.next, body, first.coord)
 
 
 def _pure(e: c_ast.Node | None) -> bool:

@@ -21,7 +21,8 @@ input:
   nest writes (recomputing them per ``j`` gives the same values); they, ``j`` and ``k`` are
   read nowhere outside the nest (their values after it may differ), and their values
   cannot raise (no division, remainder or call: a Python error must not move);
-* ``S`` only stores into arrays and assigns nothing; every access to an array the nest
+* ``S`` stores into arrays and assigns only scalars private to an iteration (assigned
+  before any read of them in ``S``, read nowhere else); every access to an array the nest
   writes is at one index ``j + e`` (``e`` free of ``j``, ``k`` and what the nest assigns):
   two iterations ``(k, j)``, ``(k', j')`` touch the same element only when ``j = j'``, and
   for each ``j`` the iterations over ``k`` keep their order — every dependence of the nest
@@ -93,11 +94,20 @@ def _interchange(fn: Function, outer: For) -> For | None:
     assigned = assigned_scalars([outer])
     if (expr_reads(inner.start) | expr_reads(inner.stop)) & assigned:
         return None
-    if any(not isinstance(s, Store) or s.row is not None for s in inner.body):
-        return None
+    # the inner body: stores, and scalars private to an iteration (assigned before any read
+    # of them in it: an if-converted condition's flag)
+    private: list[str] = []
+    for n, s in enumerate(inner.body):
+        if isinstance(s, Store) and s.row is None:
+            continue
+        if not isinstance(s, Assign) or s.target in private or s.target in {k, j}:
+            return None
+        if any(s.target in expr_reads(e) for st in (*hoisted, *inner.body[: n + 1]) for e in stmt_expressions(st)):
+            return None
+        private.append(s.target)
     written = {s.array for s in inner.body if isinstance(s, Store)}
     temps = [s.target for s in hoisted if isinstance(s, Assign)]
-    if len(set(temps)) != len(temps) or {k, j} & set(temps):
+    if len(set(temps)) != len(temps) or {k, j} & set(temps) or set(temps) & set(private):
         return None
     for s in hoisted:
         assert isinstance(s, Assign)
@@ -123,7 +133,7 @@ def _interchange(fn: Function, outer: For) -> For | None:
             if index.setdefault(array, idx) != idx:
                 return None
     # the hoisted scalars and both counters are read only inside the nest
-    if _read_outside(fn.body, outer, {k, j, *temps}):
+    if _read_outside(fn.body, outer, {k, j, *temps, *private}):
         return None
     new_inner = For(k, outer.start, outer.stop, (*hoisted, *inner.body), outer.loc, False)
     return For(j, inner.start, inner.stop, (new_inner,), inner.loc, False)

@@ -10,6 +10,7 @@ then rejects (verification conditions are built from the unsimplified transition
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +26,7 @@ from tenspiler.loops.ir import (
     Expr,
     Not,
     Select,
+    Unary,
     Var,
 )
 from tenspiler.loops.simplify import simplify
@@ -178,6 +180,44 @@ def product_part(s: ScalarTarget) -> Expr | None:
     return factor(u)
 
 
+def _select_of_accumulations(update: Expr, name: str, dtype: DType, own_var: Callable[[Expr], bool]) -> Expr:
+    """``c ? x ± F1 : x ± F2`` (an if-converted ``if (c) x += F1; else x -= F2;``) of a float
+    accumulator ``x`` as ``x + (c ? ±F1 : ±F2)``: the same value (IEEE 754 §5.4.1 / C11
+    §6.5.6: ``x - F`` is ``x + (-F)`` exactly, negation being exact), an accumulation of a
+    select; ``update`` unchanged otherwise (integers: the ranges of the terms would change)."""
+    if not dtype.is_float or not isinstance(update, Select) or update.dtype != dtype:
+        return update
+
+    def split(e: Expr) -> Expr | None:
+        """``±F`` of ``x ± F`` (any +/- chain with one ``x`` under a ``+``), else ``None``."""
+        terms: list[tuple[int, Expr]] = []
+
+        def flatten(t: Expr, sign: int) -> None:
+            if isinstance(t, Binary) and t.op in ("+", "-"):
+                flatten(t.left, sign)
+                flatten(t.right, sign if t.op == "+" else -sign)
+            else:
+                terms.append((sign, t))
+
+        flatten(e, 1)
+        own = [n for n, (_, t) in enumerate(terms) if own_var(t)]
+        rest = [(sg, t) for n, (sg, t) in enumerate(terms) if n not in own]
+        if len(own) != 1 or terms[own[0]][0] != 1 or not rest or any(name in reads(t) for _, t in rest):
+            return None
+        sg, out = rest[0]
+        acc: Expr = out if sg == 1 else Unary("-", out, out.dtype, out.loc)
+        for sg, t in rest[1:]:
+            acc = Binary("+" if sg == 1 else "-", acc, t, e.dtype, e.loc)
+        return acc
+
+    then, else_ = split(update.then), split(update.else_)
+    if then is None or else_ is None or any(name in reads(e) for e in cond_exprs(update.cond)) or \
+            then.dtype != else_.dtype:
+        return update
+    x = Var(name, dtype, update.loc)
+    return Binary("+", x, Select(update.cond, then, else_, then.dtype, update.loc), update.dtype, update.loc)
+
+
 def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
     """Split an accumulator update ``x = x ± F`` (any association of a +/- chain with one
     ``x`` under a ``+``) into the sign and ``F``."""
@@ -216,6 +256,7 @@ def reduction_parts(s: ScalarTarget) -> tuple[Literal["+", "-"], Expr]:
             t = t.operand  # float promoted to double (exact)
         return isinstance(t, Var) and t.name == s.name
 
+    update = _select_of_accumulations(update, s.name, s.dtype, own_var)
     flatten(update, 1)
     own = [i for i, (_, t) in enumerate(terms) if own_var(t)]
     if len(own) != 1 or terms[own[0]][0] != 1:
