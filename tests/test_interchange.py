@@ -100,7 +100,7 @@ def test_ineligible_nests_are_left_alone(why: str) -> None:
     assert interchanged(fn) is None, why
 
 
-@pytest.mark.parametrize("name", ["gemm_ld_ikj.c", "gemm_ld_ijk_tt.c", "vecmat_kj.c"])
+@pytest.mark.parametrize("name", ["gemm_ld_ikj.c", "gemm_ld_ijk_tt.c", "vecmat_kj.c", "gemm_vla_ikj.c"])
 def test_blas_like_gemm_lifts_and_agrees_with_the_compiled_c(name: str, tmp_path: Path) -> None:
     res = assert_lifts(KERNELS / name, tmp_path)
     assert res.summary is not None

@@ -98,7 +98,7 @@ def _interchange(fn: Function, outer: For) -> For | None:
     # of them in it: an if-converted condition's flag)
     private: list[str] = []
     for n, s in enumerate(inner.body):
-        if isinstance(s, Store) and s.row is None:
+        if isinstance(s, Store):
             continue
         if not isinstance(s, Assign) or s.target in private or s.target in {k, j}:
             return None
@@ -119,16 +119,17 @@ def _interchange(fn: Function, outer: For) -> For | None:
     # every access to a written array: at one index j + e, e free of j, k and the nest's scalars
     index: dict[str, Expr] = {}
     for s in all_stmts(outer.body):
-        accesses: list[tuple[str, Expr, bool]] = []
+        # (an access's row / plane, the column checks of a 2-D array element, are checked in
+        # either order: the same accesses run)
+        accesses: list[tuple[str, Expr]] = []
         if isinstance(s, Store):
-            accesses.append((s.array, s.index, s.row is None))
+            accesses.append((s.array, s.index))
         for e in stmt_expressions(s):
-            accesses += [(x.array, x.index, x.row is None and x.plane is None)
-                         for x in subexpressions(e) if isinstance(x, Load)]
-        for array, idx, plain in accesses:
+            accesses += [(x.array, x.index) for x in subexpressions(e) if isinstance(x, Load)]
+        for array, idx in accesses:
             if array not in written:
                 continue
-            if not plain or not _offset_in(idx, j, assigned):
+            if not _offset_in(idx, j, assigned):
                 return None
             if index.setdefault(array, idx) != idx:
                 return None
