@@ -11,9 +11,11 @@ this one (``vc`` has no import cycle, ``tests/test_layers.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TypeAlias
 
 from tenspiler.errors import NotLiftable
+from tenspiler.loops.distribute import distributed
 from tenspiler.loops.interchange import interchanged
 from tenspiler.loops.ir import For, Function
 from tenspiler.loops.scalarize import scalar_replaced
@@ -56,16 +58,31 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
         # scalar (loops/scalarize.py); a nest whose inner loop runs over the elements it
         # updates: interchanged (loops/interchange.py); when the function as written fits
         # no shape
-        swapped = interchanged(fn)
-        alts = [scalar_replaced(fn), swapped, None if swapped is None else scalar_replaced(swapped)]
-        for alt in alts:
-            if alt is None:
-                continue
+        for alt in _normalized(fn):
             try:
                 return _analyze_shape(alt, live_out)
             except NotLiftable:
                 pass
         raise err from None
+
+
+def _normalized(fn: Function) -> Iterator[Function]:
+    """``fn`` rewritten by the loop-IR normalizations, one combination at a time, those that
+    change it: scalar replacement, interchange, both; loop distribution, then either or
+    both of the others."""
+    def both(f: Function) -> list[Function | None]:
+        swapped = interchanged(f)
+        return [scalar_replaced(f), swapped, None if swapped is None else scalar_replaced(swapped)]
+
+    for alt in both(fn):
+        if alt is not None:
+            yield alt
+    split = distributed(fn)
+    if split is not None:
+        yield split
+        for alt in both(split):
+            if alt is not None:
+                yield alt
 
 
 def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
