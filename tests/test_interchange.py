@@ -79,13 +79,24 @@ NOT_ELIGIBLE = {
           for (int k = 0; k < K; k++) { for (j = 0; j < N; j++) y[j] += x[k]; }
           return j;
         }""",
+    "a hoisted value reads the inner counter (red team: its value before the nest, then N)": """
+        void f(int K, int N, const int *A, const int *B, int *C) {
+          int j = 0;
+          for (int k = 0; k < K; k++) { int t = A[k + j]; for (j = 0; j < N; j++) C[j] += t * B[j]; }
+        }""",
+    "a hoisted value reads a scalar the inner loop assigns": """
+        void f(int K, int N, const float *A, float *C) {
+          float u = 0;
+          for (int k = 0; k < K; k++) { float t = u + A[k]; for (int j = 0; j < N; j++) { u = A[j]; C[j] += t * u; } }
+        }""",
     "a hoisted division (it would move)": """
         void f(int K, int N, const int *x, int d, int *y) {
           for (int k = 0; k < K; k++) { int t = x[k] / d; for (int j = 0; j < N; j++) y[j] += t; }
         }""",
-    "a scalar assigned in the inner loop": """
+    "a scalar carried across the inner loop's iterations": """
         void f(int K, int N, const int *x, int *y) {
-          for (int k = 0; k < K; k++) { for (int j = 0; j < N; j++) { int u = x[k] * 2; y[j] += u; } }
+          int u = 0;
+          for (int k = 0; k < K; k++) { for (int j = 0; j < N; j++) { u = u + x[k]; y[j] += u; } }
         }""",
     "the updated element read at another index": """
         void f(int K, int N, const int *x, int *y) {

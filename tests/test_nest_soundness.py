@@ -101,7 +101,7 @@ void row_prefix_sum(int *A, int *B, int m, int n) {
       B[i * n + j] = s;
     }
   }
-}""", "'s' carries a value between iterations here (a scan)"),  # (its rows as one-loop kernels: vc/blocks.py)
+}""", f"scalar 's' {CARRIED}"),
     # the last column's value read after the inner loop
     "last_column": ("""
 void last_column(int *A, int *y, int m, int n) {

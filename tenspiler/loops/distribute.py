@@ -34,7 +34,6 @@ from dataclasses import replace
 import networkx as nx
 
 from tenspiler.loops.ir import (
-    Binary,
     Expr,
     For,
     Function,
@@ -42,10 +41,10 @@ from tenspiler.loops.ir import (
     Return,
     Stmt,
     Store,
-    Var,
     all_stmts,
     assigned_scalars,
     expr_reads,
+    is_offset_index,
     stmt_expressions,
     subexpressions,
 )
@@ -117,7 +116,7 @@ def _dependence(first: Stmt, second: Stmt, var: str, assigned: set[str]) -> str 
         if not ia or not ib:
             continue
         both = ia | ib
-        if len(both) == 1 and _row_index(next(iter(both)), var, assigned):
+        if len(both) == 1 and is_offset_index(next(iter(both)), var, assigned):
             out = "forward"  # the same element of iteration i in both: within the iteration
             continue
         return "both"
@@ -157,16 +156,3 @@ def _indices(s: Stmt, array: str) -> set[Expr]:
         for e in stmt_expressions(x):
             out |= {n.index for n in subexpressions(e) if isinstance(n, Load) and n.array == array}
     return out
-
-
-def _row_index(idx: Expr, var: str, assigned: set[str]) -> bool:
-    """``idx`` is ``var`` or ``var + e`` / ``e + var`` with ``e`` free of what the loop
-    assigns and of array reads: injective in ``var``, the same element for the same ``var``."""
-    if isinstance(idx, Var):
-        return idx.name == var
-    if isinstance(idx, Binary) and idx.op == "+":
-        for a, b in ((idx.left, idx.right), (idx.right, idx.left)):
-            if isinstance(a, Var) and a.name == var and not (expr_reads(b) & assigned) and \
-                    not any(isinstance(n, Load) for n in subexpressions(b)):
-                return True
-    return False

@@ -18,7 +18,9 @@ input:
 * the inner loop's bounds read neither ``k`` nor anything the nest assigns (the iteration
   domain is a rectangle, so both orders run the same iterations);
 * the hoisted scalars ``t`` are assigned only there, from values that read no array the
-  nest writes (recomputing them per ``j`` gives the same values); they, ``j`` and ``k`` are
+  nest writes and no scalar it assigns but ``k`` and the earlier ``t`` (recomputing them per
+  ``j`` gives the same values: ``j`` itself has its value before the nest, then its final
+  one, where C computes them); they, ``j`` and ``k`` are
   read nowhere outside the nest (their values after it may differ), and their values
   cannot raise (no division, remainder or call: a Python error must not move);
 * ``S`` stores into arrays and assigns only scalars private to an iteration (assigned
@@ -50,10 +52,10 @@ from tenspiler.loops.ir import (
     Load,
     Stmt,
     Store,
-    Var,
     all_stmts,
     assigned_scalars,
     expr_reads,
+    is_offset_index,
     stmt_expressions,
     subexpressions,
 )
@@ -109,8 +111,13 @@ def _interchange(fn: Function, outer: For) -> For | None:
     temps = [s.target for s in hoisted if isinstance(s, Assign)]
     if len(set(temps)) != len(temps) or {k, j} & set(temps) or set(temps) & set(private):
         return None
-    for s in hoisted:
+    for p, s in enumerate(hoisted):
         assert isinstance(s, Assign)
+        # a hoisted value reads k, the parameters and the earlier hoisted values only: the
+        # inner counter or another scalar the nest assigns has another value there after
+        # the interchange (j: its value before the nest, then N, as C runs it)
+        if expr_reads(s.value) & (assigned - {k} - set(temps[:p])):
+            return None
         for e in subexpressions(s.value):
             if isinstance(e, Load) and e.array in written:
                 return None
@@ -129,7 +136,7 @@ def _interchange(fn: Function, outer: For) -> For | None:
         for array, idx in accesses:
             if array not in written:
                 continue
-            if not _offset_in(idx, j, assigned):
+            if not is_offset_index(idx, j, assigned):
                 return None
             if index.setdefault(array, idx) != idx:
                 return None
@@ -138,22 +145,6 @@ def _interchange(fn: Function, outer: For) -> For | None:
         return None
     new_inner = For(k, outer.start, outer.stop, (*hoisted, *inner.body), outer.loc, False)
     return For(j, inner.start, inner.stop, (new_inner,), inner.loc, False)
-
-
-def _offset_in(idx: Expr, j: str, assigned: set[str]) -> bool:
-    """Whether ``idx`` is ``j`` or ``j + e`` / ``e + j`` with ``e`` free of what the nest
-    assigns (``j`` included): an index injective in ``j``."""
-    if isinstance(idx, Var):
-        return idx.name == j
-    if isinstance(idx, Binary) and idx.op == "+":
-        for a, b in ((idx.left, idx.right), (idx.right, idx.left)):
-            if isinstance(a, Var) and a.name == j and not (expr_reads(b) & assigned) and not _loads(b):
-                return True
-    return False
-
-
-def _loads(e: Expr) -> bool:
-    return any(isinstance(x, Load) for x in subexpressions(e))
 
 
 def _read_outside(body: Sequence[Stmt], nest: For, names: set[str]) -> bool:

@@ -662,6 +662,21 @@ def stmt_expressions(s: Stmt) -> list[Expr]:
             assert_never(s)
 
 
+def is_offset_index(idx: Expr, var: str, assigned: set[str]) -> bool:
+    """Whether ``idx`` is ``var``, or ``var + e`` / ``e + var`` with ``e`` free of ``assigned``
+    (what a loop assigns, its counters included) and of array reads: an index injective in
+    ``var``, one element per value of ``var`` (the dependence tests of
+    :mod:`tenspiler.loops.interchange` and :mod:`tenspiler.loops.distribute`)."""
+    if isinstance(idx, Var):
+        return idx.name == var
+    if isinstance(idx, Binary) and idx.op == "+":
+        for a, b in ((idx.left, idx.right), (idx.right, idx.left)):
+            if isinstance(a, Var) and a.name == var and not (expr_reads(b) & assigned) and \
+                    not any(isinstance(n, Load) for n in subexpressions(b)):
+                return True
+    return False
+
+
 def all_stmts(body: Sequence[Stmt]) -> list[Stmt]:
     """The statements of ``body`` and of every loop in it, in source order (pre-order)."""
     out: list[Stmt] = []

@@ -97,11 +97,14 @@ def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
         try:
             return analyze_nest(fn, live_out)
         except NotLiftable as err:
-            # a two-deep nest whose outer loop writes a row per iteration in a form the nest
-            # shape does not take (a block of rows with a leading dimension): its rows as
-            # one-loop kernels
+            # a two-deep nest whose outer loop writes a block of each row (rows with a
+            # leading dimension), which the nest shape does not take: its rows as one-loop
+            # kernels
             try:
-                return analyze_block(fn, analyze_kernel, live_out)
+                block = analyze_block(fn, analyze_kernel, live_out)
             except NotLiftable:
                 raise err from None
+            if not any(v.width is not None for v in block.views):
+                raise err  # (whole rows: the nest shape's reason stands)
+            return block
     return analyze(fn, live_out)

@@ -392,7 +392,9 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
 def _row_width(body: Sequence[Stmt], v: RowView, assigned: set[str]) -> Expr | None:
     """The ``n`` of a row written only at ``0 <= j < n`` (every store to the row is at the
     counter ``j`` of an ascending loop from 0 to ``n``, ``n`` the same for every store and
-    free of what the nest assigns), when ``n`` is not syntactically the row length ``S``;
+    free of what the nest assigns), when ``n`` is not syntactically the row length ``S`` and
+    ``S`` is a run-time value (a leading dimension: ``n <= S`` for a literal ``S``, e.g. rows
+    of 1 element for ``y[j + k]``, would make a precondition few inputs meet);
     else ``None`` (whole rows, or a form this does not read: the row kernel's summary then
     has to write whole rows). Only a proposal: :func:`block_summary` checks that the row
     kernel's proved summary writes exactly ``0 .. n`` of the row."""
@@ -416,6 +418,8 @@ def _row_width(body: Sequence[Stmt], v: RowView, assigned: set[str]) -> Expr | N
         return None
     if any(symexec.index_difference(widths[0], w) != 0 for w in widths[1:]):
         return None
+    if not symexec.reads(v.stride):
+        return None  # rows of a literal length: a leading dimension is a run-time value (BLAS's LDC)
     d = symexec.index_difference(widths[0], v.stride)
     if d is not None and d >= 0:
         return None  # whole rows, or rows longer than S (they overlap: refused as not whole)
