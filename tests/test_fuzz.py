@@ -646,7 +646,7 @@ def test_idiom_shapes_share_and_features(monkeypatch: pytest.MonkeyPatch) -> Non
                     "control-switch-default-none", "control-paths-chain", "control-shift-local",
                     "control-miss-other-elem"],
         "blas": ["blas-ikj", "blas-ijk", "blas-scale", "blas-kj", "blas-paths", "blas-hoist-plain", "blas-a-transposed",
-                 "blas-a-plain", "blas-b-transposed", "blas-b-plain", "blas-miss-skew", "blas-miss-hoist-reads-out",
+                 "blas-a-plain", "blas-b-transposed", "blas-b-plain", "blas-miss-skew", "blas-miss-hoist-reads-out", "blas-miss-hoist-reads-j",
                  "blas-miss-triangular", "blas-miss-wide", "blas-miss-offset", "blas-type-int", "blas-type-float",
                  "blas-type-double", "blas-type-long"],
     }

@@ -1133,13 +1133,14 @@ def blas_kernel(d: Draw, name: str = "kern") -> KernelSpec:
     * ``paths``: ``scale`` then ``if (t) helper_ikj(...); else helper_ijk(...);``, helpers with loops;
     * near-misses (the tool must refuse them or get them right): ``blas-miss-skew``
       (``y[j + k]``: a dependence across ``j``), ``blas-miss-hoist-reads-out`` (the hoisted
-      value reads ``C``), ``blas-miss-triangular`` (``j < k``), ``blas-miss-wide`` (``j <= n``:
+      value reads ``C``), ``blas-miss-hoist-reads-j`` (it reads the inner counter, declared
+      before the nest: its value there is not the interchanged loop's), ``blas-miss-triangular`` (``j < k``), ``blas-miss-wide`` (``j <= n``:
       rows one element wider), ``blas-miss-offset`` (``C[i*ldc + j + 1]``)."""
     feats: set[str] = {"blas"}
     T = d.pick(["float", "double", "int", "float", "double", "long"])
     form = d.pick(["ikj"] * 3 + ["ijk"] * 3 + ["scale"] * 2 + ["kj"] * 2 + ["paths"] * 2)
     feats |= {"blas-" + form, "blas-type-" + T}
-    misses = {"ikj": ["hoist-reads-out", "triangular", "wide", "offset"], "ijk": ["wide", "offset"],
+    misses = {"ikj": ["hoist-reads-out", "hoist-reads-j", "triangular", "wide", "offset"], "ijk": ["wide", "offset"],
               "scale": ["wide", "offset"], "kj": ["skew", "triangular"], "paths": []}[form]
     miss = d.pick(misses) if misses and d.coin(35) else ""
     if miss:
@@ -1157,10 +1158,13 @@ def blas_kernel(d: Draw, name: str = "kern") -> KernelSpec:
             feats.add("blas-hoist-plain")
         if miss == "hoist-reads-out":
             hoist += " + C[i * ldc]"
+        jdecl, jloop = ("  int j = 0;", "j = 0") if miss == "hoist-reads-j" else ("", "int j = 0")
+        if miss == "hoist-reads-j":
+            hoist += " + j"  # (j: its value before the nest at q = 0, then n)
         return [f"{'static ' if static else ''}void {fn}(int m, int n, int k, {T} alpha, const {T} *A, int lda, "
-                f"const {T} *B, int ldb, {T} *C, int ldc) {{",
+                f"const {T} *B, int ldb, {T} *C, int ldc) {{", *([jdecl] if jdecl else []),
                 "  for (int i = 0; i < m; i++)", "    for (int q = 0; q < k; q++) {", f"      {T} a = {hoist};",
-                f"      for (int j = 0; j {wide} {jbound}; j++)", f"        C[i * ldc + j{off}] += a * B[q * ldb + j];",
+                f"      for ({jloop}; j {wide} {jbound}; j++)", f"        C[i * ldc + j{off}] += a * B[q * ldb + j];",
                 "    }", "}"]
 
     def ijk(fn: str, static: bool) -> list[str]:
