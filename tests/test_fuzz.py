@@ -847,3 +847,5 @@ def test_the_oracle_reads_a_block_output_as_an_output() -> None:
     spec = KernelSpec("k", "c", "", "k", [Param("C", "float", True, "n"), Param("n", "int", size=True)], None)
     assert output_names(spec, "C[0:(m * ldc)].rows(ldc)[:, :n] = tensor_scalar(matrix(C, m, n, ldc), 2, *)") == ["C"]
     assert output_names(spec, "C[0:n] = take(C, n)") == ["C"]
+    # (a row length with parentheses: rows of n + 1, the fuzzer's window-miss-out-gap)
+    assert output_names(spec, "C[0:(m * (1 + n))].rows((1 + n))[:, :n] = matrix(C, m, n, (1 + n))") == ["C"]

@@ -693,7 +693,7 @@ def output_names(spec: KernelSpec, summary: str) -> list[str]:
     names: list[str] = []
     for line in summary.splitlines():
         # (a block of rows: ``C[lo:hi].rows(ldc)[:, :n] = ...``)
-        m = re.match(r"\s*(\w+)\s*(\[[^\]]*\])?(?:\.rows\([^)]*\)\[[^\]]*\])?\s*=", line)
+        m = re.match(r"\s*(\w+)\s*(\[[^\]]*\])?(?:\.rows\(.+?\)\[[^\]]*\])?\s*=", line)
         if not m:
             continue
         name = m.group(1)
