@@ -31,8 +31,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import networkx as nx
-
 from tenspiler.loops.ir import (
     Expr,
     For,
@@ -76,6 +74,8 @@ def distributed(fn: Function) -> Function | None:
 
 
 def _distribute(loop: For) -> list[For] | None:
+    import networkx as nx  # (imported where a loop is distributed: a lift that needs none does not pay for it)
+
     body = loop.body
     if len(body) < 2:
         return None
