@@ -731,19 +731,10 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
             raise NotLiftable(f"the rows of the nest write '{o.array}' at a stride: not supported yet", k.outer.loc)
         view = k.view(o.array)
         stride = lift_entry_scalar(view.stride)
-        if view.width is not None and o.lo == Lit(0, INT) and same_int(o.hi, lift_entry_scalar(view.width)):
-            # a block of each row (a matrix with a leading dimension): rows of n <= S written
-            width = lift_entry_scalar(view.width)
-            value = lift_rows(k, o.value)
-            if rank(value) == 1:
-                value = Matrix(value, m, width, Lit(0, INT))
-            if rows(value) != m or not same_int(cols(value), width):
-                raise NotLiftable(
-                    f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(width)} matrix",
-                    k.outer.loc)
-            outs.append(ArrayOutput(view.array, Lit(0, INT), ScalarOp("*", m, stride, INT), value, stride))
-            continue
-        if o.lo != Lit(0, INT) or not same_int(o.hi, stride):
+        # a block of each row (a matrix with a leading dimension: rows of n <= S written), or whole rows
+        block = view.width is not None and o.lo == Lit(0, INT) and same_int(o.hi, lift_entry_scalar(view.width))
+        width = lift_entry_scalar(view.width) if block and view.width is not None else stride
+        if not block and (o.lo != Lit(0, INT) or not same_int(o.hi, stride)):
             raise NotLiftable(
                 f"the nest writes {show(o.lo)} .. {show(o.hi)} of each row of '{view.array}' (rows of "
                 f"{show(stride)} elements): only whole rows are supported in a nest deeper than two",
@@ -752,12 +743,14 @@ def block_summary(k: BlockKernel, cand: Any) -> ProgramSummary:
         if rank(value) == 1:
             # every row the same vector (it reads no row and not i): that vector repeated,
             # a matrix view with row stride 0
-            value = Matrix(value, m, stride, Lit(0, INT))
-        if rows(value) != m or not same_int(cols(value), stride):
+            value = Matrix(value, m, width, Lit(0, INT))
+        if rows(value) != m or not same_int(cols(value), width):
             raise NotLiftable(
-                f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(stride)} matrix",
+                f"the rows of '{view.array}' lift to {show(value)}, not a {show(m)} x {show(width)} matrix",
                 k.outer.loc)
-        outs.append(ArrayOutput(view.array, Lit(0, INT), ScalarOp("*", m, stride, INT), Flatten(value)))
+        total = ScalarOp("*", m, stride, INT)
+        outs.append(ArrayOutput(view.array, Lit(0, INT), total, value, stride) if block
+                    else ArrayOutput(view.array, Lit(0, INT), total, Flatten(value)))
     for a, b in ps.preconditions:
         if (free_vars(a) | free_vars(b)) & rowish:
             raise NotLiftable("a shape precondition of the rows depends on the row", k.outer.loc)
