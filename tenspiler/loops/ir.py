@@ -22,8 +22,8 @@ conversions and integer promotion, inserting explicit :class:`Cast` nodes, so ev
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, assert_never
 
 from tenspiler.errors import SourceLoc
@@ -720,3 +720,31 @@ def uses_floats(fn: Function) -> bool:
     for st in fn.body:
         map_stmt_exprs(st, see)
     return any(d.is_float for d in dtypes)
+
+
+def forward_index_temporaries(stmts: Sequence[Stmt], dtypes: Mapping[str, DType]) -> tuple[Stmt, ...]:
+    """Copy propagation of index temporaries: ``t = e`` (``t`` a local of the mathematical
+    ``INT`` type, ``e`` an ``INT`` expression of scalars only: no array read, no call) is
+    substituted into the statements after it in the same block, up to the first one that
+    assigns ``t`` or a scalar ``e`` reads (that statement and the rest keep reading ``t``).
+    ``int index = b*F*S + f*S + k; x[index] = …`` then indexes ``x`` by the affine
+    expression itself. Exact: ``t`` holds ``e``'s value at every substituted read, ``e``'s
+    scalars being unchanged since; the assignment is kept (a later analysis drops dead ones).
+    Loop bodies are rewritten first, innermost out."""
+    out = [replace(s, body=forward_index_temporaries(s.body, dtypes)) if isinstance(s, For) else s
+           for s in stmts]
+    for p, s in enumerate(out):
+        if not (isinstance(s, Assign) and dtypes.get(s.target) is DType.INT and getattr(s.value, "dtype", None)
+                is DType.INT and not any(isinstance(x, Load | Call) for x in subexpressions(s.value))):
+            continue
+        deps = expr_reads(s.value) | {s.target}
+        name, value = s.target, s.value
+
+        def forward(x: Expr, name: str = name, value: Expr = value) -> Expr:
+            return value if isinstance(x, Var) and x.name == name else x
+
+        for q in range(p + 1, len(out)):
+            if assigned_scalars([out[q]]) & deps:
+                break
+            out[q] = map_stmt_exprs(out[q], forward)
+    return tuple(out)

@@ -107,8 +107,12 @@ from tenspiler.loops.ir import (
     Stmt,
     Store,
     Var,
+    all_stmts,
+    expr_reads,
+    forward_index_temporaries,
     map_expr,
     map_stmt_exprs,
+    stmt_expressions,
 )
 from tenspiler.vc import symexec
 from tenspiler.vc.conditions import (
@@ -281,8 +285,7 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
         NotLiftable: outside the supported shape (the message names the reason).
     """
     k = next(n for n, s in enumerate(fn.body) if isinstance(s, For))
-    outer = fn.body[k]
-    assert isinstance(outer, For)
+    outer = _forwarded(fn, k)
     for s in fn.body[k + 1:]:
         if not (isinstance(s, Return) and s.value is None):
             raise NotLiftable("code after a loop nest deeper than two is not supported yet", s.loc)
@@ -296,8 +299,9 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
     inner_assigned = symexec.assigned_scalars(outer.body)
     invariant = {name: value for name, value in pre.scalars.items() if name not in inner_assigned}
     if invariant:
-        outer = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)
-        assert isinstance(outer, For)
+        substituted = map_stmt_exprs(outer, lambda e: symexec.replace_vars(e, invariant) if isinstance(e, Var) else e)
+        assert isinstance(substituted, For)
+        outer = substituted
     outer, steps = _rebase_inductions(outer, pre.scalars)
     inner_assigned = symexec.assigned_scalars(outer.body)
     carried_pre = sorted(set(pre.scalars) & inner_assigned & _live_in(outer.body, set()))
@@ -387,6 +391,26 @@ def analyze_block(fn: Function, analyze: Analyze, live_out: tuple[str, ...] = ()
     kernel = analyze(row_fn, tuple(steps))
     views = [v if not v.written else replace(v, width=_row_width(body, v, assigned | {i})) for v in views]
     return BlockKernel(fn, outer, row_fn, kernel, tuple(views), tuple(steps.items()), inductions_out)
+
+
+def _forwarded(fn: Function, k: int) -> For:
+    """The loop ``fn.body[k]`` with its index temporaries substituted into their uses
+    (:func:`~tenspiler.loops.ir.forward_index_temporaries`: ``int index = j*F*S + i*S + k``
+    then ``x[index]``) and the assignments left dead removed (read nowhere in ``fn``)."""
+    outer = fn.body[k]
+    assert isinstance(outer, For)
+    fwd = forward_index_temporaries((outer,), dict(fn.locals))[0]
+    assert isinstance(fwd, For)
+    if fwd == outer:
+        return outer
+    stmts = (*fn.body[:k], fwd, *fn.body[k + 1:])
+    read = {n for st in all_stmts(stmts) for e in stmt_expressions(st) for n in expr_reads(e)}
+
+    def live(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+        return tuple(replace(s, body=live(s.body)) if isinstance(s, For) else s for s in body
+                     if not (isinstance(s, Assign) and s.target not in read))
+
+    return replace(fwd, body=live(fwd.body))
 
 
 def _row_width(body: Sequence[Stmt], v: RowView, assigned: set[str]) -> Expr | None:

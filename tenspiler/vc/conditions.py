@@ -120,6 +120,9 @@ class Clause:
     name: str  # "initiation" | "preservation" | "post"
     hypotheses: tuple[str, ...]
     goal: str
+    #: ``(declare-const ...)`` lines of the clause's own constants, declared inside its
+    #: ``push`` scope (the skolem constants of :func:`tenspiler.verify.skolem.skolemized`).
+    declarations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,7 @@ class VC:
         for c in self.clauses if clause is None else (clause,):
             lines.append(f"; clause: {c.name} (expected: unsat)")
             lines.append("(push 1)")
+            lines += c.declarations
             for _, smt in self.assumptions:
                 if smt != "true":
                     lines.append(f"(assert {smt})")

@@ -9,7 +9,7 @@ counterexample (an input on which source and summary differ).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from tenspiler.vc.analyze import AnyKernel, ProvableKernel
 from tenspiler.vc.concrete import Example, jsonable_inputs, mismatch
 from tenspiler.vc.conditions import VC, Candidate, build_bounded
 from tenspiler.vc.kernel import LoopKernel
+from tenspiler.verify.skolem import skolemized
 from tenspiler.verify.solver import QueryResult, check_scripts
 
 
@@ -119,8 +120,23 @@ def prove(
         WallClockTimeout: a clause's worker was killed by the safety net.
     """
     vc = k.vc(cand, ps)
-    scripts = [vc.script(c) for c in vc.clauses]
-    results = check_scripts(scripts, timeout, rlimit=rlimit)
+    clauses = list(vc.clauses)
+    results: list[QueryResult] = []
+    while len(results) < len(clauses):
+        rest = check_scripts([vc.script(c) for c in clauses[len(results):]], timeout, rlimit=rlimit)
+        results += rest
+        if not rest or rest[-1].answer == "unsat":
+            break
+        # a clause out of resources: once more in its skolemized form (tenspiler.verify.skolem),
+        # which is then its certificate; the clauses after it are run after it
+        at = len(results) - 1
+        if not results[at].out_of_resources or (alt := skolemized(vc, clauses[at])) is None:
+            break
+        (again,) = check_scripts([vc.script(alt)], timeout, rlimit=rlimit)
+        if again.answer != "unsat":
+            break
+        clauses[at], results[at] = alt, again
+    vc = replace(vc, clauses=tuple(clauses))
     pairs = tuple((c.name, r) for c, r in zip(vc.clauses, results, strict=False))
     for name, r in pairs:
         if r.answer == "timeout":
