@@ -27,6 +27,7 @@ from tenspiler.vc.analyze import analyze_kernel
 from tenspiler.vc.conditions import BOUND, Candidate
 from tenspiler.vc.nest import ROLES, NestKernel
 from tenspiler.verify.verifier import prove
+from tests.lifting import assert_lifts
 
 INT = DType.INT
 KERNELS = Path(__file__).parent / "kernels"
@@ -126,27 +127,6 @@ int total_read_per_row(int *A, int *B, int m, int n) {
   }
   return total;
 }""", f"scalar 'total' {CARRIED}"),
-    # crash (b): row scaling, a per-row value broadcast along the row (a matrix output whose
-    # product of a matrix element and a per-row value cvc5 does not prove yet)
-    "row_scaling": ("""
-void row_scaling(float *A, float *scale, float *B, int m, int n) {
-  for (int i = 0; i < m; i++) {
-    float w = scale[i];
-    for (int j = 0; j < n; j++) {
-      B[i * n + j] = A[i * n + j] * w;
-    }
-  }
-}""", "no verified summary found"),  # a matrix output now; cvc5 cannot prove this product yet
-    # a per-row weight computed from the row's data
-    "weight_from_row": ("""
-void weight_from_row(int *A, int *B, int *g, int m, int n) {
-  for (int i = 0; i < m; i++) {
-    int w = (g[i] > 5) ? 2 : 1;
-    for (int j = 0; j < n; j++) {
-      B[i * n + j] = A[i * n + j] * w;
-    }
-  }
-}""", "no verified summary found"),
 }
 
 
@@ -165,6 +145,41 @@ def test_carried_scalars_are_refused_with_a_named_reason(name: str, tmp_path: Pa
     assert reason in res.message, res.message
     assert f"{name}.c:" in res.message  # located
     assert not (tmp_path / "out").exists()
+
+
+#: Per-row values broadcast along the row, refused before the second form of a VC clause
+#: (verify/skolem.py) proved them: name -> (source, a part of the summary).
+BROADCAST = {
+    # crash (b): row scaling, a per-row value broadcast along the row (a matrix output whose
+    # product of a matrix element and a per-row value: proved in the clause's second form,
+    # verify/skolem.py)
+    "row_scaling": ("""
+void row_scaling(float *A, float *scale, float *B, int m, int n) {
+  for (int i = 0; i < m; i++) {
+    float w = scale[i];
+    for (int j = 0; j < n; j++) {
+      B[i * n + j] = A[i * n + j] * w;
+    }
+  }
+}""", "transpose(matrix(scale, n, m, 0))"),
+    # a per-row weight computed from the row's data
+    "weight_from_row": ("""
+void weight_from_row(int *A, int *B, int *g, int m, int n) {
+  for (int i = 0; i < m; i++) {
+    int w = (g[i] > 5) ? 2 : 1;
+    for (int j = 0; j < n; j++) {
+      B[i * n + j] = A[i * n + j] * w;
+    }
+  }
+}""", "select(transpose(matrix(g, n, m, 0)) > 5, 2, 1)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROADCAST))
+def test_per_row_values_broadcast_along_the_row_verify(name: str, tmp_path: Path) -> None:
+    src, part = BROADCAST[name]
+    res = assert_lifts(_write(tmp_path, name, src), tmp_path / "out")
+    assert res.summary is not None and part in res.summary, res.summary
 
 
 def test_the_issue_example_differs_from_the_pre_nest_reading() -> None:
