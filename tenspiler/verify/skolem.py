@@ -27,7 +27,7 @@ So an ``unsat`` answer for the new form proves the clause: the form is sound by
 construction, whatever cvc5 finds, and is itself the certificate of the clause (a fresh
 cvc5 re-checks it as written). The VC builders name the variables of corresponding facts
 alike (``rr``, ``cc``, ``k``), which is what makes the instances the useful ones; a clause
-without a quantified goal conjunct has no second form.
+with neither a quantified goal conjunct nor a ground division has no second form.
 
 Terms are read, rewritten and printed by cvc5's own parser and term API (no SMT-LIB parsing
 here).
