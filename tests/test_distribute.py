@@ -14,7 +14,7 @@ import pytest
 from tenspiler.frontend.c import parse_c_file, parse_c_source
 from tenspiler.loops.distribute import distributed
 from tenspiler.loops.interp import run_function
-from tenspiler.loops.ir import For
+from tenspiler.loops.ir import Assign, For
 from tests.lifting import assert_lifts
 
 KERNELS = Path(__file__).parent / "kernels" / "c_nests"
@@ -53,10 +53,11 @@ def test_distribution_computes_what_the_source_does(name: str, seed: int) -> Non
 
 
 KEPT = {
-    "a scalar shared by the statements": """
+    "a scalar carried across iterations shared by the statements": """
         void f(int m, int n, const int *a, int *x, int *y) {
+          int t = 0;
           for (int i = 0; i < m; i++) {
-            int t = a[i];
+            t = t + a[i];
             for (int j = 0; j < n; j++) x[j] += t;
             for (int j = 0; j < n; j++) y[j] += t;
           }
@@ -81,6 +82,37 @@ KEPT = {
 @pytest.mark.parametrize("why", sorted(KEPT))
 def test_dependent_statements_stay_in_one_loop(why: str) -> None:
     assert distributed(parse_c_source(KEPT[why], "k.c", "f")) is None, why
+
+
+RECOMPUTED = """
+    void f(int m, int n, const int *a, int *x, int *y) {
+      int s = 0;
+      for (int i = 0; i < m; i++) {
+        int t = a[i] * 2;
+        s += t;
+        for (int j = 0; j < n; j++) x[j] += t;
+        for (int j = 0; j < n; j++) y[j * m + i] = t;
+      }
+      x[0] = s;
+    }"""
+
+
+def test_a_value_of_the_iteration_alone_is_recomputed_in_each_part() -> None:
+    """``t = a[i] * 2`` reads only the counter and an array the loop leaves alone: each
+    part gets its own copy, so the three statements that read it become three loops."""
+    fn = parse_c_source(RECOMPUTED, "k.c", "f")
+    alt = distributed(fn)
+    assert alt is not None
+    loops = [s for s in alt.body if isinstance(s, For)]
+    assert len(loops) == 3
+    assert all(isinstance(lp.body[0], Assign) and lp.body[0].target == "t" for lp in loops)
+    rng = np.random.default_rng(3)
+    for m, n in ((0, 2), (2, 0), (3, 4), (1, 1), (-1, 2)):
+        size = max(m, 0) * max(n, 0) + max(m, 0) + max(n, 0) + 1
+        inputs = {p.name: rng.integers(-9, 9, size=size) for p in fn.arrays} | {"m": m, "n": n}
+        a, b = run_function(fn, inputs), run_function(alt, inputs)
+        for key in a:
+            assert np.array_equal(np.asarray(a[key]), np.asarray(b[key])), key
 
 
 @pytest.mark.parametrize("name", ["atax_rows.c", "bicg_rows.c"])

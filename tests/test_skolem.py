@@ -70,3 +70,9 @@ def test_index_temporaries_are_forwarded_until_their_inputs_change() -> None:
     assert forward_index_temporaries(reads, {"t": INT}) == reads
     wraps = (Assign("t", e), Store("x", t, Const(1.0, DType.FLOAT)))
     assert forward_index_temporaries(wraps, {"t": DType.UINT32}) == wraps
+    # a step ``t = t + 1``: a later ``t`` is the new value, not ``t + 1`` of it
+    step = (Assign("t", Binary("+", t, Const(1, INT), INT)), Store("x", t, Const(1.0, DType.FLOAT)))
+    assert forward_index_temporaries(step, {"t": INT}) == step
+    # the assignment that ends the forwarding still reads the forwarded value
+    copy = (Assign("t", i), Assign("i", Binary("+", t, Const(1, INT), INT)))
+    assert forward_index_temporaries(copy, {"t": INT, "i": INT})[1] == Assign("i", Binary("+", i, Const(1, INT), INT))

@@ -28,10 +28,11 @@ function as written is outside every kernel shape.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import replace
 
 from tenspiler.loops.ir import (
+    Assign,
     Expr,
     For,
     Function,
@@ -84,11 +85,17 @@ def _distribute(loop: For) -> list[For] | None:
     assigned = assigned_scalars([loop])
     if loop.var in assigned_scalars(body):
         return None
+    arrays = _arrays_written(loop)
+    recomputed = {k for k, s in enumerate(body) if _recomputable(k, body, loop.var, assigned, arrays)}
+    rest = [k for k in range(len(body)) if k not in recomputed]
+    private = {_target(body[k]) for k in recomputed}
     g = nx.DiGraph()
-    g.add_nodes_from(range(len(body)))
-    for a in range(len(body)):
-        for b in range(a + 1, len(body)):
-            dep = _dependence(body[a], body[b], loop.var, assigned)
+    g.add_nodes_from(rest)
+    for a in rest:
+        for b in rest:
+            if b <= a:
+                continue
+            dep = _dependence(body[a], body[b], loop.var, assigned, private)
             if dep == "both":
                 g.add_edge(a, b)
                 g.add_edge(b, a)
@@ -99,15 +106,55 @@ def _distribute(loop: For) -> list[For] | None:
         return None
     members = {c: sorted(dag.nodes[c]["members"]) for c in dag.nodes}
     order = list(nx.lexicographical_topological_sort(dag, key=lambda c: members[c][0]))
-    return [replace(loop, body=tuple(body[k] for k in members[c])) for c in order]
+    # each part gets its own copy of the recomputed values it reads (the first part also
+    # those no part reads, whose last value may be read after the loop)
+    parts: list[For] = []
+    for n, c in enumerate(order):
+        reads = {x for k in members[c] for st in all_stmts([body[k]]) for e in stmt_expressions(st)
+                 for x in expr_reads(e)}
+        copies = [k for k in recomputed if n == 0 or _target(body[k]) in reads]
+        if n == 0:
+            copies = [k for k in copies if _target(body[k]) in reads or not _read_by_any(body, rest, _target(body[k]))]
+        parts.append(replace(loop, body=tuple(body[k] for k in sorted([*members[c], *copies]))))
+    return parts
 
 
-def _dependence(first: Stmt, second: Stmt, var: str, assigned: set[str]) -> str | None:
+def _target(s: Stmt) -> str:
+    if not isinstance(s, Assign):
+        raise TypeError("a recomputed statement is an assignment")
+    return s.target
+
+
+def _read_by_any(body: Sequence[Stmt], at: Sequence[int], name: str) -> bool:
+    return any(name in expr_reads(e) for k in at for st in all_stmts([body[k]]) for e in stmt_expressions(st))
+
+
+def _recomputable(k: int, body: Sequence[Stmt], var: str, assigned: set[str], arrays: set[str]) -> bool:
+    """Whether statement ``k`` of a loop body is a scalar ``t = e`` that each part of the
+    distributed loop may recompute for itself: ``e`` reads, of what the loop changes, only
+    its counter (no other scalar the loop assigns, no array it writes), ``t`` is assigned
+    nowhere else in the loop and not read before it in the body (each iteration sets it
+    before reading it). Every copy then computes the same value at the same iteration."""
+    s = body[k]
+    if not isinstance(s, Assign):
+        return False
+    if (expr_reads(s.value) & assigned) - {var}:
+        return False
+    if any(isinstance(n, Load) and n.array in arrays for n in subexpressions(s.value)):
+        return False
+    others = (*body[:k], *body[k + 1:])
+    if s.target in assigned_scalars(others) or s.target == var:
+        return False
+    return not any(s.target in expr_reads(e) for st in all_stmts(body[:k]) for e in stmt_expressions(st))
+
+
+def _dependence(first: Stmt, second: Stmt, var: str, assigned: set[str], private: Set[str] = frozenset()) -> str | None:
     """How ``second`` (after ``first`` in the loop body over ``var``) depends on ``first``:
     ``"both"`` (possibly across iterations either way), ``"forward"`` (within an
-    iteration only), or ``None``."""
+    iteration only), or ``None``. ``private``: recomputed scalars (each part has its own
+    copy, so none is a dependence)."""
     out: str | None = None
-    for v in (_scalars_written(first) | _scalars_written(second)) - {var}:
+    for v in (_scalars_written(first) | _scalars_written(second)) - {var} - private:
         if _touches_scalar(first, v) and _touches_scalar(second, v):
             return "both"
     arrays_written = _arrays_written(first) | _arrays_written(second)

@@ -724,9 +724,11 @@ def uses_floats(fn: Function) -> bool:
 
 def forward_index_temporaries(stmts: Sequence[Stmt], dtypes: Mapping[str, DType]) -> tuple[Stmt, ...]:
     """Copy propagation of index temporaries: ``t = e`` (``t`` a local of the mathematical
-    ``INT`` type, ``e`` an ``INT`` expression of scalars only: no array read, no call) is
+    ``INT`` type, ``e`` an ``INT`` expression of scalars only, not ``t`` itself: no array
+    read, no call) is
     substituted into the statements after it in the same block, up to the first one that
-    assigns ``t`` or a scalar ``e`` reads (that statement and the rest keep reading ``t``).
+    assigns ``t`` or a scalar ``e`` reads (that statement's value too when it is an
+    assignment, whose value is read before it assigns; the rest keep reading ``t``).
     ``int index = b*F*S + f*S + k; x[index] = …`` then indexes ``x`` by the affine
     expression itself. Exact: ``t`` holds ``e``'s value at every substituted read, ``e``'s
     scalars being unchanged since; the assignment is kept (a later analysis drops dead ones).
@@ -735,7 +737,8 @@ def forward_index_temporaries(stmts: Sequence[Stmt], dtypes: Mapping[str, DType]
            for s in stmts]
     for p, s in enumerate(out):
         if not (isinstance(s, Assign) and dtypes.get(s.target) is DType.INT and getattr(s.value, "dtype", None)
-                is DType.INT and not any(isinstance(x, Load | Call) for x in subexpressions(s.value))):
+                is DType.INT and not any(isinstance(x, Load | Call) for x in subexpressions(s.value))
+                and s.target not in expr_reads(s.value)):  # (``p = p + 1``: a later ``p`` is the new value)
             continue
         deps = expr_reads(s.value) | {s.target}
         name, value = s.target, s.value
@@ -745,6 +748,8 @@ def forward_index_temporaries(stmts: Sequence[Stmt], dtypes: Mapping[str, DType]
 
         for q in range(p + 1, len(out)):
             if assigned_scalars([out[q]]) & deps:
+                if isinstance(out[q], Assign):  # (its value is read before it assigns)
+                    out[q] = map_stmt_exprs(out[q], forward)
                 break
             out[q] = map_stmt_exprs(out[q], forward)
     return tuple(out)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TypeAlias
 
 from tenspiler.errors import NotLiftable
+from tenspiler.loops.counters import counters_rebased
 from tenspiler.loops.distribute import distributed
 from tenspiler.loops.interchange import interchanged
 from tenspiler.loops.ir import For, Function
@@ -58,7 +59,9 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
         # scalar (loops/scalarize.py); a nest whose inner loop runs over the elements it
         # updates: interchanged (loops/interchange.py); when the function as written fits
         # no shape
-        for alt in _normalized(fn):
+        for alt in _normalized(fn, live_out):
+            if live_out and sum(isinstance(s, For) for s in alt.body) > 1:
+                continue  # (a phase stays one loop: the whole function is distributed instead)
             try:
                 return _analyze_shape(alt, live_out)
             except NotLiftable:
@@ -66,23 +69,28 @@ def analyze_kernel(fn: Function, live_out: tuple[str, ...] = ()) -> AnyKernel:
         raise err from None
 
 
-def _normalized(fn: Function) -> Iterator[Function]:
+def _normalized(fn: Function, live_out: tuple[str, ...] = ()) -> Iterator[Function]:
     """``fn`` rewritten by the loop-IR normalizations, one combination at a time, those that
     change it: scalar replacement, interchange, both; loop distribution, then either or
-    both of the others."""
+    both of the others; all of that again after normalising the loop counters
+    (:mod:`tenspiler.loops.counters`), when that changes ``fn``."""
     def both(f: Function) -> list[Function | None]:
         swapped = interchanged(f)
         return [scalar_replaced(f), swapped, None if swapped is None else scalar_replaced(swapped)]
 
-    for alt in both(fn):
-        if alt is not None:
-            yield alt
-    split = distributed(fn)
-    if split is not None:
-        yield split
-        for alt in both(split):
+    rebased = counters_rebased(fn, live_out)
+    for base in (fn,) if rebased is None else (fn, rebased):
+        if base is not fn:
+            yield base
+        for alt in both(base):
             if alt is not None:
                 yield alt
+        split = distributed(base)
+        if split is not None:
+            yield split
+            for alt in both(split):
+                if alt is not None:
+                    yield alt
 
 
 def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
