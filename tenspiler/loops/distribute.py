@@ -22,6 +22,13 @@ components are emitted in a topological order of the forward edges, ties in sour
 (networkx), so each dependence keeps its direction; a loop whose statements form one
 component is left alone.
 
+A value of the iteration alone is *recomputed* rather than shared: ``t = e`` where ``e``
+reads, of what the loop changes, only its counter (no array the loop writes, no other scalar
+it assigns), ``t`` assigned once and before any read in the body, is no dependence: each
+part gets its own copy, which computes the same value at the same iteration.
+``w = W[k]; acc += w; for j: out[j] += in[k*n + j] * w`` becomes a loop for the sum and a
+loop nest for the weighted rows.
+
 :func:`tenspiler.vc.analyze.analyze_kernel` uses the rewritten function only when the
 function as written is outside every kernel shape.
 """
