@@ -205,3 +205,12 @@ def test_gemm_runs_on_gemmini_through_act(tmp_path: Path) -> None:
     placement = res.placement["gemmini"]
     assert [o["where"] for o in placement["outputs"]] == ["device"]
     assert [k["kind"] for k in placement["kernels"]] == ["gemm"]
+
+
+def test_rows_of_several_loops_lift_as_phases_per_row(tmp_path: Path) -> None:
+    """An outer loop holding two inner loops (a row's sum of squares, then the row divided by
+    it) is a block loop whose row function has two loop phases; the outer step clause is
+    proved in its second form (the hypothesis instantiated at the builder's ``cc.s``)."""
+    res = assert_lifts(KERNELS / "row_normalize.c", tmp_path)
+    assert res.summary is not None
+    assert "stack(i < m: tensor_scalar(take(tail(x, (i * n)), n), reduce_sum(" in res.summary

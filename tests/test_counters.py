@@ -88,3 +88,10 @@ def test_a_conditional_or_variable_step_is_left_alone(src: str) -> None:
     loop = next(s for s in alt.body if isinstance(s, For))
     assert any(isinstance(s, Assign) and s.target == "p" for s in all_stmts(loop.body))
     _agree(fn, alt, [{"n": -1}, {"n": 0}, {"n": 4}])
+
+
+def test_an_index_stepped_after_it_is_set_is_read_as_its_new_value(tmp_path: Path) -> None:
+    """``t = e - 1; t = t + 1; x[t] = y[t]`` three loops deep: the forwarded index is ``e``
+    (``forward_index_temporaries`` does not forward the step ``t = t + 1`` itself)."""
+    res = assert_lifts(KERNELS / "self_step_index.c", tmp_path)
+    assert res.summary is not None and "flatten(tensor_scalar(matrix(y, B, (2 * N)), 2.0, *))" in res.summary

@@ -51,6 +51,26 @@ def test_second_form_proves_true_clauses_only() -> None:
     assert skolemized(vc, vc.clauses[0]) is None
 
 
+def test_hypotheses_are_instantiated_at_the_builders_own_skolem_constants() -> None:
+    """A goal the VC builder skolemized itself (``cc.s`` declared in the prelude) gets the
+    instance of a hypothesis over ``cc`` at ``cc.s`` — only when the goal reads it."""
+    decls = ("(declare-const n Int)", "(declare-const a (Array Int Real))", "(declare-const b (Array Int Real))",
+             "(declare-const cc.s Int)", "(declare-const rr.s Int)")
+    hyp = "(forall ((cc Int)) (=> (and (<= 0 cc) (< cc n)) (= (select a (+ (* n n) cc)) (/ (select b cc) (select b n)))))"
+    for goal, expected in (
+        ("(=> (and (<= 0 cc.s) (< cc.s n)) (= (select a (+ (* n n) cc.s)) (/ (select b cc.s) (select b n))))", "unsat"),
+        ("(=> (and (<= 0 cc.s) (<= cc.s n)) (= (select a (+ (* n n) cc.s)) (/ (select b cc.s) (select b n))))", "not"),
+    ):
+        vc = VC(decls, (), (), (Clause("step", (hyp,), goal),), ())
+        alt = skolemized(vc, vc.clauses[0])
+        assert alt is not None and len(alt.hypotheses) == 2 and alt.declarations == ()
+        assert "forall" not in alt.hypotheses[1] and "cc.s" in alt.hypotheses[1]
+        assert (_answer(vc, alt) == "unsat") == (expected == "unsat"), goal
+    # the goal does not read rr.s: nothing to instantiate a hypothesis over rr at
+    vc = VC(decls, (), (), (Clause("step", (hyp.replace("cc", "rr"),), "(<= 0 n)"),), ())
+    assert skolemized(vc, vc.clauses[0]) is None
+
+
 def test_index_temporaries_are_forwarded_until_their_inputs_change() -> None:
     i, j, t = Var("i", INT), Var("j", INT), Var("t", INT)
     e = Binary("+", Binary("*", i, Var("n", INT), INT), j, INT)

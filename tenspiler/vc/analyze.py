@@ -93,6 +93,13 @@ def _normalized(fn: Function, live_out: tuple[str, ...] = ()) -> Iterator[Functi
                     yield alt
 
 
+def _several_inner_loops(fn: Function) -> bool:
+    """Whether ``fn``'s outer loop holds more than one loop (each row is then a function of
+    several loop phases, which only the block shape takes)."""
+    outer = next(s for s in fn.body if isinstance(s, For))
+    return sum(isinstance(s, For) for s in outer.body) > 1
+
+
 def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
     loops = [s for s in fn.body if isinstance(s, For)]
     if len(loops) > 1:
@@ -112,7 +119,7 @@ def _analyze_shape(fn: Function, live_out: tuple[str, ...]) -> AnyKernel:
                 block = analyze_block(fn, analyze_kernel, live_out)
             except NotLiftable:
                 raise err from None
-            if not any(v.width is not None for v in block.views):
-                raise err  # (whole rows: the nest shape's reason stands)
+            if not any(v.width is not None for v in block.views) and not _several_inner_loops(fn):
+                raise err  # (whole rows of one inner loop: the nest shape's reason stands)
             return block
     return analyze(fn, live_out)

@@ -17,7 +17,8 @@ terms (``rr*n + cc``) it may spend its whole resource budget without finding it.
   equisatisfiable for fresh ``c, d``, the existentials of a disjunction being independent);
 * each quantified conjunct ``∀x. Q(x)`` of a hypothesis whose bound variables have the
   names and sorts of a skolemized ``x`` gets the instance ``Q(c)`` as an extra hypothesis
-  (implied by ``∀x. Q(x)``, which stays);
+  (implied by ``∀x. Q(x)``, which stays); a goal the VC builder skolemized itself (over
+  constants ``x.s`` declared in the prelude) gets the instances at those constants;
 * each ground ``(div t n)`` / ``(mod t n)`` (a flattened matrix's row and column of a
   skolem index) gets the Ints theory's definition at ``t, n`` as an extra hypothesis
   (``n != 0 ⇒ t = n*(div t n) + (mod t n) ∧ 0 <= (mod t n) < |n|``, valid), which cvc5
@@ -27,7 +28,8 @@ So an ``unsat`` answer for the new form proves the clause: the form is sound by
 construction, whatever cvc5 finds, and is itself the certificate of the clause (a fresh
 cvc5 re-checks it as written). The VC builders name the variables of corresponding facts
 alike (``rr``, ``cc``, ``k``), which is what makes the instances the useful ones; a clause
-with neither a quantified goal conjunct nor a ground division has no second form.
+with neither a quantified goal conjunct, nor a hypothesis to instantiate at the builder's
+skolem constants, nor a ground division has no second form.
 
 Terms are read, rewritten and printed by cvc5's own parser and term API (no SMT-LIB parsing
 here).
@@ -95,6 +97,9 @@ def skolemized(vc: VC, clause: Clause) -> Clause | None:
             declarations.append(f"(declare-const {name} {v.getSort()})")
         skolems.append((binder(c), consts))
         new_goal.append(c[1].substitute(list(c[0]), consts))
+    # the VC builder's own skolem constants (``cc.s`` for a goal over ``cc``, declared in
+    # the prelude): instances at them too
+    declared = {(str(t), str(t.getSort())): t for t in symbols.getDeclaredTerms()}
     instances: list[cvc5.Term] = []
     hypotheses = [term(h) for h in clause.hypotheses]
     for h in hypotheses:
@@ -104,8 +109,12 @@ def skolemized(vc: VC, clause: Clause) -> Clause | None:
             for names, consts in skolems:
                 if binder(q) == names:
                     instances.append(q[1].substitute(list(q[0]), consts))
+            builders = [declared.get((f"{name}.s", sort)) for name, sort in binder(q)]
+            if not skolems and all(c is not None for c in builders) and all(
+                    str(c) in clause.goal for c in builders if c is not None):
+                instances.append(q[1].substitute(list(q[0]), [c for c in builders if c is not None]))
     lemmas = [_division_lemma(tm, t, n) for t, n in _divisions([*hypotheses, *instances, *new_goal])]
-    if not skolems and not lemmas:
+    if not skolems and not lemmas and not instances:
         return None
     goal_text = str(new_goal[0] if len(new_goal) == 1 else tm.mkTerm(cvc5.Kind.AND, *new_goal))
     return Clause(clause.name, (*clause.hypotheses, *map(str, instances), *map(str, lemmas)), goal_text,
