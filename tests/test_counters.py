@@ -14,7 +14,16 @@ import pytest
 from tenspiler.frontend.c import parse_c_file, parse_c_source
 from tenspiler.loops.counters import counters_rebased
 from tenspiler.loops.interp import run_function
-from tenspiler.loops.ir import Assign, Const, For, Function, Var, all_stmts, expr_reads, stmt_expressions
+from tenspiler.loops.ir import (
+    Assign,
+    Const,
+    For,
+    Function,
+    Var,
+    all_stmts,
+    expr_reads,
+    stmt_expressions,
+)
 from tests.lifting import assert_lifts
 
 KERNELS = Path(__file__).parent / "kernels" / "c_nests"
@@ -58,16 +67,57 @@ SIGNED_COUNT = """
       return p;
     }"""
 
+LOADED_COUNT = """
+    int f(const int *a, int *b) {
+      int n = a[0];
+      int p = 0;
+      for (int i = 0; i < n; i++) { b[p] = a[i + 1]; p++; }
+      return p;
+    }"""
+
 
 def test_an_induction_read_after_its_loop_leaves_it_with_its_trip_count() -> None:
-    """``p`` stepped ``n`` times leaves the loop as ``0 + max(n, 0)`` (a signed bound may be
-    negative: the loop then does not run)."""
+    """``p`` stepped ``n`` times leaves the loop as ``0 + n`` under ``0 <= n`` (a
+    parameter's bound: the precondition every loop kernel states), and as
+    ``0 + max(n, 0)`` when the bound is a value read from an array (no precondition)."""
     fn = parse_c_source(SIGNED_COUNT, "k.c", "f")
     alt = counters_rebased(fn)
     assert alt is not None
     loop = next(s for s in alt.body if isinstance(s, For))
     assert not any("p" in expr_reads(e) for st in all_stmts(loop.body) for e in stmt_expressions(st))
-    _agree(fn, alt, [{"n": -2}, {"n": 0}, {"n": 1}, {"n": 5}])
+    assert [why for _, _, why in alt.requires] == ["the loop at line 4 runs a non-negative number of times"]
+    _agree(fn, alt, [{"n": 0}, {"n": 1}, {"n": 5}])
+    fn = parse_c_source(LOADED_COUNT, "k.c", "f")
+    alt = counters_rebased(fn)
+    assert alt is not None and alt.requires == ()
+    for n in (-3, 0, 2):
+        inputs = {"a": np.array([n, 4, 5, 6, 7]), "b": np.zeros(5, dtype=int)}
+        a, b = run_function(fn, inputs), run_function(alt, inputs)
+        assert all(np.array_equal(np.asarray(a[key]), np.asarray(b[key])) for key in a), n
+
+
+INTERLEAVE = """
+    void f(int nx, const int *x, int ny, const int *y, int b, int *out) {
+      int index = 0;
+      for (int j = 0; j < b; ++j) {
+        for (int i = 0; i < nx; ++i) out[index++] = x[j*nx + i];
+        for (int i = 0; i < ny; ++i) out[index++] = y[j*ny + i];
+      }
+    }"""
+
+
+def test_a_scalar_stepped_twice_per_iteration_is_one_induction() -> None:
+    """``index`` stepped by both inner loops is an induction of the outer loop by ``nx + ny``
+    (each inner loop's trip count under the precondition that it is not negative, which
+    every loop kernel states): the second inner loop writes at ``(nx + ny)*j + nx + i``."""
+    fn = parse_c_source(INTERLEAVE, "k.c", "f")
+    alt = counters_rebased(fn)
+    assert alt is not None
+    assert not any(isinstance(s, Assign) and s.target == "index" for s in all_stmts(alt.body))
+    assert {why for _, _, why in alt.requires} == {"the loop at line 5 runs a non-negative number of times",
+                                                  "the loop at line 6 runs a non-negative number of times"}
+    _agree(fn, alt, [{"nx": 0, "ny": 2, "b": 3}, {"nx": 2, "ny": 0, "b": 2}, {"nx": 3, "ny": 2, "b": 0},
+                     {"nx": 1, "ny": 4, "b": 3}])
 
 
 @pytest.mark.parametrize("src", [

@@ -26,15 +26,18 @@ inner loop's bound looks as if the nest changed it, and the inner loop does not 
 3. **rebasing**: a loop whose counter no expression of the function reads runs the same
    body ``max(0, stop - start)`` times whatever the counter's values, so ``for k in [a, b)``
    becomes ``for k in [0, b - a)`` (``[1, e + 1)`` becomes ``[0, e)``);
-4. **induction-variable substitution** (Allen & Kennedy 2001, §4.5.2) in the function's
-   top-level loops that start at 0 and ascend: a scalar ``p`` of the mathematical ``INT``
-   type that the body steps exactly once, at its top level, by a constant (``p = p + c``;
-   a pointer bump ``*pW++``), assigned nowhere else in the loop and read nowhere after it
-   (nor by a later loop phase),
-   is read as its closed form ``p0 + c*k`` before the step and ``p0 + c*(k + 1)`` after it,
-   ``p0`` a copy of its entry value; the step goes. ``w = *pW++`` becomes ``w = W[k]``, a
-   value of the iteration alone, which loop distribution may then recompute
-   (:mod:`tenspiler.loops.distribute`).
+4. **induction-variable substitution** (Allen & Kennedy 2001, §4.5.2) in loops from 0 that
+   ascend, innermost first: a scalar ``p`` of the mathematical ``INT`` type that the body
+   assigns only at its top level and only as steps ``p = p + e_1``, …, ``p = p + e_m``
+   (each ``e`` loop-invariant; a pointer bump ``*pW++``) is read as its closed form
+   ``p0 + E*k + e_1 + … + e_{l-1}`` between steps ``l-1`` and ``l`` (``E`` the sum of the
+   steps, ``p0`` a copy of its entry value), and leaves the loop as ``p0 + E*trips`` when
+   something may read it afterwards. ``trips`` is the bound when it cannot be negative (a
+   literal, an unsigned parameter) or is an expression of parameters — then under the
+   precondition ``0 <= bound`` (``Function.requires``), which every loop kernel states
+   about its trip count anyway —, else ``bound > 0 ? bound : 0``. ``w = *pW++`` becomes
+   ``w = W[k]``, a value of the iteration alone, which loop distribution may then
+   recompute (:mod:`tenspiler.loops.distribute`).
 
 Steps 1 and 2 run again after step 4 (the entry copies are forwarded and dropped), and step 4
 again while it finds an induction (``pIn`` stepped by the inner loop's trip count is one of
@@ -88,23 +91,36 @@ def counters_rebased(fn: Function, live_out: Iterable[str] = ()) -> Function | N
     body = _pruned(body, keep, dtypes)
     read = _reads(body)
     body = tuple(_rebased(s, read) for s in body)
-    assigned = assigned_scalars(body)
-    unsigned = {p.name for p in fn.scalars if p.c_type.startswith("unsigned") and p.name not in assigned}
+    entry = {p.name for p in fn.scalars} - assigned_scalars(fn.body)  # parameters at their entry values
+    unsigned = {p.name for p in fn.scalars if p.c_type.startswith("unsigned") and p.name in entry}
+    requires: list[tuple[Expr, Expr, str]] = []
 
-    def nonneg(e: Expr) -> bool:
-        return (isinstance(e, Const) and isinstance(e.value, int) and e.value >= 0) or (
-            isinstance(e, Var) and e.name in unsigned)
+    def trip_count(loop: For) -> Expr:
+        """The number of iterations of ``loop`` (from 0 to ``stop``): ``stop`` when it cannot
+        be negative (a literal or an unsigned parameter) or is an expression of parameters,
+        stated as a precondition ``0 <= stop`` (as every loop kernel states it); else
+        ``stop > 0 ? stop : 0``."""
+        n = loop.stop
+        if (isinstance(n, Const) and isinstance(n.value, int) and n.value >= 0) or (
+                isinstance(n, Var) and n.name in unsigned):
+            return n
+        if expr_reads(n) <= entry and not any(isinstance(x, Load | Call) for x in subexpressions(n)):
+            line = f" at line {loop.loc.line}" if loop.loc is not None else ""
+            requires.append((Const(0, DType.INT), n, f"the loop{line} runs a non-negative number of times"))
+            return n
+        return Select(Compare(">", n, Const(0, DType.INT)), n, Const(0, DType.INT), DType.INT)
 
     copies: list[str] = []
     while True:  # (a step by an inner loop's trip count is an induction of the outer loop once that is done)
-        body, more = _inductions_substituted(body, dtypes, keep, nonneg)
+        body, more = _inductions_substituted(body, dtypes, keep, trip_count)
         if not more:
             break
         copies += more
         body = _pruned(forward_index_temporaries(body, dtypes), keep, dtypes)
     if body == fn.body:
         return None
-    return replace(fn, body=body, locals=(*fn.locals, *((c, DType.INT) for c in copies)))
+    return replace(fn, body=body, locals=(*fn.locals, *((c, DType.INT) for c in copies)),
+                   requires=(*fn.requires, *dict.fromkeys(requires)))
 
 
 def _pruned(body: tuple[Stmt, ...], keep: set[str], dtypes: dict[str, DType]) -> tuple[Stmt, ...]:
@@ -116,18 +132,17 @@ def _pruned(body: tuple[Stmt, ...], keep: set[str], dtypes: dict[str, DType]) ->
 
 
 def _inductions_substituted(body: tuple[Stmt, ...], dtypes: dict[str, DType], keep: set[str] | None,
-                            nonneg: Callable[[Expr], bool]) -> tuple[tuple[Stmt, ...], list[str]]:
+                            trip_count: Callable[[For], Expr]) -> tuple[tuple[Stmt, ...], list[str]]:
     """Step 4 of the module docstring on each loop of ``body``, innermost first; the entry
     copies it introduced. ``keep``: scalars read after ``body`` (``None`` for a loop's body:
-    any may be, by a later iteration). ``nonneg``: whether an expression is known to be at
-    least 0 (a trip count ``n`` is then ``n``, else ``n > 0 ? n : 0``)."""
+    any may be, by a later iteration). ``trip_count``: a loop's number of iterations."""
     out: list[Stmt] = []
     copies: list[str] = []
     for at, s in enumerate(body):
         if not isinstance(s, For):
             out.append(s)
             continue
-        inner, more = _inductions_substituted(s.body, dtypes, None, nonneg)
+        inner, more = _inductions_substituted(s.body, dtypes, None, trip_count)
         copies += more
         s = replace(s, body=inner)
         if s.descending or not (isinstance(s.start, Const) and s.start.value == 0):
@@ -135,23 +150,31 @@ def _inductions_substituted(body: tuple[Stmt, ...], dtypes: dict[str, DType], ke
             continue
         later = None if keep is None else _reads(body[at + 1:]) | keep
         exits: list[Stmt] = []
-        while (steps := _steps(s, dtypes)):
-            p, pos, step = steps[0]
+        while (found := _steps(s, dtypes)):
+            p, steps = found[0]
             copy = _fresh(f"{p}__iv", dtypes, copies)
             copies.append(copy)
             dtypes[copy] = DType.INT
             k = Var(s.var, DType.INT)
             base = Var(copy, DType.INT)
-
-            after = _times(step, Binary("+", k, Const(1, DType.INT), DType.INT))
-            new_body = [*_substituted(s.body[:pos], p, _plus(base, _times(step, k))),
-                        *_substituted(s.body[pos + 1:], p, _plus(base, after))]
+            total = _sum([e for _, e in steps])
+            # the statements between step m-1 and step m read p0 + E*k + e_1 + … + e_{m-1}
+            new_body: list[Stmt] = []
+            done: list[Expr] = []
+            last = -1
+            for pos, e in [*steps, (len(s.body), None)]:
+                value = _plus(base, _times(total, k))
+                if done:
+                    value = _plus(value, _sum(done))
+                new_body += _substituted(s.body[last + 1:pos], p, value)
+                if e is not None:
+                    done.append(e)
+                last = pos
             out.append(Assign(copy, Var(p, DType.INT), s.loc))
             s = replace(s, body=tuple(new_body))
             if later is None or p in later:
-                trips = s.stop if nonneg(s.stop) else Select(Compare(">", s.stop, Const(0, DType.INT)), s.stop,
-                                                             Const(0, DType.INT), DType.INT)
-                exits.append(Assign(p, _plus(base, _times(step, trips)), s.loc))
+                trips = trip_count(s)
+                exits.append(Assign(p, _plus(base, _times(total, trips)), s.loc))
         out.append(s)
         out.extend(exits)
     return tuple(out), copies
@@ -165,21 +188,33 @@ def _substituted(stmts: Sequence[Stmt], name: str, value: Expr) -> list[Stmt]:
     return [map_stmt_exprs(st, sub) for st in stmts]
 
 
-def _steps(loop: For, dtypes: dict[str, DType]) -> list[tuple[str, int, Expr]]:
-    """``(p, position, e)`` for each ``p = p + e`` at the top level of ``loop``'s body whose
-    ``p`` (of type ``INT``) the loop assigns nowhere else and whose step ``e`` is an ``INT``
-    expression of scalars the loop leaves unchanged (no array read, call or division)."""
-    out: list[tuple[str, int, Expr]] = []
+def _steps(loop: For, dtypes: dict[str, DType]) -> list[tuple[str, list[tuple[int, Expr]]]]:
+    """``(p, [(position, e), …])`` for each scalar ``p`` (of type ``INT``, not the counter)
+    that ``loop``'s body assigns only at its top level and only as ``p = p + e``, each step
+    ``e`` an ``INT`` expression of scalars the loop leaves unchanged (no array read, call or
+    division), in order of the first step."""
+    out: dict[str, list[tuple[int, Expr]]] = {}
     assigned = assigned_scalars([loop])
+    nested = assigned_scalars([st for st in loop.body if isinstance(st, For)])
+    wrong: set[str] = set(nested) | {loop.var}
     for pos, st in enumerate(loop.body):
+        if not isinstance(st, Assign):
+            continue
         match st:
             case Assign(p, Binary("+", Var(name=q), step)) if (
                     p == q and dtypes.get(p) is DType.INT and getattr(step, "dtype", None) is DType.INT
                     and _cannot_trap(step) and not expr_reads(step) & assigned):
-                others = (*loop.body[:pos], *loop.body[pos + 1:])
-                if p not in assigned_scalars(others) and p != loop.var:
-                    out.append((p, pos, step))
-    return out
+                out.setdefault(p, []).append((pos, step))
+            case _:
+                wrong.add(st.target)
+    return [(p, steps) for p, steps in out.items() if p not in wrong]
+
+
+def _sum(es: Sequence[Expr]) -> Expr:
+    total = es[0]
+    for e in es[1:]:
+        total = _plus(total, e)
+    return total
 
 
 def _plus(a: Expr, b: Expr) -> Expr:
