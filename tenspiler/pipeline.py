@@ -176,81 +176,36 @@ def lift_parsed(
         if out_dir is not None:  # the certificate's name is known now; its text is not
             check_outputs({Path(out_dir) / f"{fn.name}.smt2": None}, force, function=fn.name)
         # the compiler's phases, loaded once the source parsed (outside the phases' timings)
-        from tenspiler.codegen import NoRule
-        from tenspiler.codegen.ranges import wrap_hazards
-        from tenspiler.ir.printer import show
-        from tenspiler.synth.search import synthesize
-        from tenspiler.vc.analyze import analyze_kernel
-        from tenspiler.vc.generalize import AtSizes, generalize_sizes
+        from tenspiler.loops.unswitch import unswitched
+        from tenspiler.vc.generalize import generalize_sizes
 
         generated: dict[str, GeneratedCode]
         if fn.split is not None:  # a function of several paths: each lifted on its own
             generated, cert_text = _lift_paths(fn, res, backends, timeout, proof_timeout, check, seed, say,
                                                backend_options, proof_rlimit)
-            if res.status in {"not_lifted", "timeout"}:
-                return res
         else:
-            with _phase(res.timings, "analyze", say):
-                # literal sizes too large to run the source on test inputs become parameters
-                gen = generalize_sizes(fn)
-                if gen is not None:
-                    say(f"literal loop sizes generalised to parameters: {', '.join(f'{n} = {v}' for n, v in gen.sizes.items())}")
-                kernel = _generalized(gen, lambda: analyze_kernel(fn if gen is None else gen.fn))
-            with _phase(res.timings, "synthesis", say):
-                syn = _generalized(gen, lambda: synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
-                                                           proof_rlimit=proof_rlimit,
-                                                           progress=say))
-            res.timings["verification"] = round(syn.proof.seconds, 4)
-            summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
-            _record_proof(res, kernel, syn, summary)
-            if gen is not None:
-                res.assumptions.append(gen.assumption())
-            hazards = wrap_hazards(fn, [o.value for o in summary.outputs])
-            if hazards:
-                raise NotLiftable(
-                    f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
-                    f"inputs of the {'C types' if fn.python is None else 'int64 range'} and feeds a comparison, "
-                    "division or conversion: the "
-                    "generated code (int64) would wrap where the source does not, so it is not emitted"
-                )
-            generated = {}
-            chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
-            with _phase(res.timings, "codegen", say):
-                failures: list[CodegenError] = []
-                for b in backends:
-                    try:
-                        code = chosen[b].generate(fn, summary)
-                    except CodegenError as err:  # this backend declines alone (README, "Backends")
-                        failures.append(err)
-                        res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
-                        continue
-                    generated[b] = code
-                    res.code[b] = code.text
-                    for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
-                        res.code[f"{b}:{fn.name}{suffix}"] = text
-                    if code.placement is not None:
-                        res.placement[b] = code.placement
-                if not generated:  # no backend can emit the summary: not lifted
-                    raise CodegenError("; ".join(str(e) for e in failures))
-            if check:
-                with _phase(res.timings, "check", say):
-                    try:
-                        res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary,
-                                                  generated, seed, chosen)
-                    except CodegenError as err:  # the source does not compile: the proof stands, the check cannot run
-                        raise CodegenError(
-                            f"the proof succeeded (every VC clause unsat), but --check could not run: {err}; "
-                            "give the file's compile flags (-I, -D, --compile-commands), or --no-check to emit "
-                            "the code without translation validation"
-                        ) from err
-                if not all(c["ok"] for c in res.check.values()):
-                    mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
-                    # an original program that did not return within the check's safety net: no verdict
-                    stalled = any(WALL_CLOCK in m for m in mismatches)
-                    res.status = "timeout" if stalled else "not_lifted"
-                    res.message = "differential check failed: " + "; ".join(mismatches)
-                    return res
-            cert_text = syn.proof.certificate()
+            try:
+                generated, cert_text = _lift_single(fn, res, backends, timeout, proof_timeout, check, seed, say,
+                                                    backend_options, proof_rlimit)
+            except NotLiftable:
+                # a select inside a loop on a condition of the parameters: decided once, one
+                # path per value (loops/unswitch.py); the error of the function as written
+                # stands when the paths are not lifted either
+                paths = unswitched(fn) if generalize_sizes(fn) is None else None
+                if paths is None:
+                    raise
+                say("not lifted as written: lifting it unswitched on the loop-invariant conditions of its selects")
+                as_written = dict(vars(res))
+                try:
+                    generated, cert_text = _lift_paths(paths, res, backends, timeout, proof_timeout, check, seed,
+                                                       say, backend_options, proof_rlimit)
+                except TenspilerError:
+                    paths = None
+                if paths is None:
+                    vars(res).update(as_written)  # (the result of the function as written, not of its paths)
+                    raise
+        if res.status in {"not_lifted", "timeout"}:
+            return res
         files: dict[Path, str] = {}
         if out_dir is not None:
             out = Path(out_dir)
@@ -294,6 +249,83 @@ def lift_parsed(
 
 
 _T = TypeVar("_T")
+
+
+def _lift_single(
+    fn: Function, res: LiftResult, backends: Sequence[str], timeout: float, proof_timeout: float, check: bool,
+    seed: int, say: Progress, backend_options: Mapping[str, Mapping[str, Any]] | None, proof_rlimit: int,
+) -> tuple[dict[str, GeneratedCode], str]:
+    """Lift a function of one path: analysis, synthesis and proof, code generation, the
+    optional check. Returns the generated code per backend and the certificate; a failed
+    check sets ``res.status`` instead (and the certificate is empty)."""
+    from tenspiler.codegen import NoRule
+    from tenspiler.codegen.ranges import wrap_hazards
+    from tenspiler.ir.printer import show
+    from tenspiler.synth.search import synthesize
+    from tenspiler.vc.analyze import analyze_kernel
+    from tenspiler.vc.generalize import AtSizes, generalize_sizes
+
+    with _phase(res.timings, "analyze", say):
+        # literal sizes too large to run the source on test inputs become parameters
+        gen = generalize_sizes(fn)
+        if gen is not None:
+            say(f"literal loop sizes generalised to parameters: {', '.join(f'{n} = {v}' for n, v in gen.sizes.items())}")
+        kernel = _generalized(gen, lambda: analyze_kernel(fn if gen is None else gen.fn))
+    with _phase(res.timings, "synthesis", say):
+        syn = _generalized(gen, lambda: synthesize(kernel, timeout=timeout, proof_timeout=proof_timeout, seed=seed,
+                                                   proof_rlimit=proof_rlimit,
+                                                   progress=say))
+    res.timings["verification"] = round(syn.proof.seconds, 4)
+    summary = syn.summary if gen is None else _instantiate(gen, kernel, syn.summary)
+    _record_proof(res, kernel, syn, summary)
+    if gen is not None:
+        res.assumptions.append(gen.assumption())
+    hazards = wrap_hazards(fn, [o.value for o in summary.outputs])
+    if hazards:
+        raise NotLiftable(
+            f"the verified summary computes {show(hazards[0])}, which can exceed 64 bits for "
+            f"inputs of the {'C types' if fn.python is None else 'int64 range'} and feeds a comparison, "
+            "division or conversion: the "
+            "generated code (int64) would wrap where the source does not, so it is not emitted"
+        )
+    generated = {}
+    chosen = {b: _configured(b, (backend_options or {}).get(b)) for b in backends}
+    with _phase(res.timings, "codegen", say):
+        failures: list[CodegenError] = []
+        for b in backends:
+            try:
+                code = chosen[b].generate(fn, summary)
+            except CodegenError as err:  # this backend declines alone (README, "Backends")
+                failures.append(err)
+                res.declined[b] = err.reason if isinstance(err, NoRule) else str(err)
+                continue
+            generated[b] = code
+            res.code[b] = code.text
+            for suffix, text in code.extra_files:  # further files: "<backend>:<file name>"
+                res.code[f"{b}:{fn.name}{suffix}"] = text
+            if code.placement is not None:
+                res.placement[b] = code.placement
+        if not generated:  # no backend can emit the summary: not lifted
+            raise CodegenError("; ".join(str(e) for e in failures))
+    if check:
+        with _phase(res.timings, "check", say):
+            try:
+                res.check = _differential(fn, kernel if gen is None else AtSizes(kernel, gen), summary,
+                                          generated, seed, chosen)
+            except CodegenError as err:  # the source does not compile: the proof stands, the check cannot run
+                raise CodegenError(
+                    f"the proof succeeded (every VC clause unsat), but --check could not run: {err}; "
+                    "give the file's compile flags (-I, -D, --compile-commands), or --no-check to emit "
+                    "the code without translation validation"
+                ) from err
+        if not all(c["ok"] for c in res.check.values()):
+            mismatches = [f"{b}: {c['first_failure']}" for b, c in res.check.items() if not c["ok"]]
+            # an original program that did not return within the check's safety net: no verdict
+            stalled = any(WALL_CLOCK in m for m in mismatches)
+            res.status = "timeout" if stalled else "not_lifted"
+            res.message = "differential check failed: " + "; ".join(mismatches)
+            return generated, ""
+    return generated, syn.proof.certificate()
 
 
 def _lift_paths(
