@@ -115,6 +115,32 @@ def test_a_value_of_the_iteration_alone_is_recomputed_in_each_part() -> None:
             assert np.array_equal(np.asarray(a[key]), np.asarray(b[key])), key
 
 
+DISJOINT = """
+    void f(int nx, const int *x, int ny, const int *y, int b, int *out) {
+      for (int j = 0; j < b; ++j) {
+        for (int i = 0; i < nx; ++i) out[(nx + ny) * j + i] = x[j*nx + i];
+        for (int i = 0; i < ny; ++i) out[(nx + ny) * j + nx + i] = y[j*ny + i];
+      }
+    }"""
+
+
+def test_writes_to_disjoint_elements_are_no_dependence() -> None:
+    """Two inner loops that only write ``out``, at elements cvc5 proves distinct for every
+    pair of iterations (``(nx+ny)*j + i`` with ``i < nx`` and ``(nx+ny)*j' + nx + i'``),
+    split; the same loops writing one element twice do not."""
+    fn = parse_c_source(DISJOINT, "k.c", "f")
+    alt = distributed(fn)
+    assert alt is not None and sum(isinstance(s, For) for s in alt.body) == 2
+    rng = np.random.default_rng(5)
+    for nx, ny, b in ((0, 2, 3), (2, 0, 2), (3, 2, 0), (1, 4, 3), (3, 3, 2)):
+        size = (nx + ny) * b + nx * b + ny * b + 1
+        inputs = {p.name: rng.integers(-9, 9, size=size) for p in fn.arrays} | {"nx": nx, "ny": ny, "b": b}
+        want, got = run_function(fn, inputs), run_function(alt, inputs)
+        assert all(np.array_equal(np.asarray(want[k]), np.asarray(got[k])) for k in want), (nx, ny, b)
+    overlapping = DISJOINT.replace("(nx + ny) * j + nx + i", "(nx + ny) * j + nx - 1 + i")
+    assert distributed(parse_c_source(overlapping, "k.c", "f")) is None
+
+
 @pytest.mark.parametrize("name", ["atax_rows.c", "bicg_rows.c"])
 def test_row_values_and_sums_over_rows_lift_and_agree_with_the_compiled_c(name: str, tmp_path: Path) -> None:
     assert_lifts(KERNELS / name, tmp_path)

@@ -29,6 +29,11 @@ part gets its own copy, which computes the same value at the same iteration.
 ``w = W[k]; acc += w; for j: out[j] += in[k*n + j] * w`` becomes a loop for the sum and a
 loop nest for the weighted rows.
 
+Two statements that only write an array (neither reads it) at elements that are distinct
+for every pair of their iterations are no dependence either: cvc5 answers ``unsat`` for
+"both iterations in their loops' ranges and both indices equal", over the integers, within a
+resource limit (``out[(nx+ny)*j + i]`` for ``i < nx`` and ``out[(nx+ny)*j + nx + i]``).
+
 :func:`tenspiler.vc.analyze.analyze_kernel` uses the rewritten function only when the
 function as written is outside every kernel shape.
 """
@@ -40,6 +45,9 @@ from dataclasses import replace
 
 from tenspiler.loops.ir import (
     Assign,
+    Binary,
+    Const,
+    DType,
     Expr,
     For,
     Function,
@@ -47,6 +55,7 @@ from tenspiler.loops.ir import (
     Return,
     Stmt,
     Store,
+    Var,
     all_stmts,
     assigned_scalars,
     expr_reads,
@@ -102,7 +111,7 @@ def _distribute(loop: For) -> list[For] | None:
         for b in rest:
             if b <= a:
                 continue
-            dep = _dependence(body[a], body[b], loop.var, assigned, private)
+            dep = _dependence(body[a], body[b], loop, assigned, private)
             if dep == "both":
                 g.add_edge(a, b)
                 g.add_edge(b, a)
@@ -155,11 +164,12 @@ def _recomputable(k: int, body: Sequence[Stmt], var: str, assigned: set[str], ar
     return not any(s.target in expr_reads(e) for st in all_stmts(body[:k]) for e in stmt_expressions(st))
 
 
-def _dependence(first: Stmt, second: Stmt, var: str, assigned: set[str], private: Set[str] = frozenset()) -> str | None:
-    """How ``second`` (after ``first`` in the loop body over ``var``) depends on ``first``:
+def _dependence(first: Stmt, second: Stmt, loop: For, assigned: set[str], private: Set[str] = frozenset()) -> str | None:
+    """How ``second`` (after ``first`` in the body of ``loop``) depends on ``first``:
     ``"both"`` (possibly across iterations either way), ``"forward"`` (within an
     iteration only), or ``None``. ``private``: recomputed scalars (each part has its own
     copy, so none is a dependence)."""
+    var = loop.var
     out: str | None = None
     for v in (_scalars_written(first) | _scalars_written(second)) - {var} - private:
         if _touches_scalar(first, v) and _touches_scalar(second, v):
@@ -173,8 +183,110 @@ def _dependence(first: Stmt, second: Stmt, var: str, assigned: set[str], private
         if len(both) == 1 and is_offset_index(next(iter(both)), var, assigned):
             out = "forward"  # the same element of iteration i in both: within the iteration
             continue
+        if _writes_disjoint(first, second, x, loop, assigned):
+            continue  # (only written, never the same element: in any order the same array)
         return "both"
     return out
+
+
+#: cvc5 resource units for one disjointness query (a deterministic budget, as for VC clauses).
+_DISJOINT_RLIMIT = 200_000
+
+
+def _writes_disjoint(first: Stmt, second: Stmt, array: str, loop: For, assigned: set[str]) -> bool:
+    """Whether ``first`` and ``second`` only write ``array`` (neither reads it) and no
+    element one writes, at any iteration of ``loop``, is an element the other writes: for
+    every pair of their stores, the integer constraints "both iterations in their loops'
+    ranges and both indices equal" are ``unsat`` for cvc5 (within a resource limit; anything
+    else — ``sat``, ``unknown``, an index that is not a polynomial of loop counters and
+    values the loop leaves unchanged — is a dependence). The two statements then commute as
+    far as ``array`` goes: its final contents are the same in either order."""
+    if _reads_array(first, array) or _reads_array(second, array):
+        return False
+    spaces = [_store_spaces(st, array, loop, assigned, tag) for st, tag in ((first, "a"), (second, "b"))]
+    if spaces[0] is None or spaces[1] is None:
+        return False
+    for cons1, idx1, names1 in spaces[0]:
+        for cons2, idx2, names2 in spaces[1]:
+            decls = "".join(f"(declare-const {n} Int)" for n in sorted(names1 | names2))
+            facts = "".join(f"(assert {c})" for c in (*cons1, *cons2, f"(= {idx1} {idx2})"))
+            if _answer(f"(set-logic ALL){decls}{facts}(check-sat)") != "unsat":
+                return False
+    return True
+
+
+def _reads_array(s: Stmt, array: str) -> bool:
+    return any(isinstance(n, Load) and n.array == array
+               for x in all_stmts([s]) for e in stmt_expressions(x) for n in subexpressions(e))
+
+
+_Space = tuple[tuple[str, ...], str, set[str]]
+
+
+def _store_spaces(s: Stmt, array: str, loop: For, assigned: set[str], tag: str) -> list[_Space] | None:
+    """For each store of ``s`` to ``array``: the range constraints of the loops around it
+    (``loop`` and those inside ``s``, counters renamed by ``tag``), its index, and the names
+    they read, as SMT-LIB; ``None`` when an index or bound is not a polynomial of those
+    counters and of scalars the loop leaves unchanged."""
+    out: list[_Space] = []
+
+    def walk(st: Stmt, loops: tuple[For, ...]) -> bool:
+        if isinstance(st, For):
+            return all(walk(b, (*loops, st)) for b in st.body)
+        if isinstance(st, Store) and st.array == array:
+            counters = {lp.var for lp in loops}
+            names: set[str] = set()
+            cons: list[str] = []
+            for lp in loops:
+                lo, hi = _smt(lp.start, counters, assigned, tag, names), _smt(lp.stop, counters, assigned, tag, names)
+                if lo is None or hi is None:
+                    return False
+                v = _name(lp.var, counters, tag)
+                names.add(v)
+                cons += [f"(<= {lo} {v})", f"(< {v} {hi})"]
+            idx = _smt(st.index, counters, assigned, tag, names)
+            if idx is None:
+                return False
+            out.append((tuple(cons), idx, names))
+        return True
+
+    return out if walk(s, (loop,)) else None
+
+
+def _name(name: str, counters: set[str], tag: str) -> str:
+    return f"|{name}.{tag}|" if name in counters else f"|{name}|"
+
+
+def _smt(e: Expr, counters: set[str], assigned: set[str], tag: str, names: set[str]) -> str | None:
+    """``e`` as an SMT-LIB integer term, or ``None`` outside ``+ - *`` of integer literals,
+    loop counters and scalars the loop leaves unchanged."""
+    match e:
+        case Const(value=v) if isinstance(v, int) and not isinstance(v, bool):
+            return str(v) if v >= 0 else f"(- {-v})"
+        case Var(name=n, dtype=DType.INT) if n in counters or n not in assigned:
+            names.add(_name(n, counters, tag))
+            return _name(n, counters, tag)
+        case Binary(op, left, right) if op in ("+", "-", "*"):
+            a, b = _smt(left, counters, assigned, tag, names), _smt(right, counters, assigned, tag, names)
+            return None if a is None or b is None else f"({op} {a} {b})"
+    return None
+
+
+def _answer(script: str) -> str:
+    import cvc5  # (where a disjointness is asked: a lift that asks none does not load it here)
+
+    tm = cvc5.TermManager()
+    solver = cvc5.Solver(tm)
+    solver.setOption("rlimit-per", str(_DISJOINT_RLIMIT))
+    parser = cvc5.InputParser(solver)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, script, "disjoint")
+    symbols = parser.getSymbolManager()
+    answer = ""
+    while True:
+        cmd = parser.nextCommand()
+        if cmd.isNull():
+            return answer
+        answer = cmd.invoke(solver, symbols).strip() or answer
 
 
 def _scalars_written(s: Stmt) -> set[str]:
