@@ -268,7 +268,8 @@ def cast_rule(t: Term, args: Sequence[str], ctx: EmitContext) -> str:
         return f"{ctx.use('_float_to_uint8')}({bare(args[0])})"
     elif t.dtype == DType.UINT8 and ctx.rep(t) == "uint8" and not src.is_float and src != DType.UINT8:
         # an integer narrowed to uint8: NumPy's integer casting wraps modulo 256, as C does
-        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8(({bare(args[0])}) % 256)"
+        # (a scalar through int(): a NumPy uint8 operand of ``% 256`` cannot hold 256, NEP 50)
+        return f"{args[0]}.astype(np.uint8)" if tensor else f"np.uint8(int({bare(args[0])}) % 256)"
     else:
         v = convert(args[0], src, t.dtype, tensor=tensor, src_rep=ctx.rep(x), dst_rep=ctx.rep(t))
     if t.dtype == DType.UINT8 and src != DType.UINT8:
