@@ -76,10 +76,10 @@ from tenspiler.loops.ir import (
     subexpressions,
 )
 
-__all__ = ["counters_rebased"]
+__all__ = ["TRAPPING_OPS", "counters_rebased"]
 
 #: Operators that can trap or are undefined on some operands (C11 §6.5.5p5, §6.5.7p3).
-_TRAPPING = frozenset({"/", "%", "//", "mod", "pow"})
+TRAPPING_OPS = frozenset({"/", "%", "//", "mod", "pow"})
 
 
 def counters_rebased(fn: Function, live_out: Iterable[str] = ()) -> Function | None:
@@ -238,7 +238,7 @@ def _reads(body: Sequence[Stmt]) -> set[str]:
 
 
 def _cannot_trap(e: Expr) -> bool:
-    return not any(isinstance(x, Load | Call | Cast) or (isinstance(x, Binary) and x.op in _TRAPPING)
+    return not any(isinstance(x, Load | Call | Cast) or (isinstance(x, Binary) and x.op in TRAPPING_OPS)
                    for x in subexpressions(e))
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tenspiler.loops.counters import TRAPPING_OPS
 from tenspiler.loops.ir import (
     Binary,
     Call,
@@ -59,8 +60,6 @@ __all__ = ["MAX_PATHS", "unswitched"]
 
 #: The most paths one function is unswitched into (each is analysed and proved on its own).
 MAX_PATHS = 16
-
-_TRAPPING = frozenset({"/", "%", "//", "mod", "pow"})
 
 
 def unswitched(fn: Function) -> Function | None:
@@ -128,7 +127,7 @@ def _invariant(c: Cond, entry: set[str]) -> bool:
     flag = Select(c, Const(1, DType.INT), Const(0, DType.INT), DType.INT)
     names: set[str] = set()
     for x in subexpressions(flag):
-        if isinstance(x, Load | Call) or (isinstance(x, Binary) and x.op in _TRAPPING):
+        if isinstance(x, Load | Call) or (isinstance(x, Binary) and x.op in TRAPPING_OPS):
             return False
         if isinstance(x, Cast) and x.operand.dtype in (DType.FLOAT, DType.DOUBLE):
             return False
